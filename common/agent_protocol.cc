@@ -1,0 +1,216 @@
+#include "common/agent_protocol.h"
+
+#include <type_traits>
+
+namespace ring::proto {
+namespace {
+
+using nlohmann::json;
+
+// Reads a required field, turning a type mismatch into an error that names it.
+template <typename T>
+void Field(const json& j, const char* key, T& out, bool required = true) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) {
+    if (required) throw std::invalid_argument(std::string("missing field \"") + key + "\"");
+    return;
+  }
+  try {
+    out = it->get<T>();
+  } catch (const json::exception&) {
+    throw std::invalid_argument(std::string("field \"") + key + "\" has the wrong type");
+  }
+}
+
+ProcessState ParseProcessState(const std::string& s) {
+  if (s == "starting") return ProcessState::kStarting;
+  if (s == "running") return ProcessState::kRunning;
+  if (s == "exited") return ProcessState::kExited;
+  throw std::invalid_argument("field \"state\" must be starting, running or exited");
+}
+
+}  // namespace
+
+std::string_view ToString(ProcessState s) {
+  switch (s) {
+    case ProcessState::kStarting: return "starting";
+    case ProcessState::kRunning: return "running";
+    case ProcessState::kExited: return "exited";
+  }
+  return "exited";
+}
+
+void to_json(json& j, const Slot& s) { j = json{{"id", s.id}, {"type", s.type}, {"uuid", s.uuid}}; }
+
+void from_json(const json& j, Slot& s) {
+  Field(j, "id", s.id);
+  Field(j, "type", s.type);
+  Field(j, "uuid", s.uuid, false);
+}
+
+std::string Encode(const Message& message) {
+  json j = std::visit(
+      [](const auto& m) -> json {
+        using M = std::decay_t<decltype(m)>;
+        if constexpr (std::is_same_v<M, Hello>) {
+          json running = json::array();
+          for (const auto& r : m.running)
+            running.push_back({{"allocation_id", r.allocation_id}, {"rank", r.rank}, {"pid", r.pid}});
+          return {{"type", "hello"},     {"agent_id", m.agent_id}, {"pool", m.pool},
+                  {"address", m.address}, {"version", m.version},   {"slots", m.slots},
+                  {"running", running}};
+        } else if constexpr (std::is_same_v<M, Welcome>) {
+          return {{"type", "welcome"},
+                  {"heartbeat_interval_ms", m.heartbeat_interval_ms},
+                  {"heartbeat_timeout_ms", m.heartbeat_timeout_ms}};
+        } else if constexpr (std::is_same_v<M, Heartbeat>) {
+          return {{"type", "heartbeat"}};
+        } else if constexpr (std::is_same_v<M, Start>) {
+          return {{"type", "start"},
+                  {"allocation_id", m.allocation_id},
+                  {"allocation_token", m.allocation_token},
+                  {"trial_id", m.trial_id},
+                  {"experiment_id", m.experiment_id},
+                  {"rank", m.rank},
+                  {"world_size", m.world_size},
+                  {"local_rank", m.local_rank},
+                  {"local_world_size", m.local_world_size},
+                  {"master_addr", m.master_addr},
+                  {"master_port", m.master_port},
+                  {"slot_ids", m.slot_ids},
+                  {"slot_type", m.slot_type},
+                  {"entrypoint", m.entrypoint},
+                  {"hparams", m.hparams_json},
+                  {"latest_checkpoint", m.latest_checkpoint},
+                  {"environment", m.environment},
+                  {"model_definition_path", m.model_definition_path}};
+        } else if constexpr (std::is_same_v<M, Kill>) {
+          return {{"type", "kill"},
+                  {"allocation_id", m.allocation_id},
+                  {"grace_ms", m.grace_ms},
+                  {"reason", m.reason}};
+        } else if constexpr (std::is_same_v<M, StateChange>) {
+          json out = {{"type", "state"},
+                      {"allocation_id", m.allocation_id},
+                      {"rank", m.rank},
+                      {"state", ToString(m.state)},
+                      {"message", m.message}};
+          if (m.exit_code) out["exit_code"] = *m.exit_code;
+          if (m.signal) out["signal"] = *m.signal;
+          return out;
+        } else {
+          json lines = json::array();
+          for (const auto& l : m.lines)
+            lines.push_back({{"ts_ms", l.ts_ms}, {"stream", l.stream}, {"line", l.line}});
+          return {{"type", "log"},
+                  {"allocation_id", m.allocation_id},
+                  {"rank", m.rank},
+                  {"seq", m.seq},
+                  {"lines", lines}};
+        }
+      },
+      message);
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+Result<Message> Decode(const std::string& text) {
+  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) return InvalidArgument("message is not a JSON object");
+  try {
+    std::string type;
+    Field(j, "type", type);
+    if (type == "hello") {
+      Hello m;
+      Field(j, "agent_id", m.agent_id);
+      Field(j, "pool", m.pool, false);
+      Field(j, "address", m.address, false);
+      Field(j, "version", m.version, false);
+      Field(j, "slots", m.slots);
+      if (auto it = j.find("running"); it != j.end() && it->is_array()) {
+        for (const auto& r : *it) {
+          RunningProcess p;
+          Field(r, "allocation_id", p.allocation_id);
+          Field(r, "rank", p.rank);
+          Field(r, "pid", p.pid, false);
+          m.running.push_back(std::move(p));
+        }
+      }
+      return Message{std::move(m)};
+    }
+    if (type == "welcome") {
+      Welcome m;
+      Field(j, "heartbeat_interval_ms", m.heartbeat_interval_ms);
+      Field(j, "heartbeat_timeout_ms", m.heartbeat_timeout_ms);
+      return Message{m};
+    }
+    if (type == "heartbeat") return Message{Heartbeat{}};
+    if (type == "start") {
+      Start m;
+      Field(j, "allocation_id", m.allocation_id);
+      Field(j, "allocation_token", m.allocation_token);
+      Field(j, "trial_id", m.trial_id);
+      Field(j, "experiment_id", m.experiment_id);
+      Field(j, "rank", m.rank);
+      Field(j, "world_size", m.world_size);
+      Field(j, "local_rank", m.local_rank);
+      Field(j, "local_world_size", m.local_world_size);
+      Field(j, "master_addr", m.master_addr, false);
+      Field(j, "master_port", m.master_port, false);
+      Field(j, "slot_ids", m.slot_ids);
+      Field(j, "slot_type", m.slot_type);
+      Field(j, "entrypoint", m.entrypoint);
+      Field(j, "hparams", m.hparams_json, false);
+      Field(j, "latest_checkpoint", m.latest_checkpoint, false);
+      Field(j, "environment", m.environment, false);
+      Field(j, "model_definition_path", m.model_definition_path);
+      return Message{std::move(m)};
+    }
+    if (type == "kill") {
+      Kill m;
+      Field(j, "allocation_id", m.allocation_id);
+      Field(j, "grace_ms", m.grace_ms, false);
+      Field(j, "reason", m.reason, false);
+      return Message{std::move(m)};
+    }
+    if (type == "state") {
+      StateChange m;
+      std::string state;
+      Field(j, "allocation_id", m.allocation_id);
+      Field(j, "rank", m.rank);
+      Field(j, "state", state);
+      m.state = ParseProcessState(state);
+      int v = 0;
+      if (j.contains("exit_code") && !j["exit_code"].is_null()) {
+        Field(j, "exit_code", v);
+        m.exit_code = v;
+      }
+      if (j.contains("signal") && !j["signal"].is_null()) {
+        Field(j, "signal", v);
+        m.signal = v;
+      }
+      Field(j, "message", m.message, false);
+      return Message{std::move(m)};
+    }
+    if (type == "log") {
+      LogBatch m;
+      Field(j, "allocation_id", m.allocation_id);
+      Field(j, "rank", m.rank);
+      Field(j, "seq", m.seq, false);
+      auto it = j.find("lines");
+      if (it == j.end() || !it->is_array()) throw std::invalid_argument("field \"lines\" must be an array");
+      for (const auto& l : *it) {
+        LogLine line;
+        Field(l, "ts_ms", line.ts_ms, false);
+        Field(l, "stream", line.stream, false);
+        Field(l, "line", line.line);
+        m.lines.push_back(std::move(line));
+      }
+      return Message{std::move(m)};
+    }
+    return InvalidArgument("unknown message type \"" + type + "\"");
+  } catch (const std::invalid_argument& e) {
+    return InvalidArgument(e.what());
+  }
+}
+
+}  // namespace ring::proto

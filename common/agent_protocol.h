@@ -1,0 +1,111 @@
+#pragma once
+// Messages of the agent channel: one WebSocket per agent at /api/v1/agents/ws,
+// one JSON object per text frame, discriminated by "type".
+//
+// agent -> master: hello, heartbeat, state, log
+// master -> agent: welcome, start, kill
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/status.h"
+
+namespace ring::proto {
+
+struct Slot {
+  int id = 0;              // index on the agent, 0..N-1
+  std::string type;        // "cpu" or "cuda"
+  std::string uuid;        // GPU UUID for cuda slots, empty for cpu
+};
+
+// A process the agent still supervises (sent on reconnect).
+struct RunningProcess {
+  std::string allocation_id;
+  int rank = 0;
+  int64_t pid = 0;
+};
+
+struct Hello {
+  std::string agent_id;
+  std::string pool = "default";
+  std::string address;     // host other ranks use to reach this agent (MASTER_ADDR)
+  std::string version;
+  std::vector<Slot> slots;
+  std::vector<RunningProcess> running;
+};
+
+struct Welcome {
+  int64_t heartbeat_interval_ms = 1000;
+  int64_t heartbeat_timeout_ms = 5000;
+};
+
+struct Heartbeat {};
+
+struct Start {
+  std::string allocation_id;
+  std::string allocation_token;
+  int64_t trial_id = 0;
+  int64_t experiment_id = 0;
+  int rank = 0;
+  int world_size = 1;
+  int local_rank = 0;
+  int local_world_size = 1;
+  std::string master_addr;     // rank 0's agent address
+  int master_port = 0;
+  std::vector<int> slot_ids;   // slots of this agent given to the allocation
+  std::string slot_type;       // "cpu" or "cuda"
+  std::string entrypoint;      // run with /bin/sh -c in the work directory
+  std::string hparams_json;    // RING_HPARAMS
+  std::string latest_checkpoint;  // RING_LATEST_CHECKPOINT, empty if none
+  std::map<std::string, std::string> environment;  // environment.variables
+  std::string model_definition_path;  // GET path on the master (tar.gz)
+};
+
+struct Kill {
+  std::string allocation_id;
+  int64_t grace_ms = 10000;    // SIGTERM, then SIGKILL after this
+  std::string reason;
+};
+
+enum class ProcessState { kStarting, kRunning, kExited };
+
+struct StateChange {
+  std::string allocation_id;
+  int rank = 0;
+  ProcessState state = ProcessState::kStarting;
+  std::optional<int> exit_code;  // when exited normally
+  std::optional<int> signal;     // when killed by a signal
+  std::string message;           // e.g. "model download failed: ..."
+};
+
+struct LogLine {
+  int64_t ts_ms = 0;          // unix epoch milliseconds
+  std::string stream;         // "stdout" or "stderr"
+  std::string line;           // without the trailing newline
+};
+
+struct LogBatch {
+  std::string allocation_id;
+  int rank = 0;
+  int64_t seq = 0;            // per (allocation, rank) batch counter, for de-duplication
+  std::vector<LogLine> lines;
+};
+
+using Message = std::variant<Hello, Welcome, Heartbeat, Start, Kill, StateChange, LogBatch>;
+
+// Encodes a message as the JSON text of one frame.
+std::string Encode(const Message& message);
+// Parses one frame; a malformed frame is an error that names the field.
+Result<Message> Decode(const std::string& text);
+
+std::string_view ToString(ProcessState s);
+
+void to_json(nlohmann::json& j, const Slot& s);
+void from_json(const nlohmann::json& j, Slot& s);
+
+}  // namespace ring::proto

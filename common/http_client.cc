@@ -1,0 +1,132 @@
+#include "common/http_client.h"
+
+#include <utility>  // before Asio (std::exchange with g++ 12)
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <nlohmann/json.hpp>
+
+namespace ring {
+
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
+
+Result<Url> Url::Parse(std::string_view text) {
+  Url url;
+  std::string_view rest = text;
+  if (auto pos = rest.find("://"); pos != std::string_view::npos) {
+    url.scheme = std::string(rest.substr(0, pos));
+    rest.remove_prefix(pos + 3);
+  } else {
+    url.scheme = "http";
+  }
+  if (url.scheme != "http") return InvalidArgument("unsupported URL scheme \"" + url.scheme + "\" in " + std::string(text));
+  auto slash = rest.find('/');
+  std::string_view hostport = rest.substr(0, slash);
+  if (slash != std::string_view::npos) url.path = std::string(rest.substr(slash));
+  while (!url.path.empty() && url.path.back() == '/') url.path.pop_back();
+  auto colon = hostport.rfind(':');
+  if (colon == std::string_view::npos) {
+    url.host = std::string(hostport);
+    url.port = "80";
+  } else {
+    url.host = std::string(hostport.substr(0, colon));
+    url.port = std::string(hostport.substr(colon + 1));
+  }
+  if (url.host.empty()) return InvalidArgument("URL has no host: " + std::string(text));
+  if (url.port.empty() || url.port.find_first_not_of("0123456789") != std::string::npos)
+    return InvalidArgument("URL has a bad port: " + std::string(text));
+  return url;
+}
+
+std::string Url::ToString() const { return scheme + "://" + host + ":" + port + path; }
+
+struct HttpClient::Connection {
+  net::io_context ioc;
+  beast::tcp_stream stream{ioc};
+  beast::flat_buffer buffer;
+  bool open = false;
+};
+
+HttpClient::HttpClient(Url base, std::chrono::milliseconds timeout)
+    : base_(std::move(base)), timeout_(timeout), conn_(std::make_unique<Connection>()) {}
+
+HttpClient::~HttpClient() {
+  if (conn_ && conn_->open) {
+    beast::error_code ec;
+    conn_->stream.socket().shutdown(tcp::socket::shutdown_both, ec);
+  }
+}
+
+Result<HttpResponse> HttpClient::Request(std::string_view method, const std::string& target,
+                                         const std::string& body, const std::string& content_type) {
+  http::request<http::string_body> req;
+  req.method(http::string_to_verb(method));
+  req.target(base_.path + target);
+  req.version(11);
+  req.set(http::field::host, base_.host + ":" + base_.port);
+  req.set(http::field::user_agent, "ringmaster/0.1");
+  req.keep_alive(true);
+  if (!token_.empty()) req.set(http::field::authorization, "Bearer " + token_);
+  if (!body.empty() || method == "POST" || method == "PUT" || method == "PATCH") {
+    req.set(http::field::content_type, content_type);
+    req.body() = body;
+  }
+  req.prepare_payload();
+
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    bool was_open = conn_->open;
+    beast::error_code ec;
+    if (!conn_->open) {
+      conn_ = std::make_unique<Connection>();
+      tcp::resolver resolver(conn_->ioc);
+      auto endpoints = resolver.resolve(base_.host, base_.port, ec);
+      if (ec) return Status(ErrorCode::kUnavailable, "cannot resolve " + base_.host + ": " + ec.message());
+      conn_->stream.expires_after(timeout_);
+      conn_->stream.connect(endpoints, ec);
+      if (ec) return Status(ErrorCode::kUnavailable, "cannot connect to " + base_.ToString() + ": " + ec.message());
+      conn_->open = true;
+    }
+    conn_->stream.expires_after(timeout_);
+    http::write(conn_->stream, req, ec);
+    http::response_parser<http::string_body> parser;
+    parser.body_limit(1ull << 31);
+    if (!ec) http::read(conn_->stream, conn_->buffer, parser, ec);
+    if (ec) {
+      conn_->open = false;
+      // A reused keep-alive connection may have been closed by the server; retry once on a new one.
+      if (was_open && ec != beast::error::timeout) continue;
+      if (ec == beast::error::timeout)
+        return Status(ErrorCode::kTimeout, "request to " + base_.ToString() + " timed out");
+      return Status(ErrorCode::kUnavailable, "request to " + base_.ToString() + " failed: " + ec.message());
+    }
+    auto res = parser.release();
+    HttpResponse out;
+    out.status = static_cast<int>(res.result_int());
+    out.body = std::move(res.body());
+    for (const auto& field : res) {
+      std::string name(field.name_string());
+      for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      out.headers[name] = std::string(field.value());
+    }
+    if (!res.keep_alive()) conn_->open = false;
+    return out;
+  }
+  return Status(ErrorCode::kUnavailable, "request to " + base_.ToString() + " failed");
+}
+
+std::string ErrorMessageFromBody(const HttpResponse& response) {
+  auto j = nlohmann::json::parse(response.body, nullptr, false);
+  if (!j.is_discarded() && j.is_object() && j.contains("error") && j["error"].is_object()) {
+    const auto& e = j["error"];
+    if (e.contains("message") && e["message"].is_string()) return e["message"].get<std::string>();
+  }
+  std::string snippet = response.body.substr(0, 200);
+  return "HTTP " + std::to_string(response.status) + (snippet.empty() ? "" : ": " + snippet);
+}
+
+}  // namespace ring

@@ -1,0 +1,67 @@
+#pragma once
+// A small blocking HTTP/1.1 client over Boost.Beast, used by the CLI, the
+// agent (model downloads) and the trial runtime. It keeps one keep-alive
+// connection and reconnects once when the server closed it. Not thread-safe:
+// use one instance per thread.
+#include <chrono>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "common/status.h"
+
+namespace ring {
+
+struct Url {
+  std::string scheme;  // "http" (https arrives with TLS support)
+  std::string host;
+  std::string port;
+  std::string path;    // path prefix, without a trailing '/', may be empty
+
+  // Accepts "http://host:port[/prefix]" and "host:port".
+  static Result<Url> Parse(std::string_view text);
+  std::string ToString() const;
+};
+
+struct HttpResponse {
+  int status = 0;
+  std::string body;
+  std::map<std::string, std::string> headers;  // lower-case names
+};
+
+class HttpClient {
+ public:
+  explicit HttpClient(Url base, std::chrono::milliseconds timeout = std::chrono::seconds(30));
+  ~HttpClient();
+  HttpClient(const HttpClient&) = delete;
+  HttpClient& operator=(const HttpClient&) = delete;
+
+  // Sent as "Authorization: Bearer <token>" on every request when not empty.
+  void SetBearerToken(std::string token) { token_ = std::move(token); }
+  void SetTimeout(std::chrono::milliseconds timeout) { timeout_ = timeout; }
+
+  // `target` is appended to the base URL's path ("/api/v1/health").
+  // Transport failures are kUnavailable (or kTimeout); any HTTP status is a
+  // successful Result carrying that status.
+  Result<HttpResponse> Request(std::string_view method, const std::string& target,
+                               const std::string& body = {},
+                               const std::string& content_type = "application/json");
+  Result<HttpResponse> Get(const std::string& target) { return Request("GET", target); }
+  Result<HttpResponse> Post(const std::string& target, const std::string& body) {
+    return Request("POST", target, body);
+  }
+
+ private:
+  struct Connection;
+  Url base_;
+  std::chrono::milliseconds timeout_;
+  std::string token_;
+  std::unique_ptr<Connection> conn_;
+};
+
+// The message of an error body ({"error": {"code", "message"}}) or, when the
+// body is not one, a short description with the status.
+std::string ErrorMessageFromBody(const HttpResponse& response);
+
+}  // namespace ring

@@ -1,0 +1,43 @@
+#pragma once
+// Lifecycle states of experiments, trials and allocations, with their
+// transition tables. A transition is persisted before anything acts on it.
+#include <optional>
+#include <string_view>
+
+namespace ring {
+
+// Experiments and trials share one state set (the contract).
+enum class RunState {
+  kActive,
+  kPaused,
+  kStoppingCompleted,
+  kStoppingCanceled,
+  kStoppingError,
+  kCompleted,
+  kCanceled,
+  kError,
+};
+
+enum class AllocationState {
+  kPending,
+  kAssigned,
+  kStarting,
+  kRunning,
+  kTerminating,
+  kTerminated,
+};
+
+std::string_view ToString(RunState s);
+std::string_view ToString(AllocationState s);
+std::optional<RunState> ParseRunState(std::string_view s);
+std::optional<AllocationState> ParseAllocationState(std::string_view s);
+
+bool IsTerminal(RunState s);
+bool IsTerminal(AllocationState s);
+
+// True when the lifecycle allows moving from `from` to `to`. Staying in the
+// same state is not a transition and returns false.
+bool CanTransition(RunState from, RunState to);
+bool CanTransition(AllocationState from, AllocationState to);
+
+}  // namespace ring

@@ -1,0 +1,136 @@
+#pragma once
+// The master's durable state. One interface, two implementations: SqliteStore
+// (WAL, foreign keys, prepared statements, migrations) and MemoryStore (the
+// fake for component tests). Both pass tests/unit/store_conformance_test.cc.
+// Implementations are thread-safe (one internal mutex each).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/states.h"
+#include "common/status.h"
+
+namespace ring {
+
+struct ExperimentRecord {
+  int64_t id = 0;
+  std::string name;
+  std::string owner;
+  std::string config_yaml;
+  RunState state = RunState::kActive;
+  bool archived = false;
+  double progress = 0;                       // 0..1
+  std::optional<int64_t> best_trial_id;
+  std::optional<double> best_validation;
+  std::string created_at;                    // RFC 3339 UTC, set by the store
+  std::string ended_at;                      // empty while running
+};
+
+struct TrialRecord {
+  int64_t id = 0;
+  int64_t experiment_id = 0;
+  RunState state = RunState::kActive;
+  std::string hparams_json = "{}";
+  int64_t seed = 0;
+  int64_t restarts = 0;
+  int64_t total_batches = 0;
+  std::optional<double> best_validation;
+  std::string latest_checkpoint;             // uuid, empty if none
+  std::string created_at;
+  std::string ended_at;
+};
+
+struct AllocationRecord {
+  std::string id;                            // "<trial>.<attempt>", e.g. "7.0"
+  int64_t trial_id = 0;
+  AllocationState state = AllocationState::kPending;
+  std::string token_hash;                    // SHA-256 hex of the allocation token
+  int64_t slots = 1;
+  std::string agent_ids_json = "[]";         // agents holding the allocation
+  std::string exit_reason;                   // set when TERMINATED
+  std::optional<int> exit_code;
+  std::string created_at;
+  std::string ended_at;
+};
+
+struct MetricReport {
+  int64_t trial_id = 0;
+  std::string kind;                          // "training" or "validation"
+  int64_t batches = 0;
+  std::string metrics_json = "{}";
+  std::string allocation_id;
+  std::string reported_at;                   // set by the store
+};
+
+struct LogRecord {
+  int64_t id = 0;                            // increasing; the `offset` of log queries
+  int64_t trial_id = 0;
+  std::string allocation_id;
+  int rank = 0;
+  std::string stream;
+  std::string line;
+  int64_t ts_ms = 0;
+};
+
+struct AgentRecord {
+  std::string id;
+  std::string pool;
+  std::string address;
+  std::string state;                         // "connected", "lost", "disconnected"
+  std::string slots_json = "[]";             // [{"id","type","uuid"}]
+  std::string registered_at;
+  std::string last_seen_at;
+};
+
+template <typename T>
+struct Page {
+  std::vector<T> items;
+  int64_t total = 0;
+};
+
+class Store {
+ public:
+  virtual ~Store() = default;
+
+  // Experiments. The model definition (tar.gz) is stored with the experiment.
+  virtual Result<int64_t> CreateExperiment(const ExperimentRecord& e, const std::string& model_tar_gz) = 0;
+  virtual Result<ExperimentRecord> GetExperiment(int64_t id) = 0;  // kNotFound
+  virtual Result<Page<ExperimentRecord>> ListExperiments(int64_t limit, int64_t offset) = 0;
+  virtual Result<std::string> GetModelDefinition(int64_t experiment_id) = 0;
+  // Writes every mutable field of `e` (state, archived, progress, best_*, ended_at).
+  virtual Status UpdateExperiment(const ExperimentRecord& e) = 0;
+
+  // Trials.
+  virtual Result<int64_t> CreateTrial(const TrialRecord& t) = 0;
+  virtual Result<TrialRecord> GetTrial(int64_t id) = 0;
+  virtual Result<std::vector<TrialRecord>> ListTrials(int64_t experiment_id) = 0;
+  virtual Status UpdateTrial(const TrialRecord& t) = 0;
+
+  // Allocations.
+  virtual Status CreateAllocation(const AllocationRecord& a) = 0;  // kConflict if the id exists
+  virtual Result<AllocationRecord> GetAllocation(const std::string& id) = 0;
+  virtual Result<std::vector<AllocationRecord>> ListAllocations(int64_t trial_id) = 0;
+  // Allocations not yet TERMINATED, for recovery.
+  virtual Result<std::vector<AllocationRecord>> ListLiveAllocations() = 0;
+  virtual Status UpdateAllocation(const AllocationRecord& a) = 0;
+
+  // Metrics. A report whose (trial, kind, batches) is already stored is ignored,
+  // so retried reports are idempotent. Returns how many were newly stored.
+  virtual Result<int64_t> AddMetrics(const std::vector<MetricReport>& reports) = 0;
+  virtual Result<std::vector<MetricReport>> GetMetrics(int64_t trial_id, const std::string& kind) = 0;
+
+  // Logs. Ids are assigned by the store and increase.
+  virtual Status AddLogs(const std::vector<LogRecord>& lines) = 0;
+  // Lines with id > after_id, oldest first, at most `limit`; rank < 0 means all ranks.
+  virtual Result<std::vector<LogRecord>> GetLogs(int64_t trial_id, int rank, int64_t after_id, int64_t limit) = 0;
+
+  // Agents.
+  virtual Status UpsertAgent(const AgentRecord& a) = 0;
+  virtual Result<std::vector<AgentRecord>> ListAgents() = 0;
+};
+
+// Current time as RFC 3339 UTC with milliseconds ("2026-11-22T09:01:12.345Z").
+std::string NowRfc3339();
+
+}  // namespace ring
