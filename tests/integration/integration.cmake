@@ -1,1 +1,10 @@
-# tests of this area are added here with ring_add_test()
+# Support for tests that start the real binaries.
+add_library(ring_test_support STATIC support/process.cc support/test_cluster.cc)
+target_include_directories(ring_test_support PUBLIC ${PROJECT_SOURCE_DIR})
+target_link_libraries(ring_test_support PUBLIC ring_common GTest::gtest PRIVATE ring_warnings)
+
+ring_add_test(master_api_test LABEL integration TIMEOUT 120
+  SOURCES integration/master_api_test.cc
+  LIBS ring_test_support ring_common)
+# The binaries the tests start must be built first.
+add_dependencies(master_api_test ringmaster)

@@ -1,0 +1,105 @@
+#include "common/archive.h"
+#include "master/api/json_views.h"
+#include "master/api/routes.h"
+#include "master/core/experiment_controller.h"
+
+namespace ring {
+namespace {
+
+ApiResponse CreateExperiment(ApiContext& ctx, ApiRequest& req) {
+  auto body = ParseJsonBody(req);
+  if (!body.ok()) return ApiResponse::Error(body.status());
+  const auto& j = *body;
+  if (!j.contains("config") || !j["config"].is_string())
+    return ApiResponse::Error(
+        InvalidArgument("config is required and must be the YAML text of the experiment"));
+  if (!j.contains("model_definition") || !j["model_definition"].is_string())
+    return ApiResponse::Error(InvalidArgument("model_definition is required and must be a base64 tar.gz"));
+  if (j.contains("activate") && !j["activate"].is_boolean())
+    return ApiResponse::Error(InvalidArgument("activate must be true or false"));
+  auto model = Base64Decode(j["model_definition"].get<std::string>());
+  if (!model.ok())
+    return ApiResponse::Error(InvalidArgument("model_definition: " + model.status().message()));
+  auto id = ctx.controller.CreateExperiment(j["config"].get<std::string>(), *model, j.value("activate", true),
+                                            "default");
+  if (!id.ok()) return ApiResponse::Error(id.status());
+  return ApiResponse::Json({{"id", *id}}, 201);
+}
+
+Result<nlohmann::json> ExperimentView(ApiContext& ctx, int64_t id) {
+  auto exp = ctx.store.GetExperiment(id);
+  if (!exp.ok()) return exp.status();
+  auto trials = ctx.store.ListTrials(id);
+  if (!trials.ok()) return trials.status();
+  return ExperimentJson(*exp, static_cast<int64_t>(trials->size()));
+}
+
+ApiResponse ListExperiments(ApiContext& ctx, ApiRequest& req) {
+  auto limit = QueryInt(req, "limit", 100, 1, 1000);
+  if (!limit.ok()) return ApiResponse::Error(limit.status());
+  auto offset = QueryInt(req, "offset", 0, 0, INT64_MAX);
+  if (!offset.ok()) return ApiResponse::Error(offset.status());
+  auto page = ctx.store.ListExperiments(*limit, *offset);
+  if (!page.ok()) return ApiResponse::Error(page.status());
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& e : page->items) {
+    auto trials = ctx.store.ListTrials(e.id);
+    list.push_back(ExperimentJson(e, trials.ok() ? static_cast<int64_t>(trials->size()) : 0));
+  }
+  return ApiResponse::Json({{"experiments", list}, {"total", page->total}});
+}
+
+ApiResponse GetExperiment(ApiContext& ctx, ApiRequest& req) {
+  auto id = ParseId(req.params[0], "experiment id");
+  if (!id.ok()) return ApiResponse::Error(id.status());
+  auto view = ExperimentView(ctx, *id);
+  if (!view.ok()) return ApiResponse::Error(view.status());
+  return ApiResponse::Json(*view);
+}
+
+ApiResponse ListTrials(ApiContext& ctx, ApiRequest& req) {
+  auto id = ParseId(req.params[0], "experiment id");
+  if (!id.ok()) return ApiResponse::Error(id.status());
+  if (auto exp = ctx.store.GetExperiment(*id); !exp.ok()) return ApiResponse::Error(exp.status());
+  auto trials = ctx.store.ListTrials(*id);
+  if (!trials.ok()) return ApiResponse::Error(trials.status());
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& t : *trials) list.push_back(TrialJson(t));
+  return ApiResponse::Json({{"trials", list}, {"total", trials->size()}});
+}
+
+ApiResponse Action(ApiContext& ctx, ApiRequest& req) {
+  auto id = ParseId(req.params[0], "experiment id");
+  if (!id.ok()) return ApiResponse::Error(id.status());
+  const std::string& action = req.params[1];
+  Status s;
+  if (action == "kill")
+    s = ctx.controller.Kill(*id);
+  else if (action == "pause")
+    s = ctx.controller.Pause(*id);
+  else if (action == "activate")
+    s = ctx.controller.Activate(*id);
+  else if (action == "archive" || action == "unarchive")
+    s = ctx.controller.SetArchived(*id, action == "archive");
+  else
+    return ApiResponse::Error(NotFound("unknown experiment action \"" + action +
+                                       "\"; use pause, activate, kill, archive or unarchive"));
+  if (!s.ok()) return ApiResponse::Error(s);
+  auto view = ExperimentView(ctx, *id);
+  if (!view.ok()) return ApiResponse::Error(view.status());
+  return ApiResponse::Json(*view);
+}
+
+}  // namespace
+
+void RegisterExperimentRoutes(Router& router, ApiContext& ctx) {
+  router.AddSync("POST", "/api/v1/experiments", [&ctx](ApiRequest& r) { return CreateExperiment(ctx, r); });
+  router.AddSync("GET", "/api/v1/experiments", [&ctx](ApiRequest& r) { return ListExperiments(ctx, r); });
+  router.AddSync("GET", "/api/v1/experiments/{id}", [&ctx](ApiRequest& r) { return GetExperiment(ctx, r); });
+  router.AddSync("GET", "/api/v1/experiments/{id}/trials",
+                 [&ctx](ApiRequest& r) { return ListTrials(ctx, r); });
+  router.AddSync("POST", "/api/v1/experiments/{id}/{action}",
+                 [&ctx](ApiRequest& r) { return Action(ctx, r); });
+}
+
+}  // namespace ring

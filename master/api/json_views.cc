@@ -1,0 +1,75 @@
+#include "master/api/json_views.h"
+
+namespace ring {
+namespace {
+
+nlohmann::json OrNull(const std::string& s) {
+  return s.empty() ? nlohmann::json() : nlohmann::json(s);
+}
+
+template <typename T>
+nlohmann::json OrNull(const std::optional<T>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json();
+}
+
+nlohmann::json ParsedOr(const std::string& text, nlohmann::json fallback) {
+  auto j = nlohmann::json::parse(text, nullptr, false);
+  return j.is_discarded() ? fallback : j;
+}
+
+}  // namespace
+
+nlohmann::json ExperimentJson(const ExperimentRecord& e, int64_t num_trials) {
+  return {{"id", e.id},
+          {"name", e.name},
+          {"state", ToString(e.state)},
+          {"owner", e.owner},
+          {"config", e.config_yaml},
+          {"progress", e.progress},
+          {"num_trials", num_trials},
+          {"best_trial_id", OrNull(e.best_trial_id)},
+          {"best_validation", OrNull(e.best_validation)},
+          {"created_at", e.created_at},
+          {"ended_at", OrNull(e.ended_at)},
+          {"archived", e.archived}};
+}
+
+nlohmann::json TrialJson(const TrialRecord& t) {
+  return {{"id", t.id},
+          {"experiment_id", t.experiment_id},
+          {"state", ToString(t.state)},
+          {"hparams", ParsedOr(t.hparams_json, nlohmann::json::object())},
+          {"seed", t.seed},
+          {"restarts", t.restarts},
+          {"total_batches", t.total_batches},
+          {"best_validation", OrNull(t.best_validation)},
+          {"latest_checkpoint", OrNull(t.latest_checkpoint)},
+          {"created_at", t.created_at},
+          {"ended_at", OrNull(t.ended_at)}};
+}
+
+nlohmann::json AllocationJson(const AllocationRecord& a) {
+  return {{"id", a.id},
+          {"trial_id", a.trial_id},
+          {"state", ToString(a.state)},
+          {"slots", a.slots},
+          {"placements", ParsedOr(a.agent_ids_json, nlohmann::json::array())},
+          {"exit_reason", OrNull(a.exit_reason)},
+          {"exit_code", OrNull(a.exit_code)},
+          {"created_at", a.created_at},
+          {"ended_at", OrNull(a.ended_at)}};
+}
+
+nlohmann::json MetricJson(const MetricReport& m) {
+  return {{"batches", m.batches},
+          {"metrics", ParsedOr(m.metrics_json, nlohmann::json::object())},
+          {"reported_at", m.reported_at}};
+}
+
+nlohmann::json LogJson(const LogRecord& l) {
+  return {{"id", l.id},     {"allocation_id", l.allocation_id},
+          {"rank", l.rank}, {"stream", l.stream},
+          {"line", l.line}, {"ts_ms", l.ts_ms}};
+}
+
+}  // namespace ring

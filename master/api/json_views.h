@@ -1,0 +1,15 @@
+#pragma once
+// Store records as the REST API's JSON shapes (DESIGN.md, "The contract").
+#include <nlohmann/json.hpp>
+
+#include "master/store/store.h"
+
+namespace ring {
+
+nlohmann::json ExperimentJson(const ExperimentRecord& e, int64_t num_trials);
+nlohmann::json TrialJson(const TrialRecord& t);
+nlohmann::json AllocationJson(const AllocationRecord& a);
+nlohmann::json MetricJson(const MetricReport& m);
+nlohmann::json LogJson(const LogRecord& l);
+
+}  // namespace ring

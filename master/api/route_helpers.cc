@@ -1,0 +1,41 @@
+#include <charconv>
+
+#include "master/api/routes.h"
+
+namespace ring {
+namespace {
+
+bool ParseInt(const std::string& text, int64_t& out) {
+  if (text.empty()) return false;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return ec == std::errc() && ptr == text.data() + text.size();
+}
+
+}  // namespace
+
+Result<int64_t> ParseId(const std::string& text, const std::string& what) {
+  int64_t id = 0;
+  if (!ParseInt(text, id) || id <= 0)
+    return InvalidArgument(what + " must be a positive integer, got \"" + text.substr(0, 64) + "\"");
+  return id;
+}
+
+Result<int64_t> QueryInt(const ApiRequest& req, const std::string& name, int64_t fallback, int64_t min,
+                         int64_t max) {
+  auto it = req.query.find(name);
+  if (it == req.query.end() || it->second.empty()) return fallback;
+  int64_t v = 0;
+  if (!ParseInt(it->second, v) || v < min || v > max)
+    return InvalidArgument("query parameter " + name + " must be an integer from " + std::to_string(min) +
+                           " to " + std::to_string(max) + ", got \"" + it->second.substr(0, 64) + "\"");
+  return v;
+}
+
+Result<nlohmann::json> ParseJsonBody(const ApiRequest& req) {
+  auto j = nlohmann::json::parse(req.body, nullptr, false);
+  if (j.is_discarded()) return InvalidArgument("the request body is not valid JSON");
+  if (!j.is_object()) return InvalidArgument("the request body must be a JSON object");
+  return j;
+}
+
+}  // namespace ring

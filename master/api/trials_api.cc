@@ -1,0 +1,97 @@
+#include <utility>  // before Asio
+
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include "master/api/json_views.h"
+#include "master/api/routes.h"
+#include "master/store/store.h"
+
+namespace ring {
+namespace {
+
+namespace net = boost::asio;
+
+ApiResponse GetTrial(ApiContext& ctx, ApiRequest& req) {
+  auto id = ParseId(req.params[0], "trial id");
+  if (!id.ok()) return ApiResponse::Error(id.status());
+  auto trial = ctx.store.GetTrial(*id);
+  if (!trial.ok()) return ApiResponse::Error(trial.status());
+  return ApiResponse::Json(TrialJson(*trial));
+}
+
+ApiResponse GetMetrics(ApiContext& ctx, ApiRequest& req) {
+  auto id = ParseId(req.params[0], "trial id");
+  if (!id.ok()) return ApiResponse::Error(id.status());
+  auto kind = req.query.count("kind") ? req.query.at("kind") : std::string("training");
+  if (kind != "training" && kind != "validation")
+    return ApiResponse::Error(InvalidArgument("query parameter kind must be training or validation, got \"" +
+                                              kind.substr(0, 64) + "\""));
+  if (auto trial = ctx.store.GetTrial(*id); !trial.ok()) return ApiResponse::Error(trial.status());
+  auto metrics = ctx.store.GetMetrics(*id, kind);
+  if (!metrics.ok()) return ApiResponse::Error(metrics.status());
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& m : *metrics) list.push_back(MetricJson(m));
+  return ApiResponse::Json({{"metrics", list}});
+}
+
+ApiResponse ListAllocations(ApiContext& ctx, ApiRequest& req) {
+  auto id = ParseId(req.params[0], "trial id");
+  if (!id.ok()) return ApiResponse::Error(id.status());
+  if (auto trial = ctx.store.GetTrial(*id); !trial.ok()) return ApiResponse::Error(trial.status());
+  auto allocs = ctx.store.ListAllocations(*id);
+  if (!allocs.ok()) return ApiResponse::Error(allocs.status());
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& a : *allocs) list.push_back(AllocationJson(a));
+  return ApiResponse::Json({{"allocations", list}, {"total", allocs->size()}});
+}
+
+// Lines after `offset`; with follow=true waits up to 20 s for the first new
+// line, polling the store, so `ring trial logs -f` needs no busy loop.
+net::awaitable<ApiResponse> GetLogs(ApiContext& ctx, ApiRequest& req) {
+  auto id = ParseId(req.params[0], "trial id");
+  if (!id.ok()) co_return ApiResponse::Error(id.status());
+  auto rank = QueryInt(req, "rank", -1, -1, 1 << 20);
+  auto offset = QueryInt(req, "offset", 0, 0, INT64_MAX);
+  auto limit = QueryInt(req, "limit", 5000, 1, 50000);
+  for (const auto* r : {&rank, &offset, &limit})
+    if (!r->ok()) co_return ApiResponse::Error(r->status());
+  std::string follow = req.query.count("follow") ? req.query.at("follow") : "false";
+  if (follow != "true" && follow != "false" && follow != "1" && follow != "0")
+    co_return ApiResponse::Error(InvalidArgument("query parameter follow must be true or false"));
+  const bool wait = follow == "true" || follow == "1";
+
+  net::steady_timer timer(co_await net::this_coro::executor);
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  for (;;) {
+    auto trial = ctx.store.GetTrial(*id);
+    if (!trial.ok()) co_return ApiResponse::Error(trial.status());
+    auto logs = ctx.store.GetLogs(*id, static_cast<int>(*rank), *offset, *limit);
+    if (!logs.ok()) co_return ApiResponse::Error(logs.status());
+    if (!logs->empty() || !wait || IsTerminal(trial->state) || std::chrono::steady_clock::now() >= give_up) {
+      nlohmann::json list = nlohmann::json::array();
+      int64_t last = *offset;
+      for (const auto& l : *logs) {
+        list.push_back(LogJson(l));
+        last = l.id;
+      }
+      co_return ApiResponse::Json(
+          {{"logs", list}, {"offset", last}, {"trial_state", ToString(trial->state)}});
+    }
+    timer.expires_after(std::chrono::milliseconds(200));
+    co_await timer.async_wait(net::use_awaitable);
+  }
+}
+
+}  // namespace
+
+void RegisterTrialRoutes(Router& router, ApiContext& ctx) {
+  router.AddSync("GET", "/api/v1/trials/{id}", [&ctx](ApiRequest& r) { return GetTrial(ctx, r); });
+  router.AddSync("GET", "/api/v1/trials/{id}/metrics", [&ctx](ApiRequest& r) { return GetMetrics(ctx, r); });
+  router.AddSync("GET", "/api/v1/trials/{id}/allocations",
+                 [&ctx](ApiRequest& r) { return ListAllocations(ctx, r); });
+  router.Add("GET", "/api/v1/trials/{id}/logs", [&ctx](ApiRequest& r) { return GetLogs(ctx, r); });
+}
+
+}  // namespace ring

@@ -1,0 +1,60 @@
+#pragma once
+// What the master knows about each agent right now: its slots, which
+// allocation holds each slot, its channel and its heartbeat deadline.
+// Plain data owned by ExperimentController and used under its mutex.
+#include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/agent_protocol.h"
+#include "master/core/agent_channel.h"
+#include "master/core/scheduler.h"
+
+namespace ring {
+
+using SteadyTime = std::chrono::steady_clock::time_point;
+
+enum class AgentLiveness { kConnected, kDisconnected, kLost };
+
+struct AgentEntry {
+  std::string id;
+  std::string pool;
+  std::string address;
+  std::vector<proto::Slot> slots;
+  std::map<int, std::string> slot_owner;  // slot id -> allocation id
+  std::shared_ptr<AgentChannel> channel;  // null unless connected
+  AgentLiveness liveness = AgentLiveness::kConnected;
+  SteadyTime deadline;  // lost when passed without a heartbeat
+  std::string last_seen_at;
+};
+
+class AgentRegistry {
+ public:
+  // Adds or refreshes an agent after its hello.
+  AgentEntry& Connect(const proto::Hello& hello, std::shared_ptr<AgentChannel> channel, SteadyTime deadline);
+  AgentEntry* Find(const std::string& id);
+  // Marks an agent's connection closed (only if `channel` is still its current one).
+  void Disconnect(const std::string& id, const AgentChannel* channel);
+  // Agents whose deadline passed and are not yet lost, marked lost now.
+  std::vector<std::string> ExpireDeadlines(SteadyTime now);
+
+  void Hold(const std::string& agent_id, const std::vector<int>& slot_ids, const std::string& allocation_id);
+  void Release(const std::string& allocation_id);
+
+  // Connected agents with their free slots, for the scheduler.
+  std::vector<AgentView> SchedulableViews() const;
+  nlohmann::json ToJson() const;
+  const std::map<std::string, AgentEntry>& agents() const { return agents_; }
+
+ private:
+  std::map<std::string, AgentEntry> agents_;
+};
+
+std::string_view ToString(AgentLiveness l);
+
+}  // namespace ring

@@ -1,0 +1,112 @@
+#pragma once
+// The master's lifecycle core: experiments, trials and allocations, the agents
+// they run on, and scheduling. Owns all of that mutable state behind one
+// mutex (mu_); called from HTTP handlers, agent channel sessions and the
+// periodic tick, on any io thread. Every transition is written to the Store
+// before it is acted on (a start sent, a reply given).
+#include <chrono>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/agent_protocol.h"
+#include "common/experiment_config.h"
+#include "master/core/agent_registry.h"
+#include "master/core/port_registry.h"
+#include "master/store/store.h"
+
+namespace ring {
+
+struct ControllerOptions {
+  std::chrono::milliseconds heartbeat_interval{1000};  // agents send heartbeats this often
+  std::chrono::milliseconds heartbeat_timeout{10000};  // an agent silent this long is lost
+  std::chrono::milliseconds kill_grace{10000};         // SIGTERM to SIGKILL on the agent
+  uint64_t max_model_bytes = 64ull << 20;              // model definition tar.gz limit
+};
+
+// One allocation that has not ended yet.
+struct LiveAllocation {
+  AllocationRecord record;
+  int64_t experiment_id = 0;
+  std::string pool;
+  std::vector<Placement> placements;  // empty while PENDING
+  int world_size = 0;
+  std::set<int> exited_ranks;
+  std::optional<int> failure_code;            // first non-zero exit of any rank
+  std::string failure_detail;                 // "exited with code 3", "killed by signal 9"
+  std::string stop_reason;                    // set when the master asked the ranks to stop
+  std::optional<SteadyTime> report_deadline;  // after an agent reconnects without it
+  int master_port = 0;
+};
+
+class ExperimentController {
+ public:
+  ExperimentController(Store& store, ControllerOptions options);
+
+  // Rebuilds the in-memory state from the store at start.
+  Status Recover(SteadyTime now);
+
+  // REST actions.
+  Result<int64_t> CreateExperiment(const std::string& config_yaml, const std::string& model_tar_gz,
+                                   bool activate, const std::string& owner);
+  Status Kill(int64_t experiment_id);
+  Status Pause(int64_t experiment_id);
+  Status Activate(int64_t experiment_id);
+  Status SetArchived(int64_t experiment_id, bool archived);
+
+  // Trial API, authorised by the allocation token.
+  Result<int64_t> ReportMetrics(const std::string& allocation_id, const std::string& token,
+                                const nlohmann::json& body);
+  Result<std::string> ModelDefinition(const std::string& allocation_id, const std::string& token);
+
+  nlohmann::json AgentsJson();
+  nlohmann::json JobsJson();
+
+  // Agent channel events.
+  // Answers with `welcome` on the channel, then may send starts.
+  void OnAgentHello(const proto::Hello& hello, std::shared_ptr<AgentChannel> channel, SteadyTime now);
+  void OnAgentMessage(const std::string& agent_id, const proto::Message& message, SteadyTime now);
+  void OnAgentDisconnected(const std::string& agent_id, const AgentChannel* channel);
+
+  // Heartbeat deadlines and scheduling; called a few times a second.
+  void Tick(SteadyTime now);
+
+ private:
+  // Everything below runs with mu_ held.
+  const ExperimentConfig* ConfigLocked(int64_t experiment_id);
+  Status CreateTrialLocked(const ExperimentRecord& exp, const ExperimentConfig& config,
+                           nlohmann::json hparams, int64_t seed);
+  Status QueueAllocationLocked(const TrialRecord& trial, const std::string& pool, int slots);
+  void ScheduleLocked();
+  void StartAllocationLocked(LiveAllocation& alloc, const Assignment& assignment);
+  void SendStartsLocked(const LiveAllocation& alloc, const std::string& token);
+  void OnProcessStateLocked(const std::string& agent_id, const proto::StateChange& change);
+  void OnLogsLocked(const proto::LogBatch& batch);
+  void OnAgentLostLocked(const std::string& agent_id);
+  void StopAllocationLocked(LiveAllocation& alloc, const std::string& reason);
+  void EndAllocationLocked(const std::string& allocation_id, const std::string& exit_reason);
+  void OnTrialAllocationEndedLocked(LiveAllocation& alloc);
+  void FinishExperimentIfDoneLocked(int64_t experiment_id);
+  Status TransitionExperimentLocked(ExperimentRecord& exp, RunState to);
+  void UpdateBestLocked(TrialRecord& trial, const ExperimentConfig& config, double value);
+  Result<LiveAllocation*> AuthorizeLocked(const std::string& allocation_id, const std::string& token);
+
+  std::mutex mu_;  // guards everything below
+  Store& store_;
+  ControllerOptions options_;
+  AgentRegistry agents_;
+  PortRegistry ports_;
+  std::map<std::string, LiveAllocation> live_;              // by allocation id
+  std::deque<std::string> pending_;                         // allocation ids in queue order
+  std::map<int64_t, ExperimentConfig> configs_;             // parsed configs by experiment id
+  std::map<std::pair<std::string, int>, int64_t> log_seq_;  // last log batch seq per (allocation, rank)
+};
+
+}  // namespace ring

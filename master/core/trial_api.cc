@@ -1,0 +1,125 @@
+// ExperimentController: calls of trial processes, authorised by their
+// allocation token — metric reports and the model definition download.
+#include <cmath>
+
+#include <spdlog/spdlog.h>
+
+#include "master/core/experiment_controller.h"
+#include "master/core/tokens.h"
+
+namespace ring {
+namespace {
+
+Status ParseReports(const nlohmann::json& body, int64_t trial_id, const std::string& allocation_id,
+                    std::vector<MetricReport>& out) {
+  if (!body.is_object() || !body.contains("reports") || !body["reports"].is_array())
+    return InvalidArgument("body must be an object with a \"reports\" array");
+  const auto& reports = body["reports"];
+  if (reports.size() > 10000) return {ErrorCode::kTooLarge, "reports holds over 10000 entries"};
+  for (size_t i = 0; i < reports.size(); ++i) {
+    const auto& r = reports[i];
+    const std::string at = "reports[" + std::to_string(i) + "]";
+    if (!r.is_object()) return InvalidArgument(at + " must be an object");
+    if (!r.contains("kind") || !r["kind"].is_string() ||
+        (r["kind"] != "training" && r["kind"] != "validation"))
+      return InvalidArgument(at + ".kind must be \"training\" or \"validation\"");
+    if (!r.contains("batches") || !r["batches"].is_number_integer() || r["batches"].get<int64_t>() < 0)
+      return InvalidArgument(at + ".batches must be a non-negative integer");
+    if (!r.contains("metrics") || !r["metrics"].is_object())
+      return InvalidArgument(at + ".metrics must be an object of metric names to numbers");
+    for (const auto& [name, value] : r["metrics"].items())
+      if (!value.is_number() && !value.is_null())
+        return InvalidArgument(at + ".metrics." + name + " must be a number");
+    MetricReport m;
+    m.trial_id = trial_id;
+    m.kind = r["kind"].get<std::string>();
+    m.batches = r["batches"].get<int64_t>();
+    m.metrics_json = r["metrics"].dump();
+    m.allocation_id = allocation_id;
+    out.push_back(std::move(m));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<LiveAllocation*> ExperimentController::AuthorizeLocked(const std::string& allocation_id,
+                                                              const std::string& token) {
+  auto it = live_.find(allocation_id);
+  if (it == live_.end()) {
+    auto rec = store_.GetAllocation(allocation_id);
+    if (!rec.ok()) return NotFound("allocation " + allocation_id + " does not exist");
+    if (token.empty() || !TokenMatches(token, rec->token_hash))
+      return Status(ErrorCode::kUnauthenticated, "the allocation token is missing or wrong");
+    return Conflict("allocation " + allocation_id + " has ended (" + rec->exit_reason + ")");
+  }
+  if (token.empty() || it->second.record.token_hash.empty() ||
+      !TokenMatches(token, it->second.record.token_hash))
+    return Status(ErrorCode::kUnauthenticated, "the allocation token is missing or wrong");
+  return &it->second;
+}
+
+void ExperimentController::UpdateBestLocked(TrialRecord& trial, const ExperimentConfig& config,
+                                            double value) {
+  const bool smaller = config.searcher.smaller_is_better;
+  if (!trial.best_validation || (smaller ? value < *trial.best_validation : value > *trial.best_validation))
+    trial.best_validation = value;
+}
+
+Result<int64_t> ExperimentController::ReportMetrics(const std::string& allocation_id,
+                                                    const std::string& token, const nlohmann::json& body) {
+  std::lock_guard lock(mu_);
+  auto alloc = AuthorizeLocked(allocation_id, token);
+  if (!alloc.ok()) return alloc.status();
+  LiveAllocation& live = **alloc;
+  std::vector<MetricReport> reports;
+  if (Status s = ParseReports(body, live.record.trial_id, allocation_id, reports); !s.ok()) return s;
+  auto stored = store_.AddMetrics(reports);
+  if (!stored.ok()) return stored.status();
+
+  auto trial = store_.GetTrial(live.record.trial_id);
+  const ExperimentConfig* config = ConfigLocked(live.experiment_id);
+  if (!trial.ok() || !config) return stored;
+  const auto before = std::make_tuple(trial->total_batches, trial->best_validation);
+  for (const auto& r : reports) {
+    if (r.kind == "training") trial->total_batches = std::max(trial->total_batches, r.batches);
+    if (r.kind != "validation") continue;
+    auto metrics = nlohmann::json::parse(r.metrics_json);
+    auto v = metrics.find(config->searcher.metric);
+    if (v != metrics.end() && v->is_number() && std::isfinite(v->get<double>()))
+      UpdateBestLocked(*trial, *config, v->get<double>());
+  }
+  if (before == std::make_tuple(trial->total_batches, trial->best_validation)) return stored;
+  if (Status s = store_.UpdateTrial(*trial); !s.ok()) return s;
+
+  auto exp = store_.GetExperiment(live.experiment_id);
+  if (!exp.ok()) return stored;
+  if (config->searcher.max_length_batches > 0)
+    exp->progress = std::min(1.0, static_cast<double>(trial->total_batches) /
+                                      static_cast<double>(config->searcher.max_length_batches));
+  if (trial->best_validation) {
+    const bool smaller = config->searcher.smaller_is_better;
+    const double v = *trial->best_validation;
+    if (!exp->best_validation || (smaller ? v < *exp->best_validation : v > *exp->best_validation) ||
+        exp->best_trial_id == trial->id) {
+      exp->best_validation = v;
+      exp->best_trial_id = trial->id;
+    }
+  }
+  if (Status s = store_.UpdateExperiment(*exp); !s.ok()) return s;
+  return stored;
+}
+
+Result<std::string> ExperimentController::ModelDefinition(const std::string& allocation_id,
+                                                          const std::string& token) {
+  int64_t experiment_id = 0;
+  {
+    std::lock_guard lock(mu_);
+    auto alloc = AuthorizeLocked(allocation_id, token);
+    if (!alloc.ok()) return alloc.status();
+    experiment_id = (*alloc)->experiment_id;
+  }
+  return store_.GetModelDefinition(experiment_id);
+}
+
+}  // namespace ring

@@ -1,0 +1,138 @@
+#include "master/http/agent_ws_session.h"
+
+#include <deque>
+
+#include <utility>  // before Asio
+
+#include <spdlog/spdlog.h>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/websocket.hpp>
+
+#include "common/agent_protocol.h"
+#include "master/core/agent_channel.h"
+#include "master/core/experiment_controller.h"
+
+namespace ring {
+namespace {
+
+namespace beast = boost::beast;
+namespace websocket = beast::websocket;
+namespace net = boost::asio;
+
+class AgentWsSession : public AgentChannel, public std::enable_shared_from_this<AgentWsSession> {
+ public:
+  AgentWsSession(beast::tcp_stream stream, ExperimentController& controller)
+      : ws_(std::move(stream)), controller_(controller) {}
+
+  void Send(std::string frame) override {
+    net::post(ws_.get_executor(), [self = shared_from_this(), frame = std::move(frame)]() mutable {
+      if (self->closed_) return;
+      if (self->outbox_.size() >= kMaxQueued) {
+        spdlog::warn("[agent-ws] agent {}: send queue full, closing", self->agent_id_);
+        self->Close("send queue full");
+        return;
+      }
+      self->outbox_.push_back(std::move(frame));
+      if (!self->writing_) net::co_spawn(self->ws_.get_executor(), self->WriteLoop(), net::detached);
+    });
+  }
+
+  void Close(std::string reason) override {
+    net::post(ws_.get_executor(), [self = shared_from_this(), reason = std::move(reason)] {
+      if (self->closed_) return;
+      self->closed_ = true;
+      beast::get_lowest_layer(self->ws_).expires_after(std::chrono::seconds(2));
+      self->ws_.async_close(websocket::close_reason(websocket::close_code::policy_error, reason),
+                            [self](beast::error_code) { beast::get_lowest_layer(self->ws_).close(); });
+    });
+  }
+
+  net::any_io_executor executor() { return ws_.get_executor(); }
+
+  net::awaitable<void> Run(beast::http::request<beast::http::string_body> request) {
+    auto self = shared_from_this();
+    ws_.set_option(websocket::stream_base::timeout::suggested(beast::role_type::server));
+    ws_.read_message_max(16 << 20);
+    beast::error_code aec;
+    co_await ws_.async_accept(request, net::redirect_error(net::use_awaitable, aec));
+    if (aec) co_return;
+    beast::flat_buffer buffer;
+    for (;;) {
+      beast::error_code ec;
+      auto n = co_await ws_.async_read(buffer, net::redirect_error(net::use_awaitable, ec));
+      (void)n;
+      if (ec) break;
+      std::string text = beast::buffers_to_string(buffer.data());
+      buffer.consume(buffer.size());
+      auto message = proto::Decode(text);
+      if (!message.ok()) {
+        spdlog::warn("[agent-ws] agent {}: bad message: {}", agent_id_.empty() ? "?" : agent_id_,
+                     message.status().message());
+        continue;
+      }
+      const auto now = std::chrono::steady_clock::now();
+      if (auto* hello = std::get_if<proto::Hello>(&*message)) {
+        if (hello->agent_id.empty()) {
+          Close("hello without agent_id");
+          break;
+        }
+        agent_id_ = hello->agent_id;
+        controller_.OnAgentHello(*hello, self, now);
+      } else if (agent_id_.empty()) {
+        Close("the first message must be hello");
+        break;
+      } else {
+        controller_.OnAgentMessage(agent_id_, *message, now);
+      }
+    }
+    closed_ = true;
+    if (!agent_id_.empty()) controller_.OnAgentDisconnected(agent_id_, this);
+  }
+
+ private:
+  static constexpr size_t kMaxQueued = 10000;
+
+  net::awaitable<void> WriteLoop() {
+    auto self = shared_from_this();
+    writing_ = true;
+    while (!outbox_.empty() && !closed_) {
+      ws_.text(true);
+      beast::error_code ec;
+      auto n =
+          co_await ws_.async_write(net::buffer(outbox_.front()), net::redirect_error(net::use_awaitable, ec));
+      (void)n;
+      if (ec) break;
+      outbox_.pop_front();
+    }
+    writing_ = false;
+  }
+
+  websocket::stream<beast::tcp_stream> ws_;
+  ExperimentController& controller_;
+  std::string agent_id_;
+  std::deque<std::string> outbox_;  // owned by the strand
+  bool writing_ = false;
+  bool closed_ = false;
+};
+
+}  // namespace
+
+void AgentWsAcceptor::Accept(beast::tcp_stream stream,
+                             beast::http::request<beast::http::string_body> request) {
+  auto session = std::make_shared<AgentWsSession>(std::move(stream), controller_);
+  auto executor = session->executor();
+  net::co_spawn(executor, session->Run(std::move(request)), [](std::exception_ptr e) {
+    if (!e) return;
+    try {
+      std::rethrow_exception(e);
+    } catch (const std::exception& ex) {
+      spdlog::warn("[agent-ws] session ended with an error: {}", ex.what());
+    }
+  });
+}
+
+}  // namespace ring

@@ -1,0 +1,23 @@
+#pragma once
+// Accepts agent WebSocket connections and feeds their messages to the
+// ExperimentController. Each session runs on its connection's strand; sends
+// from other threads are posted there and written in order.
+#include <memory>
+
+#include "master/http/ws_upgrade.h"
+
+namespace ring {
+
+class ExperimentController;
+
+class AgentWsAcceptor : public AgentChannelAcceptor {
+ public:
+  explicit AgentWsAcceptor(ExperimentController& controller) : controller_(controller) {}
+  void Accept(boost::beast::tcp_stream stream,
+              boost::beast::http::request<boost::beast::http::string_body> request) override;
+
+ private:
+  ExperimentController& controller_;
+};
+
+}  // namespace ring

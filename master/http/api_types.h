@@ -1,0 +1,43 @@
+#pragma once
+// Transport-neutral request and response of the REST API, so handlers and
+// their tests never include Beast.
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/status.h"
+
+namespace ring {
+
+struct ApiRequest {
+  std::string method;                          // "GET", "POST", ...
+  std::string path;                            // decoded path without the query
+  std::map<std::string, std::string> query;    // decoded query parameters
+  std::map<std::string, std::string> headers;  // lower-case names
+  std::string body;
+  std::vector<std::string> params;  // captures of the route pattern
+  std::string peer;                 // remote address
+
+  std::string Header(const std::string& name) const;
+  // The token of "Authorization: Bearer <token>", empty when absent.
+  std::string BearerToken() const;
+};
+
+struct ApiResponse {
+  int status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;
+
+  static ApiResponse Json(const nlohmann::json& j, int status = 200);
+  // {"error": {"code", "message"}} with the status chosen from the code.
+  static ApiResponse Error(const Status& status);
+};
+
+// The one place where error codes become HTTP statuses.
+int HttpStatusFor(ErrorCode code);
+
+}  // namespace ring

@@ -1,0 +1,231 @@
+#include "master/http/http_server.h"
+
+#include <utility>  // before Asio
+
+#include <spdlog/spdlog.h>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/websocket/rfc6455.hpp>
+
+#include "master/http/router.h"
+#include "master/http/static_files.h"
+#include "master/http/url_codec.h"
+#include "master/http/ws_upgrade.h"
+
+namespace ring {
+
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
+
+struct HttpServer::Impl {
+  net::io_context& ioc;
+  HttpServerOptions options;
+  const Router& router;
+  AgentChannelAcceptor& agents;
+  StaticFiles static_files;
+  tcp::acceptor acceptor;
+
+  Impl(net::io_context& c, HttpServerOptions o, const Router& r, AgentChannelAcceptor& a)
+      : ioc(c),
+        options(std::move(o)),
+        router(r),
+        agents(a),
+        static_files(options.webui_dir),
+        acceptor(net::make_strand(c)) {}
+
+  net::awaitable<void> Listen();
+  net::awaitable<void> Serve(tcp::socket socket);
+  net::awaitable<http::response<http::string_body>> Handle(http::request<http::string_body>& req,
+                                                           const std::string& peer);
+};
+
+namespace {
+
+ApiRequest ToApiRequest(const http::request<http::string_body>& req, const std::string& peer, Status& error) {
+  ApiRequest out;
+  out.method = std::string(req.method_string());
+  out.peer = peer;
+  std::string_view target = req.target();
+  auto q = target.find('?');
+  auto path = PercentDecode(target.substr(0, q), false);
+  if (!path) {
+    error = InvalidArgument("the request path has a malformed percent escape");
+    return out;
+  }
+  out.path = *path;
+  if (q != std::string_view::npos) {
+    auto query = ParseQuery(target.substr(q + 1));
+    if (!query) {
+      error = InvalidArgument("the query string has a malformed percent escape");
+      return out;
+    }
+    out.query = std::move(*query);
+  }
+  for (const auto& field : req) {
+    std::string name(field.name_string());
+    for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    out.headers[name] = std::string(field.value());
+  }
+  out.body = req.body();
+  return out;
+}
+
+http::response<http::string_body> ToBeast(ApiResponse api, unsigned version, bool keep_alive) {
+  http::response<http::string_body> res{static_cast<http::status>(api.status), version};
+  res.set(http::field::server, "ringmaster");
+  res.set(http::field::content_type, api.content_type);
+  for (auto& [k, v] : api.headers) res.set(k, v);
+  res.keep_alive(keep_alive);
+  res.body() = std::move(api.body);
+  res.prepare_payload();
+  return res;
+}
+
+}  // namespace
+
+net::awaitable<http::response<http::string_body>> HttpServer::Impl::Handle(
+    http::request<http::string_body>& req, const std::string& peer) {
+  Status parse_error;
+  ApiRequest api = ToApiRequest(req, peer, parse_error);
+  ApiResponse response;
+  if (!parse_error.ok()) {
+    response = ApiResponse::Error(parse_error);
+  } else if (api.path.rfind("/api/", 0) == 0 || api.path == "/metrics") {
+    try {
+      response = co_await router.Dispatch(api);
+    } catch (const std::exception& e) {
+      spdlog::error("[http] {} {} failed: {}", api.method, api.path, e.what());
+      response = ApiResponse::Error(Internal("internal error while handling the request"));
+    }
+  } else if (api.method == "GET" || api.method == "HEAD") {
+    response = static_files.Serve(api.path);
+  } else {
+    response = ApiResponse::Error(NotFound("no such endpoint: " + api.method + " " + api.path));
+  }
+  co_return ToBeast(std::move(response), req.version(), req.keep_alive());
+}
+
+net::awaitable<void> HttpServer::Impl::Serve(tcp::socket socket) {
+  beast::error_code ec;
+  const auto remote = socket.remote_endpoint(ec);
+  const std::string peer = ec ? std::string("?") : remote.address().to_string();
+  beast::tcp_stream stream(std::move(socket));
+  beast::flat_buffer buffer;
+  for (;;) {
+    http::request_parser<http::string_body> parser;
+    parser.header_limit(64 * 1024);
+    stream.expires_after(options.read_timeout);
+    beast::error_code hec;
+    auto hn = co_await http::async_read_header(stream, buffer, parser,
+                                               net::redirect_error(net::use_awaitable, hec));
+    (void)hn;
+    if (hec) break;  // closed, timed out or malformed header: drop the connection
+    const auto& header = parser.get();
+    const bool upload = header.method() == http::verb::post && header.target() == "/api/v1/experiments";
+    parser.body_limit(upload ? options.upload_body_limit : options.body_limit);
+    beast::error_code bec;
+    auto bn = co_await http::async_read(stream, buffer, parser, net::redirect_error(net::use_awaitable, bec));
+    (void)bn;
+    if (bec == http::error::body_limit) {
+      auto res = ToBeast(
+          ApiResponse::Error({ErrorCode::kTooLarge,
+                              "request body is over the limit of " +
+                                  std::to_string(upload ? options.upload_body_limit : options.body_limit) +
+                                  " bytes"}),
+          11, false);
+      {
+        beast::error_code wec;
+        co_await http::async_write(stream, res, net::redirect_error(net::use_awaitable, wec));
+      }
+      break;
+    }
+    if (bec) break;
+    auto req = parser.release();
+    if (beast::websocket::is_upgrade(req)) {
+      if (req.target() == "/api/v1/agents/ws") {
+        stream.expires_never();
+        agents.Accept(std::move(stream), std::move(req));
+        co_return;
+      }
+      auto res =
+          ToBeast(ApiResponse::Error(NotFound("no WebSocket endpoint at " + std::string(req.target()))),
+                  req.version(), false);
+      {
+        beast::error_code wec;
+        co_await http::async_write(stream, res, net::redirect_error(net::use_awaitable, wec));
+      }
+      break;
+    }
+    const bool keep_alive = req.keep_alive();
+    auto res = co_await Handle(req, peer);
+    stream.expires_after(options.read_timeout);
+    beast::error_code wec;
+    auto wn = co_await http::async_write(stream, res, net::redirect_error(net::use_awaitable, wec));
+    (void)wn;
+    if (wec || !keep_alive) break;
+  }
+  stream.socket().shutdown(tcp::socket::shutdown_send, ec);
+}
+
+net::awaitable<void> HttpServer::Impl::Listen() {
+  for (;;) {
+    beast::error_code ec;
+    auto socket =
+        co_await acceptor.async_accept(net::make_strand(ioc), net::redirect_error(net::use_awaitable, ec));
+    if (ec) {
+      if (ec == net::error::operation_aborted || !acceptor.is_open()) co_return;
+      spdlog::warn("[http] accept failed: {}", ec.message());
+      continue;
+    }
+    auto executor = socket.get_executor();
+    net::co_spawn(executor, Serve(std::move(socket)), [](std::exception_ptr e) {
+      if (!e) return;
+      try {
+        std::rethrow_exception(e);
+      } catch (const std::exception& ex) {
+        spdlog::warn("[http] connection ended with an error: {}", ex.what());
+      }
+    });
+  }
+}
+
+HttpServer::HttpServer(net::io_context& ioc, HttpServerOptions options, const Router& router,
+                       AgentChannelAcceptor& agents)
+    : impl_(std::make_unique<Impl>(ioc, std::move(options), router, agents)) {}
+
+HttpServer::~HttpServer() = default;
+
+Result<uint16_t> HttpServer::Start() {
+  beast::error_code ec;
+  auto address = net::ip::make_address(impl_->options.host, ec);
+  if (ec) return InvalidArgument("listen address \"" + impl_->options.host + "\" is not an IP address");
+  tcp::endpoint endpoint(address, impl_->options.port);
+  auto& acceptor = impl_->acceptor;
+  acceptor.open(endpoint.protocol(), ec);
+  if (!ec) acceptor.set_option(net::socket_base::reuse_address(true), ec);
+  if (!ec) acceptor.bind(endpoint, ec);
+  if (!ec) acceptor.listen(net::socket_base::max_listen_connections, ec);
+  if (ec)
+    return Unavailable("cannot listen on " + impl_->options.host + ":" + std::to_string(impl_->options.port) +
+                       ": " + ec.message());
+  const uint16_t port = acceptor.local_endpoint().port();
+  net::co_spawn(acceptor.get_executor(), impl_->Listen(), net::detached);
+  return port;
+}
+
+void HttpServer::Stop() {
+  net::post(impl_->acceptor.get_executor(), [this] {
+    beast::error_code ec;
+    impl_->acceptor.close(ec);
+  });
+}
+
+}  // namespace ring

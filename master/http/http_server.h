@@ -1,0 +1,47 @@
+#pragma once
+// The master's HTTP/1.1 listener (Boost.Beast on Asio). Each connection is a
+// coroutine on its own strand with a read deadline and a body limit; REST
+// requests go to the Router, WebSocket upgrades of /api/v1/agents/ws go to
+// the AgentChannelAcceptor, other GETs are static files of the web UI.
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <utility>  // before Asio
+
+#include <boost/asio/io_context.hpp>
+
+#include "common/status.h"
+
+namespace ring {
+
+class Router;
+class AgentChannelAcceptor;
+
+struct HttpServerOptions {
+  std::string host = "127.0.0.1";
+  uint16_t port = 8080;                           // 0 picks a free port
+  std::chrono::milliseconds read_timeout{30000};  // per request, and idle keep-alive
+  uint64_t body_limit = 8ull << 20;               // default request body limit
+  uint64_t upload_body_limit = 200ull << 20;      // POST /api/v1/experiments
+  std::string webui_dir;                          // static files; empty = none
+};
+
+class HttpServer {
+ public:
+  HttpServer(boost::asio::io_context& ioc, HttpServerOptions options, const Router& router,
+             AgentChannelAcceptor& agents);
+  ~HttpServer();
+
+  // Binds and starts accepting. Returns the bound port.
+  Result<uint16_t> Start();
+  // Stops accepting new connections; open ones finish their current request.
+  void Stop();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ring

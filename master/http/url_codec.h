@@ -1,0 +1,16 @@
+#pragma once
+// Percent-decoding of request targets.
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace ring {
+
+// Decodes %XX escapes (and '+' as space when `plus_is_space`); nullopt on a bad escape.
+std::optional<std::string> PercentDecode(std::string_view in, bool plus_is_space);
+
+// Splits "a=1&b=x%20y" into decoded pairs; nullopt on a bad escape.
+std::optional<std::map<std::string, std::string>> ParseQuery(std::string_view query);
+
+}  // namespace ring

@@ -1,0 +1,52 @@
+// ringmaster: parses flags into MasterConfig and runs the Master.
+#include <spdlog/spdlog.h>
+#include <CLI/CLI.hpp>
+
+#include "master/master.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"ringmaster: the Ringmaster cluster training master"};
+  std::string config_file, listen, db, data_dir, port_file, webui_dir, log_level;
+  int64_t heartbeat_timeout_ms = 0;
+  app.add_option("--config", config_file, "master.yaml with settings (flags override it)");
+  app.add_option("--listen", listen, "HOST:PORT to listen on; port 0 picks a free one");
+  app.add_option("--db", db, "SQLite database file (default <data-dir>/ringmaster.db)");
+  app.add_option("--data-dir", data_dir, "directory for the master's data (default ~/.ringmaster)");
+  app.add_option("--port-file", port_file, "write the bound port to this file");
+  app.add_option("--webui-dir", webui_dir, "directory of the built web UI");
+  app.add_option("--log-level", log_level, "trace, debug, info, warn or error");
+  app.add_option("--heartbeat-timeout-ms", heartbeat_timeout_ms,
+                 "mark an agent lost after this much silence");
+  CLI11_PARSE(app, argc, argv);
+
+  ring::MasterConfig config;
+  if (!config_file.empty()) {
+    auto loaded = ring::MasterConfig::FromYamlFile(config_file);
+    if (!loaded.ok()) {
+      fprintf(stderr, "ringmaster: %s\n", loaded.status().message().c_str());
+      return 2;
+    }
+    config = std::move(loaded).value();
+  }
+  if (!listen.empty()) config.listen = listen;
+  if (!db.empty()) config.db = db;
+  if (!data_dir.empty()) config.data_dir = data_dir;
+  if (!port_file.empty()) config.port_file = port_file;
+  if (!webui_dir.empty()) config.webui_dir = webui_dir;
+  if (!log_level.empty()) config.log_level = log_level;
+  if (heartbeat_timeout_ms > 0) config.heartbeat_timeout_ms = heartbeat_timeout_ms;
+  if (auto s = config.Finalize(argv[0]); !s.ok()) {
+    fprintf(stderr, "ringmaster: %s\n", s.message().c_str());
+    return 2;
+  }
+  spdlog::set_level(spdlog::level::from_str(config.log_level));
+  spdlog::set_default_logger(spdlog::stderr_color_mt("ringmaster"));
+  spdlog::set_level(spdlog::level::from_str(config.log_level));
+
+  ring::Master master(std::move(config));
+  if (auto s = master.Run(); !s.ok()) {
+    spdlog::critical("[master] cannot start: {}", s.message());
+    return 1;
+  }
+  return 0;
+}

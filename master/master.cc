@@ -1,0 +1,121 @@
+#include "master/master.h"
+
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include <utility>  // before Asio
+
+#include <spdlog/spdlog.h>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include "master/api/routes.h"
+#include "master/core/experiment_controller.h"
+#include "master/http/agent_ws_session.h"
+#include "master/http/http_server.h"
+#include "master/http/router.h"
+#include "master/store/sqlite_store.h"
+
+namespace ring {
+
+namespace net = boost::asio;
+
+struct Master::Parts {
+  std::unique_ptr<SqliteStore> store;
+  std::unique_ptr<ExperimentController> controller;
+  net::io_context ioc;
+  Router router;
+  std::unique_ptr<ApiContext> api;
+  std::unique_ptr<AgentWsAcceptor> agents;
+  std::unique_ptr<HttpServer> server;
+  net::steady_timer tick{ioc};
+
+  void ScheduleTick() {
+    tick.expires_after(std::chrono::milliseconds(200));
+    tick.async_wait([this](boost::system::error_code ec) {
+      if (ec) return;
+      controller->Tick(std::chrono::steady_clock::now());
+      ScheduleTick();
+    });
+  }
+};
+
+Master::Master(MasterConfig config) : config_(std::move(config)), parts_(std::make_unique<Parts>()) {}
+Master::~Master() = default;
+
+namespace {
+
+Status WritePortFile(const std::string& path, uint16_t port) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << port << "\n";
+    if (!out) return Internal("cannot write " + tmp);
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) return Internal("cannot rename " + tmp + ": " + ec.message());
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status Master::Run() {
+  auto& p = *parts_;
+  std::error_code ec;
+  std::filesystem::create_directories(config_.data_dir, ec);
+  if (ec) return Internal("cannot create data dir " + config_.data_dir + ": " + ec.message());
+
+  auto store = SqliteStore::Open(config_.db);
+  if (!store.ok()) return store.status();
+  p.store = std::move(store).value();
+
+  ControllerOptions options;
+  options.heartbeat_interval = std::chrono::milliseconds(config_.heartbeat_interval_ms);
+  options.heartbeat_timeout = std::chrono::milliseconds(config_.heartbeat_timeout_ms);
+  options.kill_grace = std::chrono::milliseconds(config_.kill_grace_ms);
+  options.max_model_bytes = static_cast<uint64_t>(config_.max_model_bytes);
+  p.controller = std::make_unique<ExperimentController>(*p.store, options);
+  if (Status s = p.controller->Recover(std::chrono::steady_clock::now()); !s.ok()) return s;
+
+  p.api = std::make_unique<ApiContext>(ApiContext{*p.store, *p.controller, "0.1.0"});
+  RegisterClusterRoutes(p.router, *p.api);
+  RegisterExperimentRoutes(p.router, *p.api);
+  RegisterTrialRoutes(p.router, *p.api);
+  RegisterAllocationRoutes(p.router, *p.api);
+  p.agents = std::make_unique<AgentWsAcceptor>(*p.controller);
+
+  HttpServerOptions http;
+  const auto colon = config_.listen.rfind(':');
+  http.host = config_.listen.substr(0, colon);
+  http.port = static_cast<uint16_t>(std::stoi(config_.listen.substr(colon + 1)));
+  http.read_timeout = std::chrono::milliseconds(config_.request_timeout_ms);
+  http.upload_body_limit = static_cast<uint64_t>(config_.max_model_bytes) * 4 / 3 + (1 << 20);
+  http.webui_dir = config_.webui_dir;
+  p.server = std::make_unique<HttpServer>(p.ioc, http, p.router, *p.agents);
+  auto port = p.server->Start();
+  if (!port.ok()) return port.status();
+  if (!config_.port_file.empty())
+    if (Status s = WritePortFile(config_.port_file, *port); !s.ok()) return s;
+  spdlog::info("[master] listening on http://{}:{} (db {})", http.host, *port, config_.db);
+
+  net::signal_set signals(p.ioc, SIGTERM, SIGINT);
+  signals.async_wait([&](boost::system::error_code, int sig) {
+    spdlog::info("[master] signal {} received, shutting down", sig);
+    p.server->Stop();
+    p.tick.cancel();
+    p.ioc.stop();
+  });
+  p.ScheduleTick();
+
+  std::vector<std::thread> threads;
+  for (int i = 1; i < config_.threads; ++i) threads.emplace_back([&] { p.ioc.run(); });
+  p.ioc.run();
+  for (auto& t : threads) t.join();
+  spdlog::info("[master] stopped");
+  return Status::Ok();
+}
+
+}  // namespace ring

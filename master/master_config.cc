@@ -1,0 +1,90 @@
+#include "master/master_config.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <set>
+
+#include <yaml-cpp/yaml.h>
+
+namespace ring {
+namespace {
+
+Status KeyError(const std::string& path, const YAML::Node& node, const std::string& what) {
+  return InvalidArgument(path + ":" + std::to_string(node.Mark().line + 1) + ": " + what);
+}
+
+}  // namespace
+
+Result<MasterConfig> MasterConfig::FromYamlFile(const std::string& path) {
+  MasterConfig c;
+  YAML::Node root;
+  try {
+    root = YAML::LoadFile(path);
+  } catch (const YAML::Exception& e) {
+    return InvalidArgument(path + ": " + e.what());
+  }
+  if (root.IsNull()) return c;
+  if (!root.IsMap()) return InvalidArgument(path + ": the top level must be a map");
+  for (const auto& kv : root) {
+    const auto key = kv.first.as<std::string>();
+    const auto& v = kv.second;
+    try {
+      if (key == "listen")
+        c.listen = v.as<std::string>();
+      else if (key == "data_dir")
+        c.data_dir = v.as<std::string>();
+      else if (key == "db")
+        c.db = v.as<std::string>();
+      else if (key == "webui_dir")
+        c.webui_dir = v.as<std::string>();
+      else if (key == "log_level")
+        c.log_level = v.as<std::string>();
+      else if (key == "heartbeat_interval_ms")
+        c.heartbeat_interval_ms = v.as<int64_t>();
+      else if (key == "heartbeat_timeout_ms")
+        c.heartbeat_timeout_ms = v.as<int64_t>();
+      else if (key == "kill_grace_ms")
+        c.kill_grace_ms = v.as<int64_t>();
+      else if (key == "max_model_bytes")
+        c.max_model_bytes = v.as<int64_t>();
+      else if (key == "request_timeout_ms")
+        c.request_timeout_ms = v.as<int64_t>();
+      else if (key == "threads")
+        c.threads = v.as<int>();
+      else
+        return KeyError(path, kv.first, "unknown key \"" + key + "\"");
+    } catch (const YAML::Exception&) {
+      return KeyError(path, v, key + " has the wrong type");
+    }
+  }
+  return c;
+}
+
+Status MasterConfig::Finalize(const std::string& argv0) {
+  namespace fs = std::filesystem;
+  if (data_dir.empty()) {
+    const char* home = std::getenv("HOME");
+    data_dir = std::string(home ? home : ".") + "/.ringmaster";
+  }
+  if (db.empty()) db = data_dir + "/ringmaster.db";
+  if (webui_dir.empty()) {
+    std::error_code ec;
+    auto exe = fs::canonical(fs::path(argv0), ec);
+    if (!ec) webui_dir = (exe.parent_path().parent_path() / "webui").string();
+  }
+  static const std::set<std::string> kLevels = {"trace", "debug", "info", "warn", "error", "critical", "off"};
+  if (!kLevels.count(log_level))
+    return InvalidArgument("log_level must be one of trace, debug, info, warn, error");
+  if (listen.rfind(':') == std::string::npos)
+    return InvalidArgument("listen must be HOST:PORT, got \"" + listen + "\"");
+  if (heartbeat_interval_ms <= 0) return InvalidArgument("heartbeat_interval_ms must be positive");
+  if (heartbeat_timeout_ms <= heartbeat_interval_ms)
+    return InvalidArgument("heartbeat_timeout_ms must be larger than heartbeat_interval_ms");
+  if (kill_grace_ms < 0) return InvalidArgument("kill_grace_ms must not be negative");
+  if (max_model_bytes <= 0) return InvalidArgument("max_model_bytes must be positive");
+  if (request_timeout_ms <= 0) return InvalidArgument("request_timeout_ms must be positive");
+  if (threads < 1 || threads > 64) return InvalidArgument("threads must be from 1 to 64");
+  return Status::Ok();
+}
+
+}  // namespace ring

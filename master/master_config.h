@@ -1,0 +1,31 @@
+#pragma once
+// The master's settings: defaults here, then master.yaml (--config), then
+// command-line flags. Validated once at start.
+#include <cstdint>
+#include <string>
+
+#include "common/status.h"
+
+namespace ring {
+
+struct MasterConfig {
+  std::string listen = "127.0.0.1:8080";  // HOST:PORT; port 0 picks a free port
+  std::string data_dir;                   // default $HOME/.ringmaster
+  std::string db;                         // default <data_dir>/ringmaster.db
+  std::string port_file;                  // receives the bound port (for tests)
+  std::string webui_dir;                  // static UI files; default <bin>/../webui
+  std::string log_level = "info";         // trace, debug, info, warn, error
+  int64_t heartbeat_interval_ms = 1000;   // how often agents send heartbeats
+  int64_t heartbeat_timeout_ms = 10000;   // an agent silent this long is lost
+  int64_t kill_grace_ms = 10000;          // SIGTERM to SIGKILL for trial processes
+  int64_t max_model_bytes = 64ll << 20;   // model definition (tar.gz) limit
+  int64_t request_timeout_ms = 30000;     // reading one request, and idle keep-alive
+  int threads = 2;                        // io threads
+
+  // Reads a master.yaml; unknown keys are errors naming them.
+  static Result<MasterConfig> FromYamlFile(const std::string& path);
+  // Fills derived defaults and checks every field.
+  Status Finalize(const std::string& argv0);
+};
+
+}  // namespace ring

@@ -1,0 +1,150 @@
+#include "tests/support/test_cluster.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <thread>
+
+namespace ring::testing {
+namespace fs = std::filesystem;
+
+std::string BinDir() {
+  const char* v = std::getenv("RING_BIN_DIR");
+  return v ? v : "build/bin";
+}
+
+std::string SourceDir() {
+  const char* v = std::getenv("RING_SOURCE_DIR");
+  return v ? v : ".";
+}
+
+TestCluster::TestCluster() {
+  std::string tmpl = (fs::temp_directory_path() / "ring-test-XXXXXX").string();
+  dir_ = mkdtemp(tmpl.data());
+}
+
+TestCluster::~TestCluster() {
+  if (::testing::Test::HasFailure()) DumpLogs();
+  agents_.clear();  // stops agents before the master
+  master_.reset();
+  std::error_code ec;
+  if (!::testing::Test::HasFailure()) fs::remove_all(dir_, ec);
+}
+
+void TestCluster::StartMaster(const MasterOptions& options) {
+  const std::string port_file = dir_ + "/master.port";
+  fs::remove(port_file);
+  std::vector<std::string> argv = {BinDir() + "/ringmaster",
+                                   "--listen",
+                                   "127.0.0.1:0",
+                                   "--data-dir",
+                                   dir_ + "/master",
+                                   "--port-file",
+                                   port_file,
+                                   "--heartbeat-timeout-ms",
+                                   std::to_string(options.heartbeat_timeout_ms),
+                                   "--log-level",
+                                   "debug"};
+  argv.insert(argv.end(), options.extra_args.begin(), options.extra_args.end());
+  master_ = std::make_unique<ChildProcess>(argv, std::map<std::string, std::string>{}, dir_ + "/master.log");
+  ASSERT_TRUE(WaitFor([&] { return fs::exists(port_file) && !ReadFileText(port_file).empty(); },
+                      std::chrono::seconds(20)))
+      << "master did not write its port file";
+  port_ = std::stoi(ReadFileText(port_file));
+  auto url = Url::Parse(this->url());
+  client_ = std::make_unique<HttpClient>(*url, std::chrono::seconds(30));
+}
+
+void TestCluster::StopMaster() {
+  if (master_) master_->Stop();
+  master_.reset();
+}
+
+ChildProcess& TestCluster::StartAgent(const std::string& id, int cpu_slots) {
+  std::vector<std::string> argv = {BinDir() + "/ringagent",
+                                   "--master",
+                                   url(),
+                                   "--id",
+                                   id,
+                                   "--cpu-slots",
+                                   std::to_string(cpu_slots),
+                                   "--work-dir",
+                                   dir_ + "/agent-" + id,
+                                   "--log-level",
+                                   "debug"};
+  agents_.erase(id);
+  agents_.emplace(id, ChildProcess(argv, {}, dir_ + "/agent-" + id + ".log"));
+  bool connected = WaitFor(
+      [&] {
+        auto agents = GetJson("/api/v1/agents");
+        for (const auto& a : agents.value("agents", nlohmann::json::array()))
+          if (a.value("id", "") == id && a.value("state", "") == "connected") return true;
+        return false;
+      },
+      std::chrono::seconds(20));
+  EXPECT_TRUE(connected) << "agent " << id << " did not connect";
+  return agents_.at(id);
+}
+
+nlohmann::json TestCluster::GetJson(const std::string& target, int* status) {
+  auto res = client_->Get(target);
+  EXPECT_TRUE(res.ok()) << res.status().ToString();
+  if (!res.ok()) return {};
+  if (status) *status = res->status;
+  return nlohmann::json::parse(res->body, nullptr, false);
+}
+
+nlohmann::json TestCluster::PostJson(const std::string& target, const nlohmann::json& body, int* status) {
+  auto res = client_->Post(target, body.dump());
+  EXPECT_TRUE(res.ok()) << res.status().ToString();
+  if (!res.ok()) return {};
+  if (status) *status = res->status;
+  return nlohmann::json::parse(res->body, nullptr, false);
+}
+
+CommandResult TestCluster::Ring(std::vector<std::string> args) {
+  args.insert(args.begin(), {BinDir() + "/ring", "-m", url()});
+  return RunCommand(args, {}, std::chrono::seconds(180));
+}
+
+bool TestCluster::WaitFor(const std::function<bool()>& done, std::chrono::milliseconds timeout) {
+  const auto until = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < until) {
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return done();
+}
+
+std::string TestCluster::MakeModelDir(const std::string& name,
+                                      const std::map<std::string, std::string>& files) {
+  const std::string root = dir_ + "/" + name;
+  for (const auto& [rel, text] : files) {
+    fs::path p = fs::path(root) / rel;
+    fs::create_directories(p.parent_path());
+    std::ofstream(p) << text;
+    if (p.extension() == ".sh")
+      fs::permissions(p, fs::perms::owner_exec | fs::perms::group_exec, fs::perm_options::add);
+  }
+  fs::create_directories(root);
+  return root;
+}
+
+std::string TestCluster::WriteFile(const std::string& name, const std::string& text) {
+  const std::string path = dir_ + "/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+void TestCluster::DumpLogs() {
+  for (const auto& entry : fs::directory_iterator(dir_)) {
+    if (entry.path().extension() != ".log") continue;
+    std::cerr << "===== " << entry.path().filename().string() << " =====\n"
+              << ReadFileText(entry.path().string());
+  }
+}
+
+}  // namespace ring::testing

@@ -1,0 +1,66 @@
+#pragma once
+// A real master and real agents on 127.0.0.1 with their data in one
+// temporary directory, for integration and end-to-end tests. Everything it
+// starts is stopped when it goes away.
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/http_client.h"
+#include "tests/support/process.h"
+
+namespace ring::testing {
+
+std::string BinDir();     // RING_BIN_DIR, set by CTest
+std::string SourceDir();  // RING_SOURCE_DIR
+
+class TestCluster {
+ public:
+  struct MasterOptions {
+    int64_t heartbeat_timeout_ms = 3000;
+    std::vector<std::string> extra_args;
+  };
+
+  TestCluster();
+  ~TestCluster();
+
+  void StartMaster(const MasterOptions& options);
+  void StartMaster() { StartMaster(MasterOptions{}); }
+  void StopMaster();
+  // Starts an agent and waits until the master lists it as connected.
+  ChildProcess& StartAgent(const std::string& id, int cpu_slots);
+  ChildProcess& agent(const std::string& id) { return agents_.at(id); }
+
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  const std::string& dir() const { return dir_; }
+  HttpClient& client() { return *client_; }
+
+  // GET/POST returning parsed JSON (fails the test on transport errors).
+  nlohmann::json GetJson(const std::string& target, int* status = nullptr);
+  nlohmann::json PostJson(const std::string& target, const nlohmann::json& body, int* status = nullptr);
+  // Runs the real `ring` CLI against this master.
+  CommandResult Ring(std::vector<std::string> args);
+
+  // Polls `done` every 100 ms until it holds or `timeout` passes.
+  static bool WaitFor(const std::function<bool()>& done, std::chrono::milliseconds timeout);
+
+  // Writes files into a new model directory under dir(); returns its path.
+  std::string MakeModelDir(const std::string& name, const std::map<std::string, std::string>& files);
+  std::string WriteFile(const std::string& name, const std::string& text);
+  // Dumps the master's and agents' logs to stderr (call when a test fails).
+  void DumpLogs();
+
+ private:
+  std::string dir_;
+  int port_ = 0;
+  std::unique_ptr<ChildProcess> master_;
+  std::map<std::string, ChildProcess> agents_;
+  std::unique_ptr<HttpClient> client_;
+};
+
+}  // namespace ring::testing
