@@ -1,1 +1,2 @@
-# tests of this area are added here with ring_add_test()
+ring_add_test(scheduler_test LABEL unit SOURCES unit/scheduler_test.cc LIBS ring_master_core)
+ring_add_test(experiment_controller_test LABEL unit SOURCES unit/experiment_controller_test.cc LIBS ring_master_core)

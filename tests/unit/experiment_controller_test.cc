@@ -1,0 +1,205 @@
+// The lifecycle core with the in-memory store and recording agent channels:
+// every transition of an allocation and what it means for trial and experiment.
+#include "master/core/experiment_controller.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "common/archive.h"
+#include "master/store/memory_store.h"
+
+namespace ring {
+namespace {
+
+using namespace std::chrono_literals;
+
+class RecordingChannel : public AgentChannel {
+ public:
+  void Send(std::string frame) override { frames.push_back(std::move(frame)); }
+  void Close(std::string reason) override { closed = reason; }
+  std::vector<proto::Message> Messages() const {
+    std::vector<proto::Message> out;
+    for (const auto& f : frames) out.push_back(*proto::Decode(f));
+    return out;
+  }
+  template <typename T>
+  std::vector<T> Of() const {
+    std::vector<T> out;
+    for (const auto& m : Messages())
+      if (auto* t = std::get_if<T>(&m)) out.push_back(*t);
+    return out;
+  }
+  std::vector<std::string> frames;
+  std::string closed;
+};
+
+std::string Config(int max_restarts) {
+  return "name: quad\nentrypoint: ./run.sh\nhyperparameters:\n  lr: 0.5\nsearcher:\n  name: single\n"
+         "  metric: validation_loss\n  max_length:\n    batches: 200\nmax_restarts: " +
+         std::to_string(max_restarts) + "\nenvironment:\n  variables:\n    FOO: bar\n";
+}
+
+class ExperimentControllerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    namespace fs = std::filesystem;
+    dir_ = fs::temp_directory_path() / ("ctl-" + std::to_string(::getpid()));
+    fs::create_directories(dir_);
+    std::ofstream(dir_ / "run.sh") << "#!/bin/sh\n";
+    model_ = *PackDirectory(dir_.string());
+    options_.heartbeat_timeout = 3s;
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  int64_t Create(int max_restarts) {
+    auto id = controller_.CreateExperiment(Config(max_restarts), model_, true, "alice");
+    EXPECT_TRUE(id.ok()) << id.status().ToString();
+    return id.ok() ? *id : 0;
+  }
+
+  std::shared_ptr<RecordingChannel> Connect(const std::string& id, int slots) {
+    auto channel = std::make_shared<RecordingChannel>();
+    proto::Hello hello{id, "default", "10.0.0.1", "test", {}, {}};
+    for (int i = 0; i < slots; ++i) hello.slots.push_back({i, "cpu", ""});
+    controller_.OnAgentHello(hello, channel, now_);
+    return channel;
+  }
+
+  void Report(const std::string& agent, const std::string& alloc, proto::ProcessState state,
+              std::optional<int> code = std::nullopt, std::optional<int> signal = std::nullopt) {
+    controller_.OnAgentMessage(agent, proto::StateChange{alloc, 0, state, code, signal, ""}, now_);
+  }
+
+  std::filesystem::path dir_;
+  std::string model_;
+  MemoryStore store_;
+  ControllerOptions options_;
+  ExperimentController controller_{store_, options_};
+  SteadyTime now_ = std::chrono::steady_clock::now();
+};
+
+TEST_F(ExperimentControllerTest, SingleTrialRunsToCompletion) {
+  const int64_t exp_id = Create(0);
+  EXPECT_EQ(store_.GetExperiment(exp_id)->state, RunState::kActive);
+  EXPECT_EQ((*store_.ListAllocations(1))[0].state, AllocationState::kPending);
+
+  auto channel = Connect("agent-1", 2);
+  auto welcome = channel->Of<proto::Welcome>();
+  ASSERT_EQ(welcome.size(), 1u);
+  auto starts = channel->Of<proto::Start>();
+  ASSERT_EQ(starts.size(), 1u);
+  const auto& start = starts[0];
+  EXPECT_EQ(start.allocation_id, "1.0");
+  EXPECT_EQ(start.entrypoint, "./run.sh");
+  EXPECT_EQ(start.world_size, 1);
+  EXPECT_EQ(start.master_addr, "10.0.0.1");
+  EXPECT_EQ(start.environment.at("FOO"), "bar");
+  EXPECT_EQ(start.environment.at("RING_MAX_LENGTH_BATCHES"), "200");
+  EXPECT_EQ(nlohmann::json::parse(start.hparams_json)["lr"], 0.5);
+  EXPECT_EQ(store_.GetAllocation("1.0")->state, AllocationState::kAssigned);
+  EXPECT_EQ(controller_.ModelDefinition("1.0", start.allocation_token).value(), model_);
+
+  Report("agent-1", "1.0", proto::ProcessState::kStarting);
+  Report("agent-1", "1.0", proto::ProcessState::kRunning);
+  EXPECT_EQ(store_.GetAllocation("1.0")->state, AllocationState::kRunning);
+
+  nlohmann::json body = {{"reports",
+                          {{{"kind", "training"}, {"batches", 200}, {"metrics", {{"loss", 0.3}}}},
+                           {{"kind", "validation"}, {"batches", 200}, {"metrics", {{"validation_loss", 0.25}}}}}}};
+  EXPECT_EQ(controller_.ReportMetrics("1.0", start.allocation_token, body).value(), 2);
+  EXPECT_EQ(controller_.ReportMetrics("1.0", start.allocation_token, body).value(), 0);  // a retry
+  EXPECT_EQ(controller_.ReportMetrics("1.0", "wrong", body).status().code(), ErrorCode::kUnauthenticated);
+  auto trial = store_.GetTrial(1);
+  EXPECT_EQ(trial->total_batches, 200);
+  EXPECT_EQ(trial->best_validation, 0.25);
+  EXPECT_EQ(store_.GetExperiment(exp_id)->best_trial_id, 1);
+  EXPECT_DOUBLE_EQ(store_.GetExperiment(exp_id)->progress, 1.0);
+
+  Report("agent-1", "1.0", proto::ProcessState::kExited, 0);
+  auto alloc = store_.GetAllocation("1.0");
+  EXPECT_EQ(alloc->state, AllocationState::kTerminated);
+  EXPECT_EQ(alloc->exit_reason, "exited with code 0");
+  EXPECT_EQ(store_.GetTrial(1)->state, RunState::kCompleted);
+  EXPECT_EQ(store_.GetExperiment(exp_id)->state, RunState::kCompleted);
+  EXPECT_FALSE(store_.GetExperiment(exp_id)->ended_at.empty());
+  // The ended allocation's token no longer works.
+  EXPECT_EQ(controller_.ReportMetrics("1.0", start.allocation_token, body).status().code(), ErrorCode::kConflict);
+}
+
+TEST_F(ExperimentControllerTest, FailedTrialRestartsUntilMaxRestartsThenErrors) {
+  const int64_t exp_id = Create(1);
+  auto channel = Connect("agent-1", 1);
+  Report("agent-1", "1.0", proto::ProcessState::kExited, 3);
+  EXPECT_EQ(store_.GetAllocation("1.0")->exit_reason, "rank 0 exited with code 3");
+  EXPECT_EQ(store_.GetTrial(1)->restarts, 1);
+  EXPECT_EQ(store_.GetTrial(1)->state, RunState::kActive);
+  ASSERT_EQ(channel->Of<proto::Start>().size(), 2u);
+  EXPECT_EQ(channel->Of<proto::Start>()[1].allocation_id, "1.1");
+  Report("agent-1", "1.1", proto::ProcessState::kExited, std::nullopt, 9);
+  EXPECT_EQ(store_.GetAllocation("1.1")->exit_reason, "rank 0 killed by signal 9");
+  EXPECT_EQ(store_.GetTrial(1)->state, RunState::kError);
+  EXPECT_EQ(store_.GetExperiment(exp_id)->state, RunState::kError);
+}
+
+TEST_F(ExperimentControllerTest, SilentAgentIsLostAndItsAllocationEnds) {
+  Create(0);
+  auto channel = Connect("agent-1", 1);
+  Report("agent-1", "1.0", proto::ProcessState::kRunning);
+  controller_.OnAgentDisconnected("agent-1", channel.get());
+  controller_.Tick(now_ + 2s);
+  EXPECT_EQ(store_.GetAllocation("1.0")->state, AllocationState::kRunning);  // still within the timeout
+  controller_.Tick(now_ + 4s);
+  auto alloc = store_.GetAllocation("1.0");
+  EXPECT_EQ(alloc->state, AllocationState::kTerminated);
+  EXPECT_EQ(alloc->exit_reason, "agent lost");
+  EXPECT_EQ(store_.GetTrial(1)->state, RunState::kError);
+  EXPECT_EQ(controller_.AgentsJson()[0]["state"], "lost");
+}
+
+TEST_F(ExperimentControllerTest, HeartbeatsKeepAnAgentAlive) {
+  Create(0);
+  Connect("agent-1", 1);
+  now_ += 2s;
+  controller_.OnAgentMessage("agent-1", proto::Heartbeat{}, now_);
+  controller_.Tick(now_ + 2s);
+  EXPECT_EQ(controller_.AgentsJson()[0]["state"], "connected");
+  EXPECT_EQ(store_.GetAllocation("1.0")->state, AllocationState::kAssigned);
+}
+
+TEST_F(ExperimentControllerTest, LogBatchesAreStoredOnceEach) {
+  Create(0);
+  Connect("agent-1", 1);
+  proto::LogBatch batch{"1.0", 0, 1, {{1, "stdout", "hello"}, {2, "stderr", "warn"}}};
+  controller_.OnAgentMessage("agent-1", batch, now_);
+  controller_.OnAgentMessage("agent-1", batch, now_);  // resent after a reconnect
+  auto logs = store_.GetLogs(1, -1, 0, 100);
+  ASSERT_EQ(logs->size(), 2u);
+  EXPECT_EQ((*logs)[0].line, "hello");
+  EXPECT_EQ((*logs)[1].stream, "stderr");
+}
+
+TEST_F(ExperimentControllerTest, KillCancelsRunningTrial) {
+  const int64_t exp_id = Create(3);
+  auto channel = Connect("agent-1", 1);
+  Report("agent-1", "1.0", proto::ProcessState::kRunning);
+  ASSERT_TRUE(controller_.Kill(exp_id).ok());
+  EXPECT_EQ(store_.GetExperiment(exp_id)->state, RunState::kStoppingCanceled);
+  ASSERT_EQ(channel->Of<proto::Kill>().size(), 1u);
+  Report("agent-1", "1.0", proto::ProcessState::kExited, std::nullopt, 15);
+  EXPECT_EQ(store_.GetAllocation("1.0")->exit_reason, "killed by user");
+  EXPECT_EQ(store_.GetTrial(1)->state, RunState::kCanceled);
+  EXPECT_EQ(store_.GetExperiment(exp_id)->state, RunState::kCanceled);
+}
+
+TEST_F(ExperimentControllerTest, RejectsBadConfigAndBadArchiveWithoutStoring) {
+  auto bad = controller_.CreateExperiment("name: x\n", model_, true, "alice");
+  EXPECT_EQ(bad.status().code(), ErrorCode::kInvalidConfig);
+  auto bad_tar = controller_.CreateExperiment(Config(0), "garbage", true, "alice");
+  EXPECT_EQ(bad_tar.status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(store_.ListExperiments(10, 0)->total, 0);
+}
+
+}  // namespace
+}  // namespace ring
