@@ -1,1 +1,4 @@
-# tests of this area are added here with ring_add_test()
+ring_add_test(agent_loss_e2e_test LABEL e2e TIMEOUT 180
+  SOURCES e2e/agent_loss_e2e_test.cc
+  LIBS ring_test_support ring_common)
+add_dependencies(agent_loss_e2e_test ringmaster ringagent ring)
