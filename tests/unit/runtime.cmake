@@ -1,1 +1,22 @@
-# tests of this area are added here with ring_add_test()
+# Trial runtime, quadratic example and CLI unit tests (owned by that area).
+set(ring_runtime_tests_dir ${CMAKE_CURRENT_LIST_DIR})
+
+ring_add_test(runtime_reporter_test LABEL unit
+  SOURCES ${ring_runtime_tests_dir}/runtime_reporter_test.cc
+  LIBS ringtrial)
+
+ring_add_test(runtime_context_test LABEL unit
+  SOURCES ${ring_runtime_tests_dir}/runtime_context_test.cc
+  LIBS ringtrial)
+
+# Exercises the internal HTTP sink (exported by ringtrial, declared in src/).
+ring_add_test(runtime_http_sink_test LABEL unit
+  SOURCES ${ring_runtime_tests_dir}/runtime_http_sink_test.cc
+  LIBS ringtrial)
+target_include_directories(runtime_http_sink_test PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/../../trial_runtime/src ${CMAKE_CURRENT_LIST_DIR}/..)
+
+ring_add_test(runtime_quadratic_test LABEL unit
+  SOURCES ${ring_runtime_tests_dir}/runtime_quadratic_test.cc)
+target_compile_definitions(runtime_quadratic_test PRIVATE QUADRATIC_TRIAL_PATH="$<TARGET_FILE:quadratic_trial>")
+add_dependencies(runtime_quadratic_test quadratic_trial)

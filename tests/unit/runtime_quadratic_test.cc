@@ -1,0 +1,111 @@
+// The quadratic example run as a real process in local mode: deterministic
+// for a seed and hyperparameters, and clear about bad ones.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+namespace {
+
+struct TrialRun {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+TrialRun RunTrial(const std::string& args) {
+  std::string err_path = ::testing::TempDir() + "/quadratic_stderr.txt";
+  std::string cmd =
+      std::string("env -u RING_MASTER_URL '") + QUADRATIC_TRIAL_PATH + "' " + args + " 2>'" + err_path + "'";
+  TrialRun run;
+  FILE* pipe = ::popen(cmd.c_str(), "r");
+  if (!pipe) return run;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) run.out.append(buf.data(), n);
+  int status = ::pclose(pipe);
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::stringstream err;
+  err << std::ifstream(err_path).rdbuf();
+  run.err = err.str();
+  return run;
+}
+
+const char* kGood = "--hparam learning_rate=0.05 --hparam batch_size=32 --hparam report_every=50 ";
+
+// The last validation_loss the runtime printed.
+double FinalValidationLoss(const std::string& out) {
+  auto pos = out.rfind("validation_loss=");
+  if (pos == std::string::npos) return -1;
+  return std::stod(out.substr(pos + 16));
+}
+
+TEST(QuadraticTrialTest, SameSeedAndHparamsGiveTheSameOutput) {
+  TrialRun a = RunTrial(std::string(kGood) + "--batches 300 --seed 7");
+  TrialRun b = RunTrial(std::string(kGood) + "--batches 300 --seed 7");
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  EXPECT_EQ(a.out, b.out);
+  // 300 batches / 50 = 6 training reports; validation at 200 (4th report) and the end.
+  EXPECT_NE(a.out.find("[ring.trial] training batches=50 loss="), std::string::npos) << a.out;
+  EXPECT_NE(a.out.find("[ring.trial] validation batches=200 validation_loss="), std::string::npos) << a.out;
+  EXPECT_NE(a.out.find("[ring.trial] validation batches=300 validation_loss="), std::string::npos) << a.out;
+  // Learns the noise floor (noise 0.1 → MSE 0.01).
+  EXPECT_LT(FinalValidationLoss(a.out), 0.05) << a.out;
+
+  TrialRun other = RunTrial(std::string(kGood) + "--batches 300 --seed 8");
+  ASSERT_EQ(other.exit_code, 0) << other.err;
+  EXPECT_NE(a.out, other.out);
+}
+
+TEST(QuadraticTrialTest, MomentumAndFileHparamsWork) {
+  std::string path = ::testing::TempDir() + "/quadratic_hparams.json";
+  std::ofstream(path) << R"({"learning_rate": 0.01, "batch_size": 16, "report_every": 25, "momentum": 0.9})";
+  TrialRun run = RunTrial("--hparams '" + path + "' --batches 100");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("[ring.trial] training batches=25 loss="), std::string::npos) << run.out;
+  EXPECT_LT(FinalValidationLoss(run.out), 0.1) << run.out;
+}
+
+TEST(QuadraticTrialTest, TinyLearningRateStillRunsButBarelyLearns) {
+  TrialRun run =
+      RunTrial("--hparam learning_rate=1e-7 --hparam batch_size=32 --hparam report_every=50 --batches 100");
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_GT(FinalValidationLoss(run.out), 1.0) << run.out;
+}
+
+TEST(QuadraticTrialTest, BadHparamsExitTwoWithAClearMessage) {
+  TrialRun zero = RunTrial("--hparam learning_rate=0 --hparam batch_size=32 --hparam report_every=50");
+  EXPECT_EQ(zero.exit_code, 2);
+  EXPECT_NE(zero.err.find("learning_rate must be a positive number"), std::string::npos) << zero.err;
+
+  TrialRun negative = RunTrial("--hparam learning_rate=-0.1 --hparam batch_size=32 --hparam report_every=50");
+  EXPECT_EQ(negative.exit_code, 2);
+
+  TrialRun missing = RunTrial("--hparam learning_rate=0.1 --hparam report_every=50");
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("\"batch_size\" is missing"), std::string::npos) << missing.err;
+
+  TrialRun text = RunTrial("--hparam learning_rate=fast --hparam batch_size=32 --hparam report_every=50");
+  EXPECT_EQ(text.exit_code, 2);
+  EXPECT_NE(text.err.find("\"learning_rate\" must be a number, got \"fast\""), std::string::npos) << text.err;
+
+  TrialRun big_batch =
+      RunTrial("--hparam learning_rate=0.1 --hparam batch_size=100000 --hparam report_every=5");
+  EXPECT_EQ(big_batch.exit_code, 2);
+  EXPECT_NE(big_batch.err.find("batch_size must be between"), std::string::npos) << big_batch.err;
+}
+
+TEST(QuadraticTrialTest, TooLargeLearningRateDivergesWithAHint) {
+  TrialRun run =
+      RunTrial("--hparam learning_rate=50 --hparam batch_size=32 --hparam report_every=10 --batches 200");
+  EXPECT_EQ(run.exit_code, 3);
+  EXPECT_NE(run.err.find("diverged"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("lower learning_rate"), std::string::npos) << run.err;
+}
+
+}  // namespace

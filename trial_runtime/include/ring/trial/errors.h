@@ -1,0 +1,35 @@
+#pragma once
+// Typed exceptions of the trial runtime's public API. Training loops catch
+// TrialError (or one of its kinds) to report user mistakes clearly.
+#include <stdexcept>
+#include <string>
+
+namespace ring::trial {
+
+// Base of every exception the runtime throws on purpose.
+class TrialError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A hyperparameter is missing or has the wrong type.
+class HparamError : public TrialError {
+ public:
+  using TrialError::TrialError;
+};
+
+// The process environment or the local-mode flags are malformed
+// (e.g. RING_HPARAMS is not JSON, --batches is not a number).
+class ConfigError : public TrialError {
+ public:
+  using TrialError::TrialError;
+};
+
+// A metric report is invalid (negative batches, empty name) or could not be
+// queued (queue full for longer than the enqueue timeout).
+class MetricsError : public TrialError {
+ public:
+  using TrialError::TrialError;
+};
+
+}  // namespace ring::trial

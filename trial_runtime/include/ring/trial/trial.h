@@ -1,0 +1,6 @@
+#pragma once
+// Umbrella header of the Ringmaster trial runtime.
+#include "ring/trial/context.h"           // IWYU pragma: export
+#include "ring/trial/errors.h"            // IWYU pragma: export
+#include "ring/trial/metrics_reporter.h"  // IWYU pragma: export
+#include "ring/trial/metrics_sink.h"      // IWYU pragma: export

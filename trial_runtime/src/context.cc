@@ -1,0 +1,237 @@
+#include "ring/trial/context.h"
+
+#include <charconv>
+#include <cstdio>
+#include <iostream>
+#include <optional>
+#include <sstream>
+
+#include "http_metrics_sink.h"
+#include "runtime_flags.h"
+
+extern char** environ;  // NOLINT: POSIX
+
+namespace ring::trial {
+namespace {
+
+constexpr int64_t kLocalDefaultBatches = 100;
+
+std::optional<std::string> Lookup(const Environment& env, const std::string& name) {
+  auto it = env.find(name);
+  if (it == env.end() || it->second.empty()) return std::nullopt;
+  return it->second;
+}
+
+template <typename T>
+std::optional<T> EnvNumber(const Environment& env, const std::string& name) {
+  auto text = Lookup(env, name);
+  if (!text) return std::nullopt;
+  T value{};
+  auto [ptr, ec] = std::from_chars(text->data(), text->data() + text->size(), value);
+  if (ec != std::errc() || ptr != text->data() + text->size())
+    throw ConfigError(name + " must be a whole number, got \"" + *text + "\"");
+  return value;
+}
+
+std::string FormatValue(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+}  // namespace
+
+namespace detail {
+void ThrowHparamTypeError(const std::string& name, const char* expected, const nlohmann::json& value) {
+  throw HparamError("hyperparameter \"" + name + "\" must be " + expected + ", got " + value.dump());
+}
+}  // namespace detail
+
+struct Context::State {
+  bool local = true;
+  nlohmann::json hparams = nlohmann::json::object();
+  int64_t trial_id = 0;
+  int64_t experiment_id = 0;
+  std::string allocation_id = "local";
+  int rank = 0;
+  int world_size = 1;
+  int local_rank = 0;
+  int local_world_size = 1;
+  std::optional<int64_t> max_length_batches;
+  uint64_t seed = 0;
+  std::string latest_checkpoint;
+  std::vector<std::string> remaining_args;
+  std::ostream* out = &std::cout;
+  std::ostream* diagnostics = &std::cerr;
+  std::unique_ptr<MetricsReporter> reporter;  // cluster mode, chief only
+};
+
+Context::Context(std::unique_ptr<State> state) : state_(std::move(state)) {}
+Context::Context(Context&&) noexcept = default;
+Context& Context::operator=(Context&&) noexcept = default;
+Context::~Context() = default;
+
+Context Context::from_environment(int argc, const char* const* argv) {
+  Environment env;
+  for (char** e = environ; e && *e; ++e) {
+    std::string entry(*e);
+    auto eq = entry.find('=');
+    if (eq != std::string::npos) env.emplace(entry.substr(0, eq), entry.substr(eq + 1));
+  }
+  return from_environment(argc, argv, env);
+}
+
+Context Context::from_environment(int argc, const char* const* argv, const Environment& env,
+                                  ContextOptions options) {
+  auto s = std::make_unique<State>();
+  if (options.local_out) s->out = options.local_out;
+  if (options.diagnostics) s->diagnostics = options.diagnostics;
+  RuntimeFlags flags = ParseRuntimeFlags(argc, argv);
+  s->remaining_args = flags.remaining;
+  s->local = !Lookup(env, "RING_MASTER_URL").has_value();
+
+  s->rank = EnvNumber<int>(env, "RANK").value_or(0);
+  s->world_size = EnvNumber<int>(env, "WORLD_SIZE").value_or(1);
+  s->local_rank = EnvNumber<int>(env, "LOCAL_RANK").value_or(0);
+  s->local_world_size = EnvNumber<int>(env, "LOCAL_WORLD_SIZE").value_or(1);
+  if (s->world_size < 1 || s->rank < 0 || s->rank >= s->world_size)
+    throw ConfigError("RANK " + std::to_string(s->rank) + " is not within WORLD_SIZE " +
+                      std::to_string(s->world_size));
+  s->latest_checkpoint = Lookup(env, "RING_LATEST_CHECKPOINT").value_or("");
+
+  nlohmann::json env_hparams = nlohmann::json::object();
+  if (auto text = Lookup(env, "RING_HPARAMS")) {
+    env_hparams = nlohmann::json::parse(*text, nullptr, false);
+    if (env_hparams.is_discarded() || !env_hparams.is_object())
+      throw ConfigError("RING_HPARAMS must be a JSON object, got: " + text->substr(0, 200));
+  }
+
+  if (s->local) {
+    s->hparams = BuildLocalHparams(flags, std::move(env_hparams));
+    s->max_length_batches = flags.batches.value_or(
+        EnvNumber<int64_t>(env, "RING_MAX_LENGTH_BATCHES").value_or(kLocalDefaultBatches));
+    s->seed = flags.seed.value_or(EnvNumber<uint64_t>(env, "RING_TRIAL_SEED").value_or(0));
+    *s->diagnostics << "[ring.trial] local mode (RING_MASTER_URL is not set): " << *s->max_length_batches
+                    << " batches, seed " << s->seed << ", hparams " << s->hparams.dump() << std::endl;
+    return Context(std::move(s));
+  }
+
+  for (const auto& flag : flags.seen)
+    *s->diagnostics << "[ring.trial] ignoring the local-mode flag " << flag << " under a master" << std::endl;
+  s->hparams = std::move(env_hparams);
+  s->trial_id = EnvNumber<int64_t>(env, "RING_TRIAL_ID").value_or(0);
+  s->experiment_id = EnvNumber<int64_t>(env, "RING_EXPERIMENT_ID").value_or(0);
+  s->max_length_batches = EnvNumber<int64_t>(env, "RING_MAX_LENGTH_BATCHES");
+  s->seed = EnvNumber<uint64_t>(env, "RING_TRIAL_SEED").value_or(0);
+  auto allocation = Lookup(env, "RING_ALLOCATION_ID");
+  auto token = Lookup(env, "RING_ALLOCATION_TOKEN");
+  if (!allocation || !token)
+    throw ConfigError("RING_MASTER_URL is set but RING_ALLOCATION_ID or RING_ALLOCATION_TOKEN is missing");
+  s->allocation_id = *allocation;
+  if (s->rank == 0) {
+    auto sink = std::move(options.sink);
+    if (!sink) sink = std::make_unique<HttpMetricsSink>(*Lookup(env, "RING_MASTER_URL"), *allocation, *token);
+    s->reporter = std::make_unique<MetricsReporter>(std::move(sink), std::move(options.reporter));
+  }
+  return Context(std::move(s));
+}
+
+bool Context::is_local() const {
+  return state_->local;
+}
+const nlohmann::json& Context::hparams() const {
+  return state_->hparams;
+}
+bool Context::has_hparam(const std::string& name) const {
+  return state_->hparams.contains(name);
+}
+
+const nlohmann::json& Context::hparam_json(const std::string& name) const {
+  auto it = state_->hparams.find(name);
+  if (it != state_->hparams.end()) return *it;
+  std::string known;
+  for (const auto& [key, value] : state_->hparams.items()) known += (known.empty() ? "" : ", ") + key;
+  std::string hint = state_->local ? " (pass --hparam " + name + "=VALUE or --hparams FILE.json)"
+                                   : " (add it to the experiment's hyperparameters)";
+  throw HparamError("hyperparameter \"" + name + "\" is missing; known: " + (known.empty() ? "none" : known) +
+                    hint);
+}
+
+int64_t Context::trial_id() const {
+  return state_->trial_id;
+}
+int64_t Context::experiment_id() const {
+  return state_->experiment_id;
+}
+const std::string& Context::allocation_id() const {
+  return state_->allocation_id;
+}
+int Context::rank() const {
+  return state_->rank;
+}
+int Context::world_size() const {
+  return state_->world_size;
+}
+int Context::local_rank() const {
+  return state_->local_rank;
+}
+int Context::local_world_size() const {
+  return state_->local_world_size;
+}
+uint64_t Context::seed() const {
+  return state_->seed;
+}
+const std::string& Context::latest_checkpoint() const {
+  return state_->latest_checkpoint;
+}
+const std::vector<std::string>& Context::remaining_args() const {
+  return state_->remaining_args;
+}
+
+int64_t Context::max_length_batches() const {
+  if (!state_->max_length_batches)
+    throw ConfigError("RING_MAX_LENGTH_BATCHES is not set: the experiment needs searcher.max_length.batches");
+  return *state_->max_length_batches;
+}
+
+void Context::report_training_metrics(int64_t batches, const std::map<std::string, double>& metrics) {
+  report(MetricKind::kTraining, batches, metrics);
+}
+
+void Context::report_validation_metrics(int64_t batches, const std::map<std::string, double>& metrics) {
+  report(MetricKind::kValidation, batches, metrics);
+}
+
+void Context::report(MetricKind kind, int64_t batches, const std::map<std::string, double>& metrics) {
+  if (batches < 0) throw MetricsError("metrics reported at negative batches " + std::to_string(batches));
+  MetricReport r{kind, batches, {}};
+  for (const auto& [name, value] : metrics) {
+    if (name.empty()) throw MetricsError("a metric name is empty");
+    if (!std::isfinite(value)) {
+      *state_->diagnostics << "[ring.trial] leaving out " << MetricKindName(kind) << " metric " << name
+                           << " at batches " << batches << ": " << FormatValue(value) << " is not finite"
+                           << std::endl;
+      continue;
+    }
+    r.metrics.emplace(name, value);
+  }
+  if (state_->local) {
+    std::ostringstream line;
+    line << "[ring.trial] " << MetricKindName(kind) << " batches=" << batches;
+    for (const auto& [name, value] : r.metrics) line << ' ' << name << '=' << FormatValue(value);
+    *state_->out << line.str() << std::endl;
+    return;
+  }
+  if (r.metrics.empty() || !state_->reporter) return;
+  state_->reporter->enqueue(std::move(r));
+}
+
+bool Context::flush(std::chrono::milliseconds timeout) {
+  return state_->reporter ? state_->reporter->flush(timeout) : true;
+}
+
+ReporterStats Context::reporter_stats() const {
+  return state_->reporter ? state_->reporter->stats() : ReporterStats{};
+}
+
+}  // namespace ring::trial
