@@ -1,1 +1,7 @@
-# tests of this area are added here with ring_add_test()
+# Tests of the master's store (master/store).
+ring_add_test(store_conformance_test LABEL unit
+  SOURCES unit/store_conformance_test.cc
+  LIBS ring_master_store)
+ring_add_test(store_sqlite_test LABEL unit
+  SOURCES unit/store_sqlite_test.cc
+  LIBS ring_master_store SQLite::SQLite3)

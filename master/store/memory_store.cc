@@ -1,0 +1,197 @@
+// MemoryStore: experiments, trials and allocations. Each check here mirrors a
+// constraint of migrations/0001_initial.sql and its error code in SqliteStore.
+#include "master/store/memory_store.h"
+
+#include <cmath>
+
+#include "master/store/store_util.h"
+
+namespace ring {
+namespace {
+
+// SQLite stores a NaN REAL as NULL.
+std::optional<double> StoredReal(std::optional<double> v) {
+  if (v && std::isnan(*v)) return std::nullopt;
+  return v;
+}
+
+Status CheckExperiment(const ExperimentRecord& e) {
+  if (!IsKnown(e.state)) return InvalidArgument("experiment: unknown state");
+  if (!(e.progress >= 0 && e.progress <= 1)) return InvalidArgument("experiment: progress must be in [0, 1]");
+  return Status::Ok();
+}
+
+Status CheckTrial(const TrialRecord& t) {
+  if (!IsKnown(t.state)) return InvalidArgument("trial: unknown state");
+  if (t.restarts < 0) return InvalidArgument("trial: restarts must not be negative");
+  if (t.total_batches < 0) return InvalidArgument("trial: total_batches must not be negative");
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<int64_t> MemoryStore::CreateExperiment(const ExperimentRecord& e, const std::string& model_tar_gz) {
+  std::lock_guard lock(mu_);
+  if (Status s = CheckExperiment(e); !s.ok()) return s;
+  if (e.best_trial_id && !trials_.contains(*e.best_trial_id)) {
+    return InvalidArgument("create experiment: best trial " + std::to_string(*e.best_trial_id) +
+                           " does not exist");
+  }
+  StoredExperiment stored{e, model_tar_gz};
+  ExperimentRecord& r = stored.record;
+  r.id = next_experiment_id_++;
+  r.best_validation = StoredReal(r.best_validation);
+  r.created_at = NowRfc3339();
+  r.ended_at = EndedAt(IsTerminal(r.state), e.ended_at, "", r.created_at);
+  experiments_.emplace(r.id, std::move(stored));
+  return r.id;
+}
+
+Result<ExperimentRecord> MemoryStore::GetExperiment(int64_t id) {
+  std::lock_guard lock(mu_);
+  auto it = experiments_.find(id);
+  if (it == experiments_.end()) return NotFound("experiment " + std::to_string(id) + " not found");
+  return it->second.record;
+}
+
+Result<Page<ExperimentRecord>> MemoryStore::ListExperiments(int64_t limit, int64_t offset) {
+  if (Status s = CheckPage(limit, offset); !s.ok()) return s;
+  std::lock_guard lock(mu_);
+  Page<ExperimentRecord> page;
+  page.total = static_cast<int64_t>(experiments_.size());
+  int64_t index = 0;
+  for (const auto& [id, stored] : experiments_) {
+    if (static_cast<int64_t>(page.items.size()) >= limit) break;
+    if (index++ >= offset) page.items.push_back(stored.record);
+  }
+  return page;
+}
+
+Result<std::string> MemoryStore::GetModelDefinition(int64_t experiment_id) {
+  std::lock_guard lock(mu_);
+  auto it = experiments_.find(experiment_id);
+  if (it == experiments_.end()) return NotFound("experiment " + std::to_string(experiment_id) + " not found");
+  return it->second.model_tar_gz;
+}
+
+Status MemoryStore::UpdateExperiment(const ExperimentRecord& e) {
+  std::lock_guard lock(mu_);
+  auto it = experiments_.find(e.id);
+  if (it == experiments_.end()) return NotFound("experiment " + std::to_string(e.id) + " not found");
+  if (Status s = CheckExperiment(e); !s.ok()) return s;
+  if (e.best_trial_id && !trials_.contains(*e.best_trial_id)) {
+    return InvalidArgument("update experiment: best trial " + std::to_string(*e.best_trial_id) +
+                           " does not exist");
+  }
+  ExperimentRecord& r = it->second.record;
+  r.state = e.state;
+  r.archived = e.archived;
+  r.progress = e.progress;
+  r.best_trial_id = e.best_trial_id;
+  r.best_validation = StoredReal(e.best_validation);
+  r.ended_at = EndedAt(IsTerminal(e.state), e.ended_at, r.ended_at, NowRfc3339());
+  return Status::Ok();
+}
+
+Result<int64_t> MemoryStore::CreateTrial(const TrialRecord& t) {
+  std::lock_guard lock(mu_);
+  if (Status s = CheckTrial(t); !s.ok()) return s;
+  if (!experiments_.contains(t.experiment_id)) {
+    return InvalidArgument("create trial: experiment " + std::to_string(t.experiment_id) + " does not exist");
+  }
+  TrialRecord r = t;
+  r.id = next_trial_id_++;
+  r.best_validation = StoredReal(r.best_validation);
+  r.created_at = NowRfc3339();
+  r.ended_at = EndedAt(IsTerminal(r.state), t.ended_at, "", r.created_at);
+  trials_.emplace(r.id, r);
+  return r.id;
+}
+
+Result<TrialRecord> MemoryStore::GetTrial(int64_t id) {
+  std::lock_guard lock(mu_);
+  auto it = trials_.find(id);
+  if (it == trials_.end()) return NotFound("trial " + std::to_string(id) + " not found");
+  return it->second;
+}
+
+Result<std::vector<TrialRecord>> MemoryStore::ListTrials(int64_t experiment_id) {
+  std::lock_guard lock(mu_);
+  std::vector<TrialRecord> out;
+  for (const auto& [id, t] : trials_)
+    if (t.experiment_id == experiment_id) out.push_back(t);
+  return out;
+}
+
+Status MemoryStore::UpdateTrial(const TrialRecord& t) {
+  std::lock_guard lock(mu_);
+  auto it = trials_.find(t.id);
+  if (it == trials_.end()) return NotFound("trial " + std::to_string(t.id) + " not found");
+  if (Status s = CheckTrial(t); !s.ok()) return s;
+  TrialRecord& r = it->second;
+  r.state = t.state;
+  r.restarts = t.restarts;
+  r.total_batches = t.total_batches;
+  r.best_validation = StoredReal(t.best_validation);
+  r.latest_checkpoint = t.latest_checkpoint;
+  r.ended_at = EndedAt(IsTerminal(t.state), t.ended_at, r.ended_at, NowRfc3339());
+  return Status::Ok();
+}
+
+Status MemoryStore::CreateAllocation(const AllocationRecord& a) {
+  std::lock_guard lock(mu_);
+  if (a.id.empty()) return InvalidArgument("create allocation: id must not be empty");
+  if (!IsKnown(a.state)) return InvalidArgument("create allocation " + a.id + ": unknown state");
+  if (a.slots < 0) return InvalidArgument("create allocation " + a.id + ": slots must not be negative");
+  if (allocation_index_.contains(a.id)) return Conflict("create allocation " + a.id + ": id already exists");
+  if (!trials_.contains(a.trial_id)) {
+    return InvalidArgument("create allocation " + a.id + ": trial " + std::to_string(a.trial_id) +
+                           " does not exist");
+  }
+  AllocationRecord r = a;
+  r.created_at = NowRfc3339();
+  r.ended_at = EndedAt(IsTerminal(r.state), a.ended_at, "", r.created_at);
+  allocation_index_.emplace(r.id, allocations_.size());
+  allocations_.push_back(std::move(r));
+  return Status::Ok();
+}
+
+Result<AllocationRecord> MemoryStore::GetAllocation(const std::string& id) {
+  std::lock_guard lock(mu_);
+  auto it = allocation_index_.find(id);
+  if (it == allocation_index_.end()) return NotFound("allocation " + id + " not found");
+  return allocations_[it->second];
+}
+
+Result<std::vector<AllocationRecord>> MemoryStore::ListAllocations(int64_t trial_id) {
+  std::lock_guard lock(mu_);
+  std::vector<AllocationRecord> out;
+  for (const AllocationRecord& a : allocations_)
+    if (a.trial_id == trial_id) out.push_back(a);
+  return out;
+}
+
+Result<std::vector<AllocationRecord>> MemoryStore::ListLiveAllocations() {
+  std::lock_guard lock(mu_);
+  std::vector<AllocationRecord> out;
+  for (const AllocationRecord& a : allocations_)
+    if (a.state != AllocationState::kTerminated) out.push_back(a);
+  return out;
+}
+
+Status MemoryStore::UpdateAllocation(const AllocationRecord& a) {
+  std::lock_guard lock(mu_);
+  auto it = allocation_index_.find(a.id);
+  if (it == allocation_index_.end()) return NotFound("allocation " + a.id + " not found");
+  if (!IsKnown(a.state)) return InvalidArgument("update allocation " + a.id + ": unknown state");
+  AllocationRecord& r = allocations_[it->second];
+  r.state = a.state;
+  r.token_hash = a.token_hash;
+  r.agent_ids_json = a.agent_ids_json;
+  r.exit_reason = a.exit_reason;
+  r.exit_code = a.exit_code;
+  r.ended_at = EndedAt(IsTerminal(a.state), a.ended_at, r.ended_at, NowRfc3339());
+  return Status::Ok();
+}
+
+}  // namespace ring

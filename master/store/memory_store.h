@@ -1,0 +1,70 @@
+#pragma once
+// MemoryStore: the in-memory fake of Store for component tests. Same semantics
+// as SqliteStore (ids, ordering, constraint errors, metric de-duplication,
+// increasing log ids, kNotFound), checked by the shared conformance suite
+// tests/unit/store_conformance_test.cc. Thread-safe: every member below `mu_`
+// is guarded by it; any thread may call.
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "master/store/store.h"
+
+namespace ring {
+
+class MemoryStore final : public Store {
+ public:
+  MemoryStore() = default;
+
+  Result<int64_t> CreateExperiment(const ExperimentRecord& e, const std::string& model_tar_gz) override;
+  Result<ExperimentRecord> GetExperiment(int64_t id) override;
+  Result<Page<ExperimentRecord>> ListExperiments(int64_t limit, int64_t offset) override;
+  Result<std::string> GetModelDefinition(int64_t experiment_id) override;
+  Status UpdateExperiment(const ExperimentRecord& e) override;
+
+  Result<int64_t> CreateTrial(const TrialRecord& t) override;
+  Result<TrialRecord> GetTrial(int64_t id) override;
+  Result<std::vector<TrialRecord>> ListTrials(int64_t experiment_id) override;
+  Status UpdateTrial(const TrialRecord& t) override;
+
+  Status CreateAllocation(const AllocationRecord& a) override;
+  Result<AllocationRecord> GetAllocation(const std::string& id) override;
+  Result<std::vector<AllocationRecord>> ListAllocations(int64_t trial_id) override;
+  Result<std::vector<AllocationRecord>> ListLiveAllocations() override;
+  Status UpdateAllocation(const AllocationRecord& a) override;
+
+  Result<int64_t> AddMetrics(const std::vector<MetricReport>& reports) override;
+  Result<std::vector<MetricReport>> GetMetrics(int64_t trial_id, const std::string& kind) override;
+
+  Status AddLogs(const std::vector<LogRecord>& lines) override;
+  Result<std::vector<LogRecord>> GetLogs(int64_t trial_id, int rank, int64_t after_id,
+                                         int64_t limit) override;
+
+  Status UpsertAgent(const AgentRecord& a) override;
+  Result<std::vector<AgentRecord>> ListAgents() override;
+
+ private:
+  struct StoredExperiment {
+    ExperimentRecord record;
+    std::string model_tar_gz;
+  };
+  using MetricKey = std::tuple<int64_t, std::string, int64_t>;  // trial, kind, batches
+
+  std::mutex mu_;
+  int64_t next_experiment_id_ = 1;
+  int64_t next_trial_id_ = 1;
+  int64_t next_log_id_ = 1;
+  std::map<int64_t, StoredExperiment> experiments_;
+  std::map<int64_t, TrialRecord> trials_;
+  std::vector<AllocationRecord> allocations_;  // creation order
+  std::unordered_map<std::string, size_t> allocation_index_;
+  std::map<MetricKey, MetricReport> metrics_;       // ordered by trial, kind, batches
+  std::map<int64_t, std::vector<LogRecord>> logs_;  // by trial, ids increasing
+  std::map<std::string, AgentRecord> agents_;
+};
+
+}  // namespace ring

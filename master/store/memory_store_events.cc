@@ -1,0 +1,94 @@
+// MemoryStore: metrics, logs and agents, mirroring SqliteStore's constraints.
+#include <algorithm>
+#include <cstdint>
+
+#include "master/store/memory_store.h"
+#include "master/store/store_util.h"
+
+namespace ring {
+
+Result<int64_t> MemoryStore::AddMetrics(const std::vector<MetricReport>& reports) {
+  std::lock_guard lock(mu_);
+  // All or nothing, as in SqliteStore's single transaction: check every report first.
+  for (const MetricReport& r : reports) {
+    std::string what = "add " + r.kind + " metrics of trial " + std::to_string(r.trial_id) + " at batch " +
+                       std::to_string(r.batches);
+    if (!IsKnownMetricKind(r.kind)) return InvalidArgument(what + ": unknown kind");
+    if (r.batches < 0) return InvalidArgument(what + ": batches must not be negative");
+    if (!trials_.contains(r.trial_id)) return InvalidArgument(what + ": trial does not exist");
+  }
+  const std::string now = NowRfc3339();
+  int64_t added = 0;
+  for (const MetricReport& r : reports) {
+    MetricReport stored = r;
+    stored.reported_at = now;
+    if (metrics_.try_emplace(MetricKey{r.trial_id, r.kind, r.batches}, std::move(stored)).second) ++added;
+  }
+  return added;
+}
+
+Result<std::vector<MetricReport>> MemoryStore::GetMetrics(int64_t trial_id, const std::string& kind) {
+  if (!IsKnownMetricKind(kind))
+    return InvalidArgument("metric kind must be training or validation, got '" + kind + "'");
+  std::lock_guard lock(mu_);
+  std::vector<MetricReport> out;
+  for (auto it = metrics_.lower_bound(MetricKey{trial_id, kind, INT64_MIN});
+       it != metrics_.end() && std::get<0>(it->first) == trial_id && std::get<1>(it->first) == kind; ++it) {
+    out.push_back(it->second);
+  }
+  return out;
+}
+
+Status MemoryStore::AddLogs(const std::vector<LogRecord>& lines) {
+  std::lock_guard lock(mu_);
+  for (const LogRecord& l : lines) {
+    if (!trials_.contains(l.trial_id)) {
+      return InvalidArgument("add logs of trial " + std::to_string(l.trial_id) + ": trial does not exist");
+    }
+  }
+  for (const LogRecord& l : lines) {
+    LogRecord stored = l;
+    stored.id = next_log_id_++;
+    logs_[l.trial_id].push_back(std::move(stored));
+  }
+  return Status::Ok();
+}
+
+Result<std::vector<LogRecord>> MemoryStore::GetLogs(int64_t trial_id, int rank, int64_t after_id,
+                                                    int64_t limit) {
+  if (Status s = CheckPage(limit, 0); !s.ok()) return s;
+  std::lock_guard lock(mu_);
+  std::vector<LogRecord> out;
+  auto trial = logs_.find(trial_id);
+  if (trial == logs_.end()) return out;
+  const std::vector<LogRecord>& lines = trial->second;
+  auto it = std::upper_bound(lines.begin(), lines.end(), after_id,
+                             [](int64_t id, const LogRecord& l) { return id < l.id; });
+  for (; it != lines.end() && static_cast<int64_t>(out.size()) < limit; ++it) {
+    if (rank < 0 || it->rank == rank) out.push_back(*it);
+  }
+  return out;
+}
+
+Status MemoryStore::UpsertAgent(const AgentRecord& a) {
+  std::lock_guard lock(mu_);
+  if (a.id.empty()) return InvalidArgument("upsert agent: id must not be empty");
+  if (!IsKnownAgentState(a.state))
+    return InvalidArgument("upsert agent '" + a.id + "': unknown state '" + a.state + "'");
+  const std::string now = NowRfc3339();
+  AgentRecord stored = a;
+  auto it = agents_.find(a.id);
+  stored.registered_at = it == agents_.end() ? now : it->second.registered_at;
+  if (stored.last_seen_at.empty()) stored.last_seen_at = now;
+  agents_[a.id] = std::move(stored);
+  return Status::Ok();
+}
+
+Result<std::vector<AgentRecord>> MemoryStore::ListAgents() {
+  std::lock_guard lock(mu_);
+  std::vector<AgentRecord> out;
+  for (const auto& [id, a] : agents_) out.push_back(a);
+  return out;
+}
+
+}  // namespace ring

@@ -1,0 +1,158 @@
+// SqliteStore: opening the database, and the experiments table.
+#include "master/store/sqlite_store.h"
+
+#include <utility>
+
+#include "master/store/migrator.h"
+#include "master/store/sqlite_db.h"
+#include "master/store/store_util.h"
+
+namespace ring {
+namespace {
+
+// Pragmas without values that must hold for the whole connection. journal_mode
+// is checked separately because it answers with the mode actually in effect.
+constexpr const char* kPragmas =
+    "PRAGMA foreign_keys = ON;"
+    "PRAGMA synchronous = FULL;";
+
+Status SetJournalModeWal(SqliteDb& db, const std::string& path) {
+  Result<Stmt> pragma = db.Prepare("PRAGMA journal_mode = WAL");
+  if (!pragma.ok()) return pragma.status();
+  Result<bool> row = pragma->Step();
+  if (!row.ok()) return row.status();
+  std::string mode = *row ? pragma->Text(0) : "";
+  // An in-memory database (":memory:", tests) cannot use WAL and says "memory".
+  if (mode == "wal" || (mode == "memory" && path == ":memory:")) return Status::Ok();
+  return Internal("database " + path + ": journal_mode is '" + mode + "', expected 'wal'");
+}
+
+constexpr const char* kExperimentColumns =
+    "id, name, owner, config_yaml, state, archived, progress, best_trial_id, best_validation, created_at, "
+    "ended_at";
+
+Result<ExperimentRecord> ReadExperiment(const Stmt& s) {
+  ExperimentRecord e;
+  e.id = s.Int(0);
+  e.name = s.Text(1);
+  e.owner = s.Text(2);
+  e.config_yaml = s.Text(3);
+  std::string state = s.Text(4);
+  std::optional<RunState> parsed = ParseRunState(state);
+  if (!parsed) return Internal("experiment " + std::to_string(e.id) + " has unknown state '" + state + "'");
+  e.state = *parsed;
+  e.archived = s.Int(5) != 0;
+  e.progress = s.Double(6);
+  e.best_trial_id = s.OptInt(7);
+  e.best_validation = s.OptDouble(8);
+  e.created_at = s.Text(9);
+  e.ended_at = s.Text(10);
+  return e;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<SqliteStore>> SqliteStore::Open(const std::string& path,
+                                                       std::vector<Migration> migrations) {
+  Result<std::unique_ptr<SqliteDb>> db = SqliteDb::Open(path);
+  if (!db.ok()) return db.status();
+  SqliteDb& conn = **db;
+  sqlite3_busy_timeout(conn.raw(), 5000);
+  if (Status s = SetJournalModeWal(conn, path); !s.ok()) return s;
+  if (Status s = conn.Exec(kPragmas, "database " + path + ": set pragmas"); !s.ok()) return s;
+  Result<int> version = ApplyMigrations(conn, migrations);
+  if (!version.ok()) return WithContext(version.status(), "database " + path);
+  return std::unique_ptr<SqliteStore>(new SqliteStore(std::move(db).value(), *version));
+}
+
+SqliteStore::SqliteStore(std::unique_ptr<SqliteDb> db, int schema_version)
+    : db_(std::move(db)), schema_version_(schema_version) {}
+
+SqliteStore::~SqliteStore() = default;
+
+Result<int64_t> SqliteStore::CreateExperiment(const ExperimentRecord& e, const std::string& model_tar_gz) {
+  std::lock_guard lock(mu_);
+  Result<Stmt> insert = db_->Prepare(
+      "INSERT INTO experiments (name, owner, config_yaml, state, archived, progress, best_trial_id, "
+      "best_validation, created_at, ended_at, model_definition) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
+  if (!insert.ok()) return insert.status();
+  const std::string now = NowRfc3339();
+  insert->Bind(1, e.name).Bind(2, e.owner).Bind(3, e.config_yaml).Bind(4, ToString(e.state));
+  insert->Bind(5, int64_t{e.archived})
+      .Bind(6, e.progress)
+      .Bind(7, e.best_trial_id)
+      .Bind(8, e.best_validation);
+  insert->Bind(9, now).BindTextOrNull(10, EndedAt(IsTerminal(e.state), e.ended_at, "", now));
+  insert->BindBlob(11, model_tar_gz);
+  if (Status s = insert->Run(); !s.ok()) return WithContext(s, "create experiment");
+  return db_->LastInsertRowid();
+}
+
+Result<ExperimentRecord> SqliteStore::GetExperiment(int64_t id) {
+  std::lock_guard lock(mu_);
+  static const std::string sql =
+      std::string("SELECT ") + kExperimentColumns + " FROM experiments WHERE id = ?1";
+  Result<Stmt> select = db_->Prepare(sql.c_str());
+  if (!select.ok()) return select.status();
+  select->Bind(1, id);
+  Result<bool> row = select->Step();
+  if (!row.ok()) return row.status();
+  if (!*row) return NotFound("experiment " + std::to_string(id) + " not found");
+  return ReadExperiment(*select);
+}
+
+Result<Page<ExperimentRecord>> SqliteStore::ListExperiments(int64_t limit, int64_t offset) {
+  if (Status s = CheckPage(limit, offset); !s.ok()) return s;
+  std::lock_guard lock(mu_);
+  Page<ExperimentRecord> page;
+  {
+    Result<Stmt> count = db_->Prepare("SELECT COUNT(*) FROM experiments");
+    if (!count.ok()) return count.status();
+    Result<bool> row = count->Step();
+    if (!row.ok()) return row.status();
+    page.total = count->Int(0);
+  }
+  static const std::string sql =
+      std::string("SELECT ") + kExperimentColumns + " FROM experiments ORDER BY id LIMIT ?1 OFFSET ?2";
+  Result<Stmt> select = db_->Prepare(sql.c_str());
+  if (!select.ok()) return select.status();
+  select->Bind(1, limit).Bind(2, offset);
+  for (;;) {
+    Result<bool> row = select->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    Result<ExperimentRecord> e = ReadExperiment(*select);
+    if (!e.ok()) return e.status();
+    page.items.push_back(std::move(e).value());
+  }
+  return page;
+}
+
+Result<std::string> SqliteStore::GetModelDefinition(int64_t experiment_id) {
+  std::lock_guard lock(mu_);
+  Result<Stmt> select = db_->Prepare("SELECT model_definition FROM experiments WHERE id = ?1");
+  if (!select.ok()) return select.status();
+  select->Bind(1, experiment_id);
+  Result<bool> row = select->Step();
+  if (!row.ok()) return row.status();
+  if (!*row) return NotFound("experiment " + std::to_string(experiment_id) + " not found");
+  return select->Blob(0);
+}
+
+Status SqliteStore::UpdateExperiment(const ExperimentRecord& e) {
+  std::lock_guard lock(mu_);
+  Result<Stmt> update = db_->Prepare(
+      "UPDATE experiments SET state = ?2, archived = ?3, progress = ?4, best_trial_id = ?5, "
+      "best_validation = ?6, ended_at = COALESCE(?7, CASE WHEN ?8 THEN COALESCE(ended_at, ?9) END) "
+      "WHERE id = ?1");
+  if (!update.ok()) return update.status();
+  update->Bind(1, e.id).Bind(2, ToString(e.state)).Bind(3, int64_t{e.archived}).Bind(4, e.progress);
+  update->Bind(5, e.best_trial_id).Bind(6, e.best_validation).BindTextOrNull(7, e.ended_at);
+  update->Bind(8, int64_t{IsTerminal(e.state)}).Bind(9, NowRfc3339());
+  if (Status s = update->Run(); !s.ok()) return WithContext(s, "update experiment " + std::to_string(e.id));
+  if (db_->Changes() == 0) return NotFound("experiment " + std::to_string(e.id) + " not found");
+  return Status::Ok();
+}
+
+}  // namespace ring

@@ -1,0 +1,65 @@
+#pragma once
+// SqliteStore: the Store on one SQLite file (WAL, foreign keys, synchronous=FULL,
+// busy timeout 5 s), schema brought up to date by the migrator on Open. It owns
+// one connection and its prepared-statement cache, both guarded by `mu_`, so any
+// thread may call it; every call runs to completion (and commits) before it
+// returns. Callers keep it off the network event loop.
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "master/store/migration.h"
+#include "master/store/store.h"
+
+namespace ring {
+
+class SqliteDb;
+
+class SqliteStore final : public Store {
+ public:
+  // Opens (creating if needed) the database at `path` and applies the missing
+  // migrations. Refuses a database written by a newer binary (kConflict).
+  static Result<std::unique_ptr<SqliteStore>> Open(const std::string& path,
+                                                   std::vector<Migration> migrations = BuiltinMigrations());
+  ~SqliteStore() override;
+
+  // The schema version recorded in the database.
+  int schema_version() const { return schema_version_; }
+
+  Result<int64_t> CreateExperiment(const ExperimentRecord& e, const std::string& model_tar_gz) override;
+  Result<ExperimentRecord> GetExperiment(int64_t id) override;
+  Result<Page<ExperimentRecord>> ListExperiments(int64_t limit, int64_t offset) override;
+  Result<std::string> GetModelDefinition(int64_t experiment_id) override;
+  Status UpdateExperiment(const ExperimentRecord& e) override;
+
+  Result<int64_t> CreateTrial(const TrialRecord& t) override;
+  Result<TrialRecord> GetTrial(int64_t id) override;
+  Result<std::vector<TrialRecord>> ListTrials(int64_t experiment_id) override;
+  Status UpdateTrial(const TrialRecord& t) override;
+
+  Status CreateAllocation(const AllocationRecord& a) override;
+  Result<AllocationRecord> GetAllocation(const std::string& id) override;
+  Result<std::vector<AllocationRecord>> ListAllocations(int64_t trial_id) override;
+  Result<std::vector<AllocationRecord>> ListLiveAllocations() override;
+  Status UpdateAllocation(const AllocationRecord& a) override;
+
+  Result<int64_t> AddMetrics(const std::vector<MetricReport>& reports) override;
+  Result<std::vector<MetricReport>> GetMetrics(int64_t trial_id, const std::string& kind) override;
+
+  Status AddLogs(const std::vector<LogRecord>& lines) override;
+  Result<std::vector<LogRecord>> GetLogs(int64_t trial_id, int rank, int64_t after_id,
+                                         int64_t limit) override;
+
+  Status UpsertAgent(const AgentRecord& a) override;
+  Result<std::vector<AgentRecord>> ListAgents() override;
+
+ private:
+  SqliteStore(std::unique_ptr<SqliteDb> db, int schema_version);
+
+  std::mutex mu_;  // guards db_ (the connection and its statement cache)
+  std::unique_ptr<SqliteDb> db_;
+  const int schema_version_;
+};
+
+}  // namespace ring
