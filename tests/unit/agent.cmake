@@ -1,1 +1,23 @@
-# tests of this area are added here with ring_add_test()
+# Agent unit tests (label unit). Test suites are named Agent* so `ctest -R Agent` selects them.
+
+# A stand-in libnvidia-ml for the GPU detector test.
+add_library(agent_fake_nvml SHARED unit/agent_fake_nvml.cc)
+set_target_properties(agent_fake_nvml PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/test-lib)
+
+ring_add_test(agent_core_test LABEL unit
+  SOURCES unit/agent_core_test.cc
+  LIBS ring_agent_lib)
+target_compile_definitions(agent_core_test PRIVATE RING_FAKE_NVML_PATH="$<TARGET_FILE:agent_fake_nvml>")
+add_dependencies(agent_core_test agent_fake_nvml)
+
+ring_add_test(agent_process_launcher_test LABEL unit
+  SOURCES unit/agent_process_launcher_test.cc
+  LIBS ring_agent_lib)
+
+ring_add_test(agent_allocation_runner_test LABEL unit
+  SOURCES unit/agent_allocation_runner_test.cc
+  LIBS ring_agent_fakes ring_agent_lib)
+
+ring_add_test(agent_master_link_test LABEL unit
+  SOURCES unit/agent_master_link_test.cc
+  LIBS ring_agent_lib ring_asio)

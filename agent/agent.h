@@ -1,0 +1,53 @@
+#pragma once
+// The agent daemon's composition root: owns the configuration, the
+// io_context (run by the thread that calls Run), the worker threads for
+// blocking work, the process launcher, the model fetcher, the master link and
+// the allocation supervisor, declared in dependency order. SIGTERM/SIGINT
+// start a clean shutdown: trial process groups get SIGTERM, SIGKILL after the
+// grace period, the last states are sent, then Run returns.
+#include <memory>
+#include <vector>
+
+#include <utility>  // before Asio (std::exchange with g++ 12)
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/thread_pool.hpp>
+
+#include "agent/agent_config.h"
+#include "agent/allocation_supervisor.h"
+#include "agent/master_link.h"
+#include "agent/model_fetcher.h"
+#include "agent/process_launcher.h"
+
+namespace ring {
+
+class Agent {
+ public:
+  // `config` must have gone through ResolveAgentConfig.
+  explicit Agent(AgentConfig config);
+  ~Agent();
+  Agent(const Agent&) = delete;
+  Agent& operator=(const Agent&) = delete;
+
+  // Runs until shut down by a signal; returns the process exit code.
+  int Run();
+
+ private:
+  void BeginShutdown();
+
+  const AgentConfig config_;
+  std::vector<proto::Slot> slots_;
+  boost::asio::io_context io_;
+  std::unique_ptr<ProcessLauncher> launcher_;
+  std::unique_ptr<ModelFetcher> fetcher_;
+  boost::asio::thread_pool workers_{2};  // downloads, unpacking, removing work directories
+  std::unique_ptr<MasterLink> link_;
+  std::unique_ptr<AllocationSupervisor> supervisor_;
+  boost::asio::signal_set signals_;
+  boost::asio::steady_timer shutdown_deadline_;
+  bool shutting_down_ = false;  // io_ thread
+};
+
+}  // namespace ring

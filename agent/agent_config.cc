@@ -1,0 +1,47 @@
+#include "agent/agent_config.h"
+
+#include <unistd.h>
+
+#include <cctype>
+#include <climits>
+
+#include "common/http_client.h"
+
+#ifndef RING_VERSION
+#define RING_VERSION "0.0.0"
+#endif
+
+namespace ring {
+
+const char* AgentVersion() { return RING_VERSION; }
+
+Status ResolveAgentConfig(AgentConfig& config) {
+  if (config.master_url.empty()) return InvalidArgument("--master is required (e.g. http://127.0.0.1:8080)");
+  std::string url = config.master_url;
+  if (url.rfind("ws://", 0) == 0) url = "http://" + url.substr(5);
+  auto parsed = Url::Parse(url);
+  if (!parsed.ok()) return InvalidArgument("--master: " + parsed.status().message());
+  config.master_url = parsed->ToString();
+
+  if (config.id.empty()) {
+    char host[HOST_NAME_MAX + 1] = {};
+    if (gethostname(host, sizeof(host) - 1) != 0 || host[0] == '\0')
+      return InvalidArgument("--id is required: the host name is unavailable");
+    config.id = host;
+  }
+  for (char c : config.id) {
+    bool ok = std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+    if (!ok) return InvalidArgument("--id \"" + config.id + "\" may only contain letters, digits, '-', '_' and '.'");
+  }
+  if (config.pool.empty()) return InvalidArgument("--pool must not be empty");
+  if (config.cpu_slots < 0) return InvalidArgument("--cpu-slots must be 0 or more");
+  if (config.work_dir.empty()) config.work_dir = "/tmp/ringagent-" + config.id;
+  static const char* kLevels[] = {"trace", "debug", "info", "warn", "error", "critical", "off"};
+  bool level_ok = false;
+  for (const char* l : kLevels) level_ok = level_ok || config.log_level == l;
+  if (!level_ok) return InvalidArgument("--log-level must be one of trace, debug, info, warn, error");
+  if (config.shutdown_grace.count() < 0) return InvalidArgument("--shutdown-grace-ms must be 0 or more");
+  return Status::Ok();
+}
+
+}  // namespace ring

@@ -1,0 +1,37 @@
+#pragma once
+// The agent's whole configuration: one typed struct, filled by main.cc from
+// the command line, completed and checked by ResolveAgentConfig before the
+// Agent starts. Immutable afterwards; read from any thread.
+#include <chrono>
+#include <cstddef>
+#include <string>
+
+#include "common/status.h"
+
+namespace ring {
+
+struct AgentConfig {
+  std::string master_url;             // --master: base URL of the master, "http://host:port"
+  std::string id;                     // --id: agent name shown by the master; defaults to the host name
+  std::string pool = "default";       // --pool: resource pool this agent's slots belong to
+  int cpu_slots = 0;                  // --cpu-slots: CPU slots to offer; 0 = number of CPUs when no GPU is found
+  bool detect_gpus = true;            // --no-gpus turns NVML detection off
+  std::string work_dir;               // --work-dir: trial work directories; default /tmp/ringagent-<id>
+  std::string token;                  // --token: cluster token sent as "Authorization: Bearer"
+  std::string address;                // --address: host other ranks reach this agent at; default: the
+                                      //   local address of the connection to the master
+  std::string log_level = "info";     // --log-level: trace, debug, info, warn, error
+  std::chrono::milliseconds shutdown_grace{10000};  // SIGTERM to trials on shutdown, SIGKILL after this
+  std::chrono::milliseconds download_timeout{120000};  // model definition download timeout
+  size_t max_queued_log_bytes = 32u << 20;  // log batches kept while disconnected (oldest dropped first)
+  std::string nvml_library = "libnvidia-ml.so.1";  // loaded with dlopen to find GPUs
+};
+
+// Fills the defaults that depend on the host (id, work_dir) and checks every
+// field; an error names the offending flag.
+Status ResolveAgentConfig(AgentConfig& config);
+
+// The agent's version string, sent in hello.
+const char* AgentVersion();
+
+}  // namespace ring

@@ -1,0 +1,198 @@
+#include "agent/allocation_runner.h"
+
+#include <signal.h>
+
+#include <filesystem>
+
+#include <boost/asio/post.hpp>
+#include <spdlog/spdlog.h>
+
+namespace ring {
+namespace {
+
+int64_t UnixMillis() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+}
+
+std::string Describe(const ExitStatus& status) {
+  if (status.signal) return "signal " + std::to_string(*status.signal);
+  return "exit code " + std::to_string(status.exit_code.value_or(-1));
+}
+
+}  // namespace
+
+bool IsSafePathComponent(const std::string& id) {
+  if (id.empty() || id == "." || id == ".." || id.size() > 200) return false;
+  for (char c : id) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') return false;
+  }
+  return true;
+}
+
+AllocationRunner::AllocationRunner(const RunnerContext& context, proto::Start start, std::function<void()> on_done)
+    : context_(context),
+      start_(std::move(start)),
+      work_dir_(context.work_root + "/" + start_.allocation_id + ".r" + std::to_string(start_.rank)),
+      on_done_(std::move(on_done)),
+      flush_timer_(context.strand),
+      batcher_(start_.allocation_id, start_.rank) {}
+
+std::string AllocationRunner::Ids() const {
+  return "allocation=" + start_.allocation_id + " rank=" + std::to_string(start_.rank) +
+         " trial=" + std::to_string(start_.trial_id) + " experiment=" + std::to_string(start_.experiment_id);
+}
+
+void AllocationRunner::SendState(proto::ProcessState state) {
+  proto::StateChange change;
+  change.allocation_id = start_.allocation_id;
+  change.rank = start_.rank;
+  change.state = state;
+  context_.sink->Send(std::move(change));
+}
+
+void AllocationRunner::Begin() {
+  spdlog::info("[agent] {}: starting", Ids());
+  SendState(proto::ProcessState::kStarting);
+  if (!IsSafePathComponent(start_.allocation_id)) {
+    ReportExit(ExitStatus{1, std::nullopt}, "invalid allocation id \"" + start_.allocation_id + "\"");
+    phase_ = Phase::kDone;
+    boost::asio::post(context_.strand, [self = shared_from_this()] { self->on_done_(); });
+    return;
+  }
+  boost::asio::post(context_.blocking, [self = shared_from_this()] {
+    Status status = self->Prepare();
+    boost::asio::post(self->context_.strand, [self, status] { self->OnPrepared(status); });
+  });
+}
+
+Status AllocationRunner::Prepare() {
+  std::error_code ec;
+  std::filesystem::remove_all(work_dir_, ec);
+  std::filesystem::create_directories(work_dir_, ec);
+  if (ec) return Internal("cannot create the work directory " + work_dir_ + ": " + ec.message());
+  return context_.fetcher->Fetch(start_, work_dir_);
+}
+
+void AllocationRunner::OnPrepared(const Status& status) {
+  if (phase_ == Phase::kExited) {  // killed while preparing; exited was already reported
+    Cleanup();
+    return;
+  }
+  if (!status.ok()) {
+    spdlog::warn("[agent] {}: {}", Ids(), status.message());
+    ReportExit(ExitStatus{1, std::nullopt}, status.message());
+    Cleanup();
+    return;
+  }
+  Environment env = BuildTrialEnvironment(start_, context_.master_url, context_.slots, context_.inherited_env);
+  ProcessSpec spec{ShellCommand(start_.entrypoint), work_dir_, ToEnvp(env)};
+  auto self = shared_from_this();
+  ProcessCallbacks callbacks;
+  callbacks.on_line = [self](OutputStream stream, std::string line) { self->OnLine(stream, std::move(line)); };
+  callbacks.on_exit = [self](ExitStatus exit) {
+    boost::asio::post(self->context_.strand, [self, exit] { self->OnExit(exit); });
+  };
+  auto handle = context_.launcher->Launch(spec, std::move(callbacks));
+  if (!handle.ok()) {
+    std::string message = "cannot start the entrypoint: " + handle.status().message();
+    spdlog::warn("[agent] {}: {}", Ids(), message);
+    ReportExit(ExitStatus{127, std::nullopt}, message);
+    Cleanup();
+    return;
+  }
+  pid_ = handle->pid;
+  phase_ = Phase::kRunning;
+  spdlog::info("[agent] {}: running pid={} in {}", Ids(), handle->pid, work_dir_);
+  SendState(proto::ProcessState::kRunning);
+}
+
+void AllocationRunner::OnLine(OutputStream stream, std::string line) {
+  proto::LogLine entry{UnixMillis(), ToString(stream), std::move(line)};
+  bool arm = false;
+  {
+    // Sending under the lock keeps batches in seq order between this thread and the flush timer.
+    std::lock_guard lock(log_mutex_);
+    bool was_empty = batcher_.empty();
+    if (auto full = batcher_.Add(std::move(entry), LogBatcher::Clock::now())) context_.sink->Send(std::move(*full));
+    arm = was_empty && !batcher_.empty();
+  }
+  if (arm) boost::asio::post(context_.strand, [self = shared_from_this()] { self->ArmFlushTimer(); });
+}
+
+void AllocationRunner::ArmFlushTimer() {
+  if (flush_timer_armed_ || phase_ != Phase::kRunning) return;
+  LogBatcher::Clock::time_point due;
+  {
+    std::lock_guard lock(log_mutex_);
+    if (batcher_.empty()) return;
+    due = batcher_.due();
+  }
+  flush_timer_armed_ = true;
+  flush_timer_.expires_at(due);
+  flush_timer_.async_wait([self = shared_from_this()](boost::system::error_code ec) {
+    self->flush_timer_armed_ = false;
+    if (ec) return;
+    {
+      std::lock_guard lock(self->log_mutex_);
+      if (auto batch = self->batcher_.TakeIfDue(LogBatcher::Clock::now()))
+        self->context_.sink->Send(std::move(*batch));
+    }
+    self->ArmFlushTimer();  // lines that arrived since are due later
+  });
+}
+
+void AllocationRunner::OnExit(const ExitStatus& status) {
+  {
+    std::lock_guard lock(log_mutex_);
+    if (auto batch = batcher_.Flush()) context_.sink->Send(std::move(*batch));
+  }
+  flush_timer_.cancel();
+  std::string message = kill_reason_.empty() ? "" : "killed: " + kill_reason_;
+  spdlog::info("[agent] {}: exited with {}{}", Ids(), Describe(status), message.empty() ? "" : " (" + message + ")");
+  ReportExit(status, message);
+  Cleanup();
+}
+
+void AllocationRunner::ReportExit(const ExitStatus& status, const std::string& message) {
+  phase_ = Phase::kExited;
+  proto::StateChange change;
+  change.allocation_id = start_.allocation_id;
+  change.rank = start_.rank;
+  change.state = proto::ProcessState::kExited;
+  change.exit_code = status.exit_code;
+  change.signal = status.signal;
+  change.message = message;
+  context_.sink->Send(std::move(change));
+}
+
+void AllocationRunner::Kill(std::chrono::milliseconds grace, const std::string& reason) {
+  switch (phase_.load()) {
+    case Phase::kPreparing:
+      spdlog::info("[agent] {}: killed before its process started ({})", Ids(), reason);
+      ReportExit(ExitStatus{std::nullopt, SIGTERM}, "killed before the process started: " + reason);
+      break;
+    case Phase::kRunning:
+      spdlog::info("[agent] {}: terminating pid={} grace={}ms ({})", Ids(), pid_.load(), grace.count(), reason);
+      if (kill_reason_.empty()) kill_reason_ = reason.empty() ? "requested" : reason;
+      context_.launcher->Terminate(pid_, grace);
+      break;
+    case Phase::kExited:
+    case Phase::kDone:
+      break;
+  }
+}
+
+void AllocationRunner::Cleanup() {
+  boost::asio::post(context_.blocking, [self = shared_from_this()] {
+    std::error_code ec;
+    std::filesystem::remove_all(self->work_dir_, ec);
+    if (ec) spdlog::warn("[agent] {}: cannot remove {}: {}", self->Ids(), self->work_dir_, ec.message());
+    boost::asio::post(self->context_.strand, [self] {
+      self->phase_ = Phase::kDone;
+      self->on_done_();
+    });
+  });
+}
+
+}  // namespace ring

@@ -1,0 +1,89 @@
+#pragma once
+// Runs one rank of one allocation on this agent: reports `starting`,
+// fetches and unpacks the model definition on a worker thread, launches the
+// entrypoint, streams its output as `log` batches, reports `exited`, and
+// removes the work directory. State lives on the supervisor's strand; output
+// lines arrive on the launcher's thread and go through a mutex-guarded
+// LogBatcher. Kept alive by shared_ptr captures until on_done has run.
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <utility>  // before Asio (std::exchange with g++ 12)
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+
+#include "agent/log_batcher.h"
+#include "agent/message_sink.h"
+#include "agent/model_fetcher.h"
+#include "agent/process_launcher.h"
+#include "agent/trial_environment.h"
+
+namespace ring {
+
+using AgentStrand = boost::asio::strand<boost::asio::io_context::executor_type>;
+
+// What every runner shares; the pointers outlive the runners.
+struct RunnerContext {
+  AgentStrand strand;                      // owns all runner state
+  boost::asio::any_io_executor blocking;   // worker threads: downloads, unpacking, removing directories
+  ProcessLauncher* launcher = nullptr;
+  ModelFetcher* fetcher = nullptr;
+  MessageSink* sink = nullptr;
+  std::string master_url;                  // RING_MASTER_URL
+  std::string work_root;                   // work directories are <work_root>/<allocation_id>.r<rank>
+  std::vector<proto::Slot> slots;          // this agent's slots (GPU UUIDs)
+  Environment inherited_env;               // the agent's own environment
+};
+
+class AllocationRunner : public std::enable_shared_from_this<AllocationRunner> {
+ public:
+  enum class Phase { kPreparing, kRunning, kExited, kDone };
+
+  // on_done runs on the strand once the runner reported `exited` and cleaned up.
+  AllocationRunner(const RunnerContext& context, proto::Start start, std::function<void()> on_done);
+
+  void Begin();  // strand
+  // SIGTERM to the process group, SIGKILL after `grace`. Before launch: reports exited at once.
+  void Kill(std::chrono::milliseconds grace, const std::string& reason);  // strand
+
+  Phase phase() const { return phase_.load(); }
+  int64_t pid() const { return pid_.load(); }  // 0 until launched
+  const proto::Start& start() const { return start_; }
+  const std::string& work_dir() const { return work_dir_; }
+
+ private:
+  Status Prepare();                        // worker thread
+  void OnPrepared(const Status& status);   // strand
+  void OnLine(OutputStream stream, std::string line);  // launcher thread
+  void ArmFlushTimer();                    // strand
+  void OnExit(const ExitStatus& status);   // strand
+  void ReportExit(const ExitStatus& status, const std::string& message);  // strand
+  void SendState(proto::ProcessState state);
+  void Cleanup();                          // strand
+  std::string Ids() const;                 // "allocation=… rank=… trial=… experiment=…"
+
+  const RunnerContext& context_;
+  const proto::Start start_;
+  const std::string work_dir_;
+  std::function<void()> on_done_;
+  std::atomic<Phase> phase_{Phase::kPreparing};
+  std::atomic<int64_t> pid_{0};
+  std::string kill_reason_;                // strand
+  boost::asio::steady_timer flush_timer_;  // strand
+  bool flush_timer_armed_ = false;         // strand
+  std::mutex log_mutex_;                   // guards batcher_ and orders sends of its batches
+  LogBatcher batcher_;
+};
+
+// True for ids safe to use as a directory name ([A-Za-z0-9._-], not "." or "..").
+bool IsSafePathComponent(const std::string& id);
+
+}  // namespace ring

@@ -1,0 +1,22 @@
+#pragma once
+// Downloads `GET <master><model_definition_path>` with the allocation token
+// as Bearer, and unpacks the tar.gz into the work directory. Each call uses
+// its own HttpClient, so calls from several worker threads are safe.
+#include <chrono>
+
+#include "agent/model_fetcher.h"
+#include "common/http_client.h"
+
+namespace ring {
+
+class HttpModelFetcher : public ModelFetcher {
+ public:
+  HttpModelFetcher(Url master, std::chrono::milliseconds timeout) : master_(std::move(master)), timeout_(timeout) {}
+  Status Fetch(const proto::Start& start, const std::string& dest) override;
+
+ private:
+  Url master_;
+  std::chrono::milliseconds timeout_;
+};
+
+}  // namespace ring

@@ -1,0 +1,40 @@
+// ringagent: parses flags into AgentConfig and runs the Agent.
+#include <CLI/CLI.hpp>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include "agent/agent.h"
+#include "agent/agent_config.h"
+
+int main(int argc, char** argv) {
+  ring::AgentConfig config;
+  CLI::App app{"ringagent: runs Ringmaster trials on this host"};
+  int64_t grace_ms = config.shutdown_grace.count();
+  bool no_gpus = false;
+  app.add_option("--master", config.master_url, "Base URL of the master, e.g. http://10.0.0.1:8080")->required();
+  app.add_option("--id", config.id, "Agent name (default: the host name)");
+  app.add_option("--pool", config.pool, "Resource pool of this agent's slots")->capture_default_str();
+  app.add_option("--cpu-slots", config.cpu_slots, "CPU slots to offer (0: one per CPU when no GPU is found)")
+      ->capture_default_str();
+  app.add_flag("--no-gpus", no_gpus, "Do not look for GPUs");
+  app.add_option("--work-dir", config.work_dir, "Trial work directories (default: /tmp/ringagent-<id>)");
+  app.add_option("--token", config.token, "Cluster token presented to the master")->envname("RING_AGENT_TOKEN");
+  app.add_option("--address", config.address,
+                 "Address other ranks reach this host at (default: the address the master sees)");
+  app.add_option("--log-level", config.log_level, "trace, debug, info, warn or error")->capture_default_str();
+  app.add_option("--shutdown-grace-ms", grace_ms, "On SIGTERM, time trials get before SIGKILL")
+      ->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+  config.detect_gpus = !no_gpus;
+  config.shutdown_grace = std::chrono::milliseconds(grace_ms);
+
+  spdlog::set_default_logger(spdlog::stderr_color_mt("ringagent"));
+  spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ %v");
+  if (auto status = ring::ResolveAgentConfig(config); !status.ok()) {
+    spdlog::error("[agent] {}", status.message());
+    return 2;
+  }
+  spdlog::set_level(spdlog::level::from_str(config.log_level));
+  ring::Agent agent(std::move(config));
+  return agent.Run();
+}

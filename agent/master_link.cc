@@ -1,0 +1,357 @@
+#include "agent/master_link.h"
+
+#include <utility>  // before Asio (std::exchange with g++ 12)
+
+#include <algorithm>
+#include <atomic>
+#include <random>
+#include <vector>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/websocket.hpp>
+#include <spdlog/spdlog.h>
+
+#include "agent/outbound_queue.h"
+#include "common/http_client.h"
+
+namespace ring {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace websocket = beast::websocket;
+using tcp = net::ip::tcp;
+using Strand = net::strand<net::io_context::executor_type>;
+using net::awaitable;
+using net::use_awaitable;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr size_t kMaxIncomingMessage = 16u << 20;
+constexpr auto kPollStep = 10ms;
+
+// One connection attempt and, once welcomed, its session. The reader, the
+// writer and the heartbeat coroutines share it; all run on the link's strand.
+struct Session {
+  explicit Session(const Strand& strand) : ws(strand), wake(strand), heartbeat(strand) {}
+  websocket::stream<beast::tcp_stream> ws;
+  net::steady_timer wake;       // the writer sleeps on it; cancel() wakes it
+  net::steady_timer heartbeat;
+  std::chrono::milliseconds interval{1000};
+  bool welcomed = false;
+  bool heartbeat_due = false;
+  bool close_requested = false;  // Stop: the writer closes once the queue is empty
+  bool closed = false;
+};
+
+}  // namespace
+
+class MasterLink::Impl : public std::enable_shared_from_this<Impl> {
+ public:
+  Impl(net::io_context& io, Options options, Callbacks callbacks)
+      : strand_(net::make_strand(io)),
+        options_(std::move(options)),
+        callbacks_(std::move(callbacks)),
+        queue_(options_.max_queued_log_bytes, options_.max_queued_log_batches),
+        retry_timer_(strand_),
+        resolver_(strand_),
+        rng_(std::random_device{}()) {
+    auto url = Url::Parse(options_.master_url);
+    if (url.ok()) {
+      url_ = *url;
+    } else {
+      spdlog::error("[agent] bad master URL {}: {}", options_.master_url, url.status().message());
+    }
+  }
+
+  void Start() {
+    net::co_spawn(strand_, [self = shared_from_this()] { return self->Run(); }, net::detached);
+  }
+
+  void Send(proto::Message message) {
+    net::post(strand_, [self = shared_from_this(), message = std::move(message)] {
+      uint64_t dropped_before = self->queue_.dropped_batches();
+      self->queue_.Push(message);
+      self->queued_ = self->queue_.size();
+      if (self->queue_.dropped_batches() != dropped_before && self->queue_.dropped_batches() % 100 == 1) {
+        spdlog::warn("[agent] master unreachable: dropped {} log batches ({} lines) so far",
+                     self->queue_.dropped_batches(), self->queue_.dropped_lines());
+      }
+      if (self->session_ && self->session_->welcomed) self->session_->wake.cancel();
+    });
+  }
+
+  void Stop(std::function<void()> done) {
+    net::post(strand_, [self = shared_from_this(), done = std::move(done)]() mutable {
+      self->stop_waiters_.push_back(std::move(done));
+      if (self->stopping_) return;
+      self->stopping_ = true;
+      net::co_spawn(self->strand_, [self] { return self->StopFlow(); }, net::detached);
+    });
+  }
+
+  std::atomic<bool> connected_{false};
+  std::atomic<int64_t> sessions_{0};
+  std::atomic<size_t> queued_{0};
+
+ private:
+  awaitable<void> Run() {
+    running_ = true;
+    auto backoff = options_.backoff_initial;
+    bool failing = false;
+    while (!stopping_) {
+      bool welcomed = co_await RunSession(failing);
+      if (stopping_) break;
+      if (welcomed) {
+        backoff = options_.backoff_initial;
+        failing = false;
+      } else {
+        failing = true;
+      }
+      // Equal jitter: half the backoff fixed, half random, so agents do not reconnect in lockstep.
+      std::uniform_int_distribution<int64_t> jitter(0, backoff.count() / 2);
+      auto delay = std::chrono::milliseconds(backoff.count() - backoff.count() / 2 + jitter(rng_));
+      spdlog::debug("[agent] reconnecting to {} in {} ms", url_.ToString(), delay.count());
+      retry_timer_.expires_after(delay);
+      boost::system::error_code ec;
+      co_await retry_timer_.async_wait(net::redirect_error(use_awaitable, ec));
+      backoff = std::min(backoff * 2, options_.backoff_max);
+    }
+    running_ = false;
+  }
+
+  // Connects, says hello, waits for welcome, then reads until the connection
+  // drops. Returns whether the master welcomed this agent.
+  awaitable<bool> RunSession(bool failing) {
+    auto s = std::make_shared<Session>(strand_);
+    session_ = s;
+    boost::system::error_code ec;
+    auto fail = [&](const std::string& what) {
+      if (!stopping_) {
+        if (failing) {
+          spdlog::debug("[agent] master {}: {}", url_.ToString(), what);
+        } else {
+          spdlog::warn("[agent] master {}: {} (retrying with backoff)", url_.ToString(), what);
+        }
+      }
+      CloseSession(*s);
+    };
+    auto& tcp_stream = beast::get_lowest_layer(s->ws);
+
+    auto endpoints = co_await resolver_.async_resolve(url_.host, url_.port, net::redirect_error(use_awaitable, ec));
+    if (ec || stopping_) {
+      fail("cannot resolve " + url_.host + ": " + ec.message());
+      co_return false;
+    }
+    tcp_stream.expires_after(options_.connect_timeout);
+    co_await tcp_stream.async_connect(endpoints, net::redirect_error(use_awaitable, ec));
+    if (ec || stopping_) {
+      fail("cannot connect: " + ec.message());
+      co_return false;
+    }
+    std::string local_address = tcp_stream.socket().local_endpoint(ec).address().to_string();
+
+    s->ws.set_option(websocket::stream_base::decorator([token = options_.token](websocket::request_type& req) {
+      req.set(beast::http::field::user_agent, "ringagent");
+      if (!token.empty()) req.set(beast::http::field::authorization, "Bearer " + token);
+    }));
+    s->ws.read_message_max(kMaxIncomingMessage);
+    websocket::response_type response;
+    tcp_stream.expires_after(options_.connect_timeout);
+    co_await s->ws.async_handshake(response, url_.host + ":" + url_.port, url_.path + "/api/v1/agents/ws",
+                                   net::redirect_error(use_awaitable, ec));
+    if (ec || stopping_) {
+      if (ec == websocket::error::upgrade_declined) {
+        std::string hint = response.result_int() == 401 ? " (check --token)" : "";
+        fail("refused the agent connection: HTTP " + std::to_string(response.result_int()) + hint);
+      } else {
+        fail("WebSocket upgrade failed: " + ec.message());
+      }
+      co_return false;
+    }
+    s->ws.text(true);
+
+    proto::Hello hello = callbacks_.make_hello(local_address);
+    tcp_stream.expires_after(options_.connect_timeout);
+    co_await s->ws.async_write(net::buffer(proto::Encode(hello)), net::redirect_error(use_awaitable, ec));
+    beast::flat_buffer buffer;
+    if (!ec) co_await s->ws.async_read(buffer, net::redirect_error(use_awaitable, ec));
+    if (ec || stopping_) {
+      fail("no welcome: " + ec.message());
+      co_return false;
+    }
+    auto welcome = proto::Decode(beast::buffers_to_string(buffer.data()));
+    if (!welcome.ok() || !std::holds_alternative<proto::Welcome>(*welcome)) {
+      fail("answered hello with something other than welcome");
+      co_return false;
+    }
+    const auto& w = std::get<proto::Welcome>(*welcome);
+    s->interval = std::chrono::milliseconds(std::max<int64_t>(w.heartbeat_interval_ms, 10));
+    // From here Beast's own timeouts apply: pings when idle, a dead peer closes the stream.
+    tcp_stream.expires_never();
+    auto idle = std::clamp(std::chrono::milliseconds(3 * std::max<int64_t>(w.heartbeat_timeout_ms, 1)),
+                           std::chrono::milliseconds(3000), std::chrono::milliseconds(60000));
+    s->ws.set_option(websocket::stream_base::timeout{std::chrono::seconds(5), idle, true});
+    s->welcomed = true;
+    connected_ = true;
+    ++sessions_;
+    spdlog::info("[agent] agent={} connected to master {} (heartbeat every {} ms, {} message(s) queued)",
+                 hello.agent_id, url_.ToString(), s->interval.count(), queue_.size());
+
+    auto self = shared_from_this();
+    net::co_spawn(strand_, [self, s] { return self->Writer(s); }, net::detached);
+    net::co_spawn(strand_, [self, s] { return self->Heartbeats(s); }, net::detached);
+
+    while (!s->closed) {
+      buffer.clear();
+      co_await s->ws.async_read(buffer, net::redirect_error(use_awaitable, ec));
+      if (ec) break;
+      Dispatch(beast::buffers_to_string(buffer.data()));
+    }
+    connected_ = false;
+    if (!s->closed && !stopping_) {
+      spdlog::warn("[agent] agent={} lost the master connection: {}", hello.agent_id, ec.message());
+    }
+    CloseSession(*s);
+    co_return true;
+  }
+
+  void Dispatch(const std::string& text) {
+    auto message = proto::Decode(text);
+    if (!message.ok()) {
+      spdlog::warn("[agent] ignoring a malformed message from the master: {}", message.status().message());
+      return;
+    }
+    if (auto* start = std::get_if<proto::Start>(&*message)) {
+      if (callbacks_.on_start) callbacks_.on_start(std::move(*start));
+    } else if (auto* kill = std::get_if<proto::Kill>(&*message)) {
+      if (callbacks_.on_kill) callbacks_.on_kill(std::move(*kill));
+    } else if (auto* welcome = std::get_if<proto::Welcome>(&*message)) {
+      if (session_) session_->interval = std::chrono::milliseconds(std::max<int64_t>(welcome->heartbeat_interval_ms, 10));
+    } else {
+      spdlog::warn("[agent] ignoring an unexpected message from the master: {}", text.substr(0, 100));
+    }
+  }
+
+  // The only coroutine that writes to the socket: heartbeats first, then the queue.
+  awaitable<void> Writer(std::shared_ptr<Session> s) {
+    boost::system::error_code ec;
+    while (!s->closed) {
+      std::string frame;
+      bool from_queue = false;
+      if (s->heartbeat_due) {
+        s->heartbeat_due = false;
+        frame = proto::Encode(proto::Heartbeat{});
+      } else if (!queue_.empty()) {
+        frame = queue_.BeginFront();
+        from_queue = true;
+      } else if (s->close_requested) {
+        co_await s->ws.async_close(websocket::close_code::normal, net::redirect_error(use_awaitable, ec));
+        break;
+      } else {
+        s->wake.expires_at(net::steady_timer::time_point::max());
+        co_await s->wake.async_wait(net::redirect_error(use_awaitable, ec));
+        continue;
+      }
+      co_await s->ws.async_write(net::buffer(frame), net::redirect_error(use_awaitable, ec));
+      if (from_queue) {
+        queue_.EndFront(!ec);
+        queued_ = queue_.size();
+      }
+      if (ec) {
+        spdlog::debug("[agent] write to master failed: {}", ec.message());
+        break;
+      }
+    }
+    CloseSession(*s);
+  }
+
+  awaitable<void> Heartbeats(std::shared_ptr<Session> s) {
+    boost::system::error_code ec;
+    while (!s->closed) {
+      s->heartbeat.expires_after(s->interval);
+      co_await s->heartbeat.async_wait(net::redirect_error(use_awaitable, ec));
+      if (s->closed) break;
+      s->heartbeat_due = true;
+      s->wake.cancel();
+    }
+  }
+
+  void CloseSession(Session& s) {
+    if (s.closed) return;
+    s.closed = true;
+    s.wake.cancel();
+    s.heartbeat.cancel();
+    boost::system::error_code ec;
+    beast::get_lowest_layer(s.ws).socket().shutdown(tcp::socket::shutdown_both, ec);
+    beast::get_lowest_layer(s.ws).close();
+    if (s.welcomed) connected_ = false;
+  }
+
+  awaitable<void> StopFlow() {
+    retry_timer_.cancel();
+    resolver_.cancel();
+    net::steady_timer poll(strand_);
+    boost::system::error_code ec;
+    auto s = session_;
+    if (s && !s->closed) {
+      if (!s->welcomed) {
+        CloseSession(*s);  // still connecting: abandon the attempt
+      } else {
+        s->close_requested = true;
+        s->wake.cancel();
+      }
+    }
+    // The writer sends what is queued, then closes; give up after flush_timeout.
+    auto deadline = std::chrono::steady_clock::now() + options_.flush_timeout;
+    while (s && !s->closed && std::chrono::steady_clock::now() < deadline) {
+      poll.expires_after(kPollStep);
+      co_await poll.async_wait(net::redirect_error(use_awaitable, ec));
+    }
+    if (s) CloseSession(*s);
+    while (running_) {
+      poll.expires_after(kPollStep);
+      co_await poll.async_wait(net::redirect_error(use_awaitable, ec));
+    }
+    if (!queue_.empty()) spdlog::warn("[agent] stopped with {} message(s) not delivered to the master", queue_.size());
+    auto waiters = std::move(stop_waiters_);
+    stop_waiters_.clear();
+    for (auto& done : waiters)
+      if (done) done();
+  }
+
+  Strand strand_;
+  Options options_;
+  Callbacks callbacks_;
+  Url url_;
+  OutboundQueue queue_;                // strand
+  std::shared_ptr<Session> session_;   // strand: the current attempt
+  net::steady_timer retry_timer_;
+  tcp::resolver resolver_;
+  std::mt19937_64 rng_;
+  bool stopping_ = false;              // strand
+  bool running_ = false;               // strand: Run() has not returned
+  std::vector<std::function<void()>> stop_waiters_;  // strand
+};
+
+MasterLink::MasterLink(net::io_context& io, Options options, Callbacks callbacks)
+    : impl_(std::make_shared<Impl>(io, std::move(options), std::move(callbacks))) {}
+
+MasterLink::~MasterLink() = default;
+
+void MasterLink::Start() { impl_->Start(); }
+void MasterLink::Send(proto::Message message) { impl_->Send(std::move(message)); }
+void MasterLink::Stop(std::function<void()> done) { impl_->Stop(std::move(done)); }
+bool MasterLink::connected() const { return impl_->connected_.load(); }
+int64_t MasterLink::sessions() const { return impl_->sessions_.load(); }
+size_t MasterLink::queued() const { return impl_->queued_.load(); }
+
+}  // namespace ring

@@ -1,0 +1,257 @@
+#include "agent/posix_process_launcher.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <thread>
+#include <utility>
+
+#include "agent/line_splitter.h"
+
+namespace ring {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr auto kPollInterval = std::chrono::milliseconds(50);
+// After the leader exited and its group was killed, how long to wait for
+// the pipes to reach end of file (a process that left the group may hold them).
+constexpr auto kDrainTimeout = std::chrono::seconds(2);
+
+void CloseFd(int& fd) {
+  if (fd >= 0) ::close(fd);
+  fd = -1;
+}
+
+// The pipe pairs made for one launch, closed on every early return.
+struct Pipes {
+  int out[2] = {-1, -1};
+  int err[2] = {-1, -1};
+  int exec_error[2] = {-1, -1};  // the child writes errno here when exec fails
+  int dev_null = -1;
+  ~Pipes() {
+    for (int* fd : {&out[0], &out[1], &err[0], &err[1], &exec_error[0], &exec_error[1], &dev_null}) CloseFd(*fd);
+  }
+};
+
+// Runs in the child between fork and exec: async-signal-safe calls only.
+[[noreturn]] void ExecChild(const Pipes& p, const char* cwd, char* const* argv, char* const* envp) {
+  auto fail = [&](int err) {
+    ssize_t unused = ::write(p.exec_error[1], &err, sizeof(err));
+    (void)unused;
+    _exit(127);
+  };
+  ::setpgid(0, 0);
+  if (::dup2(p.dev_null, 0) < 0 || ::dup2(p.out[1], 1) < 0 || ::dup2(p.err[1], 2) < 0) fail(errno);
+  // Keep only 0-2 and the exec error pipe (moved to 3, close-on-exec): the
+  // agent's sockets must not leak into trials.
+  if (p.exec_error[1] != 3 && ::dup2(p.exec_error[1], 3) < 0) fail(errno);
+  ::fcntl(3, F_SETFD, FD_CLOEXEC);
+  ::close_range(4, ~0U, 0);
+  const_cast<Pipes&>(p).exec_error[1] = 3;
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  for (int s = 1; s < NSIG; ++s) ::signal(s, SIG_DFL);
+  if (cwd[0] != '\0' && ::chdir(cwd) != 0) fail(errno);
+  ::execve(argv[0], argv, envp);
+  fail(errno);
+  _exit(127);
+}
+
+}  // namespace
+
+struct PosixProcessLauncher::Process {
+  int64_t pid = 0;
+  int out_fd = -1;
+  int err_fd = -1;
+  ProcessCallbacks callbacks;
+  // Guarded by the launcher's mutex_:
+  bool reaped = false;
+  std::optional<Clock::time_point> kill_deadline;
+  std::atomic<bool> finished{false};  // the watcher returned from on_exit
+  std::thread watcher;
+};
+
+PosixProcessLauncher::~PosixProcessLauncher() {
+  std::unordered_map<int64_t, std::shared_ptr<Process>> processes;
+  {
+    std::lock_guard lock(mutex_);
+    for (auto& [pid, process] : processes_) {
+      if (!process->reaped) ::kill(-static_cast<pid_t>(pid), SIGKILL);
+    }
+    processes.swap(processes_);
+  }
+  for (auto& [pid, process] : processes) {
+    if (process->watcher.joinable()) process->watcher.join();
+  }
+}
+
+Result<ProcessHandle> PosixProcessLauncher::Launch(const ProcessSpec& spec, ProcessCallbacks callbacks) {
+  if (spec.argv.empty() || spec.argv[0].empty() || spec.argv[0][0] != '/')
+    return InvalidArgument("the program must be an absolute path");
+  // Everything the child needs is prepared before fork.
+  std::vector<char*> argv;
+  for (const auto& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  std::vector<char*> envp;
+  for (const auto& e : spec.env) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
+
+  Pipes p;
+  if (::pipe2(p.out, O_CLOEXEC) != 0 || ::pipe2(p.err, O_CLOEXEC) != 0 || ::pipe2(p.exec_error, O_CLOEXEC) != 0)
+    return Internal(std::string("pipe: ") + std::strerror(errno));
+  p.dev_null = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (p.dev_null < 0) return Internal(std::string("open /dev/null: ") + std::strerror(errno));
+
+  std::lock_guard lock(mutex_);
+  JoinFinishedLocked();
+  pid_t pid = ::fork();
+  if (pid < 0) return Status(ErrorCode::kUnavailable, std::string("fork: ") + std::strerror(errno));
+  if (pid == 0) ExecChild(p, spec.cwd.c_str(), argv.data(), envp.data());
+
+  ::setpgid(pid, pid);  // also in the parent, so a signal sent right away reaches the group
+  CloseFd(p.out[1]);
+  CloseFd(p.err[1]);
+  CloseFd(p.exec_error[1]);
+  int child_errno = 0;
+  ssize_t n;
+  do {
+    n = ::read(p.exec_error[0], &child_errno, sizeof(child_errno));
+  } while (n < 0 && errno == EINTR);
+  if (n > 0) {
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    std::string what = spec.cwd.empty() ? spec.argv[0] : spec.argv[0] + " in " + spec.cwd;
+    return Status(ErrorCode::kInvalidArgument, "cannot start " + what + ": " + std::strerror(child_errno));
+  }
+
+  auto process = std::make_shared<Process>();
+  process->pid = pid;
+  process->out_fd = std::exchange(p.out[0], -1);
+  process->err_fd = std::exchange(p.err[0], -1);
+  process->callbacks = std::move(callbacks);
+  processes_[pid] = process;
+  process->watcher = std::thread([this, process] { Watch(process); });
+  return ProcessHandle{pid};
+}
+
+Status PosixProcessLauncher::Signal(int64_t pid, int signal) {
+  std::lock_guard lock(mutex_);
+  auto it = processes_.find(pid);
+  if (it == processes_.end() || it->second->reaped) return NotFound("process " + std::to_string(pid) + " has ended");
+  if (::kill(-static_cast<pid_t>(pid), signal) != 0 && errno != ESRCH)
+    return Internal("kill: " + std::string(std::strerror(errno)));
+  return Status::Ok();
+}
+
+void PosixProcessLauncher::Terminate(int64_t pid, std::chrono::milliseconds grace) {
+  std::lock_guard lock(mutex_);
+  auto it = processes_.find(pid);
+  if (it == processes_.end() || it->second->reaped) return;
+  auto deadline = Clock::now() + grace;
+  if (grace.count() <= 0) {
+    ::kill(-static_cast<pid_t>(pid), SIGKILL);
+    return;
+  }
+  ::kill(-static_cast<pid_t>(pid), SIGTERM);
+  auto& current = it->second->kill_deadline;
+  if (!current || deadline < *current) current = deadline;
+}
+
+void PosixProcessLauncher::JoinFinishedLocked() {
+  for (auto it = processes_.begin(); it != processes_.end();) {
+    if (it->second->finished.load()) {
+      if (it->second->watcher.joinable()) it->second->watcher.join();
+      it = processes_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+}
+
+void PosixProcessLauncher::Watch(const std::shared_ptr<Process>& process) {
+  const pid_t pid = static_cast<pid_t>(process->pid);
+  LineSplitter splitters[2];
+  int fds[2] = {process->out_fd, process->err_fd};
+  const OutputStream streams[2] = {OutputStream::kStdout, OutputStream::kStderr};
+  auto emit = [&](int i, std::vector<std::string> lines) {
+    for (auto& line : lines)
+      if (process->callbacks.on_line) process->callbacks.on_line(streams[i], std::move(line));
+  };
+  bool leader_exited = false;
+  Clock::time_point drain_deadline;
+  char buffer[16384];
+
+  while (true) {
+    pollfd pfds[2];
+    int slots[2];
+    nfds_t n = 0;
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i] < 0) continue;
+      pfds[n] = {fds[i], POLLIN, 0};
+      slots[n++] = i;
+    }
+    int ready = ::poll(pfds, n, static_cast<int>(kPollInterval.count()));
+    if (ready > 0) {
+      for (nfds_t k = 0; k < n; ++k) {
+        if (pfds[k].revents == 0) continue;
+        int i = slots[k];
+        ssize_t got = ::read(fds[i], buffer, sizeof(buffer));
+        if (got > 0) {
+          emit(i, splitters[i].Feed(std::string_view(buffer, static_cast<size_t>(got))));
+        } else if (got == 0 || (errno != EINTR && errno != EAGAIN)) {
+          emit(i, splitters[i].Finish());
+          CloseFd(fds[i]);
+        }
+      }
+    }
+    {
+      std::lock_guard lock(mutex_);
+      if (!leader_exited && process->kill_deadline && Clock::now() >= *process->kill_deadline) {
+        ::kill(-pid, SIGKILL);
+        process->kill_deadline.reset();
+      }
+    }
+    if (!leader_exited) {
+      // WNOWAIT keeps the zombie, so its pid (and group id) cannot be reused
+      // while the stragglers of its group are killed.
+      siginfo_t info{};
+      if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid) {
+        leader_exited = true;
+        ::kill(-pid, SIGKILL);
+        drain_deadline = Clock::now() + kDrainTimeout;
+      }
+    }
+    if (leader_exited && ((fds[0] < 0 && fds[1] < 0) || Clock::now() >= drain_deadline)) break;
+  }
+  for (int i = 0; i < 2; ++i) {
+    if (fds[i] >= 0) emit(i, splitters[i].Finish());
+    CloseFd(fds[i]);
+  }
+
+  int status = 0;
+  {
+    std::lock_guard lock(mutex_);
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    process->reaped = true;
+  }
+  ExitStatus exit;
+  if (WIFSIGNALED(status)) {
+    exit.signal = WTERMSIG(status);
+  } else {
+    exit.exit_code = WEXITSTATUS(status);
+  }
+  if (process->callbacks.on_exit) process->callbacks.on_exit(exit);
+  process->callbacks = {};
+  process->finished = true;
+}
+
+}  // namespace ring

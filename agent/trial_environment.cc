@@ -1,0 +1,65 @@
+#include "agent/trial_environment.h"
+
+#include <unistd.h>
+
+extern char** environ;
+
+namespace ring {
+
+Environment BuildTrialEnvironment(const proto::Start& start, const std::string& master_url,
+                                  const std::vector<proto::Slot>& agent_slots, const Environment& inherited) {
+  Environment env = inherited;
+  for (const auto& [name, value] : start.environment) env[name] = value;
+
+  env["RING_MASTER_URL"] = master_url;
+  env["RING_ALLOCATION_ID"] = start.allocation_id;
+  env["RING_ALLOCATION_TOKEN"] = start.allocation_token;
+  env["RING_TRIAL_ID"] = std::to_string(start.trial_id);
+  env["RING_EXPERIMENT_ID"] = std::to_string(start.experiment_id);
+  env["RING_HPARAMS"] = start.hparams_json.empty() ? "{}" : start.hparams_json;
+  if (start.latest_checkpoint.empty()) {
+    env.erase("RING_LATEST_CHECKPOINT");  // never leak one from the agent's own environment
+  } else {
+    env["RING_LATEST_CHECKPOINT"] = start.latest_checkpoint;
+  }
+  env["RANK"] = std::to_string(start.rank);
+  env["WORLD_SIZE"] = std::to_string(start.world_size);
+  env["LOCAL_RANK"] = std::to_string(start.local_rank);
+  env["LOCAL_WORLD_SIZE"] = std::to_string(start.local_world_size);
+  env["MASTER_ADDR"] = start.master_addr;
+  env["MASTER_PORT"] = std::to_string(start.master_port);
+
+  std::string devices;
+  if (start.slot_type == "cuda") {
+    for (int id : start.slot_ids) {
+      std::string device = std::to_string(id);
+      for (const auto& slot : agent_slots) {
+        if (slot.id == id && !slot.uuid.empty()) device = slot.uuid;
+      }
+      if (!devices.empty()) devices += ',';
+      devices += device;
+    }
+  }
+  env["CUDA_VISIBLE_DEVICES"] = devices;
+  return env;
+}
+
+Environment CurrentEnvironment() {
+  Environment env;
+  for (char** e = environ; e && *e; ++e) {
+    std::string entry(*e);
+    auto eq = entry.find('=');
+    if (eq == std::string::npos || eq == 0) continue;
+    env.emplace(entry.substr(0, eq), entry.substr(eq + 1));
+  }
+  return env;
+}
+
+std::vector<std::string> ToEnvp(const Environment& env) {
+  std::vector<std::string> out;
+  out.reserve(env.size());
+  for (const auto& [name, value] : env) out.push_back(name + "=" + value);
+  return out;
+}
+
+}  // namespace ring

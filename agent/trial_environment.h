@@ -1,0 +1,30 @@
+#pragma once
+// Builds the environment of one trial process (the contract in DESIGN.md,
+// "Trial process environment"). Pure: no I/O, no globals.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/agent_protocol.h"
+
+namespace ring {
+
+using Environment = std::map<std::string, std::string>;
+
+// Starts from `inherited` (the agent's environment), adds the experiment's
+// environment.variables from `start.environment`, then the variables Ringmaster
+// manages (RING_*, the torchrun set, CUDA_VISIBLE_DEVICES), which win over
+// both so a trial can never be handed another allocation's identity.
+// CUDA_VISIBLE_DEVICES lists the UUIDs (or, without a UUID, the ids) of the
+// cuda slots assigned; for cpu slots it is set to "" so a GPU on a mixed host
+// is never picked up by accident.
+Environment BuildTrialEnvironment(const proto::Start& start, const std::string& master_url,
+                                  const std::vector<proto::Slot>& agent_slots, const Environment& inherited);
+
+// The calling process's environment (reads `environ`).
+Environment CurrentEnvironment();
+
+// "NAME=value" entries, as execve wants them.
+std::vector<std::string> ToEnvp(const Environment& env);
+
+}  // namespace ring

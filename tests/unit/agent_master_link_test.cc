@@ -1,0 +1,381 @@
+// MasterLink against a small in-test WebSocket master on 127.0.0.1:0.
+#include <gtest/gtest.h>
+
+#include <utility>  // before Asio (std::exchange with g++ 12)
+
+#include <atomic>
+#include <mutex>
+#include <thread>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/websocket.hpp>
+
+#include "agent/master_link.h"
+
+namespace ring {
+namespace {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace websocket = beast::websocket;
+using tcp = net::ip::tcp;
+using namespace std::chrono_literals;
+
+template <typename Pred>
+bool WaitUntil(Pred pred, std::chrono::milliseconds timeout = 5s) {
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (!pred()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::sleep_for(5ms);
+  }
+  return true;
+}
+
+// A fake master: accepts agent connections one at a time, answers hello with
+// welcome, records everything it receives, and can drop or refuse
+// connections and push messages. Runs on its own thread and io_context.
+class TestMaster {
+ public:
+  struct Frame {
+    int connection = 0;
+    proto::Message message;
+  };
+
+  TestMaster() : acceptor_(io_, tcp::endpoint(net::ip::make_address("127.0.0.1"), 0)) {
+    net::co_spawn(io_, Accept(), net::detached);
+    thread_ = std::thread([this] { io_.run(); });
+  }
+  ~TestMaster() {
+    net::post(io_, [this] {
+      beast::error_code ec;
+      acceptor_.close(ec);
+      if (current_) beast::get_lowest_layer(*current_).close(ec);
+    });
+    work_.reset();
+    io_.stop();
+    thread_.join();
+  }
+
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(acceptor_.local_endpoint().port()); }
+  void set_refuse(bool refuse) { refuse_ = refuse; }
+
+  // Closes the current connection without a close frame.
+  void Drop() {
+    net::post(io_, [this] {
+      beast::error_code ec;
+      if (current_) beast::get_lowest_layer(*current_).close(ec);
+    });
+  }
+  void Push(const proto::Message& message) {
+    net::post(io_, [this, text = proto::Encode(message)] {
+      if (!current_) return;
+      beast::error_code ec;
+      current_->write(net::buffer(text), ec);  // small frames; fine for a test
+    });
+  }
+
+  std::vector<Frame> frames() {
+    std::lock_guard lock(mutex_);
+    return frames_;
+  }
+  template <typename T>
+  std::vector<T> Received() {
+    std::vector<T> out;
+    for (const auto& f : frames())
+      if (auto* m = std::get_if<T>(&f.message)) out.push_back(*m);
+    return out;
+  }
+  int CountHeartbeats(int connection) {
+    int n = 0;
+    for (const auto& f : frames())
+      n += f.connection == connection && std::holds_alternative<proto::Heartbeat>(f.message);
+    return n;
+  }
+  int connections() const { return connections_.load(); }
+  int refused() const { return refused_.load(); }
+  std::string authorization() {
+    std::lock_guard lock(mutex_);
+    return authorization_;
+  }
+  std::string target() {
+    std::lock_guard lock(mutex_);
+    return target_;
+  }
+  bool close_frame_seen() const { return close_frame_seen_.load(); }
+
+ private:
+  net::awaitable<void> Accept() {
+    while (acceptor_.is_open()) {
+      beast::error_code ec;
+      tcp::socket socket(io_);
+      co_await acceptor_.async_accept(socket, net::redirect_error(net::use_awaitable, ec));
+      if (ec) co_return;
+      co_await Serve(std::move(socket));  // one connection at a time, like one agent
+    }
+  }
+
+  net::awaitable<void> Serve(tcp::socket socket) {
+    beast::error_code ec;
+    beast::flat_buffer buffer;
+    http::request<http::string_body> request;
+    co_await http::async_read(socket, buffer, request, net::redirect_error(net::use_awaitable, ec));
+    if (ec) co_return;
+    {
+      std::lock_guard lock(mutex_);
+      authorization_ = std::string(request[http::field::authorization]);
+      target_ = std::string(request.target());
+    }
+    if (refuse_) {
+      ++refused_;
+      http::response<http::string_body> response{http::status::service_unavailable, 11};
+      response.body() = "not now";
+      response.prepare_payload();
+      co_await http::async_write(socket, response, net::redirect_error(net::use_awaitable, ec));
+      co_return;
+    }
+    auto ws = std::make_shared<websocket::stream<tcp::socket>>(std::move(socket));
+    co_await ws->async_accept(request, net::redirect_error(net::use_awaitable, ec));
+    if (ec) co_return;
+    int connection = ++connections_;
+    current_ = ws;
+    bool first = true;
+    while (true) {
+      buffer.clear();
+      co_await ws->async_read(buffer, net::redirect_error(net::use_awaitable, ec));
+      if (ec) {
+        if (ec == websocket::error::closed) close_frame_seen_ = true;
+        break;
+      }
+      auto message = proto::Decode(beast::buffers_to_string(buffer.data()));
+      if (!message.ok()) continue;
+      {
+        std::lock_guard lock(mutex_);
+        frames_.push_back({connection, *message});
+      }
+      if (first && std::holds_alternative<proto::Hello>(*message)) {
+        first = false;
+        proto::Welcome welcome{30, 1000};
+        co_await ws->async_write(net::buffer(proto::Encode(welcome)), net::redirect_error(net::use_awaitable, ec));
+        if (ec) break;
+      }
+    }
+    current_.reset();
+  }
+
+  net::io_context io_;
+  net::executor_work_guard<net::io_context::executor_type> work_{io_.get_executor()};
+  tcp::acceptor acceptor_;
+  std::thread thread_;
+  std::shared_ptr<websocket::stream<tcp::socket>> current_;  // io_ thread
+  std::atomic<bool> refuse_{false};
+  std::atomic<int> refused_{0};
+  std::atomic<int> connections_{0};
+  std::atomic<bool> close_frame_seen_{false};
+  std::mutex mutex_;  // guards what tests read
+  std::vector<Frame> frames_;
+  std::string authorization_;
+  std::string target_;
+};
+
+// A MasterLink on its own io_context thread.
+class LinkHarness {
+ public:
+  explicit LinkHarness(const std::string& url, std::string token = "") {
+    MasterLink::Options options;
+    options.master_url = url;
+    options.token = std::move(token);
+    options.backoff_initial = 20ms;
+    options.backoff_max = 200ms;
+    MasterLink::Callbacks callbacks;
+    callbacks.make_hello = [this](const std::string& local_address) {
+      proto::Hello hello;
+      hello.agent_id = "agent-1";
+      hello.pool = "gpu";
+      hello.address = local_address;
+      hello.version = "test";
+      hello.slots = {{0, "cpu", ""}};
+      hello.running = {{"a1", 0, 4242}};
+      return hello;
+    };
+    callbacks.on_start = [this](proto::Start s) {
+      std::lock_guard lock(mutex_);
+      starts_.push_back(std::move(s));
+    };
+    callbacks.on_kill = [this](proto::Kill k) {
+      std::lock_guard lock(mutex_);
+      kills_.push_back(std::move(k));
+    };
+    link_ = std::make_unique<MasterLink>(io_, std::move(options), std::move(callbacks));
+    thread_ = std::thread([this] { io_.run(); });
+  }
+  ~LinkHarness() {
+    Stop();
+    work_.reset();
+    io_.stop();
+    thread_.join();
+  }
+  bool Stop() {
+    if (stopped_) return true;
+    std::atomic<bool> done{false};
+    link_->Stop([&] { done = true; });
+    bool ok = WaitUntil([&] { return done.load(); }, 10s);
+    stopped_ = true;
+    return ok;
+  }
+  MasterLink& link() { return *link_; }
+  std::vector<proto::Start> starts() {
+    std::lock_guard lock(mutex_);
+    return starts_;
+  }
+  std::vector<proto::Kill> kills() {
+    std::lock_guard lock(mutex_);
+    return kills_;
+  }
+
+ private:
+  net::io_context io_;
+  net::executor_work_guard<net::io_context::executor_type> work_{io_.get_executor()};
+  std::unique_ptr<MasterLink> link_;
+  std::thread thread_;
+  bool stopped_ = false;
+  std::mutex mutex_;
+  std::vector<proto::Start> starts_;
+  std::vector<proto::Kill> kills_;
+};
+
+proto::StateChange Exited(const std::string& id, int code) {
+  proto::StateChange s;
+  s.allocation_id = id;
+  s.state = proto::ProcessState::kExited;
+  s.exit_code = code;
+  return s;
+}
+
+TEST(AgentMasterLink, HelloWelcomeThenHeartbeats) {
+  TestMaster master;
+  LinkHarness h(master.url(), "cluster-secret");
+  h.link().Start();
+  ASSERT_TRUE(WaitUntil([&] { return h.link().connected(); }));
+  auto hellos = master.Received<proto::Hello>();
+  ASSERT_EQ(hellos.size(), 1u);
+  EXPECT_EQ(hellos[0].agent_id, "agent-1");
+  EXPECT_EQ(hellos[0].pool, "gpu");
+  EXPECT_EQ(hellos[0].address, "127.0.0.1");
+  ASSERT_EQ(hellos[0].running.size(), 1u);
+  EXPECT_EQ(hellos[0].running[0].pid, 4242);
+  EXPECT_EQ(master.authorization(), "Bearer cluster-secret");
+  EXPECT_EQ(master.target(), "/api/v1/agents/ws");
+  EXPECT_TRUE(std::holds_alternative<proto::Hello>(master.frames().front().message));
+  // The welcome asked for a heartbeat every 30 ms.
+  ASSERT_TRUE(WaitUntil([&] { return master.CountHeartbeats(1) >= 5; }, 3s));
+  EXPECT_EQ(h.link().sessions(), 1);
+}
+
+TEST(AgentMasterLink, NoAuthorizationHeaderWithoutToken) {
+  TestMaster master;
+  LinkHarness h(master.url());
+  h.link().Start();
+  ASSERT_TRUE(WaitUntil([&] { return h.link().connected(); }));
+  EXPECT_EQ(master.authorization(), "");
+}
+
+TEST(AgentMasterLink, ReconnectsAfterTheMasterDropsTheConnection) {
+  TestMaster master;
+  LinkHarness h(master.url());
+  h.link().Start();
+  ASSERT_TRUE(WaitUntil([&] { return master.connections() == 1 && master.CountHeartbeats(1) >= 1; }));
+  master.Drop();
+  ASSERT_TRUE(WaitUntil([&] { return master.connections() == 2 && h.link().connected(); }));
+  EXPECT_EQ(master.Received<proto::Hello>().size(), 2u);
+  ASSERT_TRUE(WaitUntil([&] { return master.CountHeartbeats(2) >= 2; }));
+  EXPECT_EQ(h.link().sessions(), 2);
+}
+
+TEST(AgentMasterLink, KeepsRetryingWhileRefusedThenDeliversQueuedMessagesInOrder) {
+  TestMaster master;
+  master.set_refuse(true);
+  LinkHarness h(master.url());
+  h.link().Start();
+  ASSERT_TRUE(WaitUntil([&] { return master.refused() >= 3; }));
+  EXPECT_FALSE(h.link().connected());
+  h.link().Send(Exited("a1", 0));
+  proto::LogBatch batch;
+  batch.allocation_id = "a1";
+  batch.seq = 7;
+  batch.lines.push_back({1, "stdout", "queued line"});
+  h.link().Send(batch);
+  h.link().Send(Exited("a2", 1));
+  ASSERT_TRUE(WaitUntil([&] { return h.link().queued() == 3; }));
+  master.set_refuse(false);
+  ASSERT_TRUE(WaitUntil([&] { return master.Received<proto::StateChange>().size() == 2; }));
+  auto frames = master.frames();
+  ASSERT_GE(frames.size(), 4u);
+  EXPECT_TRUE(std::holds_alternative<proto::Hello>(frames[0].message));
+  std::vector<std::string> order;
+  for (const auto& f : frames) {
+    if (auto* s = std::get_if<proto::StateChange>(&f.message)) order.push_back(s->allocation_id);
+    if (auto* l = std::get_if<proto::LogBatch>(&f.message)) order.push_back("log" + std::to_string(l->seq));
+  }
+  EXPECT_EQ(order, (std::vector<std::string>{"a1", "log7", "a2"}));
+  EXPECT_EQ(h.link().queued(), 0u);
+}
+
+TEST(AgentMasterLink, DispatchesStartAndKillAndIgnoresGarbage) {
+  TestMaster master;
+  LinkHarness h(master.url());
+  h.link().Start();
+  ASSERT_TRUE(WaitUntil([&] { return h.link().connected(); }));
+  proto::Start start;
+  start.allocation_id = "a9";
+  start.rank = 1;
+  start.entrypoint = "echo hi";
+  start.slot_type = "cpu";
+  start.model_definition_path = "/x";
+  master.Push(start);
+  master.Push(proto::Kill{"a9", 250, "user"});
+  ASSERT_TRUE(WaitUntil([&] { return h.starts().size() == 1 && h.kills().size() == 1; }));
+  EXPECT_EQ(h.starts()[0].allocation_id, "a9");
+  EXPECT_EQ(h.starts()[0].rank, 1);
+  EXPECT_EQ(h.kills()[0].grace_ms, 250);
+  EXPECT_TRUE(h.link().connected());
+}
+
+TEST(AgentMasterLink, StopFlushesQueuedMessagesAndClosesCleanly) {
+  TestMaster master;
+  LinkHarness h(master.url());
+  h.link().Start();
+  ASSERT_TRUE(WaitUntil([&] { return h.link().connected(); }));
+  h.link().Send(Exited("last", 0));
+  ASSERT_TRUE(h.Stop());
+  ASSERT_TRUE(WaitUntil([&] { return master.close_frame_seen(); }));
+  auto states = master.Received<proto::StateChange>();
+  ASSERT_EQ(states.size(), 1u);
+  EXPECT_EQ(states[0].allocation_id, "last");
+  EXPECT_FALSE(h.link().connected());
+  std::this_thread::sleep_for(100ms);
+  EXPECT_EQ(master.connections(), 1);  // no reconnect after Stop
+}
+
+TEST(AgentMasterLink, StopWhileTheMasterIsUnreachableReturnsPromptly) {
+  // A port with nothing listening: take one and close it.
+  net::io_context io;
+  tcp::acceptor probe(io, tcp::endpoint(net::ip::make_address("127.0.0.1"), 0));
+  std::string url = "http://127.0.0.1:" + std::to_string(probe.local_endpoint().port());
+  probe.close();
+  LinkHarness h(url);
+  h.link().Start();
+  std::this_thread::sleep_for(150ms);
+  auto t0 = std::chrono::steady_clock::now();
+  ASSERT_TRUE(h.Stop());
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 1s);
+}
+
+}  // namespace
+}  // namespace ring
