@@ -10,9 +10,11 @@
 namespace ring {
 namespace {
 
-// Pragmas without values that must hold for the whole connection. journal_mode
-// is checked separately because it answers with the mode actually in effect.
+// Per-connection settings, set before anything else: waits up to 5 s for a
+// lock held by another process, enforces foreign keys, and fsyncs every commit.
+// journal_mode is set apart because it answers with the mode actually in effect.
 constexpr const char* kPragmas =
+    "PRAGMA busy_timeout = 5000;"
     "PRAGMA foreign_keys = ON;"
     "PRAGMA synchronous = FULL;";
 
@@ -57,9 +59,8 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::Open(const std::string& path,
   Result<std::unique_ptr<SqliteDb>> db = SqliteDb::Open(path);
   if (!db.ok()) return db.status();
   SqliteDb& conn = **db;
-  sqlite3_busy_timeout(conn.raw(), 5000);
-  if (Status s = SetJournalModeWal(conn, path); !s.ok()) return s;
   if (Status s = conn.Exec(kPragmas, "database " + path + ": set pragmas"); !s.ok()) return s;
+  if (Status s = SetJournalModeWal(conn, path); !s.ok()) return s;
   Result<int> version = ApplyMigrations(conn, migrations);
   if (!version.ok()) return WithContext(version.status(), "database " + path);
   return std::unique_ptr<SqliteStore>(new SqliteStore(std::move(db).value(), *version));

@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -177,6 +178,28 @@ TEST(StoreOpenTest, UnopenablePathIsAnError) {
   auto store = SqliteStore::Open(dir.File("no/such/dir/ring.db"));
   ASSERT_FALSE(store.ok());
   EXPECT_NE(store.status().message().find("no/such/dir"), std::string::npos) << store.status().ToString();
+}
+
+TEST(StoreOpenTest, FileThatIsNotADatabaseIsAnError) {
+  TempDir dir;
+  const std::string path = dir.File("junk.db");
+  {
+    std::ofstream junk(path);
+    junk << std::string(8192, 'x');
+  }
+  auto store = SqliteStore::Open(path);
+  ASSERT_FALSE(store.ok());
+  EXPECT_NE(store.status().message().find("junk.db"), std::string::npos) << store.status().ToString();
+}
+
+TEST(StoreOpenTest, InMemoryDatabaseWorksForTests) {
+  auto store = SqliteStore::Open(":memory:");
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  ExperimentRecord e;
+  e.config_yaml = "name: m\n";
+  auto id = (*store)->CreateExperiment(e, "m");
+  ASSERT_TRUE(id.ok());
+  EXPECT_EQ((*store)->GetExperiment(*id)->config_yaml, "name: m\n");
 }
 
 TEST(SqliteStoreDurabilityTest, DataSurvivesReopen) {
