@@ -1,4 +1,5 @@
 // ringmaster: parses flags into MasterConfig and runs the Master.
+#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
 
@@ -39,7 +40,6 @@ int main(int argc, char** argv) {
     fprintf(stderr, "ringmaster: %s\n", s.message().c_str());
     return 2;
   }
-  spdlog::set_level(spdlog::level::from_str(config.log_level));
   spdlog::set_default_logger(spdlog::stderr_color_mt("ringmaster"));
   spdlog::set_level(spdlog::level::from_str(config.log_level));
 

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# From a fresh clone to a finished experiment: installs dependencies, builds,
+# starts a master and two agents (2 CPU slots each) on this machine in the
+# background, submits the quadratic example, follows it to the end and prints
+# its result.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+dir=${RING_LOCAL_DIR:-$root/.ringdata}
+
+./deploy/install-deps.sh
+./deploy/build.sh
+
+if [ -f "$dir/pids" ]; then
+  echo "quickstart: a local cluster from an earlier run is still up; restarting it"
+  ./deploy/local-cluster.sh stop --dir "$dir"
+fi
+./deploy/local-cluster.sh start --agents 2 --slots 2 --dir "$dir"
+export RING_MASTER
+RING_MASTER=$(cat "$dir/master.url")
+ring="$root/build/bin/ring"
+
+echo
+echo "Submitting the quadratic example (configs/experiments/quadratic.yaml)..."
+id_line=$("$ring" experiment create configs/experiments/quadratic.yaml build/examples/quadratic/model)
+echo "$id_line"
+exp_id=$(echo "$id_line" | grep -oE '[0-9]+' | tail -n 1)
+
+status=0
+"$ring" experiment wait "$exp_id" || status=$?
+echo
+"$ring" experiment describe "$exp_id"
+echo
+echo "Web UI:        $RING_MASTER/"
+echo "CLI:           export RING_MASTER=$RING_MASTER; $ring experiment list"
+echo "Stop it all:   ./deploy/local-cluster.sh stop"
+exit $status
