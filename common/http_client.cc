@@ -119,6 +119,84 @@ Result<HttpResponse> HttpClient::Request(std::string_view method, const std::str
   return Status(ErrorCode::kUnavailable, "request to " + base_.ToString() + " failed");
 }
 
+Result<HttpResponse> HttpClient::RequestWithProgress(std::string_view method, const std::string& target,
+                                                     const std::string& body, const UploadProgress& progress,
+                                                     const std::string& content_type, size_t chunk_bytes) {
+  if (chunk_bytes == 0) chunk_bytes = 256 * 1024;
+  const uint64_t total = body.size();
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    bool was_open = conn_->open;
+    beast::error_code ec;
+    if (!conn_->open) {
+      conn_ = std::make_unique<Connection>();
+      tcp::resolver resolver(conn_->ioc);
+      auto endpoints = resolver.resolve(base_.host, base_.port, ec);
+      if (ec) return Status(ErrorCode::kUnavailable, "cannot resolve " + base_.host + ": " + ec.message());
+      conn_->stream.expires_after(timeout_);
+      conn_->stream.connect(endpoints, ec);
+      if (ec) return Status(ErrorCode::kUnavailable, "cannot connect to " + base_.ToString() + ": " + ec.message());
+      conn_->open = true;
+    }
+
+    // A buffer_body request: the header first, then the body chunk by chunk.
+    http::request<http::buffer_body> req;
+    req.method(http::string_to_verb(method));
+    req.target(base_.path + target);
+    req.version(11);
+    req.set(http::field::host, base_.host + ":" + base_.port);
+    req.set(http::field::user_agent, "ringmaster/0.1");
+    req.set(http::field::content_type, content_type);
+    req.keep_alive(true);
+    if (!token_.empty()) req.set(http::field::authorization, "Bearer " + token_);
+    req.content_length(total);
+    req.body().data = nullptr;
+    req.body().more = true;
+    http::request_serializer<http::buffer_body> serializer(req);
+    conn_->stream.expires_after(timeout_);
+    http::write_header(conn_->stream, serializer, ec);
+    uint64_t sent = 0;
+    while (!ec) {
+      size_t n = static_cast<size_t>(std::min<uint64_t>(chunk_bytes, total - sent));
+      req.body().data = n ? const_cast<char*>(body.data() + sent) : nullptr;
+      req.body().size = n;
+      req.body().more = sent + n < total;
+      conn_->stream.expires_after(timeout_);
+      http::write(conn_->stream, serializer, ec);
+      if (ec == http::error::need_buffer) ec = {};
+      if (ec) break;
+      sent += n;
+      if (progress && n) progress(sent, total);
+      if (sent >= total) break;
+    }
+    http::response_parser<http::string_body> parser;
+    parser.body_limit(1ull << 31);
+    if (!ec) {
+      conn_->stream.expires_after(timeout_);
+      http::read(conn_->stream, conn_->buffer, parser, ec);
+    }
+    if (ec) {
+      conn_->open = false;
+      // As in Request: a reused keep-alive connection may have been closed by the server.
+      if (was_open && ec != beast::error::timeout) continue;
+      if (ec == beast::error::timeout)
+        return Status(ErrorCode::kTimeout, "request to " + base_.ToString() + " timed out");
+      return Status(ErrorCode::kUnavailable, "request to " + base_.ToString() + " failed: " + ec.message());
+    }
+    auto res = parser.release();
+    HttpResponse out;
+    out.status = static_cast<int>(res.result_int());
+    out.body = std::move(res.body());
+    for (const auto& field : res) {
+      std::string name(field.name_string());
+      for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      out.headers[name] = std::string(field.value());
+    }
+    if (!res.keep_alive()) conn_->open = false;
+    return out;
+  }
+  return Status(ErrorCode::kUnavailable, "request to " + base_.ToString() + " failed");
+}
+
 std::string ErrorMessageFromBody(const HttpResponse& response) {
   auto j = nlohmann::json::parse(response.body, nullptr, false);
   if (!j.is_discarded() && j.is_object() && j.contains("error") && j["error"].is_object()) {

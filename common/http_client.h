@@ -4,6 +4,8 @@
 // connection and reconnects once when the server closed it. Not thread-safe:
 // use one instance per thread.
 #include <chrono>
+#include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -47,6 +49,15 @@ class HttpClient {
   Result<HttpResponse> Request(std::string_view method, const std::string& target,
                                const std::string& body = {},
                                const std::string& content_type = "application/json");
+  // Like Request, but writes the body in chunks of `chunk_bytes` and calls
+  // `progress(bytes sent, total bytes)` after each one (for upload progress
+  // bars). Each chunk gets the full timeout. Like Request, a reused
+  // keep-alive connection that turns out closed is retried once.
+  using UploadProgress = std::function<void(uint64_t, uint64_t)>;
+  Result<HttpResponse> RequestWithProgress(std::string_view method, const std::string& target,
+                                           const std::string& body, const UploadProgress& progress,
+                                           const std::string& content_type = "application/json",
+                                           size_t chunk_bytes = 256 * 1024);
   Result<HttpResponse> Get(const std::string& target) { return Request("GET", target); }
   Result<HttpResponse> Post(const std::string& target, const std::string& body) {
     return Request("POST", target, body);

@@ -20,3 +20,22 @@ ring_add_test(runtime_quadratic_test LABEL unit
   SOURCES ${ring_runtime_tests_dir}/runtime_quadratic_test.cc)
 target_compile_definitions(runtime_quadratic_test PRIVATE QUADRATIC_TRIAL_PATH="$<TARGET_FILE:quadratic_trial>")
 add_dependencies(runtime_quadratic_test quadratic_trial)
+
+ring_add_test(cli_table_test LABEL unit
+  SOURCES ${ring_runtime_tests_dir}/cli_table_test.cc
+  LIBS ring_cli_lib)
+
+ring_add_test(cli_run_test LABEL unit
+  SOURCES ${ring_runtime_tests_dir}/cli_run_test.cc
+  LIBS ring_cli_lib)
+target_include_directories(cli_run_test PRIVATE ${CMAKE_CURRENT_LIST_DIR}/..)
+
+ring_add_test(cli_create_test LABEL unit
+  SOURCES ${ring_runtime_tests_dir}/cli_create_test.cc
+  LIBS ring_cli_lib LibArchive::LibArchive)
+target_include_directories(cli_create_test PRIVATE ${CMAKE_CURRENT_LIST_DIR}/..)
+
+ring_add_test(cli_upload_test LABEL unit
+  SOURCES ${ring_runtime_tests_dir}/cli_upload_test.cc
+  LIBS ring_cli_lib)
+target_include_directories(cli_upload_test PRIVATE ${CMAKE_CURRENT_LIST_DIR}/..)

@@ -1,0 +1,43 @@
+#include "cli/agent_commands.h"
+
+#include <set>
+
+#include "cli/format.h"
+#include "cli/table.h"
+
+namespace ring::cli {
+
+int ListAgents(CliEnv& env) {
+  auto res = env.master.Get("/api/v1/agents");
+  if (!res.ok()) return env.Fail(res.status());
+  if (env.json) {
+    env.out << res->dump(2) << '\n';
+    return kExitOk;
+  }
+  Table table({"id", "pool", "state", "address", "slots", "used", "last seen"});
+  const auto& agents = Member(*res, "agents");
+  if (agents.is_array()) {
+    for (const auto& a : agents) {
+      const auto& slots = Member(a, "slots");
+      size_t total = 0;
+      size_t used = 0;
+      std::set<std::string> types;
+      if (slots.is_array()) {
+        for (const auto& s : slots) {
+          ++total;
+          if (!Member(s, "allocation_id").is_null()) ++used;
+          types.insert(GetString(s, "type", "?"));
+        }
+      }
+      std::string type_list;
+      for (const auto& t : types) type_list += (type_list.empty() ? "" : ",") + t;
+      table.AddRow({Field(a, "id"), Field(a, "pool"), Field(a, "state"), Field(a, "address"),
+                    std::to_string(total) + (type_list.empty() ? "" : " " + type_list), std::to_string(used),
+                    Field(a, "last_seen_at")});
+    }
+  }
+  table.Print(env.out);
+  return kExitOk;
+}
+
+}  // namespace ring::cli

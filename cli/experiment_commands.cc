@@ -1,0 +1,157 @@
+#include "cli/experiment_commands.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "cli/experiment_wait.h"
+#include "cli/format.h"
+#include "cli/progress_bar.h"
+#include "cli/queries.h"
+#include "cli/table.h"
+#include "common/archive.h"
+
+namespace ring::cli {
+
+int CreateExperiment(CliEnv& env, const CreateOptions& options) {
+  std::ifstream in(options.config_path, std::ios::binary);
+  if (!in) return env.Fail(InvalidArgument("cannot read the config " + options.config_path));
+  std::stringstream config;
+  config << in.rdbuf();
+
+  PackOptions pack;
+  pack.max_bytes = options.max_model_size;
+  ProgressBar pack_bar(env.err, "Packing  ", env.err_is_tty && !env.json);
+  pack.progress = [&](uint64_t done, uint64_t total) { pack_bar.Update(done, total); };
+  auto archive = PackDirectory(options.model_dir, pack);
+  pack_bar.Finish();
+  if (!archive.ok()) {
+    std::string message =
+        "cannot pack the model directory " + options.model_dir + ": " + archive.status().message();
+    if (archive.status().code() == ErrorCode::kTooLarge ||
+        archive.status().message().find("limit") != std::string::npos) {
+      message += " (list large files in " + options.model_dir +
+                 "/.ringignore, or raise --max-model-size, now " + FormatBytes(options.max_model_size) + ")";
+    }
+    return env.Fail(Status(archive.status().code(), message));
+  }
+
+  nlohmann::json body{
+      {"config", config.str()}, {"model_definition", Base64Encode(*archive)}, {"activate", !options.paused}};
+  std::string text = body.dump();
+  ProgressBar upload_bar(env.err, "Uploading", env.err_is_tty && !env.json);
+  auto created = env.master.PostWithProgress(
+      "/api/v1/experiments", text, [&](uint64_t done, uint64_t total) { upload_bar.Update(done, total); });
+  upload_bar.Finish();
+  if (!created.ok()) return env.Fail(created.status());
+  int64_t id = GetInt(*created, "id", -1);
+  if (id < 0) return env.Fail(Internal("the master's answer has no experiment id: " + created->dump()));
+  if (env.json) {
+    if (!options.follow) env.out << created->dump(2) << '\n';
+  } else {
+    env.out << "Created experiment " << id << '\n' << std::flush;
+  }
+  if (!options.follow) return kExitOk;
+  return WaitForExperiment(env, id, {std::nullopt, /*show_metrics=*/true, /*print_final_json=*/true});
+}
+
+int ListExperiments(CliEnv& env, int64_t limit, int64_t offset) {
+  auto res = env.master.Get("/api/v1/experiments?limit=" + std::to_string(limit) +
+                            "&offset=" + std::to_string(offset));
+  if (!res.ok()) return env.Fail(res.status());
+  if (env.json) {
+    env.out << res->dump(2) << '\n';
+    return kExitOk;
+  }
+  Table table({"id", "name", "state", "progress", "trials", "best validation", "owner", "created"});
+  table.SetMaxWidth(1, 32);
+  const auto& experiments = Member(*res, "experiments");
+  if (experiments.is_array()) {
+    for (const auto& e : experiments) {
+      table.AddRow({Field(e, "id"), Field(e, "name"), Field(e, "state"),
+                    FormatProgress(Member(e, "progress")), Field(e, "num_trials"),
+                    Field(e, "best_validation"), Field(e, "owner"), Field(e, "created_at")});
+    }
+  }
+  table.Print(env.out);
+  int64_t total = GetInt(*res, "total", static_cast<int64_t>(table.rows()));
+  if (total > static_cast<int64_t>(table.rows()))
+    env.out << "Showing " << table.rows() << " of " << total << " experiments (use --limit/--offset)\n";
+  return kExitOk;
+}
+
+int DescribeExperiment(CliEnv& env, int64_t id) {
+  auto exp = env.master.Get("/api/v1/experiments/" + std::to_string(id));
+  if (!exp.ok()) return env.Fail(exp.status());
+  auto trials = FetchAllTrials(env.master, id);
+  if (!trials.ok()) return env.Fail(trials.status());
+  // The last validation report of each trial, in trial order.
+  nlohmann::json final_validation = nlohmann::json::array();
+  for (const auto& t : *trials) {
+    auto latest = LatestMetrics(env.master, GetInt(t, "id"), "validation");
+    if (!latest.ok()) return env.Fail(latest.status());
+    if (latest->is_null()) continue;
+    nlohmann::json entry = *latest;
+    entry["trial_id"] = GetInt(t, "id");
+    final_validation.push_back(std::move(entry));
+  }
+  if (env.json) {
+    env.out << nlohmann::json{{"experiment", *exp},
+                              {"trials", *trials},
+                              {"final_validation", final_validation}}
+                   .dump(2)
+            << '\n';
+    return kExitOk;
+  }
+
+  auto& out = env.out;
+  out << "Experiment " << id << ": " << Field(*exp, "name") << '\n';
+  Table fields({"field", "value"});
+  fields.AddRow({"State", Field(*exp, "state")});
+  fields.AddRow({"Owner", Field(*exp, "owner")});
+  fields.AddRow({"Progress", FormatProgress(Member(*exp, "progress"))});
+  fields.AddRow({"Trials", Field(*exp, "num_trials")});
+  fields.AddRow({"Best trial", Field(*exp, "best_trial_id")});
+  fields.AddRow({"Best validation", Field(*exp, "best_validation")});
+  fields.AddRow({"Created", Field(*exp, "created_at")});
+  fields.AddRow({"Ended", Field(*exp, "ended_at")});
+  fields.AddRow({"Archived", Field(*exp, "archived")});
+  std::ostringstream text;
+  fields.Print(text);
+  // Drop the table's header row: "key  value" lines read better here.
+  std::string body = text.str();
+  out << body.substr(body.find('\n') + 1);
+
+  out << "\nTrials:\n";
+  Table table({"id", "state", "hparams", "batches", "restarts", "best validation"});
+  table.SetMaxWidth(2, 60);
+  for (const auto& t : *trials) {
+    table.AddRow({Field(t, "id"), Field(t, "state"), FormatHparams(Member(t, "hparams")),
+                  Field(t, "total_batches"), Field(t, "restarts"), Field(t, "best_validation")});
+  }
+  table.Print(out);
+
+  out << "\nFinal validation metrics:\n";
+  if (final_validation.empty()) {
+    out << "(none reported yet)\n";
+    return kExitOk;
+  }
+  Table metrics({"trial", "batches", "metrics"});
+  for (const auto& m : final_validation)
+    metrics.AddRow({Field(m, "trial_id"), Field(m, "batches"), FormatMetrics(Member(m, "metrics"))});
+  metrics.Print(out);
+  return kExitOk;
+}
+
+int ExperimentAction(CliEnv& env, int64_t id, const std::string& action) {
+  auto res =
+      env.master.Post("/api/v1/experiments/" + std::to_string(id) + "/" + action, nlohmann::json::object());
+  if (!res.ok()) return env.Fail(res.status());
+  if (env.json) {
+    env.out << res->dump(2) << '\n';
+  } else {
+    env.out << "Experiment " << id << ": " << action << " requested\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace ring::cli

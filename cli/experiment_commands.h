@@ -1,0 +1,26 @@
+#pragma once
+// `ring experiment create|list|describe|pause|activate|kill|archive|unarchive`.
+#include <cstdint>
+#include <string>
+
+#include "cli/cli_env.h"
+
+namespace ring::cli {
+
+constexpr uint64_t kDefaultMaxModelSize = 64ull << 20;
+
+struct CreateOptions {
+  std::string config_path;
+  std::string model_dir;
+  bool follow = false;
+  bool paused = false;
+  uint64_t max_model_size = kDefaultMaxModelSize;
+};
+
+int CreateExperiment(CliEnv& env, const CreateOptions& options);
+int ListExperiments(CliEnv& env, int64_t limit, int64_t offset);
+int DescribeExperiment(CliEnv& env, int64_t id);
+// POST /api/v1/experiments/{id}/{action}; action is pause|activate|kill|archive|unarchive.
+int ExperimentAction(CliEnv& env, int64_t id, const std::string& action);
+
+}  // namespace ring::cli

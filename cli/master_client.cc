@@ -1,0 +1,72 @@
+#include "cli/master_client.h"
+
+#include <cctype>
+#include <cstdio>
+
+namespace ring::cli {
+
+bool IsTransportError(const Status& status) {
+  return status.code() == ErrorCode::kUnavailable || status.code() == ErrorCode::kTimeout;
+}
+
+int ExitCodeFor(const Status& status) {
+  if (status.ok()) return kExitOk;
+  return IsTransportError(status) ? kExitUnreachable : kExitFailure;
+}
+
+MasterClient::MasterClient(Url url)
+    : url_(std::move(url)), http_(std::make_unique<HttpClient>(url_, std::chrono::seconds(60))) {}
+
+Result<nlohmann::json> MasterClient::Get(const std::string& target) {
+  return Decode(http_->Get(target));
+}
+
+Result<nlohmann::json> MasterClient::Post(const std::string& target, const nlohmann::json& body) {
+  return Decode(http_->Post(target, body.dump()));
+}
+
+Result<nlohmann::json> MasterClient::PostWithProgress(const std::string& target, const std::string& body,
+                                                      const HttpClient::UploadProgress& progress) {
+  return Decode(http_->RequestWithProgress("POST", target, body, progress));
+}
+
+Result<nlohmann::json> MasterClient::Decode(Result<HttpResponse> response) {
+  if (!response.ok()) {
+    const Status& s = response.status();
+    return Status(s.code(), "cannot reach the master at " + url_.ToString() + " (" + s.message() +
+                                "); is it running? Pass -m URL or set RING_MASTER");
+  }
+  const int status = response->status;
+  if (status < 200 || status >= 300) {
+    // Never kUnavailable/kTimeout here: the master answered.
+    ErrorCode code = ErrorCode::kInternal;
+    if (status == 400) code = ErrorCode::kInvalidArgument;
+    if (status == 401) code = ErrorCode::kUnauthenticated;
+    if (status == 403) code = ErrorCode::kPermissionDenied;
+    if (status == 404) code = ErrorCode::kNotFound;
+    if (status == 409) code = ErrorCode::kConflict;
+    if (status == 413) code = ErrorCode::kTooLarge;
+    return Status(code, ErrorMessageFromBody(*response));
+  }
+  if (response->body.empty()) return nlohmann::json::object();
+  auto json = nlohmann::json::parse(response->body, nullptr, false);
+  if (json.is_discarded())
+    return Internal("the master answered with malformed JSON: " + response->body.substr(0, 200));
+  return json;
+}
+
+std::string PercentEncode(const std::string& text) {
+  std::string out;
+  for (unsigned char c : text) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out.push_back(static_cast<char>(c));
+    } else {
+      char buf[4];
+      std::snprintf(buf, sizeof buf, "%%%02X", c);
+      out += buf;
+    }
+  }
+  return out;
+}
+
+}  // namespace ring::cli

@@ -1,0 +1,182 @@
+#include "cli/run_cli.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <functional>
+#include <iostream>
+#include <optional>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/agent_commands.h"
+#include "cli/cli_env.h"
+#include "cli/experiment_commands.h"
+#include "cli/experiment_wait.h"
+#include "cli/format.h"
+#include "cli/trial_commands.h"
+
+namespace ring::cli {
+namespace {
+
+constexpr const char* kFooter =
+    "Exit codes:\n"
+    "  0  success\n"
+    "  1  the master reported a failure, or the experiment did not end COMPLETED\n"
+    "  2  usage error (bad arguments)\n"
+    "  3  the master could not be reached\n"
+    "Environment: RING_MASTER (master URL, like -m), RING_MAX_MODEL_SIZE (like --max-model-size).";
+
+// The values every command's options are parsed into.
+struct Args {
+  std::string master = "http://127.0.0.1:8080";
+  bool json = false;
+  int64_t id = 0;
+  CreateOptions create;
+  std::string max_model_size;
+  int64_t limit = 100;
+  int64_t offset = 0;
+  double timeout_s = 0;
+  bool follow = false;
+  int rank = -1;
+};
+
+std::chrono::milliseconds PollInterval() {
+  if (const char* text = std::getenv("RING_CLI_POLL_MS")) {
+    long ms = std::strtol(text, nullptr, 10);
+    if (ms > 0) return std::chrono::milliseconds(ms);
+  }
+  return std::chrono::milliseconds(1000);
+}
+
+}  // namespace
+
+int RunCli(std::vector<std::string> args, std::ostream& out, std::ostream& err) {
+  CLI::App app{"ring: the Ringmaster command-line client", "ring"};
+  app.footer(kFooter);
+  app.fallthrough();  // global options may follow the subcommand
+  app.require_subcommand(1);
+  Args a;
+  if (const char* env_size = std::getenv("RING_MAX_MODEL_SIZE")) a.max_model_size = env_size;
+  app.add_option("-m,--master", a.master, "Master URL")->envname("RING_MASTER")->capture_default_str();
+  app.add_flag("--json", a.json, "Print raw JSON for scripts");
+
+  // What to run once parsing succeeded; set by the chosen leaf command.
+  std::function<int(CliEnv&)> action;
+  auto id_arg = [&](CLI::App* cmd, const char* what) {
+    cmd->add_option("ID", a.id, what)->required()->check(CLI::PositiveNumber);
+  };
+
+  auto* experiment = app.add_subcommand("experiment", "Create, inspect and control experiments");
+  experiment->require_subcommand(1);
+  experiment->alias("e");
+
+  auto* create = experiment->add_subcommand("create", "Submit an experiment: CONFIG (YAML) and MODEL_DIR");
+  create->add_option("CONFIG", a.create.config_path, "Experiment config (YAML)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  create->add_option("MODEL_DIR", a.create.model_dir, "Model directory to upload (.ringignore honoured)")
+      ->required()
+      ->check(CLI::ExistingDirectory);
+  create->add_flag("--follow,-f", a.create.follow,
+                   "Follow the experiment until it ends (exit 0 only if COMPLETED)");
+  create->add_flag("--paused", a.create.paused, "Create it paused (not activated)");
+  create->add_option("--max-model-size", a.max_model_size,
+                     "Largest model directory to upload, e.g. 64M (default 64 MiB)");
+  create->callback([&] { action = [&](CliEnv& env) { return CreateExperiment(env, a.create); }; });
+
+  auto* list = experiment->add_subcommand("list", "List experiments");
+  list->add_option("--limit", a.limit, "Page size")->capture_default_str()->check(CLI::Range(1, 10000));
+  list->add_option("--offset", a.offset, "Page start")->capture_default_str()->check(CLI::NonNegativeNumber);
+  list->callback([&] { action = [&](CliEnv& env) { return ListExperiments(env, a.limit, a.offset); }; });
+
+  auto* describe =
+      experiment->add_subcommand("describe", "Show an experiment, its trials and final validation metrics");
+  id_arg(describe, "Experiment id");
+  describe->add_flag("--follow,-f", a.follow, "Follow it until it ends, then describe it");
+  describe->callback([&] {
+    action = [&](CliEnv& env) {
+      int code = kExitOk;
+      if (a.follow) code = WaitForExperiment(env, a.id, {std::nullopt, true, false});
+      if (code == kExitUnreachable) return code;
+      int described = DescribeExperiment(env, a.id);
+      return described != kExitOk ? described : code;
+    };
+  });
+
+  auto* wait = experiment->add_subcommand("wait", "Wait until an experiment ends; exit 0 only if COMPLETED");
+  id_arg(wait, "Experiment id");
+  wait->add_option("--timeout", a.timeout_s, "Give up after this many seconds (exit 1)")
+      ->check(CLI::PositiveNumber);
+  wait->callback([&] {
+    action = [&](CliEnv& env) {
+      WaitOptions w;
+      if (a.timeout_s > 0) w.timeout = std::chrono::seconds(static_cast<int64_t>(std::ceil(a.timeout_s)));
+      return WaitForExperiment(env, a.id, w);
+    };
+  });
+
+  for (const char* verb : {"pause", "activate", "kill", "archive", "unarchive"}) {
+    auto* cmd = experiment->add_subcommand(verb, std::string("Ask the master to ") + verb + " an experiment");
+    id_arg(cmd, "Experiment id");
+    std::string v = verb;
+    cmd->callback([&, v] { action = [&, v](CliEnv& env) { return ExperimentAction(env, a.id, v); }; });
+  }
+
+  auto* trial = app.add_subcommand("trial", "Inspect trials");
+  trial->require_subcommand(1);
+  trial->alias("t");
+  auto* trial_describe = trial->add_subcommand("describe", "Show a trial and its metrics");
+  id_arg(trial_describe, "Trial id");
+  trial_describe->callback([&] { action = [&](CliEnv& env) { return DescribeTrial(env, a.id); }; });
+  auto* logs = trial->add_subcommand("logs", "Print a trial's logs");
+  id_arg(logs, "Trial id");
+  logs->add_flag("-f,--follow", a.follow, "Keep printing new lines until the trial ended");
+  logs->add_option("--rank", a.rank, "Only this rank's lines")->check(CLI::NonNegativeNumber);
+  logs->callback([&] {
+    action = [&](CliEnv& env) {
+      LogsOptions o;
+      o.follow = a.follow;
+      if (a.rank >= 0) o.rank = a.rank;
+      return TrialLogs(env, a.id, o);
+    };
+  });
+
+  auto* agent = app.add_subcommand("agent", "Inspect agents");
+  agent->require_subcommand(1);
+  auto* agent_list = agent->add_subcommand("list", "List agents and their slots");
+  agent_list->callback([&] { action = [&](CliEnv& env) { return ListAgents(env); }; });
+
+  std::reverse(args.begin(), args.end());  // CLI11 consumes the vector from the back
+  try {
+    app.parse(args);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e, out, err);
+    return code == 0 ? kExitOk : kExitUsage;
+  }
+
+  if (!a.max_model_size.empty()) {
+    auto size = ParseByteSize(a.max_model_size);
+    if (!size || *size == 0) {
+      err << "ring: error: --max-model-size expects a size like 64M or 1G, got \"" << a.max_model_size
+          << "\"\n";
+      return kExitUsage;
+    }
+    a.create.max_model_size = *size;
+  }
+  auto url = Url::Parse(a.master);
+  if (!url.ok()) {
+    err << "ring: error: bad master URL: " << url.status().message() << '\n';
+    return kExitUsage;
+  }
+  if (!action) {
+    err << "ring: error: no command given; see ring --help\n";
+    return kExitUsage;
+  }
+  MasterClient master(*url);
+  CliEnv env{out, err, &err == &std::cerr && ::isatty(STDERR_FILENO) == 1, a.json, master, PollInterval()};
+  return action(env);
+}
+
+}  // namespace ring::cli

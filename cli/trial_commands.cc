@@ -1,0 +1,107 @@
+#include "cli/trial_commands.h"
+
+#include <chrono>
+#include <thread>
+
+#include "cli/format.h"
+#include "cli/queries.h"
+#include "cli/table.h"
+
+namespace ring::cli {
+
+int DescribeTrial(CliEnv& env, int64_t id) {
+  const std::string path = "/api/v1/trials/" + std::to_string(id);
+  auto trial = env.master.Get(path);
+  if (!trial.ok()) return env.Fail(trial.status());
+  auto training = env.master.Get(path + "/metrics?kind=training");
+  if (!training.ok()) return env.Fail(training.status());
+  auto validation = env.master.Get(path + "/metrics?kind=validation");
+  if (!validation.ok()) return env.Fail(validation.status());
+  if (env.json) {
+    env.out << nlohmann::json{{"trial", *trial},
+                              {"training_metrics", Member(*training, "metrics")},
+                              {"validation_metrics", Member(*validation, "metrics")}}
+                   .dump(2)
+            << '\n';
+    return kExitOk;
+  }
+  auto& out = env.out;
+  out << "Trial " << id << " of experiment " << Field(*trial, "experiment_id") << '\n';
+  out << "State:              " << Field(*trial, "state") << '\n';
+  out << "Hyperparameters:    " << FormatHparams(Member(*trial, "hparams")) << '\n';
+  out << "Batches:            " << Field(*trial, "total_batches") << '\n';
+  out << "Restarts:           " << Field(*trial, "restarts") << '\n';
+  out << "Best validation:    " << Field(*trial, "best_validation") << '\n';
+  out << "Latest checkpoint:  " << Field(*trial, "latest_checkpoint") << '\n';
+  out << "Created:            " << Field(*trial, "created_at") << '\n';
+  out << "Ended:              " << Field(*trial, "ended_at") << '\n';
+
+  auto print_metrics = [&](const char* title, const nlohmann::json& list) {
+    out << '\n' << title << ":\n";
+    if (!list.is_array() || list.empty()) {
+      out << "(none)\n";
+      return;
+    }
+    Table table({"batches", "metrics", "reported"});
+    for (const auto& m : list)
+      table.AddRow({Field(m, "batches"), FormatMetrics(Member(m, "metrics")), Field(m, "reported_at")});
+    table.Print(out);
+  };
+  print_metrics("Validation metrics", Member(*validation, "metrics"));
+  const auto& train = Member(*training, "metrics");
+  if (train.is_array() && !train.empty()) {
+    out << "\nLatest training metrics: batches " << Field(train.back(), "batches") << "  "
+        << FormatMetrics(Member(train.back(), "metrics")) << '\n';
+  }
+  return kExitOk;
+}
+
+int TrialLogs(CliEnv& env, int64_t id, const LogsOptions& options) {
+  int64_t offset = 0;
+  bool unreachable = false;
+  std::chrono::steady_clock::time_point unreachable_since{};
+  for (;;) {
+    std::string target = "/api/v1/trials/" + std::to_string(id) + "/logs?offset=" + std::to_string(offset) +
+                         "&limit=" + std::to_string(options.page_size) +
+                         "&follow=" + (options.follow ? "true" : "false");
+    if (options.rank) target += "&rank=" + std::to_string(*options.rank);
+    auto res = env.master.Get(target);
+    if (!res.ok()) {
+      // While following, ride out a master restart for a while.
+      if (options.follow && IsTransportError(res.status())) {
+        auto now = std::chrono::steady_clock::now();
+        if (!unreachable) unreachable_since = now;
+        unreachable = true;
+        if (now - unreachable_since < env.unreachable_grace) {
+          std::this_thread::sleep_for(env.poll_interval);
+          continue;
+        }
+      }
+      return env.Fail(res.status());
+    }
+    unreachable = false;
+    const auto& logs = Member(*res, "logs");
+    size_t count = logs.is_array() ? logs.size() : 0;
+    const int64_t start_offset = offset;
+    for (size_t i = 0; i < count; ++i) {
+      const auto& line = logs[i];
+      if (env.json) {
+        env.out << line.dump() << '\n';
+      } else {
+        if (!options.rank) env.out << "[rank " << GetInt(line, "rank") << "] ";
+        env.out << GetString(line, "line") << '\n';
+      }
+      offset = std::max(offset, GetInt(line, "id", offset));
+    }
+    env.out << std::flush;
+    offset = std::max(offset, GetInt(*res, "offset", offset));
+    if (count > 0 && offset <= start_offset) return kExitOk;  // not advancing: avoid a loop
+    if (count > 0) continue;                                  // there may be more right away
+    if (!options.follow) return kExitOk;
+    if (IsTerminalState(GetString(*res, "trial_state"))) return kExitOk;
+    // follow=true already waited on the master's side; pause briefly when it answered at once.
+    std::this_thread::sleep_for(env.poll_interval / 4);
+  }
+}
+
+}  // namespace ring::cli

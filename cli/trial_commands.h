@@ -1,0 +1,20 @@
+#pragma once
+// `ring trial describe ID` and `ring trial logs ID [-f] [--rank R]`.
+#include <cstdint>
+#include <optional>
+
+#include "cli/cli_env.h"
+
+namespace ring::cli {
+
+int DescribeTrial(CliEnv& env, int64_t id);
+
+struct LogsOptions {
+  bool follow = false;      // keep polling until the trial ended and no new lines arrive
+  std::optional<int> rank;  // only this rank's lines
+  int64_t page_size = 1000;
+};
+
+int TrialLogs(CliEnv& env, int64_t id, const LogsOptions& options);
+
+}  // namespace ring::cli
