@@ -19,6 +19,8 @@ target_include_directories(runtime_http_sink_test PRIVATE
 ring_add_test(runtime_quadratic_test LABEL unit
   SOURCES ${ring_runtime_tests_dir}/runtime_quadratic_test.cc)
 target_compile_definitions(runtime_quadratic_test PRIVATE QUADRATIC_TRIAL_PATH="$<TARGET_FILE:quadratic_trial>")
+target_include_directories(runtime_quadratic_test PRIVATE ${CMAKE_CURRENT_LIST_DIR}/..)
+target_link_libraries(runtime_quadratic_test PRIVATE nlohmann_json::nlohmann_json)
 add_dependencies(runtime_quadratic_test quadratic_trial)
 
 ring_add_test(cli_table_test LABEL unit

@@ -4,10 +4,15 @@
 
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "unit/cli_fake_master.h"
 
 namespace {
 
@@ -17,10 +22,9 @@ struct TrialRun {
   std::string err;
 };
 
-TrialRun RunTrial(const std::string& args) {
+TrialRun RunTrial(const std::string& args, const std::string& env = "-u RING_MASTER_URL") {
   std::string err_path = ::testing::TempDir() + "/quadratic_stderr.txt";
-  std::string cmd =
-      std::string("env -u RING_MASTER_URL '") + QUADRATIC_TRIAL_PATH + "' " + args + " 2>'" + err_path + "'";
+  std::string cmd = "env " + env + " '" + QUADRATIC_TRIAL_PATH + "' " + args + " 2>'" + err_path + "'";
   TrialRun run;
   FILE* pipe = ::popen(cmd.c_str(), "r");
   if (!pipe) return run;
@@ -106,6 +110,33 @@ TEST(QuadraticTrialTest, TooLargeLearningRateDivergesWithAHint) {
   EXPECT_EQ(run.exit_code, 3);
   EXPECT_NE(run.err.find("diverged"), std::string::npos) << run.err;
   EXPECT_NE(run.err.find("lower learning_rate"), std::string::npos) << run.err;
+}
+
+TEST(QuadraticTrialTest, ClusterModePostsMetricsToTheMaster) {
+  using ring::testing::FakeHttpServer;
+  using ring::testing::FakeResponse;
+  FakeHttpServer master([](const auto&) { return FakeResponse{200, R"({"stored":1})"}; });
+  std::string env = "RING_MASTER_URL=" + master.url() +
+                    " RING_ALLOCATION_ID=4.1 RING_ALLOCATION_TOKEN=tok RING_TRIAL_ID=4 RING_EXPERIMENT_ID=2"
+                    " RING_MAX_LENGTH_BATCHES=200 RING_TRIAL_SEED=3"
+                    " RING_HPARAMS='{\"learning_rate\":0.05,\"batch_size\":32,\"report_every\":50}'";
+  TrialRun run = RunTrial("", env);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("quadratic: trial 4, seed 3, 200 batches"), std::string::npos) << run.out;
+  std::vector<std::pair<std::string, int64_t>> reports;
+  for (const auto& req : master.requests()) {
+    EXPECT_EQ(req.target, "/api/v1/allocations/4.1/metrics");
+    EXPECT_EQ(req.headers.at("authorization"), "Bearer tok");
+    auto body = nlohmann::json::parse(req.body);
+    for (const auto& r : body["reports"])
+      reports.emplace_back(r["kind"].get<std::string>(), r["batches"].get<int64_t>());
+  }
+  std::sort(reports.begin(), reports.end());
+  using Reports = std::vector<std::pair<std::string, int64_t>>;
+  EXPECT_EQ(
+      reports,
+      (Reports{
+          {"training", 50}, {"training", 100}, {"training", 150}, {"training", 200}, {"validation", 200}}));
 }
 
 }  // namespace
