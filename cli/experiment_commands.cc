@@ -27,8 +27,11 @@ int CreateExperiment(CliEnv& env, const CreateOptions& options) {
   if (!archive.ok()) {
     std::string message =
         "cannot pack the model directory " + options.model_dir + ": " + archive.status().message();
-    if (archive.status().code() == ErrorCode::kTooLarge ||
-        archive.status().message().find("limit") != std::string::npos) {
+    const std::string& why = archive.status().message();
+    bool too_large = archive.status().code() == ErrorCode::kTooLarge;
+    for (const char* word : {"limit", "too large", "exceeds", "larger than", "max"})
+      too_large = too_large || why.find(word) != std::string::npos;
+    if (too_large) {
       message += " (list large files in " + options.model_dir +
                  "/.ringignore, or raise --max-model-size, now " + FormatBytes(options.max_model_size) + ")";
     }
