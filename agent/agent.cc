@@ -5,8 +5,8 @@
 #include <filesystem>
 #include <thread>
 
-#include <boost/asio/strand.hpp>
 #include <spdlog/spdlog.h>
+#include <boost/asio/strand.hpp>
 
 #include "agent/gpu_detector.h"
 #include "agent/http_model_fetcher.h"
@@ -36,6 +36,7 @@ Agent::Agent(AgentConfig config)
       shutdown_deadline_(io_) {
   MasterLink::Options link_options;
   link_options.master_url = config_.master_url;
+  link_options.agent_id = config_.id;
   link_options.token = config_.token;
   link_options.max_queued_log_bytes = config_.max_queued_log_bytes;
   MasterLink::Callbacks callbacks;
@@ -72,7 +73,8 @@ int Agent::Run() {
   std::error_code ec;
   std::filesystem::create_directories(config_.work_dir, ec);
   if (ec) {
-    spdlog::error("[agent] agent={} cannot create --work-dir {}: {}", config_.id, config_.work_dir, ec.message());
+    spdlog::error("[agent] agent={} cannot create --work-dir {}: {}", config_.id, config_.work_dir,
+                  ec.message());
     return 1;
   }
   int gpus = 0;

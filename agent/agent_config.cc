@@ -13,7 +13,9 @@
 
 namespace ring {
 
-const char* AgentVersion() { return RING_VERSION; }
+const char* AgentVersion() {
+  return RING_VERSION;
+}
 
 Status ResolveAgentConfig(AgentConfig& config) {
   if (config.master_url.empty()) return InvalidArgument("--master is required (e.g. http://127.0.0.1:8080)");
@@ -31,7 +33,8 @@ Status ResolveAgentConfig(AgentConfig& config) {
   }
   for (char c : config.id) {
     bool ok = std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
-    if (!ok) return InvalidArgument("--id \"" + config.id + "\" may only contain letters, digits, '-', '_' and '.'");
+    if (!ok)
+      return InvalidArgument("--id \"" + config.id + "\" may only contain letters, digits, '-', '_' and '.'");
   }
   if (config.pool.empty()) return InvalidArgument("--pool must not be empty");
   if (config.cpu_slots < 0) return InvalidArgument("--cpu-slots must be 0 or more");

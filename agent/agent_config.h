@@ -11,17 +11,17 @@
 namespace ring {
 
 struct AgentConfig {
-  std::string master_url;             // --master: base URL of the master, "http://host:port"
-  std::string id;                     // --id: agent name shown by the master; defaults to the host name
-  std::string pool = "default";       // --pool: resource pool this agent's slots belong to
-  int cpu_slots = 0;                  // --cpu-slots: CPU slots to offer; 0 = number of CPUs when no GPU is found
-  bool detect_gpus = true;            // --no-gpus turns NVML detection off
-  std::string work_dir;               // --work-dir: trial work directories; default /tmp/ringagent-<id>
-  std::string token;                  // --token: cluster token sent as "Authorization: Bearer"
-  std::string address;                // --address: host other ranks reach this agent at; default: the
-                                      //   local address of the connection to the master
-  std::string log_level = "info";     // --log-level: trace, debug, info, warn, error
-  std::chrono::milliseconds shutdown_grace{10000};  // SIGTERM to trials on shutdown, SIGKILL after this
+  std::string master_url;          // --master: base URL of the master, "http://host:port"
+  std::string id;                  // --id: agent name shown by the master; defaults to the host name
+  std::string pool = "default";    // --pool: resource pool this agent's slots belong to
+  int cpu_slots = 0;               // --cpu-slots: CPU slots to offer; 0 = number of CPUs when no GPU is found
+  bool detect_gpus = true;         // --no-gpus turns NVML detection off
+  std::string work_dir;            // --work-dir: trial work directories; default /tmp/ringagent-<id>
+  std::string token;               // --token: cluster token sent as "Authorization: Bearer"
+  std::string address;             // --address: host other ranks reach this agent at; default: the
+                                   //   local address of the connection to the master
+  std::string log_level = "info";  // --log-level: trace, debug, info, warn, error
+  std::chrono::milliseconds shutdown_grace{10000};     // SIGTERM to trials on shutdown, SIGKILL after this
   std::chrono::milliseconds download_timeout{120000};  // model definition download timeout
   size_t max_queued_log_bytes = 32u << 20;  // log batches kept while disconnected (oldest dropped first)
   std::string nvml_library = "libnvidia-ml.so.1";  // loaded with dlopen to find GPUs

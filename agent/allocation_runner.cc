@@ -4,8 +4,8 @@
 
 #include <filesystem>
 
-#include <boost/asio/post.hpp>
 #include <spdlog/spdlog.h>
+#include <boost/asio/post.hpp>
 
 namespace ring {
 namespace {
@@ -30,7 +30,8 @@ bool IsSafePathComponent(const std::string& id) {
   return true;
 }
 
-AllocationRunner::AllocationRunner(const RunnerContext& context, proto::Start start, std::function<void()> on_done)
+AllocationRunner::AllocationRunner(const RunnerContext& context, proto::Start start,
+                                   std::function<void()> on_done)
     : context_(context),
       start_(std::move(start)),
       work_dir_(context.work_root + "/" + start_.allocation_id + ".r" + std::to_string(start_.rank)),
@@ -85,11 +86,14 @@ void AllocationRunner::OnPrepared(const Status& status) {
     Cleanup();
     return;
   }
-  Environment env = BuildTrialEnvironment(start_, context_.master_url, context_.slots, context_.inherited_env);
+  Environment env =
+      BuildTrialEnvironment(start_, context_.master_url, context_.slots, context_.inherited_env);
   ProcessSpec spec{ShellCommand(start_.entrypoint), work_dir_, ToEnvp(env)};
   auto self = shared_from_this();
   ProcessCallbacks callbacks;
-  callbacks.on_line = [self](OutputStream stream, std::string line) { self->OnLine(stream, std::move(line)); };
+  callbacks.on_line = [self](OutputStream stream, std::string line) {
+    self->OnLine(stream, std::move(line));
+  };
   callbacks.on_exit = [self](ExitStatus exit) {
     boost::asio::post(self->context_.strand, [self, exit] { self->OnExit(exit); });
   };
@@ -114,7 +118,8 @@ void AllocationRunner::OnLine(OutputStream stream, std::string line) {
     // Sending under the lock keeps batches in seq order between this thread and the flush timer.
     std::lock_guard lock(log_mutex_);
     bool was_empty = batcher_.empty();
-    if (auto full = batcher_.Add(std::move(entry), LogBatcher::Clock::now())) context_.sink->Send(std::move(*full));
+    if (auto full = batcher_.Add(std::move(entry), LogBatcher::Clock::now()))
+      context_.sink->Send(std::move(*full));
     arm = was_empty && !batcher_.empty();
   }
   if (arm) boost::asio::post(context_.strand, [self = shared_from_this()] { self->ArmFlushTimer(); });
@@ -149,7 +154,8 @@ void AllocationRunner::OnExit(const ExitStatus& status) {
   }
   flush_timer_.cancel();
   std::string message = kill_reason_.empty() ? "" : "killed: " + kill_reason_;
-  spdlog::info("[agent] {}: exited with {}{}", Ids(), Describe(status), message.empty() ? "" : " (" + message + ")");
+  spdlog::info("[agent] {}: exited with {}{}", Ids(), Describe(status),
+               message.empty() ? "" : " (" + message + ")");
   ReportExit(status, message);
   Cleanup();
 }
@@ -173,7 +179,8 @@ void AllocationRunner::Kill(std::chrono::milliseconds grace, const std::string& 
       ReportExit(ExitStatus{std::nullopt, SIGTERM}, "killed before the process started: " + reason);
       break;
     case Phase::kRunning:
-      spdlog::info("[agent] {}: terminating pid={} grace={}ms ({})", Ids(), pid_.load(), grace.count(), reason);
+      spdlog::info("[agent] {}: terminating pid={} grace={}ms ({})", Ids(), pid_.load(), grace.count(),
+                   reason);
       if (kill_reason_.empty()) kill_reason_ = reason.empty() ? "requested" : reason;
       context_.launcher->Terminate(pid_, grace);
       break;

@@ -32,15 +32,15 @@ using AgentStrand = boost::asio::strand<boost::asio::io_context::executor_type>;
 
 // What every runner shares; the pointers outlive the runners.
 struct RunnerContext {
-  AgentStrand strand;                      // owns all runner state
-  boost::asio::any_io_executor blocking;   // worker threads: downloads, unpacking, removing directories
+  AgentStrand strand;                     // owns all runner state
+  boost::asio::any_io_executor blocking;  // worker threads: downloads, unpacking, removing directories
   ProcessLauncher* launcher = nullptr;
   ModelFetcher* fetcher = nullptr;
   MessageSink* sink = nullptr;
-  std::string master_url;                  // RING_MASTER_URL
-  std::string work_root;                   // work directories are <work_root>/<allocation_id>.r<rank>
-  std::vector<proto::Slot> slots;          // this agent's slots (GPU UUIDs)
-  Environment inherited_env;               // the agent's own environment
+  std::string master_url;          // RING_MASTER_URL
+  std::string work_root;           // work directories are <work_root>/<allocation_id>.r<rank>
+  std::vector<proto::Slot> slots;  // this agent's slots (GPU UUIDs)
+  Environment inherited_env;       // the agent's own environment
 };
 
 class AllocationRunner : public std::enable_shared_from_this<AllocationRunner> {
@@ -60,15 +60,15 @@ class AllocationRunner : public std::enable_shared_from_this<AllocationRunner> {
   const std::string& work_dir() const { return work_dir_; }
 
  private:
-  Status Prepare();                        // worker thread
-  void OnPrepared(const Status& status);   // strand
-  void OnLine(OutputStream stream, std::string line);  // launcher thread
-  void ArmFlushTimer();                    // strand
-  void OnExit(const ExitStatus& status);   // strand
+  Status Prepare();                                                       // worker thread
+  void OnPrepared(const Status& status);                                  // strand
+  void OnLine(OutputStream stream, std::string line);                     // launcher thread
+  void ArmFlushTimer();                                                   // strand
+  void OnExit(const ExitStatus& status);                                  // strand
   void ReportExit(const ExitStatus& status, const std::string& message);  // strand
   void SendState(proto::ProcessState state);
-  void Cleanup();                          // strand
-  std::string Ids() const;                 // "allocation=… rank=… trial=… experiment=…"
+  void Cleanup();           // strand
+  std::string Ids() const;  // "allocation=… rank=… trial=… experiment=…"
 
   const RunnerContext& context_;
   const proto::Start start_;

@@ -1,12 +1,13 @@
 #include "agent/allocation_supervisor.h"
 
-#include <boost/asio/post.hpp>
 #include <spdlog/spdlog.h>
+#include <boost/asio/post.hpp>
 
 namespace ring {
 
 void AllocationSupervisor::HandleStart(proto::Start start) {
-  boost::asio::post(context_.strand, [this, start = std::move(start)]() mutable { OnStart(std::move(start)); });
+  boost::asio::post(context_.strand,
+                    [this, start = std::move(start)]() mutable { OnStart(std::move(start)); });
 }
 
 void AllocationSupervisor::HandleKill(proto::Kill kill) {
@@ -16,7 +17,8 @@ void AllocationSupervisor::HandleKill(proto::Kill kill) {
 void AllocationSupervisor::OnStart(proto::Start start) {
   Key key{start.allocation_id, start.rank};
   if (shutting_down_) {
-    spdlog::warn("[agent] allocation={} rank={}: start refused, the agent is shutting down", key.first, key.second);
+    spdlog::warn("[agent] allocation={} rank={}: start refused, the agent is shutting down", key.first,
+                 key.second);
     proto::StateChange refused;
     refused.allocation_id = key.first;
     refused.rank = key.second;
@@ -33,7 +35,8 @@ void AllocationSupervisor::OnStart(proto::Start start) {
       spdlog::info("[agent] allocation={} rank={}: duplicate start ignored", key.first, key.second);
       return;
     }
-    runner = std::make_shared<AllocationRunner>(context_, std::move(start), [this, key] { OnRunnerDone(key); });
+    runner =
+        std::make_shared<AllocationRunner>(context_, std::move(start), [this, key] { OnRunnerDone(key); });
     runners_[key] = runner;
   }
   runner->Begin();

@@ -44,8 +44,8 @@ class AllocationSupervisor {
   RunnerContext context_;
   mutable std::mutex mutex_;  // guards runners_: written on the strand, read by Running()
   std::map<Key, std::shared_ptr<AllocationRunner>> runners_;
-  bool shutting_down_ = false;                 // strand
-  std::function<void()> shutdown_done_;        // strand
+  bool shutting_down_ = false;           // strand
+  std::function<void()> shutdown_done_;  // strand
 };
 
 }  // namespace ring

@@ -9,13 +9,15 @@ Status HttpModelFetcher::Fetch(const proto::Start& start, const std::string& des
   HttpClient client(master_, timeout_);
   client.SetBearerToken(start.allocation_token);
   auto response = client.Get(start.model_definition_path);
-  if (!response.ok()) return Status(response.status().code(), "model download failed: " + response.status().message());
+  if (!response.ok())
+    return Status(response.status().code(), "model download failed: " + response.status().message());
   if (response->status != 200) {
-    return Status(ErrorCode::kUnavailable,
-                  "model download failed: GET " + start.model_definition_path + ": " + ErrorMessageFromBody(*response));
+    return Status(ErrorCode::kUnavailable, "model download failed: GET " + start.model_definition_path +
+                                               ": " + ErrorMessageFromBody(*response));
   }
   Status unpacked = UnpackArchive(response->body, dest);
-  if (!unpacked.ok()) return Status(unpacked.code(), "model definition cannot be unpacked: " + unpacked.message());
+  if (!unpacked.ok())
+    return Status(unpacked.code(), "model definition cannot be unpacked: " + unpacked.message());
   return Status::Ok();
 }
 

@@ -11,7 +11,8 @@ namespace ring {
 
 class HttpModelFetcher : public ModelFetcher {
  public:
-  HttpModelFetcher(Url master, std::chrono::milliseconds timeout) : master_(std::move(master)), timeout_(timeout) {}
+  HttpModelFetcher(Url master, std::chrono::milliseconds timeout)
+      : master_(std::move(master)), timeout_(timeout) {}
   Status Fetch(const proto::Start& start, const std::string& dest) override;
 
  private:

@@ -1,7 +1,7 @@
 // ringagent: parses flags into AgentConfig and runs the Agent.
-#include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
+#include <CLI/CLI.hpp>
 
 #include "agent/agent.h"
 #include "agent/agent_config.h"
@@ -11,14 +11,16 @@ int main(int argc, char** argv) {
   CLI::App app{"ringagent: runs Ringmaster trials on this host"};
   int64_t grace_ms = config.shutdown_grace.count();
   bool no_gpus = false;
-  app.add_option("--master", config.master_url, "Base URL of the master, e.g. http://10.0.0.1:8080")->required();
+  app.add_option("--master", config.master_url, "Base URL of the master, e.g. http://10.0.0.1:8080")
+      ->required();
   app.add_option("--id", config.id, "Agent name (default: the host name)");
   app.add_option("--pool", config.pool, "Resource pool of this agent's slots")->capture_default_str();
   app.add_option("--cpu-slots", config.cpu_slots, "CPU slots to offer (0: one per CPU when no GPU is found)")
       ->capture_default_str();
   app.add_flag("--no-gpus", no_gpus, "Do not look for GPUs");
   app.add_option("--work-dir", config.work_dir, "Trial work directories (default: /tmp/ringagent-<id>)");
-  app.add_option("--token", config.token, "Cluster token presented to the master")->envname("RING_AGENT_TOKEN");
+  app.add_option("--token", config.token, "Cluster token presented to the master")
+      ->envname("RING_AGENT_TOKEN");
   app.add_option("--address", config.address,
                  "Address other ranks reach this host at (default: the address the master sees)");
   app.add_option("--log-level", config.log_level, "trace, debug, info, warn or error")->capture_default_str();

@@ -7,6 +7,7 @@
 #include <random>
 #include <vector>
 
+#include <spdlog/spdlog.h>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -17,7 +18,6 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/websocket.hpp>
-#include <spdlog/spdlog.h>
 
 #include "agent/outbound_queue.h"
 #include "common/http_client.h"
@@ -43,7 +43,7 @@ constexpr auto kPollStep = 10ms;
 struct Session {
   explicit Session(const Strand& strand) : ws(strand), wake(strand), heartbeat(strand) {}
   websocket::stream<beast::tcp_stream> ws;
-  net::steady_timer wake;       // the writer sleeps on it; cancel() wakes it
+  net::steady_timer wake;  // the writer sleeps on it; cancel() wakes it
   net::steady_timer heartbeat;
   std::chrono::milliseconds interval{1000};
   bool welcomed = false;
@@ -68,12 +68,14 @@ class MasterLink::Impl : public std::enable_shared_from_this<Impl> {
     if (url.ok()) {
       url_ = *url;
     } else {
-      spdlog::error("[agent] bad master URL {}: {}", options_.master_url, url.status().message());
+      spdlog::error("[agent] agent={} bad master URL {}: {}", options_.agent_id, options_.master_url,
+                    url.status().message());
     }
   }
 
   void Start() {
-    net::co_spawn(strand_, [self = shared_from_this()] { return self->Run(); }, net::detached);
+    net::co_spawn(
+        strand_, [self = shared_from_this()] { return self->Run(); }, net::detached);
   }
 
   void Send(proto::Message message) {
@@ -82,8 +84,8 @@ class MasterLink::Impl : public std::enable_shared_from_this<Impl> {
       self->queue_.Push(message);
       self->queued_ = self->queue_.size();
       if (self->queue_.dropped_batches() != dropped_before && self->queue_.dropped_batches() % 100 == 1) {
-        spdlog::warn("[agent] master unreachable: dropped {} log batches ({} lines) so far",
-                     self->queue_.dropped_batches(), self->queue_.dropped_lines());
+        spdlog::warn("[agent] agent={} master unreachable: dropped {} log batches ({} lines) so far",
+                     self->options_.agent_id, self->queue_.dropped_batches(), self->queue_.dropped_lines());
       }
       if (self->session_ && self->session_->welcomed) self->session_->wake.cancel();
     });
@@ -94,7 +96,8 @@ class MasterLink::Impl : public std::enable_shared_from_this<Impl> {
       self->stop_waiters_.push_back(std::move(done));
       if (self->stopping_) return;
       self->stopping_ = true;
-      net::co_spawn(self->strand_, [self] { return self->StopFlow(); }, net::detached);
+      net::co_spawn(
+          self->strand_, [self] { return self->StopFlow(); }, net::detached);
     });
   }
 
@@ -119,7 +122,8 @@ class MasterLink::Impl : public std::enable_shared_from_this<Impl> {
       // Equal jitter: half the backoff fixed, half random, so agents do not reconnect in lockstep.
       std::uniform_int_distribution<int64_t> jitter(0, backoff.count() / 2);
       auto delay = std::chrono::milliseconds(backoff.count() - backoff.count() / 2 + jitter(rng_));
-      spdlog::debug("[agent] reconnecting to {} in {} ms", url_.ToString(), delay.count());
+      spdlog::debug("[agent] agent={} reconnecting to {} in {} ms", options_.agent_id, url_.ToString(),
+                    delay.count());
       retry_timer_.expires_after(delay);
       boost::system::error_code ec;
       co_await retry_timer_.async_wait(net::redirect_error(use_awaitable, ec));
@@ -137,16 +141,18 @@ class MasterLink::Impl : public std::enable_shared_from_this<Impl> {
     auto fail = [&](const std::string& what) {
       if (!stopping_) {
         if (failing) {
-          spdlog::debug("[agent] master {}: {}", url_.ToString(), what);
+          spdlog::debug("[agent] agent={} master {}: {}", options_.agent_id, url_.ToString(), what);
         } else {
-          spdlog::warn("[agent] master {}: {} (retrying with backoff)", url_.ToString(), what);
+          spdlog::warn("[agent] agent={} master {}: {} (retrying with backoff)", options_.agent_id,
+                       url_.ToString(), what);
         }
       }
       CloseSession(*s);
     };
     auto& tcp_stream = beast::get_lowest_layer(s->ws);
 
-    auto endpoints = co_await resolver_.async_resolve(url_.host, url_.port, net::redirect_error(use_awaitable, ec));
+    auto endpoints =
+        co_await resolver_.async_resolve(url_.host, url_.port, net::redirect_error(use_awaitable, ec));
     if (ec || stopping_) {
       fail("cannot resolve " + url_.host + ": " + ec.message());
       co_return false;
@@ -159,10 +165,11 @@ class MasterLink::Impl : public std::enable_shared_from_this<Impl> {
     }
     std::string local_address = tcp_stream.socket().local_endpoint(ec).address().to_string();
 
-    s->ws.set_option(websocket::stream_base::decorator([token = options_.token](websocket::request_type& req) {
-      req.set(beast::http::field::user_agent, "ringagent");
-      if (!token.empty()) req.set(beast::http::field::authorization, "Bearer " + token);
-    }));
+    s->ws.set_option(
+        websocket::stream_base::decorator([token = options_.token](websocket::request_type& req) {
+          req.set(beast::http::field::user_agent, "ringagent");
+          if (!token.empty()) req.set(beast::http::field::authorization, "Bearer " + token);
+        }));
     s->ws.read_message_max(kMaxIncomingMessage);
     websocket::response_type response;
     tcp_stream.expires_after(options_.connect_timeout);
@@ -204,11 +211,13 @@ class MasterLink::Impl : public std::enable_shared_from_this<Impl> {
     connected_ = true;
     ++sessions_;
     spdlog::info("[agent] agent={} connected to master {} (heartbeat every {} ms, {} message(s) queued)",
-                 hello.agent_id, url_.ToString(), s->interval.count(), queue_.size());
+                 options_.agent_id, url_.ToString(), s->interval.count(), queue_.size());
 
     auto self = shared_from_this();
-    net::co_spawn(strand_, [self, s] { return self->Writer(s); }, net::detached);
-    net::co_spawn(strand_, [self, s] { return self->Heartbeats(s); }, net::detached);
+    net::co_spawn(
+        strand_, [self, s] { return self->Writer(s); }, net::detached);
+    net::co_spawn(
+        strand_, [self, s] { return self->Heartbeats(s); }, net::detached);
 
     while (!s->closed) {
       buffer.clear();
@@ -218,7 +227,7 @@ class MasterLink::Impl : public std::enable_shared_from_this<Impl> {
     }
     connected_ = false;
     if (!s->closed && !stopping_) {
-      spdlog::warn("[agent] agent={} lost the master connection: {}", hello.agent_id, ec.message());
+      spdlog::warn("[agent] agent={} lost the master connection: {}", options_.agent_id, ec.message());
     }
     CloseSession(*s);
     co_return true;
@@ -227,7 +236,8 @@ class MasterLink::Impl : public std::enable_shared_from_this<Impl> {
   void Dispatch(const std::string& text) {
     auto message = proto::Decode(text);
     if (!message.ok()) {
-      spdlog::warn("[agent] ignoring a malformed message from the master: {}", message.status().message());
+      spdlog::warn("[agent] agent={} ignoring a malformed message from the master: {}", options_.agent_id,
+                   message.status().message());
       return;
     }
     if (auto* start = std::get_if<proto::Start>(&*message)) {
@@ -235,9 +245,11 @@ class MasterLink::Impl : public std::enable_shared_from_this<Impl> {
     } else if (auto* kill = std::get_if<proto::Kill>(&*message)) {
       if (callbacks_.on_kill) callbacks_.on_kill(std::move(*kill));
     } else if (auto* welcome = std::get_if<proto::Welcome>(&*message)) {
-      if (session_) session_->interval = std::chrono::milliseconds(std::max<int64_t>(welcome->heartbeat_interval_ms, 10));
+      if (session_)
+        session_->interval = std::chrono::milliseconds(std::max<int64_t>(welcome->heartbeat_interval_ms, 10));
     } else {
-      spdlog::warn("[agent] ignoring an unexpected message from the master: {}", text.substr(0, 100));
+      spdlog::warn("[agent] agent={} ignoring an unexpected message from the master: {}", options_.agent_id,
+                   text.substr(0, 100));
     }
   }
 
@@ -267,7 +279,7 @@ class MasterLink::Impl : public std::enable_shared_from_this<Impl> {
         queued_ = queue_.size();
       }
       if (ec) {
-        spdlog::debug("[agent] write to master failed: {}", ec.message());
+        spdlog::debug("[agent] agent={} write to master failed: {}", options_.agent_id, ec.message());
         break;
       }
     }
@@ -321,7 +333,9 @@ class MasterLink::Impl : public std::enable_shared_from_this<Impl> {
       poll.expires_after(kPollStep);
       co_await poll.async_wait(net::redirect_error(use_awaitable, ec));
     }
-    if (!queue_.empty()) spdlog::warn("[agent] stopped with {} message(s) not delivered to the master", queue_.size());
+    if (!queue_.empty())
+      spdlog::warn("[agent] agent={} stopped with {} message(s) not delivered to the master",
+                   options_.agent_id, queue_.size());
     auto waiters = std::move(stop_waiters_);
     stop_waiters_.clear();
     for (auto& done : waiters)
@@ -332,13 +346,13 @@ class MasterLink::Impl : public std::enable_shared_from_this<Impl> {
   Options options_;
   Callbacks callbacks_;
   Url url_;
-  OutboundQueue queue_;                // strand
-  std::shared_ptr<Session> session_;   // strand: the current attempt
+  OutboundQueue queue_;               // strand
+  std::shared_ptr<Session> session_;  // strand: the current attempt
   net::steady_timer retry_timer_;
   tcp::resolver resolver_;
   std::mt19937_64 rng_;
-  bool stopping_ = false;              // strand
-  bool running_ = false;               // strand: Run() has not returned
+  bool stopping_ = false;                            // strand
+  bool running_ = false;                             // strand: Run() has not returned
   std::vector<std::function<void()>> stop_waiters_;  // strand
 };
 
@@ -347,11 +361,23 @@ MasterLink::MasterLink(net::io_context& io, Options options, Callbacks callbacks
 
 MasterLink::~MasterLink() = default;
 
-void MasterLink::Start() { impl_->Start(); }
-void MasterLink::Send(proto::Message message) { impl_->Send(std::move(message)); }
-void MasterLink::Stop(std::function<void()> done) { impl_->Stop(std::move(done)); }
-bool MasterLink::connected() const { return impl_->connected_.load(); }
-int64_t MasterLink::sessions() const { return impl_->sessions_.load(); }
-size_t MasterLink::queued() const { return impl_->queued_.load(); }
+void MasterLink::Start() {
+  impl_->Start();
+}
+void MasterLink::Send(proto::Message message) {
+  impl_->Send(std::move(message));
+}
+void MasterLink::Stop(std::function<void()> done) {
+  impl_->Stop(std::move(done));
+}
+bool MasterLink::connected() const {
+  return impl_->connected_.load();
+}
+int64_t MasterLink::sessions() const {
+  return impl_->sessions_.load();
+}
+size_t MasterLink::queued() const {
+  return impl_->queued_.load();
+}
 
 }  // namespace ring

@@ -24,6 +24,7 @@ class MasterLink : public MessageSink {
  public:
   struct Options {
     std::string master_url;  // "http://host:port[/prefix]"
+    std::string agent_id;    // for log lines only
     std::string token;       // cluster token, sent as "Authorization: Bearer" when not empty
     std::chrono::milliseconds backoff_initial{100};
     std::chrono::milliseconds backoff_max{5000};
@@ -51,9 +52,9 @@ class MasterLink : public MessageSink {
   // reconnecting, then runs `done` on the link's strand.
   void Stop(std::function<void()> done);
 
-  bool connected() const;     // welcomed and not yet dropped
-  int64_t sessions() const;   // welcomes received so far
-  size_t queued() const;      // messages waiting (approximate, any thread)
+  bool connected() const;    // welcomed and not yet dropped
+  int64_t sessions() const;  // welcomes received so far
+  size_t queued() const;     // messages waiting (approximate, any thread)
 
  private:
   class Impl;

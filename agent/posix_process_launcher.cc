@@ -35,7 +35,8 @@ struct Pipes {
   int exec_error[2] = {-1, -1};  // the child writes errno here when exec fails
   int dev_null = -1;
   ~Pipes() {
-    for (int* fd : {&out[0], &out[1], &err[0], &err[1], &exec_error[0], &exec_error[1], &dev_null}) CloseFd(*fd);
+    for (int* fd : {&out[0], &out[1], &err[0], &err[1], &exec_error[0], &exec_error[1], &dev_null})
+      CloseFd(*fd);
   }
 };
 
@@ -104,7 +105,8 @@ Result<ProcessHandle> PosixProcessLauncher::Launch(const ProcessSpec& spec, Proc
   envp.push_back(nullptr);
 
   Pipes p;
-  if (::pipe2(p.out, O_CLOEXEC) != 0 || ::pipe2(p.err, O_CLOEXEC) != 0 || ::pipe2(p.exec_error, O_CLOEXEC) != 0)
+  if (::pipe2(p.out, O_CLOEXEC) != 0 || ::pipe2(p.err, O_CLOEXEC) != 0 ||
+      ::pipe2(p.exec_error, O_CLOEXEC) != 0)
     return Internal(std::string("pipe: ") + std::strerror(errno));
   p.dev_null = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   if (p.dev_null < 0) return Internal(std::string("open /dev/null: ") + std::strerror(errno));
@@ -145,7 +147,8 @@ Result<ProcessHandle> PosixProcessLauncher::Launch(const ProcessSpec& spec, Proc
 Status PosixProcessLauncher::Signal(int64_t pid, int signal) {
   std::lock_guard lock(mutex_);
   auto it = processes_.find(pid);
-  if (it == processes_.end() || it->second->reaped) return NotFound("process " + std::to_string(pid) + " has ended");
+  if (it == processes_.end() || it->second->reaped)
+    return NotFound("process " + std::to_string(pid) + " has ended");
   if (::kill(-static_cast<pid_t>(pid), signal) != 0 && errno != ESRCH)
     return Internal("kill: " + std::string(std::strerror(errno)));
   return Status::Ok();
@@ -223,7 +226,8 @@ void PosixProcessLauncher::Watch(const std::shared_ptr<Process>& process) {
       // WNOWAIT keeps the zombie, so its pid (and group id) cannot be reused
       // while the stragglers of its group are killed.
       siginfo_t info{};
-      if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid) {
+      if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+          info.si_pid == pid) {
         leader_exited = true;
         ::kill(-pid, SIGKILL);
         drain_deadline = Clock::now() + kDrainTimeout;

@@ -20,10 +20,14 @@ struct ProcessSpec {
 };
 
 // `/bin/sh -c <command>`.
-inline std::vector<std::string> ShellCommand(const std::string& command) { return {"/bin/sh", "-c", command}; }
+inline std::vector<std::string> ShellCommand(const std::string& command) {
+  return {"/bin/sh", "-c", command};
+}
 
 enum class OutputStream { kStdout, kStderr };
-inline const char* ToString(OutputStream s) { return s == OutputStream::kStdout ? "stdout" : "stderr"; }
+inline const char* ToString(OutputStream s) {
+  return s == OutputStream::kStdout ? "stdout" : "stderr";
+}
 
 // How a process ended: exactly one of the two is set.
 struct ExitStatus {

@@ -21,3 +21,9 @@ ring_add_test(agent_allocation_runner_test LABEL unit
 ring_add_test(agent_master_link_test LABEL unit
   SOURCES unit/agent_master_link_test.cc
   LIBS ring_agent_lib ring_asio)
+
+# The ringagent binary against an in-test fake master (real processes, 127.0.0.1 only).
+ring_add_test(agent_daemon_test LABEL integration
+  SOURCES unit/agent_daemon_test.cc
+  LIBS ring_common ring_asio)
+add_dependencies(agent_daemon_test ringagent)

@@ -70,7 +70,8 @@ TEST(AgentEnvironment, CpuSlotsHideEveryGpu) {
   proto::Start start = MakeStart();
   start.slot_type = "cpu";
   start.slot_ids = {3};
-  Environment env = BuildTrialEnvironment(start, "http://m:8080", GpuSlots(), {{"CUDA_VISIBLE_DEVICES", "0"}});
+  Environment env =
+      BuildTrialEnvironment(start, "http://m:8080", GpuSlots(), {{"CUDA_VISIBLE_DEVICES", "0"}});
   ASSERT_TRUE(env.count("CUDA_VISIBLE_DEVICES"));
   EXPECT_EQ(env["CUDA_VISIBLE_DEVICES"], "");
 }
@@ -89,7 +90,8 @@ TEST(AgentEnvironment, ManagedVariablesWinOverExperimentAndAgentEnvironment) {
   start.environment["RANK"] = "99";
   start.environment["RING_ALLOCATION_TOKEN"] = "stolen";
   start.environment["PATH"] = "/custom";
-  Environment env = BuildTrialEnvironment(start, "http://m:8080", {}, {{"PATH", "/bin"}, {"WORLD_SIZE", "7"}});
+  Environment env =
+      BuildTrialEnvironment(start, "http://m:8080", {}, {{"PATH", "/bin"}, {"WORLD_SIZE", "7"}});
   EXPECT_EQ(env["RANK"], "2");
   EXPECT_EQ(env["WORLD_SIZE"], "4");
   EXPECT_EQ(env["RING_ALLOCATION_TOKEN"], "tok");
@@ -159,7 +161,9 @@ TEST(AgentLineSplitter, LongLinesAreCutAtTheLimit) {
   EXPECT_EQ(LineSplitter().Feed(std::string(70000, 'x') + "\n").size(), 2u);
 }
 
-proto::LogLine Line(const std::string& text) { return proto::LogLine{1, "stdout", text}; }
+proto::LogLine Line(const std::string& text) {
+  return proto::LogLine{1, "stdout", text};
+}
 
 TEST(AgentLogBatcher, FlushesAtOneHundredLines) {
   LogBatcher b("a1", 3);

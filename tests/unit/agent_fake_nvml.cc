@@ -10,8 +10,12 @@ struct nvmlDevice_st {
 
 static nvmlDevice_st g_devices[2] = {{0}, {1}};
 
-int nvmlInit_v2() { return 0; }
-int nvmlShutdown() { return 0; }
+int nvmlInit_v2() {
+  return 0;
+}
+int nvmlShutdown() {
+  return 0;
+}
 
 int nvmlDeviceGetCount_v2(unsigned int* count) {
   *count = 2;

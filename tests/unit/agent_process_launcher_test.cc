@@ -94,8 +94,9 @@ bool WaitDead(pid_t pid, std::chrono::milliseconds timeout = 5s) {
 TEST(AgentPosixLauncher, CapturesStdoutAndStderrLinesInOrder) {
   PosixProcessLauncher launcher;
   Recorder rec;
-  auto h = launcher.Launch(Shell("printf 'a\\nb\\n'; printf 'e1\\n' >&2; echo c; printf 'e2' >&2; printf 'tail'"),
-                           rec.Callbacks());
+  auto h =
+      launcher.Launch(Shell("printf 'a\\nb\\n'; printf 'e1\\n' >&2; echo c; printf 'e2' >&2; printf 'tail'"),
+                      rec.Callbacks());
   ASSERT_TRUE(h.ok()) << h.status().ToString();
   EXPECT_GT(h->pid, 0);
   auto exit = rec.WaitExit();
@@ -133,7 +134,8 @@ TEST(AgentPosixLauncher, UsesWorkingDirectoryAndEnvironmentExactly) {
   std::filesystem::create_directories(dir);
   PosixProcessLauncher launcher;
   Recorder rec;
-  ProcessSpec spec{ShellCommand("pwd; echo \"$FOO\"; echo \"${HOME:-unset}\""), dir.string(), {"FOO=bar baz"}};
+  ProcessSpec spec{
+      ShellCommand("pwd; echo \"$FOO\"; echo \"${HOME:-unset}\""), dir.string(), {"FOO=bar baz"}};
   ASSERT_TRUE(launcher.Launch(spec, rec.Callbacks()).ok());
   ASSERT_TRUE(rec.WaitExit().has_value());
   EXPECT_EQ(rec.out(), (std::vector<std::string>{dir.string(), "bar baz", "unset"}));
@@ -216,8 +218,8 @@ TEST(AgentPosixLauncher, LeftoverProcessesOfTheGroupDieWithTheLeader) {
 TEST(AgentPosixLauncher, SignalReachesTheGroupAndFailsAfterExit) {
   PosixProcessLauncher launcher;
   Recorder rec;
-  auto h = launcher.Launch(Shell("trap 'echo usr1; exit 7' USR1; echo ready; while true; do sleep 0.05; done"),
-                           rec.Callbacks());
+  auto h = launcher.Launch(
+      Shell("trap 'echo usr1; exit 7' USR1; echo ready; while true; do sleep 0.05; done"), rec.Callbacks());
   ASSERT_TRUE(h.ok());
   ASSERT_TRUE(rec.WaitStdoutLines(1));
   EXPECT_TRUE(launcher.Signal(h->pid, SIGUSR1).ok());
@@ -231,7 +233,8 @@ TEST(AgentPosixLauncher, SignalReachesTheGroupAndFailsAfterExit) {
 TEST(AgentPosixLauncher, SplitsLinesLongerThan64KiB) {
   PosixProcessLauncher launcher;
   Recorder rec;
-  ASSERT_TRUE(launcher.Launch(Shell("head -c 70000 /dev/zero | tr '\\0' x; echo; echo short"), rec.Callbacks()).ok());
+  ASSERT_TRUE(
+      launcher.Launch(Shell("head -c 70000 /dev/zero | tr '\\0' x; echo; echo short"), rec.Callbacks()).ok());
   ASSERT_TRUE(rec.WaitExit().has_value());
   auto out = rec.out();
   ASSERT_EQ(out.size(), 3u);
@@ -241,11 +244,15 @@ TEST(AgentPosixLauncher, SplitsLinesLongerThan64KiB) {
 }
 
 TEST(AgentPosixLauncher, AgentFileDescriptorsDoNotLeakIntoTrials) {
-  int fd = ::open("/dev/null", O_RDONLY);  // deliberately without O_CLOEXEC
-  ASSERT_GE(fd, 0);
+  int low = ::open("/dev/null", O_RDONLY);
+  ASSERT_GE(low, 0);
+  int fd = ::fcntl(low, F_DUPFD, 50);  // deliberately without close-on-exec, above the fds the child reuses
+  ::close(low);
+  ASSERT_GE(fd, 50);
   PosixProcessLauncher launcher;
   Recorder rec;
-  std::string check = "if [ -e /proc/$$/fd/" + std::to_string(fd) + " ]; then echo leaked; else echo closed; fi";
+  std::string check =
+      "if [ -e /proc/$$/fd/" + std::to_string(fd) + " ]; then echo leaked; else echo closed; fi";
   ASSERT_TRUE(launcher.Launch(Shell(check), rec.Callbacks()).ok());
   ASSERT_TRUE(rec.WaitExit().has_value());
   ::close(fd);
