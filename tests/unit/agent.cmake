@@ -27,3 +27,7 @@ ring_add_test(agent_daemon_test LABEL integration
   SOURCES unit/agent_daemon_test.cc
   LIBS ring_common ring_asio)
 add_dependencies(agent_daemon_test ringagent)
+
+ring_add_test(agent_launcher_conformance_test LABEL unit
+  SOURCES unit/agent_launcher_conformance_test.cc
+  LIBS ring_agent_fakes ring_agent_lib)
