@@ -2,3 +2,8 @@ ring_add_test(agent_loss_e2e_test LABEL e2e TIMEOUT 180
   SOURCES e2e/agent_loss_e2e_test.cc
   LIBS ring_test_support ring_common)
 add_dependencies(agent_loss_e2e_test ringmaster ringagent ring)
+
+ring_add_test(quadratic_e2e_test LABEL e2e TIMEOUT 180
+  SOURCES e2e/quadratic_e2e_test.cc
+  LIBS ring_test_support ring_common)
+add_dependencies(quadratic_e2e_test ringmaster ringagent ring quadratic_model)
