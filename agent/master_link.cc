@@ -111,14 +111,14 @@ class MasterLink::Impl : public std::enable_shared_from_this<Impl> {
     auto backoff = options_.backoff_initial;
     bool failing = false;
     while (!stopping_) {
+      auto began = std::chrono::steady_clock::now();
       bool welcomed = co_await RunSession(failing);
       if (stopping_) break;
-      if (welcomed) {
+      failing = !welcomed;
+      // Only a session that lasted resets the backoff: a master that welcomes
+      // and then drops the agent at once must not be hammered.
+      if (welcomed && std::chrono::steady_clock::now() - began >= options_.backoff_max)
         backoff = options_.backoff_initial;
-        failing = false;
-      } else {
-        failing = true;
-      }
       // Equal jitter: half the backoff fixed, half random, so agents do not reconnect in lockstep.
       std::uniform_int_distribution<int64_t> jitter(0, backoff.count() / 2);
       auto delay = std::chrono::milliseconds(backoff.count() - backoff.count() / 2 + jitter(rng_));

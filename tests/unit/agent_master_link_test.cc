@@ -157,6 +157,24 @@ TEST(AgentMasterLink, KeepsRetryingWhileRefusedThenDeliversQueuedMessagesInOrder
   EXPECT_EQ(h.link().queued(), 0u);
 }
 
+TEST(AgentMasterLink, BackoffDoublesUpToItsMaximum) {
+  TestMaster master;
+  master.set_refuse(true);
+  LinkHarness h(master.url());  // backoff 20 ms doubling to 200 ms, half of it jitter
+  h.link().Start();
+  ASSERT_TRUE(WaitUntil([&] { return master.refused() >= 9; }));
+  auto at = master.refused_at();
+  std::vector<int64_t> gaps;
+  for (size_t i = 1; i < at.size(); ++i)
+    gaps.push_back(std::chrono::duration_cast<std::chrono::milliseconds>(at[i] - at[i - 1]).count());
+  EXPECT_LT(gaps[0], 100) << "the first retry comes after about 10-20 ms";
+  // 20, 40, 80, 160, 200, 200...: from the fifth retry on, between 100 and 200 ms (plus slack).
+  for (size_t i = 5; i < gaps.size(); ++i) {
+    EXPECT_GE(gaps[i], 95) << "gap " << i;
+    EXPECT_LT(gaps[i], 600) << "gap " << i;
+  }
+}
+
 TEST(AgentMasterLink, DispatchesStartAndKillAndIgnoresGarbage) {
   TestMaster master;
   LinkHarness h(master.url());

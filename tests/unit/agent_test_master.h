@@ -105,6 +105,10 @@ class TestMaster {
   }
   int connections() const { return connections_.load(); }
   int refused() const { return refused_.load(); }
+  std::vector<std::chrono::steady_clock::time_point> refused_at() {
+    std::lock_guard lock(mutex_);
+    return refused_at_;
+  }
   std::string authorization() {
     std::lock_guard lock(mutex_);
     return authorization_;
@@ -151,6 +155,10 @@ class TestMaster {
       target_ = std::string(request.target());
     }
     if (refuse_) {
+      {
+        std::lock_guard lock(mutex_);
+        refused_at_.push_back(std::chrono::steady_clock::now());
+      }
       ++refused_;
       http::response<http::string_body> response{http::status::service_unavailable, 11};
       response.body() = "not now";
@@ -225,6 +233,7 @@ class TestMaster {
   std::string target_;
   std::map<std::string, std::pair<std::string, std::string>> files_;  // path -> (token, body)
   std::vector<std::string> file_requests_;
+  std::vector<std::chrono::steady_clock::time_point> refused_at_;
 };
 
 }  // namespace ring::agent_test
