@@ -25,8 +25,8 @@ namespace net = boost::asio;
 
 class AgentWsSession : public AgentChannel, public std::enable_shared_from_this<AgentWsSession> {
  public:
-  AgentWsSession(beast::tcp_stream stream, ExperimentController& controller)
-      : ws_(std::move(stream)), controller_(controller) {}
+  AgentWsSession(net::ip::tcp::socket socket, ExperimentController& controller)
+      : ws_(std::move(socket)), controller_(controller) {}
 
   void Send(std::string frame) override {
     net::post(ws_.get_executor(), [self = shared_from_this(), frame = std::move(frame)]() mutable {
@@ -37,7 +37,10 @@ class AgentWsSession : public AgentChannel, public std::enable_shared_from_this<
         return;
       }
       self->outbox_.push_back(std::move(frame));
-      if (!self->writing_) net::co_spawn(self->ws_.get_executor(), self->WriteLoop(), net::detached);
+      if (!self->writing_) {
+        self->writing_ = true;  // before the coroutine starts, so only one writer runs
+        net::co_spawn(self->ws_.get_executor(), WriteLoop(self), net::detached);
+      }
     });
   }
 
@@ -53,8 +56,16 @@ class AgentWsSession : public AgentChannel, public std::enable_shared_from_this<
 
   net::any_io_executor executor() { return ws_.get_executor(); }
 
-  net::awaitable<void> Run(beast::http::request<beast::http::string_body> request) {
-    auto self = shared_from_this();
+  // A coroutine starts after its caller returns, so it holds `self` as a
+  // parameter (copied into its frame) to keep the session alive.
+  static net::awaitable<void> Run(std::shared_ptr<AgentWsSession> self,
+                                  beast::http::request<beast::http::string_body> request) {
+    return self->Serve(self, std::move(request));
+  }
+
+ private:
+  net::awaitable<void> Serve(std::shared_ptr<AgentWsSession> self,
+                             beast::http::request<beast::http::string_body> request) {
     ws_.set_option(websocket::stream_base::timeout::suggested(beast::role_type::server));
     ws_.read_message_max(16 << 20);
     beast::error_code aec;
@@ -93,12 +104,11 @@ class AgentWsSession : public AgentChannel, public std::enable_shared_from_this<
     if (!agent_id_.empty()) controller_.OnAgentDisconnected(agent_id_, this);
   }
 
- private:
   static constexpr size_t kMaxQueued = 10000;
 
-  net::awaitable<void> WriteLoop() {
-    auto self = shared_from_this();
-    writing_ = true;
+  static net::awaitable<void> WriteLoop(std::shared_ptr<AgentWsSession> self) { return self->Write(self); }
+
+  net::awaitable<void> Write(std::shared_ptr<AgentWsSession> /*keep_alive*/) {
     while (!outbox_.empty() && !closed_) {
       ws_.text(true);
       beast::error_code ec;
@@ -121,11 +131,11 @@ class AgentWsSession : public AgentChannel, public std::enable_shared_from_this<
 
 }  // namespace
 
-void AgentWsAcceptor::Accept(beast::tcp_stream stream,
+void AgentWsAcceptor::Accept(net::ip::tcp::socket socket,
                              beast::http::request<beast::http::string_body> request) {
-  auto session = std::make_shared<AgentWsSession>(std::move(stream), controller_);
+  auto session = std::make_shared<AgentWsSession>(std::move(socket), controller_);
   auto executor = session->executor();
-  net::co_spawn(executor, session->Run(std::move(request)), [](std::exception_ptr e) {
+  net::co_spawn(executor, AgentWsSession::Run(session, std::move(request)), [](std::exception_ptr e) {
     if (!e) return;
     try {
       std::rethrow_exception(e);

@@ -13,7 +13,7 @@ class ExperimentController;
 class AgentWsAcceptor : public AgentChannelAcceptor {
  public:
   explicit AgentWsAcceptor(ExperimentController& controller) : controller_(controller) {}
-  void Accept(boost::beast::tcp_stream stream,
+  void Accept(boost::asio::ip::tcp::socket socket,
               boost::beast::http::request<boost::beast::http::string_body> request) override;
 
  private:

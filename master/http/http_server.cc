@@ -152,7 +152,7 @@ net::awaitable<void> HttpServer::Impl::Serve(tcp::socket socket) {
     if (beast::websocket::is_upgrade(req)) {
       if (req.target() == "/api/v1/agents/ws") {
         stream.expires_never();
-        agents.Accept(std::move(stream), std::move(req));
+        agents.Accept(stream.release_socket(), std::move(req));
         co_return;
       }
       auto res =

@@ -4,7 +4,7 @@
 // implementation include it.
 #include <utility>  // before Asio
 
-#include <boost/beast/core/tcp_stream.hpp>
+#include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/string_body.hpp>
 
@@ -13,8 +13,8 @@ namespace ring {
 class AgentChannelAcceptor {
  public:
   virtual ~AgentChannelAcceptor() = default;
-  // Takes ownership of the stream and completes the WebSocket handshake.
-  virtual void Accept(boost::beast::tcp_stream stream,
+  // Takes ownership of the socket and completes the WebSocket handshake.
+  virtual void Accept(boost::asio::ip::tcp::socket socket,
                       boost::beast::http::request<boost::beast::http::string_body> request) = 0;
 };
 
