@@ -4,6 +4,7 @@
 
 #include <cctype>
 #include <climits>
+#include <filesystem>
 
 #include "common/http_client.h"
 
@@ -39,6 +40,12 @@ Status ResolveAgentConfig(AgentConfig& config) {
   if (config.pool.empty()) return InvalidArgument("--pool must not be empty");
   if (config.cpu_slots < 0) return InvalidArgument("--cpu-slots must be 0 or more");
   if (config.work_dir.empty()) config.work_dir = "/tmp/ringagent-" + config.id;
+  // Absolute, so trial working directories and log lines do not depend on where the agent started.
+  std::error_code ec;
+  auto absolute = std::filesystem::absolute(config.work_dir, ec);
+  if (ec) return InvalidArgument("--work-dir " + config.work_dir + ": " + ec.message());
+  config.work_dir = absolute.lexically_normal().string();
+  while (config.work_dir.size() > 1 && config.work_dir.back() == '/') config.work_dir.pop_back();
   static const char* kLevels[] = {"trace", "debug", "info", "warn", "error", "critical", "off"};
   bool level_ok = false;
   for (const char* l : kLevels) level_ok = level_ok || config.log_level == l;

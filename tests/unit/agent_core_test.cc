@@ -2,6 +2,7 @@
 // splitting, log batching, the outbound queue and the configuration.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <string>
 
 #include "agent/agent_config.h"
@@ -287,6 +288,13 @@ TEST(AgentConfig, DefaultsAndValidation) {
   ws.id = "n1";
   ASSERT_TRUE(ResolveAgentConfig(ws).ok());
   EXPECT_EQ(ws.master_url, "http://m:1");
+
+  AgentConfig relative;
+  relative.master_url = "http://m:1";
+  relative.id = "n1";
+  relative.work_dir = "work/./agents/";
+  ASSERT_TRUE(ResolveAgentConfig(relative).ok());
+  EXPECT_EQ(relative.work_dir, (std::filesystem::current_path() / "work/agents").string());
 
   AgentConfig missing;
   auto s = ResolveAgentConfig(missing);
