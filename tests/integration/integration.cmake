@@ -2,6 +2,10 @@
 add_library(ring_test_support STATIC support/process.cc support/test_cluster.cc)
 target_include_directories(ring_test_support PUBLIC ${PROJECT_SOURCE_DIR})
 target_link_libraries(ring_test_support PUBLIC ring_common GTest::gtest PRIVATE ring_warnings)
+# Where the binaries under test and the sources live (RING_BIN_DIR / RING_SOURCE_DIR override).
+target_compile_definitions(ring_test_support PRIVATE
+  RING_DEFAULT_BIN_DIR="${CMAKE_BINARY_DIR}/bin"
+  RING_DEFAULT_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 
 ring_add_test(master_api_test LABEL integration TIMEOUT 120
   SOURCES integration/master_api_test.cc

@@ -149,7 +149,9 @@ TEST_F(MasterApiTest, TrialApiNeedsTheAllocationToken) {
 TEST_F(MasterApiTest, OversizedBodyIs413AndTheMasterKeepsServing) {
   std::string huge(9 << 20, 'x');
   auto res = cluster_.client().Request("POST", "/api/v1/experiments/1/kill", huge);
-  if (res.ok()) EXPECT_EQ(res->status, 413);
+  if (res.ok()) {
+    EXPECT_EQ(res->status, 413);
+  }
   int status = 0;
   cluster_.GetJson("/api/v1/health", &status);
   EXPECT_EQ(status, 200);

@@ -13,12 +13,12 @@ namespace fs = std::filesystem;
 
 std::string BinDir() {
   const char* v = std::getenv("RING_BIN_DIR");
-  return v ? v : "build/bin";
+  return v ? v : RING_DEFAULT_BIN_DIR;
 }
 
 std::string SourceDir() {
   const char* v = std::getenv("RING_SOURCE_DIR");
-  return v ? v : ".";
+  return v ? v : RING_DEFAULT_SOURCE_DIR;
 }
 
 TestCluster::TestCluster() {

@@ -49,7 +49,6 @@ class ExperimentControllerTest : public ::testing::Test {
     fs::create_directories(dir_);
     std::ofstream(dir_ / "run.sh") << "#!/bin/sh\n";
     model_ = *PackDirectory(dir_.string());
-    options_.heartbeat_timeout = 3s;
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
 
@@ -75,7 +74,11 @@ class ExperimentControllerTest : public ::testing::Test {
   std::filesystem::path dir_;
   std::string model_;
   MemoryStore store_;
-  ControllerOptions options_;
+  ControllerOptions options_ = [] {
+    ControllerOptions o;
+    o.heartbeat_timeout = 3s;
+    return o;
+  }();
   ExperimentController controller_{store_, options_};
   SteadyTime now_ = std::chrono::steady_clock::now();
 };
@@ -105,9 +108,10 @@ TEST_F(ExperimentControllerTest, SingleTrialRunsToCompletion) {
   Report("agent-1", "1.0", proto::ProcessState::kRunning);
   EXPECT_EQ(store_.GetAllocation("1.0")->state, AllocationState::kRunning);
 
-  nlohmann::json body = {{"reports",
-                          {{{"kind", "training"}, {"batches", 200}, {"metrics", {{"loss", 0.3}}}},
-                           {{"kind", "validation"}, {"batches", 200}, {"metrics", {{"validation_loss", 0.25}}}}}}};
+  nlohmann::json body = {
+      {"reports",
+       {{{"kind", "training"}, {"batches", 200}, {"metrics", {{"loss", 0.3}}}},
+        {{"kind", "validation"}, {"batches", 200}, {"metrics", {{"validation_loss", 0.25}}}}}}};
   EXPECT_EQ(controller_.ReportMetrics("1.0", start.allocation_token, body).value(), 2);
   EXPECT_EQ(controller_.ReportMetrics("1.0", start.allocation_token, body).value(), 0);  // a retry
   EXPECT_EQ(controller_.ReportMetrics("1.0", "wrong", body).status().code(), ErrorCode::kUnauthenticated);
@@ -125,7 +129,8 @@ TEST_F(ExperimentControllerTest, SingleTrialRunsToCompletion) {
   EXPECT_EQ(store_.GetExperiment(exp_id)->state, RunState::kCompleted);
   EXPECT_FALSE(store_.GetExperiment(exp_id)->ended_at.empty());
   // The ended allocation's token no longer works.
-  EXPECT_EQ(controller_.ReportMetrics("1.0", start.allocation_token, body).status().code(), ErrorCode::kConflict);
+  EXPECT_EQ(controller_.ReportMetrics("1.0", start.allocation_token, body).status().code(),
+            ErrorCode::kConflict);
 }
 
 TEST_F(ExperimentControllerTest, FailedTrialRestartsUntilMaxRestartsThenErrors) {
