@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -60,7 +61,7 @@ class TestMaster {
     net::post(io_, [this] {
       beast::error_code ec;
       acceptor_.close(ec);
-      if (current_) beast::get_lowest_layer(*current_).close(ec);
+      if (current_) beast::get_lowest_layer(*current_->ws).close(ec);
     });
     work_.reset();
     io_.stop();
@@ -74,15 +75,19 @@ class TestMaster {
   void Drop() {
     net::post(io_, [this] {
       beast::error_code ec;
-      if (current_) beast::get_lowest_layer(*current_).close(ec);
+      if (current_) beast::get_lowest_layer(*current_->ws).close(ec);
     });
   }
+  // Sends a frame on the current connection, after its welcome.
   void Push(const proto::Message& message) { PushRaw(proto::Encode(message)); }
   void PushRaw(std::string text) {
     net::post(io_, [this, text = std::move(text)] {
       if (!current_) return;
-      beast::error_code ec;
-      current_->write(net::buffer(text), ec);  // small frames; fine for a test
+      if (current_->welcomed) {
+        Enqueue(current_, std::move(text));
+      } else {
+        current_->held.push_back(std::move(text));
+      }
     });
   }
 
@@ -169,9 +174,10 @@ class TestMaster {
     auto ws = std::make_shared<websocket::stream<tcp::socket>>(std::move(socket));
     co_await ws->async_accept(request, net::redirect_error(net::use_awaitable, ec));
     if (ec) co_return;
+    auto conn = std::make_shared<Connection>();
+    conn->ws = ws;
     int connection = ++connections_;
-    current_ = ws;
-    bool first = true;
+    current_ = conn;
     while (true) {
       buffer.clear();
       co_await ws->async_read(buffer, net::redirect_error(net::use_awaitable, ec));
@@ -185,15 +191,39 @@ class TestMaster {
         std::lock_guard lock(mutex_);
         frames_.push_back({connection, *message});
       }
-      if (first && std::holds_alternative<proto::Hello>(*message)) {
-        first = false;
-        proto::Welcome welcome{30, 1000};
-        co_await ws->async_write(net::buffer(proto::Encode(welcome)),
-                                 net::redirect_error(net::use_awaitable, ec));
-        if (ec) break;
+      if (!conn->welcomed && std::holds_alternative<proto::Hello>(*message)) {
+        conn->welcomed = true;
+        Enqueue(conn, proto::Encode(proto::Welcome{30, 1000}));
+        for (auto& held : conn->held) Enqueue(conn, std::move(held));
+        conn->held.clear();
       }
     }
-    if (current_ == ws) current_.reset();
+    if (current_ == conn) current_.reset();
+  }
+
+  // One writer per connection, so frames never interleave (io_ thread).
+  struct Connection {
+    std::shared_ptr<websocket::stream<tcp::socket>> ws;
+    std::deque<std::string> outbox;
+    std::vector<std::string> held;  // pushed before the welcome
+    bool writing = false;
+    bool welcomed = false;
+  };
+  void Enqueue(const std::shared_ptr<Connection>& conn, std::string text) {
+    conn->outbox.push_back(std::move(text));
+    if (conn->writing) return;
+    conn->writing = true;
+    net::co_spawn(io_, Flush(conn), net::detached);
+  }
+  net::awaitable<void> Flush(std::shared_ptr<Connection> conn) {
+    beast::error_code ec;
+    while (!conn->outbox.empty()) {
+      std::string text = conn->outbox.front();
+      co_await conn->ws->async_write(net::buffer(text), net::redirect_error(net::use_awaitable, ec));
+      conn->outbox.pop_front();
+      if (ec) conn->outbox.clear();
+    }
+    conn->writing = false;
   }
 
   // Plain HTTP: GET of a path given to ServeBody, with its bearer token checked.
@@ -222,7 +252,7 @@ class TestMaster {
   net::executor_work_guard<net::io_context::executor_type> work_{io_.get_executor()};
   tcp::acceptor acceptor_;
   std::thread thread_;
-  std::shared_ptr<websocket::stream<tcp::socket>> current_;  // io_ thread
+  std::shared_ptr<Connection> current_;  // io_ thread: the latest agent connection
   std::atomic<bool> refuse_{false};
   std::atomic<int> refused_{0};
   std::atomic<int> connections_{0};
