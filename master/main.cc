@@ -9,6 +9,7 @@ int main(int argc, char** argv) {
   CLI::App app{"ringmaster: the Ringmaster cluster training master"};
   std::string config_file, listen, db, data_dir, port_file, webui_dir, log_level;
   int64_t heartbeat_timeout_ms = 0;
+  int64_t reconnect_window_ms = -1;
   app.add_option("--config", config_file, "master.yaml with settings (flags override it)");
   app.add_option("--listen", listen, "HOST:PORT to listen on; port 0 picks a free one");
   app.add_option("--db", db, "SQLite database file (default <data-dir>/ringmaster.db)");
@@ -17,7 +18,9 @@ int main(int argc, char** argv) {
   app.add_option("--webui-dir", webui_dir, "directory of the built web UI");
   app.add_option("--log-level", log_level, "trace, debug, info, warn or error");
   app.add_option("--heartbeat-timeout-ms", heartbeat_timeout_ms,
-                 "mark an agent lost after this much silence");
+                 "close an agent's connection after this much silence");
+  app.add_option("--reconnect-window-ms", reconnect_window_ms,
+                 "a disconnected agent is lost (its trials move elsewhere) after this");
   CLI11_PARSE(app, argc, argv);
 
   ring::MasterConfig config;
@@ -36,6 +39,7 @@ int main(int argc, char** argv) {
   if (!webui_dir.empty()) config.webui_dir = webui_dir;
   if (!log_level.empty()) config.log_level = log_level;
   if (heartbeat_timeout_ms > 0) config.heartbeat_timeout_ms = heartbeat_timeout_ms;
+  if (reconnect_window_ms >= 0) config.reconnect_window_ms = reconnect_window_ms;
   if (auto s = config.Finalize(argv[0]); !s.ok()) {
     fprintf(stderr, "ringmaster: %s\n", s.message().c_str());
     return 2;

@@ -77,6 +77,8 @@ Status Master::Run() {
   options.heartbeat_timeout = std::chrono::milliseconds(config_.heartbeat_timeout_ms);
   options.kill_grace = std::chrono::milliseconds(config_.kill_grace_ms);
   options.max_model_bytes = static_cast<uint64_t>(config_.max_model_bytes);
+  options.reconnect_window = std::chrono::milliseconds(config_.reconnect_window_ms);
+  options.checkpoint_root = config_.checkpoint_root;
   p.controller = std::make_unique<ExperimentController>(*p.store, options);
   if (Status s = p.controller->Recover(std::chrono::steady_clock::now()); !s.ok()) return s;
 
@@ -85,6 +87,7 @@ Status Master::Run() {
   RegisterExperimentRoutes(p.router, *p.api);
   RegisterTrialRoutes(p.router, *p.api);
   RegisterAllocationRoutes(p.router, *p.api);
+  RegisterCheckpointRoutes(p.router, *p.api);
   p.agents = std::make_unique<AgentWsAcceptor>(*p.controller);
 
   HttpServerOptions http;

@@ -67,6 +67,12 @@ Status MasterConfig::Finalize(const std::string& argv0) {
     data_dir = std::string(home ? home : ".") + "/.ringmaster";
   }
   if (db.empty()) db = data_dir + "/ringmaster.db";
+  if (checkpoint_root.empty()) checkpoint_root = data_dir + "/checkpoints";
+  {
+    std::error_code ec;
+    auto abs = fs::absolute(checkpoint_root, ec);
+    if (!ec) checkpoint_root = abs.lexically_normal().string();
+  }
   if (webui_dir.empty()) {
     std::error_code ec;
     auto exe = fs::canonical(fs::path(argv0), ec);
@@ -80,6 +86,7 @@ Status MasterConfig::Finalize(const std::string& argv0) {
   if (heartbeat_interval_ms <= 0) return InvalidArgument("heartbeat_interval_ms must be positive");
   if (heartbeat_timeout_ms <= heartbeat_interval_ms)
     return InvalidArgument("heartbeat_timeout_ms must be larger than heartbeat_interval_ms");
+  if (reconnect_window_ms < 0) return InvalidArgument("reconnect_window_ms must not be negative");
   if (kill_grace_ms < 0) return InvalidArgument("kill_grace_ms must not be negative");
   if (max_model_bytes <= 0) return InvalidArgument("max_model_bytes must be positive");
   if (request_timeout_ms <= 0) return InvalidArgument("request_timeout_ms must be positive");

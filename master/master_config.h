@@ -16,7 +16,9 @@ struct MasterConfig {
   std::string webui_dir;                  // static UI files; default <bin>/../webui
   std::string log_level = "info";         // trace, debug, info, warn, error
   int64_t heartbeat_interval_ms = 1000;   // how often agents send heartbeats
-  int64_t heartbeat_timeout_ms = 10000;   // an agent silent this long is lost
+  int64_t heartbeat_timeout_ms = 10000;   // silence that closes an agent's connection
+  int64_t reconnect_window_ms = 25000;    // a disconnected agent is lost after this; its trials move
+  std::string checkpoint_root;            // shared_fs default for configs without checkpoint_storage
   int64_t kill_grace_ms = 10000;          // SIGTERM to SIGKILL for trial processes
   int64_t max_model_bytes = 64ll << 20;   // model definition (tar.gz) limit
   int64_t request_timeout_ms = 30000;     // reading one request, and idle keep-alive

@@ -72,4 +72,16 @@ nlohmann::json LogJson(const LogRecord& l) {
           {"line", l.line}, {"ts_ms", l.ts_ms}};
 }
 
+nlohmann::json CheckpointJson(const CheckpointRecord& c) {
+  return {{"uuid", c.uuid},
+          {"trial_id", c.trial_id},
+          {"allocation_id", c.allocation_id},
+          {"batches", c.batches},
+          {"state", c.state},
+          {"storage", ParsedOr(c.storage_json, nlohmann::json::object())},
+          {"resources", ParsedOr(c.resources_json, nlohmann::json::array())},
+          {"metadata", ParsedOr(c.metadata_json, nlohmann::json::object())},
+          {"created_at", c.created_at}};
+}
+
 }  // namespace ring

@@ -11,5 +11,6 @@ nlohmann::json TrialJson(const TrialRecord& t);
 nlohmann::json AllocationJson(const AllocationRecord& a);
 nlohmann::json MetricJson(const MetricReport& m);
 nlohmann::json LogJson(const LogRecord& l);
+nlohmann::json CheckpointJson(const CheckpointRecord& c);
 
 }  // namespace ring

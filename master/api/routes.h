@@ -23,6 +23,7 @@ void RegisterExperimentRoutes(Router& router, ApiContext& ctx);
 void RegisterTrialRoutes(Router& router, ApiContext& ctx);
 void RegisterClusterRoutes(Router& router, ApiContext& ctx);
 void RegisterAllocationRoutes(Router& router, ApiContext& ctx);
+void RegisterCheckpointRoutes(Router& router, ApiContext& ctx);
 
 // Helpers shared by the route files.
 Result<int64_t> ParseId(const std::string& text, const std::string& what);

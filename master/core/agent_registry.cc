@@ -43,20 +43,29 @@ AgentEntry* AgentRegistry::Find(const std::string& id) {
   return it == agents_.end() ? nullptr : &it->second;
 }
 
-void AgentRegistry::Disconnect(const std::string& id, const AgentChannel* channel) {
+void AgentRegistry::Disconnect(const std::string& id, const AgentChannel* channel, SteadyTime lost_at) {
   auto* e = Find(id);
   if (!e || e->channel.get() != channel) return;
   e->channel.reset();
-  if (e->liveness == AgentLiveness::kConnected) e->liveness = AgentLiveness::kDisconnected;
+  if (e->liveness != AgentLiveness::kConnected) return;
+  e->liveness = AgentLiveness::kDisconnected;
+  e->deadline = lost_at;
 }
 
-std::vector<std::string> AgentRegistry::ExpireDeadlines(SteadyTime now) {
+std::vector<std::string> AgentRegistry::ExpireDeadlines(SteadyTime now,
+                                                        std::chrono::milliseconds reconnect_window) {
   std::vector<std::string> lost;
   for (auto& [id, e] : agents_) {
     if (e.liveness == AgentLiveness::kLost || now < e.deadline) continue;
+    if (e.liveness == AgentLiveness::kConnected) {
+      // Silent past the heartbeat deadline: drop the connection, open the window.
+      if (e.channel) e.channel->Close("heartbeat timeout");
+      e.channel.reset();
+      e.liveness = AgentLiveness::kDisconnected;
+      e.deadline = now + reconnect_window;
+      continue;
+    }
     e.liveness = AgentLiveness::kLost;
-    if (e.channel) e.channel->Close("heartbeat timeout");
-    e.channel.reset();
     lost.push_back(id);
   }
   return lost;

@@ -29,7 +29,9 @@ struct AgentEntry {
   std::map<int, std::string> slot_owner;  // slot id -> allocation id
   std::shared_ptr<AgentChannel> channel;  // null unless connected
   AgentLiveness liveness = AgentLiveness::kConnected;
-  SteadyTime deadline;  // lost when passed without a heartbeat
+  // Connected: when silence closes the connection. Disconnected: when the
+  // reconnect window ends and the agent is lost.
+  SteadyTime deadline;
   std::string last_seen_at;
 };
 
@@ -38,10 +40,13 @@ class AgentRegistry {
   // Adds or refreshes an agent after its hello.
   AgentEntry& Connect(const proto::Hello& hello, std::shared_ptr<AgentChannel> channel, SteadyTime deadline);
   AgentEntry* Find(const std::string& id);
-  // Marks an agent's connection closed (only if `channel` is still its current one).
-  void Disconnect(const std::string& id, const AgentChannel* channel);
-  // Agents whose deadline passed and are not yet lost, marked lost now.
-  std::vector<std::string> ExpireDeadlines(SteadyTime now);
+  // Marks an agent's connection closed (only if `channel` is still its current
+  // one); it is lost unless it reconnects by `lost_at`.
+  void Disconnect(const std::string& id, const AgentChannel* channel, SteadyTime lost_at);
+  // Connected agents silent past their deadline are disconnected (their channel
+  // closed, lost at now + reconnect_window); disconnected agents past theirs are
+  // lost. Returns the agents lost now.
+  std::vector<std::string> ExpireDeadlines(SteadyTime now, std::chrono::milliseconds reconnect_window);
 
   void Hold(const std::string& agent_id, const std::vector<int>& slot_ids, const std::string& allocation_id);
   void Release(const std::string& allocation_id);

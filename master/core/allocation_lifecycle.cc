@@ -55,15 +55,19 @@ Status ExperimentController::Recover(SteadyTime now) {
       for (const auto& p : alloc.placements) {
         proto::Hello ghost{p.agent_id, alloc.pool, "", "", {}, {}};
         if (!agents_.Find(p.agent_id)) {
-          auto& e = agents_.Connect(ghost, nullptr, now + options_.heartbeat_timeout);
+          auto& e = agents_.Connect(ghost, nullptr, now);
           e.liveness = AgentLiveness::kDisconnected;
+          e.deadline = now + options_.heartbeat_timeout + options_.reconnect_window;
         }
         agents_.Hold(p.agent_id, p.slot_ids, rec.id);
       }
       alloc.master_port = ports_.Acquire(rec.id);
     }
     spdlog::info("[controller] recovered allocation {} in state {}", rec.id, ToString(rec.state));
-    live_.emplace(rec.id, std::move(alloc));
+    auto& placed = live_.emplace(rec.id, std::move(alloc)).first->second;
+    auto exp = store_.GetExperiment(placed.experiment_id);
+    if (exp.ok() && exp->state == RunState::kPaused && !placed.placements.empty())
+      RequestPreemptionLocked(placed, now);
   }
   ScheduleLocked();
   return Status::Ok();
@@ -126,8 +130,20 @@ void ExperimentController::SendStartsLocked(const LiveAllocation& alloc, const s
       start.slot_type = agent->slots.empty() ? "cpu" : agent->slots.front().type;
       start.entrypoint = config->entrypoint;
       start.hparams_json = trial->hparams_json;
-      start.latest_checkpoint = trial->latest_checkpoint;
       start.environment = config->environment_variables;
+      const auto storage = CheckpointStorageLocked(*config);
+      start.environment["RING_CHECKPOINT_STORAGE"] = storage.dump();
+      if (!trial->latest_checkpoint.empty()) {
+        CheckpointRecord ref;
+        ref.uuid = trial->latest_checkpoint;
+        ref.storage_json = storage.dump();
+        if (auto stored = store_.GetCheckpoint(trial->latest_checkpoint); stored.ok()) ref = *stored;
+        start.latest_checkpoint = CheckpointDir(ref);
+      }
+      start.environment["RING_MIN_CHECKPOINT_PERIOD_BATCHES"] =
+          std::to_string(config->min_checkpoint_period_batches);
+      start.environment["RING_MIN_VALIDATION_PERIOD_BATCHES"] =
+          std::to_string(config->min_validation_period_batches);
       start.environment["RING_MAX_LENGTH_BATCHES"] = std::to_string(config->searcher.max_length_batches);
       start.environment["RING_TRIAL_SEED"] = std::to_string(trial->seed);
       start.model_definition_path = "/api/v1/allocations/" + alloc.record.id + "/model_definition";
@@ -157,7 +173,20 @@ void ExperimentController::OnAgentHello(const proto::Hello& hello, std::shared_p
   // Allocations the master placed here that the agent does not report must
   // report within one timeout, or they are considered lost.
   std::set<std::string> running;
-  for (const auto& r : hello.running) running.insert(r.allocation_id);
+  for (const auto& r : hello.running) {
+    running.insert(r.allocation_id);
+    auto it = live_.find(r.allocation_id);
+    bool placed_here = false;
+    if (it != live_.end())
+      for (const auto& p : it->second.placements) placed_here |= p.agent_id == hello.agent_id;
+    if (!placed_here) {
+      // Fenced out: the allocation ended (or moved) while this agent was away.
+      spdlog::warn("[controller] agent {} still runs allocation {} rank {}, which has ended; killing it",
+                   hello.agent_id, r.allocation_id, r.rank);
+      entry.channel->Send(
+          proto::Encode(proto::Kill{r.allocation_id, options_.kill_grace.count(), "fenced out"}));
+    }
+  }
   for (auto& [id, alloc] : live_) {
     for (const auto& p : alloc.placements) {
       if (p.agent_id != hello.agent_id || running.count(id)) continue;
@@ -171,7 +200,7 @@ void ExperimentController::OnAgentHello(const proto::Hello& hello, std::shared_p
 void ExperimentController::OnAgentMessage(const std::string& agent_id, const proto::Message& message,
                                           SteadyTime now) {
   std::lock_guard lock(mu_);
-  if (AgentEntry* e = agents_.Find(agent_id); e && e->liveness != AgentLiveness::kLost) {
+  if (AgentEntry* e = agents_.Find(agent_id); e && e->liveness == AgentLiveness::kConnected) {
     e->deadline = now + options_.heartbeat_timeout;
     e->last_seen_at = NowRfc3339();
   }
@@ -182,11 +211,12 @@ void ExperimentController::OnAgentMessage(const std::string& agent_id, const pro
   }
 }
 
-void ExperimentController::OnAgentDisconnected(const std::string& agent_id, const AgentChannel* channel) {
+void ExperimentController::OnAgentDisconnected(const std::string& agent_id, const AgentChannel* channel,
+                                               SteadyTime now) {
   std::lock_guard lock(mu_);
-  agents_.Disconnect(agent_id, channel);
+  agents_.Disconnect(agent_id, channel, now + options_.reconnect_window);
   spdlog::info("[controller] agent {} disconnected; lost unless it returns within {} ms", agent_id,
-               options_.heartbeat_timeout.count());
+               options_.reconnect_window.count());
 }
 
 void ExperimentController::OnProcessStateLocked(const std::string& agent_id,
@@ -282,6 +312,7 @@ void ExperimentController::OnAgentLostLocked(const std::string& agent_id) {
     if (it == live_.end()) continue;
     StopAllocationLocked(it->second, "agent lost");  // stops ranks on the other agents
     it->second.stop_reason = "agent lost";
+    it->second.infra_failure = true;
     EndAllocationLocked(id, "agent lost");
   }
 }
@@ -317,15 +348,21 @@ void ExperimentController::OnTrialAllocationEndedLocked(LiveAllocation& alloc) {
   auto exp = store_.GetExperiment(alloc.experiment_id);
   const ExperimentConfig* config = ConfigLocked(alloc.experiment_id);
   if (!trial.ok() || !exp.ok() || !config || IsTerminal(trial->state)) return;
-  const bool succeeded = alloc.record.exit_code == 0 && alloc.stop_reason.empty();
+  const bool exited_ok = alloc.record.exit_code == 0 && !alloc.failure_code;
+  // A trial that exits 0 after acknowledging preemption stopped early; one
+  // that exits 0 unasked (or without acknowledging) finished its work.
+  const bool finished =
+      exited_ok && !alloc.preempt_acked && (alloc.stop_reason.empty() || alloc.stop_reason == "paused");
   RunState next = trial->state;
   bool requeue = false;
   if (exp->state == RunState::kStoppingCanceled || alloc.stop_reason == "killed by user") {
     next = RunState::kCanceled;
+  } else if (finished) {
+    next = RunState::kCompleted;
   } else if (exp->state == RunState::kPaused || alloc.stop_reason == "paused") {
     next = RunState::kPaused;
-  } else if (succeeded) {
-    next = RunState::kCompleted;
+  } else if (alloc.infra_failure || (exited_ok && alloc.preempt_acked)) {
+    requeue = true;  // not the trial's fault: does not count as a restart
   } else if (trial->restarts < config->max_restarts) {
     ++trial->restarts;
     requeue = true;
@@ -346,18 +383,42 @@ void ExperimentController::OnTrialAllocationEndedLocked(LiveAllocation& alloc) {
     if (Status s = QueueAllocationLocked(*trial, alloc.pool, alloc.world_size); !s.ok())
       spdlog::error("[controller] trial {}: cannot queue a restart: {}", trial->id, s.message());
   }
+  if (IsTerminal(next)) CollectCheckpointsLocked(alloc.experiment_id);
   FinishExperimentIfDoneLocked(alloc.experiment_id);
+}
+
+void ExperimentController::RequestPreemptionLocked(LiveAllocation& alloc, SteadyTime now) {
+  if (alloc.preempt_requested) return;
+  alloc.preempt_requested = true;
+  const ExperimentConfig* config = ConfigLocked(alloc.experiment_id);
+  const auto timeout = std::chrono::seconds(config ? config->preemption_timeout_s : 3600);
+  alloc.preempt_deadline = now + timeout;
+  spdlog::info("[controller] allocation {}: asked to checkpoint and exit within {} s", alloc.record.id,
+               timeout.count());
 }
 
 void ExperimentController::Tick(SteadyTime now) {
   std::lock_guard lock(mu_);
-  for (const auto& agent_id : agents_.ExpireDeadlines(now)) OnAgentLostLocked(agent_id);
+  for (const auto& agent_id : agents_.ExpireDeadlines(now, options_.reconnect_window))
+    OnAgentLostLocked(agent_id);
   std::vector<std::string> unreported;
-  for (auto& [id, alloc] : live_)
+  std::vector<std::string> overdue;
+  for (auto& [id, alloc] : live_) {
     if (alloc.report_deadline && now >= *alloc.report_deadline) unreported.push_back(id);
+    if (alloc.preempt_deadline && now >= *alloc.preempt_deadline && alloc.stop_reason.empty())
+      overdue.push_back(id);
+  }
   for (const auto& id : unreported) {
-    live_.at(id).stop_reason = "lost: its agent no longer runs it";
-    EndAllocationLocked(id, "lost: its agent no longer runs it");
+    auto& alloc = live_.at(id);
+    alloc.stop_reason = "agent restarted: the process is gone";
+    alloc.infra_failure = true;
+    EndAllocationLocked(id, alloc.stop_reason);
+  }
+  for (const auto& id : overdue) {
+    if (auto it = live_.find(id); it != live_.end()) {
+      spdlog::warn("[controller] allocation {} ignored preemption; killing it", id);
+      StopAllocationLocked(it->second, "paused");
+    }
   }
   ScheduleLocked();
 }

@@ -131,7 +131,16 @@ Status ExperimentController::Pause(int64_t experiment_id) {
   std::vector<std::string> ids;
   for (auto& [id, alloc] : live_)
     if (alloc.experiment_id == experiment_id) ids.push_back(id);
-  for (const auto& id : ids) StopAllocationLocked(live_.at(id), "paused");
+  const auto now = std::chrono::steady_clock::now();
+  for (const auto& id : ids) {
+    auto it = live_.find(id);
+    if (it == live_.end()) continue;
+    // Waiting ones just leave the queue; running ones checkpoint and exit.
+    if (it->second.record.state == AllocationState::kPending)
+      StopAllocationLocked(it->second, "paused");
+    else
+      RequestPreemptionLocked(it->second, now);
+  }
   return Status::Ok();
 }
 

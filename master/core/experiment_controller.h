@@ -26,9 +26,11 @@ namespace ring {
 
 struct ControllerOptions {
   std::chrono::milliseconds heartbeat_interval{1000};  // agents send heartbeats this often
-  std::chrono::milliseconds heartbeat_timeout{10000};  // an agent silent this long is lost
+  std::chrono::milliseconds heartbeat_timeout{10000};  // silence that closes an agent's connection
+  std::chrono::milliseconds reconnect_window{25000};   // a disconnected agent is lost after this
   std::chrono::milliseconds kill_grace{10000};         // SIGTERM to SIGKILL on the agent
   uint64_t max_model_bytes = 64ull << 20;              // model definition tar.gz limit
+  std::string checkpoint_root;                         // shared_fs host_path when a config has none
 };
 
 // One allocation that has not ended yet.
@@ -44,6 +46,10 @@ struct LiveAllocation {
   std::string stop_reason;                    // set when the master asked the ranks to stop
   std::optional<SteadyTime> report_deadline;  // after an agent reconnects without it
   int master_port = 0;
+  bool infra_failure = false;                  // ended by the platform (agent lost...), not the trial
+  bool preempt_requested = false;              // the trial was asked to checkpoint and exit
+  bool preempt_acked = false;                  // ... and said it would
+  std::optional<SteadyTime> preempt_deadline;  // killed when still running then
 };
 
 class ExperimentController {
@@ -65,6 +71,16 @@ class ExperimentController {
   Result<int64_t> ReportMetrics(const std::string& allocation_id, const std::string& token,
                                 const nlohmann::json& body);
   Result<std::string> ModelDefinition(const std::string& allocation_id, const std::string& token);
+  // Registers a completely written checkpoint; true when newly stored.
+  Result<bool> RegisterCheckpoint(const std::string& allocation_id, const std::string& token,
+                                  const nlohmann::json& body);
+  // A checkpoint of the allocation's own trial, for verifying a restore.
+  Result<CheckpointRecord> TrialCheckpoint(const std::string& allocation_id, const std::string& token,
+                                           const std::string& uuid);
+  Result<bool> PreemptionRequested(const std::string& allocation_id, const std::string& token);
+  Status AcknowledgePreemption(const std::string& allocation_id, const std::string& token);
+  // Where a checkpoint's files are, from its storage description.
+  static std::string CheckpointDir(const CheckpointRecord& c);
 
   nlohmann::json AgentsJson();
   nlohmann::json JobsJson();
@@ -73,7 +89,7 @@ class ExperimentController {
   // Answers with `welcome` on the channel, then may send starts.
   void OnAgentHello(const proto::Hello& hello, std::shared_ptr<AgentChannel> channel, SteadyTime now);
   void OnAgentMessage(const std::string& agent_id, const proto::Message& message, SteadyTime now);
-  void OnAgentDisconnected(const std::string& agent_id, const AgentChannel* channel);
+  void OnAgentDisconnected(const std::string& agent_id, const AgentChannel* channel, SteadyTime now);
 
   // Heartbeat deadlines and scheduling; called a few times a second.
   void Tick(SteadyTime now);
@@ -96,6 +112,9 @@ class ExperimentController {
   void FinishExperimentIfDoneLocked(int64_t experiment_id);
   Status TransitionExperimentLocked(ExperimentRecord& exp, RunState to);
   void UpdateBestLocked(TrialRecord& trial, const ExperimentConfig& config, double value);
+  nlohmann::json CheckpointStorageLocked(const ExperimentConfig& config) const;
+  void RequestPreemptionLocked(LiveAllocation& alloc, SteadyTime now);
+  void CollectCheckpointsLocked(int64_t experiment_id);
   Result<LiveAllocation*> AuthorizeLocked(const std::string& allocation_id, const std::string& token);
 
   std::mutex mu_;  // guards everything below

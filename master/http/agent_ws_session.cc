@@ -101,7 +101,7 @@ class AgentWsSession : public AgentChannel, public std::enable_shared_from_this<
       }
     }
     closed_ = true;
-    if (!agent_id_.empty()) controller_.OnAgentDisconnected(agent_id_, this);
+    if (!agent_id_.empty()) controller_.OnAgentDisconnected(agent_id_, this, std::chrono::steady_clock::now());
   }
 
   static constexpr size_t kMaxQueued = 10000;

@@ -44,6 +44,11 @@ class MemoryStore final : public Store {
   Result<std::vector<LogRecord>> GetLogs(int64_t trial_id, int rank, int64_t after_id,
                                          int64_t limit) override;
 
+  Status AddCheckpoint(const CheckpointRecord& c) override;
+  Result<CheckpointRecord> GetCheckpoint(const std::string& uuid) override;
+  Result<std::vector<CheckpointRecord>> ListCheckpoints(int64_t trial_id) override;
+  Status SetCheckpointState(const std::string& uuid, const std::string& state) override;
+
   Status UpsertAgent(const AgentRecord& a) override;
   Result<std::vector<AgentRecord>> ListAgents() override;
 
@@ -65,6 +70,7 @@ class MemoryStore final : public Store {
   std::map<MetricKey, MetricReport> metrics_;       // ordered by trial, kind, batches
   std::map<int64_t, std::vector<LogRecord>> logs_;  // by trial, ids increasing
   std::map<std::string, AgentRecord> agents_;
+  std::map<std::string, CheckpointRecord> checkpoints_;  // by uuid
 };
 
 }  // namespace ring

@@ -51,6 +51,11 @@ class SqliteStore final : public Store {
   Result<std::vector<LogRecord>> GetLogs(int64_t trial_id, int rank, int64_t after_id,
                                          int64_t limit) override;
 
+  Status AddCheckpoint(const CheckpointRecord& c) override;
+  Result<CheckpointRecord> GetCheckpoint(const std::string& uuid) override;
+  Result<std::vector<CheckpointRecord>> ListCheckpoints(int64_t trial_id) override;
+  Status SetCheckpointState(const std::string& uuid, const std::string& state) override;
+
   Status UpsertAgent(const AgentRecord& a) override;
   Result<std::vector<AgentRecord>> ListAgents() override;
 

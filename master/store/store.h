@@ -83,6 +83,19 @@ struct AgentRecord {
   std::string last_seen_at;
 };
 
+// A checkpoint registered by a trial after it was completely written.
+struct CheckpointRecord {
+  std::string uuid;
+  int64_t trial_id = 0;
+  std::string allocation_id;
+  int64_t batches = 0;
+  std::string state = "ACTIVE";              // "ACTIVE" or "DELETED" (garbage collected)
+  std::string storage_json = "{}";           // {"type":"shared_fs","host_path","storage_path"}
+  std::string resources_json = "[]";         // [{"path","size","sha256"}]
+  std::string metadata_json = "{}";          // the trial's own metadata
+  std::string created_at;                    // set by the store
+};
+
 template <typename T>
 struct Page {
   std::vector<T> items;
@@ -124,6 +137,15 @@ class Store {
   virtual Status AddLogs(const std::vector<LogRecord>& lines) = 0;
   // Lines with id > after_id, oldest first, at most `limit`; rank < 0 means all ranks.
   virtual Result<std::vector<LogRecord>> GetLogs(int64_t trial_id, int rank, int64_t after_id, int64_t limit) = 0;
+
+  // Checkpoints. Registering the same uuid again with the same trial and
+  // batches is a no-op (retried registrations); a different one is kConflict.
+  virtual Status AddCheckpoint(const CheckpointRecord& c) = 0;
+  virtual Result<CheckpointRecord> GetCheckpoint(const std::string& uuid) = 0;  // kNotFound
+  // A trial's checkpoints ordered by batches, then created_at (both states).
+  virtual Result<std::vector<CheckpointRecord>> ListCheckpoints(int64_t trial_id) = 0;
+  // Sets state ("ACTIVE" or "DELETED"); kNotFound for an unknown uuid.
+  virtual Status SetCheckpointState(const std::string& uuid, const std::string& state) = 0;
 
   // Agents.
   virtual Status UpsertAgent(const AgentRecord& a) = 0;

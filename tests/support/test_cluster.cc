@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <signal.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -46,6 +48,8 @@ void TestCluster::StartMaster(const MasterOptions& options) {
                                    port_file,
                                    "--heartbeat-timeout-ms",
                                    std::to_string(options.heartbeat_timeout_ms),
+                                   "--reconnect-window-ms",
+                                   std::to_string(options.reconnect_window_ms),
                                    "--log-level",
                                    "debug"};
   argv.insert(argv.end(), options.extra_args.begin(), options.extra_args.end());
@@ -58,9 +62,19 @@ void TestCluster::StartMaster(const MasterOptions& options) {
   client_ = std::make_unique<HttpClient>(*url, std::chrono::seconds(30));
 }
 
+void TestCluster::KillMaster() {
+  if (master_) {
+    master_->Signal(SIGKILL);
+    master_->Wait(std::chrono::seconds(5));
+  }
+  master_.reset();
+  client_.reset();
+}
+
 void TestCluster::StopMaster() {
   if (master_) master_->Stop();
   master_.reset();
+  client_.reset();
 }
 
 ChildProcess& TestCluster::StartAgent(const std::string& id, int cpu_slots) {
@@ -90,6 +104,10 @@ ChildProcess& TestCluster::StartAgent(const std::string& id, int cpu_slots) {
 }
 
 nlohmann::json TestCluster::GetJson(const std::string& target, int* status) {
+  if (!client_) {
+    ADD_FAILURE() << "no master is running";
+    return {};
+  }
   auto res = client_->Get(target);
   EXPECT_TRUE(res.ok()) << res.status().ToString();
   if (!res.ok()) return {};
@@ -98,6 +116,10 @@ nlohmann::json TestCluster::GetJson(const std::string& target, int* status) {
 }
 
 nlohmann::json TestCluster::PostJson(const std::string& target, const nlohmann::json& body, int* status) {
+  if (!client_) {
+    ADD_FAILURE() << "no master is running";
+    return {};
+  }
   auto res = client_->Post(target, body.dump());
   EXPECT_TRUE(res.ok()) << res.status().ToString();
   if (!res.ok()) return {};

@@ -23,6 +23,7 @@ class TestCluster {
  public:
   struct MasterOptions {
     int64_t heartbeat_timeout_ms = 3000;
+    int64_t reconnect_window_ms = 2000;
     std::vector<std::string> extra_args;
   };
 
@@ -32,6 +33,9 @@ class TestCluster {
   void StartMaster(const MasterOptions& options);
   void StartMaster() { StartMaster(MasterOptions{}); }
   void StopMaster();
+  // SIGKILLs the master (nothing flushed, nothing said to agents).
+  void KillMaster();
+  ChildProcess* master() { return master_.get(); }
   // Starts an agent and waits until the master lists it as connected.
   ChildProcess& StartAgent(const std::string& id, int cpu_slots);
   ChildProcess& agent(const std::string& id) { return agents_.at(id); }

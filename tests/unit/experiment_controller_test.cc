@@ -77,6 +77,8 @@ class ExperimentControllerTest : public ::testing::Test {
   ControllerOptions options_ = [] {
     ControllerOptions o;
     o.heartbeat_timeout = 3s;
+    o.reconnect_window = 2s;
+    o.checkpoint_root = "/ckpt";
     return o;
   }();
   ExperimentController controller_{store_, options_};
@@ -148,19 +150,134 @@ TEST_F(ExperimentControllerTest, FailedTrialRestartsUntilMaxRestartsThenErrors) 
   EXPECT_EQ(store_.GetExperiment(exp_id)->state, RunState::kError);
 }
 
-TEST_F(ExperimentControllerTest, SilentAgentIsLostAndItsAllocationEnds) {
+TEST_F(ExperimentControllerTest, LostAgentsTrialMovesWithoutCountingARestart) {
   Create(0);
   auto channel = Connect("agent-1", 1);
   Report("agent-1", "1.0", proto::ProcessState::kRunning);
-  controller_.OnAgentDisconnected("agent-1", channel.get());
-  controller_.Tick(now_ + 2s);
-  EXPECT_EQ(store_.GetAllocation("1.0")->state, AllocationState::kRunning);  // still within the timeout
-  controller_.Tick(now_ + 4s);
+  controller_.OnAgentDisconnected("agent-1", channel.get(), now_);
+  controller_.Tick(now_ + 1s);
+  EXPECT_EQ(store_.GetAllocation("1.0")->state, AllocationState::kRunning);  // within the reconnect window
+  EXPECT_EQ(controller_.AgentsJson()[0]["state"], "disconnected");
+  controller_.Tick(now_ + 3s);
   auto alloc = store_.GetAllocation("1.0");
   EXPECT_EQ(alloc->state, AllocationState::kTerminated);
   EXPECT_EQ(alloc->exit_reason, "agent lost");
-  EXPECT_EQ(store_.GetTrial(1)->state, RunState::kError);
   EXPECT_EQ(controller_.AgentsJson()[0]["state"], "lost");
+  // An infrastructure failure: requeued although max_restarts is 0.
+  EXPECT_EQ(store_.GetTrial(1)->state, RunState::kActive);
+  EXPECT_EQ(store_.GetTrial(1)->restarts, 0);
+  EXPECT_EQ(store_.GetAllocation("1.1")->state, AllocationState::kPending);
+  auto other = Connect("agent-2", 1);
+  ASSERT_EQ(other->Of<proto::Start>().size(), 1u);
+  EXPECT_EQ(other->Of<proto::Start>()[0].allocation_id, "1.1");
+
+  // The lost agent comes back still running the old process: it is told to kill it.
+  now_ += 5s;
+  auto back = std::make_shared<RecordingChannel>();
+  controller_.OnAgentHello({"agent-1", "default", "10.0.0.1", "test", {{0, "cpu", ""}}, {{"1.0", 0, 4242}}},
+                           back, now_);
+  ASSERT_EQ(back->Of<proto::Kill>().size(), 1u);
+  EXPECT_EQ(back->Of<proto::Kill>()[0].allocation_id, "1.0");
+  // Its late reports are fenced out.
+  nlohmann::json body = {{"reports", {{{"kind", "training"}, {"batches", 1}, {"metrics", {{"loss", 1}}}}}}};
+  const auto old_token = channel->Of<proto::Start>()[0].allocation_token;
+  EXPECT_EQ(controller_.ReportMetrics("1.0", old_token, body).status().code(), ErrorCode::kConflict);
+}
+
+TEST_F(ExperimentControllerTest, SilentConnectedAgentIsDisconnectedThenLost) {
+  Create(0);
+  auto channel = Connect("agent-1", 1);
+  controller_.Tick(now_ + 3s + 100ms);  // past the heartbeat deadline
+  EXPECT_EQ(channel->closed, "heartbeat timeout");
+  EXPECT_EQ(controller_.AgentsJson()[0]["state"], "disconnected");
+  controller_.Tick(now_ + 4s);
+  EXPECT_EQ(controller_.AgentsJson()[0]["state"], "disconnected");
+  controller_.Tick(now_ + 5s + 200ms);  // and past the reconnect window
+  EXPECT_EQ(controller_.AgentsJson()[0]["state"], "lost");
+  EXPECT_EQ(store_.GetAllocation("1.0")->exit_reason, "agent lost");
+}
+
+TEST_F(ExperimentControllerTest, AgentThatReturnsWithoutTheProcessEndsItAsInfrastructure) {
+  Create(0);
+  auto channel = Connect("agent-1", 1);
+  Report("agent-1", "1.0", proto::ProcessState::kRunning);
+  controller_.OnAgentDisconnected("agent-1", channel.get(), now_);
+  Connect("agent-1", 1);  // back within the window, but it runs nothing (it restarted)
+  controller_.Tick(now_ + 4s);
+  EXPECT_EQ(store_.GetAllocation("1.0")->exit_reason, "agent restarted: the process is gone");
+  EXPECT_EQ(store_.GetTrial(1)->restarts, 0);
+}
+
+TEST_F(ExperimentControllerTest, CheckpointsAreRegisteredOnceAndRestartsResumeFromTheLatest) {
+  Create(2);
+  auto channel = Connect("agent-1", 1);
+  const auto start = channel->Of<proto::Start>()[0];
+  EXPECT_EQ(nlohmann::json::parse(start.environment.at("RING_CHECKPOINT_STORAGE"))["host_path"], "/ckpt");
+  EXPECT_TRUE(start.latest_checkpoint.empty());
+  const std::string sha(64, 'a');
+  auto ckpt = [&](const std::string& uuid, int batches) {
+    return nlohmann::json{{"uuid", uuid},
+                          {"batches", batches},
+                          {"resources", {{{"path", "state.bin"}, {"size", 10}, {"sha256", sha}}}},
+                          {"metadata", {{"note", "x"}}}};
+  };
+  EXPECT_TRUE(controller_.RegisterCheckpoint("1.0", start.allocation_token, ckpt("aaaa-0001", 100)).value());
+  EXPECT_FALSE(controller_.RegisterCheckpoint("1.0", start.allocation_token, ckpt("aaaa-0001", 100)).value());
+  EXPECT_TRUE(controller_.RegisterCheckpoint("1.0", start.allocation_token, ckpt("aaaa-0002", 200)).value());
+  EXPECT_EQ(
+      controller_.RegisterCheckpoint("1.0", start.allocation_token, ckpt("aaaa-0002", 300)).status().code(),
+      ErrorCode::kConflict);
+  auto bad = ckpt("aaaa-0003", 300);
+  bad["resources"][0]["path"] = "../escape";
+  EXPECT_EQ(controller_.RegisterCheckpoint("1.0", start.allocation_token, bad).status().code(),
+            ErrorCode::kInvalidArgument);
+  EXPECT_EQ(store_.GetTrial(1)->latest_checkpoint, "aaaa-0002");
+  EXPECT_EQ(controller_.TrialCheckpoint("1.0", start.allocation_token, "aaaa-0001")->batches, 100);
+
+  Report("agent-1", "1.0", proto::ProcessState::kExited, std::nullopt, 9);  // killed: a user failure
+  EXPECT_EQ(store_.GetTrial(1)->restarts, 1);
+  auto restarted = channel->Of<proto::Start>();
+  ASSERT_EQ(restarted.size(), 2u);
+  EXPECT_EQ(restarted[1].latest_checkpoint, "/ckpt/aaaa-0002");
+}
+
+TEST_F(ExperimentControllerTest, PauseAsksTrialsToCheckpointAndActivateResumes) {
+  const int64_t exp_id = Create(0);
+  auto channel = Connect("agent-1", 1);
+  const auto token = channel->Of<proto::Start>()[0].allocation_token;
+  Report("agent-1", "1.0", proto::ProcessState::kRunning);
+  EXPECT_FALSE(controller_.PreemptionRequested("1.0", token).value());
+  EXPECT_EQ(controller_.AcknowledgePreemption("1.0", token).code(), ErrorCode::kConflict);
+  ASSERT_TRUE(controller_.Pause(exp_id).ok());
+  EXPECT_TRUE(controller_.PreemptionRequested("1.0", token).value());
+  EXPECT_TRUE(channel->Of<proto::Kill>().empty());  // asked, not killed
+  ASSERT_TRUE(controller_.AcknowledgePreemption("1.0", token).ok());
+  Report("agent-1", "1.0", proto::ProcessState::kExited, 0);
+  EXPECT_EQ(store_.GetTrial(1)->state, RunState::kPaused);
+  EXPECT_EQ(store_.GetTrial(1)->restarts, 0);
+  EXPECT_EQ(store_.GetExperiment(exp_id)->state, RunState::kPaused);
+  ASSERT_TRUE(controller_.Activate(exp_id).ok());
+  EXPECT_EQ(store_.GetTrial(1)->state, RunState::kActive);
+  ASSERT_EQ(channel->Of<proto::Start>().size(), 2u);
+  EXPECT_EQ(channel->Of<proto::Start>()[1].allocation_id, "1.1");
+}
+
+TEST_F(ExperimentControllerTest, TrialThatIgnoresPreemptionIsKilledAfterTheTimeout) {
+  const int64_t exp_id = Create(0);
+  auto channel = Connect("agent-1", 1);
+  Report("agent-1", "1.0", proto::ProcessState::kRunning);
+  ASSERT_TRUE(controller_.Pause(exp_id).ok());
+  auto at = [&](std::chrono::seconds later) {  // the agent keeps sending heartbeats
+    const auto t = std::chrono::steady_clock::now() + later;
+    controller_.OnAgentMessage("agent-1", proto::Heartbeat{}, t);
+    controller_.Tick(t);
+  };
+  at(3599s);
+  EXPECT_TRUE(channel->Of<proto::Kill>().empty());
+  at(3601s);
+  ASSERT_EQ(channel->Of<proto::Kill>().size(), 1u);
+  Report("agent-1", "1.0", proto::ProcessState::kExited, std::nullopt, 15);
+  EXPECT_EQ(store_.GetTrial(1)->state, RunState::kPaused);
 }
 
 TEST_F(ExperimentControllerTest, HeartbeatsKeepAnAgentAlive) {
