@@ -18,7 +18,9 @@ size_t EditDistance(const std::string& a, const std::string& b) {
   return prev[b.size()];
 }
 
-bool IsPlainScalar(const YAML::Node& node) { return node.IsScalar() && node.Tag() != "!"; }
+bool IsPlainScalar(const YAML::Node& node) {
+  return node.IsScalar() && node.Tag() != "!";
+}
 
 }  // namespace
 
@@ -35,7 +37,10 @@ std::string YamlWalker::Show(const YAML::Node& node) {
   if (IsPlainScalar(node)) {
     int64_t i;
     double d;
-    if (YAML::convert<int64_t>::decode(node, i) || YAML::convert<double>::decode(node, d)) return s;
+    bool b;
+    if (YAML::convert<int64_t>::decode(node, i) || YAML::convert<double>::decode(node, d) ||
+        YAML::convert<bool>::decode(node, b))
+      return s;
   }
   return "\"" + s + "\"";
 }
@@ -47,12 +52,13 @@ std::string YamlWalker::Join(const std::string& path, const std::string& key) {
 void YamlWalker::CheckKeys(const YAML::Node& map, const std::string& path,
                            std::initializer_list<const char*> known) const {
   for (const auto& kv : map) {
-    if (!kv.first.IsScalar()) Fail(kv.first, "keys of " + (path.empty() ? "the config" : path) + " must be strings");
+    if (!kv.first.IsScalar())
+      Fail(kv.first, "keys of " + (path.empty() ? "the config" : path) + " must be strings");
     const std::string key = kv.first.Scalar();
     if (std::any_of(known.begin(), known.end(), [&](const char* k) { return key == k; })) continue;
     std::string message = "unknown key \"" + Join(path, key) + "\"";
     const char* best = nullptr;
-    size_t best_distance = 3;
+    size_t best_distance = std::max<size_t>(2, key.size() / 2) + 1;  // suggest only near misses
     for (const char* k : known) {
       size_t d = EditDistance(key, k);
       if (d < best_distance) {
@@ -91,7 +97,8 @@ bool YamlWalker::Bool(const YAML::Node& node, const std::string& path) const {
   return value;
 }
 
-int64_t YamlWalker::Int(const YAML::Node& node, const std::string& path, int64_t min, const char* what) const {
+int64_t YamlWalker::Int(const YAML::Node& node, const std::string& path, int64_t min,
+                        const char* what) const {
   int64_t value = 0;
   if (!IsPlainScalar(node) || !YAML::convert<int64_t>::decode(node, value) || value < min)
     Fail(node, path + " must be " + what + ", got " + Show(node));
@@ -101,7 +108,8 @@ int64_t YamlWalker::Int(const YAML::Node& node, const std::string& path, int64_t
 double YamlWalker::Double(const YAML::Node& node, const std::string& path) const {
   double value = 0;
   bool b;
-  if (!IsPlainScalar(node) || YAML::convert<bool>::decode(node, b) || !YAML::convert<double>::decode(node, value))
+  if (!IsPlainScalar(node) || YAML::convert<bool>::decode(node, b) ||
+      !YAML::convert<double>::decode(node, value))
     Fail(node, path + " must be a number, got " + Show(node));
   return value;
 }
