@@ -1,7 +1,9 @@
 #include "linear_regression.h"
 
 #include <cmath>
+#include <cstring>
 #include <numeric>
+#include <stdexcept>
 
 namespace quadratic {
 
@@ -94,6 +96,64 @@ double LinearRegression::TrainBatch() {
     weights_[f] -= options_.learning_rate * velocity_[f];
   }
   return loss / n;
+}
+
+namespace {
+
+constexpr char kStateMagic[8] = {'Q', 'U', 'A', 'D', 'S', 'T', '0', '1'};
+
+void PutU64(std::string& out, uint64_t v) {
+  for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));  // little-endian
+}
+
+uint64_t GetU64(const std::string& in, size_t& pos) {
+  if (pos + 8 > in.size()) throw std::runtime_error("model state is truncated");
+  uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v |= static_cast<uint64_t>(static_cast<unsigned char>(in[pos + i])) << (8 * i);
+  pos += 8;
+  return v;
+}
+
+uint64_t Bits(double d) {
+  uint64_t u;
+  std::memcpy(&u, &d, sizeof u);
+  return u;
+}
+
+double FromBits(uint64_t u) {
+  double d;
+  std::memcpy(&d, &u, sizeof d);
+  return d;
+}
+
+}  // namespace
+
+std::string LinearRegression::SaveState() const {
+  std::string out(kStateMagic, sizeof kStateMagic);
+  PutU64(out, rng_.state());
+  PutU64(out, next_);
+  PutU64(out, order_.size());
+  for (size_t i : order_) PutU64(out, i);
+  for (double w : weights_) PutU64(out, Bits(w));
+  for (double v : velocity_) PutU64(out, Bits(v));
+  return out;
+}
+
+void LinearRegression::LoadState(const std::string& bytes) {
+  if (bytes.size() < sizeof kStateMagic || std::memcmp(bytes.data(), kStateMagic, sizeof kStateMagic) != 0)
+    throw std::runtime_error("model state has an unknown format");
+  size_t pos = sizeof kStateMagic;
+  rng_.set_state(GetU64(bytes, pos));
+  next_ = GetU64(bytes, pos);
+  if (GetU64(bytes, pos) != order_.size())
+    throw std::runtime_error("model state is for another data set size");
+  for (auto& i : order_) {
+    i = GetU64(bytes, pos);
+    if (i >= order_.size()) throw std::runtime_error("model state has an index out of range");
+  }
+  for (auto& w : weights_) w = FromBits(GetU64(bytes, pos));
+  for (auto& v : velocity_) v = FromBits(GetU64(bytes, pos));
+  if (pos != bytes.size()) throw std::runtime_error("model state has trailing bytes");
 }
 
 double LinearRegression::MeanSquaredError(const Dataset& data) const {

@@ -5,6 +5,7 @@
 // trial's single thread.
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace quadratic {
@@ -18,6 +19,8 @@ class Rng {
   double Uniform();            // [0, 1)
   double Normal();             // standard normal (Box-Muller)
   uint64_t Below(uint64_t n);  // [0, n)
+  uint64_t state() const { return state_; }
+  void set_state(uint64_t s) { state_ = s; }
 
  private:
   uint64_t state_;
@@ -53,6 +56,12 @@ class LinearRegression {
   // minibatch's mean squared error before the step.
   double TrainBatch();
   double MeanSquaredError(const Dataset& data) const;
+
+  // Everything training depends on (weights, momentum, shuffling order and
+  // position, RNG), as bytes: restoring them continues the run bit for bit.
+  std::string SaveState() const;
+  // Throws std::runtime_error on a state of another shape.
+  void LoadState(const std::string& bytes);
 
  private:
   double Predict(const double* row) const;

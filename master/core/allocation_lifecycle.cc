@@ -297,8 +297,8 @@ void ExperimentController::StopAllocationLocked(LiveAllocation& alloc, const std
 }
 
 void ExperimentController::OnAgentLostLocked(const std::string& agent_id) {
-  spdlog::warn("[controller] agent {} lost: no heartbeat within {} ms", agent_id,
-               options_.heartbeat_timeout.count());
+  spdlog::warn("[controller] agent {} lost: not back within the {} ms reconnect window", agent_id,
+               options_.reconnect_window.count());
   if (AgentEntry* e = agents_.Find(agent_id)) {
     AgentRecord rec{e->id, e->pool, e->address, "lost", nlohmann::json(e->slots).dump(), "", e->last_seen_at};
     (void)store_.UpsertAgent(rec);

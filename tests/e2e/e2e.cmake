@@ -7,3 +7,8 @@ ring_add_test(quadratic_e2e_test LABEL e2e TIMEOUT 180
   SOURCES e2e/quadratic_e2e_test.cc
   LIBS ring_test_support ring_common)
 add_dependencies(quadratic_e2e_test ringmaster ringagent ring quadratic_model)
+
+ring_add_test(fault_tolerance_e2e_test LABEL e2e TIMEOUT 300
+  SOURCES e2e/fault_tolerance_e2e_test.cc
+  LIBS ring_test_support ring_common)
+add_dependencies(fault_tolerance_e2e_test ringmaster ringagent ring quadratic_model)

@@ -79,8 +79,9 @@ TEST(QuadraticE2E, ExperimentCompletesWithMetricsAndLogs) {
   // Agents list shows the slots free again, and the work directory is gone.
   auto agents = cluster.Ring({"agent", "list"});
   EXPECT_NE(agents.out.find("agent-1"), std::string::npos) << agents.out;
-  EXPECT_TRUE(TestCluster::WaitFor(
-      [&] { return !std::filesystem::exists(cluster.dir() + "/agent-agent-1/1.0.r0"); }, std::chrono::seconds(5)));
+  EXPECT_TRUE(
+      TestCluster::WaitFor([&] { return !std::filesystem::exists(cluster.dir() + "/agent-agent-1/1.0.r0"); },
+                           std::chrono::seconds(5)));
 }
 
 }  // namespace

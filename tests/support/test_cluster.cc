@@ -39,9 +39,10 @@ TestCluster::~TestCluster() {
 void TestCluster::StartMaster(const MasterOptions& options) {
   const std::string port_file = dir_ + "/master.port";
   fs::remove(port_file);
+  // A restarted master keeps its address, so running agents find it again.
   std::vector<std::string> argv = {BinDir() + "/ringmaster",
                                    "--listen",
-                                   "127.0.0.1:0",
+                                   "127.0.0.1:" + std::to_string(port_),
                                    "--data-dir",
                                    dir_ + "/master",
                                    "--port-file",

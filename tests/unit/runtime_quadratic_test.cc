@@ -2,6 +2,8 @@
 // for a seed and hyperparameters, and clear about bad ones.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include <sys/wait.h>
 
 #include <algorithm>
@@ -116,7 +118,10 @@ TEST(QuadraticTrialTest, ClusterModePostsMetricsToTheMaster) {
   using ring::testing::FakeHttpServer;
   using ring::testing::FakeResponse;
   FakeHttpServer master([](const auto&) { return FakeResponse{200, R"({"stored":1})"}; });
-  std::string env = "RING_MASTER_URL=" + master.url() +
+  const auto storage =
+      std::filesystem::temp_directory_path() / ("quadratic-ckpt-" + std::to_string(::getpid()));
+  std::string env = "RING_MASTER_URL=" + master.url() + " RING_CHECKPOINT_STORAGE='{\"host_path\":\"" +
+                    storage.string() + "\"}'" +
                     " RING_ALLOCATION_ID=4.1 RING_ALLOCATION_TOKEN=tok RING_TRIAL_ID=4 RING_EXPERIMENT_ID=2"
                     " RING_MAX_LENGTH_BATCHES=200 RING_TRIAL_SEED=3"
                     " RING_HPARAMS='{\"learning_rate\":0.05,\"batch_size\":32,\"report_every\":50}'";
@@ -124,9 +129,15 @@ TEST(QuadraticTrialTest, ClusterModePostsMetricsToTheMaster) {
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_NE(run.out.find("quadratic: trial 4, seed 3, 200 batches"), std::string::npos) << run.out;
   std::vector<std::pair<std::string, int64_t>> reports;
+  int checkpoints = 0;
   for (const auto& req : master.requests()) {
-    EXPECT_EQ(req.target, "/api/v1/allocations/4.1/metrics");
     EXPECT_EQ(req.headers.at("authorization"), "Bearer tok");
+    if (req.target == "/api/v1/allocations/4.1/checkpoints") {
+      ++checkpoints;  // the final checkpoint, registered after it was written
+      EXPECT_EQ(nlohmann::json::parse(req.body)["batches"], 200);
+      continue;
+    }
+    if (req.target != "/api/v1/allocations/4.1/metrics") continue;  // e.g. the preemption long poll
     auto body = nlohmann::json::parse(req.body);
     for (const auto& r : body["reports"])
       reports.emplace_back(r["kind"].get<std::string>(), r["batches"].get<int64_t>());
@@ -137,6 +148,8 @@ TEST(QuadraticTrialTest, ClusterModePostsMetricsToTheMaster) {
       reports,
       (Reports{
           {"training", 50}, {"training", 100}, {"training", 150}, {"training", 200}, {"validation", 200}}));
+  EXPECT_EQ(checkpoints, 1);
+  std::filesystem::remove_all(storage);
 }
 
 }  // namespace

@@ -2,12 +2,14 @@
 
 #include <charconv>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <optional>
 #include <sstream>
 
 #include "http_metrics_sink.h"
 #include "runtime_flags.h"
+#include "trial_api.h"
 
 extern char** environ;  // NOLINT: POSIX
 
@@ -64,6 +66,9 @@ struct Context::State {
   std::ostream* out = &std::cout;
   std::ostream* diagnostics = &std::cerr;
   std::unique_ptr<MetricsReporter> reporter;  // cluster mode, chief only
+  std::shared_ptr<detail::TrialApi> api;      // cluster mode
+  std::unique_ptr<Checkpoints> checkpoints;
+  std::unique_ptr<Preemption> preemption;
 };
 
 Context::Context(std::unique_ptr<State> state) : state_(std::move(state)) {}
@@ -113,6 +118,11 @@ Context Context::from_environment(int argc, const char* const* argv, const Envir
     s->seed = flags.seed.value_or(EnvNumber<uint64_t>(env, "RING_TRIAL_SEED").value_or(0));
     *s->diagnostics << "[ring.trial] local mode (RING_MASTER_URL is not set): " << *s->max_length_batches
                     << " batches, seed " << s->seed << ", hparams " << s->hparams.dump() << std::endl;
+    if (flags.resume) s->latest_checkpoint = *flags.resume;
+    s->checkpoints = std::make_unique<Checkpoints>(
+        std::make_unique<SharedFsStorage>(flags.checkpoint_dir.value_or("checkpoints")), nullptr,
+        s->latest_checkpoint, EnvNumber<int64_t>(env, "RING_MIN_CHECKPOINT_PERIOD_BATCHES").value_or(0));
+    s->preemption = std::make_unique<Preemption>(nullptr);
     return Context(std::move(s));
   }
 
@@ -128,6 +138,23 @@ Context Context::from_environment(int argc, const char* const* argv, const Envir
   if (!allocation || !token)
     throw ConfigError("RING_MASTER_URL is set but RING_ALLOCATION_ID or RING_ALLOCATION_TOKEN is missing");
   s->allocation_id = *allocation;
+  const auto retry_for =
+      std::chrono::seconds(EnvNumber<int64_t>(env, "RING_API_RETRY_SECONDS").value_or(120));
+  s->api =
+      std::make_shared<detail::TrialApi>(*Lookup(env, "RING_MASTER_URL"), *allocation, *token, retry_for);
+  std::filesystem::path root = "checkpoints";
+  if (auto storage_text = Lookup(env, "RING_CHECKPOINT_STORAGE")) {
+    auto storage = nlohmann::json::parse(*storage_text, nullptr, false);
+    if (!storage.is_object() || !storage.contains("host_path"))
+      throw ConfigError("RING_CHECKPOINT_STORAGE must be a JSON object with host_path, got: " +
+                        *storage_text);
+    root = storage.value("host_path", "");
+    if (auto sub = storage.value("storage_path", ""); !sub.empty()) root /= sub;
+  }
+  s->checkpoints = std::make_unique<Checkpoints>(
+      std::make_unique<SharedFsStorage>(root), s->api, s->latest_checkpoint,
+      EnvNumber<int64_t>(env, "RING_MIN_CHECKPOINT_PERIOD_BATCHES").value_or(0));
+  s->preemption = std::make_unique<Preemption>(s->rank == 0 ? s->api : nullptr);
   if (s->rank == 0) {
     auto sink = std::move(options.sink);
     if (!sink) sink = std::make_unique<HttpMetricsSink>(*Lookup(env, "RING_MASTER_URL"), *allocation, *token);
@@ -228,6 +255,14 @@ void Context::report(MetricKind kind, int64_t batches, const std::map<std::strin
 
 bool Context::flush(std::chrono::milliseconds timeout) {
   return state_->reporter ? state_->reporter->flush(timeout) : true;
+}
+
+Checkpoints& Context::checkpoints() {
+  return *state_->checkpoints;
+}
+
+Preemption& Context::preempt() {
+  return *state_->preemption;
 }
 
 ReporterStats Context::reporter_stats() const {

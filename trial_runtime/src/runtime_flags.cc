@@ -44,7 +44,8 @@ RuntimeFlags ParseRuntimeFlags(int argc, const char* const* argv) {
       name = arg.substr(0, eq);
       value = arg.substr(eq + 1);
     }
-    if (name != "--hparams" && name != "--hparam" && name != "--batches" && name != "--seed") {
+    if (name != "--hparams" && name != "--hparam" && name != "--batches" && name != "--seed" &&
+        name != "--checkpoint-dir" && name != "--resume") {
       flags.remaining.push_back(arg);
       continue;
     }
@@ -58,6 +59,10 @@ RuntimeFlags ParseRuntimeFlags(int argc, const char* const* argv) {
     } else if (name == "--hparam") {
       SplitAssignment(*value);  // validates early
       flags.hparam_assignments.push_back(*value);
+    } else if (name == "--checkpoint-dir") {
+      flags.checkpoint_dir = *value;
+    } else if (name == "--resume") {
+      flags.resume = *value;
     } else if (name == "--batches") {
       flags.batches = ParseNumber<int64_t>(name, *value);
       if (*flags.batches < 0) throw ConfigError("--batches must not be negative");

@@ -1,7 +1,8 @@
 #pragma once
 // The runtime's own command-line flags (local mode): --hparams FILE.json,
 // --hparam key=value (repeatable; dots in the key make nested maps),
-// --batches N, --seed S. Both "--flag value" and "--flag=value" are accepted;
+// --batches N, --seed S, --checkpoint-dir DIR (default ./checkpoints),
+// --resume CHECKPOINT_DIR. Both "--flag value" and "--flag=value" are accepted;
 // every other argument is left for the trial in `remaining`.
 #include <cstdint>
 #include <optional>
@@ -17,6 +18,8 @@ struct RuntimeFlags {
   std::vector<std::string> hparam_assignments;  // "key=value", in order
   std::optional<int64_t> batches;
   std::optional<uint64_t> seed;
+  std::optional<std::string> checkpoint_dir;
+  std::optional<std::string> resume;
   std::vector<std::string> remaining;  // without argv[0]
   std::vector<std::string> seen;       // names of the runtime flags given
 

@@ -32,9 +32,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ring/trial/checkpoints.h"
 #include "ring/trial/errors.h"
 #include "ring/trial/metrics_reporter.h"
 #include "ring/trial/metrics_sink.h"
+#include "ring/trial/preemption.h"
 
 namespace ring::trial {
 
@@ -144,6 +146,12 @@ class Context {
   // Waits until every report so far was acknowledged; false on timeout or when
   // the master refused some. Always true in local mode.
   bool flush(std::chrono::milliseconds timeout = std::chrono::seconds(60));
+
+  // Checkpoints in the experiment's checkpoint storage (local mode:
+  // --checkpoint-dir, default ./checkpoints; resume with --resume DIR).
+  Checkpoints& checkpoints();
+  // Whether the platform asked this trial to checkpoint and stop.
+  Preemption& preempt();
 
   // Counters of the reporter (all zero in local mode).
   ReporterStats reporter_stats() const;

@@ -1,0 +1,44 @@
+#include "trial_api.h"
+
+#include <algorithm>
+#include <thread>
+
+#include "common/http_client.h"
+
+namespace ring::trial::detail {
+
+TrialApi::TrialApi(std::string master_url, std::string allocation_id, std::string token,
+                   std::chrono::seconds retry_for)
+    : master_url_(std::move(master_url)),
+      allocation_id_(std::move(allocation_id)),
+      token_(std::move(token)),
+      retry_for_(retry_for) {}
+
+ApiReply TrialApi::Call(const std::string& method, const std::string& path, const std::string& body,
+                        std::chrono::milliseconds timeout) {
+  auto url = ring::Url::Parse(master_url_);
+  if (!url.ok()) return {0, nullptr, url.status().message()};
+  const std::string target = "/api/v1/allocations/" + allocation_id_ + path;
+  const auto give_up = std::chrono::steady_clock::now() + retry_for_;
+  auto backoff = std::chrono::milliseconds(200);
+  ApiReply reply;
+  for (;;) {
+    ring::HttpClient client(*url, timeout);
+    client.SetBearerToken(token_);
+    auto res = client.Request(method, target, body);
+    if (res.ok()) {
+      reply.status = res->status;
+      reply.body = nlohmann::json::parse(res->body, nullptr, false);
+      if (reply.body.is_discarded()) reply.body = nullptr;
+      reply.error = reply.ok() ? std::string() : ring::ErrorMessageFromBody(*res);
+      if (res->status < 500) return reply;  // 2xx, or a 4xx retrying cannot fix
+    } else {
+      reply = {0, nullptr, res.status().message()};
+    }
+    if (std::chrono::steady_clock::now() + backoff > give_up) return reply;
+    std::this_thread::sleep_for(backoff);
+    backoff = std::min(backoff * 2, std::chrono::milliseconds(5000));
+  }
+}
+
+}  // namespace ring::trial::detail

@@ -1,0 +1,38 @@
+#pragma once
+// The trial API of one allocation (checkpoints, preemption), with retries:
+// transport errors and 5xx answers are retried with capped exponential
+// backoff for `retry_for` in all, so a master restart is survived. Every
+// call uses its own connection, so any thread may call.
+#include <chrono>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace ring::trial::detail {
+
+struct ApiReply {
+  int status = 0;       // 0: the master was never reached
+  nlohmann::json body;  // parsed JSON, or null
+  std::string error;    // readable reason when not 2xx
+  bool ok() const { return status >= 200 && status < 300; }
+};
+
+class TrialApi {
+ public:
+  TrialApi(std::string master_url, std::string allocation_id, std::string token,
+           std::chrono::seconds retry_for);
+
+  // `path` is relative to /api/v1/allocations/<id>, e.g. "/checkpoints".
+  ApiReply Call(const std::string& method, const std::string& path, const std::string& body = {},
+                std::chrono::milliseconds timeout = std::chrono::seconds(30));
+
+  const std::string& allocation_id() const { return allocation_id_; }
+
+ private:
+  std::string master_url_;
+  std::string allocation_id_;
+  std::string token_;
+  std::chrono::seconds retry_for_;
+};
+
+}  // namespace ring::trial::detail
