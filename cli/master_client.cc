@@ -30,7 +30,13 @@ Result<nlohmann::json> MasterClient::PostWithProgress(const std::string& target,
   return Decode(http_->RequestWithProgress("POST", target, body, progress));
 }
 
-Result<nlohmann::json> MasterClient::Decode(Result<HttpResponse> response) {
+Result<std::string> MasterClient::GetBytes(const std::string& target) {
+  auto response = http_->Get(target);
+  if (Status s = CheckAnswer(response); !s.ok()) return s;
+  return std::move(response->body);
+}
+
+Status MasterClient::CheckAnswer(const Result<HttpResponse>& response) {
   if (!response.ok()) {
     const Status& s = response.status();
     return Status(s.code(), "cannot reach the master at " + url_.ToString() + " (" + s.message() +
@@ -48,6 +54,11 @@ Result<nlohmann::json> MasterClient::Decode(Result<HttpResponse> response) {
     if (status == 413) code = ErrorCode::kTooLarge;
     return Status(code, ErrorMessageFromBody(*response));
   }
+  return Status::Ok();
+}
+
+Result<nlohmann::json> MasterClient::Decode(Result<HttpResponse> response) {
+  if (Status s = CheckAnswer(response); !s.ok()) return s;
   if (response->body.empty()) return nlohmann::json::object();
   auto json = nlohmann::json::parse(response->body, nullptr, false);
   if (json.is_discarded())

@@ -31,6 +31,8 @@ class MasterClient {
   explicit MasterClient(Url url);
 
   Result<nlohmann::json> Get(const std::string& target);
+  // The raw body of a GET (downloads), with the same error handling.
+  Result<std::string> GetBytes(const std::string& target);
   Result<nlohmann::json> Post(const std::string& target, const nlohmann::json& body);
   // Posts a large body, reporting (sent, total) bytes as it goes.
   Result<nlohmann::json> PostWithProgress(const std::string& target, const std::string& body,
@@ -40,6 +42,7 @@ class MasterClient {
 
  private:
   Result<nlohmann::json> Decode(Result<HttpResponse> response);
+  Status CheckAnswer(const Result<HttpResponse>& response);
 
   Url url_;
   std::unique_ptr<HttpClient> http_;

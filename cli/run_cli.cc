@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include "cli/agent_commands.h"
+#include "cli/checkpoint_commands.h"
 #include "cli/cli_env.h"
 #include "cli/experiment_commands.h"
 #include "cli/experiment_wait.h"
@@ -35,6 +36,8 @@ struct Args {
   int64_t id = 0;
   CreateOptions create;
   std::string max_model_size;
+  std::string uuid;
+  std::string dir;
   int64_t limit = 100;
   int64_t offset = 0;
   double timeout_s = 0;
@@ -147,6 +150,16 @@ int RunCli(std::vector<std::string> args, std::ostream& out, std::ostream& err) 
   agent->require_subcommand(1);
   auto* agent_list = agent->add_subcommand("list", "List agents and their slots");
   agent_list->callback([&] { action = [&](CliEnv& env) { return ListAgents(env); }; });
+
+  auto* checkpoint = app.add_subcommand("checkpoint", "List and download checkpoints");
+  checkpoint->require_subcommand(1);
+  auto* checkpoint_list = checkpoint->add_subcommand("list", "List an experiment's checkpoints");
+  id_arg(checkpoint_list, "Experiment id");
+  checkpoint_list->callback([&] { action = [&](CliEnv& env) { return ListCheckpoints(env, a.id); }; });
+  auto* download = checkpoint->add_subcommand("download", "Download a checkpoint's files into DIR");
+  download->add_option("UUID", a.uuid, "Checkpoint uuid")->required();
+  download->add_option("DIR", a.dir, "Folder to write the files into (created if missing)")->required();
+  download->callback([&] { action = [&](CliEnv& env) { return DownloadCheckpoint(env, a.uuid, a.dir); }; });
 
   std::reverse(args.begin(), args.end());  // CLI11 consumes the vector from the back
   try {

@@ -23,9 +23,11 @@ namespace ring {
 namespace net = boost::asio;
 
 struct Master::Parts {
+  // First, so it is destroyed last: everything below may own sockets and
+  // timers of it (the controller holds the agents' WebSocket sessions).
+  net::io_context ioc;
   std::unique_ptr<SqliteStore> store;
   std::unique_ptr<ExperimentController> controller;
-  net::io_context ioc;
   Router router;
   std::unique_ptr<ApiContext> api;
   std::unique_ptr<AgentWsAcceptor> agents;

@@ -1,6 +1,7 @@
 // Real master, real agents, real trial processes: what happens when a trial
 // fails and when an agent dies under a running trial.
 #include <signal.h>
+#include <sys/wait.h>
 
 #include <gtest/gtest.h>
 
@@ -99,6 +100,15 @@ TEST(AgentLossE2E, FailingTrialIsRestartedThenErrorsAndItsLogsAreKept) {
   EXPECT_NE(logs.out.find("attempt 1.0"), std::string::npos) << logs.out;
   EXPECT_NE(logs.out.find("attempt 1.1"), std::string::npos) << logs.out;
   EXPECT_NE(logs.out.find("oops"), std::string::npos) << logs.out;
+}
+
+TEST(AgentLossE2E, MasterStopsCleanlyOnSigtermWithAgentsConnected) {
+  TestCluster cluster;
+  cluster.StartMaster();
+  cluster.StartAgent("a1", 1);
+  const int status = cluster.master()->Stop(std::chrono::seconds(10));
+  EXPECT_TRUE(WIFEXITED(status)) << "the master died of signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 0);
 }
 
 }  // namespace

@@ -241,6 +241,19 @@ TEST_F(FaultToleranceE2E, PauseThenActivateGivesTheSameResult) {
   WaitCompleted(exp);
   EXPECT_EQ(cluster_.GetJson("/api/v1/trials/" + std::to_string(trial))["restarts"], 0);
   ExpectSame(Result(exp), want);
+
+  // The CLI lists the checkpoints and downloads the final one intact.
+  auto listed = cluster_.Ring({"checkpoint", "list", std::to_string(exp)});
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  EXPECT_NE(listed.out.find("ACTIVE"), std::string::npos) << listed.out;
+  EXPECT_NE(listed.out.find("DELETED"), std::string::npos) << listed.out;  // garbage collected
+  const std::string uuid = cluster_.GetJson("/api/v1/trials/" + std::to_string(trial))["latest_checkpoint"];
+  EXPECT_NE(listed.out.find(uuid), std::string::npos);
+  const std::string into = cluster_.dir() + "/downloaded";
+  auto downloaded = cluster_.Ring({"checkpoint", "download", uuid, into});
+  ASSERT_EQ(downloaded.exit_code, 0) << downloaded.err;
+  for (const auto& f : want.final_checkpoint_files)
+    EXPECT_EQ(fs::file_size(into + "/" + f["path"].get<std::string>()), f["size"].get<uint64_t>());
 }
 
 TEST_F(FaultToleranceE2E, CorruptedCheckpointIsRefusedAtRestore) {
