@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "common/archive.h"
 #include "master/store/memory_store.h"
@@ -278,6 +279,37 @@ TEST_F(ExperimentControllerTest, TrialThatIgnoresPreemptionIsKilledAfterTheTimeo
   ASSERT_EQ(channel->Of<proto::Kill>().size(), 1u);
   Report("agent-1", "1.0", proto::ProcessState::kExited, std::nullopt, 15);
   EXPECT_EQ(store_.GetTrial(1)->state, RunState::kPaused);
+}
+
+TEST_F(ExperimentControllerTest, OneFailedRankEndsTheWholeGang) {
+  auto config = Config(1);
+  config.replace(config.find("max_restarts"), 0, "resources:\n  slots_per_trial: 4\n");
+  ASSERT_TRUE(controller_.CreateExperiment(config, model_, true, "bob").ok());
+  auto a = Connect("agent-a", 2);
+  auto b = Connect("agent-b", 2);
+  ASSERT_EQ(a->Of<proto::Start>().size() + b->Of<proto::Start>().size(), 4u);  // 4 ranks on 2 whole agents
+  std::map<int, std::string> agent_of_rank;
+  for (const auto& s : a->Of<proto::Start>()) agent_of_rank[s.rank] = "agent-a";
+  for (const auto& s : b->Of<proto::Start>()) agent_of_rank[s.rank] = "agent-b";
+  ASSERT_EQ(agent_of_rank.size(), 4u);
+  EXPECT_EQ(agent_of_rank.begin()->first, 0);
+  EXPECT_EQ(agent_of_rank.rbegin()->first, 3);
+  EXPECT_EQ(a->Of<proto::Start>()[0].world_size, 4);
+  controller_.OnAgentMessage(agent_of_rank[2],
+                             proto::StateChange{"1.0", 2, proto::ProcessState::kExited, 1, std::nullopt, ""},
+                             now_);
+  // The other ranks are told to stop.
+  EXPECT_EQ(a->Of<proto::Kill>().size(), 1u);
+  EXPECT_EQ(b->Of<proto::Kill>().size(), 1u);
+  for (int r : {0, 1, 3})
+    controller_.OnAgentMessage(
+        agent_of_rank[r], proto::StateChange{"1.0", r, proto::ProcessState::kExited, std::nullopt, 15, ""},
+        now_);
+  auto alloc = store_.GetAllocation("1.0");
+  EXPECT_EQ(alloc->state, AllocationState::kTerminated);
+  EXPECT_EQ(alloc->exit_reason, "rank 2 exited with code 1");
+  EXPECT_EQ(store_.GetTrial(1)->restarts, 1);  // the whole allocation restarts once
+  EXPECT_EQ(store_.GetAllocation("1.1")->state, AllocationState::kAssigned);
 }
 
 TEST_F(ExperimentControllerTest, HeartbeatsKeepAnAgentAlive) {

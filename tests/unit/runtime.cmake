@@ -41,3 +41,8 @@ ring_add_test(cli_upload_test LABEL unit
   SOURCES ${ring_runtime_tests_dir}/cli_upload_test.cc
   LIBS ring_cli_lib)
 target_include_directories(cli_upload_test PRIVATE ${CMAKE_CURRENT_LIST_DIR}/..)
+
+ring_add_test(runtime_checkpoints_test LABEL unit
+  SOURCES ${ring_runtime_tests_dir}/runtime_checkpoints_test.cc
+  LIBS ringtrial)
+target_include_directories(runtime_checkpoints_test PRIVATE ${CMAKE_CURRENT_LIST_DIR}/..)

@@ -23,7 +23,8 @@ TEST(SchedulerTest, GangGetsAllSlotsOrNone) {
 }
 
 TEST(SchedulerTest, FifoAndSlotsAreNotGivenTwice) {
-  auto out = Schedule({Agent("a", 2, {0, 1})}, {{"1.0", "default", 1}, {"2.0", "default", 1}, {"3.0", "default", 1}});
+  auto out = Schedule({Agent("a", 2, {0, 1})},
+                      {{"1.0", "default", 1}, {"2.0", "default", 1}, {"3.0", "default", 1}});
   ASSERT_EQ(out.size(), 2u);
   EXPECT_EQ(out[0].allocation_id, "1.0");
   EXPECT_EQ(out[1].allocation_id, "2.0");
@@ -38,7 +39,8 @@ TEST(SchedulerTest, PoolsAreSeparate) {
 }
 
 TEST(SchedulerTest, LargeRequestsTakeWholeIdleAgents) {
-  auto out = Schedule({Agent("a", 2, {0, 1}), Agent("b", 2, {0}), Agent("c", 2, {0, 1})}, {{"1.0", "default", 4}});
+  auto out =
+      Schedule({Agent("a", 2, {0, 1}), Agent("b", 2, {0}), Agent("c", 2, {0, 1})}, {{"1.0", "default", 4}});
   ASSERT_EQ(out.size(), 1u);
   ASSERT_EQ(out[0].placements.size(), 2u);
   EXPECT_EQ(out[0].placements[0].agent_id, "a");

@@ -5,3 +5,4 @@ ring_add_test(store_conformance_test LABEL unit
 ring_add_test(store_sqlite_test LABEL unit
   SOURCES unit/store_sqlite_test.cc
   LIBS ring_master_store SQLite::SQLite3)
+ring_add_test(store_checkpoints_test LABEL unit SOURCES unit/store_checkpoints_test.cc LIBS ring_master_store)
