@@ -31,6 +31,8 @@ int DescribeTrial(CliEnv& env, int64_t id) {
   out << "Hyperparameters:    " << FormatHparams(Member(*trial, "hparams")) << '\n';
   out << "Batches:            " << Field(*trial, "total_batches") << '\n';
   out << "Restarts:           " << Field(*trial, "restarts") << '\n';
+  if (const auto& why = Member(*trial, "last_exit_reason"); why.is_string())
+    out << "Last exit:          " << why.get<std::string>() << '\n';
   out << "Best validation:    " << Field(*trial, "best_validation") << '\n';
   out << "Latest checkpoint:  " << Field(*trial, "latest_checkpoint") << '\n';
   out << "Created:            " << Field(*trial, "created_at") << '\n';

@@ -18,7 +18,16 @@ ApiResponse GetTrial(ApiContext& ctx, ApiRequest& req) {
   if (!id.ok()) return ApiResponse::Error(id.status());
   auto trial = ctx.store.GetTrial(*id);
   if (!trial.ok()) return ApiResponse::Error(trial.status());
-  return ApiResponse::Json(TrialJson(*trial));
+  auto view = TrialJson(*trial);
+  // Why its last allocation ended: what a user reads first when a trial failed.
+  view["last_exit_reason"] = nullptr;
+  if (auto allocs = ctx.store.ListAllocations(*id); allocs.ok())
+    for (auto it = allocs->rbegin(); it != allocs->rend(); ++it)
+      if (!it->exit_reason.empty()) {
+        view["last_exit_reason"] = it->exit_reason;
+        break;
+      }
+  return ApiResponse::Json(view);
 }
 
 ApiResponse GetMetrics(ApiContext& ctx, ApiRequest& req) {

@@ -90,6 +90,9 @@ TEST(AgentLossE2E, FailingTrialIsRestartedThenErrorsAndItsLogsAreKept) {
   auto trial = cluster.GetJson("/api/v1/trials/1");
   EXPECT_EQ(trial["state"], "ERROR");
   EXPECT_EQ(trial["restarts"], 1);
+  EXPECT_EQ(trial["last_exit_reason"], "rank 0 exited with code 3");
+  auto described = cluster.Ring({"trial", "describe", "1"});
+  EXPECT_NE(described.out.find("rank 0 exited with code 3"), std::string::npos) << described.out;
   auto allocs = Allocations(cluster, 1);
   ASSERT_EQ(allocs.size(), 2u);
   EXPECT_EQ(allocs[0]["exit_reason"], "rank 0 exited with code 3");
