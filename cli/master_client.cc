@@ -66,18 +66,5 @@ Result<nlohmann::json> MasterClient::Decode(Result<HttpResponse> response) {
   return json;
 }
 
-std::string PercentEncode(const std::string& text) {
-  std::string out;
-  for (unsigned char c : text) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out.push_back(static_cast<char>(c));
-    } else {
-      char buf[4];
-      std::snprintf(buf, sizeof buf, "%%%02X", c);
-      out += buf;
-    }
-  }
-  return out;
-}
 
 }  // namespace ring::cli

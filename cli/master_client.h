@@ -48,7 +48,6 @@ class MasterClient {
   std::unique_ptr<HttpClient> http_;
 };
 
-// "?a=1&b=x" from pairs, values percent-encoded.
-std::string PercentEncode(const std::string& text);
+using ring::PercentEncode;
 
 }  // namespace ring::cli

@@ -1,5 +1,7 @@
 #include "common/http_client.h"
 
+#include <cctype>
+
 #include <utility>  // before Asio (std::exchange with g++ 12)
 
 #include <boost/asio/connect.hpp>
@@ -195,6 +197,21 @@ Result<HttpResponse> HttpClient::RequestWithProgress(std::string_view method, co
     return out;
   }
   return Status(ErrorCode::kUnavailable, "request to " + base_.ToString() + " failed");
+}
+
+std::string PercentEncode(std::string_view text) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : text) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out.push_back('%');
+      out.push_back(kHex[c >> 4]);
+      out.push_back(kHex[c & 15]);
+    }
+  }
+  return out;
 }
 
 std::string ErrorMessageFromBody(const HttpResponse& response) {

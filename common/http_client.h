@@ -71,6 +71,10 @@ class HttpClient {
   std::unique_ptr<Connection> conn_;
 };
 
+// Percent-encodes everything but RFC 3986 unreserved characters, for a path
+// segment or a query value.
+std::string PercentEncode(std::string_view text);
+
 // The message of an error body ({"error": {"code", "message"}}) or, when the
 // body is not one, a short description with the status.
 std::string ErrorMessageFromBody(const HttpResponse& response);

@@ -7,27 +7,9 @@
 #include "ring/trial/errors.h"
 
 namespace ring::trial {
-namespace {
-
-std::string PercentEncode(const std::string& text) {
-  std::string out;
-  for (unsigned char c : text) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out.push_back(static_cast<char>(c));
-    } else {
-      char buf[4];
-      std::snprintf(buf, sizeof buf, "%%%02X", c);
-      out += buf;
-    }
-  }
-  return out;
-}
-
-}  // namespace
-
 HttpMetricsSink::HttpMetricsSink(const std::string& master_url, std::string allocation_id, std::string token,
                                  std::chrono::milliseconds timeout)
-    : target_("/api/v1/allocations/" + PercentEncode(allocation_id) + "/metrics") {
+    : target_("/api/v1/allocations/" + ring::PercentEncode(allocation_id) + "/metrics") {
   auto url = ring::Url::Parse(master_url);
   if (!url.ok()) throw ConfigError("RING_MASTER_URL: " + url.status().message());
   client_ = std::make_unique<ring::HttpClient>(*url, timeout);

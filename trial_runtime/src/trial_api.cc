@@ -18,7 +18,7 @@ ApiReply TrialApi::Call(const std::string& method, const std::string& path, cons
                         std::chrono::milliseconds timeout) {
   auto url = ring::Url::Parse(master_url_);
   if (!url.ok()) return {0, nullptr, url.status().message()};
-  const std::string target = "/api/v1/allocations/" + allocation_id_ + path;
+  const std::string target = "/api/v1/allocations/" + ring::PercentEncode(allocation_id_) + path;
   const auto give_up = std::chrono::steady_clock::now() + retry_for_;
   auto backoff = std::chrono::milliseconds(200);
   ApiReply reply;
