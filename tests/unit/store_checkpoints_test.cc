@@ -1,27 +1,32 @@
 // The checkpoint registry of both Store implementations behaves the same.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <memory>
+#include <thread>
 #include <type_traits>
 
 #include "master/store/memory_store.h"
+#include "master/store/migration.h"
 #include "master/store/sqlite_store.h"
 
 namespace ring {
 namespace {
 
-struct SqliteStoreHolder {
-  SqliteStoreHolder() {
+// A private directory, removed with everything in it at the end of the test.
+struct ScratchDir {
+  ScratchDir() {
     std::string pattern = (std::filesystem::temp_directory_path() / "ring_ckpt_XXXXXX").string();
-    dir = mkdtemp(pattern.data());
-    store = std::move(SqliteStore::Open(dir + "/ring.db")).value();
+    path = mkdtemp(pattern.data());
   }
-  ~SqliteStoreHolder() {
-    store.reset();
-    std::filesystem::remove_all(dir);
-  }
-  std::string dir;
+  ~ScratchDir() { std::filesystem::remove_all(path); }
+  std::string path;
+};
+
+struct SqliteStoreHolder {
+  SqliteStoreHolder() { store = std::move(SqliteStore::Open(dir.path + "/ring.db")).value(); }
+  ScratchDir dir;  // declared first: outlives the store
   std::unique_ptr<Store> store;
 };
 
@@ -99,32 +104,138 @@ TYPED_TEST(StoreCheckpointsTest, StateChanges) {
   EXPECT_EQ(this->store().SetCheckpointState("nope", "DELETED").code(), ErrorCode::kNotFound);
 }
 
+TYPED_TEST(StoreCheckpointsTest, EveryFieldRoundTrips) {
+  CheckpointRecord c = this->Ckpt("full", 7);
+  c.allocation_id = "3.2";
+  c.metadata_json = R"({"framework":"none","step":7})";
+  c.created_at = "ignored: the store sets it";
+  ASSERT_TRUE(this->store().AddCheckpoint(c).ok());
+  auto got = this->store().GetCheckpoint("full");
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(got->uuid, "full");
+  EXPECT_EQ(got->trial_id, this->trial_);
+  EXPECT_EQ(got->allocation_id, "3.2");
+  EXPECT_EQ(got->batches, 7);
+  EXPECT_EQ(got->state, "ACTIVE");
+  EXPECT_EQ(got->storage_json, c.storage_json);
+  EXPECT_EQ(got->resources_json, c.resources_json);
+  EXPECT_EQ(got->metadata_json, c.metadata_json);
+  EXPECT_NE(got->created_at, c.created_at);
+  EXPECT_EQ(got->created_at.size(), std::string("2026-01-01T00:00:00.000Z").size()) << got->created_at;
+}
+
+TYPED_TEST(StoreCheckpointsTest, RetryKeepsTheFirstRegistration) {
+  ASSERT_TRUE(this->store().AddCheckpoint(this->Ckpt("u", 100)).ok());
+  const std::string first_created = this->store().GetCheckpoint("u")->created_at;
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  CheckpointRecord retry = this->Ckpt("u", 100);
+  retry.allocation_id = "1.1";
+  retry.resources_json = "[]";
+  retry.metadata_json = R"({"retry":true})";
+  ASSERT_TRUE(this->store().AddCheckpoint(retry).ok());
+  auto got = this->store().GetCheckpoint("u");
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(got->allocation_id, "1.0");
+  EXPECT_EQ(got->resources_json, R"([{"path":"a","size":1,"sha256":"00"}])");
+  EXPECT_EQ(got->metadata_json, "{}");
+  EXPECT_EQ(got->created_at, first_created);
+  // A retry after garbage collection does not bring the checkpoint back.
+  ASSERT_TRUE(this->store().SetCheckpointState("u", "DELETED").ok());
+  EXPECT_TRUE(this->store().AddCheckpoint(this->Ckpt("u", 100)).ok());
+  EXPECT_EQ(this->store().GetCheckpoint("u")->state, "DELETED");
+}
+
+TYPED_TEST(StoreCheckpointsTest, SameUuidForAnotherTrialIsAConflict) {
+  TrialRecord t;
+  t.experiment_id = this->store().GetTrial(this->trial_)->experiment_id;
+  const int64_t other_trial = *this->store().CreateTrial(t);
+  ASSERT_TRUE(this->store().AddCheckpoint(this->Ckpt("u", 100)).ok());
+  CheckpointRecord other = this->Ckpt("u", 100);
+  other.trial_id = other_trial;
+  EXPECT_EQ(this->store().AddCheckpoint(other).code(), ErrorCode::kConflict);
+  EXPECT_TRUE(this->store().ListCheckpoints(other_trial)->empty());
+  EXPECT_EQ(this->store().GetCheckpoint("u")->trial_id, this->trial_);
+}
+
+TYPED_TEST(StoreCheckpointsTest, EmptyUuidAndNegativeBatchesAreRefused) {
+  EXPECT_EQ(this->store().AddCheckpoint(this->Ckpt("", 1)).code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(this->store().AddCheckpoint(this->Ckpt("neg", -1)).code(), ErrorCode::kInvalidArgument);
+  EXPECT_TRUE(this->store().ListCheckpoints(this->trial_)->empty());
+  EXPECT_EQ(this->store().GetCheckpoint("neg").status().code(), ErrorCode::kNotFound);
+}
+
+TYPED_TEST(StoreCheckpointsTest, ListHasBothStatesOrderedByBatchesThenCreation) {
+  // Same batches: the one registered first comes first, whatever its uuid.
+  ASSERT_TRUE(this->store().AddCheckpoint(this->Ckpt("z-first", 200)).ok());
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_TRUE(this->store().AddCheckpoint(this->Ckpt("a-second", 200)).ok());
+  ASSERT_TRUE(this->store().AddCheckpoint(this->Ckpt("m-low", 0)).ok());
+  CheckpointRecord deleted = this->Ckpt("d", 100);
+  deleted.state = "DELETED";
+  ASSERT_TRUE(this->store().AddCheckpoint(deleted).ok());
+  ASSERT_TRUE(this->store().SetCheckpointState("m-low", "DELETED").ok());
+  auto list = this->store().ListCheckpoints(this->trial_);
+  ASSERT_TRUE(list.ok());
+  ASSERT_EQ(list->size(), 4u);
+  EXPECT_EQ((*list)[0].uuid, "m-low");
+  EXPECT_EQ((*list)[0].state, "DELETED");
+  EXPECT_EQ((*list)[1].uuid, "d");
+  EXPECT_EQ((*list)[1].state, "DELETED");
+  EXPECT_EQ((*list)[2].uuid, "z-first");
+  EXPECT_EQ((*list)[3].uuid, "a-second");
+  EXPECT_EQ((*list)[3].state, "ACTIVE");
+}
+
+TYPED_TEST(StoreCheckpointsTest, StateCanReturnToActiveAndBadStateChangesNothing) {
+  ASSERT_TRUE(this->store().AddCheckpoint(this->Ckpt("u", 100)).ok());
+  ASSERT_TRUE(this->store().SetCheckpointState("u", "DELETED").ok());
+  ASSERT_TRUE(this->store().SetCheckpointState("u", "ACTIVE").ok());
+  EXPECT_EQ(this->store().GetCheckpoint("u")->state, "ACTIVE");
+  EXPECT_EQ(this->store().SetCheckpointState("u", "").code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(this->store().SetCheckpointState("u", "deleted").code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(this->store().GetCheckpoint("u")->state, "ACTIVE");
+  EXPECT_EQ(this->store().SetCheckpointState("nope", "BOGUS").code(), ErrorCode::kInvalidArgument);
+}
+
 TEST(StoreCheckpointsMigrationTest, ADatabaseOfTheFirstVersionUpgradesKeepingItsData) {
-  std::string pattern = (std::filesystem::temp_directory_path() / "ring_upgrade_XXXXXX").string();
-  const std::string dir = mkdtemp(pattern.data());
-  const std::string db = dir + "/ring.db";
+  ScratchDir dir;
+  const std::string db = dir.path + "/ring.db";
+  int64_t exp = 0;
   int64_t trial = 0;
   {
-    auto old = SqliteStore::Open(db, {BuiltinMigrations().front()});
+    std::vector<Migration> first_only = BuiltinMigrations();
+    ASSERT_GE(first_only.size(), 2u);
+    ASSERT_EQ(first_only[1].name, "checkpoints");
+    first_only.resize(1);
+    auto old = SqliteStore::Open(db, first_only);
     ASSERT_TRUE(old.ok()) << old.status().ToString();
     EXPECT_EQ((*old)->schema_version(), 1);
-    auto exp =
-        (*old)->CreateExperiment(ExperimentRecord{.name = "kept", .owner = "o", .config_yaml = "x"}, "m");
+    exp = *(*old)->CreateExperiment(ExperimentRecord{.name = "kept", .owner = "o", .config_yaml = "x"}, "m");
     TrialRecord t;
-    t.experiment_id = *exp;
+    t.experiment_id = exp;
+    t.hparams_json = R"({"lr":0.5})";
     trial = *(*old)->CreateTrial(t);
+    AllocationRecord a;
+    a.id = std::to_string(trial) + ".0";
+    a.trial_id = trial;
+    ASSERT_TRUE((*old)->CreateAllocation(a).ok());
   }
   auto upgraded = SqliteStore::Open(db);
   ASSERT_TRUE(upgraded.ok()) << upgraded.status().ToString();
-  EXPECT_EQ((*upgraded)->schema_version(), static_cast<int>(BuiltinMigrations().size()));
-  EXPECT_EQ((*upgraded)->GetExperiment(1)->name, "kept");
+  Store& store = **upgraded;
+  EXPECT_EQ((*upgraded)->schema_version(), BuiltinMigrations().back().version);
+  EXPECT_EQ(store.GetExperiment(exp)->name, "kept");
+  EXPECT_EQ(*store.GetModelDefinition(exp), "m");
+  EXPECT_EQ(store.GetTrial(trial)->hparams_json, R"({"lr":0.5})");
+  EXPECT_EQ(store.ListAllocations(trial)->size(), 1u);
+  EXPECT_TRUE(store.ListCheckpoints(trial)->empty());
   CheckpointRecord c;
   c.uuid = "u";
   c.trial_id = trial;
-  c.allocation_id = "1.0";
-  EXPECT_TRUE((*upgraded)->AddCheckpoint(c).ok());
-  upgraded->reset();
-  std::filesystem::remove_all(dir);
+  c.allocation_id = std::to_string(trial) + ".0";
+  c.batches = 10;
+  ASSERT_TRUE(store.AddCheckpoint(c).ok());
+  EXPECT_EQ(store.ListCheckpoints(trial)->size(), 1u);
 }
 
 }  // namespace

@@ -75,10 +75,14 @@ TEST(StoreMigratorTest, NewDatabaseGetsEverySchemaTableAndVersion) {
   const int latest = BuiltinMigrations().back().version;
   EXPECT_EQ((*store)->schema_version(), latest);
   RawDb raw(dir.File("ring.db"));
-  for (const char* table :
-       {"experiments", "trials", "allocations", "metrics", "logs", "agents", "schema_migrations"}) {
+  for (const char* table : {"experiments", "trials", "allocations", "metrics", "logs", "agents",
+                            "checkpoints", "schema_migrations"}) {
     EXPECT_TRUE(raw.HasTable(table)) << table;
   }
+  EXPECT_EQ(
+      raw.Query("SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name = 'checkpoints_by_trial'"),
+      "1");
+  EXPECT_EQ(raw.Query("SELECT name FROM schema_migrations WHERE version = 2"), "checkpoints");
   EXPECT_EQ(raw.Query("SELECT MAX(version) FROM schema_migrations"), std::to_string(latest));
   EXPECT_EQ(raw.Query("SELECT name FROM schema_migrations WHERE version = 1"), "initial");
   EXPECT_EQ(raw.Query("PRAGMA journal_mode"), "wal");
@@ -171,6 +175,22 @@ TEST(StoreSchemaTest, ConstraintsRejectBadRowsWrittenDirectly) {
   EXPECT_EQ(
       raw.Exec("INSERT INTO agents (id, state, registered_at, last_seen_at) VALUES ('a', 'gone', '', '')"),
       SQLITE_CONSTRAINT);
+
+  ASSERT_EQ(raw.Exec("INSERT INTO experiments (config_yaml, state, created_at, model_definition) "
+                     "VALUES ('', 'ACTIVE', '', x'00')"),
+            SQLITE_OK);
+  ASSERT_EQ(raw.Exec("INSERT INTO trials (experiment_id, state, created_at) VALUES (1, 'ACTIVE', '')"),
+            SQLITE_OK);
+  const std::string ckpt =
+      "INSERT INTO checkpoints (uuid, trial_id, allocation_id, batches, state, storage_json, "
+      "resources_json, metadata_json, created_at) VALUES ";
+  EXPECT_EQ(raw.Exec(ckpt + "('u', 1, '1.0', 5, 'ACTIVE', '{}', '[]', '{}', '')"), SQLITE_OK);
+  EXPECT_EQ(raw.Exec(ckpt + "('u', 1, '1.0', 5, 'ACTIVE', '{}', '[]', '{}', '')"), SQLITE_CONSTRAINT);  // dup
+  EXPECT_EQ(raw.Exec(ckpt + "('s', 1, '1.0', 5, 'GONE', '{}', '[]', '{}', '')"), SQLITE_CONSTRAINT);
+  EXPECT_EQ(raw.Exec(ckpt + "('b', 1, '1.0', -1, 'ACTIVE', '{}', '[]', '{}', '')"), SQLITE_CONSTRAINT);
+  EXPECT_EQ(raw.Exec(ckpt + "('', 1, '1.0', 5, 'ACTIVE', '{}', '[]', '{}', '')"), SQLITE_CONSTRAINT);
+  EXPECT_EQ(raw.Exec(ckpt + "('t', 42, '1.0', 5, 'ACTIVE', '{}', '[]', '{}', '')"), SQLITE_CONSTRAINT);
+  EXPECT_EQ(raw.Exec(ckpt + "('n', 1, '1.0', 5, 'ACTIVE', NULL, '[]', '{}', '')"), SQLITE_CONSTRAINT);
 }
 
 TEST(StoreOpenTest, UnopenablePathIsAnError) {
@@ -241,6 +261,14 @@ TEST(SqliteStoreDurabilityTest, DataSurvivesReopen) {
     agent.id = "host-1";
     agent.state = "connected";
     ASSERT_TRUE(store.UpsertAgent(agent).ok());
+    CheckpointRecord c;
+    c.uuid = "ckpt-1";
+    c.trial_id = trial;
+    c.allocation_id = a.id;
+    c.batches = 100;
+    c.metadata_json = R"({"step":100})";
+    ASSERT_TRUE(store.AddCheckpoint(c).ok());
+    ASSERT_TRUE(store.SetCheckpointState("ckpt-1", "DELETED").ok());
   }  // closes the connection
 
   auto reopened = SqliteStore::Open(path);
@@ -258,6 +286,12 @@ TEST(SqliteStoreDurabilityTest, DataSurvivesReopen) {
   ASSERT_EQ(store.GetMetrics(trial, "validation")->size(), 1u);
   EXPECT_EQ(store.GetLogs(trial, -1, 0, 10)->size(), 2u);
   EXPECT_EQ(store.ListAgents()->size(), 1u);
+  auto ckpt = store.GetCheckpoint("ckpt-1");
+  ASSERT_TRUE(ckpt.ok()) << ckpt.status().ToString();
+  EXPECT_EQ(ckpt->trial_id, trial);
+  EXPECT_EQ(ckpt->batches, 100);
+  EXPECT_EQ(ckpt->state, "DELETED");
+  EXPECT_EQ(ckpt->metadata_json, R"({"step":100})");
 
   // Ids keep increasing across restarts.
   LogRecord l;
