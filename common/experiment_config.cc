@@ -1,6 +1,9 @@
 #include "common/experiment_config.h"
 
+#include <algorithm>
 #include <cmath>
+
+#include <yaml-cpp/depthguard.h>
 
 #include "common/yaml_walker.h"
 
@@ -9,6 +12,9 @@ namespace {
 
 using Type = Hyperparameter::Type;
 
+// Turns one YAML document into an ExperimentConfig, section by section. Owns
+// the walker of that one parse (its error prefix and value budget); runs on
+// the caller's thread and is thrown away afterwards.
 class ConfigParser {
  public:
   explicit ConfigParser(const std::string& file) : w_(file) {}
@@ -16,7 +22,7 @@ class ConfigParser {
   ExperimentConfig Parse(const YAML::Node& root);
 
  private:
-  Hyperparameter ParseHparam(const YAML::Node& node, const std::string& path);
+  Hyperparameter ParseHparam(const YAML::Node& node, const std::string& path, int depth);
   void ParseSearcher(const YAML::Node& node, SearcherConfig& s);
   void ParseResources(const YAML::Node& node, ResourcesConfig& r);
   CheckpointStorageConfig ParseCheckpointStorage(const YAML::Node& node);
@@ -26,30 +32,32 @@ class ConfigParser {
   YamlWalker w_;
 };
 
-int64_t ConfigParser::Batches(const YAML::Node& node, const std::string& path, int64_t min, const char* what) {
-  w_.RequireMap(node, path);
+int64_t ConfigParser::Batches(const YAML::Node& node, const std::string& path, int64_t min,
+                              const char* what) {
+  if (!node.IsMap()) w_.Fail(node, path + " must be a map like {batches: N}, got " + YamlWalker::Show(node));
   w_.CheckKeys(node, path, {"batches"});
   return w_.Int(w_.Required(node, path, "batches"), path + ".batches", min, what);
 }
 
-Hyperparameter ConfigParser::ParseHparam(const YAML::Node& node, const std::string& path) {
+Hyperparameter ConfigParser::ParseHparam(const YAML::Node& node, const std::string& path, int depth) {
   Hyperparameter h;
   if (!node.IsMap()) {  // a scalar or a list is a constant
     if (node.IsNull()) w_.Fail(node, path + " must have a value");
     h.type = Type::kConst;
-    h.value = YamlWalker::ToJson(node);
+    h.value = w_.ToJson(node, path, depth);
     return h;
   }
   if (!node["type"]) {  // a map without `type` nests hyperparameters
     h.type = Type::kNested;
-    for (const auto& kv : node) h.nested[kv.first.Scalar()] = ParseHparam(kv.second, YamlWalker::Join(path, kv.first.Scalar()));
+    for (const auto& [key, value] : w_.Entries(node, path, depth))
+      h.nested[key] = ParseHparam(value, YamlWalker::Join(path, key), depth + 1);
     return h;
   }
   const std::string type = w_.String(node["type"], path + ".type");
   if (type == "const") {
     w_.CheckKeys(node, path, {"type", "val"});
     h.type = Type::kConst;
-    h.value = YamlWalker::ToJson(w_.Required(node, path, "val"));
+    h.value = w_.ToJson(w_.Required(node, path, "val"), path + ".val", depth + 1);
   } else if (type == "int" || type == "double" || type == "log") {
     if (type == "log")
       w_.CheckKeys(node, path, {"type", "minval", "maxval", "base", "count"});
@@ -70,7 +78,9 @@ Hyperparameter ConfigParser::ParseHparam(const YAML::Node& node, const std::stri
                             YamlWalker::Show(max_node));
     if (node["base"]) {
       h.base = w_.Double(node["base"], path + ".base");
-      if (!(h.base > 0) || h.base == 1) w_.Fail(node["base"], path + ".base must be positive and not 1, got " + YamlWalker::Show(node["base"]));
+      if (!(h.base > 0) || h.base == 1)
+        w_.Fail(node["base"],
+                path + ".base must be positive and not 1, got " + YamlWalker::Show(node["base"]));
     }
     if (node["count"]) h.count = w_.Int(node["count"], path + ".count", 1, "a positive integer");
   } else if (type == "categorical") {
@@ -79,9 +89,11 @@ Hyperparameter ConfigParser::ParseHparam(const YAML::Node& node, const std::stri
     const auto vals = w_.Required(node, path, "vals");
     if (!vals.IsSequence()) w_.Fail(vals, path + ".vals must be a list, got " + YamlWalker::Show(vals));
     if (vals.size() == 0) w_.Fail(vals, path + ".vals must not be empty");
-    for (const auto& v : vals) h.vals.push_back(YamlWalker::ToJson(v));
+    for (size_t i = 0; i < vals.size(); ++i)
+      h.vals.push_back(w_.ToJson(vals[i], path + ".vals[" + std::to_string(i) + "]", depth + 2));
   } else {
-    w_.Fail(node["type"], path + ".type must be one of const, int, double, log, categorical, got \"" + type + "\"");
+    w_.Fail(node["type"],
+            path + ".type must be one of const, int, double, log, categorical, got \"" + type + "\"");
   }
   return h;
 }
@@ -90,27 +102,34 @@ void ConfigParser::ParseSearcher(const YAML::Node& node, SearcherConfig& s) {
   const std::string p = "searcher";
   w_.RequireMap(node, p);
   w_.CheckKeys(node, p,
-               {"name", "metric", "smaller_is_better", "max_trials", "max_length", "max_concurrent_trials", "mode",
-                "divisor", "max_rungs"});
+               {"name", "metric", "smaller_is_better", "max_trials", "max_length", "max_concurrent_trials",
+                "mode", "divisor", "max_rungs"});
   const auto name = w_.Required(node, p, "name");
   s.name = w_.String(name, p + ".name");
   if (s.name != "single" && s.name != "grid" && s.name != "random" && s.name != "adaptive_asha")
     w_.Fail(name, p + ".name must be one of single, grid, random, adaptive_asha, got \"" + s.name + "\"");
   s.metric = w_.String(w_.Required(node, p, "metric"), p + ".metric", true);
-  if (node["smaller_is_better"]) s.smaller_is_better = w_.Bool(node["smaller_is_better"], p + ".smaller_is_better");
+  if (node["smaller_is_better"])
+    s.smaller_is_better = w_.Bool(node["smaller_is_better"], p + ".smaller_is_better");
   if (s.name == "random" || s.name == "adaptive_asha") w_.Required(node, p, "max_trials");
-  if (node["max_trials"]) s.max_trials = w_.Int(node["max_trials"], p + ".max_trials", 1, "a positive integer");
-  s.max_length_batches = Batches(w_.Required(node, p, "max_length"), p + ".max_length", 1, "a positive integer");
+  if (node["max_trials"])
+    s.max_trials = w_.Int(node["max_trials"], p + ".max_trials", 1, "a positive integer");
+  s.max_length_batches =
+      Batches(w_.Required(node, p, "max_length"), p + ".max_length", 1, "a positive integer");
   if (node["max_concurrent_trials"])
-    s.max_concurrent_trials = w_.Int(node["max_concurrent_trials"], p + ".max_concurrent_trials", 0, "an integer >= 0");
+    s.max_concurrent_trials =
+        w_.Int(node["max_concurrent_trials"], p + ".max_concurrent_trials", 0, "an integer >= 0");
   if (node["mode"]) {
     s.mode = w_.String(node["mode"], p + ".mode");
     if (s.mode != "aggressive" && s.mode != "standard" && s.mode != "conservative")
-      w_.Fail(node["mode"], p + ".mode must be one of aggressive, standard, conservative, got \"" + s.mode + "\"");
+      w_.Fail(node["mode"],
+              p + ".mode must be one of aggressive, standard, conservative, got \"" + s.mode + "\"");
   }
   if (node["divisor"]) {
     s.divisor = w_.Double(node["divisor"], p + ".divisor");
-    if (!(s.divisor > 1)) w_.Fail(node["divisor"], p + ".divisor must be greater than 1, got " + YamlWalker::Show(node["divisor"]));
+    if (!(s.divisor > 1))
+      w_.Fail(node["divisor"],
+              p + ".divisor must be greater than 1, got " + YamlWalker::Show(node["divisor"]));
   }
   if (node["max_rungs"]) s.max_rungs = w_.Int(node["max_rungs"], p + ".max_rungs", 1, "a positive integer");
 }
@@ -124,11 +143,14 @@ void ConfigParser::ParseResources(const YAML::Node& node, ResourcesConfig& r) {
   if (node["resource_pool"]) r.resource_pool = w_.String(node["resource_pool"], p + ".resource_pool", true);
   if (node["priority"]) {
     r.priority = w_.Int(node["priority"], p + ".priority", 1, "an integer from 1 to 99");
-    if (r.priority > 99) w_.Fail(node["priority"], p + ".priority must be an integer from 1 to 99, got " + YamlWalker::Show(node["priority"]));
+    if (r.priority > 99)
+      w_.Fail(node["priority"],
+              p + ".priority must be an integer from 1 to 99, got " + YamlWalker::Show(node["priority"]));
   }
   if (node["weight"]) {
     r.weight = w_.Double(node["weight"], p + ".weight");
-    if (!(r.weight > 0)) w_.Fail(node["weight"], p + ".weight must be positive, got " + YamlWalker::Show(node["weight"]));
+    if (!(r.weight > 0))
+      w_.Fail(node["weight"], p + ".weight must be positive, got " + YamlWalker::Show(node["weight"]));
   }
   if (node["max_slots"]) r.max_slots = w_.Int(node["max_slots"], p + ".max_slots", 1, "a positive integer");
 }
@@ -137,15 +159,17 @@ CheckpointStorageConfig ConfigParser::ParseCheckpointStorage(const YAML::Node& n
   const std::string p = "checkpoint_storage";
   CheckpointStorageConfig c;
   w_.RequireMap(node, p);
-  w_.CheckKeys(node, p,
-               {"type", "host_path", "storage_path", "save_experiment_best", "save_trial_best", "save_trial_latest"});
+  w_.CheckKeys(
+      node, p,
+      {"type", "host_path", "storage_path", "save_experiment_best", "save_trial_best", "save_trial_latest"});
   if (node["type"]) {
     c.type = w_.String(node["type"], p + ".type");
     if (c.type != "shared_fs") w_.Fail(node["type"], p + ".type must be shared_fs, got \"" + c.type + "\"");
   }
   const auto host = w_.Required(node, p, "host_path");
   c.host_path = w_.String(host, p + ".host_path", true);
-  if (c.host_path.front() != '/') w_.Fail(host, p + ".host_path must be an absolute path, got \"" + c.host_path + "\"");
+  if (c.host_path.front() != '/')
+    w_.Fail(host, p + ".host_path must be an absolute path, got \"" + c.host_path + "\"");
   if (node["storage_path"]) c.storage_path = w_.String(node["storage_path"], p + ".storage_path");
   for (auto [key, field] : {std::pair{"save_experiment_best", &c.save_experiment_best},
                             std::pair{"save_trial_best", &c.save_trial_best},
@@ -161,11 +185,12 @@ void ConfigParser::ParseEnvironment(const YAML::Node& node, std::map<std::string
   if (!vars || vars.IsNull()) return;
   const std::string p = "environment.variables";
   if (vars.IsMap()) {
-    for (const auto& kv : vars) {
-      const std::string key = kv.first.Scalar();
-      if (key.empty() || key.find('=') != std::string::npos) w_.Fail(kv.first, p + " has a bad variable name \"" + key + "\"");
-      if (!kv.second.IsScalar()) w_.Fail(kv.second, p + "." + key + " must be a string, got " + YamlWalker::Show(kv.second));
-      out[key] = kv.second.Scalar();
+    for (const auto& [key, value] : w_.Entries(vars, p)) {
+      if (key.empty() || key.find('=') != std::string::npos)
+        w_.Fail(value, p + " has a bad variable name \"" + key + "\"");
+      if (!value.IsScalar())
+        w_.Fail(value, p + "." + key + " must be a string, got " + YamlWalker::Show(value));
+      out[key] = value.Scalar();
     }
   } else if (vars.IsSequence()) {
     for (size_t i = 0; i < vars.size(); ++i) {
@@ -176,12 +201,14 @@ void ConfigParser::ParseEnvironment(const YAML::Node& node, std::map<std::string
       out[item.substr(0, eq)] = item.substr(eq + 1);
     }
   } else {
-    w_.Fail(vars, p + " must be a map of NAME: value or a list of \"NAME=VALUE\", got " + YamlWalker::Show(vars));
+    w_.Fail(vars,
+            p + " must be a map of NAME: value or a list of \"NAME=VALUE\", got " + YamlWalker::Show(vars));
   }
 }
 
 ExperimentConfig ConfigParser::Parse(const YAML::Node& root) {
   ExperimentConfig c;
+  w_.set_document(root);
   if (!root.IsMap()) w_.Fail(root, "the config must be a map of keys, got " + YamlWalker::Show(root));
   w_.CheckKeys(root, "",
                {"name", "description", "labels", "entrypoint", "hyperparameters", "searcher", "resources",
@@ -190,19 +217,20 @@ ExperimentConfig ConfigParser::Parse(const YAML::Node& root) {
   c.name = w_.String(w_.Required(root, "", "name"), "name", true);
   if (root["description"]) c.description = w_.String(root["description"], "description");
   if (const auto labels = root["labels"]; labels && !labels.IsNull()) {
-    if (!labels.IsSequence()) w_.Fail(labels, "labels must be a list of strings, got " + YamlWalker::Show(labels));
+    if (!labels.IsSequence())
+      w_.Fail(labels, "labels must be a list of strings, got " + YamlWalker::Show(labels));
     for (size_t i = 0; i < labels.size(); ++i)
       c.labels.push_back(w_.String(labels[i], "labels[" + std::to_string(i) + "]", true));
   }
   c.entrypoint = w_.String(w_.Required(root, "", "entrypoint"), "entrypoint", true);
   if (const auto hp = root["hyperparameters"]; hp && !hp.IsNull()) {
-    w_.RequireMap(hp, "hyperparameters");
-    for (const auto& kv : hp)
-      c.hyperparameters[kv.first.Scalar()] = ParseHparam(kv.second, "hyperparameters." + kv.first.Scalar());
+    for (const auto& [key, value] : w_.Entries(hp, "hyperparameters"))
+      c.hyperparameters[key] = ParseHparam(value, "hyperparameters." + key, 1);
   }
   ParseSearcher(w_.Required(root, "", "searcher"), c.searcher);
   if (root["resources"]) ParseResources(root["resources"], c.resources);
-  if (root["max_restarts"]) c.max_restarts = w_.Int(root["max_restarts"], "max_restarts", 0, "an integer >= 0");
+  if (root["max_restarts"])
+    c.max_restarts = w_.Int(root["max_restarts"], "max_restarts", 0, "an integer >= 0");
   if (root["min_validation_period"])
     c.min_validation_period_batches =
         Batches(root["min_validation_period"], "min_validation_period", 0, "an integer >= 0");
@@ -214,26 +242,34 @@ ExperimentConfig ConfigParser::Parse(const YAML::Node& root) {
     w_.RequireMap(r, "reproducibility");
     w_.CheckKeys(r, "reproducibility", {"experiment_seed"});
     if (r["experiment_seed"])
-      c.experiment_seed = w_.Int(r["experiment_seed"], "reproducibility.experiment_seed", 0, "an integer >= 0");
+      c.experiment_seed =
+          w_.Int(r["experiment_seed"], "reproducibility.experiment_seed", 0, "an integer >= 0");
   }
   if (root["environment"]) ParseEnvironment(root["environment"], c.environment_variables);
   if (const auto d = root["data"]; d && !d.IsNull()) {
     w_.RequireMap(d, "data");
-    c.data = YamlWalker::ToJson(d);
+    c.data = w_.ToJson(d, "data");
   }
   if (root["preemption_timeout"])
-    c.preemption_timeout_s = w_.Int(root["preemption_timeout"], "preemption_timeout", 1, "a positive number of seconds");
+    c.preemption_timeout_s =
+        w_.Int(root["preemption_timeout"], "preemption_timeout", 1, "a positive number of seconds");
   return c;
 }
 
 nlohmann::json DefaultValue(const Hyperparameter& h) {
   switch (h.type) {
-    case Type::kConst: return h.value;
-    case Type::kInt: return static_cast<int64_t>(std::floor((h.minval + h.maxval) / 2));
-    case Type::kDouble: return (h.minval + h.maxval) / 2;
-    case Type::kLog: return std::pow(h.base, (h.minval + h.maxval) / 2);
-    case Type::kCategorical: return h.vals.front();
-    case Type::kNested: return DefaultHparams(h.nested);
+    case Type::kConst:
+      return h.value;
+    case Type::kInt:
+      return static_cast<int64_t>(std::floor((h.minval + h.maxval) / 2));
+    case Type::kDouble:
+      return (h.minval + h.maxval) / 2;
+    case Type::kLog:
+      return std::pow(h.base, (h.minval + h.maxval) / 2);
+    case Type::kCategorical:
+      return h.vals.front();
+    case Type::kNested:
+      return DefaultHparams(h.nested);
   }
   return nullptr;
 }
@@ -241,20 +277,30 @@ nlohmann::json DefaultValue(const Hyperparameter& h) {
 }  // namespace
 
 Result<ExperimentConfig> ParseExperimentConfig(const std::string& yaml_text, const std::string& file_name) {
+  // A syntax error found at the end of the text (an unclosed bracket or
+  // quote) is marked on the line after the last one; name the last line.
+  const int lines = std::max<int>(
+      1, static_cast<int>(std::count(yaml_text.begin(), yaml_text.end(), '\n')) +
+             (!yaml_text.empty() && yaml_text.back() != '\n' ? 1 : 0));
+  auto at = [&](const YAML::Mark& mark) {
+    return file_name + ":" + std::to_string(std::clamp(mark.line + 1, 1, lines)) + ": ";
+  };
   YAML::Node root;
   try {
     root = YAML::Load(yaml_text);
+  } catch (const YAML::DeepRecursion& e) {  // its own message is a misleading "bad file"
+    return Status(ErrorCode::kInvalidConfig, at(e.mark) + "invalid YAML: nested too deeply");
   } catch (const YAML::Exception& e) {
-    return Status(ErrorCode::kInvalidConfig,
-                  file_name + ":" + std::to_string(e.mark.line + 1) + ": invalid YAML: " + e.msg);
+    return Status(ErrorCode::kInvalidConfig, at(e.mark) + "invalid YAML: " + e.msg);
   }
   try {
     return ConfigParser(file_name).Parse(root);
   } catch (const ConfigError& e) {
     return Status(ErrorCode::kInvalidConfig, e.what());
   } catch (const YAML::Exception& e) {
-    return Status(ErrorCode::kInvalidConfig,
-                  file_name + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+    return Status(ErrorCode::kInvalidConfig, at(e.mark) + e.msg);
+  } catch (const std::exception& e) {  // user input never takes a daemon down
+    return Status(ErrorCode::kInvalidConfig, file_name + ": cannot read the config: " + e.what());
   }
 }
 

@@ -1,6 +1,9 @@
 #include "common/yaml_walker.h"
 
 #include <algorithm>
+#include <cmath>
+#include <optional>
+#include <set>
 #include <vector>
 
 namespace ring {
@@ -22,10 +25,45 @@ bool IsPlainScalar(const YAML::Node& node) {
   return node.IsScalar() && node.Tag() != "!";
 }
 
+// Long values are cut in messages so an error stays one readable line.
+std::string Clip(const std::string& s) {
+  constexpr size_t kMax = 60;
+  return s.size() <= kMax ? s : s.substr(0, kMax) + "...";
+}
+
+// Where the key of the empty value `value` is written in `root`. yaml-cpp
+// marks "key:" followed by nothing at the token after it (often the next key
+// or the end of the file), a line that would mislead. Each collection is
+// walked once however many aliases point at it.
+std::optional<YAML::Mark> KeyOfEmptyValue(const YAML::Node& root, const YAML::Node& value) {
+  std::vector<YAML::Node> todo{root};
+  std::set<std::pair<int, int>> walked;  // (position, type) of collections
+  while (!todo.empty()) {
+    const YAML::Node node = todo.back();
+    todo.pop_back();
+    if (!node.IsMap() && !node.IsSequence()) continue;
+    if (!walked.emplace(node.Mark().pos, static_cast<int>(node.Type())).second) continue;
+    for (const auto& item : node) {
+      if (node.IsSequence()) {
+        todo.push_back(item);
+        continue;
+      }
+      if (item.second.is(value)) return item.first.Mark();
+      todo.push_back(item.first);
+      todo.push_back(item.second);
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 void YamlWalker::Fail(const YAML::Node& at, const std::string& message) const {
-  const int line = at.Mark().line >= 0 ? at.Mark().line + 1 : 1;
+  YAML::Mark mark = at.Mark();
+  if (at.IsNull() && document_.IsDefined()) {
+    if (const auto key = KeyOfEmptyValue(document_, at)) mark = *key;
+  }
+  const int line = mark.line >= 0 ? mark.line + 1 : 1;
   throw ConfigError(file_ + ":" + std::to_string(line) + ": " + message);
 }
 
@@ -40,9 +78,9 @@ std::string YamlWalker::Show(const YAML::Node& node) {
     bool b;
     if (YAML::convert<int64_t>::decode(node, i) || YAML::convert<double>::decode(node, d) ||
         YAML::convert<bool>::decode(node, b))
-      return s;
+      return Clip(s);
   }
-  return "\"" + s + "\"";
+  return "\"" + Clip(s) + "\"";
 }
 
 std::string YamlWalker::Join(const std::string& path, const std::string& key) {
@@ -51,11 +89,16 @@ std::string YamlWalker::Join(const std::string& path, const std::string& key) {
 
 void YamlWalker::CheckKeys(const YAML::Node& map, const std::string& path,
                            std::initializer_list<const char*> known) const {
+  std::set<std::string> seen;
   for (const auto& kv : map) {
     if (!kv.first.IsScalar())
-      Fail(kv.first, "keys of " + (path.empty() ? "the config" : path) + " must be strings");
+      Fail(kv.first,
+           "keys of " + (path.empty() ? "the config" : path) + " must be strings, got " + Show(kv.first));
     const std::string key = kv.first.Scalar();
-    if (std::any_of(known.begin(), known.end(), [&](const char* k) { return key == k; })) continue;
+    if (std::any_of(known.begin(), known.end(), [&](const char* k) { return key == k; })) {
+      if (!seen.insert(key).second) Fail(kv.first, "duplicate key \"" + Join(path, key) + "\"");
+      continue;
+    }
     std::string message = "unknown key \"" + Join(path, key) + "\"";
     const char* best = nullptr;
     size_t best_distance = std::max<size_t>(2, key.size() / 2) + 1;  // suggest only near misses
@@ -84,6 +127,29 @@ YAML::Node YamlWalker::Required(const YAML::Node& map, const std::string& path, 
   return value;
 }
 
+std::vector<std::pair<std::string, YAML::Node>> YamlWalker::Entries(const YAML::Node& map,
+                                                                    const std::string& path, int depth) {
+  RequireMap(map, path);
+  std::vector<std::pair<std::string, YAML::Node>> out;
+  std::set<std::string> seen;
+  for (const auto& kv : map) {
+    if (!kv.first.IsScalar()) Fail(kv.first, "keys of " + path + " must be strings, got " + Show(kv.first));
+    const std::string key = kv.first.Scalar();
+    if (!seen.insert(key).second) Fail(kv.first, "duplicate key \"" + Join(path, key) + "\"");
+    Count(kv.second, Join(path, key), depth + 1);
+    out.emplace_back(key, kv.second);
+  }
+  return out;
+}
+
+void YamlWalker::Count(const YAML::Node& node, const std::string& path, int depth) {
+  if (depth > kMaxDepth)
+    Fail(node, Clip(path) + " is nested too deeply (over " + std::to_string(kMaxDepth) + " levels)");
+  if (++values_ > kMaxValues)
+    Fail(node, Clip(path) + " makes the config hold over " + std::to_string(kMaxValues) +
+                   " keys and values (counting each use of an alias)");
+}
+
 std::string YamlWalker::String(const YAML::Node& node, const std::string& path, bool non_empty) const {
   if (!node.IsScalar() || node.IsNull()) Fail(node, path + " must be a string, got " + Show(node));
   if (non_empty && node.Scalar().empty()) Fail(node, path + " must not be empty");
@@ -109,21 +175,24 @@ double YamlWalker::Double(const YAML::Node& node, const std::string& path) const
   double value = 0;
   bool b;
   if (!IsPlainScalar(node) || YAML::convert<bool>::decode(node, b) ||
-      !YAML::convert<double>::decode(node, value))
+      !YAML::convert<double>::decode(node, value) || !std::isfinite(value))
     Fail(node, path + " must be a number, got " + Show(node));
   return value;
 }
 
-nlohmann::json YamlWalker::ToJson(const YAML::Node& node) {
+nlohmann::json YamlWalker::ToJson(const YAML::Node& node, const std::string& path, int depth) {
+  Count(node, path, depth);
   if (!node.IsDefined() || node.IsNull()) return nullptr;
   if (node.IsSequence()) {
     auto out = nlohmann::json::array();
-    for (const auto& item : node) out.push_back(ToJson(item));
+    for (size_t i = 0; i < node.size(); ++i)
+      out.push_back(ToJson(node[i], path + "[" + std::to_string(i) + "]", depth + 1));
     return out;
   }
   if (node.IsMap()) {
     auto out = nlohmann::json::object();
-    for (const auto& kv : node) out[kv.first.Scalar()] = ToJson(kv.second);
+    for (const auto& [key, value] : Entries(node, path, depth))
+      out[key] = ToJson(value, Join(path, key), depth + 1);
     return out;
   }
   if (IsPlainScalar(node)) {
@@ -131,7 +200,8 @@ nlohmann::json YamlWalker::ToJson(const YAML::Node& node) {
     double d;
     bool b;
     if (YAML::convert<int64_t>::decode(node, i)) return i;
-    if (YAML::convert<double>::decode(node, d)) return d;
+    if (YAML::convert<double>::decode(node, d))
+      return std::isfinite(d) ? nlohmann::json(d) : nlohmann::json(node.Scalar());
     if (YAML::convert<bool>::decode(node, b)) return b;
   }
   return node.Scalar();

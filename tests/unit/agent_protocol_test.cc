@@ -66,6 +66,20 @@ TEST(AgentProtocolTest, MalformedFramesNameTheProblem) {
       {R"({"type":"state","allocation_id":"1.0","rank":0,"state":"flying"})", "\"state\""},
       {R"({"type":"log","allocation_id":"1.0","rank":0,"lines":"x"})", "\"lines\""},
       {R"({"type":"start","allocation_id":"1.0"})", "\"allocation_token\""},
+      {R"({"type":5})", "\"type\" has the wrong type"},
+      {R"({"type":"hello","agent_id":"a","slots":[{"id":"zero","type":"cpu"}]})",
+       "\"id\" has the wrong type"},
+      {R"({"type":"hello","agent_id":"a","slots":[{"id":0}]})", "missing field \"type\""},
+      {R"({"type":"hello","agent_id":"a","slots":{}})", "\"slots\""},
+      {R"({"type":"welcome","heartbeat_interval_ms":100})", "missing field \"heartbeat_timeout_ms\""},
+      {R"({"type":"kill","grace_ms":5})", "missing field \"allocation_id\""},
+      {R"({"type":"state","allocation_id":"1.0","rank":0,"state":"exited","exit_code":"1"})",
+       "\"exit_code\" has the wrong type"},
+      {R"({"type":"log","allocation_id":"1.0","rank":0,"lines":[{"ts_ms":1}]})", "missing field \"line\""},
+      {R"({"type":"start","allocation_id":"1.0","allocation_token":"t","trial_id":1,"experiment_id":1,)"
+       R"("rank":0,"world_size":1,"local_rank":0,"local_world_size":1,"slot_ids":[0],"slot_type":"cpu",)"
+       R"("entrypoint":"x","model_definition_path":"/m","environment":{"A":1}})",
+       "\"environment\" has the wrong type"},
   };
   for (const auto& [frame, needle] : cases) {
     auto m = Decode(frame);
@@ -73,6 +87,28 @@ TEST(AgentProtocolTest, MalformedFramesNameTheProblem) {
     EXPECT_EQ(m.status().code(), ErrorCode::kInvalidArgument) << frame;
     EXPECT_NE(m.status().message().find(needle), std::string::npos) << frame << ": " << m.status().message();
   }
+}
+
+TEST(AgentProtocolTest, EveryProcessStateRoundTrips) {
+  for (ProcessState state : {ProcessState::kStarting, ProcessState::kRunning, ProcessState::kExited}) {
+    auto m = RoundTrip(StateChange{"1.0", 2, state, std::nullopt, std::nullopt, ""});
+    EXPECT_EQ(m.state, state) << ToString(state);
+    EXPECT_EQ(m.rank, 2);
+  }
+  EXPECT_EQ(ToString(ProcessState::kRunning), "running");
+}
+
+TEST(AgentProtocolTest, FramesAreTypedJsonObjects) {
+  const auto frame = nlohmann::json::parse(Encode(Kill{"9.1", 250, "preempted"}));
+  EXPECT_EQ(frame["type"], "kill");
+  EXPECT_EQ(frame["allocation_id"], "9.1");
+  EXPECT_EQ(frame["grace_ms"], 250);
+  // Optional fields may be left out; defaults apply.
+  auto hello = Decode(R"({"type":"hello","agent_id":"a","slots":[]})");
+  ASSERT_TRUE(hello.ok()) << hello.status().message();
+  EXPECT_EQ(std::get<Hello>(*hello).pool, "default");
+  // Fields a newer peer adds are ignored.
+  EXPECT_TRUE(Decode(R"({"type":"heartbeat","load":0.5})").ok());
 }
 
 }  // namespace

@@ -6,8 +6,11 @@
 #include <archive_entry.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+
+#include "common/ringignore.h"
 
 namespace ring {
 namespace {
@@ -41,6 +44,7 @@ class ArchiveTest : public ::testing::Test {
     std::string data;
     std::string link;
     bool hardlink = false;
+    mode_t perm = 0644;
   };
   static std::string Craft(const std::vector<Entry>& entries) {
     std::string out;
@@ -58,7 +62,7 @@ class ArchiveTest : public ::testing::Test {
       struct archive_entry* entry = archive_entry_new();
       archive_entry_set_pathname(entry, e.name.c_str());
       archive_entry_set_filetype(entry, e.type);
-      archive_entry_set_perm(entry, 0644);
+      archive_entry_set_perm(entry, e.perm);
       if (e.hardlink)
         archive_entry_set_hardlink(entry, e.link.c_str());
       else if (!e.link.empty())
@@ -73,6 +77,9 @@ class ArchiveTest : public ::testing::Test {
     archive_write_free(a);
     return out;
   }
+
+  // True when `dir` is missing or empty: a refused archive writes nothing.
+  static bool NothingIn(const fs::path& dir) { return !fs::exists(dir) || fs::is_empty(dir); }
 
   fs::path root_;
 };
@@ -118,6 +125,30 @@ TEST_F(ArchiveTest, RingignoreLeavesFilesOut) {
   EXPECT_TRUE(fs::exists(root_ / "out/sub/data/kept.csv"));  // `/data` is anchored at the root
 }
 
+TEST(IgnoreRulesTest, GitignoreLikePatterns) {
+  const auto rules =
+      IgnoreRules::Parse("# comment\r\n*.o\n!keep.o\n\nbuild/\n/data\ndocs/*.md\n**/cache\n  \n\\#literal\n");
+  EXPECT_TRUE(rules.Ignored("a.o", false));
+  EXPECT_TRUE(rules.Ignored("deep/er/b.o", false));
+  EXPECT_FALSE(rules.Ignored("keep.o", false));  // re-included by a later line
+  EXPECT_FALSE(rules.Ignored("sub/keep.o", false));
+  EXPECT_TRUE(rules.Ignored("build", true));
+  EXPECT_TRUE(rules.Ignored("x/build", true));
+  EXPECT_FALSE(rules.Ignored("build", false));  // `build/` names folders only
+  EXPECT_TRUE(rules.Ignored("data", true));
+  EXPECT_FALSE(rules.Ignored("x/data", true));  // anchored at the root
+  EXPECT_TRUE(rules.Ignored("docs/a.md", false));
+  EXPECT_FALSE(rules.Ignored("docs/sub/a.md", false));
+  EXPECT_FALSE(rules.Ignored("other/docs/a.md", false));
+  EXPECT_TRUE(rules.Ignored("cache", true));
+  EXPECT_TRUE(rules.Ignored("a/b/cache", false));
+  EXPECT_TRUE(rules.Ignored("#literal", false));
+  EXPECT_FALSE(rules.Ignored("# comment", false));
+  EXPECT_FALSE(rules.Ignored("main.cc", false));
+  EXPECT_TRUE(IgnoreRules::Parse("# only comments\n\n").empty());
+  EXPECT_TRUE(IgnoreRules::Load("/nonexistent/.ringignore").empty());
+}
+
 TEST_F(ArchiveTest, OversizedFolderIsRefusedWithBothSizes) {
   Write("big.bin", std::string(3 << 20, 'x'));
   PackOptions options;
@@ -146,15 +177,35 @@ TEST_F(ArchiveTest, MaliciousArchivesAreRefusedAndWriteNothing) {
   struct Case {
     const char* what;
     std::vector<Entry> entries;
+    std::string message;  // a part of the error
   };
   const std::vector<Case> cases = {
-      {"parent path", {{"ok.txt", AE_IFREG, "fine"}, {"../evil", AE_IFREG, "x"}}},
-      {"absolute path", {{"/tmp/evil-abs", AE_IFREG, "x"}}},
-      {"hidden parent", {{"a/../../evil", AE_IFREG, "x"}}},
-      {"symlink to an absolute path", {{"link", AE_IFLNK, "", "/etc"}}},
-      {"symlink out of the folder", {{"sub/link", AE_IFLNK, "", "../../x"}}},
-      {"hard link", {{"hard", AE_IFREG, "", "/etc/passwd", true}}},
-      {"fifo", {{"pipe", AE_IFIFO}}},
+      {"parent path", {{"ok.txt", AE_IFREG, "fine"}, {"../evil", AE_IFREG, "x"}}, "\"../evil\" climbs out"},
+      {"absolute path", {{"/tmp/evil-abs", AE_IFREG, "x"}}, "has an absolute path"},
+      {"hidden parent", {{"a/../../evil", AE_IFREG, "x"}}, "climbs out of the folder"},
+      {"symlink to the root", {{"root", AE_IFLNK, "", "/"}}, "link to the absolute path \"/\""},
+      {"symlink to an absolute path", {{"link", AE_IFLNK, "", "/etc"}}, "absolute path \"/etc\""},
+      {"symlink out of the folder", {{"sub/link", AE_IFLNK, "", "../../x"}}, "outside the folder"},
+      {"symlink chain that reads as inside",
+       {{"x", AE_IFDIR}, {"x/up", AE_IFLNK, "", ".."}, {"out", AE_IFLNK, "", "x/up/.."}},
+       "\"out\" is a link to \"x/up/..\", outside"},
+      {"symlink chain, later link first",
+       {{"x", AE_IFDIR}, {"out", AE_IFLNK, "", "x/up/.."}, {"x/up", AE_IFLNK, "", ".."}},
+       "\"out\" is a link to \"x/up/..\", outside"},
+      {"symlink loop", {{"a", AE_IFLNK, "", "b"}, {"b", AE_IFLNK, "", "a"}}, "loop of links"},
+      {"file written through a link",
+       {{"sub", AE_IFDIR}, {"l", AE_IFLNK, "", "sub"}, {"l/f", AE_IFREG, "x"}},
+       "\"l/f\" lies below the link \"l\""},
+      {"file below a file", {{"f", AE_IFREG, "x"}, {"f/g", AE_IFREG, "y"}}, "lies below the file \"f\""},
+      {"file replaced by a link", {{"f", AE_IFREG, "x"}, {"f", AE_IFLNK, "", "/etc/passwd"}}, "absolute"},
+      {"name given twice", {{"f", AE_IFREG, "x"}, {"f", AE_IFLNK, "", "g"}}, "appears twice"},
+      {"hard link to an absolute path", {{"hard", AE_IFREG, "", "/etc/passwd", true}}, "outside the folder"},
+      {"hard link out of the folder", {{"hard", AE_IFREG, "", "../x", true}}, "outside the folder"},
+      {"hard link to a later file",
+       {{"hard", AE_IFREG, "", "f", true}, {"f", AE_IFREG, "x"}},
+       "not a file before it"},
+      {"fifo", {{"pipe", AE_IFIFO}}, "device, pipe or socket"},
+      {"character device", {{"null", AE_IFCHR}}, "device, pipe or socket"},
   };
   for (const auto& c : cases) {
     const std::string tar = Craft(c.entries);
@@ -164,9 +215,39 @@ TEST_F(ArchiveTest, MaliciousArchivesAreRefusedAndWriteNothing) {
     Status s = UnpackArchive(tar, dest.string());
     EXPECT_FALSE(s.ok()) << c.what;
     EXPECT_EQ(s.code(), ErrorCode::kInvalidArgument) << c.what << ": " << s.message();
-    EXPECT_TRUE(fs::is_empty(dest)) << c.what << ": something was written";
+    EXPECT_NE(s.message().find(c.message), std::string::npos) << c.what << ": " << s.message();
+    EXPECT_TRUE(NothingIn(dest)) << c.what << ": something was written";
     EXPECT_FALSE(fs::exists(root_ / "evil")) << c.what;
   }
+}
+
+TEST_F(ArchiveTest, LinksAndHardLinksInsideTheFolderAreKept) {
+  const std::string tar = Craft({{"./lib", AE_IFDIR},
+                                 {"./lib/libx.so.1.2", AE_IFREG, "elf", "", false, 0755},
+                                 {"lib/libx.so.1", AE_IFLNK, "", "libx.so.1.2"},
+                                 {"lib/libx.so", AE_IFLNK, "", "./libx.so.1"},
+                                 {"lib", AE_IFDIR},  // a folder may be listed twice
+                                 {"top", AE_IFLNK, "", "lib/../lib/libx.so"},
+                                 {"copy", AE_IFREG, "", "lib/libx.so.1.2", true}});
+  ASSERT_TRUE(ValidateArchive(tar).ok()) << ValidateArchive(tar).message();
+  const fs::path dest = root_ / "dest";
+  ASSERT_TRUE(UnpackArchive(tar, dest.string()).ok());
+  EXPECT_EQ(Read(dest / "top"), "elf");  // through three links
+  EXPECT_EQ(fs::read_symlink(dest / "lib/libx.so"), "./libx.so.1");
+  EXPECT_EQ(Read(dest / "copy"), "elf");
+  EXPECT_FALSE(fs::is_symlink(dest / "copy"));
+  EXPECT_NE(fs::status(dest / "copy").permissions() & fs::perms::owner_exec, fs::perms::none);
+}
+
+TEST_F(ArchiveTest, LinksAlreadyInTheDestinationAreNotFollowed) {
+  const fs::path dest = root_ / "dest";
+  fs::create_directories(root_ / "outside");
+  fs::create_directories(dest);
+  fs::create_directory_symlink(root_ / "outside", dest / "sub");
+  Status s = UnpackArchive(Craft({{"sub/evil", AE_IFREG, "x"}}), dest.string());
+  EXPECT_EQ(s.code(), ErrorCode::kInvalidArgument) << s.message();
+  EXPECT_NE(s.message().find("through the link"), std::string::npos) << s.message();
+  EXPECT_TRUE(fs::is_empty(root_ / "outside"));
 }
 
 TEST_F(ArchiveTest, LimitsAreEnforcedWhileReading) {
@@ -174,13 +255,35 @@ TEST_F(ArchiveTest, LimitsAreEnforcedWhileReading) {
   for (int i = 0; i < 20; ++i) many.push_back({"f" + std::to_string(i), AE_IFREG, "x"});
   UnpackLimits limits;
   limits.max_files = 10;
-  EXPECT_EQ(UnpackArchive(Craft(many), (root_ / "d1").string(), limits).code(), ErrorCode::kTooLarge);
+  Status s = UnpackArchive(Craft(many), (root_ / "d1").string(), limits);
+  EXPECT_EQ(s.code(), ErrorCode::kTooLarge);
+  EXPECT_EQ(s.message(), "the archive holds over 10 files");
+  EXPECT_TRUE(NothingIn(root_ / "d1"));
+  limits.max_files = 20;
+  EXPECT_TRUE(ValidateArchive(Craft(many), limits).ok());
+
   limits = {};
   limits.max_total_bytes = 1000;
-  EXPECT_EQ(UnpackArchive(Craft({{"big", AE_IFREG, std::string(5000, 'z')}}), (root_ / "d2").string(), limits)
-                .code(),
-            ErrorCode::kTooLarge);
-  EXPECT_TRUE(fs::is_empty(root_ / "d2"));
+  s = UnpackArchive(Craft({{"a", AE_IFREG, std::string(600, 'a')}, {"b", AE_IFREG, std::string(600, 'b')}}),
+                    (root_ / "d2").string(), limits);
+  EXPECT_EQ(s.code(), ErrorCode::kTooLarge);
+  EXPECT_NE(s.message().find("unpacks to over"), std::string::npos) << s.message();
+  EXPECT_TRUE(NothingIn(root_ / "d2"));
+  // A hard link counts the bytes it copies.
+  s = ValidateArchive(Craft({{"a", AE_IFREG, std::string(600, 'a')}, {"b", AE_IFREG, "", "a", true}}),
+                      limits);
+  EXPECT_EQ(s.code(), ErrorCode::kTooLarge);
+}
+
+TEST_F(ArchiveTest, PackedBytesDoNotDependOnTimeOrMtimes) {
+  Write("a.txt", "alpha");
+  Write("d/b.txt", "beta");
+  auto first = PackDirectory((root_ / "src").string());
+  ASSERT_TRUE(first.ok());
+  ASSERT_GT(first->size(), 10u);
+  EXPECT_EQ(first->substr(4, 4), std::string(4, '\0'));  // no timestamp in the gzip header
+  fs::last_write_time(root_ / "src/a.txt", fs::file_time_type::clock::now() - std::chrono::hours(48));
+  EXPECT_EQ(*PackDirectory((root_ / "src").string()), *first);
 }
 
 TEST_F(ArchiveTest, GarbageIsRefused) {
@@ -217,6 +320,20 @@ TEST(Base64Test, BadInputIsRefused) {
   EXPECT_FALSE(Base64Decode("Zm9v!A==").ok());  // character
   EXPECT_FALSE(Base64Decode("Z=9v").ok());      // padding in the middle
   EXPECT_FALSE(Base64Decode("Zg==Zg==").ok());  // padding before the end
+  EXPECT_FALSE(Base64Decode("Zm8==").ok());     // too much padding
+  EXPECT_FALSE(Base64Decode("====").ok());
+  auto bad = Base64Decode("Zm9v\x01" "A==");
+  EXPECT_EQ(bad.status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(bad.status().message(), "base64 text has an invalid character byte 0x01 at offset 4");
+  EXPECT_EQ(Base64Decode("Zm9v-A==").status().message(),
+            "base64 text has an invalid character '-' at offset 4");  // URL-safe alphabet is not base64
+  EXPECT_EQ(Base64Decode("Zm9").status().message(),
+            "base64 text is truncated: its length is not a multiple of 4");
+}
+
+TEST(Base64Test, LineBreaksAreSkipped) {
+  EXPECT_EQ(*Base64Decode("Zm9v\nYmFy\r\n"), "foobar");
+  EXPECT_EQ(*Base64Decode(" Zm8=\n"), "fo");
 }
 
 }  // namespace
