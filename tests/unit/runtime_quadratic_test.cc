@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -25,7 +26,10 @@ struct TrialRun {
 };
 
 TrialRun RunTrial(const std::string& args, const std::string& env = "-u RING_MASTER_URL") {
-  std::string err_path = ::testing::TempDir() + "/quadratic_stderr.txt";
+  // One file per run: ctest runs the tests of this binary in parallel processes.
+  static int runs = 0;
+  std::string err_path = ::testing::TempDir() + "/quadratic_stderr." + std::to_string(::getpid()) + "." +
+                         std::to_string(++runs) + ".txt";
   std::string cmd = "env " + env + " '" + QUADRATIC_TRIAL_PATH + "' " + args + " 2>'" + err_path + "'";
   TrialRun run;
   FILE* pipe = ::popen(cmd.c_str(), "r");
@@ -38,6 +42,7 @@ TrialRun RunTrial(const std::string& args, const std::string& env = "-u RING_MAS
   std::stringstream err;
   err << std::ifstream(err_path).rdbuf();
   run.err = err.str();
+  std::remove(err_path.c_str());
   return run;
 }
 
