@@ -36,21 +36,21 @@ std::string Clip(const std::string& s) {
 // or the end of the file), a line that would mislead. Each collection is
 // walked once however many aliases point at it.
 std::optional<YAML::Mark> KeyOfEmptyValue(const YAML::Node& root, const YAML::Node& value) {
-  std::vector<YAML::Node> todo{root};
+  std::vector<YAML::Node> pending{root};
   std::set<std::pair<int, int>> walked;  // (position, type) of collections
-  while (!todo.empty()) {
-    const YAML::Node node = todo.back();
-    todo.pop_back();
+  while (!pending.empty()) {
+    const YAML::Node node = pending.back();
+    pending.pop_back();
     if (!node.IsMap() && !node.IsSequence()) continue;
     if (!walked.emplace(node.Mark().pos, static_cast<int>(node.Type())).second) continue;
     for (const auto& item : node) {
       if (node.IsSequence()) {
-        todo.push_back(item);
+        pending.push_back(item);
         continue;
       }
       if (item.second.is(value)) return item.first.Mark();
-      todo.push_back(item.first);
-      todo.push_back(item.second);
+      pending.push_back(item.first);
+      pending.push_back(item.second);
     }
   }
   return std::nullopt;
