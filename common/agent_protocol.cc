@@ -33,14 +33,19 @@ ProcessState ParseProcessState(const std::string& s) {
 
 std::string_view ToString(ProcessState s) {
   switch (s) {
-    case ProcessState::kStarting: return "starting";
-    case ProcessState::kRunning: return "running";
-    case ProcessState::kExited: return "exited";
+    case ProcessState::kStarting:
+      return "starting";
+    case ProcessState::kRunning:
+      return "running";
+    case ProcessState::kExited:
+      return "exited";
   }
   return "exited";
 }
 
-void to_json(json& j, const Slot& s) { j = json{{"id", s.id}, {"type", s.type}, {"uuid", s.uuid}}; }
+void to_json(json& j, const Slot& s) {
+  j = json{{"id", s.id}, {"type", s.type}, {"uuid", s.uuid}};
+}
 
 void from_json(const json& j, Slot& s) {
   Field(j, "id", s.id);
@@ -56,7 +61,7 @@ std::string Encode(const Message& message) {
           json running = json::array();
           for (const auto& r : m.running)
             running.push_back({{"allocation_id", r.allocation_id}, {"rank", r.rank}, {"pid", r.pid}});
-          return {{"type", "hello"},     {"agent_id", m.agent_id}, {"pool", m.pool},
+          return {{"type", "hello"},      {"agent_id", m.agent_id}, {"pool", m.pool},
                   {"address", m.address}, {"version", m.version},   {"slots", m.slots},
                   {"running", running}};
         } else if constexpr (std::is_same_v<M, Welcome>) {

@@ -18,9 +18,9 @@
 namespace ring::proto {
 
 struct Slot {
-  int id = 0;              // index on the agent, 0..N-1
-  std::string type;        // "cpu" or "cuda"
-  std::string uuid;        // GPU UUID for cuda slots, empty for cpu
+  int id = 0;        // index on the agent, 0..N-1
+  std::string type;  // "cpu" or "cuda"
+  std::string uuid;  // GPU UUID for cuda slots, empty for cpu
 };
 
 // A process the agent still supervises (sent on reconnect).
@@ -33,7 +33,7 @@ struct RunningProcess {
 struct Hello {
   std::string agent_id;
   std::string pool = "default";
-  std::string address;     // host other ranks use to reach this agent (MASTER_ADDR)
+  std::string address;  // host other ranks use to reach this agent (MASTER_ADDR)
   std::string version;
   std::vector<Slot> slots;
   std::vector<RunningProcess> running;
@@ -55,20 +55,20 @@ struct Start {
   int world_size = 1;
   int local_rank = 0;
   int local_world_size = 1;
-  std::string master_addr;     // rank 0's agent address
+  std::string master_addr;  // rank 0's agent address
   int master_port = 0;
-  std::vector<int> slot_ids;   // slots of this agent given to the allocation
-  std::string slot_type;       // "cpu" or "cuda"
-  std::string entrypoint;      // run with /bin/sh -c in the work directory
-  std::string hparams_json;    // RING_HPARAMS
-  std::string latest_checkpoint;  // RING_LATEST_CHECKPOINT, empty if none
+  std::vector<int> slot_ids;                       // slots of this agent given to the allocation
+  std::string slot_type;                           // "cpu" or "cuda"
+  std::string entrypoint;                          // run with /bin/sh -c in the work directory
+  std::string hparams_json;                        // RING_HPARAMS
+  std::string latest_checkpoint;                   // RING_LATEST_CHECKPOINT, empty if none
   std::map<std::string, std::string> environment;  // environment.variables
-  std::string model_definition_path;  // GET path on the master (tar.gz)
+  std::string model_definition_path;               // GET path on the master (tar.gz)
 };
 
 struct Kill {
   std::string allocation_id;
-  int64_t grace_ms = 10000;    // SIGTERM, then SIGKILL after this
+  int64_t grace_ms = 10000;  // SIGTERM, then SIGKILL after this
   std::string reason;
 };
 
@@ -84,15 +84,15 @@ struct StateChange {
 };
 
 struct LogLine {
-  int64_t ts_ms = 0;          // unix epoch milliseconds
-  std::string stream;         // "stdout" or "stderr"
-  std::string line;           // without the trailing newline
+  int64_t ts_ms = 0;   // unix epoch milliseconds
+  std::string stream;  // "stdout" or "stderr"
+  std::string line;    // without the trailing newline
 };
 
 struct LogBatch {
   std::string allocation_id;
   int rank = 0;
-  int64_t seq = 0;            // per (allocation, rank) batch counter, for de-duplication
+  int64_t seq = 0;  // per (allocation, rank) batch counter, for de-duplication
   std::vector<LogLine> lines;
 };
 

@@ -279,9 +279,8 @@ nlohmann::json DefaultValue(const Hyperparameter& h) {
 Result<ExperimentConfig> ParseExperimentConfig(const std::string& yaml_text, const std::string& file_name) {
   // A syntax error found at the end of the text (an unclosed bracket or
   // quote) is marked on the line after the last one; name the last line.
-  const int lines = std::max<int>(
-      1, static_cast<int>(std::count(yaml_text.begin(), yaml_text.end(), '\n')) +
-             (!yaml_text.empty() && yaml_text.back() != '\n' ? 1 : 0));
+  const int lines = std::max<int>(1, static_cast<int>(std::count(yaml_text.begin(), yaml_text.end(), '\n')) +
+                                         (!yaml_text.empty() && yaml_text.back() != '\n' ? 1 : 0));
   auto at = [&](const YAML::Mark& mark) {
     return file_name + ":" + std::to_string(std::clamp(mark.line + 1, 1, lines)) + ": ";
   };

@@ -20,23 +20,23 @@ namespace ring {
 struct Hyperparameter {
   enum class Type { kConst, kInt, kDouble, kLog, kCategorical, kNested };
   Type type = Type::kConst;
-  nlohmann::json value;                 // const: the value (scalar, list or map)
-  double minval = 0;                    // int, double, log (log: exponent range)
+  nlohmann::json value;  // const: the value (scalar, list or map)
+  double minval = 0;     // int, double, log (log: exponent range)
   double maxval = 0;
-  double base = 10;                     // log
-  std::optional<int64_t> count;         // int, double, log: grid points
-  std::vector<nlohmann::json> vals;     // categorical
+  double base = 10;                  // log
+  std::optional<int64_t> count;      // int, double, log: grid points
+  std::vector<nlohmann::json> vals;  // categorical
   std::map<std::string, Hyperparameter> nested;
 };
 
 struct SearcherConfig {
-  std::string name = "single";          // single | grid | random | adaptive_asha
+  std::string name = "single";  // single | grid | random | adaptive_asha
   std::string metric = "validation_loss";
   bool smaller_is_better = true;
   int64_t max_trials = 1;
-  int64_t max_length_batches = 0;       // max_length: {batches: N}
-  int64_t max_concurrent_trials = 0;    // 0 = no limit
-  std::string mode = "standard";        // aggressive | standard | conservative
+  int64_t max_length_batches = 0;     // max_length: {batches: N}
+  int64_t max_concurrent_trials = 0;  // 0 = no limit
+  std::string mode = "standard";      // aggressive | standard | conservative
   double divisor = 4;
   int64_t max_rungs = 5;
 };
@@ -44,7 +44,7 @@ struct SearcherConfig {
 struct ResourcesConfig {
   int64_t slots_per_trial = 1;
   std::string resource_pool = "default";
-  int64_t priority = 42;                // lower number = more important (Determined)
+  int64_t priority = 42;  // lower number = more important (Determined)
   double weight = 1;
   std::optional<int64_t> max_slots;
 };
@@ -70,9 +70,9 @@ struct ExperimentConfig {
   int64_t min_validation_period_batches = 0;
   int64_t min_checkpoint_period_batches = 0;
   std::optional<CheckpointStorageConfig> checkpoint_storage;
-  std::optional<int64_t> experiment_seed;       // reproducibility.experiment_seed
+  std::optional<int64_t> experiment_seed;                    // reproducibility.experiment_seed
   std::map<std::string, std::string> environment_variables;  // environment.variables
-  nlohmann::json data = nlohmann::json::object();  // free-form, passed to the trial
+  nlohmann::json data = nlohmann::json::object();            // free-form, passed to the trial
   int64_t preemption_timeout_s = 3600;
 };
 

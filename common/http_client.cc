@@ -26,7 +26,8 @@ Result<Url> Url::Parse(std::string_view text) {
   } else {
     url.scheme = "http";
   }
-  if (url.scheme != "http") return InvalidArgument("unsupported URL scheme \"" + url.scheme + "\" in " + std::string(text));
+  if (url.scheme != "http")
+    return InvalidArgument("unsupported URL scheme \"" + url.scheme + "\" in " + std::string(text));
   auto slash = rest.find('/');
   std::string_view hostport = rest.substr(0, slash);
   if (slash != std::string_view::npos) url.path = std::string(rest.substr(slash));
@@ -45,7 +46,9 @@ Result<Url> Url::Parse(std::string_view text) {
   return url;
 }
 
-std::string Url::ToString() const { return scheme + "://" + host + ":" + port + path; }
+std::string Url::ToString() const {
+  return scheme + "://" + host + ":" + port + path;
+}
 
 struct HttpClient::Connection {
   net::io_context ioc;
@@ -90,7 +93,8 @@ Result<HttpResponse> HttpClient::Request(std::string_view method, const std::str
       if (ec) return Status(ErrorCode::kUnavailable, "cannot resolve " + base_.host + ": " + ec.message());
       conn_->stream.expires_after(timeout_);
       conn_->stream.connect(endpoints, ec);
-      if (ec) return Status(ErrorCode::kUnavailable, "cannot connect to " + base_.ToString() + ": " + ec.message());
+      if (ec)
+        return Status(ErrorCode::kUnavailable, "cannot connect to " + base_.ToString() + ": " + ec.message());
       conn_->open = true;
     }
     conn_->stream.expires_after(timeout_);
@@ -136,7 +140,8 @@ Result<HttpResponse> HttpClient::RequestWithProgress(std::string_view method, co
       if (ec) return Status(ErrorCode::kUnavailable, "cannot resolve " + base_.host + ": " + ec.message());
       conn_->stream.expires_after(timeout_);
       conn_->stream.connect(endpoints, ec);
-      if (ec) return Status(ErrorCode::kUnavailable, "cannot connect to " + base_.ToString() + ": " + ec.message());
+      if (ec)
+        return Status(ErrorCode::kUnavailable, "cannot connect to " + base_.ToString() + ": " + ec.message());
       conn_->open = true;
     }
 

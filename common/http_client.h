@@ -19,7 +19,7 @@ struct Url {
   std::string scheme;  // "http" (https arrives with TLS support)
   std::string host;
   std::string port;
-  std::string path;    // path prefix, without a trailing '/', may be empty
+  std::string path;  // path prefix, without a trailing '/', may be empty
 
   // Accepts "http://host:port[/prefix]" and "host:port".
   static Result<Url> Parse(std::string_view text);

@@ -61,12 +61,10 @@ struct AllocEdge {
   A to;
 };
 constexpr AllocEdge kAllocEdges[] = {
-    {A::kPending, A::kAssigned},     {A::kAssigned, A::kStarting},
-    {A::kStarting, A::kRunning},     {A::kAssigned, A::kRunning},
-    {A::kPending, A::kTerminated},   {A::kAssigned, A::kTerminating},
-    {A::kStarting, A::kTerminating}, {A::kRunning, A::kTerminating},
-    {A::kAssigned, A::kTerminated},  {A::kStarting, A::kTerminated},
-    {A::kRunning, A::kTerminated},   {A::kTerminating, A::kTerminated},
+    {A::kPending, A::kAssigned},     {A::kAssigned, A::kStarting},   {A::kStarting, A::kRunning},
+    {A::kAssigned, A::kRunning},     {A::kPending, A::kTerminated},  {A::kAssigned, A::kTerminating},
+    {A::kStarting, A::kTerminating}, {A::kRunning, A::kTerminating}, {A::kAssigned, A::kTerminated},
+    {A::kStarting, A::kTerminated},  {A::kRunning, A::kTerminated},  {A::kTerminating, A::kTerminated},
 };
 
 }  // namespace
@@ -95,8 +93,12 @@ std::optional<AllocationState> ParseAllocationState(std::string_view s) {
   return std::nullopt;
 }
 
-bool IsTerminal(RunState s) { return s == R::kCompleted || s == R::kCanceled || s == R::kError; }
-bool IsTerminal(AllocationState s) { return s == A::kTerminated; }
+bool IsTerminal(RunState s) {
+  return s == R::kCompleted || s == R::kCanceled || s == R::kError;
+}
+bool IsTerminal(AllocationState s) {
+  return s == A::kTerminated;
+}
 
 bool CanTransition(RunState from, RunState to) {
   for (const auto& e : kRunEdges)

@@ -4,17 +4,28 @@ namespace ring {
 
 const char* ErrorCodeName(ErrorCode code) {
   switch (code) {
-    case ErrorCode::kOk: return "ok";
-    case ErrorCode::kInvalidArgument: return "invalid_argument";
-    case ErrorCode::kInvalidConfig: return "invalid_config";
-    case ErrorCode::kUnauthenticated: return "unauthenticated";
-    case ErrorCode::kPermissionDenied: return "permission_denied";
-    case ErrorCode::kNotFound: return "not_found";
-    case ErrorCode::kConflict: return "conflict";
-    case ErrorCode::kTooLarge: return "too_large";
-    case ErrorCode::kUnavailable: return "unavailable";
-    case ErrorCode::kTimeout: return "timeout";
-    case ErrorCode::kInternal: return "internal";
+    case ErrorCode::kOk:
+      return "ok";
+    case ErrorCode::kInvalidArgument:
+      return "invalid_argument";
+    case ErrorCode::kInvalidConfig:
+      return "invalid_config";
+    case ErrorCode::kUnauthenticated:
+      return "unauthenticated";
+    case ErrorCode::kPermissionDenied:
+      return "permission_denied";
+    case ErrorCode::kNotFound:
+      return "not_found";
+    case ErrorCode::kConflict:
+      return "conflict";
+    case ErrorCode::kTooLarge:
+      return "too_large";
+    case ErrorCode::kUnavailable:
+      return "unavailable";
+    case ErrorCode::kTimeout:
+      return "timeout";
+    case ErrorCode::kInternal:
+      return "internal";
   }
   return "internal";
 }

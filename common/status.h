@@ -39,16 +39,26 @@ class [[nodiscard]] Status {
   std::string message_;
 };
 
-inline Status InvalidArgument(std::string m) { return {ErrorCode::kInvalidArgument, std::move(m)}; }
-inline Status NotFound(std::string m) { return {ErrorCode::kNotFound, std::move(m)}; }
-inline Status Conflict(std::string m) { return {ErrorCode::kConflict, std::move(m)}; }
-inline Status Internal(std::string m) { return {ErrorCode::kInternal, std::move(m)}; }
-inline Status Unavailable(std::string m) { return {ErrorCode::kUnavailable, std::move(m)}; }
+inline Status InvalidArgument(std::string m) {
+  return {ErrorCode::kInvalidArgument, std::move(m)};
+}
+inline Status NotFound(std::string m) {
+  return {ErrorCode::kNotFound, std::move(m)};
+}
+inline Status Conflict(std::string m) {
+  return {ErrorCode::kConflict, std::move(m)};
+}
+inline Status Internal(std::string m) {
+  return {ErrorCode::kInternal, std::move(m)};
+}
+inline Status Unavailable(std::string m) {
+  return {ErrorCode::kUnavailable, std::move(m)};
+}
 
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : value_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  Result(T value) : value_(std::move(value)) {}          // NOLINT(google-explicit-constructor)
   Result(Status status) : status_(std::move(status)) {}  // NOLINT(google-explicit-constructor)
 
   bool ok() const { return status_.ok(); }
