@@ -6,7 +6,10 @@
 // due), resumes from the latest checkpoint bit for bit, and checkpoints and
 // exits 0 when the platform asks it to stop (pause, preemption).
 //
-// Exit codes: 0 trained, 2 bad hyperparameters or environment, 3 diverged.
+// Exit codes: 0 trained (or stopped when asked, after checkpointing), 2 bad
+// hyperparameters or environment, 3 diverged, 4 other errors (e.g. a
+// corrupted checkpoint), 5 the master ended this allocation or stayed
+// unreachable (the platform restarts the trial from its latest checkpoint).
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -30,8 +33,8 @@ struct Hparams {
   int64_t batch_size = 0;
   int64_t report_every = 0;
   double momentum = 0;
-  int64_t checkpoint_every = 0;  // 0: only when due and at the end
-  int64_t batch_sleep_ms = 0;    // slows training down (demos, fault tests); no effect on results
+  int64_t checkpoint_every = 100;  // 0: only when min_checkpoint_period is due, and at the end
+  int64_t batch_sleep_ms = 0;      // slows training down (demos, fault tests); no effect on results
 };
 
 // The training loop's own state between batches, saved beside the model's.
@@ -62,13 +65,24 @@ std::string ReadAll(const std::filesystem::path& p) {
   return ss.str();
 }
 
+void WriteFile(const std::filesystem::path& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << bytes;
+  out.close();
+  if (!out) throw ring::trial::CheckpointError("cannot write " + path.string());
+}
+
+// model.bin: the model's state (binary, little-endian). loop.txt: the loop's,
+// integers only (the loss sum as its IEEE-754 bits), so both are exact and a
+// state gives the same bytes every time.
 void SaveCheckpoint(ring::trial::Context& ctx, const quadratic::LinearRegression& model,
                     const LoopState& loop) {
   ctx.checkpoints().save(loop.batch, [&](const std::filesystem::path& dir) {
-    std::ofstream(dir / "model.bin", std::ios::binary) << model.SaveState();
-    // Integers only (the loss sum as its IEEE-754 bits), so the file is exact.
-    std::ofstream(dir / "loop.txt") << loop.batch << ' ' << Bits(loop.loss_sum) << ' ' << loop.loss_count
-                                    << ' ' << loop.reports << ' ' << loop.validated_at << '\n';
+    WriteFile(dir / "model.bin", model.SaveState());
+    std::ostringstream text;
+    text << loop.batch << ' ' << Bits(loop.loss_sum) << ' ' << loop.loss_count << ' ' << loop.reports << ' '
+         << loop.validated_at << '\n';
+    WriteFile(dir / "loop.txt", text.str());
   });
 }
 
@@ -79,6 +93,10 @@ void RestoreCheckpoint(const ring::trial::CheckpointInfo& info, quadratic::Linea
   uint64_t loss_bits = 0;
   if (!(in >> loop.batch >> loss_bits >> loop.loss_count >> loop.reports >> loop.validated_at))
     throw ring::trial::CheckpointError("checkpoint " + info.uuid + ": loop.txt is malformed");
+  if (loop.batch != info.batches)
+    throw ring::trial::CheckpointError("checkpoint " + info.uuid + " is registered at " +
+                                       std::to_string(info.batches) + " batches but holds batch " +
+                                       std::to_string(loop.batch));
   loop.loss_sum = FromBits(loss_bits);
 }
 
@@ -90,7 +108,7 @@ Hparams ReadHparams(const ring::trial::Context& ctx) {
   h.batch_size = ctx.hparam<int64_t>("batch_size");
   h.report_every = ctx.hparam<int64_t>("report_every");
   h.momentum = ctx.hparam<double>("momentum", 0.0);
-  h.checkpoint_every = ctx.hparam<int64_t>("checkpoint_every", 0);
+  h.checkpoint_every = ctx.hparam<int64_t>("checkpoint_every", h.checkpoint_every);
   h.batch_sleep_ms = ctx.hparam<int64_t>("batch_sleep_ms", 0);
   if (h.checkpoint_every < 0)
     throw HparamError("checkpoint_every must not be negative, got " + std::to_string(h.checkpoint_every));
@@ -120,7 +138,7 @@ int Train(ring::trial::Context& ctx) {
       static_cast<long long>(total), h.learning_rate, static_cast<long long>(h.batch_size), h.momentum);
 
   LoopState loop;
-  if (auto latest = ctx.checkpoints().latest()) {
+  if (auto latest = ctx.checkpoints().latest_verified()) {
     RestoreCheckpoint(*latest, model, loop);
     std::printf("quadratic: resumed from checkpoint %s at batch %lld\n", latest->uuid.c_str(),
                 static_cast<long long>(loop.batch));
@@ -184,6 +202,18 @@ int main(int argc, char** argv) {
   try {
     auto ctx = ring::trial::Context::from_environment(argc, argv);
     return Train(ctx);
+  } catch (const ring::trial::AllocationEndedError& e) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "quadratic_trial: stopping: %s\n", e.what());
+    return 5;
+  } catch (const ring::trial::MasterUnreachableError& e) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "quadratic_trial: stopping: %s\n", e.what());
+    return 5;
+  } catch (const ring::trial::CheckpointError& e) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "quadratic_trial: error: %s\n", e.what());
+    return 4;
   } catch (const ring::trial::TrialError& e) {
     std::fflush(stdout);
     std::fprintf(stderr, "quadratic_trial: error: %s\n", e.what());

@@ -46,3 +46,20 @@ ring_add_test(runtime_checkpoints_test LABEL unit
   SOURCES ${ring_runtime_tests_dir}/runtime_checkpoints_test.cc
   LIBS ringtrial)
 target_include_directories(runtime_checkpoints_test PRIVATE ${CMAKE_CURRENT_LIST_DIR}/..)
+
+ring_add_test(runtime_preemption_test LABEL unit
+  SOURCES ${ring_runtime_tests_dir}/runtime_preemption_test.cc
+  LIBS ringtrial)
+target_include_directories(runtime_preemption_test PRIVATE ${CMAKE_CURRENT_LIST_DIR}/..)
+
+ring_add_test(runtime_quadratic_resume_test LABEL unit TIMEOUT 180
+  SOURCES ${ring_runtime_tests_dir}/runtime_quadratic_resume_test.cc)
+target_compile_definitions(runtime_quadratic_resume_test PRIVATE QUADRATIC_TRIAL_PATH="$<TARGET_FILE:quadratic_trial>")
+target_include_directories(runtime_quadratic_resume_test PRIVATE ${CMAKE_CURRENT_LIST_DIR}/..)
+target_link_libraries(runtime_quadratic_resume_test PRIVATE nlohmann_json::nlohmann_json)
+add_dependencies(runtime_quadratic_resume_test quadratic_trial)
+
+ring_add_test(runtime_checkpoint_registration_test LABEL unit
+  SOURCES ${ring_runtime_tests_dir}/runtime_checkpoint_registration_test.cc
+  LIBS ringtrial)
+target_include_directories(runtime_checkpoint_registration_test PRIVATE ${CMAKE_CURRENT_LIST_DIR}/..)

@@ -1,70 +1,26 @@
-// Checkpoints and preemption of the trial runtime: atomic writes, SHA-256
-// verification on restore, registration with retries and fencing, and the
-// preemption long poll — locally and against an in-test master.
+// Checkpoints of the trial runtime in local mode: atomic writes, the
+// manifest, SHA-256 verification on restore (naming the file and both
+// checksums), the minimum period and the storage configuration.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
-#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <thread>
 
-#include "ring/trial/trial.h"
-#include "unit/cli_fake_master.h"
+#include "unit/runtime_checkpoint_fixture.h"
 
 namespace ring::trial {
 namespace {
 
 namespace fs = std::filesystem;
+using checkpoint_testing::ReadFile;
 using ring::testing::FakeHttpServer;
+using ring::testing::FakeRequest;
 using ring::testing::FakeResponse;
 
-class RuntimeCheckpointsTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    root_ = fs::temp_directory_path() / ("runtime-ckpt-" + std::to_string(::getpid()) + "-" +
-                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(root_);
-  }
-  void TearDown() override { fs::remove_all(root_); }
-
-  Context Local(std::vector<std::string> extra = {}) {
-    std::vector<std::string> args = {"trial", "--checkpoint-dir", root_.string()};
-    args.insert(args.end(), extra.begin(), extra.end());
-    std::vector<const char*> argv;
-    for (auto& a : args) argv.push_back(a.c_str());
-    return Context::from_environment(static_cast<int>(argv.size()), argv.data(), {}, Options());
-  }
-
-  Context Cluster(const std::string& url, const std::string& resume = "") {
-    Environment env = {{"RING_MASTER_URL", url},
-                       {"RING_ALLOCATION_ID", "3.0"},
-                       {"RING_ALLOCATION_TOKEN", "tok"},
-                       {"RING_TRIAL_ID", "3"},
-                       {"RING_MAX_LENGTH_BATCHES", "10"},
-                       {"RING_API_RETRY_SECONDS", "5"},
-                       {"RING_CHECKPOINT_STORAGE", R"({"type":"shared_fs","host_path":")" + root_.string() +
-                                                       R"(","storage_path":"exp"})"}};
-    if (!resume.empty()) env["RING_LATEST_CHECKPOINT"] = resume;
-    const char* argv[] = {"trial"};
-    return Context::from_environment(1, argv, env, Options());
-  }
-
-  ContextOptions Options() {
-    ContextOptions o;
-    o.local_out = &quiet_;
-    o.diagnostics = &quiet_;
-    return o;
-  }
-
-  static void WriteState(const fs::path& dir, const std::string& text) {
-    fs::create_directories(dir / "sub");
-    std::ofstream(dir / "state.bin", std::ios::binary) << text;
-    std::ofstream(dir / "sub" / "extra.txt") << "extra";
-  }
-
-  fs::path root_;
-  std::ostringstream quiet_;
-};
+class RuntimeCheckpointsTest : public checkpoint_testing::CheckpointTest {};
 
 TEST_F(RuntimeCheckpointsTest, SaveThenRestoreVerifiesEveryFile) {
   std::string uuid;
@@ -73,20 +29,36 @@ TEST_F(RuntimeCheckpointsTest, SaveThenRestoreVerifiesEveryFile) {
     uuid =
         ctx.checkpoints().save(40, [](const fs::path& dir) { WriteState(dir, "weights"); }, {{"note", "hi"}});
   }
-  EXPECT_TRUE(fs::exists(root_ / uuid / "state.bin"));
-  for (const auto& e : fs::directory_iterator(root_))
-    EXPECT_NE(e.path().filename().string().rfind(".tmp-", 0), 0u) << "a temporary directory was left";
+  EXPECT_EQ(uuid.size(), 36u);
+  EXPECT_EQ(uuid[14], '4') << "not a version 4 uuid: " << uuid;
+  EXPECT_EQ(Entries(root_), std::vector<std::string>{uuid}) << "a temporary directory was left";
+  auto manifest = nlohmann::json::parse(ReadFile(root_ / uuid / kCheckpointManifest));
+  EXPECT_EQ(manifest["batches"], 40);
+  EXPECT_EQ(manifest["resources"].size(), 2u);
+
   auto ctx = Local({"--resume", (root_ / uuid).string()});
-  auto latest = ctx.checkpoints().latest();
+  auto latest = ctx.checkpoints().latest_verified();
   ASSERT_TRUE(latest.has_value());
   EXPECT_EQ(latest->uuid, uuid);
+  EXPECT_EQ(latest->path, root_ / uuid);
   EXPECT_EQ(latest->batches, 40);
   EXPECT_EQ(latest->metadata["note"], "hi");
   ASSERT_EQ(latest->files.size(), 2u);
   EXPECT_EQ(latest->files[0].path, "state.bin");
   EXPECT_EQ(latest->files[0].size, 7u);
-  EXPECT_EQ(latest->files[0].sha256, Sha256File(root_ / uuid / "state.bin"));
+  EXPECT_EQ(latest->files[0].sha256,
+            "9a129038d9a00aed0cf6a7ea059ca50a813449061ab87848cf1a13eafdf33b2c");  // SHA-256("weights")
   EXPECT_EQ(latest->files[1].path, "sub/extra.txt");
+  EXPECT_EQ(ctx.checkpoints().restore(*latest).batches, 40);
+}
+
+TEST_F(RuntimeCheckpointsTest, Sha256MatchesKnownDigests) {
+  fs::create_directories(root_);
+  std::ofstream(root_ / "empty", std::ios::binary).close();
+  std::ofstream(root_ / "abc", std::ios::binary) << "abc";
+  EXPECT_EQ(Sha256File(root_ / "empty"), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(Sha256File(root_ / "abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  EXPECT_THROW(Sha256File(root_ / "missing"), CheckpointError);
 }
 
 TEST_F(RuntimeCheckpointsTest, AWriterThatThrowsLeavesNothing) {
@@ -97,31 +69,68 @@ TEST_F(RuntimeCheckpointsTest, AWriterThatThrowsLeavesNothing) {
                                         throw std::runtime_error("disk full");
                                       }),
                std::runtime_error);
-  EXPECT_TRUE(!fs::exists(root_) || fs::is_empty(root_));
+  EXPECT_TRUE(Entries(root_).empty());
   EXPECT_FALSE(ctx.checkpoints().latest().has_value());
 }
 
-TEST_F(RuntimeCheckpointsTest, CorruptedOrMissingFilesAreRefusedNamingTheFile) {
+TEST_F(RuntimeCheckpointsTest, CorruptedOrMissingFilesAreRefusedNamingTheFileAndBothChecksums) {
   std::string uuid;
   {
     auto ctx = Local();
     uuid = ctx.checkpoints().save(5, [](const fs::path& dir) { WriteState(dir, "abcdef"); });
   }
+  const std::string good = Sha256File(root_ / uuid / "state.bin");
   {
     std::fstream f(root_ / uuid / "state.bin", std::ios::in | std::ios::out | std::ios::binary);
     f.seekp(2);
     f.put('X');
   }
+  const std::string bad = Sha256File(root_ / uuid / "state.bin");
   auto ctx = Local({"--resume", (root_ / uuid).string()});
+  auto latest = ctx.checkpoints().latest();  // reads the registration only
+  ASSERT_TRUE(latest.has_value());
   try {
-    ctx.checkpoints().latest();
+    ctx.checkpoints().restore(*latest);
     FAIL() << "a corrupted checkpoint was accepted";
   } catch (const CheckpointError& e) {
-    EXPECT_NE(std::string(e.what()).find("state.bin"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("sha256"), std::string::npos) << e.what();
+    const std::string what = e.what();
+    EXPECT_NE(what.find("state.bin"), std::string::npos) << what;
+    EXPECT_NE(what.find(good), std::string::npos) << what;
+    EXPECT_NE(what.find(bad), std::string::npos) << what;
   }
-  fs::remove(root_ / uuid / "sub" / "extra.txt");
+  EXPECT_THROW(ctx.checkpoints().latest_verified(), CheckpointError);
   std::fstream(root_ / uuid / "state.bin", std::ios::in | std::ios::out | std::ios::binary).seekp(2).put('c');
+  EXPECT_NO_THROW(ctx.checkpoints().latest_verified());
+  fs::remove(root_ / uuid / "sub" / "extra.txt");
+  try {
+    ctx.checkpoints().latest_verified();
+    FAIL() << "a checkpoint with a missing file was accepted";
+  } catch (const CheckpointError& e) {
+    EXPECT_NE(std::string(e.what()).find("sub/extra.txt is missing"), std::string::npos) << e.what();
+  }
+  std::ofstream(root_ / uuid / "sub" / "extra.txt") << "extra!";  // other size
+  EXPECT_THROW(ctx.checkpoints().latest_verified(), CheckpointError);
+}
+
+TEST_F(RuntimeCheckpointsTest, WritersMayNotLeaveLinksOrTheManifest) {
+  auto ctx = Local();
+  EXPECT_THROW(ctx.checkpoints().save(1,
+                                      [](const fs::path& dir) {
+                                        WriteState(dir, "x");
+                                        fs::create_symlink("/etc/passwd", dir / "link");
+                                      }),
+               CheckpointError);
+  EXPECT_THROW(ctx.checkpoints().save(
+                   1, [](const fs::path& dir) { std::ofstream(dir / kCheckpointManifest) << "{}"; }),
+               CheckpointError);
+  EXPECT_TRUE(Entries(root_).empty());
+}
+
+TEST_F(RuntimeCheckpointsTest, ARegistrationNamingFilesOutsideTheCheckpointIsRefused) {
+  fs::create_directories(root_ / "c1");
+  std::ofstream(root_ / "c1" / kCheckpointManifest)
+      << R"({"batches":1,"resources":[{"path":"../secret","size":1,"sha256":"00"}]})";
+  auto ctx = Local({"--resume", (root_ / "c1").string()});
   EXPECT_THROW(ctx.checkpoints().latest(), CheckpointError);
 }
 
@@ -131,77 +140,33 @@ TEST_F(RuntimeCheckpointsTest, DueFollowsTheMinimumPeriod) {
   Checkpoints with_period(std::make_unique<SharedFsStorage>(root_), nullptr, {}, 100);
   EXPECT_FALSE(with_period.due(99));
   EXPECT_TRUE(with_period.due(100));
-  with_period.save(150, [](const fs::path& dir) { WriteState(dir, "s"); });
+  const std::string uuid = with_period.save(150, [](const fs::path& dir) { WriteState(dir, "s"); });
   EXPECT_FALSE(with_period.due(200));
   EXPECT_TRUE(with_period.due(250));
+  // A resumed run counts from the checkpoint it resumed from.
+  Checkpoints resumed(std::make_unique<SharedFsStorage>(root_), nullptr, root_ / uuid, 100);
+  ASSERT_TRUE(resumed.latest_verified().has_value());
+  EXPECT_FALSE(resumed.due(249));
+  EXPECT_TRUE(resumed.due(250));
 }
 
-TEST_F(RuntimeCheckpointsTest, RegistrationIsRetriedThenVerifiedAgainstTheMaster) {
-  std::atomic<int> posts{0};
-  nlohmann::json registered;
-  FakeHttpServer master([&](const ring::testing::FakeRequest& req) {
-    if (req.method == "POST" && req.target == "/api/v1/allocations/3.0/checkpoints") {
-      if (++posts <= 2) return FakeResponse{503, R"({"error":{"code":"unavailable","message":"busy"}})"};
-      registered = nlohmann::json::parse(req.body);
-      return FakeResponse{201, R"({"uuid":"x"})"};
-    }
-    if (req.method == "GET" && req.target.rfind("/api/v1/allocations/3.0/checkpoints/", 0) == 0)
-      return FakeResponse{200, registered.dump()};
-    return FakeResponse{200, R"({"preempt":false})"};
-  });
-  std::string uuid;
-  {
-    auto ctx = Cluster(master.url());
-    uuid = ctx.checkpoints().save(7, [](const fs::path& dir) { WriteState(dir, "cluster"); });
-  }
-  EXPECT_EQ(posts.load(), 3);
-  EXPECT_EQ(registered["uuid"], uuid);
-  EXPECT_EQ(registered["batches"], 7);
-  EXPECT_EQ(registered["resources"].size(), 2u);
-  EXPECT_TRUE(fs::exists(root_ / "exp" / uuid / "state.bin"));
-  auto ctx = Cluster(master.url(), (root_ / "exp" / uuid).string());
-  auto latest = ctx.checkpoints().latest();
-  ASSERT_TRUE(latest.has_value());
-  EXPECT_EQ(latest->batches, 7);
-}
-
-TEST_F(RuntimeCheckpointsTest, AFencedOutAllocationCannotRegister) {
-  FakeHttpServer master([](const ring::testing::FakeRequest&) {
-    return FakeResponse{409, R"({"error":{"code":"conflict","message":"allocation 3.0 has ended"}})"};
-  });
-  auto ctx = Cluster(master.url());
-  try {
-    ctx.checkpoints().save(1, [](const fs::path& dir) { WriteState(dir, "late"); });
-    FAIL() << "registration of an ended allocation succeeded";
-  } catch (const CheckpointError& e) {
-    EXPECT_NE(std::string(e.what()).find("409"), std::string::npos) << e.what();
-  }
-}
-
-TEST_F(RuntimeCheckpointsTest, PreemptionIsSeenAndAcknowledged) {
-  std::atomic<bool> asked{false};
-  std::atomic<int> acks{0};
-  FakeHttpServer master([&](const ring::testing::FakeRequest& req) {
-    if (req.target.rfind("/api/v1/allocations/3.0/preemption?", 0) == 0)
-      return FakeResponse{200, asked ? R"({"preempt":true})" : R"({"preempt":false})"};
-    if (req.target == "/api/v1/allocations/3.0/preemption/ack") {
-      ++acks;
-      return FakeResponse{200, "{}"};
-    }
-    return FakeResponse{200, "{}"};
-  });
-  auto ctx = Cluster(master.url());
-  EXPECT_FALSE(ctx.preempt().should_preempt());
-  asked = true;
-  bool seen = false;
-  for (int i = 0; i < 100 && !seen; ++i) {
-    seen = ctx.preempt().should_preempt();
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  EXPECT_TRUE(seen);
-  ctx.preempt().acknowledge();
-  ctx.preempt().acknowledge();  // once is enough
-  EXPECT_EQ(acks.load(), 1);
+TEST_F(RuntimeCheckpointsTest, StorageComesFromTheEnvironmentAndBadOnesAreRefused) {
+  auto storage =
+      MakeCheckpointStorage({{"type", "shared_fs"}, {"host_path", "/data/ck"}, {"storage_path", ""}});
+  EXPECT_EQ(dynamic_cast<SharedFsStorage&>(*storage).root(), fs::path("/data/ck"));
+  storage = MakeCheckpointStorage({{"host_path", "/data/ck"}, {"storage_path", "a/b"}});
+  EXPECT_EQ(dynamic_cast<SharedFsStorage&>(*storage).root(), fs::path("/data/ck/a/b"));
+  EXPECT_THROW(MakeCheckpointStorage({{"type", "s3"}, {"bucket", "b"}}), ConfigError);
+  EXPECT_THROW(MakeCheckpointStorage({{"type", "shared_fs"}}), ConfigError);
+  EXPECT_THROW(MakeCheckpointStorage({{"host_path", "relative"}}), ConfigError);
+  EXPECT_THROW(MakeCheckpointStorage({{"host_path", "/x"}, {"storage_path", "/abs"}}), ConfigError);
+  EXPECT_THROW(MakeCheckpointStorage(nlohmann::json::array()), ConfigError);
+  Environment env = {{"RING_MASTER_URL", "http://127.0.0.1:1"},
+                     {"RING_ALLOCATION_ID", "3.0"},
+                     {"RING_ALLOCATION_TOKEN", "tok"},
+                     {"RING_CHECKPOINT_STORAGE", "not json"}};
+  const char* argv[] = {"trial"};
+  EXPECT_THROW(Context::from_environment(1, argv, env, Options()), ConfigError);
 }
 
 }  // namespace

@@ -25,12 +25,26 @@ struct TrialRun {
   std::string err;
 };
 
+// A fresh folder below the test temp dir, removed at exit of the test binary.
+std::string TempFolder(const std::string& what) {
+  static int folders = 0;
+  auto p = std::filesystem::path(::testing::TempDir()) /
+           ("quadratic-" + what + "-" + std::to_string(::getpid()) + "-" + std::to_string(++folders));
+  std::filesystem::remove_all(p);
+  return p.string();
+}
+
 TrialRun RunTrial(const std::string& args, const std::string& env = "-u RING_MASTER_URL") {
   // One file per run: ctest runs the tests of this binary in parallel processes.
   static int runs = 0;
   std::string err_path = ::testing::TempDir() + "/quadratic_stderr." + std::to_string(::getpid()) + "." +
                          std::to_string(++runs) + ".txt";
-  std::string cmd = "env " + env + " '" + QUADRATIC_TRIAL_PATH + "' " + args + " 2>'" + err_path + "'";
+  // Local runs checkpoint every 100 batches by default: keep them out of the working directory.
+  std::string ckpt;
+  if (env.find("RING_MASTER_URL=") == std::string::npos && args.find("--checkpoint-dir") == std::string::npos)
+    ckpt = TempFolder("ckpt");
+  std::string cmd = "env " + env + " '" + QUADRATIC_TRIAL_PATH + "' " + args +
+                    (ckpt.empty() ? "" : " --checkpoint-dir '" + ckpt + "'") + " 2>'" + err_path + "'";
   TrialRun run;
   FILE* pipe = ::popen(cmd.c_str(), "r");
   if (!pipe) return run;
@@ -43,6 +57,7 @@ TrialRun RunTrial(const std::string& args, const std::string& env = "-u RING_MAS
   err << std::ifstream(err_path).rdbuf();
   run.err = err.str();
   std::remove(err_path.c_str());
+  if (!ckpt.empty()) std::filesystem::remove_all(ckpt);
   return run;
 }
 
@@ -134,12 +149,11 @@ TEST(QuadraticTrialTest, ClusterModePostsMetricsToTheMaster) {
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_NE(run.out.find("quadratic: trial 4, seed 3, 200 batches"), std::string::npos) << run.out;
   std::vector<std::pair<std::string, int64_t>> reports;
-  int checkpoints = 0;
+  std::vector<int64_t> checkpoints;
   for (const auto& req : master.requests()) {
     EXPECT_EQ(req.headers.at("authorization"), "Bearer tok");
     if (req.target == "/api/v1/allocations/4.1/checkpoints") {
-      ++checkpoints;  // the final checkpoint, registered after it was written
-      EXPECT_EQ(nlohmann::json::parse(req.body)["batches"], 200);
+      checkpoints.push_back(nlohmann::json::parse(req.body)["batches"]);  // every checkpoint_every (100)
       continue;
     }
     if (req.target != "/api/v1/allocations/4.1/metrics") continue;  // e.g. the preemption long poll
@@ -153,7 +167,7 @@ TEST(QuadraticTrialTest, ClusterModePostsMetricsToTheMaster) {
       reports,
       (Reports{
           {"training", 50}, {"training", 100}, {"training", 150}, {"training", 200}, {"validation", 200}}));
-  EXPECT_EQ(checkpoints, 1);
+  EXPECT_EQ(checkpoints, (std::vector<int64_t>{100, 200}));
   std::filesystem::remove_all(storage);
 }
 

@@ -213,6 +213,46 @@ TEST(RuntimeReporterTest, EndedAllocationStopsSending) {
   EXPECT_TRUE(state->acknowledged.empty());
 }
 
+TEST(RuntimeReporterTest, GivesUpAfterTheRetryBudgetAndDropsWhatIsLeft) {
+  auto state = std::make_shared<FakeSinkState>();
+  state->failures_left = 1000000;  // the master never comes back
+  auto options = FastOptions();
+  options.retry_for = 60ms;
+  std::vector<std::string> warnings;
+  std::mutex warnings_mutex;
+  options.warn = [&](const std::string& w) {
+    std::lock_guard lock(warnings_mutex);
+    warnings.push_back(w);
+  };
+  MetricsReporter reporter(std::make_unique<FakeSink>(state), options);
+  const auto start = std::chrono::steady_clock::now();
+  reporter.enqueue(Report(1));
+  reporter.enqueue(Report(2));
+  EXPECT_FALSE(reporter.flush(5s));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 2s);
+  EXPECT_TRUE(reporter.master_unreachable());
+  EXPECT_FALSE(reporter.allocation_ended());
+  reporter.enqueue(Report(3));  // dropped at once
+  EXPECT_FALSE(reporter.flush(1s));
+  EXPECT_EQ(reporter.stats().dropped, 3u);
+  EXPECT_EQ(reporter.stats().acknowledged, 0u);
+  {
+    std::lock_guard lock(state->mutex);
+    EXPECT_GE(state->attempts.size(), 3u) << "transient failures are retried until the budget is spent";
+  }
+  // The warning is written just after the reports are settled.
+  for (int i = 0; i < 200; ++i) {
+    {
+      std::lock_guard lock(warnings_mutex);
+      if (!warnings.empty()) break;
+    }
+    std::this_thread::sleep_for(5ms);
+  }
+  std::lock_guard lock(warnings_mutex);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("did not acknowledge"), std::string::npos) << warnings[0];
+}
+
 TEST(RuntimeReporterTest, FullQueueBlocksThenThrows) {
   auto state = std::make_shared<FakeSinkState>();
   state->gate_open = false;

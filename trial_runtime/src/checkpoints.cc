@@ -1,9 +1,9 @@
 #include "ring/trial/checkpoints.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <fstream>
 #include <random>
+#include <sstream>
 
 #include "trial_api.h"
 
@@ -11,19 +11,21 @@ namespace ring::trial {
 namespace fs = std::filesystem;
 namespace {
 
-constexpr const char* kManifest = ".ring-checkpoint.json";
-
+// A random (version 4) uuid, all 122 bits from the system's entropy source.
 std::string NewUuid() {
   std::random_device rd;
-  std::mt19937_64 gen((static_cast<uint64_t>(rd()) << 32) ^ rd());
-  uint64_t hi = gen(), lo = gen();
+  uint64_t hi = (static_cast<uint64_t>(rd()) << 32) | rd();
+  uint64_t lo = (static_cast<uint64_t>(rd()) << 32) | rd();
   hi = (hi & 0xffffffffffff0fffull) | 0x0000000000004000ull;  // version 4
   lo = (lo & 0x3fffffffffffffffull) | 0x8000000000000000ull;  // variant 1
-  char buf[37];
-  std::snprintf(buf, sizeof buf, "%08x-%04x-%04x-%04x-%012llx", static_cast<unsigned>(hi >> 32),
-                static_cast<unsigned>((hi >> 16) & 0xffff), static_cast<unsigned>(hi & 0xffff),
-                static_cast<unsigned>(lo >> 48), static_cast<unsigned long long>(lo & 0xffffffffffffull));
-  return buf;
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (int i = 0; i < 32; ++i) {
+    const uint64_t word = i < 16 ? hi : lo;
+    out += kHex[(word >> (60 - 4 * (i % 16))) & 15];
+    if (i == 7 || i == 11 || i == 15 || i == 19) out += '-';
+  }
+  return out;
 }
 
 nlohmann::json FilesJson(const std::vector<CheckpointFile>& files) {
@@ -32,12 +34,69 @@ nlohmann::json FilesJson(const std::vector<CheckpointFile>& files) {
   return out;
 }
 
-std::vector<CheckpointFile> FilesFromJson(const nlohmann::json& j) {
-  std::vector<CheckpointFile> out;
-  if (!j.is_array()) return out;
-  for (const auto& f : j)
-    out.push_back({f.value("path", ""), f.value("size", uint64_t{0}), f.value("sha256", "")});
-  return out;
+// A relative path that stays inside the checkpoint directory.
+bool IsSafeRelativePath(const std::string& text) {
+  if (text.empty()) return false;
+  const fs::path p(text);
+  if (p.is_absolute() || p.has_root_name()) return false;
+  for (const auto& part : p)
+    if (part == ".." || part == ".") return false;
+  return true;
+}
+
+// Reads a registration (the master's record or the manifest) into `info`.
+void ParseRecord(const nlohmann::json& record, const std::string& source, CheckpointInfo& info) {
+  auto bad = [&](const std::string& why) {
+    return CheckpointError("checkpoint " + info.uuid + ": " + source + " " + why);
+  };
+  if (!record.is_object()) throw bad("is not a JSON object");
+  const auto batches = record.find("batches");
+  if (batches == record.end() || !batches->is_number_integer() || batches->get<int64_t>() < 0)
+    throw bad("has no valid \"batches\"");
+  info.batches = batches->get<int64_t>();
+  info.metadata = record.value("metadata", nlohmann::json::object());
+  const auto resources = record.find("resources");
+  if (resources == record.end() || !resources->is_array()) throw bad("has no \"resources\" list");
+  info.files.clear();
+  for (const auto& f : *resources) {
+    if (!f.is_object() || !f.contains("path") || !f["path"].is_string() || !f.contains("size") ||
+        !f["size"].is_number_unsigned() || !f.contains("sha256") || !f["sha256"].is_string())
+      throw bad("has a malformed resource entry " + f.dump());
+    CheckpointFile file{f["path"].get<std::string>(), f["size"].get<uint64_t>(),
+                        f["sha256"].get<std::string>()};
+    if (!IsSafeRelativePath(file.path)) throw bad("names a file outside the checkpoint: " + file.path);
+    info.files.push_back(std::move(file));
+  }
+}
+
+// Every regular file the writer left in `dir`, sorted, with size and SHA-256.
+std::vector<CheckpointFile> ListFiles(const fs::path& dir) {
+  std::vector<CheckpointFile> files;
+  for (const auto& entry : fs::recursive_directory_iterator(dir)) {
+    const std::string rel = fs::relative(entry.path(), dir).generic_string();
+    const auto type = entry.symlink_status().type();
+    if (type == fs::file_type::directory) continue;
+    if (type != fs::file_type::regular)
+      throw CheckpointError("the checkpoint writer left " + rel +
+                            ", which is not a regular file or folder (links are not stored)");
+    if (rel == kCheckpointManifest)
+      throw CheckpointError(std::string("the checkpoint writer must not write ") + kCheckpointManifest +
+                            ": the runtime writes it");
+    files.push_back({rel, static_cast<uint64_t>(entry.file_size()), Sha256File(entry.path())});
+  }
+  std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
+  return files;
+}
+
+// The manifest holds no uuid or time, so the same state gives the same bytes.
+void WriteManifest(const fs::path& dir, int64_t batches, const nlohmann::json& metadata,
+                   const std::vector<CheckpointFile>& files) {
+  const nlohmann::json manifest = {
+      {"batches", batches}, {"metadata", metadata}, {"resources", FilesJson(files)}};
+  std::ofstream out(dir / kCheckpointManifest, std::ios::binary | std::ios::trunc);
+  out << manifest.dump(2) << "\n";
+  out.close();
+  if (!out) throw CheckpointError("cannot write " + (dir / kCheckpointManifest).string());
 }
 
 }  // namespace
@@ -53,74 +112,102 @@ Checkpoints::~Checkpoints() = default;
 
 std::string Checkpoints::save(int64_t batches, const Writer& writer, const nlohmann::json& metadata) {
   if (batches < 0) throw CheckpointError("a checkpoint cannot be at negative batches");
+  if (!metadata.is_object()) throw CheckpointError("checkpoint metadata must be a JSON object");
   const std::string uuid = NewUuid();
-  const fs::path dir = storage_->BeginWrite(uuid);
   std::vector<CheckpointFile> files;
   try {
+    const fs::path dir = storage_->BeginWrite(uuid);
     writer(dir);
-    for (const auto& entry : fs::recursive_directory_iterator(dir)) {
-      if (!entry.is_regular_file()) continue;
-      const std::string rel = fs::relative(entry.path(), dir).generic_string();
-      files.push_back({rel, static_cast<uint64_t>(entry.file_size()), Sha256File(entry.path())});
-    }
-    std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
-    nlohmann::json manifest = {
-        {"uuid", uuid}, {"batches", batches}, {"metadata", metadata}, {"resources", FilesJson(files)}};
-    std::ofstream(dir / kManifest) << manifest.dump(2) << "\n";
+    files = ListFiles(dir);
+    WriteManifest(dir, batches, metadata, files);
+    storage_->Commit(uuid);
   } catch (...) {
     storage_->Abort(uuid);
     throw;
   }
-  const fs::path final_dir = storage_->Commit(uuid);
-  if (api_) {
-    nlohmann::json body = {
-        {"uuid", uuid}, {"batches", batches}, {"resources", FilesJson(files)}, {"metadata", metadata}};
-    auto reply = api_->Call("POST", "/checkpoints", body.dump());
-    if (!reply.ok())
-      throw CheckpointError("checkpoint " + uuid + " at " + std::to_string(batches) +
-                            " batches was written but could not be registered: " +
-                            (reply.status ? "HTTP " + std::to_string(reply.status) + ": " : "") +
-                            reply.error);
-  }
+  if (api_) Register(uuid, batches, files, metadata);
   last_saved_ = batches;
   return uuid;
 }
 
+void Checkpoints::Register(const std::string& uuid, int64_t batches, const std::vector<CheckpointFile>& files,
+                           const nlohmann::json& metadata) {
+  const nlohmann::json body = {
+      {"uuid", uuid}, {"batches", batches}, {"resources", FilesJson(files)}, {"metadata", metadata}};
+  // The same body on every attempt: the master answers 200 to a repeat.
+  const auto reply = api_->Call("POST", "/checkpoints", body.dump());
+  if (reply.ok()) return;
+  const std::string what = "registering checkpoint " + uuid + " at " + std::to_string(batches) + " batches";
+  // A 4xx answer means it is not registered, and never will be: drop the files.
+  // Without an answer it may be, so they stay.
+  if (reply.status >= 400 && reply.status < 500) storage_->Remove(uuid);
+  detail::ThrowIfUnreachableOrEnded(reply, what);
+  throw CheckpointError("the master refused " + what + ": " + detail::Describe(reply));
+}
+
+CheckpointInfo Checkpoints::FetchRecord(const std::string& uuid, const fs::path& dir) {
+  CheckpointInfo info;
+  info.uuid = uuid;
+  info.path = dir;
+  if (api_) {
+    const auto reply = api_->Call("GET", "/checkpoints/" + uuid);
+    if (!reply.ok()) {
+      detail::ThrowIfUnreachableOrEnded(reply, "looking up checkpoint " + uuid);
+      throw CheckpointError("checkpoint " + uuid + " cannot be looked up: " + detail::Describe(reply));
+    }
+    ParseRecord(reply.body, "the master's record", info);
+    if (reply.body.value("uuid", uuid) != uuid)
+      throw CheckpointError("checkpoint " + uuid + ": the master answered with another checkpoint's record");
+  } else {
+    std::ifstream in(dir / kCheckpointManifest, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    const auto manifest = nlohmann::json::parse(text.str(), nullptr, false);
+    if (!in || manifest.is_discarded())
+      throw CheckpointError("checkpoint " + dir.string() + " has no readable " + kCheckpointManifest +
+                            ": it was not completely written");
+    ParseRecord(manifest, kCheckpointManifest, info);
+  }
+  return info;
+}
+
 std::optional<CheckpointInfo> Checkpoints::latest() {
   if (resume_.empty()) return std::nullopt;
-  CheckpointInfo info;
-  info.path = resume_;
-  info.uuid = resume_.filename().string();
-  nlohmann::json record;
-  if (api_) {
-    auto reply = api_->Call("GET", "/checkpoints/" + info.uuid);
-    if (!reply.ok() || !reply.body.is_object())
-      throw CheckpointError("checkpoint " + info.uuid + " cannot be looked up: " + reply.error);
-    record = reply.body;
-  } else {
-    std::ifstream in(resume_ / kManifest);
-    record = nlohmann::json::parse(in, nullptr, false);
-    if (!in || record.is_discarded() || !record.is_object())
-      throw CheckpointError("checkpoint " + resume_.string() + " has no readable " + kManifest);
-  }
-  info.batches = record.value("batches", int64_t{0});
-  info.metadata = record.value("metadata", nlohmann::json::object());
-  info.files = FilesFromJson(record.value("resources", nlohmann::json::array()));
+  const fs::path dir = resume_.has_filename() ? resume_ : resume_.parent_path();  // "dir/" too
+  CheckpointInfo info = FetchRecord(dir.filename().string(), dir);
+  last_saved_ = info.batches;
+  return info;
+}
+
+CheckpointInfo Checkpoints::restore(const CheckpointInfo& wanted) {
+  return Verify(FetchRecord(wanted.uuid, wanted.path));
+}
+
+CheckpointInfo Checkpoints::Verify(CheckpointInfo info) {
   for (const auto& f : info.files) {
-    const fs::path p = resume_ / f.path;
+    const fs::path p = info.path / f.path;
+    auto fail = [&](const std::string& why) {
+      return CheckpointError("checkpoint " + info.uuid + ": file " + f.path + " " + why);
+    };
     std::error_code ec;
+    const auto status = fs::symlink_status(p, ec);
+    if (ec || !fs::is_regular_file(status)) throw fail("is missing (" + p.string() + ")");
     const auto size = fs::file_size(p, ec);
-    if (ec) throw CheckpointError("checkpoint " + info.uuid + ": file " + f.path + " is missing");
+    if (ec) throw fail("cannot be read: " + ec.message());
     if (size != f.size)
-      throw CheckpointError("checkpoint " + info.uuid + ": file " + f.path + " has " + std::to_string(size) +
-                            " bytes, expected " + std::to_string(f.size));
+      throw fail("has " + std::to_string(size) + " bytes, expected " + std::to_string(f.size) + " (sha256 " +
+                 Sha256File(p) + ", expected " + f.sha256 + ")");
     const std::string sha = Sha256File(p);
-    if (sha != f.sha256)
-      throw CheckpointError("checkpoint " + info.uuid + ": file " + f.path + " is corrupted: sha256 " + sha +
-                            ", expected " + f.sha256);
+    if (sha != f.sha256) throw fail("is corrupted: sha256 " + sha + ", expected " + f.sha256);
   }
   last_saved_ = info.batches;
   return info;
+}
+
+std::optional<CheckpointInfo> Checkpoints::latest_verified() {
+  auto info = latest();
+  if (!info) return std::nullopt;
+  return Verify(std::move(*info));
 }
 
 bool Checkpoints::due(int64_t batches) const {

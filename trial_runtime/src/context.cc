@@ -138,21 +138,25 @@ Context Context::from_environment(int argc, const char* const* argv, const Envir
   if (!allocation || !token)
     throw ConfigError("RING_MASTER_URL is set but RING_ALLOCATION_ID or RING_ALLOCATION_TOKEN is missing");
   s->allocation_id = *allocation;
-  const auto retry_for =
-      std::chrono::seconds(EnvNumber<int64_t>(env, "RING_API_RETRY_SECONDS").value_or(120));
+  const int64_t retry_seconds = EnvNumber<int64_t>(env, "RING_API_RETRY_SECONDS").value_or(120);
+  if (retry_seconds < 0) throw ConfigError("RING_API_RETRY_SECONDS must not be negative");
+  const auto retry_for = std::chrono::seconds(retry_seconds);
+  if (Lookup(env, "RING_API_RETRY_SECONDS")) options.reporter.retry_for = retry_for;
   s->api =
       std::make_shared<detail::TrialApi>(*Lookup(env, "RING_MASTER_URL"), *allocation, *token, retry_for);
-  std::filesystem::path root = "checkpoints";
+  std::unique_ptr<CheckpointStorage> storage;
   if (auto storage_text = Lookup(env, "RING_CHECKPOINT_STORAGE")) {
-    auto storage = nlohmann::json::parse(*storage_text, nullptr, false);
-    if (!storage.is_object() || !storage.contains("host_path"))
-      throw ConfigError("RING_CHECKPOINT_STORAGE must be a JSON object with host_path, got: " +
-                        *storage_text);
-    root = storage.value("host_path", "");
-    if (auto sub = storage.value("storage_path", ""); !sub.empty()) root /= sub;
+    auto config = nlohmann::json::parse(*storage_text, nullptr, false);
+    if (config.is_discarded())
+      throw ConfigError("RING_CHECKPOINT_STORAGE must be JSON, got: " + storage_text->substr(0, 200));
+    storage = MakeCheckpointStorage(config);
+  } else {
+    *s->diagnostics << "[ring.trial] RING_CHECKPOINT_STORAGE is not set; checkpoints go to ./checkpoints"
+                    << std::endl;
+    storage = std::make_unique<SharedFsStorage>("checkpoints");
   }
   s->checkpoints = std::make_unique<Checkpoints>(
-      std::make_unique<SharedFsStorage>(root), s->api, s->latest_checkpoint,
+      std::move(storage), s->api, s->latest_checkpoint,
       EnvNumber<int64_t>(env, "RING_MIN_CHECKPOINT_PERIOD_BATCHES").value_or(0));
   s->preemption = std::make_unique<Preemption>(s->rank == 0 ? s->api : nullptr);
   if (s->rank == 0) {
@@ -249,7 +253,17 @@ void Context::report(MetricKind kind, int64_t batches, const std::map<std::strin
     *state_->out << line.str() << std::endl;
     return;
   }
-  if (r.metrics.empty() || !state_->reporter) return;
+  if (!state_->reporter) return;
+  // The reporter drops what it can no longer deliver; the trial must stop.
+  if (state_->reporter->allocation_ended())
+    throw AllocationEndedError(
+        "the master ended this allocation and accepts no more metrics from it; "
+        "this process must stop");
+  if (state_->reporter->master_unreachable())
+    throw MasterUnreachableError(
+        "the master did not acknowledge metrics within the retry budget "
+        "(RING_API_RETRY_SECONDS); this process must stop");
+  if (r.metrics.empty()) return;
   state_->reporter->enqueue(std::move(r));
 }
 

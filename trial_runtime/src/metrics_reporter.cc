@@ -34,14 +34,14 @@ MetricsReporter::~MetricsReporter() {
 void MetricsReporter::enqueue(MetricReport report) {
   std::unique_lock lock(mutex_);
   if (!changed_.wait_for(lock, options_.enqueue_timeout,
-                         [&] { return queue_.size() < options_.max_queue || ended_; })) {
+                         [&] { return queue_.size() < options_.max_queue || ended_ || unreachable_; })) {
     throw MetricsError("metrics queue stayed full (" + std::to_string(options_.max_queue) + " reports) for " +
                        std::to_string(options_.enqueue_timeout.count()) +
                        " ms: the master is not acknowledging reports");
   }
   ++enqueued_;
   ++stats_.enqueued;
-  if (ended_) {
+  if (ended_ || unreachable_) {
     ++stats_.dropped;
     ++settled_;
     if (first_drop_ == 0) first_drop_ = enqueued_;
@@ -69,6 +69,11 @@ bool MetricsReporter::allocation_ended() const {
   return ended_;
 }
 
+bool MetricsReporter::master_unreachable() const {
+  std::lock_guard lock(mutex_);
+  return unreachable_;
+}
+
 void MetricsReporter::warn(const std::string& message) {
   if (options_.warn) {
     options_.warn(message);
@@ -92,12 +97,18 @@ void MetricsReporter::run() {
     changed_.notify_all();  // room in the queue for a blocked producer
 
     auto backoff = options_.initial_backoff;
+    const auto give_up = std::chrono::steady_clock::now() + options_.retry_for;
     SendResult result;
+    bool gave_up = false;
     for (;;) {
       result = sink_->send(batch);
       std::unique_lock lock(mutex_);
       ++stats_.requests;
       if (result.outcome != SendOutcome::kTransientFailure) break;
+      if (std::chrono::steady_clock::now() + backoff > give_up) {
+        gave_up = true;
+        break;
+      }
       ++stats_.retries;
       if (changed_.wait_for(lock, backoff, [&] { return abandon_; })) return;
       backoff = std::min(backoff * 2, options_.max_backoff);
@@ -113,13 +124,16 @@ void MetricsReporter::run() {
       } else {
         stats_.dropped += batch.size();
         if (first_drop_ == 0) first_drop_ = first_seq;
-        if (result.outcome == SendOutcome::kAllocationEnded) {
-          ended_ = true;
+        if (result.outcome == SendOutcome::kAllocationEnded || gave_up) {
+          (gave_up ? unreachable_ : ended_) = true;
           stats_.dropped += queue_.size();
           settled_ += queue_.size();
           queue_.clear();
-          warning = "the master no longer accepts metrics from this allocation (" + result.message +
-                    "); further reports are dropped";
+          warning = gave_up ? "the master did not acknowledge metrics for " +
+                                  std::to_string(options_.retry_for.count()) + " ms (" + result.message +
+                                  "); further reports are dropped"
+                            : "the master no longer accepts metrics from this allocation (" + result.message +
+                                  "); further reports are dropped";
         } else {
           warning =
               "the master rejected " + std::to_string(batch.size()) + " metric report(s): " + result.message;

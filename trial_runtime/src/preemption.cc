@@ -3,13 +3,23 @@
 #include <signal.h>
 
 #include <atomic>
+#include <chrono>
 #include <mutex>
+#include <string>
 #include <thread>
 
+#include "ring/trial/errors.h"
 #include "trial_api.h"
 
 namespace ring::trial {
 namespace {
+
+using namespace std::chrono_literals;
+
+constexpr const char* kPollPath = "/preemption?timeout_s=30";
+constexpr auto kPollHttpTimeout = 45s;    // the long poll's 30 s plus slack
+constexpr auto kMinPollInterval = 500ms;  // when a master answers at once
+constexpr auto kPauseAfterFailure = 1s;
 
 std::atomic<bool> g_sigterm{false};
 
@@ -17,14 +27,16 @@ extern "C" void OnSigterm(int) {
   g_sigterm.store(true);
 }
 
+// Only when SIGTERM still has its default action: a trial with its own
+// handler keeps it. SA_RESETHAND: a second SIGTERM terminates as usual.
 void InstallSigtermHandler() {
   static std::once_flag once;
   std::call_once(once, [] {
     struct sigaction current {};
-    sigaction(SIGTERM, nullptr, &current);
-    if (current.sa_handler != SIG_DFL) return;  // the trial handles SIGTERM itself
+    if (sigaction(SIGTERM, nullptr, &current) != 0 || current.sa_handler != SIG_DFL) return;
     struct sigaction sa {};
     sa.sa_handler = OnSigterm;
+    sa.sa_flags = SA_RESETHAND;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGTERM, &sa, nullptr);
   });
@@ -32,40 +44,66 @@ void InstallSigtermHandler() {
 
 }  // namespace
 
-// Shared with the detached polling thread, which may outlive the Preemption.
+// Shared with the detached polling thread, which may outlive the Preemption
+// while its last request is in flight.
 struct Preemption::Watch {
   std::atomic<bool> requested{false};
   std::atomic<bool> stop{false};
+  std::atomic<bool> ended{false};
+  std::mutex mutex;  // guards ended_reason
+  std::string ended_reason;
 };
 
-Preemption::Preemption(std::shared_ptr<detail::TrialApi> api) : api_(std::move(api)) {
-  if (api_) InstallSigtermHandler();
-}
+Preemption::Preemption(std::shared_ptr<detail::TrialApi> api) : api_(std::move(api)) {}
 
 Preemption::~Preemption() {
   if (watch_) watch_->stop = true;
 }
 
 bool Preemption::should_preempt() {
-  if (api_ && !watch_) {
+  if (!watch_) {
+    InstallSigtermHandler();
     watch_ = std::make_shared<Watch>();
-    std::thread([watch = watch_, api = api_] {
-      while (!watch->stop && !watch->requested) {
-        auto reply = api->Call("GET", "/preemption?timeout_s=10", {}, std::chrono::seconds(20));
-        if (reply.ok() && reply.body.is_object() && reply.body.value("preempt", false))
-          watch->requested = true;
-        if (reply.status == 409 || reply.status == 401 || reply.status == 404) return;  // fenced out
-        if (!reply.ok()) std::this_thread::sleep_for(std::chrono::seconds(1));
-      }
-    }).detach();
+    if (api_) {
+      std::thread([watch = watch_, api = api_] {
+        while (!watch->stop && !watch->requested) {
+          const auto started = std::chrono::steady_clock::now();
+          const auto reply = api->Call("GET", kPollPath, {}, kPollHttpTimeout);
+          if (reply.ok() && reply.body.is_object() && reply.body.value("preempt", false)) {
+            watch->requested = true;
+            return;
+          }
+          if (reply.status == 401 || reply.status == 409) {
+            std::lock_guard lock(watch->mutex);
+            watch->ended_reason = detail::Describe(reply);
+            watch->ended = true;
+            return;
+          }
+          if (reply.status == 404) return;  // a master without the long poll: never preempted
+          const auto pause = reply.ok() ? kMinPollInterval : std::chrono::milliseconds(kPauseAfterFailure);
+          const auto elapsed = std::chrono::steady_clock::now() - started;
+          if (elapsed < pause) std::this_thread::sleep_for(pause - elapsed);
+        }
+      }).detach();
+    }
   }
-  return g_sigterm.load() || (watch_ && watch_->requested.load());
+  if (watch_->ended) {
+    std::lock_guard lock(watch_->mutex);
+    throw AllocationEndedError("the master ended this allocation (" + watch_->ended_reason +
+                               "); this process must stop");
+  }
+  return g_sigterm.load() || watch_->requested.load();
 }
 
 void Preemption::acknowledge() {
   if (!api_ || acknowledged_) return;
+  const auto reply = api_->Call("POST", "/preemption/ack", "{}");
+  if (!reply.ok()) {
+    detail::ThrowIfUnreachableOrEnded(reply, "acknowledging the request to stop");
+    throw TrialError("the master refused the acknowledgement of the request to stop: " +
+                     detail::Describe(reply));
+  }
   acknowledged_ = true;
-  api_->Call("POST", "/preemption/ack", "{}", std::chrono::seconds(10));
 }
 
 }  // namespace ring::trial

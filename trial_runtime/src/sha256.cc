@@ -11,12 +11,14 @@ std::string Sha256File(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw CheckpointError("cannot read " + path.string());
   std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
-  EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr);
+  if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1)
+    throw CheckpointError("cannot start a SHA-256 digest");
   char buffer[1 << 16];
   while (in) {
     in.read(buffer, sizeof buffer);
     if (in.gcount() > 0) EVP_DigestUpdate(ctx.get(), buffer, static_cast<size_t>(in.gcount()));
   }
+  if (in.bad()) throw CheckpointError("cannot read " + path.string());
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
   EVP_DigestFinal_ex(ctx.get(), digest, &len);

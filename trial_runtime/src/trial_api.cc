@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "common/http_client.h"
+#include "ring/trial/errors.h"
 
 namespace ring::trial::detail {
 
@@ -39,6 +40,20 @@ ApiReply TrialApi::Call(const std::string& method, const std::string& path, cons
     std::this_thread::sleep_for(backoff);
     backoff = std::min(backoff * 2, std::chrono::milliseconds(5000));
   }
+}
+
+std::string Describe(const ApiReply& reply) {
+  if (reply.status == 0) return reply.error;
+  return "HTTP " + std::to_string(reply.status) + (reply.error.empty() ? "" : ": " + reply.error);
+}
+
+void ThrowIfUnreachableOrEnded(const ApiReply& reply, const std::string& what) {
+  if (reply.status == 0 || reply.status >= 500)
+    throw MasterUnreachableError("the master did not answer while " + what + " (" + Describe(reply) +
+                                 "); gave up after the retry budget (RING_API_RETRY_SECONDS)");
+  if (reply.status == 401 || reply.status == 409)
+    throw AllocationEndedError("the master ended this allocation (" + Describe(reply) + ") while " + what +
+                               "; this process must stop");
 }
 
 }  // namespace ring::trial::detail

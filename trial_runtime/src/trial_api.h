@@ -35,4 +35,12 @@ class TrialApi {
   std::chrono::seconds retry_for_;
 };
 
+// Throws MasterUnreachableError (never reached, or 5xx after every retry) or
+// AllocationEndedError (401, 409) for such a reply; returns for any other.
+// `what` says what was being done, e.g. "registering checkpoint <uuid>".
+void ThrowIfUnreachableOrEnded(const ApiReply& reply, const std::string& what);
+
+// "HTTP 409: allocation 3.0 has ended", or the transport error.
+std::string Describe(const ApiReply& reply);
+
 }  // namespace ring::trial::detail

@@ -6,8 +6,10 @@
 //   std::string uuid = ctx.checkpoints().save(batches, [&](const std::filesystem::path& dir) {
 //     WriteState(dir / "state.bin");
 //   });
-//   if (auto latest = ctx.checkpoints().latest()) LoadState(latest->path / "state.bin");
+//   if (auto latest = ctx.checkpoints().latest_verified()) LoadState(latest->path / "state.bin");
 //
+// Every checkpoint also carries `.ring-checkpoint.json` (batches, metadata and
+// the same file list), which is what local mode verifies against.
 // Owned by the Context; call from the training thread (the chief in
 // multi-rank trials).
 #include <cstdint>
@@ -20,6 +22,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ring/trial/checkpoint_storage.h"
 #include "ring/trial/errors.h"
 
 namespace ring::trial {
@@ -41,33 +44,11 @@ struct CheckpointInfo {
   std::filesystem::path path;  // the checkpoint directory
   int64_t batches = 0;
   nlohmann::json metadata = nlohmann::json::object();
-  std::vector<CheckpointFile> files;
+  std::vector<CheckpointFile> files;  // as registered
 };
 
-// Where checkpoint directories live. SharedFsStorage is the one backend now.
-class CheckpointStorage {
- public:
-  virtual ~CheckpointStorage() = default;
-  // A fresh, empty directory to write checkpoint `uuid` into.
-  virtual std::filesystem::path BeginWrite(const std::string& uuid) = 0;
-  // Makes the written directory durable and visible under its uuid; returns its path.
-  virtual std::filesystem::path Commit(const std::string& uuid) = 0;
-  // Drops an unfinished write.
-  virtual void Abort(const std::string& uuid) = 0;
-};
-
-// <host_path>/<storage_path>/<uuid>: a folder every agent mounts.
-class SharedFsStorage : public CheckpointStorage {
- public:
-  explicit SharedFsStorage(std::filesystem::path root) : root_(std::move(root)) {}
-  std::filesystem::path BeginWrite(const std::string& uuid) override;
-  std::filesystem::path Commit(const std::string& uuid) override;
-  void Abort(const std::string& uuid) override;
-  const std::filesystem::path& root() const { return root_; }
-
- private:
-  std::filesystem::path root_;
-};
+// The name of the manifest inside every checkpoint directory.
+inline constexpr const char* kCheckpointManifest = ".ring-checkpoint.json";
 
 namespace detail {
 class TrialApi;
@@ -75,6 +56,7 @@ class TrialApi;
 
 class Checkpoints {
  public:
+  // Receives the (temporary) directory to write the checkpoint's files into.
   using Writer = std::function<void(const std::filesystem::path& dir)>;
 
   // `api` is null in local mode; `resume` is the directory to resume from, if any.
@@ -82,22 +64,41 @@ class Checkpoints {
               std::filesystem::path resume, int64_t min_period_batches);
   ~Checkpoints();
 
-  // Writes a checkpoint with `writer` into a temporary directory, fsyncs it,
-  // moves it into place and registers it. Returns its uuid. Nothing is
-  // registered when the writer throws or any step fails (CheckpointError).
+  // Writes a checkpoint with `writer` into a temporary directory, records every
+  // file's size and SHA-256, fsyncs, moves it into place and registers it
+  // (retried; a retry is idempotent). Returns its uuid. Nothing is registered
+  // when the writer throws or any step fails. Throws CheckpointError,
+  // AllocationEndedError (the master fenced this allocation out; the
+  // checkpoint is deleted) or MasterUnreachableError (the checkpoint is kept:
+  // the master may have registered it).
   std::string save(int64_t batches, const Writer& writer,
                    const nlohmann::json& metadata = nlohmann::json::object());
 
-  // The checkpoint this run resumes from, every file verified (size and
-  // SHA-256) against its registration; nullopt when starting afresh. Throws
-  // CheckpointError naming the file on any mismatch.
+  // The checkpoint this run resumes from (RING_LATEST_CHECKPOINT, --resume),
+  // as registered; nullopt when starting afresh. Its files are not checked:
+  // restore() does that.
   std::optional<CheckpointInfo> latest();
 
-  // True when min_checkpoint_period.batches have passed since the last save
-  // (or the start); always false when the experiment sets no period.
+  // Checks every file of checkpoint `info.uuid` in `info.path` (size and
+  // SHA-256) against its registration (the master's record; the manifest in
+  // local mode) and returns that registration. Throws CheckpointError naming
+  // the file with the expected and actual checksum on any mismatch.
+  CheckpointInfo restore(const CheckpointInfo& info);
+
+  // latest() then restore(): what a trial calls at start.
+  std::optional<CheckpointInfo> latest_verified();
+
+  // True when at least min_checkpoint_period.batches have passed since the
+  // last save (or the checkpoint resumed from, or the start); always false
+  // when the experiment sets no period (the trial then decides alone).
   bool due(int64_t batches) const;
 
  private:
+  CheckpointInfo FetchRecord(const std::string& uuid, const std::filesystem::path& dir);
+  CheckpointInfo Verify(CheckpointInfo info);  // checks info.files in info.path
+  void Register(const std::string& uuid, int64_t batches, const std::vector<CheckpointFile>& files,
+                const nlohmann::json& metadata);
+
   std::unique_ptr<CheckpointStorage> storage_;
   std::shared_ptr<detail::TrialApi> api_;
   std::filesystem::path resume_;
@@ -105,7 +106,8 @@ class Checkpoints {
   int64_t last_saved_ = 0;
 };
 
-// SHA-256 of a file's content, lower-case hex.
+// SHA-256 of a file's content, lower-case hex. Throws CheckpointError when
+// the file cannot be read.
 std::string Sha256File(const std::filesystem::path& path);
 
 }  // namespace ring::trial

@@ -32,4 +32,19 @@ class MetricsError : public TrialError {
   using TrialError::TrialError;
 };
 
+// The master ended this allocation (it answered 409, or 401 for its token):
+// another attempt of the trial may already be running, so this process must
+// stop and exit non-zero without writing anything more.
+class AllocationEndedError : public TrialError {
+ public:
+  using TrialError::TrialError;
+};
+
+// The master did not answer (connection errors, 5xx) for longer than the
+// retry budget (RING_API_RETRY_SECONDS, default 120 s).
+class MasterUnreachableError : public TrialError {
+ public:
+  using TrialError::TrialError;
+};
+
 }  // namespace ring::trial

@@ -3,8 +3,9 @@
 // sender thread. The training thread enqueues (blocking only while the queue
 // is full); the sender takes everything queued so far (up to max_batch) into
 // one request, retries transient failures with capped exponential backoff,
-// and resends a batch only until it is acknowledged. Reports are settled in
-// the order they were queued.
+// and resends a batch only until it is acknowledged (never after), for at most
+// `retry_for`: then the master counts as unreachable and every report still
+// queued is dropped. Reports are settled in the order they were queued.
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -26,6 +27,7 @@ struct ReporterOptions {
   std::chrono::milliseconds max_backoff{10000};      // retry delay cap
   std::chrono::milliseconds enqueue_timeout{60000};  // how long a full queue may block a report
   std::chrono::milliseconds close_timeout{60000};    // how long the destructor waits for acks
+  std::chrono::milliseconds retry_for{120000};       // how long one batch may keep failing
   // Where warnings go (dropped reports, ended allocation); stderr when empty.
   std::function<void(const std::string&)> warn;
 };
@@ -48,7 +50,8 @@ class MetricsReporter {
   MetricsReporter& operator=(const MetricsReporter&) = delete;
 
   // Queues one report. Throws MetricsError when the queue stays full for
-  // enqueue_timeout. After the allocation ended, reports are dropped.
+  // enqueue_timeout. After the allocation ended or the master was
+  // unreachable for too long, reports are dropped.
   void enqueue(MetricReport report);
 
   // Waits until every report queued before this call was acknowledged or
@@ -57,6 +60,8 @@ class MetricsReporter {
 
   ReporterStats stats() const;
   bool allocation_ended() const;
+  // A batch kept failing transiently for longer than retry_for.
+  bool master_unreachable() const;
 
  private:
   void run();
@@ -72,9 +77,10 @@ class MetricsReporter {
   uint64_t settled_ = 0;     // reports acknowledged or dropped, in order
   uint64_t first_drop_ = 0;  // sequence number of the first dropped report (0: none)
   ReporterStats stats_;
-  bool ended_ = false;     // the master said the allocation ended
-  bool stopping_ = false;  // destructor: exit once the queue is empty
-  bool abandon_ = false;   // destructor timed out: exit now
+  bool ended_ = false;        // the master said the allocation ended
+  bool unreachable_ = false;  // the retry budget ran out; reports are dropped
+  bool stopping_ = false;     // destructor: exit once the queue is empty
+  bool abandon_ = false;      // destructor timed out: exit now
 
   std::thread sender_;  // last: starts after every member above exists
 };

@@ -5,8 +5,11 @@
 //
 //   if (ctx.preempt().should_preempt()) { save(); ctx.preempt().acknowledge(); return 0; }
 //
-// A background thread long-polls the master; SIGTERM (what the agent sends
-// before killing) also counts as a request to stop.
+// Under a master, a background thread of the chief (rank 0) long-polls
+// GET /api/v1/allocations/{id}/preemption. In every mode SIGTERM (what the
+// agent sends before it kills) counts as a request to stop once the trial
+// has called should_preempt(); a second SIGTERM kills as usual. Owned by the
+// Context; call from the training thread.
 #include <memory>
 
 namespace ring::trial {
@@ -17,14 +20,18 @@ class TrialApi;
 
 class Preemption {
  public:
-  explicit Preemption(std::shared_ptr<detail::TrialApi> api);  // api null: local mode
+  explicit Preemption(std::shared_ptr<detail::TrialApi> api);  // api null: local mode, other ranks
   ~Preemption();
   Preemption(const Preemption&) = delete;
   Preemption& operator=(const Preemption&) = delete;
 
-  // Non-blocking; the first call starts watching.
+  // Non-blocking. The first call starts watching (the long poll, SIGTERM).
+  // Throws AllocationEndedError once the master said the allocation ended.
   bool should_preempt();
-  // Tells the master the trial is stopping because it was asked to.
+  // Tells the master the trial stops because it was asked to, so that its
+  // exit 0 pauses it instead of completing it. Retried; throws
+  // AllocationEndedError or MasterUnreachableError when it cannot be told.
+  // Does nothing in local mode or the second time.
   void acknowledge();
 
  private:
