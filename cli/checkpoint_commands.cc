@@ -7,25 +7,55 @@
 #include "common/archive.h"
 
 namespace ring::cli {
+namespace {
+
+constexpr int64_t kPageSize = 500;
+constexpr int64_t kMaxPages = 1000;
+
+// Every checkpoint of an experiment (follows the pages when the master pages).
+Result<nlohmann::json> FetchAllCheckpoints(MasterClient& master, int64_t experiment_id) {
+  nlohmann::json all = nlohmann::json::array();
+  for (int64_t page = 0; page < kMaxPages; ++page) {
+    auto res = master.Get("/api/v1/experiments/" + std::to_string(experiment_id) +
+                          "/checkpoints?limit=" + std::to_string(kPageSize) +
+                          "&offset=" + std::to_string(all.size()));  // the master may page by less
+    if (!res.ok()) return res.status();
+    const auto& list = Member(*res, "checkpoints");
+    if (!list.is_array()) return Internal("the master's checkpoint list has no \"checkpoints\" array");
+    for (const auto& c : list) all.push_back(c);
+    const int64_t total = GetInt(*res, "total", static_cast<int64_t>(all.size()));
+    if (list.empty() || static_cast<int64_t>(all.size()) >= total) break;
+  }
+  return all;
+}
+
+uint64_t TotalSize(const nlohmann::json& checkpoint) {
+  uint64_t bytes = 0;
+  const auto& files = Member(checkpoint, "resources");
+  if (files.is_array())
+    for (const auto& f : files)
+      if (f.is_object() && f.contains("size") && f["size"].is_number_unsigned())
+        bytes += f["size"].get<uint64_t>();
+  return bytes;
+}
+
+}  // namespace
 
 int ListCheckpoints(CliEnv& env, int64_t experiment_id) {
-  auto res = env.master.Get("/api/v1/experiments/" + std::to_string(experiment_id) + "/checkpoints");
-  if (!res.ok()) return env.Fail(res.status());
+  auto list = FetchAllCheckpoints(env.master, experiment_id);
+  if (!list.ok()) return env.Fail(list.status());
   if (env.json) {
-    env.out << res->dump(2) << '\n';
+    env.out << nlohmann::json{{"checkpoints", *list}, {"total", list->size()}}.dump(2) << '\n';
     return kExitOk;
   }
-  Table table({"uuid", "trial", "batches", "state", "size", "validation", "created"});
-  const auto& list = Member(*res, "checkpoints");
-  if (list.is_array()) {
-    for (const auto& c : list) {
-      uint64_t bytes = 0;
-      const auto& files = Member(c, "resources");
-      if (files.is_array())
-        for (const auto& f : files) bytes += f.value("size", uint64_t{0});
-      table.AddRow({Field(c, "uuid"), Field(c, "trial_id"), Field(c, "batches"), Field(c, "state"),
-                    FormatBytes(bytes), Field(c, "validation_metric"), Field(c, "created_at")});
-    }
+  if (list->empty()) {
+    env.out << "Experiment " << experiment_id << " has no checkpoints.\n";
+    return kExitOk;
+  }
+  Table table({"uuid", "trial", "batches", "state", "size", "validation metric", "created"});
+  for (const auto& c : *list) {
+    table.AddRow({Field(c, "uuid"), Field(c, "trial_id"), Field(c, "batches"), Field(c, "state"),
+                  FormatBytes(TotalSize(c)), Field(c, "validation_metric"), Field(c, "created_at")});
   }
   table.Print(env.out);
   return kExitOk;
@@ -33,14 +63,28 @@ int ListCheckpoints(CliEnv& env, int64_t experiment_id) {
 
 int DownloadCheckpoint(CliEnv& env, const std::string& uuid, const std::string& dir) {
   auto tar = env.master.GetBytes("/api/v1/checkpoints/" + PercentEncode(uuid) + "/download");
-  if (!tar.ok()) return env.Fail(tar.status());
+  if (!tar.ok()) {
+    Status s = tar.status();
+    if (s.code() == ErrorCode::kNotFound)
+      return env.Fail(Status(s.code(), "checkpoint " + uuid + " not found: " + s.message() +
+                                           " (see ring checkpoint list EXP_ID)"));
+    if (s.code() == ErrorCode::kConflict)
+      return env.Fail(Status(s.code(), "checkpoint " + uuid + " cannot be downloaded: " + s.message()));
+    return env.Fail(s);
+  }
   UnpackLimits limits;
   limits.max_total_bytes = 64ull << 30;
   limits.max_files = 1000000;
-  if (Status s = UnpackArchive(*tar, dir, limits); !s.ok()) return env.Fail(s);
+  if (Status s = UnpackArchive(*tar, dir, limits); !s.ok())
+    return env.Fail(
+        Status(s.code(), "cannot unpack checkpoint " + uuid + " into " + dir + ": " + s.message()));
   std::error_code ec;
-  env.out << "Checkpoint " << uuid << " downloaded to " << std::filesystem::absolute(dir, ec).string()
-          << '\n';
+  const std::string path = std::filesystem::absolute(dir, ec).lexically_normal().string();
+  if (env.json) {
+    env.out << nlohmann::json{{"uuid", uuid}, {"path", path}}.dump() << '\n';
+  } else {
+    env.out << "Checkpoint " << uuid << " downloaded to " << path << '\n';
+  }
   return kExitOk;
 }
 

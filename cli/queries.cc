@@ -12,7 +12,7 @@ Result<nlohmann::json> FetchAllTrials(MasterClient& master, int64_t experiment_i
   nlohmann::json all = nlohmann::json::array();
   for (int64_t page = 0; page < kMaxPages; ++page) {
     auto res = master.Get("/api/v1/experiments/" + std::to_string(experiment_id) + "/trials?limit=" +
-                          std::to_string(kPageSize) + "&offset=" + std::to_string(page * kPageSize));
+                          std::to_string(kPageSize) + "&offset=" + std::to_string(all.size()));
     if (!res.ok()) return res.status();
     const auto& trials = Member(*res, "trials");
     if (!trials.is_array()) return Internal("the master's trial list has no \"trials\" array");

@@ -52,6 +52,11 @@ ring_add_test(runtime_preemption_test LABEL unit
   LIBS ringtrial)
 target_include_directories(runtime_preemption_test PRIVATE ${CMAKE_CURRENT_LIST_DIR}/..)
 
+ring_add_test(cli_checkpoint_test LABEL unit
+  SOURCES ${ring_runtime_tests_dir}/cli_checkpoint_test.cc
+  LIBS ring_cli_lib)
+target_include_directories(cli_checkpoint_test PRIVATE ${CMAKE_CURRENT_LIST_DIR}/..)
+
 ring_add_test(runtime_quadratic_resume_test LABEL unit TIMEOUT 180
   SOURCES ${ring_runtime_tests_dir}/runtime_quadratic_resume_test.cc)
 target_compile_definitions(runtime_quadratic_resume_test PRIVATE QUADRATIC_TRIAL_PATH="$<TARGET_FILE:quadratic_trial>")
