@@ -99,6 +99,11 @@ Result<int64_t> MemoryStore::CreateTrial(const TrialRecord& t) {
   if (!experiments_.contains(t.experiment_id)) {
     return InvalidArgument("create trial: experiment " + std::to_string(t.experiment_id) + " does not exist");
   }
+  if (t.request_id)
+    for (const auto& [id, other] : trials_)
+      if (other.experiment_id == t.experiment_id && other.request_id == t.request_id)
+        return Conflict("create trial: experiment " + std::to_string(t.experiment_id) +
+                        " already has a trial for searcher request " + std::to_string(*t.request_id));
   TrialRecord r = t;
   r.id = next_trial_id_++;
   r.best_validation = StoredReal(r.best_validation);

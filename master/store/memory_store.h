@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -49,6 +50,9 @@ class MemoryStore final : public Store {
   Result<std::vector<CheckpointRecord>> ListCheckpoints(int64_t trial_id) override;
   Status SetCheckpointState(const std::string& uuid, const std::string& state) override;
 
+  Result<std::vector<int64_t>> CommitSearcherStep(const SearcherStep& step) override;
+  Result<std::string> GetSearcherSnapshot(int64_t experiment_id) override;
+
   Status UpsertAgent(const AgentRecord& a) override;
   Result<std::vector<AgentRecord>> ListAgents() override;
 
@@ -71,6 +75,7 @@ class MemoryStore final : public Store {
   std::map<int64_t, std::vector<LogRecord>> logs_;  // by trial, ids increasing
   std::map<std::string, AgentRecord> agents_;
   std::map<std::string, CheckpointRecord> checkpoints_;  // by uuid
+  std::map<int64_t, std::string> searcher_snapshots_;    // by experiment
 };
 
 }  // namespace ring

@@ -56,11 +56,15 @@ class SqliteStore final : public Store {
   Result<std::vector<CheckpointRecord>> ListCheckpoints(int64_t trial_id) override;
   Status SetCheckpointState(const std::string& uuid, const std::string& state) override;
 
+  Result<std::vector<int64_t>> CommitSearcherStep(const SearcherStep& step) override;
+  Result<std::string> GetSearcherSnapshot(int64_t experiment_id) override;
+
   Status UpsertAgent(const AgentRecord& a) override;
   Result<std::vector<AgentRecord>> ListAgents() override;
 
  private:
   SqliteStore(std::unique_ptr<SqliteDb> db, int schema_version);
+  Result<int64_t> InsertTrialLocked(const TrialRecord& t);  // mu_ held
 
   std::mutex mu_;  // guards db_ (the connection and its statement cache)
   std::unique_ptr<SqliteDb> db_;

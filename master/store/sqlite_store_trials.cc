@@ -10,7 +10,7 @@ namespace {
 
 constexpr const char* kTrialColumns =
     "id, experiment_id, state, hparams, seed, restarts, total_batches, best_validation, latest_checkpoint, "
-    "created_at, ended_at";
+    "created_at, ended_at, request_id";
 
 Result<TrialRecord> ReadTrial(const Stmt& s) {
   TrialRecord t;
@@ -28,6 +28,7 @@ Result<TrialRecord> ReadTrial(const Stmt& s) {
   t.latest_checkpoint = s.Text(8);
   t.created_at = s.Text(9);
   t.ended_at = s.Text(10);
+  t.request_id = s.OptInt(11);
   return t;
 }
 
@@ -70,15 +71,20 @@ Result<std::vector<T>> ReadAll(Stmt& select, Read read) {
 
 Result<int64_t> SqliteStore::CreateTrial(const TrialRecord& t) {
   std::lock_guard lock(mu_);
+  return InsertTrialLocked(t);
+}
+
+Result<int64_t> SqliteStore::InsertTrialLocked(const TrialRecord& t) {
   Result<Stmt> insert = db_->Prepare(
       "INSERT INTO trials (experiment_id, state, hparams, seed, restarts, total_batches, best_validation, "
-      "latest_checkpoint, created_at, ended_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
+      "latest_checkpoint, created_at, ended_at, request_id) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
   if (!insert.ok()) return insert.status();
   const std::string now = NowRfc3339();
   insert->Bind(1, t.experiment_id).Bind(2, ToString(t.state)).Bind(3, t.hparams_json).Bind(4, t.seed);
   insert->Bind(5, t.restarts).Bind(6, t.total_batches).Bind(7, t.best_validation);
   insert->BindTextOrNull(8, t.latest_checkpoint).Bind(9, now);
-  insert->BindTextOrNull(10, EndedAt(IsTerminal(t.state), t.ended_at, "", now));
+  insert->BindTextOrNull(10, EndedAt(IsTerminal(t.state), t.ended_at, "", now)).Bind(11, t.request_id);
   if (Status s = insert->Run(); !s.ok()) {
     return WithContext(s, "create trial of experiment " + std::to_string(t.experiment_id));
   }

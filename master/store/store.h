@@ -20,11 +20,11 @@ struct ExperimentRecord {
   std::string config_yaml;
   RunState state = RunState::kActive;
   bool archived = false;
-  double progress = 0;                       // 0..1
+  double progress = 0;  // 0..1
   std::optional<int64_t> best_trial_id;
   std::optional<double> best_validation;
-  std::string created_at;                    // RFC 3339 UTC, set by the store
-  std::string ended_at;                      // empty while running
+  std::string created_at;  // RFC 3339 UTC, set by the store
+  std::string ended_at;    // empty while running
 };
 
 struct TrialRecord {
@@ -36,19 +36,20 @@ struct TrialRecord {
   int64_t restarts = 0;
   int64_t total_batches = 0;
   std::optional<double> best_validation;
-  std::string latest_checkpoint;             // uuid, empty if none
+  std::string latest_checkpoint;      // uuid, empty if none
+  std::optional<int64_t> request_id;  // the searcher's id for the trial
   std::string created_at;
   std::string ended_at;
 };
 
 struct AllocationRecord {
-  std::string id;                            // "<trial>.<attempt>", e.g. "7.0"
+  std::string id;  // "<trial>.<attempt>", e.g. "7.0"
   int64_t trial_id = 0;
   AllocationState state = AllocationState::kPending;
-  std::string token_hash;                    // SHA-256 hex of the allocation token
+  std::string token_hash;  // SHA-256 hex of the allocation token
   int64_t slots = 1;
-  std::string agent_ids_json = "[]";         // agents holding the allocation
-  std::string exit_reason;                   // set when TERMINATED
+  std::string agent_ids_json = "[]";  // agents holding the allocation
+  std::string exit_reason;            // set when TERMINATED
   std::optional<int> exit_code;
   std::string created_at;
   std::string ended_at;
@@ -56,15 +57,15 @@ struct AllocationRecord {
 
 struct MetricReport {
   int64_t trial_id = 0;
-  std::string kind;                          // "training" or "validation"
+  std::string kind;  // "training" or "validation"
   int64_t batches = 0;
   std::string metrics_json = "{}";
   std::string allocation_id;
-  std::string reported_at;                   // set by the store
+  std::string reported_at;  // set by the store
 };
 
 struct LogRecord {
-  int64_t id = 0;                            // increasing; the `offset` of log queries
+  int64_t id = 0;  // increasing; the `offset` of log queries
   int64_t trial_id = 0;
   std::string allocation_id;
   int rank = 0;
@@ -77,8 +78,8 @@ struct AgentRecord {
   std::string id;
   std::string pool;
   std::string address;
-  std::string state;                         // "connected", "lost", "disconnected"
-  std::string slots_json = "[]";             // [{"id","type","uuid"}]
+  std::string state;              // "connected", "lost", "disconnected"
+  std::string slots_json = "[]";  // [{"id","type","uuid"}]
   std::string registered_at;
   std::string last_seen_at;
 };
@@ -89,11 +90,19 @@ struct CheckpointRecord {
   int64_t trial_id = 0;
   std::string allocation_id;
   int64_t batches = 0;
-  std::string state = "ACTIVE";              // "ACTIVE" or "DELETED" (garbage collected)
-  std::string storage_json = "{}";           // {"type":"shared_fs","host_path","storage_path"}
-  std::string resources_json = "[]";         // [{"path","size","sha256"}]
-  std::string metadata_json = "{}";          // the trial's own metadata
-  std::string created_at;                    // set by the store
+  std::string state = "ACTIVE";       // "ACTIVE" or "DELETED" (garbage collected)
+  std::string storage_json = "{}";    // {"type":"shared_fs","host_path","storage_path"}
+  std::string resources_json = "[]";  // [{"path","size","sha256"}]
+  std::string metadata_json = "{}";   // the trial's own metadata
+  std::string created_at;             // set by the store
+};
+
+// One decision step of an experiment's searcher: its new snapshot and the
+// trials its decisions create, written in one transaction.
+struct SearcherStep {
+  int64_t experiment_id = 0;
+  std::string snapshot_json;
+  std::vector<TrialRecord> new_trials;  // each with a request_id
 };
 
 template <typename T>
@@ -136,7 +145,8 @@ class Store {
   // Logs. Ids are assigned by the store and increase.
   virtual Status AddLogs(const std::vector<LogRecord>& lines) = 0;
   // Lines with id > after_id, oldest first, at most `limit`; rank < 0 means all ranks.
-  virtual Result<std::vector<LogRecord>> GetLogs(int64_t trial_id, int rank, int64_t after_id, int64_t limit) = 0;
+  virtual Result<std::vector<LogRecord>> GetLogs(int64_t trial_id, int rank, int64_t after_id,
+                                                 int64_t limit) = 0;
 
   // Checkpoints. Registering the same uuid again with the same trial and
   // batches is a no-op (retried registrations); a different one is kConflict.
@@ -146,6 +156,13 @@ class Store {
   virtual Result<std::vector<CheckpointRecord>> ListCheckpoints(int64_t trial_id) = 0;
   // Sets state ("ACTIVE" or "DELETED"); kNotFound for an unknown uuid.
   virtual Status SetCheckpointState(const std::string& uuid, const std::string& state) = 0;
+
+  // Searchers. Commits the snapshot (replacing the previous one) and creates
+  // the new trials atomically; returns their ids in order. A request_id that
+  // the experiment already has is kConflict and nothing is written.
+  virtual Result<std::vector<int64_t>> CommitSearcherStep(const SearcherStep& step) = 0;
+  // The latest snapshot; kNotFound when the experiment's searcher never ran.
+  virtual Result<std::string> GetSearcherSnapshot(int64_t experiment_id) = 0;
 
   // Agents.
   virtual Status UpsertAgent(const AgentRecord& a) = 0;
