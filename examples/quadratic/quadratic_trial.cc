@@ -1,199 +1,179 @@
 // quadratic_trial: the dependency-free example trial. Trains a synthetic
-// linear regression with minibatch SGD for max_length_batches batches,
-// reporting training loss every `report_every` batches and validation loss
-// every kValidateEveryReports reports and at the end. Checkpoints its whole
-// state every `checkpoint_every` batches (and when min_checkpoint_period is
-// due), resumes from the latest checkpoint bit for bit, and checkpoints and
-// exits 0 when the platform asks it to stop (pause, preemption).
+// linear regression with minibatch SGD through the searcher's operations:
+// for each one it trains until the operation's length, validates there,
+// checkpoints and reports the validation loss as the searcher metric. On the
+// way it reports training loss every `report_every` batches (and at the end
+// of an operation) and validation loss every kValidateEveryReports reports
+// and whenever min_validation_period is due. Checkpoints its whole state every
+// `checkpoint_every` batches, when min_checkpoint_period is due, at the end of
+// every operation and when asked to stop, and resumes from the latest
+// checkpoint bit for bit. When the searcher has nothing more for it (closed,
+// or waiting to promote it later) it exits 0 with its state checkpointed; when
+// the platform asks it to stop (pause, preemption) it checkpoints, acknowledges
+// and exits 0.
 //
 // Exit codes: 0 trained (or stopped when asked, after checkpointing), 2 bad
-// hyperparameters or environment, 3 diverged, 4 other errors (e.g. a
-// corrupted checkpoint), 5 the master ended this allocation or stayed
-// unreachable (the platform restarts the trial from its latest checkpoint).
+// hyperparameters (reported to the searcher) or environment, 3 diverged,
+// 4 other errors (e.g. a corrupted checkpoint), 5 the master ended this
+// allocation or stayed unreachable (the platform restarts the trial from its
+// latest checkpoint).
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <thread>
 
 #include "linear_regression.h"
 #include "ring/trial/trial.h"
+#include "trial_state.h"
 
 namespace {
 
+using quadratic::Hparams;
+using quadratic::LoopState;
+
 constexpr int64_t kValidateEveryReports = 4;
-constexpr size_t kTrainSize = 2048;
+constexpr const char* kMetric = "validation_loss";
 
-struct Hparams {
-  double learning_rate = 0;
-  int64_t batch_size = 0;
-  int64_t report_every = 0;
-  double momentum = 0;
-  int64_t checkpoint_every = 100;  // 0: only when min_checkpoint_period is due, and at the end
-  int64_t batch_sleep_ms = 0;      // slows training down (demos, fault tests); no effect on results
+// One trial process's training: owns the model and the loop's state; runs on
+// the main thread.
+class QuadraticTrial {
+ public:
+  QuadraticTrial(ring::trial::Context& ctx, const Hparams& h)
+      : ctx_(ctx),
+        h_(h),
+        problem_(quadratic::MakeProblem(ctx.seed(), quadratic::kTrainSize)),
+        model_(problem_.train, {h.learning_rate, static_cast<size_t>(h.batch_size), h.momentum}, ctx.seed()) {
+  }
+
+  // The process's exit code.
+  int Run() {
+    std::printf(
+        "quadratic: trial %lld, seed %llu, %lld batches, learning_rate %g, batch_size %lld, momentum %g\n",
+        static_cast<long long>(ctx_.trial_id()), static_cast<unsigned long long>(ctx_.seed()),
+        static_cast<long long>(ctx_.max_length_batches()), h_.learning_rate,
+        static_cast<long long>(h_.batch_size), h_.momentum);
+    if (auto latest = ctx_.checkpoints().latest_verified()) {
+      quadratic::RestoreCheckpoint(*latest, model_, loop_);
+      saved_at_ = loop_.batch;
+      std::printf("quadratic: resumed from checkpoint %s at batch %lld\n", latest->uuid.c_str(),
+                  static_cast<long long>(loop_.batch));
+    }
+    bool first = true;
+    for (auto& op : ctx_.searcher().operations()) {
+      const int64_t length = op.length();
+      if (length < loop_.batch)
+        throw std::runtime_error("the searcher asked for training to " + std::to_string(length) +
+                                 " batches, but this trial has already trained " +
+                                 std::to_string(loop_.batch));
+      // A stop asked for while the last operation ended: do not start the next one.
+      if (!first && loop_.batch < length && ctx_.preempt().should_preempt()) return Stop();
+      first = false;
+      if (int code = TrainTo(length); code >= 0) return code;
+      // Resumed exactly at the end of an operation not completed yet: its
+      // validation again (the same value), without training.
+      if (!validation_ || validation_->first != length) Validate(length);
+      if (saved_at_ != loop_.batch && KeepsFinalState()) Save();
+      op.report_completed(validation_->second);
+    }
+    // Nothing more for now: a trial promoted later restarts from this state.
+    if (saved_at_ != loop_.batch && KeepsFinalState()) Save();
+    std::fflush(stdout);
+    if (!ctx_.flush())
+      std::fprintf(stderr,
+                   "quadratic_trial: warning: not every metric report was acknowledged by the master\n");
+    return 0;
+  }
+
+ private:
+  // Trains until `length` batches; -1 when there, else the exit code (stopped, diverged).
+  int TrainTo(int64_t length) {
+    while (loop_.batch < length) {
+      const int64_t batch = ++loop_.batch;
+      const double loss = model_.TrainBatch();
+      if (h_.batch_sleep_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(h_.batch_sleep_ms));
+      if (!std::isfinite(loss) || loss > 1e12) {
+        std::fprintf(
+            stderr,
+            "quadratic_trial: error: training diverged at batch %lld (loss %g); lower learning_rate\n",
+            static_cast<long long>(batch), loss);
+        std::fflush(stdout);
+        return 3;
+      }
+      loop_.loss_sum += loss;
+      ++loop_.loss_count;
+      if (batch % h_.report_every == 0 || batch == length) {
+        const double mean = loop_.loss_sum / static_cast<double>(loop_.loss_count);
+        std::printf("quadratic: batch %lld/%lld loss %.6f\n", static_cast<long long>(batch),
+                    static_cast<long long>(length), mean);
+        ctx_.report_training_metrics(batch, {{"loss", mean}});
+        loop_.loss_sum = 0;
+        loop_.loss_count = 0;
+        if (++loop_.reports % kValidateEveryReports == 0) Validate(batch);
+      }
+      if (loop_.validated_at != batch && (batch == length || ctx_.validation_due(batch))) Validate(batch);
+      const bool stop = ctx_.preempt().should_preempt();
+      if ((batch == length && KeepsFinalState()) || stop || ctx_.checkpoints().due(batch) ||
+          (h_.checkpoint_every > 0 && batch % h_.checkpoint_every == 0))
+        Save();
+      if (stop && batch < length) return Stop();
+    }
+    return -1;
+  }
+
+  double Validate(int64_t batches) {
+    const double v = model_.MeanSquaredError(problem_.validation);
+    std::printf("quadratic: batch %lld validation_loss %.6f\n", static_cast<long long>(batches), v);
+    ctx_.report_validation_metrics(batches, {{kMetric, v}});
+    loop_.validated_at = batches;
+    validation_ = {batches, v};
+    return v;
+  }
+
+  void Save() {
+    quadratic::SaveCheckpoint(ctx_, model_, loop_);
+    saved_at_ = loop_.batch;
+  }
+
+  // The end of an operation is always checkpointed under a master (a promoted
+  // or restarted trial resumes there); locally only when checkpoints are on.
+  bool KeepsFinalState() const { return !ctx_.is_local() || h_.checkpoint_every > 0; }
+
+  // Asked to stop (pause, preemption): checkpoint, acknowledge, exit 0.
+  int Stop() {
+    if (saved_at_ != loop_.batch) Save();
+    std::printf("quadratic: asked to stop; checkpointed at batch %lld\n",
+                static_cast<long long>(loop_.batch));
+    std::fflush(stdout);
+    ctx_.flush();
+    ctx_.preempt().acknowledge();
+    return 0;
+  }
+
+  ring::trial::Context& ctx_;
+  const Hparams h_;
+  const quadratic::Problem problem_;
+  quadratic::LinearRegression model_;
+  LoopState loop_;
+  int64_t saved_at_ = -1;                                 // batches of the checkpoint saved or resumed from
+  std::optional<std::pair<int64_t, double>> validation_;  // the last validation of this process
 };
-
-// The training loop's own state between batches, saved beside the model's.
-struct LoopState {
-  int64_t batch = 0;  // batches done
-  double loss_sum = 0;
-  int64_t loss_count = 0;
-  int64_t reports = 0;
-  int64_t validated_at = -1;
-};
-
-uint64_t Bits(double d) {
-  uint64_t u;
-  std::memcpy(&u, &d, sizeof u);
-  return u;
-}
-
-double FromBits(uint64_t u) {
-  double d;
-  std::memcpy(&d, &u, sizeof d);
-  return d;
-}
-
-std::string ReadAll(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void WriteFile(const std::filesystem::path& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << bytes;
-  out.close();
-  if (!out) throw ring::trial::CheckpointError("cannot write " + path.string());
-}
-
-// model.bin: the model's state (binary, little-endian). loop.txt: the loop's,
-// integers only (the loss sum as its IEEE-754 bits), so both are exact and a
-// state gives the same bytes every time.
-void SaveCheckpoint(ring::trial::Context& ctx, const quadratic::LinearRegression& model,
-                    const LoopState& loop) {
-  ctx.checkpoints().save(loop.batch, [&](const std::filesystem::path& dir) {
-    WriteFile(dir / "model.bin", model.SaveState());
-    std::ostringstream text;
-    text << loop.batch << ' ' << Bits(loop.loss_sum) << ' ' << loop.loss_count << ' ' << loop.reports << ' '
-         << loop.validated_at << '\n';
-    WriteFile(dir / "loop.txt", text.str());
-  });
-}
-
-void RestoreCheckpoint(const ring::trial::CheckpointInfo& info, quadratic::LinearRegression& model,
-                       LoopState& loop) {
-  model.LoadState(ReadAll(info.path / "model.bin"));
-  std::istringstream in(ReadAll(info.path / "loop.txt"));
-  uint64_t loss_bits = 0;
-  if (!(in >> loop.batch >> loss_bits >> loop.loss_count >> loop.reports >> loop.validated_at))
-    throw ring::trial::CheckpointError("checkpoint " + info.uuid + ": loop.txt is malformed");
-  if (loop.batch != info.batches)
-    throw ring::trial::CheckpointError("checkpoint " + info.uuid + " is registered at " +
-                                       std::to_string(info.batches) + " batches but holds batch " +
-                                       std::to_string(loop.batch));
-  loop.loss_sum = FromBits(loss_bits);
-}
-
-// Reads and checks the hyperparameters; throws HparamError with what to fix.
-Hparams ReadHparams(const ring::trial::Context& ctx) {
-  using ring::trial::HparamError;
-  Hparams h;
-  h.learning_rate = ctx.hparam<double>("learning_rate");
-  h.batch_size = ctx.hparam<int64_t>("batch_size");
-  h.report_every = ctx.hparam<int64_t>("report_every");
-  h.momentum = ctx.hparam<double>("momentum", 0.0);
-  h.checkpoint_every = ctx.hparam<int64_t>("checkpoint_every", h.checkpoint_every);
-  h.batch_sleep_ms = ctx.hparam<int64_t>("batch_sleep_ms", 0);
-  if (h.checkpoint_every < 0)
-    throw HparamError("checkpoint_every must not be negative, got " + std::to_string(h.checkpoint_every));
-  if (h.batch_sleep_ms < 0 || h.batch_sleep_ms > 60000)
-    throw HparamError("batch_sleep_ms must be between 0 and 60000, got " + std::to_string(h.batch_sleep_ms));
-  if (!(h.learning_rate > 0) || !std::isfinite(h.learning_rate))
-    throw HparamError("learning_rate must be a positive number, got " + std::to_string(h.learning_rate));
-  if (h.batch_size < 1 || h.batch_size > static_cast<int64_t>(kTrainSize))
-    throw HparamError("batch_size must be between 1 and " + std::to_string(kTrainSize) + ", got " +
-                      std::to_string(h.batch_size));
-  if (h.report_every < 1)
-    throw HparamError("report_every must be at least 1, got " + std::to_string(h.report_every));
-  if (!(h.momentum >= 0 && h.momentum < 1))
-    throw HparamError("momentum must be in [0, 1), got " + std::to_string(h.momentum));
-  return h;
-}
 
 int Train(ring::trial::Context& ctx) {
-  const Hparams h = ReadHparams(ctx);
-  const int64_t total = ctx.max_length_batches();
-  const quadratic::Problem problem = quadratic::MakeProblem(ctx.seed(), kTrainSize);
-  quadratic::LinearRegression model(
-      problem.train, {h.learning_rate, static_cast<size_t>(h.batch_size), h.momentum}, ctx.seed());
-  std::printf(
-      "quadratic: trial %lld, seed %llu, %lld batches, learning_rate %g, batch_size %lld, momentum %g\n",
-      static_cast<long long>(ctx.trial_id()), static_cast<unsigned long long>(ctx.seed()),
-      static_cast<long long>(total), h.learning_rate, static_cast<long long>(h.batch_size), h.momentum);
-
-  LoopState loop;
-  if (auto latest = ctx.checkpoints().latest_verified()) {
-    RestoreCheckpoint(*latest, model, loop);
-    std::printf("quadratic: resumed from checkpoint %s at batch %lld\n", latest->uuid.c_str(),
-                static_cast<long long>(loop.batch));
+  if (ctx.searcher().metric_name() != kMetric)
+    throw ring::trial::ConfigError("this trial reports " + std::string(kMetric) + ", not \"" +
+                                   ctx.searcher().metric_name() + "\": set searcher.metric: " + kMetric);
+  Hparams h;
+  try {
+    h = quadratic::ReadHparams(ctx);
+  } catch (const ring::trial::HparamError& e) {
+    ctx.searcher().report_invalid_hparams(e.what());  // the searcher replaces this trial
+    throw;
   }
-  auto validate = [&](int64_t batches) {
-    double v = model.MeanSquaredError(problem.validation);
-    std::printf("quadratic: batch %lld/%lld validation_loss %.6f\n", static_cast<long long>(batches),
-                static_cast<long long>(total), v);
-    ctx.report_validation_metrics(batches, {{"validation_loss", v}});
-    loop.validated_at = batches;
-  };
-
-  while (loop.batch < total) {
-    const int64_t batch = ++loop.batch;
-    double loss = model.TrainBatch();
-    if (h.batch_sleep_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(h.batch_sleep_ms));
-    if (!std::isfinite(loss) || loss > 1e12) {
-      std::fprintf(stderr,
-                   "quadratic_trial: error: training diverged at batch %lld (loss %g); lower learning_rate\n",
-                   static_cast<long long>(batch), loss);
-      std::fflush(stdout);
-      return 3;
-    }
-    loop.loss_sum += loss;
-    ++loop.loss_count;
-    if (batch % h.report_every == 0 || batch == total) {
-      double mean = loop.loss_sum / static_cast<double>(loop.loss_count);
-      std::printf("quadratic: batch %lld/%lld loss %.6f\n", static_cast<long long>(batch),
-                  static_cast<long long>(total), mean);
-      ctx.report_training_metrics(batch, {{"loss", mean}});
-      loop.loss_sum = 0;
-      loop.loss_count = 0;
-      if (++loop.reports % kValidateEveryReports == 0) validate(batch);
-    }
-    if (batch == total && loop.validated_at != total) validate(total);
-    const bool stop = ctx.preempt().should_preempt();
-    // The final state is kept under a master; locally only when asked for.
-    const bool final_save = batch == total && (!ctx.is_local() || h.checkpoint_every > 0);
-    if (final_save || stop || ctx.checkpoints().due(batch) ||
-        (h.checkpoint_every > 0 && batch % h.checkpoint_every == 0))
-      SaveCheckpoint(ctx, model, loop);
-    if (stop && batch < total) {
-      std::printf("quadratic: asked to stop; checkpointed at batch %lld\n", static_cast<long long>(batch));
-      std::fflush(stdout);
-      ctx.flush();
-      ctx.preempt().acknowledge();
-      return 0;
-    }
-  }
-  std::fflush(stdout);
-  if (!ctx.flush()) {
-    std::fprintf(stderr,
-                 "quadratic_trial: warning: not every metric report was acknowledged by the master\n");
-  }
-  return 0;
+  QuadraticTrial trial(ctx, h);
+  return trial.Run();
 }
 
 }  // namespace

@@ -80,6 +80,14 @@ TEST(QuadraticTrialTest, SameSeedAndHparamsGiveTheSameOutput) {
   EXPECT_NE(a.out.find("[ring.trial] training batches=50 loss="), std::string::npos) << a.out;
   EXPECT_NE(a.out.find("[ring.trial] validation batches=200 validation_loss="), std::string::npos) << a.out;
   EXPECT_NE(a.out.find("[ring.trial] validation batches=300 validation_loss="), std::string::npos) << a.out;
+  // The one searcher operation of local mode, completed with the last validation.
+  const auto last = a.out.rfind("[ring.trial] validation batches=300 validation_loss=");
+  ASSERT_NE(last, std::string::npos);
+  const std::string value = a.out.substr(last + 52, a.out.find('\n', last) - last - 52);
+  EXPECT_NE(
+      a.out.find("[ring.trial] searcher operation length=300 completed validation_loss=" + value + "\n"),
+      std::string::npos)
+      << a.out;
   // Learns the noise floor (noise 0.1 → MSE 0.01).
   EXPECT_LT(FinalValidationLoss(a.out), 0.05) << a.out;
 
@@ -134,10 +142,16 @@ TEST(QuadraticTrialTest, TooLargeLearningRateDivergesWithAHint) {
   EXPECT_NE(run.err.find("lower learning_rate"), std::string::npos) << run.err;
 }
 
+// A master without searcher operations (404): one operation to max_length,
+// completed by the validation metric alone.
 TEST(QuadraticTrialTest, ClusterModePostsMetricsToTheMaster) {
   using ring::testing::FakeHttpServer;
   using ring::testing::FakeResponse;
-  FakeHttpServer master([](const auto&) { return FakeResponse{200, R"({"stored":1})"}; });
+  FakeHttpServer master([](const auto& req) {
+    if (req.target.find("/searcher/") != std::string::npos)
+      return FakeResponse{404, R"({"error":{"code":"not_found","message":"no such route"}})"};
+    return FakeResponse{200, R"({"stored":1})"};
+  });
   const auto storage =
       std::filesystem::temp_directory_path() / ("quadratic-ckpt-" + std::to_string(::getpid()));
   std::string env = "RING_MASTER_URL=" + master.url() + " RING_CHECKPOINT_STORAGE='{\"host_path\":\"" +
@@ -150,8 +164,14 @@ TEST(QuadraticTrialTest, ClusterModePostsMetricsToTheMaster) {
   EXPECT_NE(run.out.find("quadratic: trial 4, seed 3, 200 batches"), std::string::npos) << run.out;
   std::vector<std::pair<std::string, int64_t>> reports;
   std::vector<int64_t> checkpoints;
+  int searcher_calls = 0;
   for (const auto& req : master.requests()) {
     EXPECT_EQ(req.headers.at("authorization"), "Bearer tok");
+    if (req.target.find("/searcher/") != std::string::npos) {
+      EXPECT_EQ(req.method + " " + req.target, "GET /api/v1/allocations/4.1/searcher/operation");
+      ++searcher_calls;
+      continue;
+    }
     if (req.target == "/api/v1/allocations/4.1/checkpoints") {
       checkpoints.push_back(nlohmann::json::parse(req.body)["batches"]);  // every checkpoint_every (100)
       continue;
@@ -168,7 +188,36 @@ TEST(QuadraticTrialTest, ClusterModePostsMetricsToTheMaster) {
       (Reports{
           {"training", 50}, {"training", 100}, {"training", 150}, {"training", 200}, {"validation", 200}}));
   EXPECT_EQ(checkpoints, (std::vector<int64_t>{100, 200}));
+  EXPECT_EQ(searcher_calls, 1) << "asked once, then trained the one operation to max_length";
   std::filesystem::remove_all(storage);
+}
+
+TEST(QuadraticTrialTest, BadHparamsAreReportedToTheSearcherUnderAMaster) {
+  using ring::testing::FakeHttpServer;
+  using ring::testing::FakeResponse;
+  FakeHttpServer master([](const auto&) { return FakeResponse{200, R"({"recorded":true})"}; });
+  std::string env = "RING_MASTER_URL=" + master.url() +
+                    " RING_ALLOCATION_ID=4.1 RING_ALLOCATION_TOKEN=tok RING_TRIAL_ID=4"
+                    " RING_MAX_LENGTH_BATCHES=200"
+                    " RING_HPARAMS='{\"learning_rate\":0,\"batch_size\":32,\"report_every\":50}'";
+  TrialRun run = RunTrial("", env);
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("learning_rate must be a positive number"), std::string::npos) << run.err;
+  const auto requests = master.requests();
+  ASSERT_EQ(requests.size(), 1u) << "nothing else: no training, no checkpoint";
+  EXPECT_EQ(requests[0].method + " " + requests[0].target,
+            "POST /api/v1/allocations/4.1/searcher/invalid_hparams");
+  const auto body = nlohmann::json::parse(requests[0].body);
+  EXPECT_NE(body["message"].get<std::string>().find("learning_rate must be a positive number"),
+            std::string::npos)
+      << body.dump();
+}
+
+TEST(QuadraticTrialTest, ATrialForAnotherSearcherMetricSaysWhatToSet) {
+  TrialRun run =
+      RunTrial(std::string(kGood) + "--batches 10", "-u RING_MASTER_URL RING_SEARCHER_METRIC=accuracy");
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("set searcher.metric: validation_loss"), std::string::npos) << run.err;
 }
 
 }  // namespace

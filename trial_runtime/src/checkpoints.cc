@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "trial_api.h"
+#include "validation_clock.h"
 
 namespace ring::trial {
 namespace fs = std::filesystem;
@@ -113,19 +114,21 @@ Checkpoints::~Checkpoints() = default;
 std::string Checkpoints::save(int64_t batches, const Writer& writer, const nlohmann::json& metadata) {
   if (batches < 0) throw CheckpointError("a checkpoint cannot be at negative batches");
   if (!metadata.is_object()) throw CheckpointError("checkpoint metadata must be a JSON object");
+  nlohmann::json meta = metadata;
+  if (validations_) validations_->AddTo(meta);
   const std::string uuid = NewUuid();
   std::vector<CheckpointFile> files;
   try {
     const fs::path dir = storage_->BeginWrite(uuid);
     writer(dir);
     files = ListFiles(dir);
-    WriteManifest(dir, batches, metadata, files);
+    WriteManifest(dir, batches, meta, files);
     storage_->Commit(uuid);
   } catch (...) {
     storage_->Abort(uuid);
     throw;
   }
-  if (api_) Register(uuid, batches, files, metadata);
+  if (api_) Register(uuid, batches, files, meta);
   last_saved_ = batches;
   return uuid;
 }
@@ -176,6 +179,7 @@ std::optional<CheckpointInfo> Checkpoints::latest() {
   const fs::path dir = resume_.has_filename() ? resume_ : resume_.parent_path();  // "dir/" too
   CheckpointInfo info = FetchRecord(dir.filename().string(), dir);
   last_saved_ = info.batches;
+  if (validations_) validations_->RestoreFrom(info.metadata);
   return info;
 }
 

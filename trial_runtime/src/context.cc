@@ -9,7 +9,9 @@
 
 #include "http_metrics_sink.h"
 #include "runtime_flags.h"
+#include "searcher_setup.h"
 #include "trial_api.h"
+#include "validation_clock.h"
 
 extern char** environ;  // NOLINT: POSIX
 
@@ -67,8 +69,11 @@ struct Context::State {
   std::ostream* diagnostics = &std::cerr;
   std::unique_ptr<MetricsReporter> reporter;  // cluster mode, chief only
   std::shared_ptr<detail::TrialApi> api;      // cluster mode
+  std::chrono::seconds retry_for{120};        // RING_API_RETRY_SECONDS
+  std::shared_ptr<detail::ValidationClock> validations;
   std::unique_ptr<Checkpoints> checkpoints;
   std::unique_ptr<Preemption> preemption;
+  std::unique_ptr<Searcher> searcher;
 };
 
 Context::Context(std::unique_ptr<State> state) : state_(std::move(state)) {}
@@ -123,6 +128,7 @@ Context Context::from_environment(int argc, const char* const* argv, const Envir
         std::make_unique<SharedFsStorage>(flags.checkpoint_dir.value_or("checkpoints")), nullptr,
         s->latest_checkpoint, EnvNumber<int64_t>(env, "RING_MIN_CHECKPOINT_PERIOD_BATCHES").value_or(0));
     s->preemption = std::make_unique<Preemption>(nullptr);
+    AttachValidationsAndSearcher(*s, env);
     return Context(std::move(s));
   }
 
@@ -141,6 +147,7 @@ Context Context::from_environment(int argc, const char* const* argv, const Envir
   const int64_t retry_seconds = EnvNumber<int64_t>(env, "RING_API_RETRY_SECONDS").value_or(120);
   if (retry_seconds < 0) throw ConfigError("RING_API_RETRY_SECONDS must not be negative");
   const auto retry_for = std::chrono::seconds(retry_seconds);
+  s->retry_for = retry_for;
   if (Lookup(env, "RING_API_RETRY_SECONDS")) options.reporter.retry_for = retry_for;
   s->api =
       std::make_shared<detail::TrialApi>(*Lookup(env, "RING_MASTER_URL"), *allocation, *token, retry_for);
@@ -164,7 +171,47 @@ Context Context::from_environment(int argc, const char* const* argv, const Envir
     if (!sink) sink = std::make_unique<HttpMetricsSink>(*Lookup(env, "RING_MASTER_URL"), *allocation, *token);
     s->reporter = std::make_unique<MetricsReporter>(std::move(sink), std::move(options.reporter));
   }
+  AttachValidationsAndSearcher(*s, env);
   return Context(std::move(s));
+}
+
+// The validation clock (shared with the checkpoints) and the searcher, whose
+// hooks reach back into this State: it lives on the heap, so they stay valid
+// when the Context moves.
+void Context::AttachValidationsAndSearcher(State& s, const Environment& env) {
+  const int64_t period = EnvNumber<int64_t>(env, "RING_MIN_VALIDATION_PERIOD_BATCHES").value_or(0);
+  if (period < 0) throw ConfigError("RING_MIN_VALIDATION_PERIOD_BATCHES must not be negative");
+  s.validations = std::make_shared<detail::ValidationClock>(period);
+  s.checkpoints->validations_ = s.validations;
+  detail::SearcherSetup setup;
+  setup.api = s.api;
+  setup.chief = s.rank == 0;
+  setup.max_length = s.max_length_batches;
+  setup.metric_name = Lookup(env, "RING_SEARCHER_METRIC").value_or("validation_loss");
+  setup.out = s.out;
+  setup.diagnostics = s.diagnostics;
+  State* state = &s;
+  setup.ensure_validation = [state](int64_t batches, const std::string& name, double metric) {
+    const auto& clock = *state->validations;
+    if (clock.HasMetricAt(batches, name)) return;
+    if (clock.ReportedAt(batches))
+      *state->diagnostics << "[ring.trial] the validation report at " << batches
+                          << " batches did not include the searcher metric " << name
+                          << "; reporting it on its own (the master keeps the first report at"
+                             " these batches: include it there)"
+                          << std::endl;
+    Report(*state, MetricKind::kValidation, batches, {{name, metric}});
+  };
+  setup.settle_reports = [state] {
+    if (!state->reporter) return;
+    const bool all = state->reporter->flush(state->retry_for + std::chrono::seconds(60));
+    ThrowIfReportsCannotArrive(*state);
+    if (!all)
+      *state->diagnostics << "[ring.trial] not every metric report was acknowledged before the searcher"
+                             " completion"
+                          << std::endl;
+  };
+  s.searcher = std::make_unique<Searcher>(std::move(setup));
 }
 
 bool Context::is_local() const {
@@ -234,37 +281,48 @@ void Context::report_validation_metrics(int64_t batches, const std::map<std::str
 }
 
 void Context::report(MetricKind kind, int64_t batches, const std::map<std::string, double>& metrics) {
+  Report(*state_, kind, batches, metrics);
+}
+
+void Context::ThrowIfReportsCannotArrive(const State& s) {
+  // The reporter drops what it can no longer deliver; the trial must stop.
+  if (s.reporter->allocation_ended())
+    throw AllocationEndedError(
+        "the master ended this allocation and accepts no more metrics from it; "
+        "this process must stop");
+  if (s.reporter->master_unreachable())
+    throw MasterUnreachableError(
+        "the master did not acknowledge metrics within the retry budget "
+        "(RING_API_RETRY_SECONDS); this process must stop");
+}
+
+void Context::Report(State& s, MetricKind kind, int64_t batches,
+                     const std::map<std::string, double>& metrics) {
   if (batches < 0) throw MetricsError("metrics reported at negative batches " + std::to_string(batches));
   MetricReport r{kind, batches, {}};
   for (const auto& [name, value] : metrics) {
     if (name.empty()) throw MetricsError("a metric name is empty");
     if (!std::isfinite(value)) {
-      *state_->diagnostics << "[ring.trial] leaving out " << MetricKindName(kind) << " metric " << name
-                           << " at batches " << batches << ": " << FormatValue(value) << " is not finite"
-                           << std::endl;
+      *s.diagnostics << "[ring.trial] leaving out " << MetricKindName(kind) << " metric " << name
+                     << " at batches " << batches << ": " << FormatValue(value) << " is not finite"
+                     << std::endl;
       continue;
     }
     r.metrics.emplace(name, value);
   }
-  if (state_->local) {
+  // Every rank keeps the clock, so that validation_due() agrees across ranks.
+  if (kind == MetricKind::kValidation && !r.metrics.empty()) s.validations->Reported(batches, r.metrics);
+  if (s.local) {
     std::ostringstream line;
     line << "[ring.trial] " << MetricKindName(kind) << " batches=" << batches;
     for (const auto& [name, value] : r.metrics) line << ' ' << name << '=' << FormatValue(value);
-    *state_->out << line.str() << std::endl;
+    *s.out << line.str() << std::endl;
     return;
   }
-  if (!state_->reporter) return;
-  // The reporter drops what it can no longer deliver; the trial must stop.
-  if (state_->reporter->allocation_ended())
-    throw AllocationEndedError(
-        "the master ended this allocation and accepts no more metrics from it; "
-        "this process must stop");
-  if (state_->reporter->master_unreachable())
-    throw MasterUnreachableError(
-        "the master did not acknowledge metrics within the retry budget "
-        "(RING_API_RETRY_SECONDS); this process must stop");
+  if (!s.reporter) return;
+  ThrowIfReportsCannotArrive(s);
   if (r.metrics.empty()) return;
-  state_->reporter->enqueue(std::move(r));
+  s.reporter->enqueue(std::move(r));
 }
 
 bool Context::flush(std::chrono::milliseconds timeout) {
@@ -277,6 +335,14 @@ Checkpoints& Context::checkpoints() {
 
 Preemption& Context::preempt() {
   return *state_->preemption;
+}
+
+Searcher& Context::searcher() {
+  return *state_->searcher;
+}
+
+bool Context::validation_due(int64_t batches) const {
+  return state_->validations->Due(batches);
 }
 
 ReporterStats Context::reporter_stats() const {

@@ -52,7 +52,10 @@ inline constexpr const char* kCheckpointManifest = ".ring-checkpoint.json";
 
 namespace detail {
 class TrialApi;
-}
+class ValidationClock;
+}  // namespace detail
+
+class Context;
 
 class Checkpoints {
  public:
@@ -70,7 +73,10 @@ class Checkpoints {
   // when the writer throws or any step fails. Throws CheckpointError,
   // AllocationEndedError (the master fenced this allocation out; the
   // checkpoint is deleted) or MasterUnreachableError (the checkpoint is kept:
-  // the master may have registered it).
+  // the master may have registered it). When the experiment sets
+  // min_validation_period, the metadata also records
+  // "ring_last_validation_batches", which a resumed run takes back (see
+  // Context::validation_due()).
   std::string save(int64_t batches, const Writer& writer,
                    const nlohmann::json& metadata = nlohmann::json::object());
 
@@ -94,6 +100,8 @@ class Checkpoints {
   bool due(int64_t batches) const;
 
  private:
+  friend class Context;  // attaches the validation clock (min_validation_period)
+
   CheckpointInfo FetchRecord(const std::string& uuid, const std::filesystem::path& dir);
   CheckpointInfo Verify(CheckpointInfo info);  // checks info.files in info.path
   void Register(const std::string& uuid, int64_t batches, const std::vector<CheckpointFile>& files,
@@ -104,6 +112,8 @@ class Checkpoints {
   std::filesystem::path resume_;
   int64_t min_period_ = 0;
   int64_t last_saved_ = 0;
+  // Recorded in and restored from the metadata when min_validation_period is set.
+  std::shared_ptr<detail::ValidationClock> validations_;
 };
 
 // SHA-256 of a file's content, lower-case hex. Throws CheckpointError when

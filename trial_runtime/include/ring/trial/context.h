@@ -5,20 +5,23 @@
 //   int main(int argc, char** argv) {
 //     auto ctx = ring::trial::Context::from_environment(argc, argv);
 //     double lr = ctx.hparam<double>("learning_rate");
-//     for (int64_t b = 1; b <= ctx.max_length_batches(); ++b) {
-//       ...
-//       ctx.report_training_metrics(b, {{"loss", loss}});
+//     for (auto& op : ctx.searcher().operations()) {
+//       while (b < op.length()) {
+//         ...
+//         ctx.report_training_metrics(++b, {{"loss", loss}});
+//       }
+//       ctx.report_validation_metrics(b, {{"validation_loss", v}});
+//       op.report_completed(v);
 //     }
-//     ctx.report_validation_metrics(b, {{"validation_loss", v}});
 //   }  // the destructor flushes
 //
 // Cluster mode (RING_MASTER_URL set): reports go to the master through a
 // background sender (see MetricsReporter); only the chief (rank 0) sends them.
 // Local mode (RING_MASTER_URL unset): hyperparameters come from
 // `--hparams FILE.json` and repeated `--hparam key=value`, the length from
-// `--batches N` (default 100), the seed from `--seed S` (default 0), and
-// metrics are printed to stdout. Owned by the training thread; the reporter's
-// sender thread is internal.
+// `--batches N` (default 100, the length of the one searcher operation), the
+// seed from `--seed S` (default 0), and metrics are printed to stdout. Owned by the training thread; the
+// reporter's sender thread is internal.
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -37,6 +40,7 @@
 #include "ring/trial/metrics_reporter.h"
 #include "ring/trial/metrics_sink.h"
 #include "ring/trial/preemption.h"
+#include "ring/trial/searcher.h"
 
 namespace ring::trial {
 
@@ -147,6 +151,18 @@ class Context {
   // the master refused some. Always true in local mode.
   bool flush(std::chrono::milliseconds timeout = std::chrono::seconds(60));
 
+  // min_validation_period (RING_MIN_VALIDATION_PERIOD_BATCHES): true when a
+  // period is set and at least that many batches have passed since the last
+  // validation report (report_validation_metrics() or a searcher completion,
+  // on any rank) or the start. A checkpoint records the last validation and a
+  // run resumed from it takes it back, so an interrupted trial validates at
+  // the same batches as an uninterrupted one. Always false without a period.
+  bool validation_due(int64_t batches) const;
+
+  // The searcher's operations: how long to train, and where the searcher
+  // metric goes (see searcher.h).
+  Searcher& searcher();
+
   // Checkpoints in the experiment's checkpoint storage (local mode:
   // --checkpoint-dir, default ./checkpoints; resume with --resume DIR).
   Checkpoints& checkpoints();
@@ -161,6 +177,10 @@ class Context {
   explicit Context(std::unique_ptr<State> state);
   const nlohmann::json& hparam_json(const std::string& name) const;
   void report(MetricKind kind, int64_t batches, const std::map<std::string, double>& metrics);
+  static void Report(State& s, MetricKind kind, int64_t batches,
+                     const std::map<std::string, double>& metrics);
+  static void ThrowIfReportsCannotArrive(const State& s);
+  static void AttachValidationsAndSearcher(State& s, const Environment& env);
 
   std::unique_ptr<State> state_;
 };

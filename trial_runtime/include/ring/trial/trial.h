@@ -7,3 +7,4 @@
 #include "ring/trial/metrics_reporter.h"    // IWYU pragma: export
 #include "ring/trial/metrics_sink.h"        // IWYU pragma: export
 #include "ring/trial/preemption.h"          // IWYU pragma: export
+#include "ring/trial/searcher.h"            // IWYU pragma: export
