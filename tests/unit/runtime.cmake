@@ -68,3 +68,8 @@ ring_add_test(runtime_checkpoint_registration_test LABEL unit
   SOURCES ${ring_runtime_tests_dir}/runtime_checkpoint_registration_test.cc
   LIBS ringtrial)
 target_include_directories(runtime_checkpoint_registration_test PRIVATE ${CMAKE_CURRENT_LIST_DIR}/..)
+
+ring_add_test(runtime_searcher_test LABEL unit
+  SOURCES ${ring_runtime_tests_dir}/runtime_searcher_test.cc
+  LIBS ringtrial)
+target_include_directories(runtime_searcher_test PRIVATE ${CMAKE_CURRENT_LIST_DIR}/..)

@@ -35,8 +35,7 @@ SearcherOperations::iterator::iterator(Searcher* searcher)
     : searcher_(searcher), current_(searcher->next_operation()) {}
 
 SearcherOperations::iterator& SearcherOperations::iterator::operator++() {
-  current_.reset();
-  current_ = searcher_->next_operation();
+  current_ = searcher_->next_operation();  // unchanged when it throws
   return *this;
 }
 
