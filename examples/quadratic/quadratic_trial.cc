@@ -115,7 +115,7 @@ class QuadraticTrial {
       }
       if (loop_.validated_at != batch && (batch == length || ctx_.validation_due(batch))) Validate(batch);
       const bool stop = ctx_.preempt().should_preempt();
-      if ((batch == length && KeepsFinalState()) || stop || ctx_.checkpoints().due(batch) ||
+      if (stop || ctx_.checkpoints().due(batch) ||
           (h_.checkpoint_every > 0 && batch % h_.checkpoint_every == 0))
         Save();
       if (stop && batch < length) return Stop();

@@ -73,3 +73,10 @@ ring_add_test(runtime_searcher_test LABEL unit
   SOURCES ${ring_runtime_tests_dir}/runtime_searcher_test.cc
   LIBS ringtrial)
 target_include_directories(runtime_searcher_test PRIVATE ${CMAKE_CURRENT_LIST_DIR}/..)
+
+ring_add_test(runtime_quadratic_searcher_test LABEL unit TIMEOUT 180
+  SOURCES ${ring_runtime_tests_dir}/runtime_quadratic_searcher_test.cc)
+target_compile_definitions(runtime_quadratic_searcher_test PRIVATE QUADRATIC_TRIAL_PATH="$<TARGET_FILE:quadratic_trial>")
+target_include_directories(runtime_quadratic_searcher_test PRIVATE ${CMAKE_CURRENT_LIST_DIR}/..)
+target_link_libraries(runtime_quadratic_searcher_test PRIVATE nlohmann_json::nlohmann_json)
+add_dependencies(runtime_quadratic_searcher_test quadratic_trial)
