@@ -2,7 +2,8 @@
 // against an in-test master: one process through several operations ends
 // with the same state as one operation to the last length, and a trial
 // restarted between operations (after a crash before its completion arrived,
-// and again when promoted later) ends bit for bit like the uninterrupted run.
+// and again when promoted later) ends bit for bit like the uninterrupted run;
+// with min_validation_period a resumed run validates where the whole one did.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -248,6 +249,36 @@ TEST_F(QuadraticSearcherTest, RestartedBetweenOperationsEndsBitForBitLikeTheUnin
   for (const auto& e : whole.Events("8.0", "[ring.trial] "))
     if (std::stoll(e.substr(e.find("batches=") + 8)) > 200) after_200.push_back(e);
   EXPECT_EQ(registry.Events("9.2", "[ring.trial] "), after_200);
+}
+
+TEST_F(QuadraticSearcherTest, AResumedRunValidatesWhereTheWholeOneDidUnderMinValidationPeriod) {
+  // Validations every 4th report (120, 240, ...) and whenever 70 batches passed since the last one.
+  const std::map<std::string, std::string> env = {{"RING_MIN_VALIDATION_PERIOD_BATCHES", "70"}};
+  auto args = [&](const std::string& dir, std::vector<std::string> extra) {
+    std::vector<std::string> a = {
+        "--hparam",         "learning_rate=0.02",  "--hparam", "batch_size=32", "--hparam",
+        "report_every=30",  "--batches",           "500",      "--seed",        kSeed,
+        "--checkpoint-dir", (work_ / dir).string()};
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  };
+  Trial whole(work_, args("whole", {}), env);
+  ASSERT_EQ(whole.ExitCode(), 0) << whole.err();
+  std::vector<int64_t> validated;
+  for (const auto& line : MetricLinesAfter(whole.out(), 0))
+    if (line.rfind("[ring.trial] validation", 0) == 0) validated.push_back(std::stoll(line.substr(32)));
+  EXPECT_EQ(validated, (std::vector<int64_t>{70, 120, 190, 240, 310, 360, 430, 480, 500}));
+  const auto reference = Checkpoints(work_ / "whole");
+  ASSERT_TRUE(reference.count(200));
+
+  // The checkpoint at 200 remembers the validation at 190, so the next one is due at 260 (after 240: 310).
+  Trial resumed(work_, args("resumed", {"--resume", reference.at(200).string()}), env);
+  ASSERT_EQ(resumed.ExitCode(), 0) << resumed.err();
+  EXPECT_EQ(MetricLinesAfter(resumed.out(), 0), MetricLinesAfter(whole.out(), 200));
+  const auto saved = Checkpoints(work_ / "resumed");
+  ASSERT_TRUE(saved.count(500));
+  for (const auto& [batches, dir] : saved)
+    EXPECT_EQ(Files(dir), Files(reference.at(batches))) << "checkpoint at " << batches << " differs";
 }
 
 }  // namespace
