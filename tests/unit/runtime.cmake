@@ -69,10 +69,12 @@ ring_add_test(runtime_checkpoint_registration_test LABEL unit
   LIBS ringtrial)
 target_include_directories(runtime_checkpoint_registration_test PRIVATE ${CMAKE_CURRENT_LIST_DIR}/..)
 
-ring_add_test(runtime_searcher_test LABEL unit
-  SOURCES ${ring_runtime_tests_dir}/runtime_searcher_test.cc
-  LIBS ringtrial)
-target_include_directories(runtime_searcher_test PRIVATE ${CMAKE_CURRENT_LIST_DIR}/..)
+foreach(searcher_test runtime_searcher_test runtime_searcher_failures_test runtime_validation_due_test)
+  ring_add_test(${searcher_test} LABEL unit
+    SOURCES ${ring_runtime_tests_dir}/${searcher_test}.cc
+    LIBS ringtrial)
+  target_include_directories(${searcher_test} PRIVATE ${CMAKE_CURRENT_LIST_DIR}/..)
+endforeach()
 
 ring_add_test(runtime_quadratic_searcher_test LABEL unit TIMEOUT 180
   SOURCES ${ring_runtime_tests_dir}/runtime_quadratic_searcher_test.cc)
