@@ -1,0 +1,93 @@
+#include "common/searcher/asha_plan.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+namespace ring::search {
+namespace {
+
+// The largest k <= limit with d^k <= x (d > 1, x >= 1).
+int FloorLog(double x, double d, int limit) {
+  int k = 0;
+  double p = 1;
+  while (k < limit && p * d <= x) {
+    p *= d;
+    ++k;
+  }
+  return k;
+}
+
+double Power(double d, int k) {
+  double p = 1;
+  for (int i = 0; i < k; ++i) p *= d;
+  return p;
+}
+
+std::vector<int> BracketRungs(const std::string& mode, int r) {
+  std::vector<int> out;
+  if (mode == "aggressive") {
+    out.push_back(r);
+  } else if (mode == "conservative") {
+    for (int i = 1; i <= r; ++i) out.push_back(i);
+  } else {
+    for (int i = (r - 1) / 2 + 1; i <= r; ++i) out.push_back(i);
+  }
+  std::sort(out.begin(), out.end(), std::greater<>());
+  return out;
+}
+
+}  // namespace
+
+int AshaRungs(const SearcherConfig& c) {
+  const int limit = static_cast<int>(std::min<int64_t>(c.max_rungs, kMaxAshaRungs + 1));
+  const int by_length = FloorLog(static_cast<double>(c.max_length_batches), c.divisor, limit) + 1;
+  const int by_trials = FloorLog(static_cast<double>(c.max_trials), c.divisor, limit) + 1;
+  return std::max(1, std::min({limit, by_length, by_trials}));
+}
+
+std::vector<AshaBracketPlan> PlanAdaptiveAsha(const SearcherConfig& c) {
+  const double d = c.divisor;
+  const std::vector<int> rungs = BracketRungs(c.mode, AshaRungs(c));
+  const size_t n = rungs.size();
+  std::vector<AshaBracketPlan> plans(n);
+
+  std::vector<double> weight(n);
+  double total = 0;
+  for (size_t i = 0; i < n; ++i) total += weight[i] = Power(d, rungs[i] - 1) / rungs[i];
+  int64_t allocated = 0;
+  for (size_t i = 0; i < n; ++i) {
+    plans[i].rungs = rungs[i];
+    plans[i].max_trials =
+        std::max<int64_t>(static_cast<int64_t>(weight[i] / total * static_cast<double>(c.max_trials)), 1);
+    allocated += plans[i].max_trials;
+  }
+  plans[0].max_trials += std::max<int64_t>(c.max_trials - allocated, 0);
+
+  int64_t each = 0;
+  int64_t remainder = 0;
+  if (c.max_concurrent_trials == 0) {
+    each = std::max(plans[n - 1].max_trials, static_cast<int64_t>(d));
+  } else {
+    const int64_t concurrent = std::max<int64_t>(c.max_concurrent_trials, static_cast<int64_t>(n));
+    each = concurrent / static_cast<int64_t>(n);
+    remainder = concurrent % static_cast<int64_t>(n);
+  }
+  for (size_t i = 0; i < n; ++i)
+    plans[i].max_concurrent_trials = each + (static_cast<int64_t>(i) < remainder ? 1 : 0);
+
+  for (auto& plan : plans) {
+    for (int k = 0; k < plan.rungs; ++k) {
+      int64_t length = c.max_length_batches;
+      if (k < plan.rungs - 1) {
+        const double scaled =
+            std::floor(static_cast<double>(c.max_length_batches) / Power(d, plan.rungs - 1 - k));
+        length = std::clamp<int64_t>(static_cast<int64_t>(scaled), 1, c.max_length_batches);
+      }
+      plan.lengths.push_back(length);
+    }
+  }
+  return plans;
+}
+
+}  // namespace ring::search
