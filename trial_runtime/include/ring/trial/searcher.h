@@ -23,6 +23,7 @@
 // the validation metric alone. In local mode (no RING_MASTER_URL) there is
 // exactly one operation of max_length_batches() (--batches), and completions
 // are printed. Owned by the Context; call from the training thread.
+#include <cstddef>
 #include <cstdint>
 #include <iterator>
 #include <memory>
