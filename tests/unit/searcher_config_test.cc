@@ -1,0 +1,186 @@
+// What Searcher::Create refuses (kInvalidConfig naming the field), the
+// adaptive ASHA plan (rungs, brackets, splits, lengths), and progress.
+#include <gtest/gtest.h>
+
+#include "common/searcher/asha_plan.h"
+#include "common/searcher/searcher.h"
+
+namespace ring::search {
+namespace {
+
+using Type = Hyperparameter::Type;
+
+SearcherConfig Config(const std::string& name) {
+  SearcherConfig c;
+  c.name = name;
+  c.max_length_batches = 100;
+  c.max_trials = 4;
+  return c;
+}
+
+Hyperparameter Range(Type type, double min, double max, std::optional<int64_t> count = std::nullopt) {
+  Hyperparameter h;
+  h.type = type;
+  h.minval = min;
+  h.maxval = max;
+  h.count = count;
+  return h;
+}
+
+std::string CreateError(const SearcherConfig& c, const std::map<std::string, Hyperparameter>& space = {}) {
+  auto s = Searcher::Create(c, space, 1);
+  if (s.ok()) return "accepted";
+  EXPECT_EQ(s.status().code(), ErrorCode::kInvalidConfig) << s.status().message();
+  return s.status().message();
+}
+
+TEST(SearcherConfigTest, GridNeedsCountsOnRanges) {
+  Hyperparameter nested;
+  nested.type = Type::kNested;
+  nested.nested = {{"lr", Range(Type::kLog, -3, -1)}};
+  EXPECT_EQ(CreateError(Config("grid"), {{"lr", Range(Type::kDouble, 0, 1)}}),
+            "hyperparameters.lr.count is required by the grid searcher");
+  EXPECT_EQ(CreateError(Config("grid"), {{"n", Range(Type::kInt, 0, 1)}}),
+            "hyperparameters.n.count is required by the grid searcher");
+  EXPECT_EQ(CreateError(Config("grid"), {{"opt", nested}}),
+            "hyperparameters.opt.lr.count is required by the grid searcher");
+  EXPECT_EQ(CreateError(Config("random"), {{"opt", nested}}), "accepted");  // only grid needs counts
+  EXPECT_EQ(CreateError(Config("grid"), {{"lr", Range(Type::kDouble, 0, 1, 3)}}), "accepted");
+}
+
+TEST(SearcherConfigTest, GridOfMoreThan100000PointsIsRefused) {
+  const std::string too_many =
+      "hyperparameters: the grid has more than 100000 points; lower the counts or use the random searcher";
+  EXPECT_EQ(CreateError(Config("grid"),
+                        {{"a", Range(Type::kInt, 0, 999, 1000)}, {"b", Range(Type::kDouble, 0, 1, 100)}}),
+            "accepted");
+  EXPECT_EQ(CreateError(Config("grid"),
+                        {{"a", Range(Type::kInt, 0, 999, 1000)}, {"b", Range(Type::kDouble, 0, 1, 101)}}),
+            too_many);
+  EXPECT_EQ(CreateError(Config("grid"), {{"a", Range(Type::kDouble, 0, 1, 1'000'000'000'000)}}), too_many);
+}
+
+TEST(SearcherConfigTest, HandBuiltConfigsAreCheckedToo) {
+  auto c = Config("bayes");
+  EXPECT_EQ(CreateError(c),
+            "searcher.name must be one of single, grid, random, adaptive_asha, got \"bayes\"");
+  c = Config("random");
+  c.max_length_batches = 0;
+  EXPECT_EQ(CreateError(c), "searcher.max_length.batches must be a positive integer, got 0");
+  c = Config("random");
+  c.max_trials = 0;
+  EXPECT_EQ(CreateError(c), "searcher.max_trials must be a positive integer, got 0");
+  c.max_trials = 100'001;
+  EXPECT_EQ(CreateError(c), "searcher.max_trials must be at most 100000, got 100001");
+  c = Config("random");
+  c.max_concurrent_trials = -1;
+  EXPECT_EQ(CreateError(c), "searcher.max_concurrent_trials must be an integer >= 0, got -1");
+  c = Config("adaptive_asha");
+  c.divisor = 1;
+  EXPECT_EQ(CreateError(c), "searcher.divisor must be greater than 1, got 1.0");
+  c = Config("adaptive_asha");
+  c.mode = "wild";
+  EXPECT_EQ(CreateError(c), "searcher.mode must be one of aggressive, standard, conservative, got \"wild\"");
+  c = Config("adaptive_asha");
+  c.max_rungs = 0;
+  EXPECT_EQ(CreateError(c), "searcher.max_rungs must be a positive integer, got 0");
+  c = Config("adaptive_asha");
+  c.divisor = 1.01;
+  c.max_rungs = 1000;
+  c.max_trials = 100'000;
+  c.max_length_batches = 1'000'000;
+  EXPECT_EQ(
+      CreateError(c),
+      "searcher.max_rungs: divisor 1.01 gives more than 100 rungs; raise the divisor or lower max_rungs");
+
+  Hyperparameter empty;
+  empty.type = Type::kCategorical;
+  EXPECT_EQ(CreateError(Config("random"), {{"c", empty}}), "hyperparameters.c.vals must not be empty");
+  EXPECT_EQ(CreateError(Config("random"), {{"x", Range(Type::kDouble, 2, 1)}}),
+            "hyperparameters.x.maxval must be at least minval (2.0), got 1.0");
+  auto bad_base = Range(Type::kLog, 0, 1);
+  bad_base.base = 1;
+  EXPECT_EQ(CreateError(Config("random"), {{"l", bad_base}}),
+            "hyperparameters.l.base must be positive and not 1, got 1.0");
+  // single ignores max_trials.
+  c = Config("single");
+  c.max_trials = 0;
+  EXPECT_EQ(CreateError(c), "accepted");
+}
+
+SearcherConfig Asha(int64_t trials, int64_t length, double divisor, int64_t rungs, const std::string& mode,
+                    int64_t concurrent = 0) {
+  SearcherConfig c = Config("adaptive_asha");
+  c.max_trials = trials;
+  c.max_length_batches = length;
+  c.divisor = divisor;
+  c.max_rungs = rungs;
+  c.mode = mode;
+  c.max_concurrent_trials = concurrent;
+  return c;
+}
+
+TEST(AshaPlanTest, RungsAreCappedByLengthAndTrials) {
+  EXPECT_EQ(AshaRungs(Asha(16, 800, 4, 3, "aggressive")), 3);
+  EXPECT_EQ(AshaRungs(Asha(16, 800, 4, 9, "aggressive")), 3);      // floor(log4 16) + 1
+  EXPECT_EQ(AshaRungs(Asha(1000, 63, 2, 9, "aggressive")), 6);     // floor(log2 63) + 1
+  EXPECT_EQ(AshaRungs(Asha(1000, 1000, 10, 9, "aggressive")), 4);  // exactly 10^3: no log rounding
+  EXPECT_EQ(AshaRungs(Asha(1, 1000, 2, 5, "aggressive")), 1);
+}
+
+TEST(AshaPlanTest, BracketsSplitsAndLengths) {
+  auto plans = PlanAdaptiveAsha(Asha(16, 800, 4, 3, "aggressive", 4));
+  ASSERT_EQ(plans.size(), 1u);
+  EXPECT_EQ(plans[0].lengths, (std::vector<int64_t>{50, 200, 800}));
+  EXPECT_EQ(plans[0].max_trials, 16);
+  EXPECT_EQ(plans[0].max_concurrent_trials, 4);
+
+  plans = PlanAdaptiveAsha(Asha(20, 16, 2, 4, "conservative", 7));
+  ASSERT_EQ(plans.size(), 4u);
+  std::vector<int> rungs;
+  std::vector<int64_t> trials, concurrent;
+  for (const auto& p : plans) {
+    rungs.push_back(p.rungs);
+    trials.push_back(p.max_trials);
+    concurrent.push_back(p.max_concurrent_trials);
+  }
+  EXPECT_EQ(rungs, (std::vector<int>{4, 3, 2, 1}));
+  EXPECT_EQ(trials, (std::vector<int64_t>{9, 5, 3, 3}));
+  EXPECT_EQ(concurrent, (std::vector<int64_t>{2, 2, 2, 1}));
+  EXPECT_EQ(plans[3].lengths, std::vector<int64_t>{16});
+  EXPECT_EQ(plans[1].lengths, (std::vector<int64_t>{4, 8, 16}));
+
+  // Fewer concurrent trials than brackets: one each.
+  plans = PlanAdaptiveAsha(Asha(20, 16, 2, 4, "conservative", 2));
+  for (const auto& p : plans) EXPECT_EQ(p.max_concurrent_trials, 1);
+  // Standard mode with R = 5: brackets of 5, 4, 3 rungs.
+  plans = PlanAdaptiveAsha(Asha(100, 10000, 3, 5, "standard"));
+  ASSERT_EQ(plans.size(), 3u);
+  EXPECT_EQ(plans[0].rungs, 5);
+  EXPECT_EQ(plans[2].rungs, 3);
+  // Lengths never fall below one batch.
+  plans = PlanAdaptiveAsha(Asha(1000, 5, 1.5, 10, "aggressive"));
+  EXPECT_EQ(plans[0].lengths.front(), 1);
+  EXPECT_EQ(plans[0].lengths.back(), 5);
+}
+
+TEST(SearcherProgressTest, CountsBatchesOfThePlan) {
+  auto c = Config("random");
+  c.max_trials = 2;
+  c.max_concurrent_trials = 1;
+  auto s = std::move(Searcher::Create(c, {}, 1)).value();
+  EXPECT_EQ(s.Progress({}), 0.0);  // before the start
+  s.Start();
+  EXPECT_EQ(s.Progress({{1, 50}}), 0.25);
+  EXPECT_EQ(s.Progress({{1, 500}}), 0.5);  // capped at the operation's length
+  s.TrialExitedEarly(1, ExitReason::kErrored);
+  EXPECT_EQ(s.Progress({{1, 10}}), 0.5);  // an ended trial counts in full
+  s.ValidationCompleted(2, 1.0, 100);
+  EXPECT_EQ(s.Progress({{1, 10}, {2, 100}}), kMaxProgressBeforeShutdown);
+  s.TrialClosed(2);
+  EXPECT_TRUE(s.IsShutdown());
+  EXPECT_EQ(s.Progress({}), 1.0);
+}
+
+}  // namespace
+}  // namespace ring::search
