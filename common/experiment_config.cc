@@ -23,6 +23,8 @@ class ConfigParser {
 
  private:
   Hyperparameter ParseHparam(const YAML::Node& node, const std::string& path, int depth);
+  // The grid searcher needs `count` on every int, double and log hyperparameter.
+  void RequireGridCount(const YAML::Node& node, const std::string& path, const Hyperparameter& h);
   void ParseSearcher(const YAML::Node& node, SearcherConfig& s);
   void ParseResources(const YAML::Node& node, ResourcesConfig& r);
   CheckpointStorageConfig ParseCheckpointStorage(const YAML::Node& node);
@@ -96,6 +98,13 @@ Hyperparameter ConfigParser::ParseHparam(const YAML::Node& node, const std::stri
             path + ".type must be one of const, int, double, log, categorical, got \"" + type + "\"");
   }
   return h;
+}
+
+void ConfigParser::RequireGridCount(const YAML::Node& node, const std::string& path,
+                                    const Hyperparameter& h) {
+  if ((h.type == Type::kInt || h.type == Type::kDouble || h.type == Type::kLog) && !h.count)
+    w_.Fail(node, path + ".count is required by the grid searcher");
+  for (const auto& [key, child] : h.nested) RequireGridCount(node[key], YamlWalker::Join(path, key), child);
 }
 
 void ConfigParser::ParseSearcher(const YAML::Node& node, SearcherConfig& s) {
@@ -228,6 +237,9 @@ ExperimentConfig ConfigParser::Parse(const YAML::Node& root) {
       c.hyperparameters[key] = ParseHparam(value, "hyperparameters." + key, 1);
   }
   ParseSearcher(w_.Required(root, "", "searcher"), c.searcher);
+  if (c.searcher.name == "grid")
+    for (const auto& [key, h] : c.hyperparameters)
+      RequireGridCount(root["hyperparameters"][key], "hyperparameters." + key, h);
   if (root["resources"]) ParseResources(root["resources"], c.resources);
   if (root["max_restarts"])
     c.max_restarts = w_.Int(root["max_restarts"], "max_restarts", 0, "an integer >= 0");

@@ -234,6 +234,51 @@ const BadConfig kBadValues[] = {
 };
 INSTANTIATE_TEST_SUITE_P(BadValues, MalformedConfigTest, ::testing::ValuesIn(kBadValues), CaseName);
 
+// The grid searcher needs `count` on int, double and log hyperparameters; the
+// error is on the line of the hyperparameter that lacks it.
+const std::string kGridHead =
+    "name: x\n"                                  // 1
+    "entrypoint: ./run\n"                        // 2
+    "searcher:\n"                                // 3
+    "  name: grid\n"                             // 4
+    "  metric: loss\n"                           // 5
+    "  max_length:\n"                            // 6
+    "    batches: 10\n"                          // 7
+    "hyperparameters:\n"                         // 8
+    "  a: 1\n"                                   // 9
+    "  b: {type: categorical, vals: [1, 2]}\n";  // 10
+
+const BadConfig kGridCounts[] = {
+    {"grid double without count", kGridHead + "  lr:\n    type: double\n    minval: 0.1\n    maxval: 1\n",
+     "experiment.yaml:12: hyperparameters.lr.count is required by the grid searcher"},
+    {"grid int without count", kGridHead + "  n: {type: int, minval: 1, maxval: 3}\n",
+     "experiment.yaml:11: hyperparameters.n.count is required by the grid searcher"},
+    {"grid log without count",
+     kGridHead + "  c: {type: log, minval: -3, maxval: -1, count: 3}\n"
+                 "  d: {type: log, minval: -3, maxval: -1}\n",
+     "experiment.yaml:12: hyperparameters.d.count is required by the grid searcher"},
+    {"grid nested without count",
+     kGridHead + "  opt:\n    name: sgd\n    lr: {type: double, minval: 0, maxval: 1}\n",
+     "experiment.yaml:13: hyperparameters.opt.lr.count is required by the grid searcher"},
+    {"grid hyperparameters before the searcher",
+     "name: x\nentrypoint: ./run\nhyperparameters:\n  lr: {type: double, minval: 0, maxval: 1}\n"
+     "searcher: {name: grid, metric: loss, max_length: {batches: 1}}\n",
+     "experiment.yaml:4: hyperparameters.lr.count is required by the grid searcher"},
+};
+INSTANTIATE_TEST_SUITE_P(GridCounts, MalformedConfigTest, ::testing::ValuesIn(kGridCounts), CaseName);
+
+TEST(ExperimentConfigErrorsTest, OnlyTheGridSearcherNeedsCounts) {
+  const std::string space = "hyperparameters:\n  lr: {type: double, minval: 0, maxval: 1}\n";
+  for (const char* name : {"single", "random", "adaptive_asha"}) {
+    auto c = ParseExperimentConfig("name: x\nentrypoint: ./run\nsearcher: {name: " + std::string(name) +
+                                   ", metric: loss, max_trials: 2, max_length: {batches: 1}}\n" + space);
+    EXPECT_TRUE(c.ok()) << name << ": " << c.status().message();
+  }
+  auto grid = ParseExperimentConfig(kGridHead + "  lr: {type: double, minval: 0, maxval: 1, count: 4}\n");
+  ASSERT_TRUE(grid.ok()) << grid.status().message();
+  EXPECT_EQ(grid->hyperparameters.at("lr").count, 4);
+}
+
 const BadConfig kBadYaml[] = {
     {"unclosed bracket, noticed on the next line", kHead + "labels: [a, b\nmax_restarts: 1\n",
      "experiment.yaml:9: invalid YAML: end of sequence flow not found"},
