@@ -16,6 +16,7 @@
 #include "cli/experiment_commands.h"
 #include "cli/experiment_wait.h"
 #include "cli/format.h"
+#include "cli/preview_commands.h"
 #include "cli/trial_commands.h"
 
 namespace ring::cli {
@@ -43,6 +44,8 @@ struct Args {
   double timeout_s = 0;
   bool follow = false;
   int rank = -1;
+  std::string config;
+  std::optional<uint64_t> seed;
 };
 
 std::chrono::milliseconds PollInterval() {
@@ -160,6 +163,13 @@ int RunCli(std::vector<std::string> args, std::ostream& out, std::ostream& err) 
   download->add_option("UUID", a.uuid, "Checkpoint uuid")->required();
   download->add_option("DIR", a.dir, "Folder to write the files into (created if missing)")->required();
   download->callback([&] { action = [&](CliEnv& env) { return DownloadCheckpoint(env, a.uuid, a.dir); }; });
+
+  auto* preview = app.add_subcommand(
+      "preview-search", "Simulate CONFIG's searcher (no master needed): trials per rung, batches in all");
+  preview->add_option("CONFIG", a.config, "Experiment config (YAML)")->required();
+  preview->add_option("--seed", a.seed,
+                      "Seed of the simulation (default: reproducibility.experiment_seed, or 0)");
+  preview->callback([&] { action = [&](CliEnv& env) { return PreviewSearch(env, a.config, a.seed); }; });
 
   std::reverse(args.begin(), args.end());  // CLI11 consumes the vector from the back
   try {

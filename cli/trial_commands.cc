@@ -31,6 +31,13 @@ int DescribeTrial(CliEnv& env, int64_t id) {
   out << "Hyperparameters:    " << FormatHparams(Member(*trial, "hparams")) << '\n';
   out << "Batches:            " << Field(*trial, "total_batches") << '\n';
   out << "Restarts:           " << Field(*trial, "restarts") << '\n';
+  if (Field(*trial, "state") == "ACTIVE" || Field(*trial, "state") == "PAUSED") {
+    const auto& op = Member(*trial, "searcher_operation");
+    out << "Searcher:           "
+        << (op.is_object() ? "train to " + Field(op, "length") + " batches"
+                           : std::string("waiting for the searcher (a promotion or the end)"))
+        << '\n';
+  }
   if (const auto& why = Member(*trial, "last_exit_reason"); why.is_string())
     out << "Last exit:          " << why.get<std::string>() << '\n';
   out << "Best validation:    " << Field(*trial, "best_validation") << '\n';

@@ -90,6 +90,7 @@ Status Master::Run() {
   RegisterTrialRoutes(p.router, *p.api);
   RegisterAllocationRoutes(p.router, *p.api);
   RegisterCheckpointRoutes(p.router, *p.api);
+  RegisterSearcherRoutes(p.router, *p.api);
   p.agents = std::make_unique<AgentWsAcceptor>(*p.controller);
 
   HttpServerOptions http;

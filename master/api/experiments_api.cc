@@ -64,7 +64,12 @@ ApiResponse ListTrials(ApiContext& ctx, ApiRequest& req) {
   auto trials = ctx.store.ListTrials(*id);
   if (!trials.ok()) return ApiResponse::Error(trials.status());
   nlohmann::json list = nlohmann::json::array();
-  for (const auto& t : *trials) list.push_back(TrialJson(t));
+  for (const auto& t : *trials) {
+    auto view = TrialJson(t);
+    auto op = ctx.controller.TrialOperation(t.experiment_id, t.id);
+    view["searcher_operation"] = op ? nlohmann::json{{"length", *op}} : nlohmann::json();
+    list.push_back(std::move(view));
+  }
   return ApiResponse::Json({{"trials", list}, {"total", trials->size()}});
 }
 

@@ -44,6 +44,7 @@ nlohmann::json TrialJson(const TrialRecord& t) {
           {"total_batches", t.total_batches},
           {"best_validation", OrNull(t.best_validation)},
           {"latest_checkpoint", OrNull(t.latest_checkpoint)},
+          {"request_id", OrNull(t.request_id)},
           {"created_at", t.created_at},
           {"ended_at", OrNull(t.ended_at)}};
 }

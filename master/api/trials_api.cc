@@ -6,6 +6,7 @@
 
 #include "master/api/json_views.h"
 #include "master/api/routes.h"
+#include "master/core/experiment_controller.h"
 #include "master/store/store.h"
 
 namespace ring {
@@ -19,6 +20,8 @@ ApiResponse GetTrial(ApiContext& ctx, ApiRequest& req) {
   auto trial = ctx.store.GetTrial(*id);
   if (!trial.ok()) return ApiResponse::Error(trial.status());
   auto view = TrialJson(*trial);
+  auto op = ctx.controller.TrialOperation(trial->experiment_id, trial->id);
+  view["searcher_operation"] = op ? nlohmann::json{{"length", *op}} : nlohmann::json();
   // Why its last allocation ended: what a user reads first when a trial failed.
   view["last_exit_reason"] = nullptr;
   if (auto allocs = ctx.store.ListAllocations(*id); allocs.ok())

@@ -69,6 +69,15 @@ Status ExperimentController::Recover(SteadyTime now) {
     if (exp.ok() && exp->state == RunState::kPaused && !placed.placements.empty())
       RequestPreemptionLocked(placed, now);
   }
+  // Searchers come back from their snapshots and catch up with what the
+  // trials did meanwhile.
+  for (int64_t offset = 0;; offset += 500) {
+    auto page = store_.ListExperiments(500, offset);
+    if (!page.ok()) return page.status();
+    for (const auto& e : page->items)
+      if (!IsTerminal(e.state)) ReconcileSearchLocked(e.id);
+    if (page->items.size() < 500) break;
+  }
   ScheduleLocked();
   return Status::Ok();
 }
@@ -145,6 +154,7 @@ void ExperimentController::SendStartsLocked(const LiveAllocation& alloc, const s
       start.environment["RING_MIN_VALIDATION_PERIOD_BATCHES"] =
           std::to_string(config->min_validation_period_batches);
       start.environment["RING_MAX_LENGTH_BATCHES"] = std::to_string(config->searcher.max_length_batches);
+      start.environment["RING_SEARCHER_METRIC"] = config->searcher.metric;
       start.environment["RING_TRIAL_SEED"] = std::to_string(trial->seed);
       start.model_definition_path = "/api/v1/allocations/" + alloc.record.id + "/model_definition";
       agent->channel->Send(proto::Encode(start));
@@ -324,6 +334,8 @@ void ExperimentController::EndAllocationLocked(const std::string& allocation_id,
   LiveAllocation& alloc = it->second;
   alloc.record.state = AllocationState::kTerminated;
   alloc.record.exit_reason = exit_reason;
+  if (!alloc.invalid_hparams.empty())
+    alloc.record.exit_reason = "invalid hyperparameters: " + alloc.invalid_hparams;
   if (alloc.failure_code)
     alloc.record.exit_code = alloc.failure_code;
   else if (exit_reason == "exited with code 0")
@@ -355,10 +367,33 @@ void ExperimentController::OnTrialAllocationEndedLocked(LiveAllocation& alloc) {
       exited_ok && !alloc.preempt_acked && (alloc.stop_reason.empty() || alloc.stop_reason == "paused");
   RunState next = trial->state;
   bool requeue = false;
+  std::optional<search::ExitReason> exited_early;  // what the searcher hears
+  bool closed = false;
   if (exp->state == RunState::kStoppingCanceled || alloc.stop_reason == "killed by user") {
     next = RunState::kCanceled;
+    exited_early = search::ExitReason::kCanceled;
+  } else if (!alloc.invalid_hparams.empty()) {
+    next = RunState::kError;  // no restart helps; the searcher replaces it
+    exited_early = search::ExitReason::kInvalidHparams;
   } else if (finished) {
-    next = RunState::kCompleted;
+    switch (OnTrialFinishedLocked(*trial, alloc)) {
+      case FinishedTrial::kCompleted:
+        next = RunState::kCompleted;
+        closed = true;
+        break;
+      case FinishedTrial::kExitedEarly:
+        next = RunState::kCompleted;
+        exited_early = search::ExitReason::kCanceled;
+        spdlog::warn("[controller] trial {} exited 0 without completing its searcher operation", trial->id);
+        break;
+      case FinishedTrial::kRequeue:
+        requeue = exp->state == RunState::kActive;
+        break;
+      case FinishedTrial::kWaiting:
+        break;
+    }
+    if (auto fresh = store_.GetTrial(trial->id); fresh.ok()) trial = fresh;  // the searcher may have moved it
+    if (IsTerminal(trial->state)) return;
   } else if (exp->state == RunState::kPaused || alloc.stop_reason == "paused") {
     next = RunState::kPaused;
   } else if (alloc.infra_failure || (exited_ok && alloc.preempt_acked)) {
@@ -368,6 +403,7 @@ void ExperimentController::OnTrialAllocationEndedLocked(LiveAllocation& alloc) {
     requeue = true;
   } else {
     next = RunState::kError;
+    exited_early = search::ExitReason::kErrored;
   }
   trial->state = next;
   if (IsTerminal(next)) trial->ended_at = NowRfc3339();
@@ -378,12 +414,22 @@ void ExperimentController::OnTrialAllocationEndedLocked(LiveAllocation& alloc) {
   spdlog::info("[controller] trial {} -> {}{}", trial->id, ToString(next),
                requeue ? " (restart " + std::to_string(trial->restarts) + " of " +
                              std::to_string(config->max_restarts) + ")"
-                       : "");
+                       : (next == RunState::kActive ? " (waiting for the searcher)" : ""));
   if (requeue) {
     if (Status s = QueueAllocationLocked(*trial, alloc.pool, alloc.world_size); !s.ok())
       spdlog::error("[controller] trial {}: cannot queue a restart: {}", trial->id, s.message());
   }
   if (IsTerminal(next)) CollectCheckpointsLocked(alloc.experiment_id);
+  if (ExperimentSearch* search = SearchLocked(alloc.experiment_id); search && (closed || exited_early)) {
+    if (auto it = search->request_of.find(trial->id); it != search->request_of.end()) {
+      const auto id = it->second;
+      if (closed)
+        SearchEventLocked(alloc.experiment_id, [id](search::Searcher& s) { return s.TrialClosed(id); });
+      else
+        SearchEventLocked(alloc.experiment_id,
+                          [id, r = *exited_early](search::Searcher& s) { return s.TrialExitedEarly(id, r); });
+    }
+  }
   FinishExperimentIfDoneLocked(alloc.experiment_id);
 }
 

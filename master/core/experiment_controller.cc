@@ -29,9 +29,11 @@ Result<int64_t> ExperimentController::CreateExperiment(const std::string& config
                                                        const std::string& owner) {
   auto config = ParseExperimentConfig(config_yaml);
   if (!config.ok()) return config.status();
-  if (config->searcher.name != "single")
-    return Status(ErrorCode::kInvalidConfig, "searcher.name: the " + config->searcher.name +
-                                                 " searcher is not available on this master; use single");
+  const uint64_t seed = config->experiment_seed
+                            ? static_cast<uint64_t>(*config->experiment_seed)
+                            : (uint64_t{std::random_device{}()} << 32) | std::random_device{}();
+  auto searcher = search::Searcher::Create(config->searcher, config->hyperparameters, seed);
+  if (!searcher.ok()) return searcher.status();
   if (model_tar_gz.size() > options_.max_model_bytes)
     return Status(ErrorCode::kTooLarge, "model_definition is " + std::to_string(model_tar_gz.size()) +
                                             " bytes, over the limit of " +
@@ -51,29 +53,11 @@ Result<int64_t> ExperimentController::CreateExperiment(const std::string& config
   configs_[exp.id] = *config;
   spdlog::info("[controller] experiment {} created ({}), searcher {}", exp.id, exp.name,
                config->searcher.name);
-
-  // The single searcher: one trial with the space's default values.
-  int64_t seed = config->experiment_seed ? *config->experiment_seed
-                                         : static_cast<int64_t>(std::random_device{}() & 0x7fffffff);
-  if (Status s = CreateTrialLocked(exp, *config, DefaultHparams(config->hyperparameters), seed); !s.ok())
-    return s;
+  // The searcher's first decisions and the trials they create are one step.
+  searches_.emplace(exp.id, ExperimentSearch{std::move(searcher).value(), {}, {}});
+  SearchEventLocked(exp.id, [](search::Searcher& s) { return s.Start(); });
   ScheduleLocked();
   return exp.id;
-}
-
-Status ExperimentController::CreateTrialLocked(const ExperimentRecord& exp, const ExperimentConfig& config,
-                                               nlohmann::json hparams, int64_t seed) {
-  TrialRecord trial;
-  trial.experiment_id = exp.id;
-  trial.state = exp.state == RunState::kPaused ? RunState::kPaused : RunState::kActive;
-  trial.hparams_json = hparams.dump();
-  trial.seed = seed;
-  auto id = store_.CreateTrial(trial);
-  if (!id.ok()) return id.status();
-  trial.id = *id;
-  if (trial.state != RunState::kActive) return Status::Ok();
-  return QueueAllocationLocked(trial, config.resources.resource_pool,
-                               static_cast<int>(config.resources.slots_per_trial));
 }
 
 Status ExperimentController::QueueAllocationLocked(const TrialRecord& trial, const std::string& pool,
@@ -119,6 +103,8 @@ Status ExperimentController::Kill(int64_t experiment_id) {
   for (auto& [id, alloc] : live_)
     if (alloc.experiment_id == experiment_id) ids.push_back(id);
   for (const auto& id : ids) StopAllocationLocked(live_.at(id), "killed by user");
+  // Trials with nothing running (paused, or waiting for the searcher) end now.
+  if (Status s = SetIdleTrialsLocked(experiment_id, RunState::kCanceled); !s.ok()) return s;
   FinishExperimentIfDoneLocked(experiment_id);
   return Status::Ok();
 }
@@ -141,6 +127,22 @@ Status ExperimentController::Pause(int64_t experiment_id) {
     else
       RequestPreemptionLocked(it->second, now);
   }
+  // Trials waiting for the searcher hold nothing; they are paused at once.
+  return SetIdleTrialsLocked(experiment_id, RunState::kPaused);
+}
+
+Status ExperimentController::SetIdleTrialsLocked(int64_t experiment_id, RunState to) {
+  std::set<int64_t> running;
+  for (const auto& [id, alloc] : live_)
+    if (alloc.experiment_id == experiment_id) running.insert(alloc.record.trial_id);
+  auto trials = store_.ListTrials(experiment_id);
+  if (!trials.ok()) return trials.status();
+  for (auto& t : *trials) {
+    if (IsTerminal(t.state) || t.state == to || running.count(t.id)) continue;
+    t.state = to;
+    if (IsTerminal(to)) t.ended_at = NowRfc3339();
+    if (Status s = store_.UpdateTrial(t); !s.ok()) return s;
+  }
   return Status::Ok();
 }
 
@@ -153,18 +155,21 @@ Status ExperimentController::Activate(int64_t experiment_id) {
   const ExperimentConfig* config = ConfigLocked(experiment_id);
   auto trials = store_.ListTrials(experiment_id);
   if (!trials.ok()) return trials.status();
+  const bool searched = SearchLocked(experiment_id) != nullptr;
   for (auto& trial : *trials) {
     if (trial.state != RunState::kPaused) continue;
     bool has_live = false;
     for (auto& [id, alloc] : live_) has_live |= alloc.record.trial_id == trial.id;
     trial.state = RunState::kActive;
     if (Status s = store_.UpdateTrial(trial); !s.ok()) return s;
-    if (!has_live && config)
+    if (!searched && !has_live && config)
       if (Status s = QueueAllocationLocked(trial, config->resources.resource_pool,
                                            static_cast<int>(config->resources.slots_per_trial));
           !s.ok())
         return s;
   }
+  // Trials with an operation and nothing running go back in the queue.
+  if (searched) ReconcileSearchLocked(experiment_id);
   ScheduleLocked();
   return Status::Ok();
 }
@@ -185,6 +190,10 @@ void ExperimentController::FinishExperimentIfDoneLocked(int64_t experiment_id) {
   if (!exp.ok() || IsTerminal(exp->state)) return;
   auto trials = store_.ListTrials(experiment_id);
   if (!trials.ok()) return;
+  // A search that may still create trials is not done.
+  if (exp->state != RunState::kStoppingCanceled)
+    if (auto it = searches_.find(experiment_id); it != searches_.end() && !it->second.searcher.IsShutdown())
+      return;
   int completed = 0;
   int errored = 0;
   for (const auto& t : *trials) {

@@ -6,6 +6,7 @@
 // before it is acted on (a start sent, a reply given).
 #include <chrono>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -18,6 +19,7 @@
 
 #include "common/agent_protocol.h"
 #include "common/experiment_config.h"
+#include "common/searcher/searcher.h"
 #include "master/core/agent_registry.h"
 #include "master/core/port_registry.h"
 #include "master/store/store.h"
@@ -50,6 +52,15 @@ struct LiveAllocation {
   bool preempt_requested = false;              // the trial was asked to checkpoint and exit
   bool preempt_acked = false;                  // ... and said it would
   std::optional<SteadyTime> preempt_deadline;  // killed when still running then
+  std::string invalid_hparams;                 // the trial said its hyperparameters are invalid
+  bool told_done = false;                      // the trial was told it has no operation
+};
+
+// An experiment's searcher and which trial each of its requests became.
+struct ExperimentSearch {
+  search::Searcher searcher;
+  std::map<search::RequestId, int64_t> trial_of;
+  std::map<int64_t, search::RequestId> request_of;
 };
 
 class ExperimentController {
@@ -79,6 +90,19 @@ class ExperimentController {
                                            const std::string& uuid);
   Result<bool> PreemptionRequested(const std::string& allocation_id, const std::string& token);
   Status AcknowledgePreemption(const std::string& allocation_id, const std::string& token);
+  // The trial's searcher operation: {"operation": {"length": N} | null, "done": bool}.
+  // With `after`, an operation of length <= after is not answered yet
+  // (operation null, done false): its completion has not arrived.
+  Result<nlohmann::json> SearcherOperation(const std::string& allocation_id, const std::string& token,
+                                           std::optional<int64_t> after);
+  // The chief completed its operation of `length` with the searcher metric;
+  // false when that is not the outstanding operation (a retry).
+  Result<bool> CompleteSearcherOperation(const std::string& allocation_id, const std::string& token,
+                                         const nlohmann::json& body);
+  Status ReportInvalidHparams(const std::string& allocation_id, const std::string& token,
+                              const nlohmann::json& body);
+  // The outstanding operation length of a trial, for the trial view.
+  std::optional<int64_t> TrialOperation(int64_t experiment_id, int64_t trial_id);
   // Where a checkpoint's files are, from its storage description.
   static std::string CheckpointDir(const CheckpointRecord& c);
 
@@ -97,8 +121,26 @@ class ExperimentController {
  private:
   // Everything below runs with mu_ held.
   const ExperimentConfig* ConfigLocked(int64_t experiment_id);
-  Status CreateTrialLocked(const ExperimentRecord& exp, const ExperimentConfig& config,
-                           nlohmann::json hparams, int64_t seed);
+  // Searchers (search_driver.cc).
+  using SearchEvent = std::function<std::vector<search::Action>(search::Searcher&)>;
+  ExperimentSearch* SearchLocked(int64_t experiment_id);
+  void SearchEventLocked(int64_t experiment_id, SearchEvent event);
+  void ApplySearchActionLocked(int64_t experiment_id, const search::Action& action,
+                               std::deque<SearchEvent>& follow_ups);
+  // What a trial that exited 0 on its own has left to do, by its searcher.
+  enum class FinishedTrial {
+    kCompleted,    // closed by the searcher (or not searched)
+    kWaiting,      // no operation now: waits, holding no slots, for a promotion or a close
+    kRequeue,      // has an operation again: runs on from its latest checkpoint
+    kExitedEarly,  // exited without completing its operation
+  };
+  FinishedTrial OnTrialFinishedLocked(const TrialRecord& trial, const LiveAllocation& alloc);
+  std::optional<double> StoredSearcherMetricLocked(int64_t trial_id, int64_t length,
+                                                   const ExperimentConfig& config);
+  void ReconcileSearchLocked(int64_t experiment_id);
+  // Moves the experiment's non-ended trials that have no allocation to `to`.
+  Status SetIdleTrialsLocked(int64_t experiment_id, RunState to);
+  void UpdateProgressLocked(int64_t experiment_id);
   Status QueueAllocationLocked(const TrialRecord& trial, const std::string& pool, int slots);
   void ScheduleLocked();
   void StartAllocationLocked(LiveAllocation& alloc, const Assignment& assignment);
@@ -125,6 +167,7 @@ class ExperimentController {
   std::map<std::string, LiveAllocation> live_;              // by allocation id
   std::deque<std::string> pending_;                         // allocation ids in queue order
   std::map<int64_t, ExperimentConfig> configs_;             // parsed configs by experiment id
+  std::map<int64_t, ExperimentSearch> searches_;            // searchers by experiment id
   std::map<std::pair<std::string, int>, int64_t> log_seq_;  // last log batch seq per (allocation, rank)
 };
 

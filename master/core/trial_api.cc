@@ -92,11 +92,9 @@ Result<int64_t> ExperimentController::ReportMetrics(const std::string& allocatio
   if (before == std::make_tuple(trial->total_batches, trial->best_validation)) return stored;
   if (Status s = store_.UpdateTrial(*trial); !s.ok()) return s;
 
+  UpdateProgressLocked(live.experiment_id);
   auto exp = store_.GetExperiment(live.experiment_id);
   if (!exp.ok()) return stored;
-  if (config->searcher.max_length_batches > 0)
-    exp->progress = std::min(1.0, static_cast<double>(trial->total_batches) /
-                                      static_cast<double>(config->searcher.max_length_batches));
   if (trial->best_validation) {
     const bool smaller = config->searcher.smaller_is_better;
     const double v = *trial->best_validation;
