@@ -25,9 +25,9 @@ void RandomSearch::ValidationCompleted(SearchContext& ctx, RequestId id, double)
 }
 
 void RandomSearch::TrialExitedEarly(SearchContext& ctx, RequestId, ExitReason reason) {
-  if (reason == ExitReason::kInvalidHparams && ++invalid_ >= kInvalidHparamsFactor * max_trials_ &&
-      !gave_up_) {
-    gave_up_ = true;
+  if (reason == ExitReason::kInvalidHparams) ++invalid_;
+  if (!gave_up_ && invalid_ >= kInvalidHparamsFactor * max_trials_) {
+    gave_up_ = true;  // the space may hold no valid point at all
     ctx.Fail();
   }
   Fill(ctx);
