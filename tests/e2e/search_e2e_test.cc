@@ -108,7 +108,6 @@ TEST_F(SearchE2E, AdaptiveAshaFindsANearOptimalLearningRateWithUnderHalfTheBatch
   EXPECT_GE(best_lr, low / 1.3);
   EXPECT_LE(best_lr, high * 1.3);
 
-  // Rungs are visible in the trial's validations: 50, 200 and 800 batches.
   auto validations = cluster_.GetJson("/api/v1/trials/" + std::to_string(best["id"].get<int64_t>()) +
                                       "/metrics?kind=validation")["metrics"];
   std::set<int64_t> at;
@@ -117,7 +116,8 @@ TEST_F(SearchE2E, AdaptiveAshaFindsANearOptimalLearningRateWithUnderHalfTheBatch
     if (v["batches"] == 800)  // the search ran what runs alone (printed with 6 digits)
       EXPECT_NEAR(v["metrics"]["validation_loss"].get<double>(), found, found * 1e-4);
   }
-  EXPECT_TRUE(at.count(50) && at.count(200) && at.count(800)) << validations.dump();
+  // Its bracket's rungs: 50, 200 and 800 batches, or 200 and 800 in the bracket that starts later.
+  EXPECT_TRUE(at.count(200) && at.count(800)) << validations.dump();
 }
 
 TEST_F(SearchE2E, GridAndRandomExamplesComplete) {

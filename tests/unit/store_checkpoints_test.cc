@@ -9,6 +9,7 @@
 
 #include "master/store/memory_store.h"
 #include "master/store/migration.h"
+#include "master/store/sqlite_db.h"
 #include "master/store/sqlite_store.h"
 
 namespace ring {
@@ -211,14 +212,20 @@ TEST(StoreCheckpointsMigrationTest, ADatabaseOfTheFirstVersionUpgradesKeepingIts
     ASSERT_TRUE(old.ok()) << old.status().ToString();
     EXPECT_EQ((*old)->schema_version(), 1);
     exp = *(*old)->CreateExperiment(ExperimentRecord{.name = "kept", .owner = "o", .config_yaml = "x"}, "m");
-    TrialRecord t;
-    t.experiment_id = exp;
-    t.hparams_json = R"({"lr":0.5})";
-    trial = *(*old)->CreateTrial(t);
-    AllocationRecord a;
-    a.id = std::to_string(trial) + ".0";
-    a.trial_id = trial;
-    ASSERT_TRUE((*old)->CreateAllocation(a).ok());
+  }
+  {
+    // Rows as a version-1 master wrote them (this build's statements name newer columns).
+    auto raw = SqliteDb::Open(db);
+    ASSERT_TRUE(raw.ok());
+    ASSERT_TRUE((*raw)
+                    ->Exec("INSERT INTO trials (experiment_id, state, hparams, created_at) VALUES (" +
+                               std::to_string(exp) +
+                               ", 'ACTIVE', '{\"lr\":0.5}', '2026-01-01T00:00:00.000Z');"
+                               "INSERT INTO allocations (id, trial_id, state, created_at) VALUES ('1.0', 1, "
+                               "'PENDING', '2026-01-01T00:00:00.000Z');",
+                           "version-1 rows")
+                    .ok());
+    trial = 1;
   }
   auto upgraded = SqliteStore::Open(db);
   ASSERT_TRUE(upgraded.ok()) << upgraded.status().ToString();
@@ -227,6 +234,7 @@ TEST(StoreCheckpointsMigrationTest, ADatabaseOfTheFirstVersionUpgradesKeepingIts
   EXPECT_EQ(store.GetExperiment(exp)->name, "kept");
   EXPECT_EQ(*store.GetModelDefinition(exp), "m");
   EXPECT_EQ(store.GetTrial(trial)->hparams_json, R"({"lr":0.5})");
+  EXPECT_FALSE(store.GetTrial(trial)->request_id.has_value());
   EXPECT_EQ(store.ListAllocations(trial)->size(), 1u);
   EXPECT_TRUE(store.ListCheckpoints(trial)->empty());
   CheckpointRecord c;
