@@ -38,6 +38,13 @@ Status CheckSpace(const std::map<std::string, Hyperparameter>& space, const std:
           return Invalid(path + " bounds must fit in a 64-bit integer");
         if (h.type == Type::kLog && (!(h.base > 0) || h.base == 1 || !std::isfinite(h.base)))
           return Invalid(path + ".base must be positive and not 1, got " + Num(h.base));
+        // Draws and grid points must be finite numbers: JSON has no infinity.
+        if (!std::isfinite(h.maxval - h.minval))
+          return Invalid(path + " spans a range too wide for a double (" + Num(h.minval) + " to " +
+                         Num(h.maxval) + ")");
+        if (h.type == Type::kLog &&
+            (!std::isfinite(std::pow(h.base, h.minval)) || !std::isfinite(std::pow(h.base, h.maxval))))
+          return Invalid(path + ": base ^ maxval (or ^ minval) is too large for a double");
         if (h.count && *h.count < 1)
           return Invalid(path + ".count must be a positive integer, got " + std::to_string(*h.count));
         if (grid && !h.count) return Invalid(path + ".count is required by the grid searcher");

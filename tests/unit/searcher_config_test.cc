@@ -102,6 +102,10 @@ TEST(SearcherConfigTest, HandBuiltConfigsAreCheckedToo) {
   bad_base.base = 1;
   EXPECT_EQ(CreateError(Config("random"), {{"l", bad_base}}),
             "hyperparameters.l.base must be positive and not 1, got 1.0");
+  EXPECT_EQ(CreateError(Config("random"), {{"l", Range(Type::kLog, 0, 400)}}),
+            "hyperparameters.l: base ^ maxval (or ^ minval) is too large for a double");
+  EXPECT_EQ(CreateError(Config("random"), {{"d", Range(Type::kDouble, -1e308, 1e308)}}),
+            "hyperparameters.d spans a range too wide for a double (-1e+308 to 1e+308)");
   // single ignores max_trials.
   c = Config("single");
   c.max_trials = 0;
