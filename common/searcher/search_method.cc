@@ -1,3 +1,4 @@
+// SearchContext, which records a method's decisions, and the factory of search methods.
 #include "common/searcher/search_method.h"
 
 #include "common/searcher/adaptive_asha_search.h"
