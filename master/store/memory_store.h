@@ -53,8 +53,12 @@ class MemoryStore final : public Store {
   Result<std::vector<int64_t>> CommitSearcherStep(const SearcherStep& step) override;
   Result<std::string> GetSearcherSnapshot(int64_t experiment_id) override;
 
+  Status SetResourceOverrides(int64_t experiment_id, const ResourceOverrides& o) override;
+  Result<ResourceOverrides> GetResourceOverrides(int64_t experiment_id) override;
+
   Status UpsertAgent(const AgentRecord& a) override;
   Result<std::vector<AgentRecord>> ListAgents() override;
+  Status SetAgentSchedulable(const std::string& id, bool enabled, bool draining) override;
 
  private:
   struct StoredExperiment {
@@ -76,6 +80,7 @@ class MemoryStore final : public Store {
   std::map<std::string, AgentRecord> agents_;
   std::map<std::string, CheckpointRecord> checkpoints_;  // by uuid
   std::map<int64_t, std::string> searcher_snapshots_;    // by experiment
+  std::map<int64_t, ResourceOverrides> overrides_;       // by experiment
 };
 
 }  // namespace ring

@@ -79,6 +79,8 @@ Status MemoryStore::UpsertAgent(const AgentRecord& a) {
   AgentRecord stored = a;
   auto it = agents_.find(a.id);
   stored.registered_at = it == agents_.end() ? now : it->second.registered_at;
+  stored.enabled = it == agents_.end() ? true : it->second.enabled;
+  stored.draining = it == agents_.end() ? false : it->second.draining;
   if (stored.last_seen_at.empty()) stored.last_seen_at = now;
   agents_[a.id] = std::move(stored);
   return Status::Ok();
@@ -89,6 +91,34 @@ Result<std::vector<AgentRecord>> MemoryStore::ListAgents() {
   std::vector<AgentRecord> out;
   for (const auto& [id, a] : agents_) out.push_back(a);
   return out;
+}
+
+Status MemoryStore::SetAgentSchedulable(const std::string& id, bool enabled, bool draining) {
+  std::lock_guard lock(mu_);
+  auto it = agents_.find(id);
+  if (it == agents_.end()) return NotFound("agent '" + id + "' not found");
+  it->second.enabled = enabled;
+  it->second.draining = !enabled && draining;
+  return Status::Ok();
+}
+
+Status MemoryStore::SetResourceOverrides(int64_t experiment_id, const ResourceOverrides& o) {
+  std::lock_guard lock(mu_);
+  if (!experiments_.contains(experiment_id))
+    return NotFound("experiment " + std::to_string(experiment_id) + " not found");
+  if ((o.priority && (*o.priority < 1 || *o.priority > 99)) || (o.weight && !(*o.weight > 0)) ||
+      (o.max_slots && *o.max_slots < 1))
+    return InvalidArgument("resource overrides: priority 1-99, weight > 0, max_slots >= 1");
+  overrides_[experiment_id] = o;
+  return Status::Ok();
+}
+
+Result<ResourceOverrides> MemoryStore::GetResourceOverrides(int64_t experiment_id) {
+  std::lock_guard lock(mu_);
+  if (!experiments_.contains(experiment_id))
+    return NotFound("experiment " + std::to_string(experiment_id) + " not found");
+  auto it = overrides_.find(experiment_id);
+  return it == overrides_.end() ? ResourceOverrides{} : it->second;
 }
 
 }  // namespace ring

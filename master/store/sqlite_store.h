@@ -59,8 +59,12 @@ class SqliteStore final : public Store {
   Result<std::vector<int64_t>> CommitSearcherStep(const SearcherStep& step) override;
   Result<std::string> GetSearcherSnapshot(int64_t experiment_id) override;
 
+  Status SetResourceOverrides(int64_t experiment_id, const ResourceOverrides& o) override;
+  Result<ResourceOverrides> GetResourceOverrides(int64_t experiment_id) override;
+
   Status UpsertAgent(const AgentRecord& a) override;
   Result<std::vector<AgentRecord>> ListAgents() override;
+  Status SetAgentSchedulable(const std::string& id, bool enabled, bool draining) override;
 
  private:
   SqliteStore(std::unique_ptr<SqliteDb> db, int schema_version);

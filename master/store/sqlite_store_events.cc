@@ -117,7 +117,8 @@ Status SqliteStore::UpsertAgent(const AgentRecord& a) {
 Result<std::vector<AgentRecord>> SqliteStore::ListAgents() {
   std::lock_guard lock(mu_);
   Result<Stmt> select = db_->Prepare(
-      "SELECT id, pool, address, state, slots, registered_at, last_seen_at FROM agents ORDER BY id");
+      "SELECT id, pool, address, state, slots, registered_at, last_seen_at, enabled, draining FROM agents "
+      "ORDER BY id");
   if (!select.ok()) return select.status();
   std::vector<AgentRecord> out;
   for (;;) {
@@ -132,8 +133,58 @@ Result<std::vector<AgentRecord>> SqliteStore::ListAgents() {
     a.slots_json = select->Text(4);
     a.registered_at = select->Text(5);
     a.last_seen_at = select->Text(6);
+    a.enabled = select->Int(7) != 0;
+    a.draining = select->Int(8) != 0;
     out.push_back(std::move(a));
   }
+}
+
+Status SqliteStore::SetAgentSchedulable(const std::string& id, bool enabled, bool draining) {
+  std::lock_guard lock(mu_);
+  Result<Stmt> update = db_->Prepare("UPDATE agents SET enabled = ?2, draining = ?3 WHERE id = ?1");
+  if (!update.ok()) return update.status();
+  update->Bind(1, id).Bind(2, int64_t{enabled}).Bind(3, int64_t{!enabled && draining});
+  if (Status s = update->Run(); !s.ok()) return WithContext(s, "update agent '" + id + "'");
+  if (db_->Changes() == 0) return NotFound("agent '" + id + "' not found");
+  return Status::Ok();
+}
+
+Status SqliteStore::SetResourceOverrides(int64_t experiment_id, const ResourceOverrides& o) {
+  std::lock_guard lock(mu_);
+  Result<Stmt> upsert = db_->Prepare(
+      "INSERT INTO experiment_resources (experiment_id, priority, weight, max_slots, updated_at) "
+      "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (experiment_id) DO UPDATE SET priority = excluded.priority, "
+      "weight = excluded.weight, max_slots = excluded.max_slots, updated_at = excluded.updated_at");
+  if (!upsert.ok()) return upsert.status();
+  upsert->Bind(1, experiment_id)
+      .Bind(2, o.priority)
+      .Bind(3, o.weight)
+      .Bind(4, o.max_slots)
+      .Bind(5, NowRfc3339());
+  Status s = upsert->Run();
+  if (s.code() == ErrorCode::kInvalidArgument || s.code() == ErrorCode::kInternal) {
+    // The foreign key (no such experiment) or a CHECK.
+    auto exists = db_->Prepare("SELECT 1 FROM experiments WHERE id = ?1");
+    if (exists.ok()) {
+      exists->Bind(1, experiment_id);
+      auto row = exists->Step();
+      if (row.ok() && !*row) return NotFound("experiment " + std::to_string(experiment_id) + " not found");
+    }
+  }
+  return WithContext(s, "set resources of experiment " + std::to_string(experiment_id));
+}
+
+Result<ResourceOverrides> SqliteStore::GetResourceOverrides(int64_t experiment_id) {
+  std::lock_guard lock(mu_);
+  Result<Stmt> select = db_->Prepare(
+      "SELECT e.id, r.priority, r.weight, r.max_slots FROM experiments e "
+      "LEFT JOIN experiment_resources r ON r.experiment_id = e.id WHERE e.id = ?1");
+  if (!select.ok()) return select.status();
+  select->Bind(1, experiment_id);
+  Result<bool> row = select->Step();
+  if (!row.ok()) return row.status();
+  if (!*row) return NotFound("experiment " + std::to_string(experiment_id) + " not found");
+  return ResourceOverrides{select->OptInt(1), select->OptDouble(2), select->OptInt(3)};
 }
 
 }  // namespace ring

@@ -82,6 +82,17 @@ struct AgentRecord {
   std::string slots_json = "[]";  // [{"id","type","uuid"}]
   std::string registered_at;
   std::string last_seen_at;
+  bool enabled = true;    // false: no new placements (set by SetAgentSchedulable)
+  bool draining = false;  // disabled, letting running work finish
+};
+
+// An experiment's scheduling settings as changed while it runs; an empty
+// field keeps the value of its config.
+struct ResourceOverrides {
+  std::optional<int64_t> priority;
+  std::optional<double> weight;
+  std::optional<int64_t> max_slots;
+  bool operator==(const ResourceOverrides&) const = default;
 };
 
 // A checkpoint registered by a trial after it was completely written.
@@ -164,9 +175,14 @@ class Store {
   // The latest snapshot; kNotFound when the experiment's searcher never ran.
   virtual Result<std::string> GetSearcherSnapshot(int64_t experiment_id) = 0;
 
-  // Agents.
+  // Live scheduling settings of experiments; all empty when never set.
+  virtual Status SetResourceOverrides(int64_t experiment_id, const ResourceOverrides& o) = 0;  // kNotFound
+  virtual Result<ResourceOverrides> GetResourceOverrides(int64_t experiment_id) = 0;
+
+  // Agents. UpsertAgent keeps `enabled` and `draining` of a known agent.
   virtual Status UpsertAgent(const AgentRecord& a) = 0;
   virtual Result<std::vector<AgentRecord>> ListAgents() = 0;
+  virtual Status SetAgentSchedulable(const std::string& id, bool enabled, bool draining) = 0;  // kNotFound
 };
 
 // Current time as RFC 3339 UTC with milliseconds ("2026-11-22T09:01:12.345Z").

@@ -7,3 +7,4 @@ ring_add_test(store_sqlite_test LABEL unit
   LIBS ring_master_store SQLite::SQLite3)
 ring_add_test(store_checkpoints_test LABEL unit SOURCES unit/store_checkpoints_test.cc LIBS ring_master_store)
 ring_add_test(store_searcher_test LABEL unit SOURCES unit/store_searcher_test.cc LIBS ring_master_store)
+ring_add_test(store_scheduling_test LABEL unit SOURCES unit/store_scheduling_test.cc LIBS ring_master_store)
