@@ -13,6 +13,55 @@ Status KeyError(const std::string& path, const YAML::Node& node, const std::stri
   return InvalidArgument(path + ":" + std::to_string(node.Mark().line + 1) + ": " + what);
 }
 
+// resource_pools: [{name, description, scheduler: {type, preemption, fitting_policy}}]
+Result<std::vector<PoolSettings>> ParsePools(const std::string& path, const YAML::Node& node) {
+  if (!node.IsSequence() || node.size() == 0)
+    return KeyError(path, node, "resource_pools must be a non-empty list of pools");
+  std::vector<PoolSettings> pools;
+  std::set<std::string> names;
+  for (size_t i = 0; i < node.size(); ++i) {
+    const auto& p = node[i];
+    const std::string at = "resource_pools[" + std::to_string(i) + "]";
+    if (!p.IsMap()) return KeyError(path, p, at + " must be a map with a name");
+    PoolSettings pool;
+    for (const auto& kv : p) {
+      const auto key = kv.first.as<std::string>();
+      if (key == "name") {
+        pool.name = kv.second.as<std::string>();
+      } else if (key == "description") {
+        pool.description = kv.second.as<std::string>();
+      } else if (key == "scheduler") {
+        if (!kv.second.IsMap()) return KeyError(path, kv.second, at + ".scheduler must be a map");
+        for (const auto& s : kv.second) {
+          const auto skey = s.first.as<std::string>();
+          if (skey == "type")
+            pool.scheduler = s.second.as<std::string>();
+          else if (skey == "preemption")
+            pool.preemption = s.second.as<bool>();
+          else if (skey == "fitting_policy")
+            pool.fitting_policy = s.second.as<std::string>();
+          else
+            return KeyError(path, s.first, "unknown key \"" + at + ".scheduler." + skey + "\"");
+        }
+      } else {
+        return KeyError(path, kv.first, "unknown key \"" + at + "." + key + "\"");
+      }
+    }
+    if (pool.name.empty()) return KeyError(path, p, at + ".name is required");
+    if (!names.insert(pool.name).second)
+      return KeyError(path, p, at + ".name \"" + pool.name + "\" is taken");
+    if (pool.scheduler != "priority" && pool.scheduler != "fair_share")
+      return KeyError(path, p,
+                      at + ".scheduler.type must be priority or fair_share, got \"" + pool.scheduler + "\"");
+    if (pool.fitting_policy != "best" && pool.fitting_policy != "worst")
+      return KeyError(
+          path, p,
+          at + ".scheduler.fitting_policy must be best or worst, got \"" + pool.fitting_policy + "\"");
+    pools.push_back(std::move(pool));
+  }
+  return pools;
+}
+
 }  // namespace
 
 Result<MasterConfig> MasterConfig::FromYamlFile(const std::string& path) {
@@ -43,7 +92,15 @@ Result<MasterConfig> MasterConfig::FromYamlFile(const std::string& path) {
         c.heartbeat_interval_ms = v.as<int64_t>();
       else if (key == "heartbeat_timeout_ms")
         c.heartbeat_timeout_ms = v.as<int64_t>();
-      else if (key == "kill_grace_ms")
+      else if (key == "reconnect_window_ms")
+        c.reconnect_window_ms = v.as<int64_t>();
+      else if (key == "checkpoint_root")
+        c.checkpoint_root = v.as<std::string>();
+      else if (key == "resource_pools") {
+        auto pools = ParsePools(path, v);
+        if (!pools.ok()) return pools.status();
+        c.resource_pools = std::move(pools).value();
+      } else if (key == "kill_grace_ms")
         c.kill_grace_ms = v.as<int64_t>();
       else if (key == "max_model_bytes")
         c.max_model_bytes = v.as<int64_t>();

@@ -4,7 +4,10 @@
 #include <cstdint>
 #include <string>
 
+#include <vector>
+
 #include "common/status.h"
+#include "master/core/pool_settings.h"
 
 namespace ring {
 
@@ -23,6 +26,7 @@ struct MasterConfig {
   int64_t max_model_bytes = 64ll << 20;   // model definition (tar.gz) limit
   int64_t request_timeout_ms = 30000;     // reading one request, and idle keep-alive
   int threads = 2;                        // io threads
+  std::vector<PoolSettings> resource_pools = DefaultPools();  // resource_pools: [...]
 
   // Reads a master.yaml; unknown keys are errors naming them.
   static Result<MasterConfig> FromYamlFile(const std::string& path);
