@@ -31,7 +31,11 @@ int ListAgents(CliEnv& env) {
       }
       std::string type_list;
       for (const auto& t : types) type_list += (type_list.empty() ? "" : ",") + t;
-      table.AddRow({Field(a, "id"), Field(a, "pool"), Field(a, "state"), Field(a, "address"),
+      std::string state = Field(a, "state");
+      if (Member(a, "enabled").is_boolean() && !Member(a, "enabled").get<bool>())
+        state += Member(a, "draining").is_boolean() && Member(a, "draining").get<bool>() ? " (draining)"
+                                                                                         : " (disabled)";
+      table.AddRow({Field(a, "id"), Field(a, "pool"), state, Field(a, "address"),
                     std::to_string(total) + (type_list.empty() ? "" : " " + type_list), std::to_string(used),
                     Field(a, "last_seen_at")});
     }

@@ -25,6 +25,10 @@ Result<nlohmann::json> MasterClient::Post(const std::string& target, const nlohm
   return Decode(http_->Post(target, body.dump()));
 }
 
+Result<nlohmann::json> MasterClient::Patch(const std::string& target, const nlohmann::json& body) {
+  return Decode(http_->Request("PATCH", target, body.dump()));
+}
+
 Result<nlohmann::json> MasterClient::PostWithProgress(const std::string& target, const std::string& body,
                                                       const HttpClient::UploadProgress& progress) {
   return Decode(http_->RequestWithProgress("POST", target, body, progress));
@@ -65,6 +69,5 @@ Result<nlohmann::json> MasterClient::Decode(Result<HttpResponse> response) {
     return Internal("the master answered with malformed JSON: " + response->body.substr(0, 200));
   return json;
 }
-
 
 }  // namespace ring::cli

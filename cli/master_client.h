@@ -34,6 +34,7 @@ class MasterClient {
   // The raw body of a GET (downloads), with the same error handling.
   Result<std::string> GetBytes(const std::string& target);
   Result<nlohmann::json> Post(const std::string& target, const nlohmann::json& body);
+  Result<nlohmann::json> Patch(const std::string& target, const nlohmann::json& body);
   // Posts a large body, reporting (sent, total) bytes as it goes.
   Result<nlohmann::json> PostWithProgress(const std::string& target, const std::string& body,
                                           const HttpClient::UploadProgress& progress);

@@ -17,6 +17,7 @@
 #include "cli/experiment_wait.h"
 #include "cli/format.h"
 #include "cli/preview_commands.h"
+#include "cli/scheduling_commands.h"
 #include "cli/trial_commands.h"
 
 namespace ring::cli {
@@ -46,6 +47,10 @@ struct Args {
   int rank = -1;
   std::string config;
   std::optional<uint64_t> seed;
+  std::string setting;
+  std::string value;
+  std::string agent_id;
+  bool drain = false;
 };
 
 std::chrono::milliseconds PollInterval() {
@@ -130,6 +135,21 @@ int RunCli(std::vector<std::string> args, std::ostream& out, std::ostream& err) 
     cmd->callback([&, v] { action = [&, v](CliEnv& env) { return ExperimentAction(env, a.id, v); }; });
   }
 
+  auto* set = experiment->add_subcommand("set", "Change an experiment's priority, weight or max-slots live");
+  set->add_option("SETTING", a.setting, "priority (1-99, lower first), weight (> 0) or max-slots (N or none)")
+      ->required()
+      ->check(CLI::IsMember({"priority", "weight", "max-slots"}));
+  id_arg(set, "Experiment id");
+  set->add_option("VALUE", a.value, "The new value")->required();
+  set->callback(
+      [&] { action = [&](CliEnv& env) { return SetExperimentResource(env, a.id, a.setting, a.value); }; });
+
+  auto* job = app.add_subcommand("job", "The job queue of every pool");
+  job->require_subcommand(1);
+  auto* job_list =
+      job->add_subcommand("list", "Pending and running allocations in scheduling order, and why each waits");
+  job_list->callback([&] { action = [&](CliEnv& env) { return ListJobs(env); }; });
+
   auto* trial = app.add_subcommand("trial", "Inspect trials");
   trial->require_subcommand(1);
   trial->alias("t");
@@ -149,10 +169,19 @@ int RunCli(std::vector<std::string> args, std::ostream& out, std::ostream& err) 
     };
   });
 
-  auto* agent = app.add_subcommand("agent", "Inspect agents");
+  auto* agent = app.add_subcommand("agent", "Inspect, disable and enable agents");
   agent->require_subcommand(1);
   auto* agent_list = agent->add_subcommand("list", "List agents and their slots");
   agent_list->callback([&] { action = [&](CliEnv& env) { return ListAgents(env); }; });
+  auto* disable = agent->add_subcommand("disable", "Place no new work on an agent");
+  disable->add_option("ID", a.agent_id, "Agent id")->required();
+  disable->add_flag("--drain", a.drain, "Let its running work finish instead of preempting it");
+  disable->callback(
+      [&] { action = [&](CliEnv& env) { return SetAgentEnabled(env, a.agent_id, false, a.drain); }; });
+  auto* enable = agent->add_subcommand("enable", "Place work on a disabled agent again");
+  enable->add_option("ID", a.agent_id, "Agent id")->required();
+  enable->callback(
+      [&] { action = [&](CliEnv& env) { return SetAgentEnabled(env, a.agent_id, true, false); }; });
 
   auto* checkpoint = app.add_subcommand("checkpoint", "List and download checkpoints");
   checkpoint->require_subcommand(1);

@@ -81,6 +81,7 @@ Status Master::Run() {
   options.max_model_bytes = static_cast<uint64_t>(config_.max_model_bytes);
   options.reconnect_window = std::chrono::milliseconds(config_.reconnect_window_ms);
   options.checkpoint_root = config_.checkpoint_root;
+  options.pools = config_.resource_pools;
   p.controller = std::make_unique<ExperimentController>(*p.store, options);
   if (Status s = p.controller->Recover(std::chrono::steady_clock::now()); !s.ok()) return s;
 

@@ -17,6 +17,23 @@ void RegisterClusterRoutes(Router& router, ApiContext& ctx) {
     const auto total = jobs.size();
     return ApiResponse::Json({{"jobs", std::move(jobs)}, {"total", total}});
   });
+  // {"drain": true}: running work finishes; otherwise it is preempted.
+  router.AddSync("POST", "/api/v1/agents/{id}/disable", [&ctx](ApiRequest& req) {
+    bool drain = false;
+    if (!req.body.empty()) {
+      auto body = ParseJsonBody(req);
+      if (!body.ok()) return ApiResponse::Error(body.status());
+      if (!body->is_object() || (body->contains("drain") && !(*body)["drain"].is_boolean()))
+        return ApiResponse::Error(InvalidArgument("body must be {\"drain\": true|false}"));
+      drain = body->value("drain", false);
+    }
+    if (Status s = ctx.controller.DisableAgent(req.params[0], drain); !s.ok()) return ApiResponse::Error(s);
+    return ApiResponse::Json({{"id", req.params[0]}, {"enabled", false}, {"draining", drain}});
+  });
+  router.AddSync("POST", "/api/v1/agents/{id}/enable", [&ctx](ApiRequest& req) {
+    if (Status s = ctx.controller.EnableAgent(req.params[0]); !s.ok()) return ApiResponse::Error(s);
+    return ApiResponse::Json({{"id", req.params[0]}, {"enabled", true}, {"draining", false}});
+  });
 }
 
 }  // namespace ring

@@ -31,7 +31,14 @@ Result<nlohmann::json> ExperimentView(ApiContext& ctx, int64_t id) {
   if (!exp.ok()) return exp.status();
   auto trials = ctx.store.ListTrials(id);
   if (!trials.ok()) return trials.status();
-  return ExperimentJson(*exp, static_cast<int64_t>(trials->size()));
+  auto view = ExperimentJson(*exp, static_cast<int64_t>(trials->size()));
+  const EffectiveResources r = ctx.controller.Resources(id);
+  view["resources"] = {{"resource_pool", r.pool},
+                       {"slots_per_trial", r.slots_per_trial},
+                       {"priority", r.priority},
+                       {"weight", r.weight},
+                       {"max_slots", r.max_slots ? nlohmann::json(*r.max_slots) : nlohmann::json()}};
+  return view;
 }
 
 ApiResponse ListExperiments(ApiContext& ctx, ApiRequest& req) {
@@ -95,6 +102,18 @@ ApiResponse Action(ApiContext& ctx, ApiRequest& req) {
   return ApiResponse::Json(*view);
 }
 
+// PATCH {"priority", "weight", "max_slots"}: the experiment's scheduling, live.
+ApiResponse Patch(ApiContext& ctx, ApiRequest& req) {
+  auto id = ParseId(req.params[0], "experiment id");
+  if (!id.ok()) return ApiResponse::Error(id.status());
+  auto body = ParseJsonBody(req);
+  if (!body.ok()) return ApiResponse::Error(body.status());
+  if (Status s = ctx.controller.SetResources(*id, *body); !s.ok()) return ApiResponse::Error(s);
+  auto view = ExperimentView(ctx, *id);
+  if (!view.ok()) return ApiResponse::Error(view.status());
+  return ApiResponse::Json(*view);
+}
+
 }  // namespace
 
 void RegisterExperimentRoutes(Router& router, ApiContext& ctx) {
@@ -103,6 +122,7 @@ void RegisterExperimentRoutes(Router& router, ApiContext& ctx) {
   router.AddSync("GET", "/api/v1/experiments/{id}", [&ctx](ApiRequest& r) { return GetExperiment(ctx, r); });
   router.AddSync("GET", "/api/v1/experiments/{id}/trials",
                  [&ctx](ApiRequest& r) { return ListTrials(ctx, r); });
+  router.AddSync("PATCH", "/api/v1/experiments/{id}", [&ctx](ApiRequest& r) { return Patch(ctx, r); });
   router.AddSync("POST", "/api/v1/experiments/{id}/{action}",
                  [&ctx](ApiRequest& r) { return Action(ctx, r); });
 }

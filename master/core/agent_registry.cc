@@ -87,7 +87,7 @@ void AgentRegistry::Release(const std::string& allocation_id) {
 std::vector<AgentView> AgentRegistry::SchedulableViews() const {
   std::vector<AgentView> views;
   for (const auto& [id, e] : agents_) {
-    if (e.liveness != AgentLiveness::kConnected) continue;
+    if (e.liveness != AgentLiveness::kConnected || !e.enabled) continue;
     AgentView v{
         id, e.pool, e.slots.empty() ? "cpu" : e.slots.front().type, {}, static_cast<int>(e.slots.size())};
     for (const auto& s : e.slots)
@@ -114,6 +114,8 @@ nlohmann::json AgentRegistry::ToJson() const {
                     {"state", ToString(e.liveness)},
                     {"address", e.address},
                     {"slots", slots},
+                    {"enabled", e.enabled},
+                    {"draining", e.draining},
                     {"last_seen_at", e.last_seen_at}});
   }
   return list;

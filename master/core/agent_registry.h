@@ -33,6 +33,8 @@ struct AgentEntry {
   // reconnect window ends and the agent is lost.
   SteadyTime deadline;
   std::string last_seen_at;
+  bool enabled = true;    // false: no new placements (kept across reconnects)
+  bool draining = false;  // disabled while its running work finishes
 };
 
 class AgentRegistry {

@@ -173,6 +173,13 @@ void ExperimentController::OnAgentHello(const proto::Hello& hello, std::shared_p
   channel->Send(
       proto::Encode(proto::Welcome{options_.heartbeat_interval.count(), options_.heartbeat_timeout.count()}));
   auto& entry = agents_.Connect(hello, std::move(channel), now + options_.heartbeat_timeout);
+  // An operator's disable outlives reconnects and master restarts.
+  if (auto stored = store_.ListAgents(); stored.ok())
+    for (const auto& a : *stored)
+      if (a.id == entry.id) {
+        entry.enabled = a.enabled;
+        entry.draining = a.draining;
+      }
   AgentRecord rec{entry.id,     entry.pool,  entry.address, "connected", nlohmann::json(entry.slots).dump(),
                   NowRfc3339(), NowRfc3339()};
   if (Status s = store_.UpsertAgent(rec); !s.ok())

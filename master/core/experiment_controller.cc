@@ -29,6 +29,10 @@ Result<int64_t> ExperimentController::CreateExperiment(const std::string& config
                                                        const std::string& owner) {
   auto config = ParseExperimentConfig(config_yaml);
   if (!config.ok()) return config.status();
+  {
+    std::lock_guard lock(mu_);
+    if (Status s = CheckPoolLocked(config->resources); !s.ok()) return s;
+  }
   const uint64_t seed = config->experiment_seed
                             ? static_cast<uint64_t>(*config->experiment_seed)
                             : (uint64_t{std::random_device{}()} << 32) | std::random_device{}();
@@ -70,6 +74,7 @@ Status ExperimentController::QueueAllocationLocked(const TrialRecord& trial, con
   alloc.record.state = AllocationState::kPending;
   alloc.record.slots = slots;
   if (Status s = store_.CreateAllocation(alloc.record); !s.ok()) return s;
+  alloc.record.created_at = NowRfc3339();  // the store's own is the same to the millisecond or so
   alloc.experiment_id = trial.experiment_id;
   alloc.pool = pool;
   alloc.world_size = slots;
@@ -213,33 +218,6 @@ void ExperimentController::FinishExperimentIfDoneLocked(int64_t experiment_id) {
   }
   if (Status s = TransitionExperimentLocked(*exp, final_state); !s.ok())
     spdlog::error("[controller] experiment {}: {}", experiment_id, s.message());
-}
-
-nlohmann::json ExperimentController::JobsJson() {
-  std::lock_guard lock(mu_);
-  auto views = agents_.SchedulableViews();
-  nlohmann::json jobs = nlohmann::json::array();
-  for (const auto& id : pending_) {
-    const auto& alloc = live_.at(id);
-    jobs.push_back({{"allocation_id", id},
-                    {"trial_id", alloc.record.trial_id},
-                    {"experiment_id", alloc.experiment_id},
-                    {"state", ToString(alloc.record.state)},
-                    {"slots", alloc.world_size},
-                    {"pool", alloc.pool},
-                    {"pending_reason", PendingReason(views, {id, alloc.pool, alloc.world_size})}});
-  }
-  for (const auto& [id, alloc] : live_) {
-    if (alloc.record.state == AllocationState::kPending) continue;
-    jobs.push_back({{"allocation_id", id},
-                    {"trial_id", alloc.record.trial_id},
-                    {"experiment_id", alloc.experiment_id},
-                    {"state", ToString(alloc.record.state)},
-                    {"slots", alloc.world_size},
-                    {"pool", alloc.pool},
-                    {"pending_reason", nullptr}});
-  }
-  return jobs;
 }
 
 nlohmann::json ExperimentController::AgentsJson() {

@@ -21,6 +21,7 @@
 #include "common/experiment_config.h"
 #include "common/searcher/searcher.h"
 #include "master/core/agent_registry.h"
+#include "master/core/pool_settings.h"
 #include "master/core/port_registry.h"
 #include "master/store/store.h"
 
@@ -33,6 +34,16 @@ struct ControllerOptions {
   std::chrono::milliseconds kill_grace{10000};         // SIGTERM to SIGKILL on the agent
   uint64_t max_model_bytes = 64ull << 20;              // model definition tar.gz limit
   std::string checkpoint_root;                         // shared_fs host_path when a config has none
+  std::vector<PoolSettings> pools = DefaultPools();    // resource pools and their policies
+};
+
+// An experiment's scheduling settings in effect: its config's, or as set live.
+struct EffectiveResources {
+  std::string pool;
+  int slots_per_trial = 1;
+  int64_t priority = 42;
+  double weight = 1;
+  std::optional<int64_t> max_slots;
 };
 
 // One allocation that has not ended yet.
@@ -77,6 +88,13 @@ class ExperimentController {
   Status Pause(int64_t experiment_id);
   Status Activate(int64_t experiment_id);
   Status SetArchived(int64_t experiment_id, bool archived);
+  // PATCH: any of {"priority": 1-99, "weight": > 0, "max_slots": >= 1 or null}; takes effect at once.
+  Status SetResources(int64_t experiment_id, const nlohmann::json& patch);
+  // Stops new placements on an agent; without `drain` its running work is
+  // preempted (checkpoint and exit, then it resumes elsewhere).
+  Status DisableAgent(const std::string& agent_id, bool drain);
+  Status EnableAgent(const std::string& agent_id);
+  EffectiveResources Resources(int64_t experiment_id);
 
   // Trial API, authorised by the allocation token.
   Result<int64_t> ReportMetrics(const std::string& allocation_id, const std::string& token,
@@ -121,6 +139,8 @@ class ExperimentController {
  private:
   // Everything below runs with mu_ held.
   const ExperimentConfig* ConfigLocked(int64_t experiment_id);
+  EffectiveResources ResourcesLocked(int64_t experiment_id);
+  Status CheckPoolLocked(const ResourcesConfig& resources);
   // Searchers (search_driver.cc).
   using SearchEvent = std::function<std::vector<search::Action>(search::Searcher&)>;
   ExperimentSearch* SearchLocked(int64_t experiment_id);
@@ -168,6 +188,7 @@ class ExperimentController {
   std::deque<std::string> pending_;                         // allocation ids in queue order
   std::map<int64_t, ExperimentConfig> configs_;             // parsed configs by experiment id
   std::map<int64_t, ExperimentSearch> searches_;            // searchers by experiment id
+  std::map<int64_t, ResourceOverrides> overrides_;          // live resource settings, read through
   std::map<std::pair<std::string, int>, int64_t> log_seq_;  // last log batch seq per (allocation, rank)
 };
 

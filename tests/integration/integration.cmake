@@ -12,3 +12,8 @@ ring_add_test(master_api_test LABEL integration TIMEOUT 120
   LIBS ring_test_support ring_common)
 # The binaries the tests start must be built first.
 add_dependencies(master_api_test ringmaster)
+
+ring_add_test(scheduling_api_test LABEL integration TIMEOUT 120
+  SOURCES integration/scheduling_api_test.cc
+  LIBS ring_test_support ring_common)
+add_dependencies(scheduling_api_test ringmaster ringagent ring)
