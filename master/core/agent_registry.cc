@@ -84,16 +84,26 @@ void AgentRegistry::Release(const std::string& allocation_id) {
       it = it->second == allocation_id ? e.slot_owner.erase(it) : std::next(it);
 }
 
-std::vector<AgentView> AgentRegistry::SchedulableViews() const {
+std::vector<AgentView> AgentRegistry::AllViews() const {
   std::vector<AgentView> views;
   for (const auto& [id, e] : agents_) {
-    if (e.liveness != AgentLiveness::kConnected || !e.enabled) continue;
-    AgentView v{
-        id, e.pool, e.slots.empty() ? "cpu" : e.slots.front().type, {}, static_cast<int>(e.slots.size())};
+    if (e.liveness != AgentLiveness::kConnected) continue;
+    AgentView v{id,
+                e.pool,
+                e.slots.empty() ? "cpu" : e.slots.front().type,
+                {},
+                static_cast<int>(e.slots.size()),
+                e.enabled};
     for (const auto& s : e.slots)
       if (!e.slot_owner.count(s.id)) v.free_slots.push_back(s.id);
     views.push_back(std::move(v));
   }
+  return views;
+}
+
+std::vector<AgentView> AgentRegistry::SchedulableViews() const {
+  std::vector<AgentView> views = AllViews();
+  std::erase_if(views, [](const AgentView& v) { return !v.enabled; });
   return views;
 }
 

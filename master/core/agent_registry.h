@@ -53,8 +53,10 @@ class AgentRegistry {
   void Hold(const std::string& agent_id, const std::vector<int>& slot_ids, const std::string& allocation_id);
   void Release(const std::string& allocation_id);
 
-  // Connected agents with their free slots, for the scheduler.
+  // Connected agents with their free slots, for the scheduler; disabled
+  // ones are left out of SchedulableViews and marked in AllViews.
   std::vector<AgentView> SchedulableViews() const;
+  std::vector<AgentView> AllViews() const;
   nlohmann::json ToJson() const;
   const std::map<std::string, AgentEntry>& agents() const { return agents_; }
 

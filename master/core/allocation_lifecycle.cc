@@ -82,17 +82,69 @@ Status ExperimentController::Recover(SteadyTime now) {
   return Status::Ok();
 }
 
+// One pass per pool of its policy's pure scheduler over the agents, the queue
+// (in queue order) and the running allocations; then starts what it assigned
+// and asks the victims it chose to checkpoint and stop.
 void ExperimentController::ScheduleLocked() {
-  if (pending_.empty()) return;
-  std::vector<SlotRequest> requests;
+  std::map<std::string, PoolInput> pools;
+  for (auto& view : agents_.AllViews()) pools[view.pool].agents.push_back(std::move(view));
+  int64_t seq = 0;
   for (const auto& id : pending_) {
     const auto& alloc = live_.at(id);
-    requests.push_back({id, alloc.pool, alloc.world_size});
+    const EffectiveResources r = ResourcesLocked(alloc.experiment_id);
+    std::optional<int> max_slots;
+    if (r.max_slots) max_slots = static_cast<int>(*r.max_slots);
+    pools[alloc.pool].pending.push_back({id, alloc.experiment_id, alloc.world_size,
+                                         static_cast<int>(r.priority), r.weight, max_slots, ++seq});
   }
-  for (const auto& assignment : Schedule(agents_.SchedulableViews(), requests)) {
-    auto it = live_.find(assignment.allocation_id);
-    if (it == live_.end()) continue;
-    StartAllocationLocked(it->second, assignment);
+  if (pending_.empty()) {
+    pending_reasons_.clear();
+    return;
+  }
+  for (const auto& [id, alloc] : live_) {
+    if (alloc.record.state == AllocationState::kPending || alloc.placements.empty()) continue;
+    const EffectiveResources r = ResourcesLocked(alloc.experiment_id);
+    std::optional<int> max_slots;
+    if (r.max_slots) max_slots = static_cast<int>(*r.max_slots);
+    RunningAllocation running;
+    running.allocation_id = id;
+    running.experiment_id = alloc.experiment_id;
+    running.slots = alloc.world_size;
+    running.priority = static_cast<int>(r.priority);
+    running.weight = r.weight;
+    running.max_slots = max_slots;
+    running.started_seq = alloc.started_seq;
+    running.preempting = alloc.preempt_requested || !alloc.stop_reason.empty();
+    running.placements = alloc.placements;
+    pools[alloc.pool].running.push_back(std::move(running));
+  }
+  pending_reasons_.clear();
+  const auto now = std::chrono::steady_clock::now();
+  for (auto& [name, input] : pools) {
+    if (input.pending.empty()) continue;
+    input.pool = name;
+    for (const auto& p : options_.pools) {
+      if (p.name != name) continue;
+      input.policy.type =
+          p.scheduler == "fair_share" ? PoolPolicy::Type::kFairShare : PoolPolicy::Type::kPriority;
+      input.policy.preemption = p.preemption;
+      input.policy.fit = p.fitting_policy == "worst" ? PoolPolicy::Fit::kWorst : PoolPolicy::Fit::kBest;
+    }
+    PoolDecision decision = SchedulePool(input);
+    for (const auto& [id, reason] : decision.pending_reasons) pending_reasons_[id] = reason;
+    for (const auto& victim : decision.preempt) {
+      auto it = live_.find(victim);
+      if (it == live_.end()) continue;
+      const auto& why = decision.preempted_for.count(victim) ? decision.preempted_for.at(victim) : "";
+      spdlog::info("[scheduler] pool {}: preempting allocation {} to make room for {}", name, victim, why);
+      RequestPreemptionLocked(it->second, now, "preempted");
+    }
+    for (const auto& assignment : decision.assignments) {
+      auto it = live_.find(assignment.allocation_id);
+      if (it == live_.end()) continue;
+      pending_reasons_.erase(assignment.allocation_id);
+      StartAllocationLocked(it->second, assignment);
+    }
   }
 }
 
@@ -109,6 +161,7 @@ void ExperimentController::StartAllocationLocked(LiveAllocation& alloc, const As
     return;
   }
   std::erase(pending_, alloc.record.id);
+  alloc.started_seq = next_started_seq_++;
   for (const auto& p : alloc.placements) agents_.Hold(p.agent_id, p.slot_ids, alloc.record.id);
   alloc.master_port = ports_.Acquire(alloc.record.id);
   SendStartsLocked(alloc, token);
@@ -403,7 +456,7 @@ void ExperimentController::OnTrialAllocationEndedLocked(LiveAllocation& alloc) {
     if (IsTerminal(trial->state)) return;
   } else if (exp->state == RunState::kPaused || alloc.stop_reason == "paused") {
     next = RunState::kPaused;
-  } else if (alloc.infra_failure || (exited_ok && alloc.preempt_acked)) {
+  } else if (alloc.infra_failure || (exited_ok && alloc.preempt_acked) || alloc.stop_reason == "preempted") {
     requeue = true;  // not the trial's fault: does not count as a restart
   } else if (trial->restarts < config->max_restarts) {
     ++trial->restarts;
@@ -440,14 +493,16 @@ void ExperimentController::OnTrialAllocationEndedLocked(LiveAllocation& alloc) {
   FinishExperimentIfDoneLocked(alloc.experiment_id);
 }
 
-void ExperimentController::RequestPreemptionLocked(LiveAllocation& alloc, SteadyTime now) {
+void ExperimentController::RequestPreemptionLocked(LiveAllocation& alloc, SteadyTime now,
+                                                   const std::string& reason) {
   if (alloc.preempt_requested) return;
   alloc.preempt_requested = true;
+  alloc.preempt_reason = reason;
   const ExperimentConfig* config = ConfigLocked(alloc.experiment_id);
   const auto timeout = std::chrono::seconds(config ? config->preemption_timeout_s : 3600);
   alloc.preempt_deadline = now + timeout;
-  spdlog::info("[controller] allocation {}: asked to checkpoint and exit within {} s", alloc.record.id,
-               timeout.count());
+  spdlog::info("[controller] allocation {}: asked to checkpoint and exit within {} s ({})", alloc.record.id,
+               timeout.count(), reason);
 }
 
 void ExperimentController::Tick(SteadyTime now) {
@@ -470,7 +525,8 @@ void ExperimentController::Tick(SteadyTime now) {
   for (const auto& id : overdue) {
     if (auto it = live_.find(id); it != live_.end()) {
       spdlog::warn("[controller] allocation {} ignored preemption; killing it", id);
-      StopAllocationLocked(it->second, "paused");
+      StopAllocationLocked(it->second,
+                           it->second.preempt_reason.empty() ? "paused" : it->second.preempt_reason);
     }
   }
   ScheduleLocked();

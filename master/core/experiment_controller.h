@@ -64,6 +64,8 @@ struct LiveAllocation {
   bool preempt_acked = false;                  // ... and said it would
   std::optional<SteadyTime> preempt_deadline;  // killed when still running then
   std::string invalid_hparams;                 // the trial said its hyperparameters are invalid
+  std::string preempt_reason;                  // "paused" or "preempted", once asked to stop
+  int64_t started_seq = 0;                     // order of starts: the newest is preempted first
   bool told_done = false;                      // the trial was told it has no operation
 };
 
@@ -175,7 +177,10 @@ class ExperimentController {
   Status TransitionExperimentLocked(ExperimentRecord& exp, RunState to);
   void UpdateBestLocked(TrialRecord& trial, const ExperimentConfig& config, double value);
   nlohmann::json CheckpointStorageLocked(const ExperimentConfig& config) const;
-  void RequestPreemptionLocked(LiveAllocation& alloc, SteadyTime now);
+  // Asks the trial to checkpoint and exit; killed after preemption_timeout.
+  // `reason` is "paused" (the trial waits for activate) or "preempted" (it
+  // goes back to the queue).
+  void RequestPreemptionLocked(LiveAllocation& alloc, SteadyTime now, const std::string& reason = "paused");
   void CollectCheckpointsLocked(int64_t experiment_id);
   Result<LiveAllocation*> AuthorizeLocked(const std::string& allocation_id, const std::string& token);
 
@@ -184,11 +189,13 @@ class ExperimentController {
   ControllerOptions options_;
   AgentRegistry agents_;
   PortRegistry ports_;
-  std::map<std::string, LiveAllocation> live_;              // by allocation id
-  std::deque<std::string> pending_;                         // allocation ids in queue order
-  std::map<int64_t, ExperimentConfig> configs_;             // parsed configs by experiment id
-  std::map<int64_t, ExperimentSearch> searches_;            // searchers by experiment id
-  std::map<int64_t, ResourceOverrides> overrides_;          // live resource settings, read through
+  std::map<std::string, LiveAllocation> live_;          // by allocation id
+  std::deque<std::string> pending_;                     // allocation ids in queue order
+  std::map<int64_t, ExperimentConfig> configs_;         // parsed configs by experiment id
+  std::map<int64_t, ExperimentSearch> searches_;        // searchers by experiment id
+  std::map<int64_t, ResourceOverrides> overrides_;      // live resource settings, read through
+  std::map<std::string, std::string> pending_reasons_;  // of the last scheduling pass, by allocation
+  int64_t next_started_seq_ = 1;
   std::map<std::pair<std::string, int>, int64_t> log_seq_;  // last log batch seq per (allocation, rank)
 };
 

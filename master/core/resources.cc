@@ -115,7 +115,7 @@ Status ExperimentController::DisableAgent(const std::string& agent_id, bool drai
   const auto now = std::chrono::steady_clock::now();
   for (auto& [id, alloc] : live_)
     for (const auto& p : alloc.placements)
-      if (p.agent_id == agent_id) RequestPreemptionLocked(alloc, now);
+      if (p.agent_id == agent_id) RequestPreemptionLocked(alloc, now, "preempted");
   return Status::Ok();
 }
 
@@ -150,8 +150,12 @@ nlohmann::json ExperimentController::JobsJson() {
                         {"queued_at", alloc.record.created_at},
                         {"preempting", alloc.preempt_requested},
                         {"pending_reason", nullptr}};
-    if (alloc.record.state == AllocationState::kPending)
-      j["pending_reason"] = PendingReason(views, {id, alloc.pool, alloc.world_size});
+    if (alloc.record.state == AllocationState::kPending) {
+      auto reason = pending_reasons_.find(id);
+      j["pending_reason"] = reason != pending_reasons_.end()
+                                ? reason->second
+                                : PendingReason(views, {id, alloc.pool, alloc.world_size});
+    }
     jobs.push_back(std::move(j));
   };
   for (const auto& id : pending_) job(id, live_.at(id));

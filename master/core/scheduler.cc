@@ -1,60 +1,42 @@
 #include "master/core/scheduler.h"
 
 #include <algorithm>
+#include <map>
 #include <string>
 
+#include "master/core/scheduling_fair_share.h"
+#include "master/core/scheduling_placement.h"
+#include "master/core/scheduling_priority.h"
+#include "master/core/scheduling_reasons.h"
+
 namespace ring {
-namespace {
 
-bool PlaceOnOne(std::vector<AgentView>& agents, const SlotRequest& req, Assignment& out) {
-  AgentView* best = nullptr;
-  for (auto& a : agents) {
-    if (a.pool != req.pool || static_cast<int>(a.free_slots.size()) < req.slots) continue;
-    if (!best || a.free_slots.size() < best->free_slots.size() ||
-        (a.free_slots.size() == best->free_slots.size() && a.id < best->id))
-      best = &a;
+PoolDecision SchedulePool(const PoolInput& input) {
+  switch (input.policy.type) {
+    case PoolPolicy::Type::kFairShare:
+      return scheduling::ScheduleFairShare(input);
+    case PoolPolicy::Type::kPriority:
+      break;
   }
-  if (!best) return false;
-  Placement p{best->id, {best->free_slots.begin(), best->free_slots.begin() + req.slots}};
-  best->free_slots.erase(best->free_slots.begin(), best->free_slots.begin() + req.slots);
-  out.placements.push_back(std::move(p));
-  return true;
+  return scheduling::SchedulePriority(input);
 }
 
-// Larger than one agent: whole idle agents of equal size whose slots add up exactly.
-bool PlaceOnMany(std::vector<AgentView>& agents, const SlotRequest& req, Assignment& out) {
-  std::vector<AgentView*> idle;
-  for (auto& a : agents)
-    if (a.pool == req.pool && a.total_slots > 0 && static_cast<int>(a.free_slots.size()) == a.total_slots)
-      idle.push_back(&a);
-  std::sort(idle.begin(), idle.end(), [](const AgentView* x, const AgentView* y) {
-    return x->total_slots != y->total_slots ? x->total_slots > y->total_slots : x->id < y->id;
-  });
-  for (size_t i = 0; i < idle.size(); ++i) {
-    const int size = idle[i]->total_slots;
-    if (req.slots % size != 0) continue;
-    const size_t need = static_cast<size_t>(req.slots / size);
-    std::vector<AgentView*> chosen;
-    for (size_t j = i; j < idle.size() && chosen.size() < need; ++j)
-      if (idle[j]->total_slots == size && idle[j]->slot_type == idle[i]->slot_type) chosen.push_back(idle[j]);
-    if (chosen.size() != need) continue;
-    for (auto* a : chosen) {
-      out.placements.push_back({a->id, a->free_slots});
-      a->free_slots.clear();
-    }
-    return true;
-  }
-  return false;
+std::optional<std::string> NeverFits(const std::vector<AgentView>& pool_agents, int slots) {
+  if (pool_agents.empty()) return std::nullopt;
+  return scheduling::NeverFitsIn(pool_agents, slots, pool_agents.front().pool);
 }
-
-}  // namespace
 
 std::vector<Assignment> Schedule(std::vector<AgentView> agents, const std::vector<SlotRequest>& pending) {
+  std::map<std::string, std::vector<AgentView>> by_pool;
+  for (auto& a : agents) by_pool[a.pool].push_back(std::move(a));
+  std::map<std::string, scheduling::PoolSlots> pools;
   std::vector<Assignment> out;
   for (const auto& req : pending) {
     if (req.slots <= 0) continue;
-    Assignment a{req.allocation_id, {}};
-    if (PlaceOnOne(agents, req, a) || PlaceOnMany(agents, req, a)) out.push_back(std::move(a));
+    auto it = pools.find(req.pool);
+    if (it == pools.end()) it = pools.emplace(req.pool, scheduling::PoolSlots(by_pool[req.pool])).first;
+    if (auto fit = it->second.FitNow(req.slots, PoolPolicy::Fit::kBest))
+      out.push_back(it->second.Take(*fit, req.slots, req.allocation_id));
   }
   return out;
 }

@@ -17,3 +17,8 @@ ring_add_test(search_e2e_test LABEL e2e TIMEOUT 300
   SOURCES e2e/search_e2e_test.cc
   LIBS ring_test_support ring_common)
 add_dependencies(search_e2e_test ringmaster ringagent ring quadratic_model quadratic_trial)
+
+ring_add_test(scheduling_e2e_test LABEL e2e TIMEOUT 240
+  SOURCES e2e/scheduling_e2e_test.cc
+  LIBS ring_test_support ring_common)
+add_dependencies(scheduling_e2e_test ringmaster ringagent ring quadratic_model)

@@ -289,3 +289,36 @@ TEST_F(FaultToleranceE2E, CorruptedCheckpointIsRefusedAtRestore) {
 
 }  // namespace
 }  // namespace ring::testing
+
+namespace ring::testing {
+namespace {
+
+// Preemption by priority: the low-priority trial checkpoints, steps aside for
+// the high one, resumes from its checkpoint without counting a restart, and
+// ends exactly like an uninterrupted run.
+TEST_F(FaultToleranceE2E, HigherPriorityPreemptsAndTheVictimEndsLikeAnUninterruptedRun) {
+  StartCluster(1);  // one agent with one slot
+  const Outcome want = Baseline();
+  const int64_t low = Submit("low", 10);  // priority 42
+  const int64_t trial = TrialOf(low);
+  ASSERT_TRUE(WaitForCheckpoint(trial, 100));
+
+  auto path = cluster_.WriteFile("high.yaml", Config("high", 0) + "resources:\n  priority: 10\n");
+  auto created = cluster_.Ring({"--json", "experiment", "create", path, model_});
+  ASSERT_EQ(created.exit_code, 0) << created.err;
+  const int64_t high = nlohmann::json::parse(created.out).value("id", int64_t{0});
+  WaitCompleted(high);
+  WaitCompleted(low);
+
+  auto allocs = Allocations(trial);
+  ASSERT_EQ(allocs.size(), 2u) << allocs.dump();
+  EXPECT_EQ(allocs[0]["exit_reason"], "exited with code 0");  // checkpointed and stepped aside
+  const auto high_alloc = Allocations(TrialOf(high)).at(0);
+  EXPECT_GE(allocs[1]["ended_at"].get<std::string>(), high_alloc["ended_at"].get<std::string>())
+      << "on one slot the low trial finishes after the high one";
+  EXPECT_EQ(cluster_.GetJson("/api/v1/trials/" + std::to_string(trial))["restarts"], 0);
+  ExpectSame(Result(low), want);
+}
+
+}  // namespace
+}  // namespace ring::testing

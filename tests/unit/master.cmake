@@ -6,3 +6,5 @@ ring_add_test(experiment_controller_search_test LABEL unit
 ring_add_test(cli_preview_test LABEL unit SOURCES unit/cli_preview_test.cc LIBS ring_cli_lib)
 ring_add_test(master_config_test LABEL unit SOURCES unit/master_config_test.cc LIBS ring_master)
 target_compile_definitions(master_config_test PRIVATE RING_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+ring_add_test(experiment_controller_scheduling_test LABEL unit
+  SOURCES unit/experiment_controller_scheduling_test.cc LIBS ring_master_core)
