@@ -19,15 +19,17 @@ int ListJobs(CliEnv& env) {
     env.out << "No jobs: nothing is queued or running.\n";
     return kExitOk;
   }
-  Table table({"pool", "allocation", "experiment", "trial", "owner", "priority", "weight", "slots", "state",
-               "queued", "why waiting"});
-  table.SetMaxWidth(10, 70);
+  // Per pool: running ones, then pending ones in scheduling order (#).
+  Table table({"pool", "#", "allocation", "experiment", "trial", "owner", "priority", "weight", "slots",
+               "state", "queued", "why waiting"});
+  table.SetMaxWidth(11, 70);
   for (const auto& j : jobs) {
     std::string state = Field(j, "state");
     if (Member(j, "preempting").is_boolean() && Member(j, "preempting").get<bool>()) state += " (stopping)";
-    table.AddRow({Field(j, "pool"), Field(j, "allocation_id"), Field(j, "experiment_id"),
-                  Field(j, "trial_id"), Field(j, "owner"), Field(j, "priority"), Field(j, "weight"),
-                  Field(j, "slots"), state, Field(j, "queued_at"), Field(j, "pending_reason")});
+    table.AddRow({Field(j, "pool"), Field(j, "position"), Field(j, "allocation_id"),
+                  Field(j, "experiment_id"), Field(j, "trial_id"), Field(j, "owner"), Field(j, "priority"),
+                  Field(j, "weight"), Field(j, "slots"), state, Field(j, "queued_at"),
+                  Field(j, "pending_reason")});
   }
   table.Print(env.out);
   return kExitOk;

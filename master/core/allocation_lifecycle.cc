@@ -99,6 +99,7 @@ void ExperimentController::ScheduleLocked() {
   }
   if (pending_.empty()) {
     pending_reasons_.clear();
+    pass_positions_.clear();
     return;
   }
   for (const auto& [id, alloc] : live_) {
@@ -119,6 +120,7 @@ void ExperimentController::ScheduleLocked() {
     pools[alloc.pool].running.push_back(std::move(running));
   }
   pending_reasons_.clear();
+  pass_positions_.clear();
   const auto now = std::chrono::steady_clock::now();
   for (auto& [name, input] : pools) {
     if (input.pending.empty()) continue;
@@ -132,6 +134,8 @@ void ExperimentController::ScheduleLocked() {
     }
     PoolDecision decision = SchedulePool(input);
     for (const auto& [id, reason] : decision.pending_reasons) pending_reasons_[id] = reason;
+    for (size_t i = 0; i < decision.order.size(); ++i)
+      pass_positions_[decision.order[i]] = static_cast<int>(i) + 1;
     for (const auto& victim : decision.preempt) {
       auto it = live_.find(victim);
       if (it == live_.end()) continue;

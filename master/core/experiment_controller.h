@@ -195,6 +195,7 @@ class ExperimentController {
   std::map<int64_t, ExperimentSearch> searches_;        // searchers by experiment id
   std::map<int64_t, ResourceOverrides> overrides_;      // live resource settings, read through
   std::map<std::string, std::string> pending_reasons_;  // of the last scheduling pass, by allocation
+  std::map<std::string, int> pass_positions_;           // 1-based place in its pool's last pass order
   int64_t next_started_seq_ = 1;
   std::map<std::pair<std::string, int>, int64_t> log_seq_;  // last log batch seq per (allocation, rank)
 };

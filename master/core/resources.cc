@@ -1,7 +1,9 @@
 // ExperimentController: resource pools and the settings scheduling reads —
 // an experiment's pool, priority, weight and max_slots (as set live), agents
 // disabled or draining — and the job queue as users see it.
+#include <algorithm>
 #include <set>
+#include <tuple>
 
 #include <spdlog/spdlog.h>
 
@@ -131,14 +133,40 @@ Status ExperimentController::EnableAgent(const std::string& agent_id) {
   return Status::Ok();
 }
 
+// Every allocation that holds or wants slots, pool by pool: the running ones
+// in the order they started, then the pending ones in the order the last
+// scheduling pass considered them, each with that pass's reason.
 nlohmann::json ExperimentController::JobsJson() {
   std::lock_guard lock(mu_);
-  auto views = agents_.SchedulableViews();
+  struct Row {
+    std::string pool;
+    bool pending = false;
+    int64_t rank = 0;  // started_seq, or place in the pass order
+    std::string id;
+  };
+  std::vector<Row> rows;
+  for (size_t i = 0; i < pending_.size(); ++i) {
+    const auto& id = pending_[i];
+    auto pos = pass_positions_.find(id);
+    const int64_t rank =
+        pos != pass_positions_.end() ? pos->second : static_cast<int64_t>(pending_.size() + i);
+    rows.push_back({live_.at(id).pool, true, rank, id});
+  }
+  for (const auto& [id, alloc] : live_)
+    if (alloc.record.state != AllocationState::kPending)
+      rows.push_back({alloc.pool, false, alloc.started_seq, id});
+  std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+    return std::tie(a.pool, a.pending, a.rank, a.id) < std::tie(b.pool, b.pending, b.rank, b.id);
+  });
+
   nlohmann::json jobs = nlohmann::json::array();
-  auto job = [&](const std::string& id, const LiveAllocation& alloc) {
+  std::string pool;
+  int position = 0;
+  for (const auto& row : rows) {
+    const LiveAllocation& alloc = live_.at(row.id);
     const EffectiveResources r = ResourcesLocked(alloc.experiment_id);
     auto exp = store_.GetExperiment(alloc.experiment_id);
-    nlohmann::json j = {{"allocation_id", id},
+    nlohmann::json j = {{"allocation_id", row.id},
                         {"trial_id", alloc.record.trial_id},
                         {"experiment_id", alloc.experiment_id},
                         {"owner", exp.ok() ? exp->owner : ""},
@@ -149,18 +177,19 @@ nlohmann::json ExperimentController::JobsJson() {
                         {"weight", r.weight},
                         {"queued_at", alloc.record.created_at},
                         {"preempting", alloc.preempt_requested},
+                        {"position", nullptr},
                         {"pending_reason", nullptr}};
-    if (alloc.record.state == AllocationState::kPending) {
-      auto reason = pending_reasons_.find(id);
+    if (row.pool != pool) position = 0;
+    pool = row.pool;
+    if (row.pending) {
+      j["position"] = ++position;
+      auto reason = pending_reasons_.find(row.id);
       j["pending_reason"] = reason != pending_reasons_.end()
                                 ? reason->second
-                                : PendingReason(views, {id, alloc.pool, alloc.world_size});
+                                : "queued; the next scheduling pass places or explains it";
     }
     jobs.push_back(std::move(j));
-  };
-  for (const auto& id : pending_) job(id, live_.at(id));
-  for (const auto& [id, alloc] : live_)
-    if (alloc.record.state != AllocationState::kPending) job(id, alloc);
+  }
   return jobs;
 }
 

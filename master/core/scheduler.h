@@ -124,8 +124,8 @@ struct PoolInput {
 };
 
 struct PoolDecision {
-  std::vector<Assignment> assignments;  // in the order decided
-  std::vector<std::string> preempt;     // allocation ids to ask to stop, in the order decided
+  std::vector<Assignment> assignments;                 // in the order decided
+  std::vector<std::string> preempt;                    // allocation ids to ask to stop, in the order decided
   std::map<std::string, std::string> preempted_for;    // victim -> the request it makes room for
   std::map<std::string, std::string> pending_reasons;  // every pending request not assigned
   std::vector<std::string> order;                      // pending ids in scheduling order
@@ -140,21 +140,5 @@ PoolDecision SchedulePool(const PoolInput& input);
 // nullopt if some shape takes it, or when there are no agents to judge by.
 // Only shapes count, not how many agents are connected now.
 std::optional<std::string> NeverFits(const std::vector<AgentView>& pool_agents, int slots);
-
-// --- The first FIFO scheduler, kept while the master still calls it. ---
-
-struct SlotRequest {
-  std::string allocation_id;
-  std::string pool;
-  int slots = 1;
-};
-
-// Places requests in the given order with the placement rule above (best
-// fit, no priorities, no preemption, no holds), each in its own pool.
-std::vector<Assignment> Schedule(std::vector<AgentView> agents, const std::vector<SlotRequest>& pending);
-
-// Why a request cannot be placed now (for the job queue), e.g.
-// "waiting for 4 free slots in pool default; the most free on one agent is 2".
-std::string PendingReason(const std::vector<AgentView>& agents, const SlotRequest& request);
 
 }  // namespace ring

@@ -38,9 +38,11 @@ TEST_F(ControllerSchedulingTest, HigherPriorityPreemptsAndTheVictimResumesWithou
   EXPECT_TRUE(controller_.PreemptionRequested("1.0", low.allocation_token).value());
   auto jobs = controller_.JobsJson();
   ASSERT_EQ(jobs.size(), 2u);
-  EXPECT_EQ(jobs[0]["allocation_id"], "2.0");
-  EXPECT_EQ(jobs[0]["priority"], 10);
-  EXPECT_TRUE(jobs[1]["preempting"]);
+  EXPECT_EQ(jobs[0]["allocation_id"], "1.0");  // running ones first
+  EXPECT_TRUE(jobs[0]["preempting"]);
+  EXPECT_EQ(jobs[1]["allocation_id"], "2.0");
+  EXPECT_EQ(jobs[1]["priority"], 10);
+  EXPECT_EQ(jobs[1]["position"], 1);
 
   ASSERT_TRUE(controller_.AcknowledgePreemption("1.0", low.allocation_token).ok());
   Exit("1.0", 0);
@@ -68,8 +70,26 @@ TEST_F(ControllerSchedulingTest, EqualPriorityDoesNotPreempt) {
   EXPECT_FALSE(controller_.PreemptionRequested("1.0", first.allocation_token).value());
   auto jobs = controller_.JobsJson();
   ASSERT_EQ(jobs.size(), 2u);
-  EXPECT_EQ(jobs[0]["state"], "PENDING");
-  EXPECT_FALSE(jobs[0]["pending_reason"].get<std::string>().empty());
+  EXPECT_EQ(jobs[1]["state"], "PENDING");
+  EXPECT_FALSE(jobs[1]["pending_reason"].get<std::string>().empty());
+}
+
+TEST_F(ControllerSchedulingTest, JobsListPendingOnesInSchedulingOrder) {
+  Connect("agent-1", 1);
+  CreateFrom(Config("running", 42));
+  CreateFrom(Config("later", 60));
+  CreateFrom(Config("urgent", 20));  // preempts "running", then waits for it
+  CreateFrom(Config("soon", 30));
+  auto jobs = controller_.JobsJson();
+  ASSERT_EQ(jobs.size(), 4u);
+  std::vector<std::string> ids;
+  for (const auto& j : jobs) ids.push_back(j["allocation_id"]);
+  EXPECT_EQ(ids, (std::vector<std::string>{"1.0", "3.0", "4.0", "2.0"}));
+  EXPECT_TRUE(jobs[0]["position"].is_null());
+  EXPECT_EQ(jobs[1]["position"], 1);
+  EXPECT_EQ(jobs[3]["position"], 3);
+  EXPECT_EQ(jobs[1]["pending_reason"], "waiting for preempted allocation 1.0 to stop");
+  EXPECT_EQ(jobs[2]["pending_reason"], "needs 1 slot on one agent; largest free block in pool default is 0");
 }
 
 TEST_F(ControllerSchedulingTest, DisablingAnAgentPreemptsItsWorkUnlessDraining) {
