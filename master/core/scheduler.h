@@ -44,8 +44,9 @@
 // experiment has nothing running (so a small share never starves). Blocked
 // requests wait, preempt and hold as above, with victims taken from
 // experiments above their share, newest started first. Slots left over
-// because shares round down go, in the same order, to requests beyond their
-// share (work conserving); those are the first reclaimed.
+// because shares round down go to requests beyond their share by the same
+// turns, the experiment least over its share first (work conserving); those
+// are the first reclaimed.
 //
 // max_slots. An experiment never runs more than max_slots slots.
 //

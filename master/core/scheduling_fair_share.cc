@@ -166,10 +166,26 @@ PoolDecision ScheduleFairShare(const PoolInput& input) {
     if (next[x] < queues[x].size()) turns.push(turn(x));
   }
 
-  // Work conserving: slots nobody could use within their share.
-  for (int p : beyond_share) {
-    if (!pass.Admissible(p) || pass.PlaceNow(p)) continue;
-    pass.SetReason(p, AtShareReason(share_of(input.pending[p].experiment_id), capacity));
+  // Work conserving: slots nobody could use within their share go to the
+  // requests beyond it, by the same turns (the experiment least over its
+  // share first), each experiment's in FIFO order.
+  std::map<int64_t, std::vector<int>> extra;
+  for (int p : beyond_share) extra[input.pending[p].experiment_id].push_back(p);
+  experiments.clear();
+  queues.clear();
+  for (auto& [e, q] : extra) {
+    experiments.push_back(e);
+    queues.push_back(std::move(q));
+  }
+  next.assign(queues.size(), 0);
+  for (int x = 0; x < static_cast<int>(queues.size()); ++x) turns.push(turn(x));
+  while (!turns.empty()) {
+    const int x = std::get<3>(turns.top());
+    turns.pop();
+    const int p = queues[x][next[x]++];
+    if (pass.Admissible(p) && !pass.PlaceNow(p))
+      pass.SetReason(p, AtShareReason(share_of(input.pending[p].experiment_id), capacity));
+    if (next[x] < queues[x].size()) turns.push(turn(x));
   }
   return pass.Finish(false);
 }
