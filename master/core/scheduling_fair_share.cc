@@ -127,13 +127,14 @@ PoolDecision ScheduleFairShare(const PoolInput& input) {
     std::sort(victims.begin(), victims.end(), [&](int x, int y) {
       const auto& a = input.running[x];
       const auto& b = input.running[y];
-      return a.started_seq != b.started_seq ? a.started_seq > b.started_seq : a.allocation_id < b.allocation_id;
+      return a.started_seq != b.started_seq ? a.started_seq > b.started_seq
+                                            : a.allocation_id < b.allocation_id;
     });
   }
 
-  std::set<int> preemption_failed;      // sizes reclaim could not place (they stay so in this pass)
-  std::set<int64_t> reserved;           // experiments whose first blocked request has held agents
-  std::vector<int> beyond_share;        // requests tried again with the leftover slots
+  std::set<int> preemption_failed;  // sizes reclaim could not place (they stay so in this pass)
+  std::set<int64_t> reserved;       // experiments whose first blocked request has held agents
+  std::vector<int> beyond_share;    // requests tried again with the leftover slots
   while (!turns.empty()) {
     const int x = std::get<3>(turns.top());
     turns.pop();
@@ -152,7 +153,8 @@ PoolDecision ScheduleFairShare(const PoolInput& input) {
           auto admit = [&](int i) {
             if (pass.gone(i)) return VictimSearch::Verdict::kSkip;
             const auto& v = pass.running(i);
-            const double above = pass.StayingSlots(v.experiment_id) - taken[v.experiment_id] - share_of(v.experiment_id);
+            const double above =
+                pass.StayingSlots(v.experiment_id) - taken[v.experiment_id] - share_of(v.experiment_id);
             if (above <= kEpsilon) return VictimSearch::Verdict::kSkip;
             taken[v.experiment_id] += v.slots;
             return VictimSearch::Verdict::kTake;
