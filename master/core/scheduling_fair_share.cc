@@ -120,17 +120,18 @@ PoolDecision ScheduleFairShare(const PoolInput& input) {
   for (int x = 0; x < static_cast<int>(queues.size()); ++x) turns.push(turn(x));
 
   // Running allocations that may be reclaimed, newest started first.
-  std::vector<int> victims;
+  std::vector<int> order;
   if (input.policy.preemption) {
     for (int i = 0; i < static_cast<int>(input.running.size()); ++i)
-      if (input.running[i].preemptible && !input.running[i].preempting) victims.push_back(i);
-    std::sort(victims.begin(), victims.end(), [&](int x, int y) {
+      if (input.running[i].preemptible && !input.running[i].preempting) order.push_back(i);
+    std::sort(order.begin(), order.end(), [&](int x, int y) {
       const auto& a = input.running[x];
       const auto& b = input.running[y];
       return a.started_seq != b.started_seq ? a.started_seq > b.started_seq
                                             : a.allocation_id < b.allocation_id;
     });
   }
+  Candidates victims(std::move(order));
 
   std::set<int> preemption_failed;  // sizes reclaim could not place (they stay so in this pass)
   std::set<int64_t> reserved;       // experiments whose first blocked request has held agents
@@ -149,14 +150,15 @@ PoolDecision ScheduleFairShare(const PoolInput& input) {
       } else if (!pass.PlaceNow(p) && !pass.WaitForLeaving(p)) {
         bool preempted = false;
         if (input.policy.preemption && !preemption_failed.count(r.slots)) {
-          std::map<int64_t, int> taken;  // tentatively, in this search
+          std::vector<std::pair<int64_t, int>> taken;  // tentatively, in this search: (experiment, slots)
           auto admit = [&](int i) {
-            if (pass.gone(i)) return VictimSearch::Verdict::kSkip;
             const auto& v = pass.running(i);
-            const double above =
-                pass.StayingSlots(v.experiment_id) - taken[v.experiment_id] - share_of(v.experiment_id);
+            auto it = std::find_if(taken.begin(), taken.end(),
+                                   [&](const auto& t) { return t.first == v.experiment_id; });
+            if (it == taken.end()) it = taken.insert(taken.end(), {v.experiment_id, 0});
+            const double above = pass.StayingSlots(v.experiment_id) - it->second - share_of(v.experiment_id);
             if (above <= kEpsilon) return VictimSearch::Verdict::kSkip;
-            taken[v.experiment_id] += v.slots;
+            it->second += v.slots;
             return VictimSearch::Verdict::kTake;
           };
           preempted = pass.Preempt(p, victims, admit);

@@ -11,8 +11,8 @@ PoolPass::PoolPass(const PoolInput& input)
     : input_(input),
       slots_(input.agents),
       where_(input.running.size()),
-      search_(slots_, where_),
       gone_(input.running.size(), 0),
+      search_(slots_, where_, gone_),
       leaving_on_(slots_.agent_count()),
       state_(input.pending.size()) {
   for (size_t i = 0; i < input.running.size(); ++i) {
@@ -53,9 +53,13 @@ void PoolPass::MarkGone(int i) {
   }
 }
 
-void PoolPass::Consider(int p) { order_.push_back(p); }
+void PoolPass::Consider(int p) {
+  order_.push_back(p);
+}
 
-void PoolPass::SetReason(int p, std::string reason) { state_[p].reason = std::move(reason); }
+void PoolPass::SetReason(int p, std::string reason) {
+  state_[p].reason = std::move(reason);
+}
 
 bool PoolPass::Admissible(int p) {
   const auto& r = request(p);
@@ -65,7 +69,8 @@ bool PoolPass::Admissible(int p) {
     return false;
   }
   auto it = never_fits_.find(r.slots);
-  if (it == never_fits_.end()) it = never_fits_.emplace(r.slots, NeverFitsIn(input_.agents, r.slots, pool)).first;
+  if (it == never_fits_.end())
+    it = never_fits_.emplace(r.slots, NeverFitsIn(input_.agents, r.slots, pool)).first;
   if (it->second) {
     SetReason(p, *it->second);
     return false;
@@ -99,7 +104,8 @@ void PoolPass::Promise(int p, const Fit& fit) {
     slots_.Hold(a);
     for (int i : leaving_on_[a]) {
       const auto& id = input_.running[i].allocation_id;
-      if (std::find(waiting_for.begin(), waiting_for.end(), id) == waiting_for.end()) waiting_for.push_back(id);
+      if (std::find(waiting_for.begin(), waiting_for.end(), id) == waiting_for.end())
+        waiting_for.push_back(id);
     }
   }
   capped_[r.experiment_id] += r.slots;
@@ -114,7 +120,7 @@ bool PoolPass::WaitForLeaving(int p) {
   return true;
 }
 
-bool PoolPass::Preempt(int p, const std::vector<int>& candidates,
+bool PoolPass::Preempt(int p, Candidates& candidates,
                        const std::function<VictimSearch::Verdict(int)>& admit) {
   const auto& r = request(p);
   auto choice = search_.Find(r.slots, input_.policy.fit, candidates, admit);
@@ -169,6 +175,7 @@ bool PoolPass::HoldFor(int p) {
 PoolDecision PoolPass::Finish(bool by_priority) {
   const int largest_free = slots_.LargestFreeBlock();
   const auto idle = slots_.IdleEnabledPerShape();
+  std::map<int, std::string> shape_reasons;  // by request size
   int holders_ahead = 0;
   int same_priority_holders = 0;  // by_priority: holders ahead of the request's own priority
   std::optional<int> level;
@@ -181,10 +188,16 @@ PoolDecision PoolPass::Finish(bool by_priority) {
     }
     if (s.outcome != Outcome::kAssigned) {
       if (s.reason.empty()) {
-        if (holders_ahead > 0 && FitsPhysically(slots_, idle, largest_free, r.slots))
+        if (holders_ahead > 0 && FitsPhysically(slots_, idle, largest_free, r.slots)) {
           s.reason = BehindReason(holders_ahead, by_priority && same_priority_holders == 0);
-        else
-          s.reason = ShapeReason(slots_, idle, largest_free, r.slots, input_.pool);
+        } else {
+          // The same for every request of a size: built once.
+          auto it = shape_reasons.find(r.slots);
+          if (it == shape_reasons.end())
+            it = shape_reasons.emplace(r.slots, ShapeReason(slots_, idle, largest_free, r.slots, input_.pool))
+                     .first;
+          s.reason = it->second;
+        }
       }
       decision_.pending_reasons[r.allocation_id] = s.reason;
     }

@@ -48,7 +48,7 @@ class PoolPass {
   // Promises p the slots of allocations already stopping, if they make it fit.
   bool WaitForLeaving(int p);
   // Stops candidates the policy admits so that p fits (see VictimSearch).
-  bool Preempt(int p, const std::vector<int>& candidates, const std::function<VictimSearch::Verdict(int)>& admit);
+  bool Preempt(int p, Candidates& candidates, const std::function<VictimSearch::Verdict(int)>& admit);
   // The backfill reservation: p holds the agent(s) closest to fitting it so
   // that requests after it cannot take their free slots in this pass.
   // Returns whether anything was held.
@@ -72,11 +72,11 @@ class PoolPass {
   const PoolInput& input_;
   PoolSlots slots_;
   std::vector<std::vector<std::pair<int, int>>> where_;  // per running: (agent, slots)
-  VictimSearch search_;
   std::vector<char> gone_;
-  std::vector<std::vector<int>> leaving_on_;  // per agent: stopping allocations, in order
-  std::unordered_map<int64_t, int> capped_;   // see CappedSlots
-  std::unordered_map<int64_t, int> staying_;  // see StayingSlots
+  VictimSearch search_;
+  std::vector<std::vector<int>> leaving_on_;              // per agent: stopping allocations, in order
+  std::unordered_map<int64_t, int> capped_;               // see CappedSlots
+  std::unordered_map<int64_t, int> staying_;              // see StayingSlots
   std::map<int, std::optional<std::string>> never_fits_;  // by size
   std::vector<RequestState> state_;
   std::vector<int> order_;

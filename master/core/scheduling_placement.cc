@@ -10,6 +10,7 @@ PoolSlots::PoolSlots(const std::vector<AgentView>& agents) {
   for (const auto& v : agents) {
     Agent a;
     a.view = &v;
+    a.enabled = v.enabled;
     a.free = v.free_slots;
     std::sort(a.free.begin(), a.free.end());
     a.free.erase(std::unique(a.free.begin(), a.free.end()), a.free.end());
@@ -35,7 +36,7 @@ PoolSlots::PoolSlots(const std::vector<AgentView>& agents) {
       a.shape = shape_of.at({-a.total, a.view->slot_type});
       ++shapes_[a.shape].agents;
     }
-    if (!a.view->enabled) continue;
+    if (!a.enabled) continue;
     ++enabled_agents_;
     enabled_slots_ += a.total;
     max_enabled_size_ = std::max(max_enabled_size_, a.total);
@@ -74,11 +75,12 @@ void PoolSlots::Unindex(int a) {
   }
 }
 
-std::optional<int> PickBySize(const std::set<std::pair<int, int>>& by_size, int slots, PoolPolicy::Fit policy) {
+std::optional<int> PickBySize(const std::set<std::pair<int, int>>& by_size, int slots,
+                              PoolPolicy::Fit policy) {
   if (by_size.empty() || by_size.rbegin()->first < slots) return std::nullopt;
   // Best: the smallest size that fits. Worst: the largest. Lowest agent first.
-  const int size = policy == PoolPolicy::Fit::kBest ? by_size.lower_bound({slots, -1})->first
-                                                    : by_size.rbegin()->first;
+  const int size =
+      policy == PoolPolicy::Fit::kBest ? by_size.lower_bound({slots, -1})->first : by_size.rbegin()->first;
   return by_size.lower_bound({size, -1})->second;
 }
 

@@ -44,9 +44,9 @@ class PoolSlots {
   int leaving(int a) const { return agents_[a].leaving; }
   int total(int a) const { return agents_[a].total; }
   int shape(int a) const { return agents_[a].shape; }
-  bool enabled(int a) const { return agents_[a].view->enabled; }
+  bool enabled(int a) const { return agents_[a].enabled; }
   bool held(int a) const { return agents_[a].held; }
-  bool usable(int a) const { return enabled(a) && !held(a); }
+  bool usable(int a) const { return agents_[a].enabled && !agents_[a].held; }
 
   // Largest size first, then by slot type.
   const std::vector<Shape>& shapes() const { return shapes_; }
@@ -85,6 +85,7 @@ class PoolSlots {
     int total = 0;
     int leaving = 0;
     int shape = -1;
+    bool enabled = true;  // the view's, kept here: usable() is the hottest check of a pass
     bool held = false;
   };
   void Index(int a);
@@ -97,14 +98,16 @@ class PoolSlots {
   int enabled_slots_ = 0;
   int max_size_ = 0;
   int max_enabled_size_ = 0;
-  std::set<std::pair<int, int>> by_free_;          // (free, agent) of usable agents with free > 0
-  std::set<std::pair<int, int>> by_free_or_left_;  // (free + leaving, agent) of usable agents with leaving > 0
+  std::set<std::pair<int, int>> by_free_;  // (free, agent) of usable agents with free > 0
+  std::set<std::pair<int, int>>
+      by_free_or_left_;  // (free + leaving, agent) of usable agents with leaving > 0
   std::vector<std::set<int>> idle_;
   std::vector<std::set<int>> idle_when_left_;
 };
 
 // Among agents with capacity >= slots in a set of (capacity, agent): the
 // smallest capacity (best fit) or the largest (worst fit), lowest agent first.
-std::optional<int> PickBySize(const std::set<std::pair<int, int>>& by_size, int slots, PoolPolicy::Fit policy);
+std::optional<int> PickBySize(const std::set<std::pair<int, int>>& by_size, int slots,
+                              PoolPolicy::Fit policy);
 
 }  // namespace ring::scheduling

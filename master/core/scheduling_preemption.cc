@@ -4,9 +4,26 @@
 
 namespace ring::scheduling {
 
-VictimSearch::VictimSearch(const PoolSlots& slots, const std::vector<std::vector<std::pair<int, int>>>& where)
+Candidates::Candidates(std::vector<int> order) : order_(std::move(order)), next_(order_.size() + 1) {
+  for (size_t k = 0; k < next_.size(); ++k) next_[k] = static_cast<int>(k);
+}
+
+int Candidates::Next(int k) {
+  int root = k;
+  while (next_[root] != root) root = next_[root];
+  while (next_[k] != root) {  // path compression
+    const int after = next_[k];
+    next_[k] = root;
+    k = after;
+  }
+  return root;
+}
+
+VictimSearch::VictimSearch(const PoolSlots& slots, const std::vector<std::vector<std::pair<int, int>>>& where,
+                           const std::vector<char>& gone)
     : slots_(slots),
       where_(where),
+      gone_(gone),
       freed_(slots.agent_count(), 0),
       made_idle_(slots.shapes().size()) {}
 
@@ -22,18 +39,21 @@ void VictimSearch::Reset() {
 }
 
 std::optional<VictimSearch::Choice> VictimSearch::Find(int slots, PoolPolicy::Fit policy,
-                                                       const std::vector<int>& candidates,
+                                                       Candidates& candidates,
                                                        const std::function<Verdict(int)>& admit) {
   Reset();
   if (slots <= 0) return std::nullopt;
   std::vector<int> taken;
   std::vector<int> reached;  // agents this victim brings to `slots`
-  for (int c : candidates) {
+  for (int k = candidates.Next(0); k < candidates.size(); k = candidates.Next(k + 1)) {
+    const int c = candidates.at(k);
     const auto& parts = where_[c];
-    const bool frees_usable = std::any_of(parts.begin(), parts.end(), [&](const auto& p) {
-      return p.first >= 0 && slots_.usable(p.first);
-    });
-    if (!frees_usable) continue;
+    const bool frees_usable = std::any_of(
+        parts.begin(), parts.end(), [&](const auto& p) { return p.first >= 0 && slots_.usable(p.first); });
+    if (gone_[c] || !frees_usable) {
+      candidates.Drop(k);
+      continue;
+    }
     const Verdict verdict = admit(c);
     if (verdict == Verdict::kStop) break;
     if (verdict == Verdict::kSkip) continue;

@@ -37,7 +37,7 @@ std::vector<int> PriorityVictimOrder(const std::vector<RunningAllocation>& runni
 
 PoolDecision SchedulePriority(const PoolInput& input) {
   PoolPass pass(input);
-  const std::vector<int> victims = input.policy.preemption ? PriorityVictimOrder(input.running) : std::vector<int>{};
+  Candidates victims(input.policy.preemption ? PriorityVictimOrder(input.running) : std::vector<int>{});
   // Within a pass free slots only shrink and victims only go, so a size that
   // preemption could not place stays unplaceable for every later (same or
   // lower priority) request.
@@ -49,8 +49,8 @@ PoolDecision SchedulePriority(const PoolInput& input) {
     if (!pass.Admissible(p) || pass.PlaceNow(p) || pass.WaitForLeaving(p)) continue;
     if (input.policy.preemption && !preemption_failed.count(r.slots)) {
       auto admit = [&](int i) {
-        if (pass.gone(i)) return VictimSearch::Verdict::kSkip;
-        return pass.running(i).priority > r.priority ? VictimSearch::Verdict::kTake : VictimSearch::Verdict::kStop;
+        return pass.running(i).priority > r.priority ? VictimSearch::Verdict::kTake
+                                                     : VictimSearch::Verdict::kStop;
       };
       if (pass.Preempt(p, victims, admit)) continue;
       preemption_failed.insert(r.slots);

@@ -33,7 +33,8 @@ std::string AndList(const std::vector<std::string>& items) {
 
 }  // namespace
 
-std::optional<std::string> NeverFitsIn(const std::vector<AgentView>& agents, int slots, const std::string& pool) {
+std::optional<std::string> NeverFitsIn(const std::vector<AgentView>& agents, int slots,
+                                       const std::string& pool) {
   if (slots <= 0) return "can never fit: needs at least one slot";
   std::set<int> sizes;
   for (const auto& a : agents) {
@@ -45,8 +46,8 @@ std::optional<std::string> NeverFitsIn(const std::vector<AgentView>& agents, int
   if (sizes.empty()) return std::nullopt;
   std::vector<std::string> listed;
   for (int s : sizes) listed.push_back(std::to_string(s));
-  return "can never fit: needs " + std::to_string(slots) + " slots, a multiple of no agent size in pool " + pool +
-         " (agents have " + OrList(listed) + " slots)";
+  return "can never fit: needs " + std::to_string(slots) + " slots, a multiple of no agent size in pool " +
+         pool + " (agents have " + OrList(listed) + " slots)";
 }
 
 std::string MaxSlotsReason(int slots, int max_slots) {
@@ -60,13 +61,15 @@ std::string WaitingReason(const std::vector<std::string>& allocation_ids) {
   constexpr size_t kNamed = 3;
   std::vector<std::string> named(allocation_ids.begin(),
                                  allocation_ids.begin() + std::min(kNamed, allocation_ids.size()));
-  if (allocation_ids.size() > kNamed) named.push_back(std::to_string(allocation_ids.size() - kNamed) + " more");
-  return std::string("waiting for preempted ") + (allocation_ids.size() == 1 ? "allocation " : "allocations ") +
-         AndList(named) + " to stop";
+  if (allocation_ids.size() > kNamed)
+    named.push_back(std::to_string(allocation_ids.size() - kNamed) + " more");
+  return std::string("waiting for preempted ") +
+         (allocation_ids.size() == 1 ? "allocation " : "allocations ") + AndList(named) + " to stop";
 }
 
 std::string BehindReason(int holders_ahead, bool all_higher_priority) {
-  if (all_higher_priority) return "behind " + Plural(holders_ahead, "higher-priority job", "higher-priority jobs");
+  if (all_higher_priority)
+    return "behind " + Plural(holders_ahead, "higher-priority job", "higher-priority jobs");
   return "behind " + Plural(holders_ahead, "job", "jobs") + " ahead of it in the queue";
 }
 
@@ -100,8 +103,8 @@ std::string ShapeReason(const PoolSlots& slots, const std::vector<int>& idle_per
   // Larger than every enabled agent: whole agents of the largest dividing
   // shape that has enough enabled agents, else of the largest dividing shape.
   const auto& shapes = slots.shapes();
-  const bool several_types =
-      std::any_of(shapes.begin(), shapes.end(), [&](const Shape& s) { return s.slot_type != shapes[0].slot_type; });
+  const bool several_types = std::any_of(shapes.begin(), shapes.end(),
+                                         [&](const Shape& s) { return s.slot_type != shapes[0].slot_type; });
   int chosen = -1;
   for (size_t g = 0; g < shapes.size(); ++g) {
     const int size = shapes[g].size;
@@ -119,8 +122,8 @@ std::string ShapeReason(const PoolSlots& slots, const std::vector<int>& idle_per
   }
   const Shape& shape = shapes[chosen];
   const int need = request_slots / shape.size;
-  const std::string kind =
-      (several_types ? shape.slot_type + " " : std::string()) + "agents of " + std::to_string(shape.size) + " slots";
+  const std::string kind = (several_types ? shape.slot_type + " " : std::string()) + "agents of " +
+                           std::to_string(shape.size) + " slots";
   const std::string head = "needs " + std::to_string(need) + " whole idle " + kind + "; ";
   if (shape.enabled < need)
     return head + "pool " + pool + " has " + std::to_string(shape.enabled) + " enabled";

@@ -12,7 +12,8 @@ namespace ring::scheduling {
 // Shape check of a request against a pool's agents (full and disabled ones
 // included): nullopt if one agent is large enough or its slots are a multiple
 // of some agent size; nullopt too when there are no agents to judge by.
-std::optional<std::string> NeverFitsIn(const std::vector<AgentView>& agents, int slots, const std::string& pool);
+std::optional<std::string> NeverFitsIn(const std::vector<AgentView>& agents, int slots,
+                                       const std::string& pool);
 
 // "experiment at max_slots (8)", or "needs 16 slots, more than the
 // experiment's max_slots (8)".
