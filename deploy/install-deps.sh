@@ -8,6 +8,10 @@ packages=(
   libboost-dev nlohmann-json3-dev libyaml-cpp-dev libsqlite3-dev sqlite3
   libspdlog-dev libfmt-dev libcli11-dev libgtest-dev libgmock-dev
   libarchive-dev libssl-dev
+  # Distributed trials: Gloo collectives, libtorch (CPU) for the C++ model
+  # examples, and Debian's torch and scikit-learn for torchrun-style scripts
+  # and the handwritten digits data set the examples train on.
+  libgloo-dev libtorch-dev python3-torch python3-sklearn
 )
 
 missing=()

@@ -47,4 +47,18 @@ class MasterUnreachableError : public TrialError {
   using TrialError::TrialError;
 };
 
+// Rendezvous did not complete: not every rank arrived in time (the message
+// names the ranks that never arrived), or the key-value store failed.
+class RendezvousError : public TrialError {
+ public:
+  using TrialError::TrialError;
+};
+
+// A collective failed or timed out (a peer died, the network broke, or a
+// rank called a different collective). The process group is unusable after.
+class CollectiveError : public TrialError {
+ public:
+  using TrialError::TrialError;
+};
+
 }  // namespace ring::trial
