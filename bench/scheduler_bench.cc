@@ -1,28 +1,37 @@
-// One scheduling pass (SchedulePool) over a busy pool of 1,000 agents × 8
+// One scheduling pass (SchedulePool) over a busy pool of 1,000 agents x 8
 // slots with 100, 1,000 and 10,000 pending requests, for each policy. Prints
 // the median and p90 pass time, the ratio to a peer measured in the same run
 // (sorting the same queue by priority and arrival, the n log n that any
-// priority scheduler pays), and the growth from one size to the next next to
-// the growth of n log n.
+// priority scheduler pays), the growth from one size to the next next to the
+// growth of the peer and of n log n, and what each pass decided.
 //
-//   ./build/bin/scheduler_bench [--agents N] [--quick]
+//   ./build/bin/scheduler_bench [--agents N] [--pending N] [--quick]
+//
+// --pending runs one queue length only (for a profiler); --quick takes fewer
+// repetitions. Inputs are built from a fixed seed, so every run schedules the
+// same pool; each policy sees the same pool and queue.
+#include <sched.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <optional>
 #include <random>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "master/core/scheduler.h"
 
+#ifndef RING_BUILD_TYPE
+#define RING_BUILD_TYPE "unknown"
+#endif
+
 namespace {
 
-using ring::AgentView;
 using ring::PendingRequest;
 using ring::PoolDecision;
 using ring::PoolInput;
@@ -32,20 +41,38 @@ using Clock = std::chrono::steady_clock;
 
 constexpr int kSlotsPerAgent = 8;
 constexpr int kExperiments = 150;
+constexpr int kBusyPercent = 85;
+constexpr uint64_t kSeed = 20261122;
+
+struct Options {
+  int agents = 1000;
+  std::vector<int> pending{100, 1000, 10000};
+  bool quick = false;
+};
 
 struct Case {
   const char* name;
   PoolPolicy policy;
 };
 
-std::string AgentId(int i) {
-  char id[16];
-  std::snprintf(id, sizeof id, "agent-%04d", i);
-  return id;
+std::optional<Options> ParseArgs(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const bool has_value = i + 1 < argc;
+    if (!std::strcmp(argv[i], "--quick"))
+      o.quick = true;
+    else if (!std::strcmp(argv[i], "--agents") && has_value)
+      o.agents = std::max(2, std::atoi(argv[++i]));
+    else if (!std::strcmp(argv[i], "--pending") && has_value)
+      o.pending = {std::max(1, std::atoi(argv[++i]))};
+    else
+      return std::nullopt;
+  }
+  return o;
 }
 
+// Mostly small trials, some whole machines, a few two-machine gangs.
 int PickSize(std::mt19937_64& rng, bool pending) {
-  // Mostly small trials, some whole machines, a few two-machine gangs.
   const int roll = static_cast<int>(rng() % 100);
   if (roll < 45) return 1;
   if (roll < 75) return 2;
@@ -60,54 +87,75 @@ struct Settings {
   double weight;
   std::optional<int> max_slots;
 };
+
 Settings ExperimentSettings(int64_t e) {
   return {1 + static_cast<int>((e * 37) % 99), 1 + static_cast<double>(e % 4),
           e % 5 == 0 ? std::optional<int>(8 * (1 + static_cast<int>(e % 8))) : std::nullopt};
 }
 
-// A pool about 85% busy: running allocations of 1-16 slots packed onto the
-// agents, with priorities, weights and max_slots from their experiment.
+std::string AgentId(int i) {
+  char id[32];
+  std::snprintf(id, sizeof id, "agent-%04d", i);
+  return id;
+}
+
+// Places a running allocation of `size` slots on a random agent with room
+// (or two idle neighbours for 16 slots); false if the one tried is too full.
+bool Place(RunningAllocation& r, int size, int agents, std::vector<int>& used, std::mt19937_64& rng) {
+  if (size <= kSlotsPerAgent) {
+    const int a = static_cast<int>(rng() % agents);
+    if (used[a] + size > kSlotsPerAgent) return false;
+    ring::Placement p{AgentId(a), {}};
+    for (int s = 0; s < size; ++s) p.slot_ids.push_back(used[a]++);
+    r.placements.push_back(std::move(p));
+    return true;
+  }
+  const int a = static_cast<int>(rng() % (agents - 1));
+  if (used[a] != 0 || used[a + 1] != 0) return false;
+  for (int k : {a, a + 1}) {
+    ring::Placement p{AgentId(k), {}};
+    for (int s = 0; s < kSlotsPerAgent; ++s) p.slot_ids.push_back(s);
+    used[k] = kSlotsPerAgent;
+    r.placements.push_back(std::move(p));
+  }
+  return true;
+}
+
+// Running allocations of 1-16 slots filling about kBusyPercent of the pool;
+// 5% not preemptible, 1% already asked to stop. `used` gets each agent's
+// busy slots (the lowest slot ids).
+std::vector<RunningAllocation> RunningMix(int agents, std::vector<int>& used, std::mt19937_64& rng) {
+  std::vector<RunningAllocation> running;
+  const int target = agents * kSlotsPerAgent * kBusyPercent / 100;
+  int busy = 0;
+  for (int attempt = 0; busy < target && attempt < agents * 64; ++attempt) {
+    const int size = PickSize(rng, false);
+    RunningAllocation r;
+    r.experiment_id = 1 + static_cast<int64_t>(rng() % kExperiments);
+    if (!Place(r, size, agents, used, rng)) continue;
+    const Settings settings = ExperimentSettings(r.experiment_id);
+    r.allocation_id = "run-" + std::to_string(running.size());
+    r.slots = size;
+    r.priority = settings.priority;
+    r.weight = settings.weight;
+    r.max_slots = settings.max_slots;
+    r.started_seq = static_cast<int64_t>(running.size()) + 1;
+    r.preemptible = rng() % 20 != 0;
+    r.preempting = rng() % 100 == 0;
+    busy += size;
+    running.push_back(std::move(r));
+  }
+  return running;
+}
+
+// A pool of `agents` agents (1% disabled) about kBusyPercent busy.
 PoolInput BusyPool(int agents, std::mt19937_64& rng) {
   PoolInput in;
   in.pool = "bench";
   std::vector<int> used(agents, 0);
-  int64_t seq = 0;
-  const int target = agents * kSlotsPerAgent * 85 / 100;
-  int busy = 0;
-  for (int attempt = 0; busy < target && attempt < agents * 64; ++attempt) {
-    const int size = PickSize(rng, false);
-    const int e = 1 + static_cast<int>(rng() % kExperiments);
-    RunningAllocation r;
-    r.allocation_id = "run-" + std::to_string(seq);
-    r.experiment_id = e;
-    const Settings settings = ExperimentSettings(e);
-    r.priority = settings.priority;
-    r.weight = settings.weight;
-    r.max_slots = settings.max_slots;
-    r.started_seq = ++seq;
-    r.preemptible = rng() % 20 != 0;
-    if (size <= kSlotsPerAgent) {
-      const int a = static_cast<int>(rng() % agents);
-      if (used[a] + size > kSlotsPerAgent) continue;
-      ring::Placement p{AgentId(a), {}};
-      for (int s = 0; s < size; ++s) p.slot_ids.push_back(used[a]++);
-      r.placements.push_back(std::move(p));
-    } else {
-      const int a = static_cast<int>(rng() % (agents - 1));
-      if (used[a] != 0 || used[a + 1] != 0) continue;
-      for (int k : {a, a + 1}) {
-        ring::Placement p{AgentId(k), {}};
-        for (int s = 0; s < kSlotsPerAgent; ++s) p.slot_ids.push_back(s);
-        used[k] = kSlotsPerAgent;
-        r.placements.push_back(std::move(p));
-      }
-    }
-    r.slots = size;
-    busy += size;
-    in.running.push_back(std::move(r));
-  }
+  in.running = RunningMix(agents, used, rng);
   for (int a = 0; a < agents; ++a) {
-    AgentView v;
+    ring::AgentView v;
     v.id = AgentId(a);
     v.pool = in.pool;
     v.slot_type = "cpu";
@@ -121,11 +169,10 @@ PoolInput BusyPool(int agents, std::mt19937_64& rng) {
 
 void AddQueue(PoolInput& in, int pending, std::mt19937_64& rng) {
   for (int i = 0; i < pending; ++i) {
-    const int e = 1 + static_cast<int>(rng() % kExperiments);
-    const Settings settings = ExperimentSettings(e);
     PendingRequest r;
     r.allocation_id = "pend-" + std::to_string(i);
-    r.experiment_id = e;
+    r.experiment_id = 1 + static_cast<int64_t>(rng() % kExperiments);
+    const Settings settings = ExperimentSettings(r.experiment_id);
     r.slots = PickSize(rng, true);
     r.priority = settings.priority;
     r.weight = settings.weight;
@@ -138,101 +185,169 @@ void AddQueue(PoolInput& in, int pending, std::mt19937_64& rng) {
 struct Timing {
   double median_ms = 0;
   double p90_ms = 0;
-  int reps = 0;
 };
 
+// Times `run()` after two warm-up calls: at least 15 and at most 31 times
+// (5 to 9 with --quick), stopping after about a second once past the
+// minimum. What `run` returns is destroyed outside the timed region.
 template <typename F>
 Timing Measure(F&& run, bool quick) {
-  for (int i = 0; i < 2; ++i) run();  // warm up
+  for (int i = 0; i < 2; ++i) run();
+  const size_t min_reps = quick ? 5 : 15;
+  const size_t max_reps = quick ? 9 : 31;
   std::vector<double> ms;
   const auto start = Clock::now();
-  const int min_reps = quick ? 5 : 21;
-  const auto min_time = std::chrono::milliseconds(quick ? 100 : 1000);
-  while (static_cast<int>(ms.size()) < min_reps || (Clock::now() - start < min_time && ms.size() < 201)) {
+  while (ms.size() < min_reps || (ms.size() < max_reps && Clock::now() - start < std::chrono::seconds(1))) {
     const auto t0 = Clock::now();
-    run();
+    const auto result = run();
     ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
   }
   std::sort(ms.begin(), ms.end());
-  return {ms[ms.size() / 2], ms[ms.size() * 9 / 10], static_cast<int>(ms.size())};
+  return {ms[ms.size() / 2], ms[ms.size() * 9 / 10]};
 }
 
-std::string Machine() {
+// The peer: the pending queue in priority order, copied and sorted.
+std::vector<PendingRequest> SortQueue(const std::vector<PendingRequest>& pending) {
+  std::vector<PendingRequest> sorted = pending;
+  std::stable_sort(sorted.begin(), sorted.end(), [](const PendingRequest& a, const PendingRequest& b) {
+    return a.priority != b.priority ? a.priority < b.priority : a.queued_seq < b.queued_seq;
+  });
+  return sorted;
+}
+
+// What one pass decided: placements, preemptions, and the pending reasons by
+// kind.
+struct Counts {
+  size_t placed = 0, preempted = 0, waiting = 0, behind = 0, no_room = 0, max_slots = 0, at_share = 0,
+         other = 0;
+};
+
+Counts Count(const PoolDecision& d) {
+  Counts c;
+  c.placed = d.assignments.size();
+  c.preempted = d.preempt.size();
+  for (const auto& [id, reason] : d.pending_reasons) {
+    auto has = [&](const char* text) { return reason.find(text) != std::string::npos; };
+    if (has("waiting for preempted"))
+      ++c.waiting;
+    else if (reason.rfind("behind ", 0) == 0)
+      ++c.behind;
+    else if (has("max_slots"))
+      ++c.max_slots;
+    else if (has("fair share"))
+      ++c.at_share;
+    else if (has("on one agent") || has("whole idle"))
+      ++c.no_room;
+    else
+      ++c.other;
+  }
+  return c;
+}
+
+std::string CpuModel() {
   std::ifstream cpuinfo("/proc/cpuinfo");
-  std::string line, model = "unknown CPU";
+  std::string line;
   while (std::getline(cpuinfo, line))
-    if (line.rfind("model name", 0) == 0) {
-      model = line.substr(line.find(':') + 2);
-      break;
-    }
-  return model + ", " + std::to_string(std::thread::hardware_concurrency()) + " cores";
+    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
+  return "unknown CPU";
+}
+
+int Processors() {
+  cpu_set_t set;
+  return sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 0;
 }
 
 double NLogN(double n) {
   return n * std::log2(n);
 }
 
+std::string Growth(double now, double before) {
+  if (before <= 0) return "";
+  char text[16];
+  std::snprintf(text, sizeof text, "%.1fx", now / before);
+  return text;
+}
+
+struct Row {
+  const Case* c;
+  int pending;
+  Timing pass, peer;
+  Counts counts;
+};
+
+void PrintTimes(const std::vector<Row>& rows) {
+  std::printf(
+      "| policy | pending | median ms | p90 ms | peer ms | pass / peer | growth | peer growth | "
+      "n log n growth |\n");
+  std::printf("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const Row& r = rows[i];
+    const Row* before = i > 0 && rows[i - 1].c == r.c ? &rows[i - 1] : nullptr;
+    std::printf("| %s | %d | %.2f | %.2f | %.3f | %.1f | %s | %s | %s |\n", r.c->name, r.pending,
+                r.pass.median_ms, r.pass.p90_ms, r.peer.median_ms, r.pass.median_ms / r.peer.median_ms,
+                Growth(r.pass.median_ms, before ? before->pass.median_ms : 0).c_str(),
+                Growth(r.peer.median_ms, before ? before->peer.median_ms : 0).c_str(),
+                Growth(NLogN(r.pending), before ? NLogN(before->pending) : 0).c_str());
+  }
+}
+
+void PrintCounts(const std::vector<Row>& rows) {
+  std::printf(
+      "| policy | pending | placed | preempted | waiting for preempted | behind holders | no room | "
+      "max_slots | at share | other |\n");
+  std::printf("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+  for (const Row& r : rows) {
+    const Counts& c = r.counts;
+    std::printf("| %s | %d | %zu | %zu | %zu | %zu | %zu | %zu | %zu | %zu |\n", r.c->name, r.pending,
+                c.placed, c.preempted, c.waiting, c.behind, c.no_room, c.max_slots, c.at_share, c.other);
+  }
+}
+
+std::string Command(int argc, char** argv) {
+  std::string out = argv[0];
+  for (int i = 1; i < argc; ++i) out += std::string(" ") + argv[i];
+  return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  int agents = 1000;
-  bool quick = false;
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--quick"))
-      quick = true;
-    else if (!std::strcmp(argv[i], "--agents") && i + 1 < argc)
-      agents = std::max(2, std::atoi(argv[++i]));
-    else {
-      std::fprintf(stderr, "usage: %s [--agents N] [--quick]\n", argv[0]);
-      return 2;
-    }
+  const auto options = ParseArgs(argc, argv);
+  if (!options) {
+    std::fprintf(stderr, "usage: %s [--agents N] [--pending N] [--quick]\n", argv[0]);
+    return 2;
   }
   const Case cases[] = {
       {"priority, best fit, preemption", {PoolPolicy::Type::kPriority, true, PoolPolicy::Fit::kBest}},
       {"priority, worst fit, preemption", {PoolPolicy::Type::kPriority, true, PoolPolicy::Fit::kWorst}},
       {"fair_share, best fit, preemption", {PoolPolicy::Type::kFairShare, true, PoolPolicy::Fit::kBest}},
   };
-  const int sizes[] = {100, 1000, 10000};
+  std::vector<PoolInput> inputs;  // one per queue length, the same pool in each
+  for (int n : options->pending) {
+    std::mt19937_64 rng(kSeed);
+    inputs.push_back(BusyPool(options->agents, rng));
+    AddQueue(inputs.back(), n, rng);
+  }
 
-  std::printf("Scheduler pass: %d agents x %d slots, about 85%% busy; machine: %s\n\n", agents,
-              kSlotsPerAgent, Machine().c_str());
-  std::printf(
-      "| policy | pending | running | placed | preempted | waiting | median ms | p90 ms | "
-      "peer (sort) ms | pass / peer | growth | n log n growth |\n");
-  std::printf("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
-  for (const auto& c : cases) {
-    double previous = 0;
-    for (int i = 0; i < 3; ++i) {
-      const int n = sizes[i];
-      std::mt19937_64 rng(20261122);  // the same pool for every case
-      PoolInput in = BusyPool(agents, rng);
-      AddQueue(in, n, rng);
+  std::printf("Command: %s\n", Command(argc, argv).c_str());
+  std::printf("Machine: %s, %d processors; build type %s\n", CpuModel().c_str(), Processors(),
+              RING_BUILD_TYPE);
+  std::printf("Pool: %d agents x %d slots, %zu running allocations (about %d%% busy), %d experiments\n\n",
+              options->agents, kSlotsPerAgent, inputs.front().running.size(), kBusyPercent, kExperiments);
+  std::vector<Row> rows;
+  for (const Case& c : cases) {
+    for (PoolInput& in : inputs) {
       in.policy = c.policy;
-
-      PoolDecision d;
-      const Timing pass = Measure([&] { d = ring::SchedulePool(in); }, quick);
-      std::vector<PendingRequest> sorted;
-      const Timing peer = Measure(
-          [&] {
-            sorted = in.pending;
-            std::stable_sort(
-                sorted.begin(), sorted.end(), [](const PendingRequest& a, const PendingRequest& b) {
-                  return a.priority != b.priority ? a.priority < b.priority : a.queued_seq < b.queued_seq;
-                });
-          },
-          quick);
-      char growth[32] = "", nlogn[32] = "";
-      if (previous > 0) {
-        std::snprintf(growth, sizeof growth, "%.1fx", pass.median_ms / previous);
-        std::snprintf(nlogn, sizeof nlogn, "%.1fx", NLogN(n) / NLogN(sizes[i - 1]));
-      }
-      previous = pass.median_ms;
-      std::printf("| %s | %d | %zu | %zu | %zu | %zu | %.3f | %.3f | %.3f | %.1f | %s | %s |\n", c.name, n,
-                  in.running.size(), d.assignments.size(), d.preempt.size(), d.pending_reasons.size(),
-                  pass.median_ms, pass.p90_ms, peer.median_ms, pass.median_ms / peer.median_ms, growth,
-                  nlogn);
-      std::fflush(stdout);
+      Row row{&c, static_cast<int>(in.pending.size()), {}, {}, {}};
+      row.pass = Measure([&] { return ring::SchedulePool(in); }, options->quick);
+      row.peer = Measure([&] { return SortQueue(in.pending); }, options->quick);
+      row.counts = Count(ring::SchedulePool(in));
+      rows.push_back(row);
+      std::fprintf(stderr, "measured %s, %d pending\n", c.name, row.pending);
     }
   }
+  PrintTimes(rows);
+  std::printf("\nDecisions of one pass (pending requests not placed, by reason):\n\n");
+  PrintCounts(rows);
   return 0;
 }

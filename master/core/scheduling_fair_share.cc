@@ -1,10 +1,12 @@
 #include "master/core/scheduling_fair_share.h"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <queue>
 #include <set>
+#include <string>
 #include <tuple>
 
 #include "master/core/scheduling_pass.h"
@@ -19,6 +21,60 @@ constexpr double kMinWeight = 1e-3;  // a non-positive weight still gets a slive
 // The order experiments take turns in: the smallest fraction of its share
 // used first, then the earliest next request, then the experiment id.
 using Turn = std::tuple<double, int64_t, int64_t, int>;  // (used/share, next seq, experiment, index)
+
+// Admits, in one victim search, running allocations of experiments above
+// their share, each experiment only while it stays above its share counting
+// the allocations already taken in the search.
+//
+// An experiment at or below its share stays so for the rest of the main
+// loop: it is given slots only up to its share, or when it has nothing
+// running, and then it has no running allocation to reclaim. So its
+// candidates are dropped for the pass, not skipped again in every search
+// (one of zero slots, which does not count as running, is only skipped).
+class Reclaim {
+ public:
+  Reclaim(const PoolPass& pass, const std::vector<double>& shares)
+      : pass_(pass), shares_(shares), taken_(shares.size(), 0) {}
+
+  // Before each search.
+  void Reset() {
+    for (int x : touched_) taken_[x] = 0;
+    touched_.clear();
+  }
+
+  VictimSearch::Verdict operator()(int i) {
+    const int x = pass_.experiment_of_running(i);
+    const int slots = pass_.running(i).slots;
+    if (slots > 0 && pass_.StayingSlots(x) - shares_[x] <= kEpsilon) return VictimSearch::Verdict::kDrop;
+    const double above = pass_.StayingSlots(x) - taken_[x] - shares_[x];
+    if (above <= kEpsilon) return VictimSearch::Verdict::kSkip;
+    if (taken_[x] == 0) touched_.push_back(x);
+    taken_[x] += slots;
+    return VictimSearch::Verdict::kTake;
+  }
+
+ private:
+  const PoolPass& pass_;
+  const std::vector<double>& shares_;  // by experiment number
+  std::vector<int> taken_;             // by experiment number: slots taken in this search
+  std::vector<int> touched_;           // experiment numbers with taken_ possibly > 0
+};
+
+// Running allocations that may be reclaimed, newest started first (sorted
+// by compact keys: the allocations themselves are large).
+std::vector<int> ReclaimOrder(const std::vector<RunningAllocation>& running) {
+  std::vector<std::pair<int64_t, int>> keys;  // (started_seq, index)
+  for (int i = 0; i < static_cast<int>(running.size()); ++i)
+    if (running[i].preemptible && !running[i].preempting) keys.push_back({running[i].started_seq, i});
+  std::sort(keys.begin(), keys.end(), [&](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first
+                              : running[a.second].allocation_id < running[b.second].allocation_id;
+  });
+  std::vector<int> order;
+  order.reserve(keys.size());
+  for (const auto& k : keys) order.push_back(k.second);
+  return order;
+}
 
 }  // namespace
 
@@ -86,17 +142,20 @@ std::vector<ExperimentDemand> Demands(const PoolInput& input) {
 PoolDecision ScheduleFairShare(const PoolInput& input) {
   PoolPass pass(input);
   const int capacity = pass.slots().enabled_slots();
-  const auto shares = FairShares(Demands(input), capacity);
-  auto share_of = [&](int64_t e) {
-    auto it = shares.find(e);
-    return it == shares.end() ? 0.0 : it->second;
-  };
+  std::vector<double> shares(pass.experiment_count(), 0.0);  // by experiment number
+  {
+    const auto by_id = FairShares(Demands(input), capacity);
+    for (int x = 0; x < pass.experiment_count(); ++x) {
+      auto it = by_id.find(pass.experiment_id(x));
+      if (it != by_id.end()) shares[x] = it->second;
+    }
+  }
 
   // Each experiment's requests, FIFO.
   std::map<int64_t, std::vector<int>> by_experiment;
   for (int p = 0; p < static_cast<int>(input.pending.size()); ++p)
     by_experiment[input.pending[p].experiment_id].push_back(p);
-  std::vector<int64_t> experiments;
+  std::vector<int> experiments;  // per queue: its experiment number
   std::vector<std::vector<int>> queues;
   for (auto& [e, q] : by_experiment) {
     std::sort(q.begin(), q.end(), [&](int x, int y) {
@@ -104,34 +163,25 @@ PoolDecision ScheduleFairShare(const PoolInput& input) {
       const auto& b = input.pending[y];
       return a.queued_seq != b.queued_seq ? a.queued_seq < b.queued_seq : a.allocation_id < b.allocation_id;
     });
-    experiments.push_back(e);
+    experiments.push_back(pass.experiment_of_request(q.front()));
     queues.push_back(std::move(q));
   }
   std::vector<size_t> next(queues.size(), 0);
   auto turn = [&](int x) {
-    const int64_t e = experiments[x];
+    const int e = experiments[x];
     const int used = pass.StayingSlots(e);
-    const double share = share_of(e);
+    const double share = shares[e];
     const double fraction =
         used == 0 ? 0.0 : (share > kEpsilon ? used / share : std::numeric_limits<double>::infinity());
-    return Turn{fraction, input.pending[queues[x][next[x]]].queued_seq, e, x};
+    return Turn{fraction, input.pending[queues[x][next[x]]].queued_seq, pass.experiment_id(e), x};
   };
   std::priority_queue<Turn, std::vector<Turn>, std::greater<>> turns;
   for (int x = 0; x < static_cast<int>(queues.size()); ++x) turns.push(turn(x));
 
-  // Running allocations that may be reclaimed, newest started first.
-  std::vector<int> order;
-  if (input.policy.preemption) {
-    for (int i = 0; i < static_cast<int>(input.running.size()); ++i)
-      if (input.running[i].preemptible && !input.running[i].preempting) order.push_back(i);
-    std::sort(order.begin(), order.end(), [&](int x, int y) {
-      const auto& a = input.running[x];
-      const auto& b = input.running[y];
-      return a.started_seq != b.started_seq ? a.started_seq > b.started_seq
-                                            : a.allocation_id < b.allocation_id;
-    });
-  }
-  Candidates victims(std::move(order));
+  Candidates victims(input.policy.preemption ? ReclaimOrder(input.running) : std::vector<int>{},
+                     pass.footprints(), Candidates::Admission::kCumulative);
+  Reclaim reclaim(pass, shares);
+  const std::function<VictimSearch::Verdict(int)> admit = [&](int i) { return reclaim(i); };
 
   std::set<int> preemption_failed;  // sizes reclaim could not place (they stay so in this pass)
   std::set<int64_t> reserved;       // experiments whose first blocked request has held agents
@@ -143,24 +193,14 @@ PoolDecision ScheduleFairShare(const PoolInput& input) {
     const auto& r = input.pending[p];
     pass.Consider(p);
     if (pass.Admissible(p)) {
-      const int used = pass.StayingSlots(r.experiment_id);
-      const double share = share_of(r.experiment_id);
+      const int used = pass.StayingSlots(experiments[x]);
+      const double share = shares[experiments[x]];
       if (used > 0 && used + r.slots > share + kEpsilon) {
         beyond_share.push_back(p);
       } else if (!pass.PlaceNow(p) && !pass.WaitForLeaving(p)) {
         bool preempted = false;
         if (input.policy.preemption && !preemption_failed.count(r.slots)) {
-          std::vector<std::pair<int64_t, int>> taken;  // tentatively, in this search: (experiment, slots)
-          auto admit = [&](int i) {
-            const auto& v = pass.running(i);
-            auto it = std::find_if(taken.begin(), taken.end(),
-                                   [&](const auto& t) { return t.first == v.experiment_id; });
-            if (it == taken.end()) it = taken.insert(taken.end(), {v.experiment_id, 0});
-            const double above = pass.StayingSlots(v.experiment_id) - it->second - share_of(v.experiment_id);
-            if (above <= kEpsilon) return VictimSearch::Verdict::kSkip;
-            it->second += v.slots;
-            return VictimSearch::Verdict::kTake;
-          };
+          reclaim.Reset();
           preempted = pass.Preempt(p, victims, admit);
           if (!preempted) preemption_failed.insert(r.slots);
         }
@@ -178,17 +218,20 @@ PoolDecision ScheduleFairShare(const PoolInput& input) {
   experiments.clear();
   queues.clear();
   for (auto& [e, q] : extra) {
-    experiments.push_back(e);
+    experiments.push_back(pass.experiment_of_request(q.front()));
     queues.push_back(std::move(q));
   }
   next.assign(queues.size(), 0);
+  std::vector<std::string> at_share(queues.size());  // per queue, built once
   for (int x = 0; x < static_cast<int>(queues.size()); ++x) turns.push(turn(x));
   while (!turns.empty()) {
     const int x = std::get<3>(turns.top());
     turns.pop();
     const int p = queues[x][next[x]++];
-    if (pass.Admissible(p) && !pass.PlaceNow(p))
-      pass.SetReason(p, AtShareReason(share_of(input.pending[p].experiment_id), capacity));
+    if (pass.Admissible(p) && !pass.PlaceNow(p)) {
+      if (at_share[x].empty()) at_share[x] = AtShareReason(shares[experiments[x]], capacity);
+      pass.SetReason(p, at_share[x]);
+    }
     if (next[x] < queues[x].size()) turns.push(turn(x));
   }
   return pass.Finish(false);

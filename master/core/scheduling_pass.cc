@@ -1,26 +1,40 @@
 #include "master/core/scheduling_pass.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <numeric>
+#include <string_view>
+#include <unordered_map>
 
 #include "master/core/scheduling_reasons.h"
 
 namespace ring::scheduling {
+namespace {
+
+// The first eight bytes of an id, big-endian, zero padded: ids whose
+// prefixes differ compare as their prefixes do.
+uint64_t IdPrefix(std::string_view id) {
+  uint64_t prefix = 0;
+  for (size_t i = 0; i < 8; ++i)
+    prefix = prefix << 8 | (i < id.size() ? static_cast<unsigned char>(id[i]) : 0u);
+  return prefix;
+}
+
+}  // namespace
 
 PoolPass::PoolPass(const PoolInput& input)
     : input_(input),
       slots_(input.agents),
-      where_(input.running.size()),
+      where_(input.running, slots_),
       gone_(input.running.size(), 0),
       search_(slots_, where_, gone_),
       leaving_on_(slots_.agent_count()),
       state_(input.pending.size()) {
+  NumberExperiments();
   for (size_t i = 0; i < input.running.size(); ++i) {
     const auto& r = input.running[i];
-    capped_[r.experiment_id] += r.slots;
-    if (!r.preempting) staying_[r.experiment_id] += r.slots;
-    for (const auto& p : r.placements)
-      where_[i].push_back({slots_.Find(p.agent_id), static_cast<int>(p.slot_ids.size())});
+    capped_[running_experiment_[i]] += r.slots;
+    if (!r.preempting) staying_[running_experiment_[i]] += r.slots;
   }
   // Allocations already stopping, oldest first, so reasons name them stably.
   std::vector<int> stopping;
@@ -34,19 +48,24 @@ PoolPass::PoolPass(const PoolInput& input)
   for (int i : stopping) MarkGone(i);
 }
 
-int PoolPass::CappedSlots(int64_t experiment) const {
-  auto it = capped_.find(experiment);
-  return it == capped_.end() ? 0 : it->second;
-}
-
-int PoolPass::StayingSlots(int64_t experiment) const {
-  auto it = staying_.find(experiment);
-  return it == staying_.end() ? 0 : it->second;
+void PoolPass::NumberExperiments() {
+  std::unordered_map<int64_t, int> number;
+  auto of = [&](int64_t id) {
+    auto [it, added] = number.emplace(id, static_cast<int>(experiment_ids_.size()));
+    if (added) experiment_ids_.push_back(id);
+    return it->second;
+  };
+  running_experiment_.reserve(input_.running.size());
+  for (const auto& r : input_.running) running_experiment_.push_back(of(r.experiment_id));
+  request_experiment_.reserve(input_.pending.size());
+  for (const auto& r : input_.pending) request_experiment_.push_back(of(r.experiment_id));
+  capped_.assign(experiment_ids_.size(), 0);
+  staying_.assign(experiment_ids_.size(), 0);
 }
 
 void PoolPass::MarkGone(int i) {
   gone_[i] = 1;
-  for (const auto& [a, n] : where_[i]) {
+  for (const auto& [a, n] : where_.of(i)) {
     if (a < 0) continue;
     slots_.AddLeaving(a, n);
     leaving_on_[a].push_back(i);
@@ -79,7 +98,7 @@ bool PoolPass::Admissible(int p) {
     SetReason(p, "no enabled agents in pool " + pool);
     return false;
   }
-  if (r.max_slots && CappedSlots(r.experiment_id) + r.slots > *r.max_slots) {
+  if (r.max_slots && CappedSlots(request_experiment_[p]) + r.slots > *r.max_slots) {
     SetReason(p, MaxSlotsReason(r.slots, *r.max_slots));
     return false;
   }
@@ -91,8 +110,8 @@ bool PoolPass::PlaceNow(int p) {
   auto fit = slots_.FitNow(r.slots, input_.policy.fit);
   if (!fit) return false;
   decision_.assignments.push_back(slots_.Take(*fit, r.slots, r.allocation_id));
-  capped_[r.experiment_id] += r.slots;
-  staying_[r.experiment_id] += r.slots;
+  capped_[request_experiment_[p]] += r.slots;
+  staying_[request_experiment_[p]] += r.slots;
   state_[p] = {Outcome::kAssigned, false, {}};
   return true;
 }
@@ -108,8 +127,8 @@ void PoolPass::Promise(int p, const Fit& fit) {
         waiting_for.push_back(id);
     }
   }
-  capped_[r.experiment_id] += r.slots;
-  staying_[r.experiment_id] += r.slots;
+  capped_[request_experiment_[p]] += r.slots;
+  staying_[request_experiment_[p]] += r.slots;
   state_[p] = {Outcome::kPromised, true, WaitingReason(waiting_for)};
 }
 
@@ -128,7 +147,7 @@ bool PoolPass::Preempt(int p, Candidates& candidates,
   for (int v : choice->victims) {
     const auto& victim = input_.running[v];
     MarkGone(v);
-    staying_[victim.experiment_id] -= victim.slots;
+    staying_[running_experiment_[v]] -= victim.slots;
     decision_.preempt.push_back(victim.allocation_id);
     decision_.preempted_for[victim.allocation_id] = r.allocation_id;
   }
@@ -172,10 +191,12 @@ bool PoolPass::HoldFor(int p) {
   return !hold.empty();
 }
 
-PoolDecision PoolPass::Finish(bool by_priority) {
+void PoolPass::Explain(bool by_priority) {
   const int largest_free = slots_.LargestFreeBlock();
   const auto idle = slots_.IdleEnabledPerShape();
-  std::map<int, std::string> shape_reasons;  // by request size
+  std::map<int, std::string> shape_reasons;   // by request size
+  std::pair<int, bool> behind_key{0, false};  // the last "behind" reason, built once per count
+  std::string behind;
   int holders_ahead = 0;
   int same_priority_holders = 0;  // by_priority: holders ahead of the request's own priority
   std::optional<int> level;
@@ -186,26 +207,53 @@ PoolDecision PoolPass::Finish(bool by_priority) {
       level = r.priority;
       same_priority_holders = 0;
     }
-    if (s.outcome != Outcome::kAssigned) {
-      if (s.reason.empty()) {
-        if (holders_ahead > 0 && FitsPhysically(slots_, idle, largest_free, r.slots)) {
-          s.reason = BehindReason(holders_ahead, by_priority && same_priority_holders == 0);
-        } else {
-          // The same for every request of a size: built once.
-          auto it = shape_reasons.find(r.slots);
-          if (it == shape_reasons.end())
-            it = shape_reasons.emplace(r.slots, ShapeReason(slots_, idle, largest_free, r.slots, input_.pool))
-                     .first;
-          s.reason = it->second;
+    if (s.outcome != Outcome::kAssigned && s.reason.empty()) {
+      if (holders_ahead > 0 && FitsPhysically(slots_, idle, largest_free, r.slots)) {
+        const std::pair<int, bool> key{holders_ahead, by_priority && same_priority_holders == 0};
+        if (key != behind_key) {
+          behind_key = key;
+          behind = BehindReason(key.first, key.second);
         }
+        s.reason = behind;
+      } else {
+        // The same for every request of a size: built once.
+        auto it = shape_reasons.find(r.slots);
+        if (it == shape_reasons.end())
+          it = shape_reasons.emplace(r.slots, ShapeReason(slots_, idle, largest_free, r.slots, input_.pool))
+                   .first;
+        s.reason = it->second;
       }
-      decision_.pending_reasons[r.allocation_id] = s.reason;
     }
     if (s.holder) {
       ++holders_ahead;
       ++same_priority_holders;
     }
   }
+}
+
+PoolDecision PoolPass::Finish(bool by_priority) {
+  Explain(by_priority);
+  // The reasons go into the map in id order, each at its end, so no insert
+  // walks the tree (of an id given twice, the later one's stays).
+  struct Waiting {
+    uint64_t prefix;  // IdPrefix: most comparisons end there
+    std::string_view id;
+    int turn;  // in order_
+  };
+  std::vector<Waiting> waiting;
+  for (int turn = 0; turn < static_cast<int>(order_.size()); ++turn) {
+    const int p = order_[turn];
+    if (state_[p].outcome == Outcome::kAssigned) continue;
+    const std::string_view id = request(p).allocation_id;
+    waiting.push_back({IdPrefix(id), id, turn});
+  }
+  std::sort(waiting.begin(), waiting.end(), [](const Waiting& a, const Waiting& b) {
+    if (a.prefix != b.prefix) return a.prefix < b.prefix;
+    return a.id != b.id ? a.id < b.id : a.turn < b.turn;
+  });
+  auto& reasons = decision_.pending_reasons;
+  for (const auto& w : waiting)
+    reasons.insert_or_assign(reasons.end(), std::string(w.id), std::move(state_[order_[w.turn]].reason));
   decision_.order.reserve(order_.size());
   for (int p : order_) decision_.order.push_back(request(p).allocation_id);
   return std::move(decision_);

@@ -8,7 +8,6 @@
 #include <map>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -27,16 +26,22 @@ class PoolPass {
   const PendingRequest& request(int p) const { return input_.pending[p]; }
   const RunningAllocation& running(int i) const { return input_.running[i]; }
   const PoolSlots& slots() const { return slots_; }
+  const Footprints& footprints() const { return where_; }
   // Running allocation i is stopping: it was preempting already, or is a
   // victim of this pass.
   bool gone(int i) const { return gone_[i]; }
 
-  // An experiment's slots for max_slots: running ones (stopping ones too)
-  // plus those given or promised in this pass.
-  int CappedSlots(int64_t experiment) const;
+  // Experiments with running or pending work, numbered 0.. in this pass.
+  int experiment_count() const { return static_cast<int>(experiment_ids_.size()); }
+  int64_t experiment_id(int x) const { return experiment_ids_[x]; }
+  int experiment_of_request(int p) const { return request_experiment_[p]; }
+  int experiment_of_running(int i) const { return running_experiment_[i]; }
+  // Experiment x's slots for max_slots: running ones (stopping ones too) plus
+  // those given or promised in this pass.
+  int CappedSlots(int x) const { return capped_[x]; }
   // Its slots for fair share: running ones that stay plus those given or
   // promised in this pass.
-  int StayingSlots(int64_t experiment) const;
+  int StayingSlots(int x) const { return staying_[x]; }
 
   // Records that request p is considered now (PoolDecision::order).
   void Consider(int p);
@@ -66,17 +71,23 @@ class PoolPass {
     bool holder = false;  // holds agents: promised slots or a reservation
     std::string reason;
   };
+  void NumberExperiments();
+  // Gives every request not assigned and not yet explained its reason.
+  void Explain(bool by_priority);
   void Promise(int p, const Fit& fit);
   void MarkGone(int i);
 
   const PoolInput& input_;
   PoolSlots slots_;
-  std::vector<std::vector<std::pair<int, int>>> where_;  // per running: (agent, slots)
+  Footprints where_;
   std::vector<char> gone_;
   VictimSearch search_;
   std::vector<std::vector<int>> leaving_on_;              // per agent: stopping allocations, in order
-  std::unordered_map<int64_t, int> capped_;               // see CappedSlots
-  std::unordered_map<int64_t, int> staying_;              // see StayingSlots
+  std::vector<int64_t> experiment_ids_;                   // by experiment number
+  std::vector<int> request_experiment_;                   // per pending request: its experiment number
+  std::vector<int> running_experiment_;                   // per running allocation: its experiment number
+  std::vector<int> capped_;                               // per experiment number: see CappedSlots
+  std::vector<int> staying_;                              // per experiment number: see StayingSlots
   std::map<int, std::optional<std::string>> never_fits_;  // by size
   std::vector<RequestState> state_;
   std::vector<int> order_;

@@ -19,6 +19,11 @@ PoolSlots::PoolSlots(const std::vector<AgentView>& agents) {
   }
   std::sort(agents_.begin(), agents_.end(),
             [](const Agent& x, const Agent& y) { return x.view->id < y.view->id; });
+  for (int i = 0; i < agent_count(); ++i) {
+    usable_.push_back(agents_[i].enabled);
+    rooms_.push_back({agents_[i].total, free(i)});
+    by_id_.emplace(agents_[i].view->id, i);  // of an id given twice, the first agent in order
+  }
 
   std::map<std::pair<int, std::string>, int> shape_of;  // (-size, slot type): largest first
   for (const auto& a : agents_)
@@ -46,9 +51,8 @@ PoolSlots::PoolSlots(const std::vector<AgentView>& agents) {
 }
 
 int PoolSlots::Find(const std::string& agent_id) const {
-  auto it = std::lower_bound(agents_.begin(), agents_.end(), agent_id,
-                             [](const Agent& a, const std::string& id) { return a.view->id < id; });
-  return it != agents_.end() && it->view->id == agent_id ? static_cast<int>(it - agents_.begin()) : -1;
+  auto it = by_id_.find(agent_id);
+  return it == by_id_.end() ? -1 : it->second;
 }
 
 void PoolSlots::Index(int a) {
@@ -123,6 +127,7 @@ Assignment PoolSlots::Take(const Fit& fit, int slots, const std::string& allocat
     Unindex(a);
     out.placements.push_back({s.view->id, {s.free.begin(), s.free.begin() + n}});
     s.free.erase(s.free.begin(), s.free.begin() + n);
+    UpdateRoom(a);
     Index(a);
   }
   return out;
@@ -132,12 +137,14 @@ void PoolSlots::AddLeaving(int a, int slots) {
   auto& s = agents_[a];
   Unindex(a);
   s.leaving = std::min(s.leaving + slots, s.total - free(a));
+  UpdateRoom(a);
   Index(a);
 }
 
 void PoolSlots::Hold(int a) {
   Unindex(a);
   agents_[a].held = true;
+  usable_[a] = 0;
 }
 
 int PoolSlots::LargestFreeBlock() const {

@@ -10,6 +10,8 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -42,11 +44,13 @@ class PoolSlots {
   const AgentView& view(int a) const { return *agents_[a].view; }
   int free(int a) const { return static_cast<int>(agents_[a].free.size()); }
   int leaving(int a) const { return agents_[a].leaving; }
-  int total(int a) const { return agents_[a].total; }
+  int total(int a) const { return rooms_[a].total; }
+  // free + leaving: what agent a has or will have without preempting anyone.
+  int free_or_leaving(int a) const { return rooms_[a].free_or_leaving; }
   int shape(int a) const { return agents_[a].shape; }
   bool enabled(int a) const { return agents_[a].enabled; }
   bool held(int a) const { return agents_[a].held; }
-  bool usable(int a) const { return agents_[a].enabled && !agents_[a].held; }
+  bool usable(int a) const { return usable_[a]; }
 
   // Largest size first, then by slot type.
   const std::vector<Shape>& shapes() const { return shapes_; }
@@ -85,14 +89,26 @@ class PoolSlots {
     int total = 0;
     int leaving = 0;
     int shape = -1;
-    bool enabled = true;  // the view's, kept here: usable() is the hottest check of a pass
+    bool enabled = true;  // the view's, kept at hand
     bool held = false;
   };
   void Index(int a);
+  void UpdateRoom(int a) { rooms_[a].free_or_leaving = free(a) + agents_[a].leaving; }
   void Unindex(int a);
   std::optional<Fit> WholeFit(int slots, bool count_leaving) const;
 
   std::vector<Agent> agents_;  // by id
+  // Per agent: enabled and not held. Apart from agents_ because it is the
+  // hottest check of a pass (the victim search asks it for every candidate).
+  std::vector<char> usable_;
+  // Per agent: total slots and free + leaving, apart for the same reason
+  // (the victim search reads them for every candidate).
+  struct Room {
+    int total = 0;
+    int free_or_leaving = 0;
+  };
+  std::vector<Room> rooms_;
+  std::unordered_map<std::string_view, int> by_id_;  // agent index by id
   std::vector<Shape> shapes_;
   int enabled_agents_ = 0;
   int enabled_slots_ = 0;

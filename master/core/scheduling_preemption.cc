@@ -4,31 +4,105 @@
 
 namespace ring::scheduling {
 
-Candidates::Candidates(std::vector<int> order) : order_(std::move(order)), next_(order_.size() + 1) {
-  for (size_t k = 0; k < next_.size(); ++k) next_[k] = static_cast<int>(k);
+Footprints::Footprints(const std::vector<RunningAllocation>& running, const PoolSlots& slots) {
+  begin_.reserve(running.size() + 1);
+  begin_.push_back(0);
+  for (const auto& r : running) {
+    for (const auto& p : r.placements)
+      parts_.push_back({slots.Find(p.agent_id), static_cast<int>(p.slot_ids.size())});
+    begin_.push_back(static_cast<int>(parts_.size()));
+  }
 }
 
-int Candidates::Next(int k) {
+Footprints::Footprints(const Footprints& from, const std::vector<int>& order) {
+  begin_.reserve(order.size() + 1);
+  begin_.push_back(0);
+  for (int i : order) {
+    const auto parts = from.of(i);
+    parts_.insert(parts_.end(), parts.begin(), parts.end());
+    begin_.push_back(static_cast<int>(parts_.size()));
+  }
+}
+
+Candidates::Candidates(std::vector<int> order, const Footprints& where, Admission admission)
+    : order_(std::move(order)),
+      parts_(where, order_),
+      admission_(admission),
+      end_(static_cast<int>(order_.size())),
+      next_(order_.size() + 1) {
+  for (size_t k = 0; k < next_.size(); ++k) next_[k] = static_cast<int>(k);
+  for (int k = 0; k < size(); ++k)
+    for (const auto& [a, n] : parts(k)) {
+      if (a < 0) continue;
+      if (a >= static_cast<int>(slots_on_.size())) slots_on_.resize(a + 1, 0);
+      slots_on_[a] += n;
+    }
+}
+
+void Candidates::Retire(int k) {
+  for (; end_ > k; --end_)
+    for (const auto& [a, n] : parts(end_ - 1))
+      if (a >= 0) slots_on_[a] -= n;
+}
+
+std::vector<int>& Candidates::Links(int slots) {
+  if (slots != last_slots_ || !last_links_) {
+    auto it = next_for_.find(slots);
+    if (it == next_for_.end()) it = next_for_.emplace(slots, next_).first;
+    last_slots_ = slots;
+    last_links_ = &it->second;
+  }
+  return *last_links_;
+}
+
+int Candidates::Next(std::vector<int>& next, int k) {
   int root = k;
-  while (next_[root] != root) root = next_[root];
-  while (next_[k] != root) {  // path compression
-    const int after = next_[k];
-    next_[k] = root;
+  while (next[root] != root) root = next[root];
+  while (next[k] != root) {  // path compression
+    const int after = next[k];
+    next[k] = root;
     k = after;
   }
   return root;
 }
 
-VictimSearch::VictimSearch(const PoolSlots& slots, const std::vector<std::vector<std::pair<int, int>>>& where,
-                           const std::vector<char>& gone)
+int Candidates::Next(int k, int slots) {
+  return Next(Links(slots), k);
+}
+
+void Candidates::Drop(int k) {
+  Unlink(next_, k);
+  for (auto& [slots, next] : next_for_) Unlink(next, k);
+}
+
+VictimSearch::VictimSearch(const PoolSlots& slots, const Footprints& where, const std::vector<char>& gone)
     : slots_(slots),
       where_(where),
       gone_(gone),
       freed_(slots.agent_count(), 0),
       made_idle_(slots.shapes().size()) {}
 
+bool VictimSearch::FreesUsable(std::span<const std::pair<int, int>> parts) const {
+  return std::any_of(parts.begin(), parts.end(),
+                     [&](const auto& p) { return p.first >= 0 && slots_.usable(p.first); });
+}
+
+// Whether some usable agent of candidate k could reach `slots` (or, for a
+// whole-agent fit, become idle) if every candidate on it before end()
+// stopped. Victims already gone count twice in that bound (as leaving, and
+// as candidates), so it is never too low.
+bool VictimSearch::CanHelp(const Candidates& candidates, int k, int slots) const {
+  for (const auto& [a, n] : candidates.parts(k)) {
+    if (a < 0 || !slots_.usable(a)) continue;
+    const int total = slots_.total(a);
+    const int most = std::min(total, slots_.free_or_leaving(a) + candidates.slots_on(a));
+    if (total >= slots ? most >= slots : total > 0 && slots % total == 0 && most == total) return true;
+  }
+  return false;
+}
+
 int VictimSearch::Capacity(int a) const {
-  return std::min(slots_.total(a), slots_.free(a) + slots_.leaving(a) + freed_[a]);
+  return std::min(slots_.total(a), slots_.free_or_leaving(a) + freed_[a]);
 }
 
 void VictimSearch::Reset() {
@@ -45,18 +119,23 @@ std::optional<VictimSearch::Choice> VictimSearch::Find(int slots, PoolPolicy::Fi
   if (slots <= 0) return std::nullopt;
   std::vector<int> taken;
   std::vector<int> reached;  // agents this victim brings to `slots`
-  for (int k = candidates.Next(0); k < candidates.size(); k = candidates.Next(k + 1)) {
+  for (int k = candidates.Next(0, slots); k < candidates.end(); k = candidates.Next(k + 1, slots)) {
     const int c = candidates.at(k);
-    const auto& parts = where_[c];
-    const bool frees_usable = std::any_of(
-        parts.begin(), parts.end(), [&](const auto& p) { return p.first >= 0 && slots_.usable(p.first); });
-    if (gone_[c] || !frees_usable) {
+    const auto parts = candidates.parts(k);
+    if (gone_[c] || !FreesUsable(parts)) {
       candidates.Drop(k);
       continue;
     }
+    if (candidates.memoryless() && !CanHelp(candidates, k, slots)) {
+      candidates.DropFor(k, slots);
+      continue;
+    }
     const Verdict verdict = admit(c);
-    if (verdict == Verdict::kStop) break;
     if (verdict == Verdict::kSkip) continue;
+    if (verdict == Verdict::kDrop) {
+      candidates.Drop(k);
+      continue;
+    }
     taken.push_back(c);
     reached.clear();
     int idle_shape = -1;  // the largest shape this victim completes a whole fit in
@@ -89,7 +168,7 @@ std::optional<VictimSearch::Choice> VictimSearch::Find(int slots, PoolPolicy::Fi
 VictimSearch::Choice VictimSearch::SingleAgent(int slots, int agent, const std::vector<int>& taken) const {
   auto on_agent = [&](int v) {
     int n = 0;
-    for (const auto& [a, k] : where_[v])
+    for (const auto& [a, k] : where_.of(v))
       if (a == agent) n += k;
     return n;
   };
@@ -117,21 +196,50 @@ VictimSearch::Choice VictimSearch::WholeAgents(int slots, int shape, const std::
     if (fit.agents.size() < need) fit.agents.push_back(a);
   for (int a : slots_.idle_when_left(shape))
     if (fit.agents.size() < need) fit.agents.push_back(a);
-  std::vector<int> emptied;
-  for (int a : made_idle_[shape])
-    if (fit.agents.size() < need) {
-      fit.agents.push_back(a);
-      emptied.push_back(a);
-    }
-  std::sort(fit.agents.begin(), fit.agents.end());
+  const size_t more = need - fit.agents.size();
+  // The agents the victims empty, with the slots the victims free on each.
+  std::vector<std::pair<int, int>> emptied;  // (agent, freed), ascending
+  for (int a : made_idle_[shape]) emptied.push_back({a, freed_[a]});
   std::sort(emptied.begin(), emptied.end());
+  auto find = [&](int a) {
+    auto it = std::lower_bound(emptied.begin(), emptied.end(), std::make_pair(a, 0),
+                               [](const auto& x, const auto& y) { return x.first < y.first; });
+    return it != emptied.end() && it->first == a ? it : emptied.end();
+  };
+  auto idle = [&](int a, int freed) { return slots_.free_or_leaving(a) + freed >= slots_.total(a); };
+  // Spare victims from the last taken (the most valuable) backwards while
+  // the others still empty enough agents.
+  std::vector<char> spared(taken.size(), 0);
+  for (size_t i = taken.size(); i-- > 0;) {
+    size_t still = 0;
+    for (const auto& [a, f] : emptied) {
+      int without = f;
+      for (const auto& [b, n] : where_.of(taken[i]))
+        if (b == a) without -= n;
+      if (f > 0 && idle(a, without)) ++still;
+    }
+    if (still < more) continue;
+    spared[i] = 1;
+    for (const auto& [b, n] : where_.of(taken[i]))
+      if (auto it = find(b); it != emptied.end()) it->second -= n;
+    for (auto& [a, f] : emptied)
+      if (f > 0 && !idle(a, f)) f = 0;  // no longer emptied
+  }
+  // Of the agents still emptied, the lowest ids; the victims on them are kept.
+  std::vector<int> chosen;
+  for (const auto& [a, f] : emptied)
+    if (f > 0 && chosen.size() < more) chosen.push_back(a);
+  fit.agents.insert(fit.agents.end(), chosen.begin(), chosen.end());
+  std::sort(fit.agents.begin(), fit.agents.end());
   std::vector<int> kept;
-  for (int v : taken)
-    for (const auto& [a, n] : where_[v])
-      if (std::binary_search(emptied.begin(), emptied.end(), a)) {
-        kept.push_back(v);
+  for (size_t i = 0; i < taken.size(); ++i) {
+    if (spared[i]) continue;
+    for (const auto& [a, n] : where_.of(taken[i]))
+      if (std::binary_search(chosen.begin(), chosen.end(), a)) {
+        kept.push_back(taken[i]);
         break;
       }
+  }
   return {std::move(kept), std::move(fit)};
 }
 
