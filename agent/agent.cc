@@ -45,6 +45,10 @@ Agent::Agent(AgentConfig config)
     hello.agent_id = config_.id;
     hello.pool = config_.pool;
     hello.address = config_.address.empty() ? local_address : config_.address;
+    {
+      std::lock_guard lock(address_mu_);
+      address_ = hello.address;
+    }
     hello.version = AgentVersion();
     hello.slots = slots_;
     hello.running = supervisor_->Running();
@@ -59,6 +63,11 @@ Agent::Agent(AgentConfig config)
   context.fetcher = fetcher_.get();
   context.sink = link_.get();
   context.master_url = config_.master_url;
+  context.agent_id = config_.id;
+  context.agent_address = [this] {
+    std::lock_guard lock(address_mu_);
+    return address_;
+  };
   context.work_root = config_.work_dir;
   context.slots = slots_;
   context.inherited_env = CurrentEnvironment();

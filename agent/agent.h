@@ -6,6 +6,8 @@
 // start a clean shutdown: trial process groups get SIGTERM, SIGKILL after the
 // grace period, the last states are sent, then Run returns.
 #include <memory>
+#include <mutex>
+#include <string>
 #include <vector>
 
 #include <utility>  // before Asio (std::exchange with g++ 12)
@@ -43,6 +45,8 @@ class Agent {
   std::unique_ptr<ProcessLauncher> launcher_;
   std::unique_ptr<ModelFetcher> fetcher_;
   boost::asio::thread_pool workers_{2};  // downloads, unpacking, removing work directories
+  std::mutex address_mu_;                // guards address_
+  std::string address_;                  // of the latest hello: RING_AGENT_ADDR of the trials started since
   std::unique_ptr<MasterLink> link_;
   std::unique_ptr<AllocationSupervisor> supervisor_;
   boost::asio::signal_set signals_;

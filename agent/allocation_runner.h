@@ -37,7 +37,11 @@ struct RunnerContext {
   ProcessLauncher* launcher = nullptr;
   ModelFetcher* fetcher = nullptr;
   MessageSink* sink = nullptr;
-  std::string master_url;          // RING_MASTER_URL
+  std::string master_url;  // RING_MASTER_URL
+  std::string agent_id;    // RING_AGENT_ID
+  // RING_AGENT_ADDR, read at each launch (the address may change with each
+  // connection to the master); empty when unset.
+  std::function<std::string()> agent_address;
   std::string work_root;           // work directories are <work_root>/<allocation_id>.r<rank>
   std::vector<proto::Slot> slots;  // this agent's slots (GPU UUIDs)
   Environment inherited_env;       // the agent's own environment

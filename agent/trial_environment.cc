@@ -7,7 +7,8 @@ extern char** environ;
 namespace ring {
 
 Environment BuildTrialEnvironment(const proto::Start& start, const std::string& master_url,
-                                  const std::vector<proto::Slot>& agent_slots, const Environment& inherited) {
+                                  const AgentIdentity& agent, const std::vector<proto::Slot>& agent_slots,
+                                  const Environment& inherited) {
   Environment env = inherited;
   for (const auto& [name, value] : start.environment) env[name] = value;
 
@@ -28,6 +29,8 @@ Environment BuildTrialEnvironment(const proto::Start& start, const std::string& 
   env["LOCAL_WORLD_SIZE"] = std::to_string(start.local_world_size);
   env["MASTER_ADDR"] = start.master_addr;
   env["MASTER_PORT"] = std::to_string(start.master_port);
+  env["RING_AGENT_ID"] = agent.id;
+  env["RING_AGENT_ADDR"] = agent.address;
 
   std::string devices;
   if (start.slot_type == "cuda") {

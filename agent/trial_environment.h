@@ -11,15 +11,23 @@ namespace ring {
 
 using Environment = std::map<std::string, std::string>;
 
+// The agent a rank runs on, as its environment names it.
+struct AgentIdentity {
+  std::string id;       // RING_AGENT_ID: ranks with the same id share a host
+  std::string address;  // RING_AGENT_ADDR: where other ranks reach this host (--address, else the
+                        // local address of the agent's connection to the master)
+};
+
 // Starts from `inherited` (the agent's environment), adds the experiment's
 // environment.variables from `start.environment`, then the variables Ringmaster
 // manages (RING_*, the torchrun set, CUDA_VISIBLE_DEVICES), which win over
-// both so a trial can never be handed another allocation's identity.
+// both so a trial can never be handed another allocation's or agent's identity.
 // CUDA_VISIBLE_DEVICES lists the UUIDs (or, without a UUID, the ids) of the
 // cuda slots assigned; for cpu slots it is set to "" so a GPU on a mixed host
 // is never picked up by accident.
 Environment BuildTrialEnvironment(const proto::Start& start, const std::string& master_url,
-                                  const std::vector<proto::Slot>& agent_slots, const Environment& inherited);
+                                  const AgentIdentity& agent, const std::vector<proto::Slot>& agent_slots,
+                                  const Environment& inherited);
 
 // The calling process's environment (reads `environ`).
 Environment CurrentEnvironment();

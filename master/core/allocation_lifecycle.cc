@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "master/core/experiment_controller.h"
+#include "master/core/rank_order.h"
 #include "master/core/tokens.h"
 
 namespace ring {
@@ -62,6 +63,7 @@ Status ExperimentController::Recover(SteadyTime now) {
         agents_.Hold(p.agent_id, p.slot_ids, rec.id);
       }
       alloc.master_port = ports_.Acquire(rec.id);
+      rendezvous_.Open(rec.id);  // empty: ranks waiting on keys set before the restart time out
     }
     spdlog::info("[controller] recovered allocation {} in state {}", rec.id, ToString(rec.state));
     auto& placed = live_.emplace(rec.id, std::move(alloc)).first->second;
@@ -155,6 +157,7 @@ void ExperimentController::ScheduleLocked() {
 void ExperimentController::StartAllocationLocked(LiveAllocation& alloc, const Assignment& assignment) {
   const std::string token = NewToken();
   alloc.placements = assignment.placements;
+  OrderPlacementsForRanks(alloc.placements);  // recorded in rank order, so a recovery keeps it
   alloc.record.state = AllocationState::kAssigned;
   alloc.record.token_hash = HashToken(token);
   alloc.record.agent_ids_json = PlacementsJson(alloc.placements).dump();
@@ -168,6 +171,7 @@ void ExperimentController::StartAllocationLocked(LiveAllocation& alloc, const As
   alloc.started_seq = next_started_seq_++;
   for (const auto& p : alloc.placements) agents_.Hold(p.agent_id, p.slot_ids, alloc.record.id);
   alloc.master_port = ports_.Acquire(alloc.record.id);
+  rendezvous_.Open(alloc.record.id);
   SendStartsLocked(alloc, token);
 }
 
@@ -175,11 +179,15 @@ void ExperimentController::SendStartsLocked(const LiveAllocation& alloc, const s
   auto trial = store_.GetTrial(alloc.record.trial_id);
   const ExperimentConfig* config = ConfigLocked(alloc.experiment_id);
   if (!trial.ok() || !config) return;
+  // Placements are in rank order (OrderPlacementsForRanks): rank 0 runs on the first.
   const AgentEntry* chief = agents_.Find(alloc.placements.front().agent_id);
   int rank = 0;
   for (const auto& p : alloc.placements) {
     AgentEntry* agent = agents_.Find(p.agent_id);
-    if (!agent || !agent->channel) continue;
+    if (!agent || !agent->channel) {
+      rank += static_cast<int>(p.slot_ids.size());  // its ranks keep their numbers; it reports them lost
+      continue;
+    }
     for (size_t local = 0; local < p.slot_ids.size(); ++local, ++rank) {
       proto::Start start;
       start.allocation_id = alloc.record.id;
@@ -411,6 +419,7 @@ void ExperimentController::EndAllocationLocked(const std::string& allocation_id,
                exit_reason);
   agents_.Release(allocation_id);
   ports_.Release(allocation_id);
+  rendezvous_.Close(allocation_id);  // wakes its waiting reads, which then get 409
   std::erase(pending_, allocation_id);
   for (auto seq = log_seq_.begin(); seq != log_seq_.end();)
     seq = seq->first.first == allocation_id ? log_seq_.erase(seq) : std::next(seq);

@@ -23,6 +23,7 @@
 #include "master/core/agent_registry.h"
 #include "master/core/pool_settings.h"
 #include "master/core/port_registry.h"
+#include "master/core/rendezvous_store.h"
 #include "master/store/store.h"
 
 namespace ring {
@@ -121,6 +122,17 @@ class ExperimentController {
                                          const nlohmann::json& body);
   Status ReportInvalidHparams(const std::string& allocation_id, const std::string& token,
                               const nlohmann::json& body);
+  // The allocation's rendezvous key-value store (rendezvous_store.h),
+  // authorised by its token like every trial API call.
+  Status RendezvousSet(const std::string& allocation_id, const std::string& token, const std::string& key,
+                       std::string value);
+  // With `wake`, a missing key registers it (RendezvousStore::Get).
+  Result<RendezvousStore::Lookup> RendezvousGet(const std::string& allocation_id, const std::string& token,
+                                                const std::string& key,
+                                                RendezvousStore::Waker wake = nullptr);
+  void RendezvousCancelWait(const std::string& allocation_id, RendezvousStore::WaitId wait);
+  Result<RendezvousStore::Check> RendezvousCheck(const std::string& allocation_id, const std::string& token,
+                                                 const std::vector<std::string>& keys);
   // The outstanding operation length of a trial, for the trial view.
   std::optional<int64_t> TrialOperation(int64_t experiment_id, int64_t trial_id);
   // Where a checkpoint's files are, from its storage description.
@@ -128,6 +140,7 @@ class ExperimentController {
 
   nlohmann::json AgentsJson();
   nlohmann::json JobsJson();
+  const std::vector<PoolSettings>& Pools() const { return options_.pools; }  // fixed at start
 
   // Agent channel events.
   // Answers with `welcome` on the channel, then may send starts.
@@ -183,7 +196,12 @@ class ExperimentController {
   void RequestPreemptionLocked(LiveAllocation& alloc, SteadyTime now, const std::string& reason = "paused");
   void CollectCheckpointsLocked(int64_t experiment_id);
   Result<LiveAllocation*> AuthorizeLocked(const std::string& allocation_id, const std::string& token);
+  Status AuthorizeRendezvous(const std::string& allocation_id, const std::string& token);  // takes mu_
 
+  // The allocations' rendezvous stores, each open from the assignment to the
+  // end. Guarded by its own mutex (taken after mu_), so reading and writing
+  // keys and values does not hold mu_.
+  RendezvousStore rendezvous_;
   std::mutex mu_;  // guards everything below
   Store& store_;
   ControllerOptions options_;

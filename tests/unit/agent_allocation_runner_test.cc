@@ -110,6 +110,8 @@ class AgentAllocationRunnerTest : public ::testing::Test {
     context.fetcher = &fetcher_;
     context.sink = &sink_;
     context.master_url = "http://master:8080";
+    context.agent_id = "agent-7";
+    context.agent_address = [this] { return agent_address_; };
     context.work_root = root_.string();
     context.slots = {{0, "cpu", ""}, {1, "cpu", ""}};
     context.inherited_env = {{"PATH", "/usr/bin:/bin"}};
@@ -149,6 +151,7 @@ class AgentAllocationRunnerTest : public ::testing::Test {
   FakeModelFetcher fetcher_;
   FakeMessageSink sink_;
   std::unique_ptr<AllocationSupervisor> supervisor_;
+  std::string agent_address_ = "10.1.2.3";  // read by the strand at launch
 };
 
 TEST_F(AgentAllocationRunnerTest, RunsToCompletionWithTheRightStatesAndCleansUp) {
@@ -171,6 +174,8 @@ TEST_F(AgentAllocationRunnerTest, RunsToCompletionWithTheRightStatesAndCleansUp)
   EXPECT_TRUE(has("RING_MASTER_URL=http://master:8080"));
   EXPECT_TRUE(has("CUDA_VISIBLE_DEVICES="));
   EXPECT_TRUE(has("PATH=/usr/bin:/bin"));
+  EXPECT_TRUE(has("RING_AGENT_ID=agent-7"));
+  EXPECT_TRUE(has("RING_AGENT_ADDR=10.1.2.3"));
 
   auto running = sup.Running();
   ASSERT_EQ(running.size(), 1u);

@@ -38,12 +38,15 @@ proto::Start MakeStart() {
   return s;
 }
 
+const AgentIdentity kAgent{"gpu-host-3", "10.0.0.7"};
+
 std::vector<proto::Slot> GpuSlots() {
   return {{0, "cuda", "GPU-aaa"}, {1, "cuda", "GPU-bbb"}, {2, "cuda", ""}, {3, "cpu", ""}};
 }
 
 TEST(AgentEnvironment, SetsEveryContractVariable) {
-  Environment env = BuildTrialEnvironment(MakeStart(), "http://m:8080", GpuSlots(), {{"PATH", "/bin"}});
+  Environment env =
+      BuildTrialEnvironment(MakeStart(), "http://m:8080", kAgent, GpuSlots(), {{"PATH", "/bin"}});
   EXPECT_EQ(env["PATH"], "/bin");
   EXPECT_EQ(env["RING_MASTER_URL"], "http://m:8080");
   EXPECT_EQ(env["RING_ALLOCATION_ID"], "a-7");
@@ -58,12 +61,14 @@ TEST(AgentEnvironment, SetsEveryContractVariable) {
   EXPECT_EQ(env["LOCAL_WORLD_SIZE"], "2");
   EXPECT_EQ(env["MASTER_ADDR"], "10.0.0.5");
   EXPECT_EQ(env["MASTER_PORT"], "29500");
+  EXPECT_EQ(env["RING_AGENT_ID"], "gpu-host-3");
+  EXPECT_EQ(env["RING_AGENT_ADDR"], "10.0.0.7");
   EXPECT_EQ(env["RING_MAX_LENGTH_BATCHES"], "500");
   EXPECT_EQ(env["OMP_NUM_THREADS"], "1");
 }
 
 TEST(AgentEnvironment, CudaSlotsListUuidsOrIdsWithoutUuid) {
-  Environment env = BuildTrialEnvironment(MakeStart(), "http://m:8080", GpuSlots(), {});
+  Environment env = BuildTrialEnvironment(MakeStart(), "http://m:8080", kAgent, GpuSlots(), {});
   EXPECT_EQ(env["CUDA_VISIBLE_DEVICES"], "GPU-bbb,2");
 }
 
@@ -72,7 +77,7 @@ TEST(AgentEnvironment, CpuSlotsHideEveryGpu) {
   start.slot_type = "cpu";
   start.slot_ids = {3};
   Environment env =
-      BuildTrialEnvironment(start, "http://m:8080", GpuSlots(), {{"CUDA_VISIBLE_DEVICES", "0"}});
+      BuildTrialEnvironment(start, "http://m:8080", kAgent, GpuSlots(), {{"CUDA_VISIBLE_DEVICES", "0"}});
   ASSERT_TRUE(env.count("CUDA_VISIBLE_DEVICES"));
   EXPECT_EQ(env["CUDA_VISIBLE_DEVICES"], "");
 }
@@ -81,7 +86,8 @@ TEST(AgentEnvironment, NoCheckpointMeansNoVariableEvenIfInherited) {
   proto::Start start = MakeStart();
   start.latest_checkpoint.clear();
   start.hparams_json.clear();
-  Environment env = BuildTrialEnvironment(start, "http://m:8080", {}, {{"RING_LATEST_CHECKPOINT", "/stale"}});
+  Environment env =
+      BuildTrialEnvironment(start, "http://m:8080", kAgent, {}, {{"RING_LATEST_CHECKPOINT", "/stale"}});
   EXPECT_EQ(env.count("RING_LATEST_CHECKPOINT"), 0u);
   EXPECT_EQ(env["RING_HPARAMS"], "{}");
 }
@@ -91,9 +97,13 @@ TEST(AgentEnvironment, ManagedVariablesWinOverExperimentAndAgentEnvironment) {
   start.environment["RANK"] = "99";
   start.environment["RING_ALLOCATION_TOKEN"] = "stolen";
   start.environment["PATH"] = "/custom";
+  start.environment["RING_AGENT_ID"] = "other-host";
   Environment env =
-      BuildTrialEnvironment(start, "http://m:8080", {}, {{"PATH", "/bin"}, {"WORLD_SIZE", "7"}});
+      BuildTrialEnvironment(start, "http://m:8080", kAgent, {},
+                            {{"PATH", "/bin"}, {"WORLD_SIZE", "7"}, {"RING_AGENT_ADDR", "1.2.3.4"}});
   EXPECT_EQ(env["RANK"], "2");
+  EXPECT_EQ(env["RING_AGENT_ID"], "gpu-host-3");
+  EXPECT_EQ(env["RING_AGENT_ADDR"], "10.0.0.7");
   EXPECT_EQ(env["WORLD_SIZE"], "4");
   EXPECT_EQ(env["RING_ALLOCATION_TOKEN"], "tok");
   EXPECT_EQ(env["PATH"], "/custom");  // experiment variables override the inherited ones

@@ -7,7 +7,9 @@
 #include <optional>
 #include <sstream>
 
+#include "distributed/master_store.h"
 #include "http_metrics_sink.h"
+#include "ring/trial/kv_store.h"
 #include "runtime_flags.h"
 #include "searcher_setup.h"
 #include "trial_api.h"
@@ -61,6 +63,8 @@ struct Context::State {
   int world_size = 1;
   int local_rank = 0;
   int local_world_size = 1;
+  std::string agent_id = "local";
+  std::string agent_address = "127.0.0.1";
   std::optional<int64_t> max_length_batches;
   uint64_t seed = 0;
   std::string latest_checkpoint;
@@ -108,6 +112,9 @@ Context Context::from_environment(int argc, const char* const* argv, const Envir
     throw ConfigError("RANK " + std::to_string(s->rank) + " is not within WORLD_SIZE " +
                       std::to_string(s->world_size));
   s->latest_checkpoint = Lookup(env, "RING_LATEST_CHECKPOINT").value_or("");
+  if (!s->local) s->agent_id = s->agent_address = "";
+  if (auto id = Lookup(env, "RING_AGENT_ID")) s->agent_id = *id;
+  if (auto address = Lookup(env, "RING_AGENT_ADDR")) s->agent_address = *address;
 
   nlohmann::json env_hparams = nlohmann::json::object();
   if (auto text = Lookup(env, "RING_HPARAMS")) {
@@ -256,6 +263,12 @@ int Context::local_rank() const {
 int Context::local_world_size() const {
   return state_->local_world_size;
 }
+const std::string& Context::agent_id() const {
+  return state_->agent_id;
+}
+const std::string& Context::agent_address() const {
+  return state_->agent_address;
+}
 uint64_t Context::seed() const {
   return state_->seed;
 }
@@ -343,6 +356,11 @@ Searcher& Context::searcher() {
 
 bool Context::validation_due(int64_t batches) const {
   return state_->validations->Due(batches);
+}
+
+std::shared_ptr<KeyValueStore> AllocationStore(const Context& ctx) {
+  if (ctx.state_->local) return InMemoryStore();
+  return detail::MasterStoreOver(ctx.state_->api);
 }
 
 ReporterStats Context::reporter_stats() const {

@@ -17,6 +17,16 @@ TrialApi::TrialApi(std::string master_url, std::string allocation_id, std::strin
 
 ApiReply TrialApi::Call(const std::string& method, const std::string& path, const std::string& body,
                         std::chrono::milliseconds timeout) {
+  return Exchange(method, path, body, "application/json", true, timeout);
+}
+
+ApiReply TrialApi::CallBytes(const std::string& method, const std::string& path, const std::string& body,
+                             std::chrono::milliseconds timeout) {
+  return Exchange(method, path, body, "application/octet-stream", false, timeout);
+}
+
+ApiReply TrialApi::Exchange(const std::string& method, const std::string& path, const std::string& body,
+                            const std::string& content_type, bool json, std::chrono::milliseconds timeout) {
   auto url = ring::Url::Parse(master_url_);
   if (!url.ok()) return {0, nullptr, url.status().message()};
   const std::string target = "/api/v1/allocations/" + ring::PercentEncode(allocation_id_) + path;
@@ -26,12 +36,16 @@ ApiReply TrialApi::Call(const std::string& method, const std::string& path, cons
   for (;;) {
     ring::HttpClient client(*url, timeout);
     client.SetBearerToken(token_);
-    auto res = client.Request(method, target, body);
+    auto res = client.Request(method, target, body, content_type);
     if (res.ok()) {
       reply.status = res->status;
-      reply.body = nlohmann::json::parse(res->body, nullptr, false);
-      if (reply.body.is_discarded()) reply.body = nullptr;
       reply.error = reply.ok() ? std::string() : ring::ErrorMessageFromBody(*res);
+      if (json) {
+        reply.body = nlohmann::json::parse(res->body, nullptr, false);
+        if (reply.body.is_discarded()) reply.body = nullptr;
+      } else {
+        reply.raw = std::move(res->body);
+      }
       if (res->status < 500) return reply;  // 2xx, or a 4xx retrying cannot fix
     } else {
       reply = {0, nullptr, res.status().message()};

@@ -12,8 +12,9 @@ namespace ring::trial::detail {
 
 struct ApiReply {
   int status = 0;       // 0: the master was never reached
-  nlohmann::json body;  // parsed JSON, or null
+  nlohmann::json body;  // parsed JSON, or null (always null from CallBytes)
   std::string error;    // readable reason when not 2xx
+  std::string raw;      // the body as received (CallBytes only)
   bool ok() const { return status >= 200 && status < 300; }
 };
 
@@ -25,10 +26,17 @@ class TrialApi {
   // `path` is relative to /api/v1/allocations/<id>, e.g. "/checkpoints".
   ApiReply Call(const std::string& method, const std::string& path, const std::string& body = {},
                 std::chrono::milliseconds timeout = std::chrono::seconds(30));
+  // The same with raw bytes both ways (application/octet-stream): the reply's
+  // body stays null and `raw` holds what the master sent.
+  ApiReply CallBytes(const std::string& method, const std::string& path, const std::string& body,
+                     std::chrono::milliseconds timeout);
 
   const std::string& allocation_id() const { return allocation_id_; }
 
  private:
+  ApiReply Exchange(const std::string& method, const std::string& path, const std::string& body,
+                    const std::string& content_type, bool json, std::chrono::milliseconds timeout);
+
   std::string master_url_;
   std::string allocation_id_;
   std::string token_;

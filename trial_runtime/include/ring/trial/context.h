@@ -44,6 +44,7 @@
 
 namespace ring::trial {
 
+class KeyValueStore;
 using Environment = std::map<std::string, std::string>;
 
 struct ContextOptions {
@@ -135,6 +136,11 @@ class Context {
   int local_rank() const;
   int local_world_size() const;
   bool is_chief() const { return rank() == 0; }
+  // RING_AGENT_ID: ranks with the same id share a host ("local" in local mode).
+  const std::string& agent_id() const;
+  // RING_AGENT_ADDR: the address other ranks reach this host at (127.0.0.1 in
+  // local mode); empty when the agent did not set it.
+  const std::string& agent_address() const;
   // RING_MAX_LENGTH_BATCHES (searcher.max_length); --batches in local mode.
   // Throws ConfigError when the master did not provide it.
   int64_t max_length_batches() const;
@@ -173,6 +179,9 @@ class Context {
   ReporterStats reporter_stats() const;
 
  private:
+  // Reaches the master through this context's trial API (its token and retries).
+  friend std::shared_ptr<KeyValueStore> AllocationStore(const Context& ctx);
+
   struct State;
   explicit Context(std::unique_ptr<State> state);
   const nlohmann::json& hparam_json(const std::string& name) const;

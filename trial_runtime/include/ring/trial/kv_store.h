@@ -19,7 +19,8 @@ class KeyValueStore {
   using Bytes = std::vector<uint8_t>;
   virtual ~KeyValueStore() = default;
 
-  // Throws RendezvousError when the store cannot be reached.
+  // Throws RendezvousError when the store cannot be reached (the master's
+  // store: AllocationEndedError once the master ended the allocation).
   virtual void set(const std::string& key, const Bytes& value) = 0;
   // Waits up to `timeout` for the key. Throws RendezvousError on timeout
   // (naming the key) or when the store cannot be reached.

@@ -1,0 +1,232 @@
+// The "gloo" backend: Gloo's ring collectives over TCP between every rank,
+// on CPU buffers. Connecting binds a TCP device to this rank's address and
+// exchanges pair addresses through the group's store (connectFullMesh). Only
+// Gloo's options-based API is used (gloo::allreduce with AllreduceOptions
+// etc.); every call carries its own timeout and the next tag, which every
+// rank computes alike since they call the same collectives in order. Gloo's
+// exceptions become CollectiveError, after which the group refuses work.
+#include <gloo/allgather.h>
+#include <gloo/allreduce.h>
+#include <gloo/barrier.h>
+#include <gloo/broadcast.h>
+#include <gloo/math.h>
+#include <gloo/rendezvous/context.h>
+#include <gloo/transport/tcp/device.h>
+
+#include <netdb.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <type_traits>
+
+#include "distributed/backend.h"
+#include "distributed/collective_args.h"
+#include "distributed/gloo_store.h"
+#include "distributed/store_keys.h"
+#include "ring/trial/errors.h"
+
+namespace ring::trial::detail {
+namespace {
+
+using ReduceFn = void (*)(void*, const void*, const void*, size_t);
+
+template <typename T>
+ReduceFn ReduceFunction(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::kMin:
+      return static_cast<ReduceFn>(&gloo::min<T>);
+    case ReduceOp::kMax:
+      return static_cast<ReduceFn>(&gloo::max<T>);
+    case ReduceOp::kSum:
+    case ReduceOp::kAverage:
+      break;
+  }
+  return static_cast<ReduceFn>(&gloo::sum<T>);
+}
+
+// Calls fn(T{}) with the C++ type of `type`.
+template <typename Fn>
+void WithType(DataType type, Fn&& fn) {
+  switch (type) {
+    case DataType::kFloat32:
+      return fn(float{});
+    case DataType::kFloat64:
+      return fn(double{});
+    case DataType::kInt32:
+      return fn(int32_t{});
+    case DataType::kInt64:
+      return fn(int64_t{});
+  }
+}
+
+// Gloo prefixes its messages with "[file:line] ".
+std::string GlooMessage(const char* what) {
+  std::string text(what);
+  if (!text.empty() && text[0] == '[') {
+    const auto end = text.find("] ");
+    if (end != std::string::npos) text = text.substr(end + 2);
+  }
+  return text;
+}
+
+class GlooProcessGroup final : public ProcessGroup {
+ public:
+  GlooProcessGroup(std::string name, std::shared_ptr<gloo::rendezvous::Context> context)
+      : name_(std::move(name)), context_(std::move(context)) {}
+
+  int rank() const override { return context_->rank; }
+  int size() const override { return context_->size; }
+  std::string backend() const override { return "gloo"; }
+
+  void allreduce(void* data, size_t count, DataType type, ReduceOp op, Timeout timeout) override {
+    CheckTimeout(timeout, "allreduce");
+    CheckReduce(type, op);
+    CheckBuffer(data, count, "allreduce");
+    const std::string what = std::string("allreduce (") + ReduceOpName(op) + " of " + std::to_string(count) +
+                             " " + DataTypeName(type) + ")";
+    Run(what, timeout, [&] {
+      if (count == 0) return;
+      WithType(type, [&](auto zero) {
+        using T = decltype(zero);
+        T* values = static_cast<T*>(data);
+        gloo::AllreduceOptions opts(context_);
+        opts.setOutput(values, count);
+        opts.setReduceFunction(ReduceFunction<T>(op));
+        opts.setTag(next_tag_++);
+        opts.setTimeout(timeout);
+        gloo::allreduce(opts);
+        if constexpr (std::is_floating_point_v<T>) {
+          if (op == ReduceOp::kAverage) {
+            const T n = static_cast<T>(size());
+            for (size_t i = 0; i < count; ++i) values[i] /= n;
+          }
+        }
+      });
+    });
+  }
+
+  void broadcast(void* data, size_t count, DataType type, int root, Timeout timeout) override {
+    CheckTimeout(timeout, "broadcast");
+    SizeOf(type);
+    CheckRoot(root, size());
+    CheckBuffer(data, count, "broadcast");
+    const std::string what = "broadcast (" + std::to_string(count) + " " + DataTypeName(type) +
+                             " from rank " + std::to_string(root) + ")";
+    Run(what, timeout, [&] {
+      if (count == 0) return;
+      WithType(type, [&](auto zero) {
+        using T = decltype(zero);
+        gloo::BroadcastOptions opts(context_);
+        opts.setOutput(static_cast<T*>(data), count);
+        opts.setRoot(root);
+        opts.setTag(next_tag_++);
+        opts.setTimeout(timeout);
+        gloo::broadcast(opts);
+      });
+    });
+  }
+
+  void allgather(const void* in, void* out, size_t count, DataType type, Timeout timeout) override {
+    CheckTimeout(timeout, "allgather");
+    SizeOf(type);
+    CheckBuffer(in, count, "allgather");
+    CheckBuffer(out, count, "allgather");
+    const std::string what = "allgather (" + std::to_string(count) + " " + DataTypeName(type) + " per rank)";
+    Run(what, timeout, [&] {
+      if (count == 0) return;
+      WithType(type, [&](auto zero) {
+        using T = decltype(zero);
+        T* all = static_cast<T*>(out);
+        gloo::AllgatherOptions opts(context_);
+        // In place when `in` already is this rank's part of `out`.
+        if (static_cast<const T*>(in) != all + static_cast<size_t>(rank()) * count)
+          opts.setInput(const_cast<T*>(static_cast<const T*>(in)), count);
+        opts.setOutput(all, count * static_cast<size_t>(size()));
+        opts.setTag(next_tag_++);
+        opts.setTimeout(timeout);
+        gloo::allgather(opts);
+      });
+    });
+  }
+
+  void barrier(Timeout timeout) override {
+    CheckTimeout(timeout, "barrier");
+    Run("barrier", timeout, [&] {
+      gloo::BarrierOptions opts(context_);
+      opts.setTag(next_tag_++);
+      opts.setTimeout(timeout);
+      gloo::barrier(opts);
+    });
+  }
+
+ private:
+  template <typename Fn>
+  void Run(const std::string& what, Timeout timeout, Fn&& fn) {
+    if (!broken_.empty())
+      throw CollectiveError(what + " on rank " + std::to_string(rank()) + ": process group " + name_ +
+                            " (gloo) is unusable after an earlier failure: " + broken_);
+    std::string reason;
+    try {
+      fn();
+      return;
+    } catch (const std::exception& e) {  // gloo::IoException, gloo::EnforceNotMet, gloo::Exception
+      reason = GlooMessage(e.what());
+    }
+    broken_ = what + ": " + reason;
+    throw CollectiveError(what + " failed on rank " + std::to_string(rank()) + " of " +
+                          std::to_string(size()) + " in process group " + name_ + " (gloo, timeout " +
+                          DescribeTimeout(timeout) + "): " + reason +
+                          " (a peer stopped or called another collective, or the network broke)");
+  }
+
+  std::string name_;
+  std::shared_ptr<gloo::rendezvous::Context> context_;
+  uint32_t next_tag_ = 0;
+  std::string broken_;  // why the group is unusable, once it is
+};
+
+// Gloo reads its own getaddrinfo() result even when the lookup failed, so
+// the address is resolved here first.
+void CheckResolves(const GroupPlan& plan) {
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* result = nullptr;
+  const int rv = ::getaddrinfo(plan.self.address.c_str(), nullptr, &hints, &result);
+  if (rv == 0) {
+    ::freeaddrinfo(result);
+    return;
+  }
+  throw ConfigError("rank " + std::to_string(plan.self.rank) + " of process group " + plan.name +
+                    " cannot listen on address " + plan.self.address + ": " + ::gai_strerror(rv));
+}
+
+}  // namespace
+
+std::unique_ptr<ProcessGroup> ConnectGloo(const GroupPlan& plan) {
+  const RankInfo& self = plan.self;
+  CheckResolves(plan);
+  std::shared_ptr<gloo::transport::Device> device;
+  try {
+    device = gloo::transport::tcp::CreateDevice(gloo::transport::tcp::attr(self.address.c_str()));
+  } catch (const std::exception& e) {
+    throw ConfigError("rank " + std::to_string(self.rank) + " of process group " + plan.name +
+                      " cannot listen on address " + self.address +
+                      " (RING_AGENT_ADDR must be an address of this host): " + GlooMessage(e.what()));
+  }
+  auto context = std::make_shared<gloo::rendezvous::Context>(self.rank, self.world_size);
+  context->setTimeout(std::max(TimeLeft(plan.deadline), std::chrono::milliseconds(1)));
+  GlooStore store(PrefixStore(plan.store, "gloo"), plan.name, plan.deadline, plan.timeout);
+  try {
+    context->connectFullMesh(store, device);
+  } catch (const TrialError&) {
+    throw;  // the store's own errors (RendezvousError, AllocationEndedError) say what happened
+  } catch (const std::exception& e) {
+    throw RendezvousError("rendezvous of group " + plan.name + ": rank " + std::to_string(self.rank) +
+                          " at " + self.address + " could not connect to its peers over Gloo within " +
+                          DescribeTimeout(plan.timeout) + ": " + GlooMessage(e.what()));
+  }
+  return std::make_unique<GlooProcessGroup>(plan.name, std::move(context));
+}
+
+}  // namespace ring::trial::detail

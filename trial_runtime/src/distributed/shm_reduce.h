@@ -1,0 +1,19 @@
+#pragma once
+// Element-wise reduction kernels of the shared-memory collectives, over the
+// four DataTypes. kAverage reduces as kSum here; the caller divides once at
+// the end (DivideInPlace).
+#include <cstddef>
+#include <span>
+
+#include "ring/trial/distributed.h"
+
+namespace ring::trial::shm {
+
+// dst[i] = op(dst[i], src[0][i], src[1][i], ...) for `count` elements, in
+// blocks that stay in L1 while every source is folded in.
+void ReduceInto(void* dst, std::span<const void* const> sources, size_t count, DataType type, ReduceOp op);
+
+// data[i] /= divisor (floating types only).
+void DivideInPlace(void* data, size_t count, DataType type, double divisor);
+
+}  // namespace ring::trial::shm
