@@ -12,6 +12,8 @@ packages=(
   # examples, and Debian's torch and scikit-learn for torchrun-style scripts
   # and the handwritten digits data set the examples train on.
   libgloo-dev libtorch-dev python3-torch python3-sklearn
+  # The web UI's end-to-end test drives Debian's chromium, headless.
+  chromium
 )
 
 missing=()
@@ -28,4 +30,27 @@ if [ ${#missing[@]} -gt 0 ]; then
   export DEBIAN_FRONTEND=noninteractive
   "${sudo_cmd[@]}" apt-get update -qq
   "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# The web UI: Node.js 20.19 or newer (Vite 8), then its npm packages from
+# webui/package-lock.json, reinstalled (npm ci) whenever the lock file changes.
+root=$(cd "$(dirname "$0")/.." && pwd)
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  echo "install-deps: installing nodejs and npm"
+  sudo_cmd=()
+  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends nodejs npm
+fi
+node_version=$(node -p 'process.versions.node')
+if ! node -e 'const [a, b] = process.versions.node.split(".").map(Number); process.exit(a > 20 || (a === 20 && b >= 19) ? 0 : 1)'; then
+  echo "install-deps: the web UI needs Node.js 20.19 or newer, this machine has $node_version" >&2
+  echo "install-deps: install Node.js 20 or 22 (e.g. from https://deb.nodesource.com) and run this again" >&2
+  exit 1
+fi
+lock_sum=$(sha256sum "$root/webui/package-lock.json" | cut -d' ' -f1)
+stamp=$root/webui/node_modules/.ring-package-lock.sha256
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$lock_sum" ]; then
+  echo "install-deps: installing the web UI's npm packages (npm ci in webui/)"
+  (cd "$root/webui" && npm ci --no-audit --no-fund --loglevel=error)
+  echo "$lock_sum" >"$stamp"
 fi

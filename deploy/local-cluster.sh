@@ -8,6 +8,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=${RING_BIN_DIR:-$root/build/bin}
+webui=${RING_WEBUI_DIR:-$bin/../webui}  # the web UI the build puts beside bin/
 
 cmd=${1:-}
 shift || true
@@ -42,7 +43,7 @@ start_master() {
   local listen=$1
   rm -f "$dir/master.port"
   "$bin/ringmaster" --listen "$listen" --data-dir "$dir/master" --port-file "$dir/master.port" \
-    --webui-dir "$root/build/webui" >>"$dir/logs/master.log" 2>&1 &
+    --webui-dir "$webui" >>"$dir/logs/master.log" 2>&1 &
   local pid=$!
   for _ in $(seq 1 100); do
     [ -s "$dir/master.port" ] && { echo "$pid ringmaster" >>"$pids_file"; return 0; }

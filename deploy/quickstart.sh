@@ -31,7 +31,7 @@ status=0
 echo
 "$ring" experiment describe "$exp_id"
 echo
-echo "Web UI:        $RING_MASTER/"
+echo "Web UI:        $RING_MASTER/  (this experiment: $RING_MASTER/experiments/$exp_id, the cluster: $RING_MASTER/cluster)"
 echo "CLI:           export RING_MASTER=$RING_MASTER; $ring experiment list"
 echo "Stop it all:   ./deploy/local-cluster.sh stop"
 exit $status

@@ -92,6 +92,9 @@ Status Master::Run() {
   RegisterAllocationRoutes(p.router, *p.api);
   RegisterCheckpointRoutes(p.router, *p.api);
   RegisterSearcherRoutes(p.router, *p.api);
+  RegisterRendezvousRoutes(p.router, *p.api);
+  RegisterMetricRoutes(p.router, *p.api);
+  RegisterPoolRoutes(p.router, *p.api);
   p.agents = std::make_unique<AgentWsAcceptor>(*p.controller);
 
   HttpServerOptions http;

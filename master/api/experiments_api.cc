@@ -1,4 +1,5 @@
 #include "common/archive.h"
+#include "master/api/experiment_query.h"
 #include "master/api/json_views.h"
 #include "master/api/routes.h"
 #include "master/core/experiment_controller.h"
@@ -32,6 +33,7 @@ Result<nlohmann::json> ExperimentView(ApiContext& ctx, int64_t id) {
   auto trials = ctx.store.ListTrials(id);
   if (!trials.ok()) return trials.status();
   auto view = ExperimentJson(*exp, static_cast<int64_t>(trials->size()));
+  AddConfigSummary(view, SummarizeConfig(exp->config_yaml));
   const EffectiveResources r = ctx.controller.Resources(id);
   view["resources"] = {{"resource_pool", r.pool},
                        {"slots_per_trial", r.slots_per_trial},
@@ -41,19 +43,35 @@ Result<nlohmann::json> ExperimentView(ApiContext& ctx, int64_t id) {
   return view;
 }
 
+// Filters, sorts and pages over every experiment (experiment_query.h): the
+// store pages by id only, and a master holds thousands, not millions.
 ApiResponse ListExperiments(ApiContext& ctx, ApiRequest& req) {
-  auto limit = QueryInt(req, "limit", 100, 1, 1000);
-  if (!limit.ok()) return ApiResponse::Error(limit.status());
-  auto offset = QueryInt(req, "offset", 0, 0, INT64_MAX);
-  if (!offset.ok()) return ApiResponse::Error(offset.status());
-  auto page = ctx.store.ListExperiments(*limit, *offset);
-  if (!page.ok()) return ApiResponse::Error(page.status());
-  nlohmann::json list = nlohmann::json::array();
-  for (const auto& e : page->items) {
-    auto trials = ctx.store.ListTrials(e.id);
-    list.push_back(ExperimentJson(e, trials.ok() ? static_cast<int64_t>(trials->size()) : 0));
+  auto q = ParseExperimentQuery(req.query);
+  if (!q.ok()) return ApiResponse::Error(q.status());
+  std::vector<ExperimentRow> all;
+  for (int64_t offset = 0;;) {
+    auto page = ctx.store.ListExperiments(1000, offset);
+    if (!page.ok()) return ApiResponse::Error(page.status());
+    for (auto& e : page->items) all.push_back({std::move(e), -1});
+    offset += static_cast<int64_t>(page->items.size());
+    if (page->items.empty() || offset >= page->total) break;
   }
-  return ApiResponse::Json({{"experiments", list}, {"total", page->total}});
+  auto count_trials = [&ctx](int64_t id) -> int64_t {
+    auto trials = ctx.store.ListTrials(id);
+    return trials.ok() ? static_cast<int64_t>(trials->size()) : 0;
+  };
+  nlohmann::json facets = ExperimentFacets(all);
+  auto rows = SelectExperiments(std::move(all), *q, count_trials);
+  nlohmann::json list = nlohmann::json::array();
+  const auto total = static_cast<int64_t>(rows.size());
+  for (int64_t i = q->offset; i < total && i - q->offset < q->limit; ++i) {
+    auto& row = rows[static_cast<size_t>(i)];
+    auto view =
+        ExperimentJson(row.record, row.num_trials >= 0 ? row.num_trials : count_trials(row.record.id));
+    AddConfigSummary(view, SummarizeConfig(row.record.config_yaml));
+    list.push_back(std::move(view));
+  }
+  return ApiResponse::Json({{"experiments", list}, {"total", total}, {"facets", facets}});
 }
 
 ApiResponse GetExperiment(ApiContext& ctx, ApiRequest& req) {

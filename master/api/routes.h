@@ -25,6 +25,9 @@ void RegisterClusterRoutes(Router& router, ApiContext& ctx);
 void RegisterAllocationRoutes(Router& router, ApiContext& ctx);
 void RegisterCheckpointRoutes(Router& router, ApiContext& ctx);
 void RegisterSearcherRoutes(Router& router, ApiContext& ctx);
+void RegisterRendezvousRoutes(Router& router, ApiContext& ctx);
+void RegisterMetricRoutes(Router& router, ApiContext& ctx);
+void RegisterPoolRoutes(Router& router, ApiContext& ctx);
 
 // Helpers shared by the route files.
 Result<int64_t> ParseId(const std::string& text, const std::string& what);

@@ -33,21 +33,6 @@ ApiResponse GetTrial(ApiContext& ctx, ApiRequest& req) {
   return ApiResponse::Json(view);
 }
 
-ApiResponse GetMetrics(ApiContext& ctx, ApiRequest& req) {
-  auto id = ParseId(req.params[0], "trial id");
-  if (!id.ok()) return ApiResponse::Error(id.status());
-  auto kind = req.query.count("kind") ? req.query.at("kind") : std::string("training");
-  if (kind != "training" && kind != "validation")
-    return ApiResponse::Error(InvalidArgument("query parameter kind must be training or validation, got \"" +
-                                              kind.substr(0, 64) + "\""));
-  if (auto trial = ctx.store.GetTrial(*id); !trial.ok()) return ApiResponse::Error(trial.status());
-  auto metrics = ctx.store.GetMetrics(*id, kind);
-  if (!metrics.ok()) return ApiResponse::Error(metrics.status());
-  nlohmann::json list = nlohmann::json::array();
-  for (const auto& m : *metrics) list.push_back(MetricJson(m));
-  return ApiResponse::Json({{"metrics", list}});
-}
-
 ApiResponse ListAllocations(ApiContext& ctx, ApiRequest& req) {
   auto id = ParseId(req.params[0], "trial id");
   if (!id.ok()) return ApiResponse::Error(id.status());
@@ -100,7 +85,7 @@ net::awaitable<ApiResponse> GetLogs(ApiContext& ctx, ApiRequest& req) {
 
 void RegisterTrialRoutes(Router& router, ApiContext& ctx) {
   router.AddSync("GET", "/api/v1/trials/{id}", [&ctx](ApiRequest& r) { return GetTrial(ctx, r); });
-  router.AddSync("GET", "/api/v1/trials/{id}/metrics", [&ctx](ApiRequest& r) { return GetMetrics(ctx, r); });
+  // GET /api/v1/trials/{id}/metrics: metrics_api.cc.
   router.AddSync("GET", "/api/v1/trials/{id}/allocations",
                  [&ctx](ApiRequest& r) { return ListAllocations(ctx, r); });
   router.Add("GET", "/api/v1/trials/{id}/logs", [&ctx](ApiRequest& r) { return GetLogs(ctx, r); });

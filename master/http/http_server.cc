@@ -1,5 +1,7 @@
 #include "master/http/http_server.h"
 
+#include <limits>
+
 #include <utility>  // before Asio
 
 #include <spdlog/spdlog.h>
@@ -13,6 +15,7 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/websocket/rfc6455.hpp>
 
+#include "master/http/conditional_get.h"
 #include "master/http/router.h"
 #include "master/http/static_files.h"
 #include "master/http/url_codec.h"
@@ -110,6 +113,7 @@ net::awaitable<http::response<http::string_body>> HttpServer::Impl::Handle(
   } else {
     response = ApiResponse::Error(NotFound("no such endpoint: " + api.method + " " + api.path));
   }
+  if (parse_error.ok()) ApplyConditionalGet(api, response);  // ETag, 304 when unchanged
   co_return ToBeast(std::move(response), req.version(), req.keep_alive());
 }
 
@@ -122,6 +126,11 @@ net::awaitable<void> HttpServer::Impl::Serve(tcp::socket socket) {
   for (;;) {
     http::request_parser<http::string_body> parser;
     parser.header_limit(64 * 1024);
+    // Beast compares a Content-Length with the body limit as soon as the
+    // header is parsed (its default is 1 MiB): lift it for the header and
+    // apply the route's own limit below, with a 413 instead of a dropped
+    // connection. (Not boost::none: Beast 1.74 then refuses every body.)
+    parser.body_limit(std::numeric_limits<uint64_t>::max());
     stream.expires_after(options.read_timeout);
     beast::error_code hec;
     auto hn = co_await http::async_read_header(stream, buffer, parser,
@@ -130,17 +139,21 @@ net::awaitable<void> HttpServer::Impl::Serve(tcp::socket socket) {
     if (hec) break;  // closed, timed out or malformed header: drop the connection
     const auto& header = parser.get();
     const bool upload = header.method() == http::verb::post && header.target() == "/api/v1/experiments";
-    parser.body_limit(upload ? options.upload_body_limit : options.body_limit);
+    const uint64_t body_limit = upload ? options.upload_body_limit : options.body_limit;
+    parser.body_limit(body_limit);
     beast::error_code bec;
-    auto bn = co_await http::async_read(stream, buffer, parser, net::redirect_error(net::use_awaitable, bec));
-    (void)bn;
+    if (parser.content_length() && *parser.content_length() > body_limit) {
+      bec = http::error::body_limit;
+    } else {
+      auto bn =
+          co_await http::async_read(stream, buffer, parser, net::redirect_error(net::use_awaitable, bec));
+      (void)bn;
+    }
     if (bec == http::error::body_limit) {
-      auto res = ToBeast(
-          ApiResponse::Error({ErrorCode::kTooLarge,
-                              "request body is over the limit of " +
-                                  std::to_string(upload ? options.upload_body_limit : options.body_limit) +
-                                  " bytes"}),
-          11, false);
+      auto res =
+          ToBeast(ApiResponse::Error({ErrorCode::kTooLarge, "request body is over the limit of " +
+                                                                std::to_string(body_limit) + " bytes"}),
+                  11, false);
       {
         beast::error_code wec;
         co_await http::async_write(stream, res, net::redirect_error(net::use_awaitable, wec));

@@ -17,6 +17,9 @@ std::string ContentType(const std::filesystem::path& p) {
   if (ext == ".png") return "image/png";
   if (ext == ".ico") return "image/x-icon";
   if (ext == ".woff2") return "font/woff2";
+  if (ext == ".map") return "application/json";
+  if (ext == ".txt") return "text/plain; charset=utf-8";
+  if (ext == ".webp") return "image/webp";
   return "application/octet-stream";
 }
 
@@ -29,6 +32,14 @@ bool ReadFile(const std::filesystem::path& p, std::string& out) {
   return true;
 }
 
+// A path whose last segment names a file ("app.js", "logo.png") or that is
+// under /assets/ is a file request: missing, it is a 404, not the app's page.
+bool LooksLikeFile(const std::string& path) {
+  if (path.rfind("/assets/", 0) == 0) return true;
+  const auto slash = path.rfind('/');
+  return path.find('.', slash == std::string::npos ? 0 : slash) != std::string::npos;
+}
+
 }  // namespace
 
 ApiResponse StaticFiles::Serve(const std::string& path) const {
@@ -38,15 +49,20 @@ ApiResponse StaticFiles::Serve(const std::string& path) const {
   const fs::path root(root_);
   fs::path file = root / fs::path(path).relative_path();
   std::error_code ec;
-  bool is_asset = fs::is_regular_file(file, ec);
-  if (!is_asset) file = root / "index.html";  // SPA fallback
+  const bool is_file = fs::is_regular_file(file, ec);
+  if (!is_file) {
+    if (LooksLikeFile(path)) return ApiResponse::Error(NotFound("no such file: " + path));
+    file = root / "index.html";  // a client-side route of the single-page app
+  }
   ApiResponse r;
   if (!ReadFile(file, r.body))
-    return ApiResponse::Error(NotFound("the web UI is not built: " + file.string()));
+    return ApiResponse::Error(
+        NotFound("the web UI is not built (no " + file.string() + "); build it with deploy/build.sh"));
   r.content_type = ContentType(file);
-  const bool hashed = path.rfind("/assets/", 0) == 0;
-  r.headers.emplace_back("Cache-Control",
-                         hashed && is_asset ? "public, max-age=31536000, immutable" : "no-cache");
+  // Vite names assets by a hash of their content: cache them for good; the
+  // page itself is revalidated (ETag) so a new build shows at once.
+  const bool hashed = is_file && path.rfind("/assets/", 0) == 0;
+  r.headers.emplace_back("Cache-Control", hashed ? "public, max-age=31536000, immutable" : "no-cache");
   return r;
 }
 

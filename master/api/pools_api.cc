@@ -1,0 +1,68 @@
+// GET /api/v1/pools: each resource pool with its policy (master.yaml) and
+// what it holds now: agents, slots in use, running and waiting jobs. Pools
+// that agents joined without master.yaml naming them are listed too.
+#include <map>
+
+#include "master/api/routes.h"
+#include "master/core/experiment_controller.h"
+
+namespace ring {
+namespace {
+
+struct PoolCounts {
+  int64_t agents = 0, agents_connected = 0, slots = 0, slots_used = 0, jobs_running = 0, jobs_pending = 0;
+};
+
+ApiResponse ListPools(ApiContext& ctx) {
+  const auto agents = ctx.controller.AgentsJson();
+  const auto jobs = ctx.controller.JobsJson();
+  std::map<std::string, PoolCounts> counts;
+  for (const auto& p : ctx.controller.Pools()) counts[p.name];
+  for (const auto& a : agents) {
+    auto& c = counts[a.value("pool", "default")];
+    ++c.agents;
+    if (a.value("state", "") == "connected") ++c.agents_connected;
+    for (const auto& s : a["slots"]) {
+      ++c.slots;
+      if (!s["allocation_id"].is_null()) ++c.slots_used;
+    }
+  }
+  for (const auto& j : jobs) {
+    auto& c = counts[j.value("pool", "default")];
+    if (j["pending_reason"].is_null())
+      ++c.jobs_running;
+    else
+      ++c.jobs_pending;
+  }
+  nlohmann::json list = nlohmann::json::array();
+  auto add = [&](const std::string& name, const PoolSettings* settings) {
+    const auto& c = counts[name];
+    list.push_back({{"name", name},
+                    {"configured", settings != nullptr},
+                    {"description", settings ? settings->description : ""},
+                    {"scheduler", settings ? settings->scheduler : ""},
+                    {"preemption", settings ? settings->preemption : false},
+                    {"fitting_policy", settings ? settings->fitting_policy : ""},
+                    {"agents", c.agents},
+                    {"agents_connected", c.agents_connected},
+                    {"slots", c.slots},
+                    {"slots_used", c.slots_used},
+                    {"jobs_running", c.jobs_running},
+                    {"jobs_pending", c.jobs_pending}});
+  };
+  std::map<std::string, const PoolSettings*> configured;
+  for (const auto& p : ctx.controller.Pools()) configured[p.name] = &p;
+  for (const auto& p : ctx.controller.Pools()) add(p.name, &p);
+  for (const auto& [name, c] : counts)
+    if (!configured.count(name)) add(name, nullptr);
+  const auto total = list.size();
+  return ApiResponse::Json({{"pools", std::move(list)}, {"total", total}});
+}
+
+}  // namespace
+
+void RegisterPoolRoutes(Router& router, ApiContext& ctx) {
+  router.AddSync("GET", "/api/v1/pools", [&ctx](ApiRequest&) { return ListPools(ctx); });
+}
+
+}  // namespace ring

@@ -1,0 +1,456 @@
+#!/usr/bin/env node
+// End-to-end test of the web UI in a real browser against a real cluster.
+//
+// Starts ringmaster and two ringagents (2 CPU slots each) from the build on
+// 127.0.0.1 (free ports), runs the example grid search
+// (configs/experiments/quadratic-grid.yaml) to the end, starts a slow random
+// search that keeps slots busy and jobs waiting, then drives Debian's
+// chromium (headless, through playwright-core) over the four pages:
+// experiments, experiment (one curve per trial), trial (logs), cluster
+// (slots). It kills the slow search through the UI, checks a narrow window,
+// keyboard focus, the number of requests while idle and that the console
+// stayed free of errors, saves screenshots in RING_ARTIFACTS_DIR and stops
+// every process it started.
+//
+// Environment (CTest sets them): RING_BIN_DIR, RING_BUILD_DIR,
+// RING_SOURCE_DIR, RING_ARTIFACTS_DIR; CHROMIUM (default /usr/bin/chromium);
+// RING_E2E_HEADED=1 shows the browser.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const sourceDir = process.env.RING_SOURCE_DIR ?? path.resolve(here, '../..');
+const buildDir = process.env.RING_BUILD_DIR ?? path.join(sourceDir, 'build');
+const binDir = process.env.RING_BIN_DIR ?? path.join(buildDir, 'bin');
+const artifacts = process.env.RING_ARTIFACTS_DIR ?? path.join(buildDir, 'test-artifacts', 'webui');
+const chromiumPath = process.env.CHROMIUM ?? '/usr/bin/chromium';
+const webuiDir = path.join(buildDir, 'webui');
+const modelDir = path.join(buildDir, 'examples', 'quadratic', 'model');
+
+const children = [];
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ring-webui-e2e-'));
+let browser;
+let failed = false;
+
+function log(...args) {
+  console.log(`[webui-e2e ${new Date().toISOString().slice(11, 19)}]`, ...args);
+}
+
+function check(condition, message) {
+  if (!condition) throw new Error(`check failed: ${message}`);
+}
+
+function start(name, argv) {
+  const out = fs.openSync(path.join(tmp, `${name}.log`), 'a');
+  const child = spawn(argv[0], argv.slice(1), { stdio: ['ignore', out, out] });
+  child.name = name;
+  children.push(child);
+  return child;
+}
+
+async function stopAll() {
+  // Agents first (they stop their trials), then the master.
+  for (const child of [...children].reverse()) {
+    if (child.exitCode !== null || child.signalCode !== null) continue;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10000);
+    await exited;
+    clearTimeout(timer);
+  }
+}
+
+async function cleanup() {
+  try {
+    await browser?.close();
+  } catch {
+    // already gone
+  }
+  await stopAll();
+  if (failed) {
+    fs.mkdirSync(artifacts, { recursive: true });
+    for (const f of fs.readdirSync(tmp).filter((f) => f.endsWith('.log')))
+      fs.copyFileSync(path.join(tmp, f), path.join(artifacts, f));
+    log(`daemon logs copied to ${artifacts}`);
+  }
+  fs.rmSync(tmp, { recursive: true, force: true });
+}
+
+for (const sig of ['SIGINT', 'SIGTERM']) {
+  process.on(sig, async () => {
+    failed = true;
+    await cleanup();
+    process.exit(1);
+  });
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function waitFor(what, fn, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  let last;
+  while (Date.now() < deadline) {
+    try {
+      last = await fn();
+      if (last) return last;
+    } catch (e) {
+      last = e;
+    }
+    await sleep(200);
+  }
+  throw new Error(
+    `timed out after ${timeoutMs} ms waiting for ${what} (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`,
+  );
+}
+
+async function getJson(url) {
+  const res = await fetch(url);
+  if (!res.ok) throw new Error(`${url}: ${res.status}`);
+  return res.json();
+}
+
+function runRing(url, args) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(path.join(binDir, 'ring'), ['-m', url, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.on('error', reject);
+    child.on('exit', (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`ring ${args.join(' ')} exited ${code}: ${err || out}`)),
+    );
+  });
+}
+
+async function submit(url, configPath) {
+  const out = await runRing(url, ['--json', 'experiment', 'create', configPath, modelDir]);
+  const id = JSON.parse(out).id;
+  check(Number.isInteger(id), `experiment create answered ${out}`);
+  return id;
+}
+
+async function main() {
+  for (const [what, p] of [
+    ['ringmaster', path.join(binDir, 'ringmaster')],
+    ['ringagent', path.join(binDir, 'ringagent')],
+    ['ring', path.join(binDir, 'ring')],
+    ['the built web UI (build the webui target)', path.join(webuiDir, 'index.html')],
+    ['the quadratic model folder (build quadratic_model)', path.join(modelDir, 'run.sh')],
+    ['chromium (run deploy/install-deps.sh)', chromiumPath],
+  ])
+    check(fs.existsSync(p), `${what} is missing: ${p}`);
+  fs.rmSync(artifacts, { recursive: true, force: true }); // nothing stale from an earlier run
+  fs.mkdirSync(artifacts, { recursive: true });
+
+  // The cluster.
+  const portFile = path.join(tmp, 'master.port');
+  start('master', [
+    path.join(binDir, 'ringmaster'),
+    '--listen',
+    '127.0.0.1:0',
+    '--data-dir',
+    path.join(tmp, 'master'),
+    '--port-file',
+    portFile,
+    '--webui-dir',
+    webuiDir,
+  ]);
+  const port = await waitFor(
+    'the master port file',
+    () => fs.existsSync(portFile) && fs.readFileSync(portFile, 'utf8').trim(),
+    20000,
+  );
+  const url = `http://127.0.0.1:${port}`;
+  log(`master at ${url}`);
+  for (const id of ['agent-1', 'agent-2'])
+    start(id, [
+      path.join(binDir, 'ringagent'),
+      '--master',
+      url,
+      '--id',
+      id,
+      '--cpu-slots',
+      '2',
+      '--work-dir',
+      path.join(tmp, id),
+    ]);
+  await waitFor(
+    'two connected agents',
+    async () => (await getJson(`${url}/api/v1/agents`)).agents.filter((a) => a.state === 'connected').length === 2,
+    20000,
+  );
+
+  // A finished search: the example grid (8 trials, 4 at a time).
+  const grid = await submit(url, path.join(sourceDir, 'configs/experiments/quadratic-grid.yaml'));
+  log(`grid search is experiment ${grid}; waiting for it to complete`);
+  await runRing(url, ['experiment', 'wait', String(grid)]);
+  const gridTrials = (await getJson(`${url}/api/v1/experiments/${grid}/trials`)).trials;
+  check(gridTrials.length === 8, `the grid has ${gridTrials.length} trials, want 8`);
+  const bestTrial = (await getJson(`${url}/api/v1/experiments/${grid}`)).best_trial_id;
+
+  // A slow search that holds every slot and leaves jobs waiting.
+  const slowConfig = path.join(tmp, 'slow-random.yaml');
+  fs.writeFileSync(
+    slowConfig,
+    `name: slow-random
+description: A slow random search that keeps the cluster busy (web UI e2e)
+labels: [e2e, busy]
+entrypoint: sh run.sh
+hyperparameters:
+  learning_rate: {type: log, base: 10, minval: -3, maxval: -1}
+  momentum: {type: double, minval: 0.0, maxval: 0.9}
+  batch_size: 32
+  report_every: 20
+  batch_sleep_ms: 20
+  checkpoint_every: 1000
+searcher:
+  name: random
+  metric: validation_loss
+  smaller_is_better: true
+  max_trials: 6
+  max_concurrent_trials: 6
+  max_length:
+    batches: 100000
+resources:
+  slots_per_trial: 1
+max_restarts: 0
+`,
+  );
+  const slow = await submit(url, slowConfig);
+  await waitFor(
+    'the slow search to hold all 4 slots',
+    async () => {
+      const agents = (await getJson(`${url}/api/v1/agents`)).agents;
+      return agents.flatMap((a) => a.slots).filter((s) => s.allocation_id).length === 4;
+    },
+    60000,
+  );
+  log(`slow search is experiment ${slow}; all slots busy`);
+
+  // The browser.
+  browser = await chromium.launch({
+    executablePath: chromiumPath,
+    headless: !process.env.RING_E2E_HEADED,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  const problems = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('requestfailed', (r) => {
+    // Long polls of logs are aborted when the page changes: expected.
+    if (r.failure()?.errorText === 'net::ERR_ABORTED') return;
+    problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`);
+  });
+  page.on('response', (r) => {
+    if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`);
+  });
+  const shot = async (name, opts = {}) => {
+    await page.waitForTimeout(400); // let charts settle
+    await page.screenshot({ path: path.join(artifacts, `${name}.png`), ...opts });
+    log(`screenshot ${name}.png`);
+  };
+
+  // 1. Experiments: both experiments, with state, trials and the best metric.
+  await page.goto(`${url}/`);
+  const gridRow = page.locator(`tr[data-experiment="${grid}"]`);
+  await gridRow.waitFor({ timeout: 20000 });
+  check((await gridRow.locator('a.strong').textContent()) === 'quadratic-grid', 'the grid row names quadratic-grid');
+  check((await gridRow.locator('.badge').textContent()) === 'Completed', 'the grid shows Completed');
+  check((await gridRow.locator('td').nth(6).textContent()) === '8', 'the grid shows 8 trials');
+  check(
+    /validation_loss/.test(await gridRow.locator('td').nth(5).textContent()),
+    'the grid shows its best validation_loss',
+  );
+  const slowRow = page.locator(`tr[data-experiment="${slow}"]`);
+  await slowRow.waitFor();
+  check((await slowRow.locator('.badge').textContent()) === 'Active', 'the slow search shows Active');
+  await shot('experiments');
+
+  // The label filter narrows the list, through the URL.
+  await page.getByLabel('Label').selectOption('busy');
+  await page.waitForURL(/label=busy/);
+  await gridRow.waitFor({ state: 'detached' });
+  check((await page.locator('tbody tr').count()) === 1, 'the label filter leaves one experiment');
+  await page.getByRole('button', { name: 'Clear filters' }).click();
+  await gridRow.waitFor();
+
+  // No request storm: one list request per poll while idle.
+  const apiRequests = [];
+  const countRequests = (r) => r.url().includes('/api/v1/') && apiRequests.push(r.url());
+  page.on('request', countRequests);
+  await page.waitForTimeout(9000);
+  page.off('request', countRequests);
+  log(`${apiRequests.length} API requests in 9 s on the experiments page`);
+  check(
+    apiRequests.length <= 5,
+    `at most 5 API requests in 9 s while idle, got ${apiRequests.length}: ${apiRequests.join(', ')}`,
+  );
+
+  // 2. Experiment: one curve per trial, the trials table, the hyperparameter views.
+  await gridRow.locator('a.strong').click();
+  await page.waitForURL(`${url}/experiments/${grid}`);
+  const validation = page.locator('figure.chart[aria-label^="validation validation_loss"]');
+  const training = page.locator('figure.chart[aria-label^="training loss"]');
+  await validation.waitFor({ timeout: 20000 });
+  await training.waitFor({ timeout: 20000 });
+  await page.waitForFunction(() => document.querySelectorAll('figure.chart canvas').length === 2);
+  for (const [name, chart] of [
+    ['validation', validation],
+    ['training', training],
+  ]) {
+    const lines = Number(await chart.getAttribute('data-series'));
+    check(lines === 8, `the ${name} chart has ${lines} lines, want one per trial (8)`);
+    const legend = await chart.locator('.u-legend .u-series').count();
+    check(legend === 9, `the ${name} chart legend has ${legend} rows, want the x axis and 8 trials`);
+    check(Number(await chart.getAttribute('data-points')) > 1, `the ${name} curves have points`);
+  }
+  check(
+    (await page.locator('section[aria-labelledby="trials-title"] tbody tr').count()) === 8,
+    'the trials table has 8 rows',
+  );
+  check((await page.locator('svg.pcoords polyline').count()) === 8, 'the parallel coordinates have 8 lines');
+  check(
+    (await page.locator(`svg.pcoords polyline[data-trial="${bestTrial}"]`).getAttribute('class')).includes('pc-best'),
+    'the best trial is highlighted',
+  );
+  check((await page.locator('svg.scatter a.scatter-point').count()) === 8, 'the scatter has 8 points');
+  await shot('experiment', { fullPage: true });
+
+  // 3. Trial (the best one): hyperparameters, curves, logs with search.
+  await page.locator(`tr[data-trial="${bestTrial}"] a`).first().click();
+  await page.waitForURL(`${url}/trials/${bestTrial}`);
+  const logBox = page.getByRole('log');
+  await page.waitForFunction(
+    () => /validation_loss/.test(document.querySelector('[role=log]')?.textContent ?? ''),
+    null,
+    { timeout: 20000 },
+  );
+  check(/quadratic: trial \d+/.test(await logBox.textContent()), 'the logs show the trial starting');
+  check((await page.locator('figure.chart').count()) === 2, 'the trial page has a validation and a training chart');
+  await page.getByLabel('Search').fill('validation_loss');
+  await page.waitForFunction(() => document.querySelectorAll('[role=log] mark').length > 0);
+  const shownLines = await page.locator('[role=log] .log-line').count();
+  const matching = await page.locator('[role=log] .log-line', { hasText: 'validation_loss' }).count();
+  check(
+    shownLines > 0 && shownLines === matching,
+    `searching shows only matching lines (${matching} of ${shownLines})`,
+  );
+  await page.getByLabel('Search').fill('');
+  check(
+    (await page.locator('section[aria-labelledby="ckpt-title"] tbody tr').count()) >= 1,
+    'the trial has checkpoints listed',
+  );
+  check(
+    (await page.locator('section[aria-labelledby="attempts-title"] tbody tr').count()) >= 1,
+    'the trial has an attempt listed',
+  );
+  await shot('trial', { fullPage: true });
+
+  // 4. Cluster: pools, 2 agents x 2 slots held by the slow search, waiting jobs.
+  await page.getByRole('link', { name: 'Cluster' }).click();
+  await page.waitForURL(`${url}/cluster`);
+  await page.locator('.slot-grid').nth(1).waitFor({ timeout: 20000 });
+  check((await page.locator('.slot-grid').count()) === 2, 'two agents have slot grids');
+  check((await page.locator('.slot-grid .slot').count()) === 4, 'four slots are drawn');
+  await page.waitForFunction(() => document.querySelectorAll('.slot-grid a.slot-used').length === 4);
+  const reasons = page.locator('section[aria-labelledby="queue-title"] tbody tr td.reason');
+  await page.waitForFunction(
+    () => document.querySelectorAll('section[aria-labelledby="queue-title"] tbody tr').length === 6,
+  );
+  const pendingReasons = (await reasons.allTextContents()).filter((r) => r !== 'running');
+  check(
+    pendingReasons.length === 2 && pendingReasons.every((r) => r.length > 10),
+    `two jobs wait, each with a reason: ${pendingReasons.join(' | ')}`,
+  );
+  log(`a waiting job's reason: ${pendingReasons[0]}`);
+  check((await page.locator('[data-pool="default"]').count()) === 1, 'the default pool is shown');
+  await shot('cluster', { fullPage: true });
+
+  // 5. Kill the slow search from the experiment page, with the confirmation.
+  await page.goto(`${url}/experiments/${slow}`);
+  await page.getByRole('button', { name: `Kill experiment ${slow}` }).click();
+  const dialog = page.getByRole('dialog');
+  check(
+    (await dialog.getByRole('heading').textContent()) === `Kill experiment ${slow} (slow-random)?`,
+    'the kill dialog names the experiment',
+  );
+  check(await page.evaluate(() => document.activeElement?.textContent === 'Cancel'), 'the dialog focuses Cancel first');
+  await page.keyboard.press('Escape');
+  await dialog.waitFor({ state: 'detached' });
+  await page.getByRole('button', { name: `Kill experiment ${slow}` }).click();
+  await dialog.getByRole('button', { name: 'Kill' }).click();
+  await dialog.waitFor({ state: 'detached' });
+  await waitFor(
+    'the slow search to end CANCELED',
+    async () => (await getJson(`${url}/api/v1/experiments/${slow}`)).state === 'CANCELED',
+    60000,
+  );
+  await page.waitForFunction(() => document.querySelector('h1 + .head-line .badge')?.textContent === 'Canceled', null, {
+    timeout: 20000,
+  });
+
+  // 6. Keyboard: the first Tab reaches the skip link, which moves to the content.
+  await page.goto(`${url}/experiments`);
+  await gridRow.waitFor();
+  await page.keyboard.press('Tab');
+  check(
+    await page.evaluate(() => document.activeElement?.textContent === 'Skip to content'),
+    'the first Tab focuses the skip link',
+  );
+
+  // 7. A narrow window: no sideways scrolling of the page itself.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.waitForTimeout(500);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  check(overflow <= 1, `the page scrolls sideways by ${overflow}px at 390px wide`);
+  await shot('experiments-narrow');
+  await page.goto(`${url}/experiments/${grid}`);
+  await page.locator('figure.chart canvas').first().waitFor();
+  const overflow2 = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  check(overflow2 <= 1, `the experiment page scrolls sideways by ${overflow2}px at 390px wide`);
+  await shot('experiment-narrow');
+
+  // 8. A page that does not exist is the app's own page, not an error.
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.goto(`${url}/nowhere/at/all`);
+  await page.getByRole('heading', { name: 'Page not found' }).waitFor();
+
+  check(problems.length === 0, `the browser saw no errors, but:\n  ${problems.join('\n  ')}`);
+  log('all checks passed');
+}
+
+// Fail, and still stop everything, well before CTest's timeout would kill
+// this process (and orphan the daemons).
+const watchdog = setTimeout(async () => {
+  console.error('[webui-e2e] FAILED: still running after 240 s');
+  failed = true;
+  await cleanup();
+  process.exit(1);
+}, 240000);
+
+try {
+  await main();
+} catch (e) {
+  failed = true;
+  console.error(`[webui-e2e] FAILED: ${e.stack ?? e}`);
+} finally {
+  clearTimeout(watchdog);
+  await cleanup();
+}
+process.exit(failed ? 1 : 0);

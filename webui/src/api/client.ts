@@ -1,0 +1,210 @@
+// A typed client of the master's REST API. GETs are conditional: the last
+// answer of each URL is kept with its ETag and sent back as If-None-Match,
+// so polling an unchanged list costs a 304 and no re-render (`changed` is
+// false). Every request goes through `headers()`, where the bearer token of
+// a signed-in user will be added once the master has users.
+import type {
+  Agent,
+  Allocation,
+  Checkpoint,
+  Experiment,
+  ExperimentAction,
+  ExperimentList,
+  ExperimentMetrics,
+  Job,
+  LogPage,
+  MetricKind,
+  Pool,
+  Trial,
+  TrialList,
+  TrialMetrics,
+} from './types';
+
+export class ApiError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+    readonly code: string,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+export interface Fetched<T> {
+  data: T;
+  changed: boolean;
+}
+
+export type QueryParams = Record<string, string | number | boolean | null | undefined>;
+
+export interface ClientOptions {
+  baseUrl?: string;
+  // The signed-in user's token, sent as "Authorization: Bearer <token>".
+  token?: () => string | null;
+  fetch?: typeof fetch;
+  maxCachedUrls?: number;
+}
+
+export function buildUrl(base: string, path: string, params?: QueryParams): string {
+  const query = new URLSearchParams();
+  for (const [k, v] of Object.entries(params ?? {})) {
+    if (v === undefined || v === null || v === '') continue;
+    query.set(k, String(v));
+  }
+  const qs = query.toString();
+  return `${base}${path}${qs ? `?${qs}` : ''}`;
+}
+
+async function errorFrom(res: Response): Promise<ApiError> {
+  let message = `${res.status} ${res.statusText}`.trim();
+  let code = 'http_error';
+  try {
+    const body = await res.json();
+    if (body?.error?.message) message = body.error.message;
+    if (body?.error?.code) code = body.error.code;
+  } catch {
+    // not JSON: keep the status line
+  }
+  return new ApiError(message, res.status, code);
+}
+
+export class ApiClient {
+  private readonly base: string;
+  private readonly token: () => string | null;
+  private readonly fetchImpl: typeof fetch;
+  private readonly maxCached: number;
+  private readonly cache = new Map<string, { etag: string; data: unknown }>();
+
+  constructor(options: ClientOptions = {}) {
+    this.base = options.baseUrl ?? '';
+    this.token = options.token ?? (() => null);
+    this.fetchImpl = options.fetch ?? ((input, init) => fetch(input, init));
+    this.maxCached = options.maxCachedUrls ?? 200;
+  }
+
+  private headers(extra: Record<string, string> = {}): Record<string, string> {
+    const h: Record<string, string> = { Accept: 'application/json', ...extra };
+    const token = this.token();
+    if (token) h.Authorization = `Bearer ${token}`;
+    return h;
+  }
+
+  async get<T>(path: string, params?: QueryParams, signal?: AbortSignal): Promise<Fetched<T>> {
+    const url = buildUrl(this.base, path, params);
+    const cached = this.cache.get(url);
+    const headers = this.headers(cached ? { 'If-None-Match': cached.etag } : {});
+    let res: Response;
+    try {
+      res = await this.fetchImpl(url, { headers, signal, cache: 'no-store' });
+    } catch (e) {
+      if ((e as Error).name === 'AbortError') throw e;
+      throw new ApiError('cannot reach the master; is it running?', 0, 'unavailable');
+    }
+    if (res.status === 304 && cached) {
+      this.cache.delete(url); // most recently used last
+      this.cache.set(url, cached);
+      return { data: cached.data as T, changed: false };
+    }
+    if (!res.ok) throw await errorFrom(res);
+    const data = (await res.json()) as T;
+    const etag = res.headers.get('ETag');
+    this.cache.delete(url);
+    if (etag) {
+      this.cache.set(url, { etag, data });
+      while (this.cache.size > this.maxCached) this.cache.delete(this.cache.keys().next().value as string);
+    }
+    return { data, changed: true };
+  }
+
+  async post<T>(path: string, body?: unknown): Promise<T> {
+    let res: Response;
+    try {
+      res = await this.fetchImpl(buildUrl(this.base, path), {
+        method: 'POST',
+        headers: this.headers({ 'Content-Type': 'application/json' }),
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    } catch {
+      throw new ApiError('cannot reach the master; is it running?', 0, 'unavailable');
+    }
+    if (!res.ok) throw await errorFrom(res);
+    return (await res.json()) as T;
+  }
+
+  // Experiments.
+  experiments(query: QueryParams, signal?: AbortSignal) {
+    return this.get<ExperimentList>('/api/v1/experiments', query, signal);
+  }
+  experiment(id: number, signal?: AbortSignal) {
+    return this.get<Experiment>(`/api/v1/experiments/${id}`, undefined, signal);
+  }
+  trials(experimentId: number, signal?: AbortSignal) {
+    return this.get<TrialList>(`/api/v1/experiments/${experimentId}/trials`, undefined, signal);
+  }
+  experimentMetrics(id: number, kind: MetricKind, metric: string | null, maxPoints: number, signal?: AbortSignal) {
+    return this.get<ExperimentMetrics>(
+      `/api/v1/experiments/${id}/metrics`,
+      { kind, metric, max_points: maxPoints },
+      signal,
+    );
+  }
+  experimentAction(id: number, action: ExperimentAction) {
+    return this.post<Experiment>(`/api/v1/experiments/${id}/${action}`);
+  }
+
+  // Trials.
+  trial(id: number, signal?: AbortSignal) {
+    return this.get<Trial>(`/api/v1/trials/${id}`, undefined, signal);
+  }
+  trialMetrics(id: number, kind: MetricKind, maxPoints: number, signal?: AbortSignal) {
+    return this.get<TrialMetrics>(`/api/v1/trials/${id}/metrics`, { kind, max_points: maxPoints }, signal);
+  }
+  allocations(trialId: number, signal?: AbortSignal) {
+    return this.get<{ allocations: Allocation[]; total: number }>(
+      `/api/v1/trials/${trialId}/allocations`,
+      undefined,
+      signal,
+    );
+  }
+  checkpoints(trialId: number, signal?: AbortSignal) {
+    return this.get<{ checkpoints: Checkpoint[] }>(`/api/v1/trials/${trialId}/checkpoints`, undefined, signal);
+  }
+  // Log lines after `offset`; with follow, the master holds the request up to
+  // 20 s until there is a new line. Not cached: every answer is new.
+  async logs(
+    trialId: number,
+    params: { offset: number; rank?: number | null; follow?: boolean; limit?: number },
+    signal?: AbortSignal,
+  ): Promise<LogPage> {
+    const url = buildUrl(this.base, `/api/v1/trials/${trialId}/logs`, {
+      offset: params.offset,
+      rank: params.rank ?? undefined,
+      follow: params.follow ? 'true' : undefined,
+      limit: params.limit,
+    });
+    let res: Response;
+    try {
+      res = await this.fetchImpl(url, { headers: this.headers(), signal, cache: 'no-store' });
+    } catch (e) {
+      if ((e as Error).name === 'AbortError') throw e;
+      throw new ApiError('cannot reach the master; is it running?', 0, 'unavailable');
+    }
+    if (!res.ok) throw await errorFrom(res);
+    return (await res.json()) as LogPage;
+  }
+
+  // The cluster.
+  agents(signal?: AbortSignal) {
+    return this.get<{ agents: Agent[]; total: number }>('/api/v1/agents', undefined, signal);
+  }
+  jobs(signal?: AbortSignal) {
+    return this.get<{ jobs: Job[]; total: number }>('/api/v1/jobs', undefined, signal);
+  }
+  pools(signal?: AbortSignal) {
+    return this.get<{ pools: Pool[]; total: number }>('/api/v1/pools', undefined, signal);
+  }
+}
+
+// The one client of the app. Until the master has users there is no token.
+export const api = new ApiClient({ token: () => null });

@@ -1,0 +1,71 @@
+// Pause / activate / kill / archive buttons for one experiment, each behind a
+// confirmation; `onDone` receives the experiment as the master answered.
+import { useState } from 'react';
+import { api } from '../api/client';
+import type { Experiment, ExperimentAction } from '../api/types';
+import { ACTIONS, availableActions } from '../lib/experiments';
+import { ConfirmDialog } from './ConfirmDialog';
+
+export function ExperimentActions({
+  experiment,
+  onDone,
+  compact,
+}: {
+  experiment: Pick<Experiment, 'id' | 'name' | 'state' | 'archived'>;
+  onDone: (updated: Experiment, action: ExperimentAction) => void;
+  compact?: boolean;
+}) {
+  const [pending, setPending] = useState<ExperimentAction | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+  const actions = availableActions(experiment);
+  if (actions.length === 0) return null;
+
+  const run = async () => {
+    if (!pending) return;
+    setBusy(true);
+    setError(null);
+    try {
+      const updated = await api.experimentAction(experiment.id, pending);
+      const done = pending;
+      setPending(null);
+      onDone(updated, done);
+    } catch (e) {
+      setError((e as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <div className="actions">
+      {actions.map((a) => (
+        <button
+          key={a}
+          type="button"
+          className={`btn ${compact ? 'btn-small' : ''} ${ACTIONS[a].danger ? 'btn-danger-outline' : ''}`}
+          onClick={() => {
+            setError(null);
+            setPending(a);
+          }}
+          aria-label={`${ACTIONS[a].label} experiment ${experiment.id}`}
+        >
+          {ACTIONS[a].label}
+        </button>
+      ))}
+      {pending && (
+        <ConfirmDialog
+          title={ACTIONS[pending].title(experiment)}
+          confirmLabel={ACTIONS[pending].label}
+          danger={ACTIONS[pending].danger}
+          busy={busy}
+          error={error}
+          onConfirm={run}
+          onCancel={() => setPending(null)}
+        >
+          <p>{ACTIONS[pending].explain}</p>
+        </ConfirmDialog>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,31 @@
+// @vitest-environment node
+import { describe, expect, it } from 'vitest';
+import { agent, job } from '../test/fixtures';
+import { allocationColor, slotUsage, slotViews, splitQueue, trialOfAllocation } from './cluster';
+
+describe('cluster', () => {
+  it('gives an allocation the same colour everywhere', () => {
+    expect(allocationColor('7.0')).toBe(allocationColor('7.0'));
+    const colours = new Set(
+      ['9.0', '10.0', '11.0', '12.0', '13.0', '14.0', '15.0', '16.0', '17.0', '18.0'].map(allocationColor),
+    );
+    expect(colours.size).toBe(10); // ten neighbouring trials, ten colours
+    expect(allocationColor('9.1')).not.toBe(allocationColor('9.0'));
+    expect(allocationColor('odd-id')).toBe(allocationColor('odd-id'));
+  });
+  it('says what each slot holds', () => {
+    const a = agent('agent-1', ['7.0', null]);
+    const views = slotViews(a, [job('7.0', { experiment_id: 3 })]);
+    expect(views[0]).toMatchObject({ allocationId: '7.0', trialId: 7, experimentId: 3, color: allocationColor('7.0') });
+    expect(views[0].label).toBe('agent-1 slot 0 (cpu): allocation 7.0, trial 7, experiment 3');
+    expect(views[1]).toMatchObject({ allocationId: null, color: null, label: 'agent-1 slot 1 (cpu): free' });
+    expect(trialOfAllocation('12.3')).toBe(12);
+    expect(trialOfAllocation('x')).toBeNull();
+  });
+  it('counts slots and splits the queue', () => {
+    expect(slotUsage([agent('a', ['1.0', null]), agent('b', ['2.0', '2.0'])])).toEqual({ used: 3, total: 4 });
+    const q = splitQueue([job('1.0'), job('2.0', { position: 1, pending_reason: 'no free slot' })]);
+    expect(q.running.map((j) => j.allocation_id)).toEqual(['1.0']);
+    expect(q.pending.map((j) => j.allocation_id)).toEqual(['2.0']);
+  });
+});

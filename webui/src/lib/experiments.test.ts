@@ -1,0 +1,58 @@
+// @vitest-environment node
+import { describe, expect, it } from 'vitest';
+import {
+  DEFAULT_LIST_QUERY,
+  availableActions,
+  listQueryToParams,
+  listQueryToSearch,
+  parseListQuery,
+  toggleSort,
+} from './experiments';
+
+describe('experiments list query', () => {
+  it('round-trips through the URL and leaves defaults out', () => {
+    expect(listQueryToSearch(DEFAULT_LIST_QUERY)).toBe('');
+    const q = {
+      ...DEFAULT_LIST_QUERY,
+      state: 'PAUSED' as const,
+      label: 'nlp',
+      name: 'bert',
+      sort: 'name' as const,
+      order: 'asc' as const,
+      page: 3,
+      pageSize: 50,
+    };
+    const search = listQueryToSearch(q);
+    expect(search).toBe('?state=PAUSED&label=nlp&name=bert&sort=name&order=asc&page=3&size=50');
+    expect(parseListQuery(search)).toEqual(q);
+  });
+  it('ignores bad URL values', () => {
+    expect(parseListQuery('?state=RUNNING&sort=colour&order=up&page=-2&size=7')).toEqual(DEFAULT_LIST_QUERY);
+  });
+  it('asks the master for one page, archived hidden unless asked', () => {
+    expect(listQueryToParams({ ...DEFAULT_LIST_QUERY, page: 3 })).toMatchObject({
+      limit: 25,
+      offset: 50,
+      archived: 'false',
+      sort: 'id',
+      order: 'desc',
+    });
+    expect(listQueryToParams({ ...DEFAULT_LIST_QUERY, archived: true }).archived).toBeUndefined();
+    expect(listQueryToParams({ ...DEFAULT_LIST_QUERY, state: 'STOPPING' }).state).toBe(
+      'STOPPING_COMPLETED,STOPPING_CANCELED,STOPPING_ERROR',
+    );
+  });
+  it('flips the order of the same column and starts a new one sensibly', () => {
+    const byName = toggleSort({ ...DEFAULT_LIST_QUERY, page: 4 }, 'name');
+    expect(byName).toMatchObject({ sort: 'name', order: 'asc', page: 1 });
+    expect(toggleSort(byName, 'name').order).toBe('desc');
+    expect(toggleSort(byName, 'progress').order).toBe('desc');
+  });
+  it('offers the actions the state allows', () => {
+    expect(availableActions({ state: 'ACTIVE', archived: false })).toEqual(['pause', 'kill']);
+    expect(availableActions({ state: 'PAUSED', archived: false })).toEqual(['activate', 'kill']);
+    expect(availableActions({ state: 'COMPLETED', archived: false })).toEqual(['archive']);
+    expect(availableActions({ state: 'ERROR', archived: true })).toEqual(['unarchive']);
+    expect(availableActions({ state: 'STOPPING_CANCELED', archived: false })).toEqual([]);
+  });
+});

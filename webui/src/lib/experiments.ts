@@ -1,0 +1,172 @@
+// The experiments list's filters, sort and page as URL query parameters (so a
+// view can be bookmarked and shared), the API query they make, and which
+// actions an experiment in a given state offers.
+import type { QueryParams } from '../api/client';
+import type { Experiment, ExperimentAction, RunState } from '../api/types';
+
+export type SortKey = 'id' | 'name' | 'state' | 'owner' | 'progress' | 'best_validation' | 'num_trials' | 'created_at';
+export type StateFilter = '' | 'ACTIVE' | 'PAUSED' | 'STOPPING' | 'COMPLETED' | 'CANCELED' | 'ERROR';
+
+export const STATE_FILTERS: { value: StateFilter; label: string }[] = [
+  { value: '', label: 'All states' },
+  { value: 'ACTIVE', label: 'Active' },
+  { value: 'PAUSED', label: 'Paused' },
+  { value: 'STOPPING', label: 'Stopping' },
+  { value: 'COMPLETED', label: 'Completed' },
+  { value: 'CANCELED', label: 'Canceled' },
+  { value: 'ERROR', label: 'Error' },
+];
+
+const SORT_KEYS: SortKey[] = [
+  'id',
+  'name',
+  'state',
+  'owner',
+  'progress',
+  'best_validation',
+  'num_trials',
+  'created_at',
+];
+export const PAGE_SIZES = [25, 50, 100];
+
+export interface ListQuery {
+  state: StateFilter;
+  owner: string;
+  label: string;
+  name: string;
+  archived: boolean; // show archived experiments too
+  sort: SortKey;
+  order: 'asc' | 'desc';
+  page: number; // from 1
+  pageSize: number;
+}
+
+export const DEFAULT_LIST_QUERY: ListQuery = {
+  state: '',
+  owner: '',
+  label: '',
+  name: '',
+  archived: false,
+  sort: 'id',
+  order: 'desc',
+  page: 1,
+  pageSize: 25,
+};
+
+export function parseListQuery(search: string): ListQuery {
+  const p = new URLSearchParams(search);
+  const q: ListQuery = { ...DEFAULT_LIST_QUERY };
+  const state = p.get('state') ?? '';
+  if (STATE_FILTERS.some((f) => f.value === state)) q.state = state as StateFilter;
+  q.owner = p.get('owner') ?? '';
+  q.label = p.get('label') ?? '';
+  q.name = p.get('name') ?? '';
+  q.archived = p.get('archived') === 'true';
+  const sort = p.get('sort');
+  if (sort && (SORT_KEYS as string[]).includes(sort)) q.sort = sort as SortKey;
+  const order = p.get('order');
+  if (order === 'asc' || order === 'desc') q.order = order;
+  const page = Number(p.get('page'));
+  if (Number.isInteger(page) && page >= 1) q.page = page;
+  const size = Number(p.get('size'));
+  if (PAGE_SIZES.includes(size)) q.pageSize = size;
+  return q;
+}
+
+// The URL query of a list view; defaults are left out.
+export function listQueryToSearch(q: ListQuery): string {
+  const p = new URLSearchParams();
+  const d = DEFAULT_LIST_QUERY;
+  if (q.state !== d.state) p.set('state', q.state);
+  if (q.owner) p.set('owner', q.owner);
+  if (q.label) p.set('label', q.label);
+  if (q.name) p.set('name', q.name);
+  if (q.archived) p.set('archived', 'true');
+  if (q.sort !== d.sort) p.set('sort', q.sort);
+  if (q.order !== d.order) p.set('order', q.order);
+  if (q.page !== 1) p.set('page', String(q.page));
+  if (q.pageSize !== d.pageSize) p.set('size', String(q.pageSize));
+  const s = p.toString();
+  return s ? `?${s}` : '';
+}
+
+// GET /api/v1/experiments parameters.
+export function listQueryToParams(q: ListQuery): QueryParams {
+  return {
+    state: q.state === 'STOPPING' ? 'STOPPING_COMPLETED,STOPPING_CANCELED,STOPPING_ERROR' : q.state,
+    owner: q.owner,
+    label: q.label,
+    name: q.name,
+    archived: q.archived ? undefined : 'false',
+    sort: q.sort,
+    order: q.order,
+    limit: q.pageSize,
+    offset: (q.page - 1) * q.pageSize,
+  };
+}
+
+// Clicking a column: the same one flips the order; a new one starts with the
+// order that shows the interesting end first.
+export function toggleSort(q: ListQuery, key: SortKey): ListQuery {
+  if (q.sort === key) return { ...q, order: q.order === 'asc' ? 'desc' : 'asc', page: 1 };
+  const descFirst: SortKey[] = ['id', 'progress', 'num_trials', 'created_at'];
+  return { ...q, sort: key, order: descFirst.includes(key) ? 'desc' : 'asc', page: 1 };
+}
+
+export function isTerminal(state: RunState): boolean {
+  return state === 'COMPLETED' || state === 'CANCELED' || state === 'ERROR';
+}
+
+export function availableActions(e: Pick<Experiment, 'state' | 'archived'>): ExperimentAction[] {
+  if (isTerminal(e.state)) return [e.archived ? 'unarchive' : 'archive'];
+  switch (e.state) {
+    case 'ACTIVE':
+      return ['pause', 'kill'];
+    case 'PAUSED':
+      return ['activate', 'kill'];
+    case 'STOPPING_COMPLETED':
+      return ['kill'];
+    default:
+      return [];
+  }
+}
+
+export interface ActionText {
+  label: string;
+  title: (e: Pick<Experiment, 'id' | 'name'>) => string;
+  explain: string;
+  danger: boolean;
+}
+
+export const ACTIONS: Record<ExperimentAction, ActionText> = {
+  pause: {
+    label: 'Pause',
+    title: (e) => `Pause experiment ${e.id} (${e.name})?`,
+    explain: 'Running trials checkpoint and stop; activating the experiment resumes them where they left off.',
+    danger: false,
+  },
+  activate: {
+    label: 'Activate',
+    title: (e) => `Activate experiment ${e.id} (${e.name})?`,
+    explain: 'Its trials go back into the queue and resume from their latest checkpoints.',
+    danger: false,
+  },
+  kill: {
+    label: 'Kill',
+    title: (e) => `Kill experiment ${e.id} (${e.name})?`,
+    explain: 'Every trial stops now and the experiment ends CANCELED. This cannot be undone.',
+    danger: true,
+  },
+  archive: {
+    label: 'Archive',
+    title: (e) => `Archive experiment ${e.id} (${e.name})?`,
+    explain: 'It is hidden from the list unless "Show archived" is on. Nothing is deleted.',
+    danger: false,
+  },
+  unarchive: {
+    label: 'Unarchive',
+    title: (e) => `Unarchive experiment ${e.id} (${e.name})?`,
+    explain: 'It shows in the list again.',
+    danger: false,
+  },
+};

@@ -1,0 +1,75 @@
+import { render, screen, within } from '@testing-library/react';
+import { describe, expect, it, vi } from 'vitest';
+import { agent, fakeFetch, job, json } from '../test/fixtures';
+import { ClusterPage } from './ClusterPage';
+
+describe('ClusterPage', () => {
+  it('shows pools, slots coloured by allocation and why jobs wait', async () => {
+    vi.stubGlobal(
+      'fetch',
+      fakeFetch({
+        '/api/v1/agents': () =>
+          json({ agents: [agent('agent-1', ['3.0', '4.0']), agent('agent-2', [null, null])], total: 2 }),
+        '/api/v1/jobs': () =>
+          json({
+            jobs: [
+              job('3.0'),
+              job('4.0'),
+              job('5.0', { state: 'PENDING', position: 1, pending_reason: 'waiting for 1 free slot in pool default' }),
+            ],
+            total: 3,
+          }),
+        '/api/v1/pools': () =>
+          json({
+            pools: [
+              {
+                name: 'default',
+                configured: true,
+                description: '',
+                scheduler: 'priority',
+                preemption: true,
+                fitting_policy: 'best',
+                agents: 2,
+                agents_connected: 2,
+                slots: 4,
+                slots_used: 2,
+                jobs_running: 2,
+                jobs_pending: 1,
+              },
+            ],
+            total: 1,
+          }),
+      }).fn,
+    );
+    render(<ClusterPage />);
+    expect(await screen.findByText('2 of 4 slots in use on 2 agents')).toBeTruthy();
+    expect(screen.getByText(/Priority scheduling, best fit, preemption on/)).toBeTruthy();
+    const slots1 = screen.getByRole('list', { name: 'Slots of agent-1' });
+    expect(
+      within(slots1)
+        .getAllByRole('link')
+        .map((a) => a.getAttribute('href')),
+    ).toEqual(['/trials/3', '/trials/4']);
+    const slots2 = screen.getByRole('list', { name: 'Slots of agent-2' });
+    expect(within(slots2).queryAllByRole('link')).toHaveLength(0);
+    const waiting = (await screen.findByText('waiting for 1 free slot in pool default')).closest('tr')!;
+    expect(within(waiting).getByText('Pending')).toBeTruthy();
+    expect(
+      within(screen.getByRole('list', { name: 'Allocations holding slots' })).getAllByRole('listitem'),
+    ).toHaveLength(2);
+  });
+
+  it('explains an empty cluster', async () => {
+    vi.stubGlobal(
+      'fetch',
+      fakeFetch({
+        '/api/v1/agents': () => json({ agents: [], total: 0 }),
+        '/api/v1/jobs': () => json({ jobs: [], total: 0 }),
+        '/api/v1/pools': () => json({ pools: [], total: 0 }),
+      }).fn,
+    );
+    render(<ClusterPage />);
+    expect(await screen.findByText('No agents have connected.')).toBeTruthy();
+    expect(await screen.findByText('The queue is empty.')).toBeTruthy();
+  });
+});

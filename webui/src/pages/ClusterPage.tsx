@@ -1,0 +1,198 @@
+// The cluster: pools with their policy and use, every agent with its slots
+// drawn as a grid coloured by the allocation holding each slot, and the job
+// queue with the reason each waiting job waits.
+import { useEffect } from 'react';
+import { api } from '../api/client';
+import type { Agent, Job, Pool } from '../api/types';
+import { Empty, ErrorMessage, Loading, StaleNotice } from '../components/DataState';
+import { ProgressBar } from '../components/ProgressBar';
+import { SlotGrid } from '../components/SlotGrid';
+import { StateBadge } from '../components/StateBadge';
+import { useNow } from '../hooks/useNow';
+import { usePoll } from '../hooks/usePoll';
+import { allocationColor, slotUsage, splitQueue } from '../lib/cluster';
+import { formatAgo, formatDateTime } from '../lib/format';
+import { Link, paths } from '../router';
+
+export function ClusterPage() {
+  const agents = usePoll((s) => api.agents(s), []);
+  const jobs = usePoll((s) => api.jobs(s), []);
+  const pools = usePoll((s) => api.pools(s), [], 5000);
+  useEffect(() => {
+    document.title = 'Cluster · Ringmaster';
+  }, []);
+  const usage = agents.data ? slotUsage(agents.data.agents) : null;
+  return (
+    <section aria-labelledby="cluster-title">
+      <div className="page-head">
+        <h1 id="cluster-title">Cluster</h1>
+        {usage && (
+          <p className="muted">
+            {usage.used} of {usage.total} slots in use on {agents.data!.agents.length}{' '}
+            {agents.data!.agents.length === 1 ? 'agent' : 'agents'}
+          </p>
+        )}
+      </div>
+      <StaleNotice error={agents.data ? (agents.error ?? jobs.error) : undefined} />
+      <section className="panel" aria-labelledby="pools-title">
+        <h2 id="pools-title">Resource pools</h2>
+        {pools.loading && <Loading what="pools" />}
+        {!pools.data && pools.error && <ErrorMessage what="pools" error={pools.error} onRetry={pools.refresh} />}
+        {pools.data && <Pools pools={pools.data.pools} />}
+      </section>
+      <section className="panel" aria-labelledby="agents-title">
+        <h2 id="agents-title">Agents and slots</h2>
+        {agents.loading && <Loading what="agents" />}
+        {!agents.data && agents.error && <ErrorMessage what="agents" error={agents.error} onRetry={agents.refresh} />}
+        {agents.data && <Agents agents={agents.data.agents} jobs={jobs.data?.jobs ?? []} />}
+      </section>
+      <section className="panel" aria-labelledby="queue-title">
+        <h2 id="queue-title">Job queue</h2>
+        {jobs.loading && <Loading what="the job queue" />}
+        {!jobs.data && jobs.error && <ErrorMessage what="the job queue" error={jobs.error} onRetry={jobs.refresh} />}
+        {jobs.data && <Queue jobs={jobs.data.jobs} />}
+      </section>
+    </section>
+  );
+}
+
+function Pools({ pools }: { pools: Pool[] }) {
+  if (pools.length === 0) return <Empty title="No pools." />;
+  return (
+    <ul className="cards">
+      {pools.map((p) => (
+        <li key={p.name} className="card" data-pool={p.name}>
+          <h3>{p.name}</h3>
+          {p.description && <p className="muted small">{p.description}</p>}
+          <p className="small">
+            {p.configured ? (
+              <>
+                {p.scheduler === 'fair_share' ? 'Fair share' : 'Priority'} scheduling, {p.fitting_policy} fit,
+                preemption {p.preemption ? 'on' : 'off'}
+              </>
+            ) : (
+              <>Not in master.yaml: agents joined it by name</>
+            )}
+          </p>
+          <ProgressBar value={p.slots ? p.slots_used / p.slots : 0} label={`Slots in use in pool ${p.name}`} />
+          <p className="small">
+            {p.slots_used}/{p.slots} slots · {p.agents_connected}/{p.agents} agents connected · {p.jobs_running}{' '}
+            running, {p.jobs_pending} waiting
+          </p>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function Agents({ agents, jobs }: { agents: Agent[]; jobs: Job[] }) {
+  const now = useNow(5000);
+  if (agents.length === 0)
+    return (
+      <Empty title="No agents have connected.">
+        Start one with <code>build/bin/ringagent --master URL --cpu-slots 2</code>.
+      </Empty>
+    );
+  const holders = new Map<string, Job>();
+  for (const a of agents)
+    for (const s of a.slots)
+      if (s.allocation_id)
+        holders.set(
+          s.allocation_id,
+          jobs.find((j) => j.allocation_id === s.allocation_id)!,
+        );
+  return (
+    <>
+      <ul className="cards agents">
+        {agents.map((a) => (
+          <li key={a.id} className="card" data-agent={a.id}>
+            <div className="card-head">
+              <h3>{a.id}</h3>
+              <StateBadge state={a.state} />
+            </div>
+            <p className="muted small">
+              pool {a.pool} · {a.address || 'no address'} · seen {formatAgo(a.last_seen_at, now)}
+              {!a.enabled && (a.draining ? ' · disabled, draining' : ' · disabled')}
+            </p>
+            <SlotGrid agent={a} jobs={jobs} />
+          </li>
+        ))}
+      </ul>
+      {holders.size > 0 && (
+        <ul className="legend" aria-label="Allocations holding slots">
+          {Array.from(holders.entries()).map(([id, job]) => (
+            <li key={id}>
+              <span className="swatch" style={{ background: allocationColor(id) }} aria-hidden="true" />
+              allocation {id}
+              {job && (
+                <>
+                  {' '}
+                  · <Link href={paths.trial(job.trial_id)}>trial {job.trial_id}</Link> of{' '}
+                  <Link href={paths.experiment(job.experiment_id)}>experiment {job.experiment_id}</Link>
+                </>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+    </>
+  );
+}
+
+function Queue({ jobs }: { jobs: Job[] }) {
+  if (jobs.length === 0) return <Empty title="The queue is empty.">No trial is running or waiting.</Empty>;
+  const { running, pending } = splitQueue(jobs);
+  return (
+    <div className="table-wrap" tabIndex={0} role="region" aria-label="Job queue">
+      <table className="table">
+        <thead>
+          <tr>
+            <th scope="col">Pool</th>
+            <th scope="col" className="col-num">
+              #
+            </th>
+            <th scope="col">Allocation</th>
+            <th scope="col">Trial</th>
+            <th scope="col">Experiment</th>
+            <th scope="col">Owner</th>
+            <th scope="col">State</th>
+            <th scope="col" className="col-num">
+              Slots
+            </th>
+            <th scope="col" className="col-num">
+              Priority
+            </th>
+            <th scope="col">Queued</th>
+            <th scope="col">Why it waits</th>
+          </tr>
+        </thead>
+        <tbody>
+          {[...running, ...pending].map((j) => (
+            <tr key={j.allocation_id} data-allocation={j.allocation_id}>
+              <td>{j.pool}</td>
+              <td className="col-num">{j.position ?? '—'}</td>
+              <td>
+                <span className="swatch" style={{ background: allocationColor(j.allocation_id) }} aria-hidden="true" />{' '}
+                {j.allocation_id}
+              </td>
+              <td>
+                <Link href={paths.trial(j.trial_id)}>{j.trial_id}</Link>
+              </td>
+              <td>
+                <Link href={paths.experiment(j.experiment_id)}>{j.experiment_id}</Link>
+              </td>
+              <td>{j.owner}</td>
+              <td>
+                <StateBadge state={j.preempting ? 'TERMINATING' : j.state} />
+              </td>
+              <td className="col-num">{j.slots}</td>
+              <td className="col-num">{j.priority}</td>
+              <td title={formatDateTime(j.queued_at)}>{formatDateTime(j.queued_at)}</td>
+              <td className="reason">{j.pending_reason ?? (j.preempting ? 'being preempted' : 'running')}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

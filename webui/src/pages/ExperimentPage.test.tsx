@@ -1,0 +1,81 @@
+import { render, screen, within } from '@testing-library/react';
+import { describe, expect, it, vi } from 'vitest';
+import { experiment, fakeFetch, json, trial } from '../test/fixtures';
+import { ExperimentPage } from './ExperimentPage';
+
+// uPlot draws on a canvas jsdom does not have: record what the chart gets.
+vi.mock('../components/LineChart', () => ({
+  LineChart: ({ title, series, data }: { title: string; series: { label: string }[]; data: unknown[][] }) => (
+    <figure aria-label={title} data-points={data[0].length}>
+      {series.map((s) => (
+        <span key={s.label} className="series">
+          {s.label}
+        </span>
+      ))}
+    </figure>
+  ),
+}));
+
+describe('ExperimentPage', () => {
+  it('shows the header, one curve per trial, the trials with their hyperparameters and the best one', async () => {
+    const trials = [
+      trial(1, { lr: 0.001, bs: 32 }, 0.5),
+      trial(2, { lr: 0.01, bs: 32 }, 0.0123),
+      trial(3, { lr: 0.1, bs: 32 }, 0.2),
+    ];
+    const fake = fakeFetch({
+      '/api/v1/experiments/1/trials': () => json({ trials, total: 3 }),
+      '/api/v1/experiments/1/metrics': (url) => {
+        const training = url.includes('kind=training');
+        return json({
+          kind: training ? 'training' : 'validation',
+          metric: training ? 'loss' : 'validation_loss',
+          metric_names: training ? ['loss'] : ['validation_loss'],
+          series: trials.map((t) => ({
+            trial_id: t.id,
+            batches: [100, 200, 300],
+            values: [1, 0.5, t.best_validation],
+            total: 3,
+          })),
+        });
+      },
+      '/api/v1/experiments/1': () => json(experiment({ best_trial_id: 2, num_trials: 3 })),
+    });
+    vi.stubGlobal('fetch', fake.fn);
+    render(<ExperimentPage id={1} />);
+    expect(await screen.findByRole('heading', { level: 1, name: /quadratic-grid/ })).toBeTruthy();
+    const chart = await screen.findByRole('figure', { name: 'validation validation_loss of every trial by batches' });
+    expect(Array.from(chart.querySelectorAll('.series')).map((s) => s.textContent)).toEqual([
+      'Trial 1',
+      'Trial 2 (best)',
+      'Trial 3',
+    ]);
+    expect(chart.getAttribute('data-points')).toBe('3');
+    const training = await screen.findByRole('figure', { name: 'training loss of every trial by batches' });
+    expect(training.querySelectorAll('.series')).toHaveLength(3);
+    const table = await screen.findByRole('region', { name: 'Trials table' });
+    expect(within(table).getByRole('columnheader', { name: /lr/ })).toBeTruthy();
+    expect(within(table).queryByRole('columnheader', { name: /bs/ })).toBeNull(); // constant: listed below the table
+    expect(screen.getByText('Same in every trial: bs = 32')).toBeTruthy();
+    const bestRow = table.querySelector('tr[data-trial="2"]')!;
+    expect(bestRow.className).toBe('row-best');
+    expect(within(bestRow as HTMLElement).getByText('best trial')).toBeTruthy();
+    expect(screen.getByRole('img', { name: /Parallel coordinates of 3 trials/ })).toBeTruthy();
+    expect(fake.calls.some((c) => c.url === '/api/v1/experiments/1/metrics?kind=validation&max_points=1000')).toBe(
+      true,
+    );
+    expect(fake.calls.some((c) => c.url === '/api/v1/experiments/1/metrics?kind=training&max_points=1000')).toBe(true);
+  });
+
+  it('says when an experiment does not exist', async () => {
+    vi.stubGlobal(
+      'fetch',
+      fakeFetch({
+        '/api/v1/experiments/': () =>
+          json({ error: { code: 'not_found', message: 'experiment 99 does not exist' } }, 404),
+      }).fn,
+    );
+    render(<ExperimentPage id={99} />);
+    expect((await screen.findByRole('alert')).textContent).toContain('experiment 99 does not exist');
+  });
+});

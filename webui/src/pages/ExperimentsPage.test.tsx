@@ -1,0 +1,98 @@
+import { act, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { experiment, fakeFetch, json } from '../test/fixtures';
+import { ExperimentsPage } from './ExperimentsPage';
+
+function list(experiments: ReturnType<typeof experiment>[], total = experiments.length) {
+  return { experiments, total, facets: { owners: ['alice', 'default'], labels: ['demo', 'nlp'] } };
+}
+
+describe('ExperimentsPage', () => {
+  beforeEach(() => window.history.replaceState(null, '', '/experiments'));
+
+  it('lists experiments with their state, progress, best metric and trials', async () => {
+    const fake = fakeFetch({
+      '/api/v1/experiments': () =>
+        json(
+          list(
+            [experiment(), experiment({ id: 2, name: 'bert', state: 'COMPLETED', progress: 1, best_validation: null })],
+            2,
+          ),
+        ),
+    });
+    vi.stubGlobal('fetch', fake.fn);
+    render(<ExperimentsPage />);
+    expect(screen.getByRole('status').textContent).toContain('Loading experiments');
+    const row = await screen.findByText('quadratic-grid');
+    const tr = row.closest('tr')!;
+    expect(within(tr).getByText('Active')).toBeTruthy();
+    expect(within(tr).getByRole('progressbar').getAttribute('aria-valuenow')).toBe('50');
+    expect(within(tr).getByText('0.0123')).toBeTruthy();
+    expect(within(tr).getByRole('button', { name: 'Pause experiment 1' })).toBeTruthy();
+    expect(
+      within(screen.getByText('bert').closest('tr')!).getByRole('button', { name: 'Archive experiment 2' }),
+    ).toBeTruthy();
+    expect(screen.getByRole('link', { name: 'quadratic-grid' }).getAttribute('href')).toBe('/experiments/1');
+    expect(fake.calls[0].url).toBe('/api/v1/experiments?archived=false&sort=id&order=desc&limit=25&offset=0');
+  });
+
+  it('filters and sorts through the URL and the API', async () => {
+    const fake = fakeFetch({ '/api/v1/experiments': () => json(list([experiment()])) });
+    vi.stubGlobal('fetch', fake.fn);
+    render(<ExperimentsPage />);
+    await screen.findByText('quadratic-grid');
+    fireEvent.change(screen.getByLabelText('State'), { target: { value: 'PAUSED' } });
+    await waitFor(() => expect(fake.calls.at(-1)!.url).toContain('state=PAUSED'));
+    expect(window.location.search).toBe('?state=PAUSED');
+    fireEvent.change(screen.getByLabelText('Label'), { target: { value: 'nlp' } });
+    await waitFor(() => expect(fake.calls.at(-1)!.url).toContain('label=nlp'));
+    fireEvent.click(screen.getByRole('button', { name: /Best validation/ }));
+    await waitFor(() => expect(fake.calls.at(-1)!.url).toContain('sort=best_validation&order=asc'));
+    expect(screen.getByRole('columnheader', { name: /Best validation/ }).getAttribute('aria-sort')).toBe('ascending');
+  });
+
+  it('says when there is nothing, and when nothing matches', async () => {
+    vi.stubGlobal('fetch', fakeFetch({ '/api/v1/experiments': () => json(list([])) }).fn);
+    render(<ExperimentsPage />);
+    expect(await screen.findByText('No experiments yet.')).toBeTruthy();
+  });
+
+  it('shows an error with a retry', async () => {
+    let fail = true;
+    vi.stubGlobal(
+      'fetch',
+      fakeFetch({
+        '/api/v1/experiments': () =>
+          fail ? json({ error: { code: 'internal', message: 'database is locked' } }, 500) : json(list([experiment()])),
+      }).fn,
+    );
+    render(<ExperimentsPage />);
+    const alert = await screen.findByRole('alert');
+    expect(alert.textContent).toContain('database is locked');
+    fail = false;
+    fireEvent.click(within(alert).getByRole('button', { name: 'Retry' }));
+    expect(await screen.findByText('quadratic-grid')).toBeTruthy();
+  });
+
+  it('kills an experiment only after confirmation', async () => {
+    const fake = fakeFetch({
+      '/api/v1/experiments/1/kill': () => json(experiment({ state: 'STOPPING_CANCELED' })),
+      '/api/v1/experiments': () => json(list([experiment()])),
+    });
+    vi.stubGlobal('fetch', fake.fn);
+    render(<ExperimentsPage />);
+    fireEvent.click(await screen.findByRole('button', { name: 'Kill experiment 1' }));
+    const dialog = screen.getByRole('dialog', { name: 'Kill experiment 1 (quadratic-grid)?' });
+    fireEvent.click(within(dialog).getByRole('button', { name: 'Cancel' }));
+    expect(screen.queryByRole('dialog')).toBeNull();
+    expect(fake.calls.some((c) => c.init?.method === 'POST')).toBe(false);
+    fireEvent.click(screen.getByRole('button', { name: 'Kill experiment 1' }));
+    await act(async () => {
+      fireEvent.click(within(screen.getByRole('dialog')).getByRole('button', { name: 'Kill' }));
+    });
+    await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());
+    const post = fake.calls.find((c) => c.init?.method === 'POST')!;
+    expect(post.url).toBe('/api/v1/experiments/1/kill');
+    expect(screen.getByText(/experiment 1 is now stopping_canceled/)).toBeTruthy();
+  });
+});

@@ -1,0 +1,101 @@
+// Records shaped like the master's answers, for component tests.
+import type { Agent, Experiment, Job, Trial } from '../api/types';
+
+export function experiment(over: Partial<Experiment> = {}): Experiment {
+  return {
+    id: 1,
+    name: 'quadratic-grid',
+    state: 'ACTIVE',
+    owner: 'default',
+    config: 'name: quadratic-grid\n',
+    progress: 0.5,
+    num_trials: 8,
+    best_trial_id: 3,
+    best_validation: 0.0123,
+    created_at: '2026-03-01T10:00:00.000Z',
+    ended_at: null,
+    archived: false,
+    description: 'grid',
+    labels: ['demo'],
+    searcher: { name: 'grid', metric: 'validation_loss', smaller_is_better: true, max_trials: 8 },
+    ...over,
+  };
+}
+
+export function trial(
+  id: number,
+  hparams: Record<string, unknown>,
+  best: number | null,
+  over: Partial<Trial> = {},
+): Trial {
+  return {
+    id,
+    experiment_id: 1,
+    state: 'COMPLETED',
+    hparams,
+    seed: id,
+    restarts: 0,
+    total_batches: 300,
+    best_validation: best,
+    latest_checkpoint: null,
+    request_id: id,
+    searcher_operation: null,
+    created_at: '2026-03-01T10:00:00.000Z',
+    ended_at: '2026-03-01T10:01:00.000Z',
+    ...over,
+  };
+}
+
+export function agent(id: string, allocations: (string | null)[]): Agent {
+  return {
+    id,
+    pool: 'default',
+    state: 'connected',
+    address: '127.0.0.1',
+    slots: allocations.map((a, i) => ({ id: i, type: 'cpu', uuid: '', allocation_id: a })),
+    enabled: true,
+    draining: false,
+    last_seen_at: new Date().toISOString(),
+  };
+}
+
+export function job(allocation: string, over: Partial<Job> = {}): Job {
+  return {
+    allocation_id: allocation,
+    trial_id: Number(allocation.split('.')[0]),
+    experiment_id: 1,
+    owner: 'default',
+    state: 'RUNNING',
+    slots: 1,
+    pool: 'default',
+    priority: 42,
+    weight: 1,
+    queued_at: '2026-03-01T10:00:00.000Z',
+    preempting: false,
+    position: null,
+    pending_reason: null,
+    ...over,
+  };
+}
+
+// A fetch that answers from a table of URL prefixes and records the calls.
+export function fakeFetch(routes: Record<string, (url: string, init?: RequestInit) => Response | Promise<Response>>) {
+  const calls: { url: string; init?: RequestInit }[] = [];
+  const fn = async (input: RequestInfo | URL, init?: RequestInit) => {
+    const url = String(input);
+    calls.push({ url, init });
+    const key = Object.keys(routes)
+      .sort((a, b) => b.length - a.length)
+      .find((k) => url.startsWith(k));
+    if (!key) return json({ error: { code: 'not_found', message: `no route for ${url}` } }, 404);
+    return routes[key](url, init);
+  };
+  return { fn: fn as typeof fetch, calls };
+}
+
+export function json(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(status === 304 ? null : JSON.stringify(body), {
+    status,
+    headers: { 'Content-Type': 'application/json', ...headers },
+  });
+}
