@@ -12,6 +12,11 @@ packages=(
   # examples, and Debian's torch and scikit-learn for torchrun-style scripts
   # and the handwritten digits data set the examples train on.
   libgloo-dev libtorch-dev python3-torch python3-sklearn
+  # The trial runtime's Python bindings (pybind11, for Debian's python3).
+  pybind11-dev python3-dev
+  # Multi-host tests in network namespaces (ip netns, veth, bridge, tc), and
+  # OpenMPI as a peer in the collectives benchmark.
+  iproute2 openmpi-bin libopenmpi-dev
   # The web UI's end-to-end test drives Debian's chromium, headless.
   chromium
 )

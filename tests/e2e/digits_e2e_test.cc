@@ -10,136 +10,33 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
-#include <map>
-#include <regex>
 #include <set>
 #include <string>
 
-#include "tests/support/test_cluster.h"
-
-#ifndef RING_HAVE_TORCH
-#define RING_HAVE_TORCH 0
-#endif
+#include "tests/e2e/digits_harness.h"
 
 namespace ring::testing {
 namespace {
 
-namespace fs = std::filesystem;
 using namespace std::chrono_literals;
-
-constexpr const char* kDigitsData = "/usr/lib/python3/dist-packages/sklearn/datasets/data/digits.csv.gz";
-
-// What a finished trial left: its metrics and what each rank printed last.
-struct Outcome {
-  int64_t trial = 0;
-  int64_t length = 0;
-  nlohmann::json validation;           // metrics?kind=validation
-  nlohmann::json training;             // metrics?kind=training
-  std::set<int> joined;                // ranks that printed "rank R of 2 (gloo)"
-  std::map<int, std::string> digests;  // rank -> its final parameter digest
-  std::set<int> stopped;               // ranks that printed "asked to stop"
-};
-
-// batches -> metrics of metric records.
-std::map<int64_t, nlohmann::json> Values(const nlohmann::json& records) {
-  std::map<int64_t, nlohmann::json> values;
-  for (const auto& r : records) values[r["batches"].get<int64_t>()] = r["metrics"];
-  return values;
-}
+using namespace digits;
 
 class DigitsE2E : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!RING_HAVE_TORCH)
-      GTEST_SKIP() << "this build has no libtorch (CMake did not find Torch; Debian: libtorch-dev), so the "
-                      "digits-libtorch example was not built";
-    if (!fs::exists(kDigitsData)) GTEST_SKIP() << kDigitsData << " is missing (Debian: python3-sklearn)";
-    model_ = BinDir() + "/../examples/digits-libtorch/model";
-    ASSERT_TRUE(fs::exists(model_ + "/digits_trial")) << model_;
+    if (auto why = WhyNotRunnable(); !why.empty()) GTEST_SKIP() << why;
+    model_ = ModelDir();
     cluster_.StartMaster();
     cluster_.StartAgent("agent-1", 1);
     cluster_.StartAgent("agent-2", 1);
   }
 
-  int64_t Submit(const std::string& config) {
-    auto created = cluster_.Ring({"--json", "experiment", "create", config, model_});
-    EXPECT_EQ(created.exit_code, 0) << created.out << created.err;
-    return nlohmann::json::parse(created.out, nullptr, false).value("id", int64_t{0});
-  }
-
-  void WaitCompleted(int64_t exp) {
-    auto waited = cluster_.Ring({"experiment", "wait", std::to_string(exp)});
-    ASSERT_EQ(waited.exit_code, 0) << waited.out << waited.err;
-    auto state = cluster_.GetJson("/api/v1/experiments/" + std::to_string(exp));
-    EXPECT_EQ(state["state"], "COMPLETED") << state.dump();
-  }
-
-  int64_t TrialOf(int64_t exp) {
-    auto trials = cluster_.GetJson("/api/v1/experiments/" + std::to_string(exp) + "/trials")["trials"];
-    return trials.empty() ? 0 : trials[0]["id"].get<int64_t>();
-  }
-
-  Outcome Result(int64_t exp) {
-    Outcome out;
-    out.trial = TrialOf(exp);
-    const std::string base = "/api/v1/trials/" + std::to_string(out.trial);
-    const auto trial = cluster_.GetJson(base);
-    EXPECT_EQ(trial["state"], "COMPLETED") << trial.dump();
-    out.length = trial["total_batches"].get<int64_t>();
-    out.validation = cluster_.GetJson(base + "/metrics?kind=validation")["metrics"];
-    out.training = cluster_.GetJson(base + "/metrics?kind=training")["metrics"];
-    for (const auto* kind : {&out.validation, &out.training}) {
-      std::set<int64_t> seen;
-      for (const auto& m : *kind)
-        EXPECT_TRUE(seen.insert(m["batches"].get<int64_t>()).second) << "stored twice";
-    }
-    // Agents ship log lines in batches, so the last ones may arrive after
-    // the trial ended: read until both ranks' final lines are there.
-    const std::regex done(R"(digits: rank (\d) done at batch (\d+); parameters ([0-9a-f]{16}))");
-    auto read_logs = [&] {
-      out.joined.clear();
-      out.stopped.clear();
-      out.digests.clear();
-      const auto logs = cluster_.GetJson(base + "/logs?limit=10000");  // kept alive for the loop
-      for (const auto& l : logs["logs"]) {
-        const std::string line = l["line"];
-        const int rank = l["rank"];
-        if (line.rfind("digits: rank " + std::to_string(rank) + " of 2 (gloo)", 0) == 0)
-          out.joined.insert(rank);
-        if (line.rfind("digits: asked to stop", 0) == 0) out.stopped.insert(rank);
-        std::smatch m;
-        if (std::regex_search(line, m, done)) {
-          EXPECT_EQ(std::stoi(m[1]), rank) << line;
-          if (std::stoll(m[2]) == out.length) out.digests[rank] = m[3];
-        }
-      }
-      return out.digests.size() == 2;
-    };
-    TestCluster::WaitFor(read_logs, 15s);
-    return out;
-  }
-
-  // A config of the example with `extra` lines appended.
-  std::string Config(const std::string& name, const std::string& hparams, const std::string& extra) {
-    return cluster_.WriteFile(
-        name + ".yaml",
-        "name: " + name +
-            "\nentrypoint: sh run.sh\n"
-            "hyperparameters:\n  learning_rate: 0.05\n  batch_size: 32\n  momentum: 0.9\n  dropout: 0.1\n"
-            "  report_every: 10\n" +
-            hparams +
-            "searcher:\n  name: single\n  metric: validation_accuracy\n  smaller_is_better: false\n"
-            "  max_length:\n    batches: 200\n"
-            "resources:\n  slots_per_trial: 2\n"
-            "reproducibility:\n  experiment_seed: 7\n"
-            "max_restarts: 0\n"
-            "min_checkpoint_period:\n  batches: 50\n" +
-            extra);
-  }
-
-  void TearDown() override {
-    if (HasFailure()) cluster_.DumpLogs();
+  int64_t Submit(const std::string& config) { return digits::Submit(cluster_, config, model_); }
+  void WaitCompleted(int64_t exp) { digits::WaitCompleted(cluster_, exp); }
+  int64_t TrialOf(int64_t exp) { return digits::TrialOf(cluster_, exp); }
+  Outcome Result(int64_t exp) { return digits::Result(cluster_, exp); }
+  std::string Config(const std::string& name, const std::string& hparams) {
+    return digits::Config(cluster_, name, {.hparams = hparams});
   }
 
   TestCluster cluster_;
@@ -190,14 +87,14 @@ TEST_F(DigitsE2E, TwoRanksOnTwoAgentsTrainToNinetyFivePercentValidationAccuracy)
 }
 
 TEST_F(DigitsE2E, PausedMidwayResumesBothRanksToTheSameParametersAsAnUninterruptedRun) {
-  const int64_t baseline = Submit(Config("baseline", "", ""));
+  const int64_t baseline = Submit(Config("baseline", ""));
   ASSERT_GT(baseline, 0);
   WaitCompleted(baseline);
   const Outcome want = Result(baseline);
   ASSERT_EQ(want.digests.size(), 2u);
 
   // The same trial slowed down (no effect on results), paused after its first checkpoint.
-  const int64_t exp = Submit(Config("paused", "  batch_sleep_ms: 40\n", ""));
+  const int64_t exp = Submit(Config("paused", "  batch_sleep_ms: 40\n"));
   ASSERT_GT(exp, 0);
   const int64_t trial = TrialOf(exp);
   ASSERT_TRUE(TestCluster::WaitFor(

@@ -1,5 +1,5 @@
 # Support for tests that start the real binaries.
-add_library(ring_test_support STATIC support/process.cc support/test_cluster.cc)
+add_library(ring_test_support STATIC support/process.cc support/test_cluster.cc support/netns_cluster.cc)
 target_include_directories(ring_test_support PUBLIC ${PROJECT_SOURCE_DIR})
 target_link_libraries(ring_test_support PUBLIC ring_common GTest::gtest PRIVATE ring_warnings)
 # Where the binaries under test and the sources live (RING_BIN_DIR / RING_SOURCE_DIR override).

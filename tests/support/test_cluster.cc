@@ -40,19 +40,12 @@ void TestCluster::StartMaster(const MasterOptions& options) {
   const std::string port_file = dir_ + "/master.port";
   fs::remove(port_file);
   // A restarted master keeps its address, so running agents find it again.
-  std::vector<std::string> argv = {BinDir() + "/ringmaster",
-                                   "--listen",
-                                   "127.0.0.1:" + std::to_string(port_),
-                                   "--data-dir",
-                                   dir_ + "/master",
-                                   "--port-file",
-                                   port_file,
-                                   "--heartbeat-timeout-ms",
-                                   std::to_string(options.heartbeat_timeout_ms),
-                                   "--reconnect-window-ms",
-                                   std::to_string(options.reconnect_window_ms),
-                                   "--log-level",
-                                   "debug"};
+  host_ = options.host;
+  std::vector<std::string> argv = options.launcher;
+  argv.insert(argv.end(), {BinDir() + "/ringmaster", "--listen", host_ + ":" + std::to_string(port_),
+                           "--data-dir", dir_ + "/master", "--port-file", port_file, "--heartbeat-timeout-ms",
+                           std::to_string(options.heartbeat_timeout_ms), "--reconnect-window-ms",
+                           std::to_string(options.reconnect_window_ms), "--log-level", "debug"});
   argv.insert(argv.end(), options.extra_args.begin(), options.extra_args.end());
   master_ = std::make_unique<ChildProcess>(argv, std::map<std::string, std::string>{}, dir_ + "/master.log");
   ASSERT_TRUE(WaitFor([&] { return fs::exists(port_file) && !ReadFileText(port_file).empty(); },
@@ -78,18 +71,11 @@ void TestCluster::StopMaster() {
   client_.reset();
 }
 
-ChildProcess& TestCluster::StartAgent(const std::string& id, int cpu_slots) {
-  std::vector<std::string> argv = {BinDir() + "/ringagent",
-                                   "--master",
-                                   url(),
-                                   "--id",
-                                   id,
-                                   "--cpu-slots",
-                                   std::to_string(cpu_slots),
-                                   "--work-dir",
-                                   dir_ + "/agent-" + id,
-                                   "--log-level",
-                                   "debug"};
+ChildProcess& TestCluster::StartAgent(const std::string& id, int cpu_slots, const AgentOptions& options) {
+  std::vector<std::string> argv = options.launcher;
+  argv.insert(argv.end(),
+              {BinDir() + "/ringagent", "--master", url(), "--id", id, "--cpu-slots",
+               std::to_string(cpu_slots), "--work-dir", dir_ + "/agent-" + id, "--log-level", "debug"});
   agents_.erase(id);
   agents_.emplace(id, ChildProcess(argv, {}, dir_ + "/agent-" + id + ".log"));
   bool connected = WaitFor(

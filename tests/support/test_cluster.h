@@ -25,6 +25,13 @@ class TestCluster {
     int64_t heartbeat_timeout_ms = 3000;
     int64_t reconnect_window_ms = 2000;
     std::vector<std::string> extra_args;
+    // Where the master listens, and a command its argv is appended to (e.g.
+    // {"ip", "netns", "exec", "node-0"} to run it inside a network namespace).
+    std::string host = "127.0.0.1";
+    std::vector<std::string> launcher;
+  };
+  struct AgentOptions {
+    std::vector<std::string> launcher;  // as MasterOptions::launcher
   };
 
   TestCluster();
@@ -37,10 +44,11 @@ class TestCluster {
   void KillMaster();
   ChildProcess* master() { return master_.get(); }
   // Starts an agent and waits until the master lists it as connected.
-  ChildProcess& StartAgent(const std::string& id, int cpu_slots);
+  ChildProcess& StartAgent(const std::string& id, int cpu_slots, const AgentOptions& options);
+  ChildProcess& StartAgent(const std::string& id, int cpu_slots) { return StartAgent(id, cpu_slots, {}); }
   ChildProcess& agent(const std::string& id) { return agents_.at(id); }
 
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  std::string url() const { return "http://" + host_ + ":" + std::to_string(port_); }
   const std::string& dir() const { return dir_; }
   HttpClient& client() { return *client_; }
 
@@ -61,6 +69,7 @@ class TestCluster {
 
  private:
   std::string dir_;
+  std::string host_ = "127.0.0.1";
   int port_ = 0;
   std::unique_ptr<ChildProcess> master_;
   std::map<std::string, ChildProcess> agents_;

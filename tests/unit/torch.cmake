@@ -9,18 +9,28 @@ ring_add_test(digits_data_test LABEL unit
   SOURCES ${ring_torch_tests_dir}/digits_data_test.cc
   LIBS digits_data ZLIB::ZLIB)
 
-ring_add_test(digits_e2e_test LABEL e2e TIMEOUT 300
-  SOURCES ${ring_torch_tests_dir}/../e2e/digits_e2e_test.cc
-  LIBS ring_test_support ring_common)
-add_dependencies(digits_e2e_test ringmaster ringagent ring)
+# The digits-libtorch example on a cluster on loopback, and on one whose
+# master and agents have network namespaces of their own.
+if(TARGET ringtrial_torch)
+  set(ring_have_torch 1)
+else()
+  set(ring_have_torch 0)
+endif()
+foreach(test digits_e2e_test digits_netns_e2e_test)
+  ring_add_test(${test} LABEL e2e TIMEOUT 300
+    SOURCES ${ring_torch_tests_dir}/../e2e/${test}.cc ${ring_torch_tests_dir}/../e2e/digits_harness.cc
+    LIBS ring_test_support ring_common)
+  target_compile_definitions(${test} PRIVATE RING_HAVE_TORCH=${ring_have_torch})
+  add_dependencies(${test} ringmaster ringagent ring)
+  if(TARGET digits_model)
+    add_dependencies(${test} digits_model)
+  endif()
+endforeach()
 
 if(NOT TARGET ringtrial_torch)
-  target_compile_definitions(digits_e2e_test PRIVATE RING_HAVE_TORCH=0)
   return()
 endif()
 find_package(Torch REQUIRED)
-target_compile_definitions(digits_e2e_test PRIVATE RING_HAVE_TORCH=1)
-add_dependencies(digits_e2e_test digits_model)
 
 ring_add_test(digits_trial_test LABEL unit TIMEOUT 180
   SOURCES ${ring_torch_tests_dir}/digits_trial_test.cc
