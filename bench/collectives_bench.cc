@@ -8,20 +8,17 @@
 //
 //   collectives_bench [--count N] [--ranks R] [--iters K]
 //   defaults: 4194304 floats (16 MiB), 4 ranks, 10 timed iterations
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "rank_processes.h"
 #include "ring/trial/distributed.h"
 #include "ring/trial/errors.h"
 #include "ring/trial/kv_store.h"
@@ -60,8 +57,9 @@ ring::trial::RankInfo RankOf(int r, int world, int agents) {
 }
 
 // One rank: connect, warm up, time `iters` allreduces, check the sums.
-// Writes the figures of rank 0 to `fd`.
-int RunRank(const Config& config, int r, int world, size_t count, int iters, const std::string& dir, int fd) {
+// Returns its median and minimum (ms); throws when a sum is wrong.
+std::vector<double> RunRank(const Config& config, int r, int world, size_t count, int iters,
+                            const std::string& dir) {
   auto group = ring::trial::ConnectProcessGroup(RankOf(r, world, config.agents), ring::trial::FileStore(dir),
                                                 {.backend = config.backend, .rendezvous_timeout = 60s});
   std::vector<float> data(count);
@@ -75,59 +73,18 @@ int RunRank(const Config& config, int r, int world, size_t count, int iters, con
     if (i >= 3) ms.push_back(took.count());
   }
   const float want = static_cast<float>(world * (world + 1) / 2);
-  Figures figures;
-  figures.ok = std::all_of(data.begin(), data.end(), [&](float v) { return v == want; });
+  if (!std::all_of(data.begin(), data.end(), [&](float v) { return v == want; }))
+    throw std::runtime_error("wrong sums");
   std::sort(ms.begin(), ms.end());
-  figures.median_ms = ms[ms.size() / 2];
-  figures.min_ms = ms.front();
-  if (r == 0) (void)!write(fd, &figures, sizeof figures);
-  return figures.ok ? 0 : 2;
+  return {ms[ms.size() / 2], ms.front()};
 }
 
 Figures Measure(const Config& config, int world, size_t count, int iters) {
-  char dir_template[] = "/tmp/ring-collectives-bench-XXXXXX";
-  const std::string dir = mkdtemp(dir_template);
-  int fds[2];
-  if (pipe(fds) != 0) {
-    std::perror("pipe");
-    std::exit(1);
-  }
-  std::vector<pid_t> pids;
-  for (int r = 0; r < world; ++r) {
-    const pid_t pid = fork();
-    if (pid == 0) {
-      close(fds[0]);
-      int code = 3;
-      try {
-        code = RunRank(config, r, world, count, iters, dir, fds[1]);
-      } catch (const std::exception& e) {
-        std::fprintf(stderr, "%s, rank %d: %s\n", config.label.c_str(), r, e.what());
-      }
-      _exit(code);
-    }
-    pids.push_back(pid);
-  }
-  close(fds[1]);
-  bool ok = true;
-  const auto deadline = Clock::now() + 300s;
-  for (pid_t pid : pids) {
-    int status = 0;
-    while (waitpid(pid, &status, WNOHANG) == 0) {
-      if (Clock::now() > deadline) {
-        kill(pid, SIGKILL);
-        waitpid(pid, &status, 0);
-        break;
-      }
-      std::this_thread::sleep_for(10ms);
-    }
-    ok = ok && WIFEXITED(status) && WEXITSTATUS(status) == 0;
-  }
-  Figures figures;
-  if (read(fds[0], &figures, sizeof figures) != sizeof figures) figures.ok = false;
-  figures.ok = figures.ok && ok;
-  close(fds[0]);
-  std::filesystem::remove_all(dir);
-  return figures;
+  auto figures = ring::bench::RunRanks(
+      world, [&](int r, const std::string& dir) { return RunRank(config, r, world, count, iters, dir); },
+      300s);
+  if (!figures || figures->size() != 2) return {};
+  return {(*figures)[0], (*figures)[1], true};
 }
 
 }  // namespace

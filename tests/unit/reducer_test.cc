@@ -106,6 +106,32 @@ TEST(ReducerTest, BucketsRunBackwardsFromTheLastParameter) {
   EXPECT_EQ(ReducerOptions{}.bucket_bytes, size_t{25} << 20);
 }
 
+TEST(ReducerTest, TheFirstBucketClosesEarlySoCommunicationStartsEarly) {
+  auto world = std::make_shared<FakeWorld>(1);
+  FakeThreadGroup group(world, 0);
+  Grads g({10, 20, 30, 40}, false);  // 40, 80, 120, 160 bytes
+  auto ranges = [&](size_t first, size_t bytes) {
+    std::vector<std::pair<size_t, size_t>> out;
+    GradientReducer reducer(group, g.spans,
+                            {.bucket_bytes = bytes, .first_bucket_bytes = first, .timeout = 20s});
+    for (const auto& b : reducer.buckets()) out.emplace_back(b.first, b.last);
+    return out;
+  };
+  using Ranges = std::vector<std::pair<size_t, size_t>>;
+  EXPECT_EQ(ranges(100, 1000), (Ranges{{3, 3}, {0, 2}}));  // 160 B, then the rest
+  EXPECT_EQ(ranges(200, 1000), (Ranges{{2, 3}, {0, 1}}));
+  EXPECT_EQ(ranges(1000, 100), (Ranges{{3, 3}, {2, 2}, {0, 1}}));  // never above bucket_bytes
+  EXPECT_EQ(ranges(0, 1000), (Ranges{{3, 3}, {0, 2}}));            // at least one parameter
+  // The defaults are DDP's: a model of 24 MiB in 1 MiB + the rest, not in one bucket.
+  EXPECT_EQ(ReducerOptions{}.first_bucket_bytes, size_t{1} << 20);
+  std::vector<float> big(6 << 20), small(1 << 10), last(1 << 18);  // 24 MiB, 4 KiB, 1 MiB
+  GradientReducer reducer(group, {std::span(big), std::span(small), std::span(last)});
+  ASSERT_EQ(reducer.buckets().size(), 2u);
+  EXPECT_EQ(reducer.buckets()[0].first, 2u);
+  EXPECT_EQ(reducer.buckets()[1].first, 0u);
+  EXPECT_EQ(reducer.buckets()[1].last, 1u);
+}
+
 struct Layout {
   size_t bucket_bytes;
   bool flat_on_rank0;

@@ -36,14 +36,17 @@ void CheckGradients(const std::vector<std::span<float>>& gradients, size_t bucke
   }
 }
 
-std::vector<ReducerBucket> PlanBuckets(const std::vector<std::span<float>>& gradients, size_t bucket_bytes) {
+std::vector<ReducerBucket> PlanBuckets(const std::vector<std::span<float>>& gradients,
+                                       size_t first_bucket_bytes, size_t bucket_bytes) {
   std::vector<ReducerBucket> buckets;
   size_t i = gradients.size();
   while (i > 0) {
     ReducerBucket bucket;
     bucket.last = i - 1;
+    const size_t threshold =
+        buckets.empty() ? std::max<size_t>(1, std::min(first_bucket_bytes, bucket_bytes)) : bucket_bytes;
     size_t bytes = 0;
-    while (i > 0 && bytes < bucket_bytes) {
+    while (i > 0 && bytes < threshold) {
       --i;
       bytes += gradients[i].size_bytes();
       bucket.elements += gradients[i].size();

@@ -15,8 +15,9 @@ namespace ring::trial::detail {
 void CheckGradients(const std::vector<std::span<float>>& gradients, size_t bucket_bytes);
 
 // Buckets from the last parameter backwards, each closed once it holds at
-// least bucket_bytes; in_place when the bucket's buffers lie end to end in
-// registration order.
-std::vector<ReducerBucket> PlanBuckets(const std::vector<std::span<float>>& gradients, size_t bucket_bytes);
+// least bucket_bytes (the first one: min(first_bucket_bytes, bucket_bytes));
+// in_place when the bucket's buffers lie end to end in registration order.
+std::vector<ReducerBucket> PlanBuckets(const std::vector<std::span<float>>& gradients,
+                                       size_t first_bucket_bytes, size_t bucket_bytes);
 
 }  // namespace ring::trial::detail

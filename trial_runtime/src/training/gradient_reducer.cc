@@ -137,7 +137,7 @@ struct GradientReducer::Worker {
 GradientReducer::GradientReducer(ProcessGroup& group, std::vector<std::span<float>> gradients,
                                  ReducerOptions options) {
   detail::CheckGradients(gradients, options.bucket_bytes);
-  buckets_ = detail::PlanBuckets(gradients, options.bucket_bytes);
+  buckets_ = detail::PlanBuckets(gradients, options.first_bucket_bytes, options.bucket_bytes);
   worker_ = std::make_unique<Worker>(group, std::move(gradients), buckets_, options);
 }
 

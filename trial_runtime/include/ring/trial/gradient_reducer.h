@@ -14,7 +14,9 @@
 // Buckets. Gradients become final roughly in reverse registration order, so
 // parameters are grouped from the last one backwards into buckets of about
 // bucket_bytes (a bucket is closed once it reaches the threshold; a larger
-// parameter gets a bucket of its own). Bucket 0 holds the last parameters.
+// parameter gets a bucket of its own). Bucket 0 holds the last parameters and
+// closes early, at first_bucket_bytes, so the first allreduce starts while
+// most of the backward pass is still ahead (the rule of PyTorch DDP).
 // Buckets depend only on the gradient sizes and the threshold, so every rank
 // that registers the same sizes reduces the same buckets in the same order.
 //
@@ -50,7 +52,12 @@ class ReducerUsageError : public TrialError {
 };
 
 struct ReducerOptions {
-  size_t bucket_bytes = size_t{25} << 20;       // 25 MiB, as PyTorch DDP
+  size_t bucket_bytes = size_t{25} << 20;  // 25 MiB, as PyTorch DDP
+  // The first bucket (the last parameters, whose gradients are final first)
+  // closes at min(first_bucket_bytes, bucket_bytes), so communication starts
+  // early in the backward pass even when the whole model would fit in one
+  // bucket; 1 MiB, as PyTorch DDP.
+  size_t first_bucket_bytes = size_t{1} << 20;
   Timeout timeout = kDefaultCollectiveTimeout;  // per bucket allreduce
 };
 

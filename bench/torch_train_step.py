@@ -1,0 +1,64 @@
+"""One rank of data-parallel training steps with PyTorch's
+DistributedDataParallel over gloo: the peer of train_step_bench (same models,
+batch sizes, optimizer and step count; see bench/training_step.sh).
+
+    RANK=r WORLD_SIZE=w MASTER_ADDR=a MASTER_PORT=p /usr/bin/python3 torch_train_step.py --model cnn|mlp [--steps N]
+
+Rank 0 prints `step MODEL torch-ddp MEDIAN_MS MEAN_MS` over the steps after 5 warm-ups.
+"""
+
+import argparse
+import os
+import statistics
+import time
+
+import torch
+import torch.distributed as dist
+from torch import nn
+from torch.nn.parallel import DistributedDataParallel
+
+
+def cnn():
+    # The digits example's CNN (examples/digits-libtorch/digits_net.cc), dropout off.
+    return nn.Sequential(nn.Conv2d(1, 16, 3, padding=1), nn.ReLU(), nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(),
+                         nn.MaxPool2d(2), nn.Flatten(), nn.Linear(512, 10))
+
+
+def mlp():
+    return nn.Sequential(nn.Linear(1024, 2048), nn.ReLU(), nn.Linear(2048, 2048), nn.ReLU(), nn.Linear(2048, 10))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", choices=["cnn", "mlp"], default="cnn")
+    parser.add_argument("--steps", type=int, default=40)
+    args = parser.parse_args()
+
+    torch.set_num_threads(1)
+    dist.init_process_group("gloo")
+    rank = dist.get_rank()
+    torch.manual_seed(1234 + rank)
+    if args.model == "cnn":
+        model, x, y = cnn(), torch.rand(32, 1, 8, 8), torch.randint(0, 10, (32,))
+    else:
+        model, x, y = mlp(), torch.randn(64, 1024), torch.randint(0, 10, (64,))
+    ddp = DistributedDataParallel(model)
+    optimizer = torch.optim.SGD(ddp.parameters(), lr=0.01, momentum=0.9)
+
+    times = []
+    for step in range(args.steps + 5):
+        t0 = time.perf_counter()
+        optimizer.zero_grad()
+        loss = nn.functional.cross_entropy(ddp(x), y)
+        loss.backward()
+        optimizer.step()
+        if step >= 5:
+            times.append((time.perf_counter() - t0) * 1e3)
+    dist.barrier()
+    if rank == 0:
+        print(f"step {args.model} torch-ddp {statistics.median(times):.2f} {statistics.mean(times):.2f}", flush=True)
+    dist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    main()
