@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # From a fresh clone to a finished experiment: installs dependencies, builds,
 # starts a master and two agents (2 CPU slots each) on this machine in the
-# background, submits the quadratic example, follows it to the end and prints
-# its result.
+# background, submits a search over the quadratic example (adaptive ASHA, 16
+# trials), follows it to the end and prints its result and where to look.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -21,8 +21,8 @@ RING_MASTER=$(cat "$dir/master.url")
 ring="$root/build/bin/ring"
 
 echo
-echo "Submitting the quadratic example (configs/experiments/quadratic.yaml)..."
-id_line=$("$ring" experiment create configs/experiments/quadratic.yaml build/examples/quadratic/model)
+echo "Submitting a search over the quadratic example (configs/experiments/quadratic-asha.yaml)..."
+id_line=$("$ring" experiment create configs/experiments/quadratic-asha.yaml build/examples/quadratic/model)
 echo "$id_line"
 exp_id=$(echo "$id_line" | grep -oE '[0-9]+' | tail -n 1)
 
@@ -31,7 +31,8 @@ status=0
 echo
 "$ring" experiment describe "$exp_id"
 echo
-echo "Web UI:        $RING_MASTER/  (this experiment: $RING_MASTER/experiments/$exp_id, the cluster: $RING_MASTER/cluster)"
+echo "Web UI:        $RING_MASTER/  (this search, one curve per trial: $RING_MASTER/experiments/$exp_id;"
+echo "               the cluster: $RING_MASTER/cluster)"
 echo "CLI:           export RING_MASTER=$RING_MASTER; $ring experiment list"
 echo "Stop it all:   ./deploy/local-cluster.sh stop"
 exit $status
