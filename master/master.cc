@@ -102,6 +102,8 @@ Status Master::Run() {
   http.host = config_.listen.substr(0, colon);
   http.port = static_cast<uint16_t>(std::stoi(config_.listen.substr(colon + 1)));
   http.read_timeout = std::chrono::milliseconds(config_.request_timeout_ms);
+  http.max_connections = static_cast<uint32_t>(config_.max_connections);
+  http.header_limit = static_cast<uint32_t>(config_.max_header_bytes);
   http.upload_body_limit = static_cast<uint64_t>(config_.max_model_bytes) * 4 / 3 + (1 << 20);
   http.webui_dir = config_.webui_dir;
   p.server = std::make_unique<HttpServer>(p.ioc, http, p.router, *p.agents);

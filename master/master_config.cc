@@ -106,6 +106,10 @@ Result<MasterConfig> MasterConfig::FromYamlFile(const std::string& path) {
         c.max_model_bytes = v.as<int64_t>();
       else if (key == "request_timeout_ms")
         c.request_timeout_ms = v.as<int64_t>();
+      else if (key == "max_connections")
+        c.max_connections = v.as<int64_t>();
+      else if (key == "max_header_bytes")
+        c.max_header_bytes = v.as<int64_t>();
       else if (key == "threads")
         c.threads = v.as<int>();
       else
@@ -147,6 +151,10 @@ Status MasterConfig::Finalize(const std::string& argv0) {
   if (kill_grace_ms < 0) return InvalidArgument("kill_grace_ms must not be negative");
   if (max_model_bytes <= 0) return InvalidArgument("max_model_bytes must be positive");
   if (request_timeout_ms <= 0) return InvalidArgument("request_timeout_ms must be positive");
+  if (max_connections < 1 || max_connections > 1000000)
+    return InvalidArgument("max_connections must be from 1 to 1000000");
+  if (max_header_bytes < 1024 || max_header_bytes > (16 << 20))
+    return InvalidArgument("max_header_bytes must be from 1024 to 16777216");
   if (threads < 1 || threads > 64) return InvalidArgument("threads must be from 1 to 64");
   return Status::Ok();
 }

@@ -25,6 +25,8 @@ struct MasterConfig {
   int64_t kill_grace_ms = 10000;          // SIGTERM to SIGKILL for trial processes
   int64_t max_model_bytes = 64ll << 20;   // model definition (tar.gz) limit
   int64_t request_timeout_ms = 30000;     // reading one request, and idle keep-alive
+  int64_t max_connections = 4096;         // HTTP connections open at once; more get a 503
+  int64_t max_header_bytes = 64 * 1024;   // request line and headers; more get a 431
   int threads = 2;                        // io threads
   std::vector<PoolSettings> resource_pools = DefaultPools();  // resource_pools: [...]
 

@@ -1,5 +1,6 @@
 #include "master/http/http_server.h"
 
+#include <atomic>
 #include <limits>
 
 #include <utility>  // before Asio
@@ -35,6 +36,7 @@ struct HttpServer::Impl {
   AgentChannelAcceptor& agents;
   StaticFiles static_files;
   tcp::acceptor acceptor;
+  std::atomic<uint32_t> connections{0};  // open, counted from accept to close
 
   Impl(net::io_context& c, HttpServerOptions o, const Router& r, AgentChannelAcceptor& a)
       : ioc(c),
@@ -46,6 +48,7 @@ struct HttpServer::Impl {
 
   net::awaitable<void> Listen();
   net::awaitable<void> Serve(tcp::socket socket);
+  net::awaitable<void> Refuse(tcp::socket socket);
   net::awaitable<http::response<http::string_body>> Handle(http::request<http::string_body>& req,
                                                            const std::string& peer);
 };
@@ -92,6 +95,16 @@ http::response<http::string_body> ToBeast(ApiResponse api, unsigned version, boo
   return res;
 }
 
+// Writes `status` (a 4xx or 5xx naming the limit) and ends the connection.
+net::awaitable<void> WriteAndClose(beast::tcp_stream& stream, const Status& status, int http_status) {
+  auto api = ApiResponse::Error(status);
+  if (http_status) api.status = http_status;
+  auto res = ToBeast(std::move(api), 11, false);
+  beast::error_code ec;
+  co_await http::async_write(stream, res, net::redirect_error(net::use_awaitable, ec));
+  stream.socket().shutdown(tcp::socket::shutdown_send, ec);
+}
+
 }  // namespace
 
 net::awaitable<http::response<http::string_body>> HttpServer::Impl::Handle(
@@ -125,7 +138,7 @@ net::awaitable<void> HttpServer::Impl::Serve(tcp::socket socket) {
   beast::flat_buffer buffer;
   for (;;) {
     http::request_parser<http::string_body> parser;
-    parser.header_limit(64 * 1024);
+    parser.header_limit(options.header_limit);
     // Beast compares a Content-Length with the body limit as soon as the
     // header is parsed (its default is 1 MiB): lift it for the header and
     // apply the route's own limit below, with a 413 instead of a dropped
@@ -136,6 +149,13 @@ net::awaitable<void> HttpServer::Impl::Serve(tcp::socket socket) {
     auto hn = co_await http::async_read_header(stream, buffer, parser,
                                                net::redirect_error(net::use_awaitable, hec));
     (void)hn;
+    if (hec == http::error::header_limit) {
+      co_await WriteAndClose(stream,
+                             {ErrorCode::kTooLarge, "request header fields are over the limit of " +
+                                                        std::to_string(options.header_limit) + " bytes"},
+                             431);
+      co_return;
+    }
     if (hec) break;  // closed, timed out or malformed header: drop the connection
     const auto& header = parser.get();
     const bool upload = header.method() == http::verb::post && header.target() == "/api/v1/experiments";
@@ -150,15 +170,11 @@ net::awaitable<void> HttpServer::Impl::Serve(tcp::socket socket) {
       (void)bn;
     }
     if (bec == http::error::body_limit) {
-      auto res =
-          ToBeast(ApiResponse::Error({ErrorCode::kTooLarge, "request body is over the limit of " +
-                                                                std::to_string(body_limit) + " bytes"}),
-                  11, false);
-      {
-        beast::error_code wec;
-        co_await http::async_write(stream, res, net::redirect_error(net::use_awaitable, wec));
-      }
-      break;
+      co_await WriteAndClose(stream,
+                             {ErrorCode::kTooLarge,
+                              "request body is over the limit of " + std::to_string(body_limit) + " bytes"},
+                             0);
+      co_return;
     }
     if (bec) break;
     auto req = parser.release();
@@ -188,6 +204,21 @@ net::awaitable<void> HttpServer::Impl::Serve(tcp::socket socket) {
   stream.socket().shutdown(tcp::socket::shutdown_send, ec);
 }
 
+net::awaitable<void> HttpServer::Impl::Refuse(tcp::socket socket) {
+  beast::tcp_stream stream(std::move(socket));
+  stream.expires_after(std::chrono::seconds(5));
+  // Read what the client sent first (up to a few KiB), so closing does not
+  // reset the connection before it reads the answer.
+  beast::error_code ec;
+  char scratch[4096];
+  co_await stream.async_read_some(net::buffer(scratch), net::redirect_error(net::use_awaitable, ec));
+  co_await WriteAndClose(
+      stream,
+      {ErrorCode::kUnavailable, "the master is at its limit of " + std::to_string(options.max_connections) +
+                                    " open connections; try again later"},
+      503);
+}
+
 net::awaitable<void> HttpServer::Impl::Listen() {
   for (;;) {
     beast::error_code ec;
@@ -199,7 +230,13 @@ net::awaitable<void> HttpServer::Impl::Listen() {
       continue;
     }
     auto executor = socket.get_executor();
-    net::co_spawn(executor, Serve(std::move(socket)), [](std::exception_ptr e) {
+    if (connections.fetch_add(1) >= options.max_connections) {
+      net::co_spawn(executor, Refuse(std::move(socket)),
+                    [this](std::exception_ptr) { connections.fetch_sub(1); });
+      continue;
+    }
+    net::co_spawn(executor, Serve(std::move(socket)), [this](std::exception_ptr e) {
+      connections.fetch_sub(1);
       if (!e) return;
       try {
         std::rethrow_exception(e);

@@ -25,7 +25,11 @@ struct HttpServerOptions {
   std::chrono::milliseconds read_timeout{30000};  // per request, and idle keep-alive
   uint64_t body_limit = 8ull << 20;               // default request body limit
   uint64_t upload_body_limit = 200ull << 20;      // POST /api/v1/experiments
-  std::string webui_dir;                          // static files; empty = none
+  uint32_t header_limit = 64 * 1024;              // request line and header fields
+  // HTTP connections open at once (an agent's WebSocket counts until its
+  // upgrade); one more gets a 503 and is closed.
+  uint32_t max_connections = 4096;
+  std::string webui_dir;  // static files; empty = none
 };
 
 class HttpServer {

@@ -17,3 +17,9 @@ ring_add_test(scheduling_api_test LABEL integration TIMEOUT 120
   SOURCES integration/scheduling_api_test.cc
   LIBS ring_test_support ring_common)
 add_dependencies(scheduling_api_test ringmaster ringagent ring)
+
+# Limits and a storm of bad requests against a real master.
+ring_add_test(bad_requests_test LABEL integration TIMEOUT 120
+  SOURCES integration/bad_requests_test.cc
+  LIBS ring_test_support ring_common SQLite::SQLite3)
+add_dependencies(bad_requests_test ringmaster)
