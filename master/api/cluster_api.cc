@@ -1,5 +1,6 @@
 #include "master/api/routes.h"
 #include "master/core/experiment_controller.h"
+#include "master/core/json_fields.h"
 
 namespace ring {
 
@@ -25,6 +26,8 @@ void RegisterClusterRoutes(Router& router, ApiContext& ctx) {
       if (!body.ok()) return ApiResponse::Error(body.status());
       if (!body->is_object() || (body->contains("drain") && !(*body)["drain"].is_boolean()))
         return ApiResponse::Error(InvalidArgument("body must be {\"drain\": true|false}"));
+      if (Status s = CheckKnownFields(*body, {"drain"}, "the request body"); !s.ok())
+        return ApiResponse::Error(s);
       drain = body->value("drain", false);
     }
     if (Status s = ctx.controller.DisableAgent(req.params[0], drain); !s.ok()) return ApiResponse::Error(s);

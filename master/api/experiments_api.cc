@@ -3,6 +3,7 @@
 #include "master/api/json_views.h"
 #include "master/api/routes.h"
 #include "master/core/experiment_controller.h"
+#include "master/core/json_fields.h"
 
 namespace ring {
 namespace {
@@ -11,6 +12,8 @@ ApiResponse CreateExperiment(ApiContext& ctx, ApiRequest& req) {
   auto body = ParseJsonBody(req);
   if (!body.ok()) return ApiResponse::Error(body.status());
   const auto& j = *body;
+  if (Status s = CheckKnownFields(j, {"config", "model_definition", "activate"}, "the request body"); !s.ok())
+    return ApiResponse::Error(s);
   if (!j.contains("config") || !j["config"].is_string())
     return ApiResponse::Error(
         InvalidArgument("config is required and must be the YAML text of the experiment"));

@@ -7,6 +7,7 @@
 
 #include "master/core/checkpoint_gc.h"
 #include "master/core/experiment_controller.h"
+#include "master/core/json_fields.h"
 
 namespace ring {
 namespace {
@@ -24,6 +25,9 @@ bool SafeRelative(const std::string& path) {
 
 Status ParseCheckpoint(const nlohmann::json& body, CheckpointRecord& out) {
   static const std::regex kUuid("^[0-9a-fA-F-]{8,64}$");
+  if (Status s = CheckKnownFields(body, {"uuid", "batches", "resources", "metadata"}, "the request body");
+      !s.ok())
+    return s;
   if (!body.contains("uuid") || !body["uuid"].is_string() ||
       !std::regex_match(body["uuid"].get<std::string>(), kUuid))
     return InvalidArgument("uuid must be a UUID string");
@@ -38,6 +42,7 @@ Status ParseCheckpoint(const nlohmann::json& body, CheckpointRecord& out) {
   for (size_t i = 0; i < resources.size(); ++i) {
     const auto& r = resources[i];
     const std::string at = "resources[" + std::to_string(i) + "]";
+    if (Status s = CheckKnownFields(r, {"path", "size", "sha256"}, at); !s.ok()) return s;
     if (!r.is_object() || !r.contains("path") || !r["path"].is_string() ||
         !SafeRelative(r["path"].get<std::string>()))
       return InvalidArgument(at + ".path must be a relative path inside the checkpoint");

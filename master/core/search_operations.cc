@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "master/core/experiment_controller.h"
+#include "master/core/json_fields.h"
 
 namespace ring {
 namespace {
@@ -46,6 +47,7 @@ Result<bool> ExperimentController::CompleteSearcherOperation(const std::string& 
                                                              const std::string& token,
                                                              const nlohmann::json& body) {
   if (!body.is_object()) return InvalidArgument("body must be an object {\"length\": N, \"metric\": value}");
+  if (Status s = CheckKnownFields(body, {"length", "metric"}, "the request body"); !s.ok()) return s;
   if (!body.contains("length") || !body["length"].is_number_integer() || body["length"].get<int64_t>() < 1)
     return InvalidArgument("length must be a positive integer (the operation's batches)");
   if (!body.contains("metric") || !body["metric"].is_number() || !std::isfinite(body["metric"].get<double>()))
@@ -76,6 +78,7 @@ Status ExperimentController::ReportInvalidHparams(const std::string& allocation_
                                                   const nlohmann::json& body) {
   if (!body.is_object() || (body.contains("message") && !body["message"].is_string()))
     return InvalidArgument("body must be an object {\"message\": \"what is wrong\"}");
+  if (Status s = CheckKnownFields(body, {"message"}, "the request body"); !s.ok()) return s;
   std::string message = body.value("message", "");
   if (message.size() > 4096) message.resize(4096);
   if (message.empty()) message = "no reason given";

@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include "master/core/experiment_controller.h"
+#include "master/core/json_fields.h"
 #include "master/core/tokens.h"
 
 namespace ring {
@@ -14,12 +15,14 @@ Status ParseReports(const nlohmann::json& body, int64_t trial_id, const std::str
                     std::vector<MetricReport>& out) {
   if (!body.is_object() || !body.contains("reports") || !body["reports"].is_array())
     return InvalidArgument("body must be an object with a \"reports\" array");
+  if (Status s = CheckKnownFields(body, {"reports"}, "the request body"); !s.ok()) return s;
   const auto& reports = body["reports"];
   if (reports.size() > 10000) return {ErrorCode::kTooLarge, "reports holds over 10000 entries"};
   for (size_t i = 0; i < reports.size(); ++i) {
     const auto& r = reports[i];
     const std::string at = "reports[" + std::to_string(i) + "]";
     if (!r.is_object()) return InvalidArgument(at + " must be an object");
+    if (Status s = CheckKnownFields(r, {"kind", "batches", "metrics"}, at); !s.ok()) return s;
     if (!r.contains("kind") || !r["kind"].is_string() ||
         (r["kind"] != "training" && r["kind"] != "validation"))
       return InvalidArgument(at + ".kind must be \"training\" or \"validation\"");

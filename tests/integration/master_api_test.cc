@@ -108,6 +108,12 @@ TEST_F(MasterApiTest, BadBodiesAre400) {
   EXPECT_EQ(status, 400);
   cluster_.PostJson("/api/v1/experiments", {{"config", 7}, {"model_definition", model_b64_}}, &status);
   EXPECT_EQ(status, 400);
+  err = cluster_.PostJson("/api/v1/experiments",
+                          {{"config", kValidConfig}, {"model_definition", model_b64_}, {"activte", false}},
+                          &status);
+  EXPECT_EQ(status, 400);
+  EXPECT_EQ(err["error"]["message"],
+            "unknown field \"activte\" in the request body (known: config, model_definition, activate)");
   EXPECT_EQ(TotalExperiments(), 0);
   cluster_.GetJson("/api/v1/experiments?limit=abc", &status);
   EXPECT_EQ(status, 400);

@@ -58,6 +58,16 @@ TEST_F(ExperimentControllerTest, SingleTrialRunsToCompletion) {
   EXPECT_EQ(controller_.ReportMetrics("1.0", start.allocation_token, body).value(), 2);
   EXPECT_EQ(controller_.ReportMetrics("1.0", start.allocation_token, body).value(), 0);  // a retry
   EXPECT_EQ(controller_.ReportMetrics("1.0", "wrong", body).status().code(), ErrorCode::kUnauthenticated);
+  // A misspelt field is refused, naming it, and stores nothing.
+  nlohmann::json typo = {
+      {"reports", {{{"kind", "training"}, {"batches", 300}, {"metric", {{"loss", 0.1}}}}}}};
+  auto refused = controller_.ReportMetrics("1.0", start.allocation_token, typo);
+  EXPECT_EQ(refused.status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(refused.status().message().find("unknown field \"metric\" in reports[0]"), std::string::npos)
+      << refused.status().ToString();
+  typo = {{"reports", nlohmann::json::array()}, {"sequence", 1}};
+  EXPECT_EQ(controller_.ReportMetrics("1.0", start.allocation_token, typo).status().code(),
+            ErrorCode::kInvalidArgument);
   auto trial = store_.GetTrial(1);
   EXPECT_EQ(trial->total_batches, 200);
   EXPECT_EQ(trial->best_validation, 0.25);
