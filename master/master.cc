@@ -79,6 +79,8 @@ Status Master::Run() {
   options.heartbeat_timeout = std::chrono::milliseconds(config_.heartbeat_timeout_ms);
   options.kill_grace = std::chrono::milliseconds(config_.kill_grace_ms);
   options.max_model_bytes = static_cast<uint64_t>(config_.max_model_bytes);
+  options.log_limits = {config_.log_lines_per_second, config_.log_burst_lines,
+                        static_cast<size_t>(config_.max_log_line_bytes)};
   options.reconnect_window = std::chrono::milliseconds(config_.reconnect_window_ms);
   options.checkpoint_root = config_.checkpoint_root;
   options.pools = config_.resource_pools;

@@ -110,6 +110,12 @@ Result<MasterConfig> MasterConfig::FromYamlFile(const std::string& path) {
         c.max_connections = v.as<int64_t>();
       else if (key == "max_header_bytes")
         c.max_header_bytes = v.as<int64_t>();
+      else if (key == "log_lines_per_second")
+        c.log_lines_per_second = v.as<double>();
+      else if (key == "log_burst_lines")
+        c.log_burst_lines = v.as<double>();
+      else if (key == "max_log_line_bytes")
+        c.max_log_line_bytes = v.as<int64_t>();
       else if (key == "threads")
         c.threads = v.as<int>();
       else
@@ -155,6 +161,10 @@ Status MasterConfig::Finalize(const std::string& argv0) {
     return InvalidArgument("max_connections must be from 1 to 1000000");
   if (max_header_bytes < 1024 || max_header_bytes > (16 << 20))
     return InvalidArgument("max_header_bytes must be from 1024 to 16777216");
+  if (!(log_lines_per_second >= 1)) return InvalidArgument("log_lines_per_second must be at least 1");
+  if (!(log_burst_lines >= 1)) return InvalidArgument("log_burst_lines must be at least 1");
+  if (max_log_line_bytes < 80 || max_log_line_bytes > (16 << 20))
+    return InvalidArgument("max_log_line_bytes must be from 80 to 16777216");
   if (threads < 1 || threads > 64) return InvalidArgument("threads must be from 1 to 64");
   return Status::Ok();
 }

@@ -357,6 +357,10 @@ void ExperimentController::OnLogsLocked(const proto::LogBatch& batch) {
   for (const auto& l : batch.lines)
     lines.push_back(
         {0, it->second.record.trial_id, batch.allocation_id, batch.rank, l.stream, l.line, l.ts_ms});
+  const auto now = std::chrono::steady_clock::now().time_since_epoch();
+  lines = log_limiter_.Admit(batch.allocation_id, std::move(lines),
+                             std::chrono::duration_cast<std::chrono::milliseconds>(now).count());
+  if (lines.empty()) return;
   if (Status s = store_.AddLogs(lines); !s.ok())
     spdlog::error("[controller] allocation {}: cannot store logs: {}", batch.allocation_id, s.message());
 }
@@ -421,6 +425,7 @@ void ExperimentController::EndAllocationLocked(const std::string& allocation_id,
   ports_.Release(allocation_id);
   rendezvous_.Close(allocation_id);  // wakes its waiting reads, which then get 409
   std::erase(pending_, allocation_id);
+  log_limiter_.Forget(allocation_id);
   for (auto seq = log_seq_.begin(); seq != log_seq_.end();)
     seq = seq->first.first == allocation_id ? log_seq_.erase(seq) : std::next(seq);
   OnTrialAllocationEndedLocked(alloc);

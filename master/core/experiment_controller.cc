@@ -9,7 +9,7 @@
 namespace ring {
 
 ExperimentController::ExperimentController(Store& store, ControllerOptions options)
-    : store_(store), options_(options) {}
+    : store_(store), options_(options), log_limiter_(options.log_limits) {}
 
 const ExperimentConfig* ExperimentController::ConfigLocked(int64_t experiment_id) {
   if (auto it = configs_.find(experiment_id); it != configs_.end()) return &it->second;

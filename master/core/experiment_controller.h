@@ -21,6 +21,7 @@
 #include "common/experiment_config.h"
 #include "common/searcher/searcher.h"
 #include "master/core/agent_registry.h"
+#include "master/core/log_limiter.h"
 #include "master/core/pool_settings.h"
 #include "master/core/port_registry.h"
 #include "master/core/rendezvous_store.h"
@@ -36,6 +37,7 @@ struct ControllerOptions {
   uint64_t max_model_bytes = 64ull << 20;              // model definition tar.gz limit
   std::string checkpoint_root;                         // shared_fs host_path when a config has none
   std::vector<PoolSettings> pools = DefaultPools();    // resource pools and their policies
+  LogLimits log_limits;                                // per allocation: line length and rate
 };
 
 // An experiment's scheduling settings in effect: its config's, or as set live.
@@ -216,6 +218,7 @@ class ExperimentController {
   std::map<std::string, int> pass_positions_;           // 1-based place in its pool's last pass order
   int64_t next_started_seq_ = 1;
   std::map<std::pair<std::string, int>, int64_t> log_seq_;  // last log batch seq per (allocation, rank)
+  LogLimiter log_limiter_;
 };
 
 }  // namespace ring

@@ -7,3 +7,4 @@ ring_add_test(master_config_test LABEL unit SOURCES unit/master_config_test.cc L
 target_compile_definitions(master_config_test PRIVATE RING_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 ring_add_test(experiment_controller_scheduling_test LABEL unit
   SOURCES unit/experiment_controller_scheduling_test.cc LIBS ring_master_core)
+ring_add_test(log_limiter_test LABEL unit SOURCES unit/log_limiter_test.cc LIBS ring_master_core)
