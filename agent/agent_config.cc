@@ -1,5 +1,8 @@
 #include "agent/agent_config.h"
 
+#include <fstream>
+#include <sstream>
+
 #include <unistd.h>
 
 #include <cctype>
@@ -38,6 +41,18 @@ Status ResolveAgentConfig(AgentConfig& config) {
       return InvalidArgument("--id \"" + config.id + "\" may only contain letters, digits, '-', '_' and '.'");
   }
   if (config.pool.empty()) return InvalidArgument("--pool must not be empty");
+  if (!config.token_file.empty()) {
+    if (!config.token.empty())
+      return InvalidArgument("give the cluster token with --token or --token-file, not both");
+    std::ifstream in(config.token_file);
+    std::stringstream text;
+    text << in.rdbuf();
+    if (!in) return InvalidArgument("--token-file " + config.token_file + " cannot be read");
+    config.token = text.str();
+    while (!config.token.empty() && std::isspace(static_cast<unsigned char>(config.token.back())))
+      config.token.pop_back();
+    if (config.token.empty()) return InvalidArgument("--token-file " + config.token_file + " is empty");
+  }
   if (config.cpu_slots < 0) return InvalidArgument("--cpu-slots must be 0 or more");
   if (config.work_dir.empty()) config.work_dir = "/tmp/ringagent-" + config.id;
   // Absolute, so trial working directories and log lines do not depend on where the agent started.

@@ -18,6 +18,7 @@ struct AgentConfig {
   bool detect_gpus = true;         // --no-gpus turns NVML detection off
   std::string work_dir;            // --work-dir: trial work directories; default /tmp/ringagent-<id>
   std::string token;               // --token: cluster token sent as "Authorization: Bearer"
+  std::string token_file;          // --token-file: read into `token` (the master's cluster-token file)
   std::string address;             // --address: host other ranks reach this agent at; default: the
                                    //   local address of the connection to the master
   std::string log_level = "info";  // --log-level: trace, debug, info, warn, error

@@ -21,6 +21,9 @@ int main(int argc, char** argv) {
   app.add_option("--work-dir", config.work_dir, "Trial work directories (default: /tmp/ringagent-<id>)");
   app.add_option("--token", config.token, "Cluster token presented to the master")
       ->envname("RING_AGENT_TOKEN");
+  app.add_option("--token-file", config.token_file,
+                 "File holding the cluster token (the master's <data-dir>/cluster-token)")
+      ->envname("RING_AGENT_TOKEN_FILE");
   app.add_option("--address", config.address,
                  "Address other ranks reach this host at (default: the address the master sees)");
   app.add_option("--log-level", config.log_level, "trace, debug, info, warn or error")->capture_default_str();

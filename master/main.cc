@@ -7,7 +7,7 @@
 
 int main(int argc, char** argv) {
   CLI::App app{"ringmaster: the Ringmaster cluster training master"};
-  std::string config_file, listen, db, data_dir, port_file, webui_dir, log_level;
+  std::string config_file, listen, db, data_dir, port_file, webui_dir, log_level, cluster_token_file;
   int64_t heartbeat_timeout_ms = 0;
   int64_t reconnect_window_ms = -1;
   app.add_option("--config", config_file, "master.yaml with settings (flags override it)");
@@ -16,6 +16,9 @@ int main(int argc, char** argv) {
   app.add_option("--data-dir", data_dir, "directory for the master's data (default ~/.ringmaster)");
   app.add_option("--port-file", port_file, "write the bound port to this file");
   app.add_option("--webui-dir", webui_dir, "directory of the built web UI");
+  app.add_option("--cluster-token-file", cluster_token_file,
+                 "agents must present the token in this file, made (0600) at first start "
+                 "(default <data-dir>/cluster-token)");
   app.add_option("--log-level", log_level, "trace, debug, info, warn or error");
   app.add_option("--heartbeat-timeout-ms", heartbeat_timeout_ms,
                  "close an agent's connection after this much silence");
@@ -37,6 +40,7 @@ int main(int argc, char** argv) {
   if (!data_dir.empty()) config.data_dir = data_dir;
   if (!port_file.empty()) config.port_file = port_file;
   if (!webui_dir.empty()) config.webui_dir = webui_dir;
+  if (!cluster_token_file.empty()) config.cluster_token_file = cluster_token_file;
   if (!log_level.empty()) config.log_level = log_level;
   if (heartbeat_timeout_ms > 0) config.heartbeat_timeout_ms = heartbeat_timeout_ms;
   if (reconnect_window_ms >= 0) config.reconnect_window_ms = reconnect_window_ms;

@@ -1,5 +1,7 @@
 #include "master/master.h"
 
+#include "master/cluster_token.h"
+
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -70,6 +72,9 @@ Status Master::Run() {
   std::filesystem::create_directories(config_.data_dir, ec);
   if (ec) return Internal("cannot create data dir " + config_.data_dir + ": " + ec.message());
 
+  auto cluster_token = LoadOrCreateClusterToken(config_.cluster_token_file);
+  if (!cluster_token.ok()) return cluster_token.status();
+
   auto store = SqliteStore::Open(config_.db);
   if (!store.ok()) return store.status();
   p.store = std::move(store).value();
@@ -108,12 +113,15 @@ Status Master::Run() {
   http.header_limit = static_cast<uint32_t>(config_.max_header_bytes);
   http.upload_body_limit = static_cast<uint64_t>(config_.max_model_bytes) * 4 / 3 + (1 << 20);
   http.webui_dir = config_.webui_dir;
+  http.agent_token = *cluster_token;
   p.server = std::make_unique<HttpServer>(p.ioc, http, p.router, *p.agents);
   auto port = p.server->Start();
   if (!port.ok()) return port.status();
   if (!config_.port_file.empty())
     if (Status s = WritePortFile(config_.port_file, *port); !s.ok()) return s;
   spdlog::info("[master] listening on http://{}:{} (db {})", http.host, *port, config_.db);
+  spdlog::info("[master] agents connect with the cluster token in {} (ringagent --token-file)",
+               config_.cluster_token_file);
 
   net::signal_set signals(p.ioc, SIGTERM, SIGINT);
   signals.async_wait([&](boost::system::error_code, int sig) {

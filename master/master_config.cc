@@ -86,6 +86,8 @@ Result<MasterConfig> MasterConfig::FromYamlFile(const std::string& path) {
         c.db = v.as<std::string>();
       else if (key == "webui_dir")
         c.webui_dir = v.as<std::string>();
+      else if (key == "cluster_token_file")
+        c.cluster_token_file = v.as<std::string>();
       else if (key == "log_level")
         c.log_level = v.as<std::string>();
       else if (key == "heartbeat_interval_ms")
@@ -134,6 +136,7 @@ Status MasterConfig::Finalize(const std::string& argv0) {
     data_dir = std::string(home ? home : ".") + "/.ringmaster";
   }
   if (db.empty()) db = data_dir + "/ringmaster.db";
+  if (cluster_token_file.empty()) cluster_token_file = data_dir + "/cluster-token";
   if (checkpoint_root.empty()) checkpoint_root = data_dir + "/checkpoints";
   {
     std::error_code ec;

@@ -17,6 +17,7 @@ struct MasterConfig {
   std::string db;                          // default <data_dir>/ringmaster.db
   std::string port_file;                   // receives the bound port (for tests)
   std::string webui_dir;                   // static UI files; default <bin>/../webui
+  std::string cluster_token_file;          // agents' secret (0600); default <data_dir>/cluster-token
   std::string log_level = "info";          // trace, debug, info, warn, error
   int64_t heartbeat_interval_ms = 1000;    // how often agents send heartbeats
   int64_t heartbeat_timeout_ms = 10000;    // silence that closes an agent's connection

@@ -95,6 +95,14 @@ http::response<http::string_body> ToBeast(ApiResponse api, unsigned version, boo
   return res;
 }
 
+// Equal, in time that does not depend on where they differ.
+bool TokensEqual(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  unsigned char diff = 0;
+  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+  return diff == 0;
+}
+
 // Writes `status` (a 4xx or 5xx naming the limit) and ends the connection.
 net::awaitable<void> WriteAndClose(beast::tcp_stream& stream, const Status& status, int http_status) {
   auto api = ApiResponse::Error(status);
@@ -180,6 +188,22 @@ net::awaitable<void> HttpServer::Impl::Serve(tcp::socket socket) {
     auto req = parser.release();
     if (beast::websocket::is_upgrade(req)) {
       if (req.target() == "/api/v1/agents/ws") {
+        const auto auth = req[http::field::authorization];
+        const std::string_view prefix = "Bearer ";
+        const bool presented = auth.size() > prefix.size() && auth.substr(0, prefix.size()) == prefix;
+        if (options.agent_token.empty() || !presented ||
+            !TokensEqual(auth.substr(prefix.size()), options.agent_token)) {
+          spdlog::warn("[http] agent connection from {} refused: {} cluster token", peer,
+                       presented ? "wrong" : "no");
+          co_await WriteAndClose(
+              stream,
+              {ErrorCode::kUnauthenticated,
+               std::string(presented ? "wrong" : "no") +
+                   " cluster token: agents present the token of the master's cluster token "
+                   "file (ringagent --token-file FILE)"},
+              0);
+          co_return;
+        }
         stream.expires_never();
         agents.Accept(stream.release_socket(), std::move(req));
         co_return;

@@ -30,6 +30,9 @@ struct HttpServerOptions {
   // upgrade); one more gets a 503 and is closed.
   uint32_t max_connections = 4096;
   std::string webui_dir;  // static files; empty = none
+  // The cluster token agents present (Authorization: Bearer) to open their
+  // WebSocket; a missing or wrong one gets a 401.
+  std::string agent_token;
 };
 
 class HttpServer {

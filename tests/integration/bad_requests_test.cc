@@ -9,8 +9,10 @@
 #include <netinet/in.h>
 #include <sqlite3.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <random>
@@ -55,6 +57,7 @@ class RawConnection {
     return true;
   }
   void CloseWrite() { shutdown(fd_, SHUT_WR); }
+  ssize_t Read(char* buf, size_t n) { return recv(fd_, buf, n, MSG_WAITALL); }
   // Everything the master sends until it closes (or 5 s of silence).
   std::string ReadAll() {
     std::string out;
@@ -145,6 +148,46 @@ TEST_F(BadRequestsTest, EachLimitIsAnsweredWithAStatusThatNamesIt) {
         return status == 200;
       },
       5s));
+}
+
+// The agents' WebSocket needs the cluster token the master made (0600) at its
+// first start; without it, or with another one, the upgrade gets a 401 and a
+// real agent never joins.
+TEST_F(BadRequestsTest, AgentsWithoutTheClusterTokenAreRefused) {
+  struct stat st {};
+  ASSERT_EQ(stat(cluster_.cluster_token_file().c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  const std::string token = ReadFileText(cluster_.cluster_token_file());
+  ASSERT_GE(token.size(), 32u);
+
+  const std::string upgrade =
+      "GET /api/v1/agents/ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+      "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n";
+  for (const std::string& auth : {std::string(), std::string("Authorization: Bearer not-the-token\r\n")}) {
+    RawConnection c(port_);
+    c.Send(upgrade + auth + "\r\n");
+    const std::string answer = c.ReadAll();
+    EXPECT_EQ(answer.rfind("HTTP/1.1 401", 0), 0u) << answer.substr(0, 200);
+    EXPECT_NE(answer.find("cluster token"), std::string::npos) << answer;
+  }
+  {
+    std::string with_token = token;
+    while (!with_token.empty() && with_token.back() == '\n') with_token.pop_back();
+    RawConnection c(port_);
+    c.Send(upgrade + "Authorization: Bearer " + with_token + "\r\n\r\n");
+    char buf[64] = {};
+    EXPECT_EQ(std::string(buf, static_cast<size_t>(std::max<ssize_t>(0, c.Read(buf, 12)))), "HTTP/1.1 101");
+  }
+
+  // A real agent with a wrong token: refused, it says why, and never joins.
+  const std::string wrong = cluster_.WriteFile("wrong-token", "0123456789abcdef0123456789abcdef\n");
+  ChildProcess agent({BinDir() + "/ringagent", "--master", cluster_.url(), "--id", "intruder", "--cpu-slots",
+                      "1", "--work-dir", cluster_.dir() + "/intruder", "--token-file", wrong},
+                     {}, cluster_.dir() + "/intruder.log");
+  EXPECT_TRUE(TestCluster::WaitFor(
+      [&] { return ReadFileText(cluster_.dir() + "/intruder.log").find("401") != std::string::npos; }, 10s))
+      << ReadFileText(cluster_.dir() + "/intruder.log");
+  EXPECT_TRUE(cluster_.GetJson("/api/v1/agents")["agents"].empty());
 }
 
 TEST_F(BadRequestsTest, GoodRequestsAreServedThroughAStormOfBadOnesAndTheDatabaseStaysIntact) {

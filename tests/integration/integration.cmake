@@ -22,4 +22,4 @@ add_dependencies(scheduling_api_test ringmaster ringagent ring)
 ring_add_test(bad_requests_test LABEL integration TIMEOUT 120
   SOURCES integration/bad_requests_test.cc
   LIBS ring_test_support ring_common SQLite::SQLite3)
-add_dependencies(bad_requests_test ringmaster)
+add_dependencies(bad_requests_test ringmaster ringagent)

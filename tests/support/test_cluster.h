@@ -50,6 +50,8 @@ class TestCluster {
 
   std::string url() const { return "http://" + host_ + ":" + std::to_string(port_); }
   const std::string& dir() const { return dir_; }
+  // The cluster token agents present, made by the master at its first start.
+  std::string cluster_token_file() const { return dir_ + "/master/cluster-token"; }
   HttpClient& client() { return *client_; }
 
   // GET/POST returning parsed JSON (fails the test on transport errors).

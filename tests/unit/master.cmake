@@ -8,3 +8,4 @@ target_compile_definitions(master_config_test PRIVATE RING_SOURCE_DIR="${PROJECT
 ring_add_test(experiment_controller_scheduling_test LABEL unit
   SOURCES unit/experiment_controller_scheduling_test.cc LIBS ring_master_core)
 ring_add_test(log_limiter_test LABEL unit SOURCES unit/log_limiter_test.cc LIBS ring_master_core)
+ring_add_test(cluster_token_test LABEL unit SOURCES unit/cluster_token_test.cc LIBS ring_master)

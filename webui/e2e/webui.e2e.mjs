@@ -178,6 +178,8 @@ async function main() {
       '2',
       '--work-dir',
       path.join(tmp, id),
+      '--token-file',
+      path.join(tmp, 'master', 'cluster-token'),
     ]);
   await waitFor(
     'two connected agents',
