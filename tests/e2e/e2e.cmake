@@ -22,3 +22,13 @@ ring_add_test(scheduling_e2e_test LABEL e2e TIMEOUT 240
   SOURCES e2e/scheduling_e2e_test.cc
   LIBS ring_test_support ring_common)
 add_dependencies(scheduling_e2e_test ringmaster ringagent ring quadratic_model)
+
+# The digits-pytorch example (PyTorch DDP over the ringtrial Python module) on
+# two agents; skips when /usr/bin/python3 has no torch or the module was not built.
+ring_add_test(digits_pytorch_e2e_test LABEL e2e TIMEOUT 300
+  SOURCES e2e/digits_pytorch_e2e_test.cc
+  LIBS ring_test_support ring_common)
+add_dependencies(digits_pytorch_e2e_test ringmaster ringagent ring)
+if(TARGET digits_pytorch_model)
+  add_dependencies(digits_pytorch_e2e_test digits_pytorch_model)
+endif()

@@ -1,0 +1,15 @@
+#pragma once
+// The parts of the ringtrial Python module, each binding one header of the
+// trial runtime. Calls that wait (HTTP to the master, flushing, hashing
+// checkpoint files) release the GIL, so other Python threads keep running.
+#include <pybind11/pybind11.h>
+
+namespace ring::trial::python {
+
+void BindErrors(pybind11::module_& m);       // errors.h, CheckpointError
+void BindSearcher(pybind11::module_& m);     // searcher.h
+void BindCheckpoints(pybind11::module_& m);  // checkpoints.h
+void BindPreemption(pybind11::module_& m);   // preemption.h
+void BindContext(pybind11::module_& m);      // context.h; after the three above
+
+}  // namespace ring::trial::python
