@@ -32,3 +32,10 @@ add_dependencies(digits_pytorch_e2e_test ringmaster ringagent ring)
 if(TARGET digits_pytorch_model)
   add_dependencies(digits_pytorch_e2e_test digits_pytorch_model)
 endif()
+
+# The svm example (a data-parallel linear SVM, plain C++) on two agents;
+# skips without Debian's python3-sklearn (the digits data).
+ring_add_test(svm_e2e_test LABEL e2e TIMEOUT 300
+  SOURCES e2e/svm_e2e_test.cc
+  LIBS ring_test_support ring_common)
+add_dependencies(svm_e2e_test ringmaster ringagent ring svm_model)
