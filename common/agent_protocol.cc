@@ -1,11 +1,22 @@
 #include "common/agent_protocol.h"
 
+#include <limits>
 #include <type_traits>
 
 namespace ring::proto {
 namespace {
 
 using nlohmann::json;
+
+// Whether `v` is a JSON integer that `T` holds. nlohmann's get<int>() casts
+// any number, which is undefined for one out of range ("rank": 1e300).
+template <typename T>
+bool FitsInteger(const json& v) {
+  if (v.is_number_unsigned())
+    return v.get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<T>::max());
+  return v.is_number_integer() && v.get<int64_t>() >= std::numeric_limits<T>::min() &&
+         v.get<int64_t>() <= std::numeric_limits<T>::max();
+}
 
 // Reads a required field, turning a type mismatch into an error that names it.
 template <typename T>
@@ -15,6 +26,11 @@ void Field(const json& j, const char* key, T& out, bool required = true) {
     if (required) throw std::invalid_argument(std::string("missing field \"") + key + "\"");
     return;
   }
+  bool integers_fit = true;
+  if constexpr (std::is_integral_v<T>) integers_fit = FitsInteger<T>(*it);
+  if constexpr (std::is_same_v<T, std::vector<int>>)
+    for (const auto& v : *it) integers_fit = integers_fit && FitsInteger<int>(v);
+  if (!integers_fit) throw std::invalid_argument(std::string("field \"") + key + "\" has the wrong type");
   try {
     out = it->get<T>();
   } catch (const json::exception&) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include <yaml-cpp/depthguard.h>
 
@@ -69,8 +70,17 @@ Hyperparameter ConfigParser::ParseHparam(const YAML::Node& node, const std::stri
     const auto min_node = w_.Required(node, path, "minval");
     const auto max_node = w_.Required(node, path, "maxval");
     if (h.type == Type::kInt) {
-      h.minval = static_cast<double>(w_.Int(min_node, path + ".minval", INT64_MIN, "an integer"));
-      h.maxval = static_cast<double>(w_.Int(max_node, path + ".maxval", INT64_MIN, "an integer"));
+      // Held as doubles, which are exact for integers up to 2^53, and turned
+      // back into int64_t (midpoints, samples): larger bounds would overflow.
+      constexpr int64_t kLimit = int64_t{1} << 53;
+      const auto bound = [&](const YAML::Node& n, const std::string& p) {
+        const int64_t v = w_.Int(n, p, INT64_MIN, "an integer");
+        if (v < -kLimit || v > kLimit)
+          w_.Fail(n, p + " must be an integer from -2^53 to 2^53, got " + YamlWalker::Show(n));
+        return static_cast<double>(v);
+      };
+      h.minval = bound(min_node, path + ".minval");
+      h.maxval = bound(max_node, path + ".maxval");
     } else {
       h.minval = w_.Double(min_node, path + ".minval");
       h.maxval = w_.Double(max_node, path + ".maxval");
@@ -286,6 +296,27 @@ nlohmann::json DefaultValue(const Hyperparameter& h) {
   return nullptr;
 }
 
+// Where the first byte that is not part of valid UTF-8 is (overlong forms,
+// surrogates and code points past U+10FFFF included), if any.
+std::optional<size_t> InvalidUtf8At(const std::string& s) {
+  for (size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    const size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+    if (n == 0 || n > s.size() - i) return i;
+    uint32_t cp = n == 1 ? c : c & (0x7fu >> n);
+    for (size_t k = 1; k < n; ++k) {
+      const auto cont = static_cast<unsigned char>(s[i + k]);
+      if ((cont & 0xc0) != 0x80) return i;
+      cp = (cp << 6) | (cont & 0x3fu);
+    }
+    if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+        (cp >= 0xd800 && cp <= 0xdfff))
+      return i;
+    i += n;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 Result<ExperimentConfig> ParseExperimentConfig(const std::string& yaml_text, const std::string& file_name) {
@@ -296,6 +327,13 @@ Result<ExperimentConfig> ParseExperimentConfig(const std::string& yaml_text, con
   auto at = [&](const YAML::Mark& mark) {
     return file_name + ":" + std::to_string(std::clamp(mark.line + 1, 1, lines)) + ": ";
   };
+  // Configs travel and are stored as JSON strings, which hold only UTF-8.
+  if (const auto bad = InvalidUtf8At(yaml_text)) {
+    const auto line =
+        1 + std::count(yaml_text.begin(), yaml_text.begin() + static_cast<std::ptrdiff_t>(*bad), '\n');
+    return Status(ErrorCode::kInvalidConfig, file_name + ":" + std::to_string(line) +
+                                                 ": the config is not UTF-8 text (save it as UTF-8)");
+  }
   YAML::Node root;
   try {
     root = YAML::Load(yaml_text);

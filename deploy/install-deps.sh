@@ -19,6 +19,8 @@ packages=(
   iproute2 openmpi-bin libopenmpi-dev
   # The web UI's end-to-end test drives Debian's chromium, headless.
   chromium
+  # The fuzz targets (deploy/fuzz.sh): clang with libFuzzer and the sanitizers.
+  clang libclang-rt-14-dev
 )
 
 missing=()

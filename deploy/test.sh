@@ -9,3 +9,4 @@ cd "$(dirname "$0")/.."
 
 jobs=$(nproc 2>/dev/null || echo 2)
 ctest --test-dir build --output-on-failure --no-tests=error -j "$jobs" "$@"
+./deploy/fuzz.sh --seconds 20

@@ -11,6 +11,8 @@ template <class... Ts>
 struct Overloaded : Ts... {
   using Ts::operator()...;
 };
+template <class... Ts>
+Overloaded(Ts...) -> Overloaded<Ts...>;  // C++17 spelling, for compilers without aggregate deduction
 
 }  // namespace
 

@@ -80,8 +80,8 @@ void AdaptiveAshaSearch::Restore(const nlohmann::json& state, const TrialTable& 
   for (size_t i = 0; i < brackets_.size(); ++i) brackets_[i].Restore(brackets[i], trials);
   // Every trial but the invalid ones belongs to exactly one bracket.
   for (const auto& [id, t] : trials.entries()) {
-    const auto owners =
-        std::count_if(brackets_.begin(), brackets_.end(), [id](const AshaBracket& b) { return b.Has(id); });
+    const auto owners = std::count_if(brackets_.begin(), brackets_.end(),
+                                      [id = id](const AshaBracket& b) { return b.Has(id); });
     if (owners != (t.end == TrialEnd::kInvalidHparams ? 0 : 1))
       throw SnapshotError("trial " + std::to_string(id) + " must belong to exactly one bracket");
   }

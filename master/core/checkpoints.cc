@@ -2,6 +2,8 @@
 // collection) and preemption requests seen by trials.
 #include <filesystem>
 #include <regex>
+#include <utility>
+#include <vector>
 
 #include <spdlog/spdlog.h>
 
@@ -23,6 +25,20 @@ bool SafeRelative(const std::string& path) {
   return true;
 }
 
+// Whether `j` nests deeper than `limit`, found without recursion: copying or
+// writing out a value nested deeper than the stack allows would crash.
+bool NestsDeeperThan(const nlohmann::json& j, int limit) {
+  std::vector<std::pair<const nlohmann::json*, int>> pending{{&j, 0}};
+  while (!pending.empty()) {
+    const auto [value, depth] = pending.back();
+    pending.pop_back();
+    if (!value->is_structured()) continue;
+    if (depth >= limit) return true;
+    for (const auto& child : *value) pending.emplace_back(&child, depth + 1);
+  }
+  return false;
+}
+
 Status ParseCheckpoint(const nlohmann::json& body, CheckpointRecord& out) {
   static const std::regex kUuid("^[0-9a-fA-F-]{8,64}$");
   if (Status s = CheckKnownFields(body, {"uuid", "batches", "resources", "metadata"}, "the request body");
@@ -37,6 +53,8 @@ Status ParseCheckpoint(const nlohmann::json& body, CheckpointRecord& out) {
     return InvalidArgument("resources must be a list of {path, size, sha256}");
   if (body.contains("metadata") && !body["metadata"].is_object())
     return InvalidArgument("metadata must be an object");
+  if (body.contains("metadata") && NestsDeeperThan(body["metadata"], 64))
+    return InvalidArgument("metadata must not nest deeper than 64 levels");
   const auto& resources = body["resources"];
   if (resources.size() > 100000) return {ErrorCode::kTooLarge, "resources lists over 100000 files"};
   for (size_t i = 0; i < resources.size(); ++i) {

@@ -202,6 +202,26 @@ TEST(AgentProtocolTest, MalformedFramesNameTheField) {
       {"{" + log + R"(,"lines":{"line":"x"}})", "\"lines\""},
       {"{" + log + R"(,"lines":[{"stream":"stdout"}]})", "missing field \"line\""},
       {"{" + log + R"(,"lines":[{"line":5}]})", "\"line\""},
+      // Found by fuzz/fuzz_agent_protocol: numbers that do not fit the field
+      // were cast (undefined behaviour) instead of refused.
+      {R"({"type":"state","allocation_id":"1.0","rank":1e300,"state":"running"})",
+       "field \"rank\" has the wrong type"},
+      {R"({"type":"state","allocation_id":"1.0","rank":2147483648,"state":"running"})",
+       "field \"rank\" has the wrong type"},
+      {R"({"type":"state","allocation_id":"1.0","rank":0.5,"state":"running"})",
+       "field \"rank\" has the wrong type"},
+      {"{" + log + R"(,"seq":18446744073709551615,"lines":[]})", "field \"seq\" has the wrong type"},
+      {"{" + log + R"(,"lines":[{"ts_ms":-1e30,"line":"x"}]})", "field \"ts_ms\" has the wrong type"},
+      {R"({"type":"hello","agent_id":"a","slots":[{"id":4e9,"type":"cpu"}]})",
+       "field \"id\" has the wrong type"},
+      {R"({"type":"start","allocation_id":"1.0","allocation_token":"t","trial_id":1,"experiment_id":1,)"
+       R"("rank":0,"world_size":2666666666666666666666666666666666,"local_rank":0,"local_world_size":1,)"
+       R"("slot_ids":[0],"slot_type":"cpu","entrypoint":"x","model_definition_path":"/m"})",
+       "field \"world_size\" has the wrong type"},
+      {R"({"type":"start","allocation_id":"1.0","allocation_token":"t","trial_id":1,"experiment_id":1,)"
+       R"("rank":0,"world_size":1,"local_rank":0,"local_world_size":1,"slot_ids":[0,1e12],"slot_type":"cpu",)"
+       R"("entrypoint":"x","model_definition_path":"/m"})",
+       "field \"slot_ids\" has the wrong type"},
   };
   for (const auto& [frame, needle] : cases) {
     auto m = Decode(frame);

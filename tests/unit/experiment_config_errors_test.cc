@@ -185,6 +185,23 @@ const BadConfig kBadValues[] = {
      "experiment.yaml:12: hyperparameters.lr.maxval must be at least minval (2), got 1"},
     {"float bounds of an int", kHead + "hyperparameters:\n  n: {type: int, minval: 1.5, maxval: 3}\n",
      "experiment.yaml:9: hyperparameters.n.minval must be an integer, got 1.5"},
+    // Found by fuzz/fuzz_api: a key that is not UTF-8 made the master throw
+    // when it wrote the trial's hyperparameters as JSON.
+    {"not UTF-8", kHead + "hyperparameters:\n  lr: {type\xb7: double}\n",
+     "experiment.yaml:9: the config is not UTF-8 text (save it as UTF-8)"},
+    {"UTF-16 surrogate", kHead + "description: \xed\xa0\x80\n",
+     "experiment.yaml:8: the config is not UTF-8 text (save it as UTF-8)"},
+    // Found by fuzz/fuzz_config: the default value (the midpoint) of these
+    // overflowed int64_t.
+    {"int bounds past 2^53",
+     kHead + "hyperparameters:\n  n: {type: int, minval: 9223372036854775807, maxval: 9223372036854775807}\n",
+     "experiment.yaml:9: hyperparameters.n.minval must be an integer from -2^53 to 2^53, got "
+     "9223372036854775807"},
+    {"int bounds below -2^53",
+     kHead + "hyperparameters:\n  n: {type: int, minval: 0, maxval: 0}\n"
+             "  m: {type: int, minval: -9007199254740993, maxval: 0}\n",
+     "experiment.yaml:10: hyperparameters.m.minval must be an integer from -2^53 to 2^53, got "
+     "-9007199254740993"},
     {"log base 1",
      kHead + "hyperparameters:\n  lr:\n    type: log\n    minval: -5\n    maxval: -1\n    base: 1\n",
      "experiment.yaml:13: hyperparameters.lr.base must be positive and not 1, got 1"},

@@ -185,6 +185,15 @@ TEST_F(ExperimentControllerTest, CheckpointsAreRegisteredOnceAndRestartsResumeFr
   bad["resources"][0]["path"] = "../escape";
   EXPECT_EQ(controller_.RegisterCheckpoint("1.0", start.allocation_token, bad).status().code(),
             ErrorCode::kInvalidArgument);
+  // Found by fuzzing (fuzz/fuzz_api): metadata nested deeper than the stack
+  // allows crashed the master when it copied and wrote it out; an 8 MiB body
+  // holds millions of levels.
+  const int kLevels = 1000000;
+  auto deep = nlohmann::json::parse(R"({"uuid":"aaaa-0004","batches":400,"resources":[],"metadata":{"a":)" +
+                                    std::string(kLevels, '[') + std::string(kLevels, ']') + "}}");
+  auto refused = controller_.RegisterCheckpoint("1.0", start.allocation_token, deep);
+  EXPECT_EQ(refused.status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(refused.status().message(), "metadata must not nest deeper than 64 levels");
   EXPECT_EQ(store_.GetTrial(1)->latest_checkpoint, "aaaa-0002");
   EXPECT_EQ(controller_.TrialCheckpoint("1.0", start.allocation_token, "aaaa-0001")->batches, 100);
 
