@@ -31,13 +31,15 @@ Agent::Agent(AgentConfig config)
     : config_(std::move(config)),
       slots_(DetectSlots(config_)),
       launcher_(std::make_unique<PosixProcessLauncher>()),
-      fetcher_(std::make_unique<HttpModelFetcher>(*Url::Parse(config_.master_url), config_.download_timeout)),
+      fetcher_(std::make_unique<HttpModelFetcher>(*Url::Parse(config_.master_url), config_.download_timeout,
+                                                  config_.ca_file)),
       signals_(io_, SIGTERM, SIGINT),
       shutdown_deadline_(io_) {
   MasterLink::Options link_options;
   link_options.master_url = config_.master_url;
   link_options.agent_id = config_.id;
   link_options.token = config_.token;
+  link_options.ca_file = config_.ca_file;
   link_options.max_queued_log_bytes = config_.max_queued_log_bytes;
   MasterLink::Callbacks callbacks;
   callbacks.make_hello = [this](const std::string& local_address) {
@@ -64,6 +66,7 @@ Agent::Agent(AgentConfig config)
   context.sink = link_.get();
   context.master_url = config_.master_url;
   context.agent_id = config_.id;
+  context.ca_file = config_.ca_file;
   context.agent_address = [this] {
     std::lock_guard lock(address_mu_);
     return address_;

@@ -25,6 +25,7 @@ Status ResolveAgentConfig(AgentConfig& config) {
   if (config.master_url.empty()) return InvalidArgument("--master is required (e.g. http://127.0.0.1:8080)");
   std::string url = config.master_url;
   if (url.rfind("ws://", 0) == 0) url = "http://" + url.substr(5);
+  if (url.rfind("wss://", 0) == 0) url = "https://" + url.substr(6);
   auto parsed = Url::Parse(url);
   if (!parsed.ok()) return InvalidArgument("--master: " + parsed.status().message());
   config.master_url = parsed->ToString();
@@ -52,6 +53,13 @@ Status ResolveAgentConfig(AgentConfig& config) {
     while (!config.token.empty() && std::isspace(static_cast<unsigned char>(config.token.back())))
       config.token.pop_back();
     if (config.token.empty()) return InvalidArgument("--token-file " + config.token_file + " is empty");
+  }
+  if (!config.ca_file.empty()) {
+    // Absolute, since trials get it as RING_CA_FILE and run in their own directories.
+    std::error_code ec;
+    auto absolute = std::filesystem::absolute(config.ca_file, ec);
+    if (!ec) config.ca_file = absolute.lexically_normal().string();
+    if (Status s = CheckCaFile(config.ca_file); !s.ok()) return InvalidArgument("--ca-file: " + s.message());
   }
   if (config.cpu_slots < 0) return InvalidArgument("--cpu-slots must be 0 or more");
   if (config.work_dir.empty()) config.work_dir = "/tmp/ringagent-" + config.id;

@@ -11,7 +11,7 @@
 namespace ring {
 
 struct AgentConfig {
-  std::string master_url;          // --master: base URL of the master, "http://host:port"
+  std::string master_url;          // --master: base URL of the master, "http[s]://host:port"
   std::string id;                  // --id: agent name shown by the master; defaults to the host name
   std::string pool = "default";    // --pool: resource pool this agent's slots belong to
   int cpu_slots = 0;               // --cpu-slots: CPU slots to offer; 0 = number of CPUs when no GPU is found
@@ -19,6 +19,8 @@ struct AgentConfig {
   std::string work_dir;            // --work-dir: trial work directories; default /tmp/ringagent-<id>
   std::string token;               // --token: cluster token sent as "Authorization: Bearer"
   std::string token_file;          // --token-file: read into `token` (the master's cluster-token file)
+  std::string ca_file;             // --ca-file / RING_CA_FILE: CA (PEM) trusted for an https master besides
+                                   //   the system's; made absolute, and handed to trials as RING_CA_FILE
   std::string address;             // --address: host other ranks reach this agent at; default: the
                                    //   local address of the connection to the master
   std::string log_level = "info";  // --log-level: trace, debug, info, warn, error

@@ -86,7 +86,8 @@ void AllocationRunner::OnPrepared(const Status& status) {
     Cleanup();
     return;
   }
-  const AgentIdentity agent{context_.agent_id, context_.agent_address ? context_.agent_address() : ""};
+  const AgentIdentity agent{context_.agent_id, context_.agent_address ? context_.agent_address() : "",
+                            context_.ca_file};
   Environment env =
       BuildTrialEnvironment(start_, context_.master_url, agent, context_.slots, context_.inherited_env);
   ProcessSpec spec{ShellCommand(start_.entrypoint), work_dir_, ToEnvp(env)};

@@ -39,6 +39,7 @@ struct RunnerContext {
   MessageSink* sink = nullptr;
   std::string master_url;  // RING_MASTER_URL
   std::string agent_id;    // RING_AGENT_ID
+  std::string ca_file;     // RING_CA_FILE when not empty (--ca-file)
   // RING_AGENT_ADDR, read at each launch (the address may change with each
   // connection to the master); empty when unset.
   std::function<std::string()> agent_address;

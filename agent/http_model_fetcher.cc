@@ -7,6 +7,7 @@ namespace ring {
 Status HttpModelFetcher::Fetch(const proto::Start& start, const std::string& dest) {
   if (start.model_definition_path.empty()) return Status::Ok();  // nothing to unpack
   HttpClient client(master_, timeout_);
+  client.SetCaFile(ca_file_);
   client.SetBearerToken(start.allocation_token);
   auto response = client.Get(start.model_definition_path);
   if (!response.ok())

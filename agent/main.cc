@@ -11,7 +11,8 @@ int main(int argc, char** argv) {
   CLI::App app{"ringagent: runs Ringmaster trials on this host"};
   int64_t grace_ms = config.shutdown_grace.count();
   bool no_gpus = false;
-  app.add_option("--master", config.master_url, "Base URL of the master, e.g. http://10.0.0.1:8080")
+  app.add_option("--master", config.master_url,
+                 "Base URL of the master, e.g. http://10.0.0.1:8080 (https:// when it serves TLS)")
       ->required();
   app.add_option("--id", config.id, "Agent name (default: the host name)");
   app.add_option("--pool", config.pool, "Resource pool of this agent's slots")->capture_default_str();
@@ -24,6 +25,10 @@ int main(int argc, char** argv) {
   app.add_option("--token-file", config.token_file,
                  "File holding the cluster token (the master's <data-dir>/cluster-token)")
       ->envname("RING_AGENT_TOKEN_FILE");
+  app.add_option("--ca-file", config.ca_file,
+                 "CA certificate(s) (PEM) to trust for an https:// master besides the system's; trials get "
+                 "it as RING_CA_FILE")
+      ->envname("RING_CA_FILE");
   app.add_option("--address", config.address,
                  "Address other ranks reach this host at (default: the address the master sees)");
   app.add_option("--log-level", config.log_level, "trace, debug, info, warn or error")->capture_default_str();

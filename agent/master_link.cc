@@ -19,8 +19,10 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/websocket.hpp>
 
+#include "agent/link_session.h"
 #include "agent/outbound_queue.h"
 #include "common/http_client.h"
+#include "common/tls_client.h"
 
 namespace ring {
 
@@ -28,7 +30,7 @@ namespace net = boost::asio;
 namespace beast = boost::beast;
 namespace websocket = beast::websocket;
 using tcp = net::ip::tcp;
-using Strand = net::strand<net::io_context::executor_type>;
+using Strand = LinkStrand;
 using net::awaitable;
 using net::use_awaitable;
 using namespace std::chrono_literals;
@@ -37,20 +39,6 @@ namespace {
 
 constexpr size_t kMaxIncomingMessage = 16u << 20;
 constexpr auto kPollStep = 10ms;
-
-// One connection attempt and, once welcomed, its session. The reader, the
-// writer and the heartbeat coroutines share it; all run on the link's strand.
-struct Session {
-  explicit Session(const Strand& strand) : ws(strand), wake(strand), heartbeat(strand) {}
-  websocket::stream<beast::tcp_stream> ws;
-  net::steady_timer wake;  // the writer sleeps on it; cancel() wakes it
-  net::steady_timer heartbeat;
-  std::chrono::milliseconds interval{1000};
-  bool welcomed = false;
-  bool heartbeat_due = false;
-  bool close_requested = false;  // Stop: the writer closes once the queue is empty
-  bool closed = false;
-};
 
 }  // namespace
 
@@ -70,6 +58,15 @@ class MasterLink::Impl : public std::enable_shared_from_this<Impl> {
     } else {
       spdlog::error("[agent] agent={} bad master URL {}: {}", options_.agent_id, options_.master_url,
                     url.status().message());
+    }
+    if (url_.scheme == "https") {
+      auto tls = MakeClientTlsContext(options_.ca_file);
+      if (tls.ok()) {
+        tls_ = *tls;
+      } else {
+        tls_error_ = tls.status().message();
+        spdlog::error("[agent] agent={} {}", options_.agent_id, tls_error_);
+      }
     }
   }
 
@@ -112,7 +109,8 @@ class MasterLink::Impl : public std::enable_shared_from_this<Impl> {
     bool failing = false;
     while (!stopping_) {
       auto began = std::chrono::steady_clock::now();
-      bool welcomed = co_await RunSession(failing);
+      bool welcomed = url_.scheme == "https" ? co_await RunSession<TlsStream>(failing)
+                                             : co_await RunSession<beast::tcp_stream>(failing);
       if (stopping_) break;
       failing = !welcomed;
       // Only a session that lasted resets the backoff: a master that welcomes
@@ -132,10 +130,17 @@ class MasterLink::Impl : public std::enable_shared_from_this<Impl> {
     running_ = false;
   }
 
-  // Connects, says hello, waits for welcome, then reads until the connection
-  // drops. Returns whether the master welcomed this agent.
+  // Connects (with the TLS handshake for https), says hello, waits for
+  // welcome, then reads until the connection drops. Returns whether the
+  // master welcomed this agent.
+  template <class NextLayer>
   awaitable<bool> RunSession(bool failing) {
-    auto s = std::make_shared<Session>(strand_);
+    constexpr bool kTls = WsLinkSession<NextLayer>::kTls;
+    if (kTls && !tls_) {
+      if (!failing) spdlog::warn("[agent] agent={} cannot connect: {}", options_.agent_id, tls_error_);
+      co_return false;
+    }
+    auto s = std::make_shared<WsLinkSession<NextLayer>>(strand_, tls_.get());
     session_ = s;
     boost::system::error_code ec;
     auto fail = [&](const std::string& what) {
@@ -149,7 +154,7 @@ class MasterLink::Impl : public std::enable_shared_from_this<Impl> {
       }
       CloseSession(*s);
     };
-    auto& tcp_stream = beast::get_lowest_layer(s->ws);
+    auto& tcp_stream = s->tcp();
 
     auto endpoints =
         co_await resolver_.async_resolve(url_.host, url_.port, net::redirect_error(use_awaitable, ec));
@@ -164,6 +169,19 @@ class MasterLink::Impl : public std::enable_shared_from_this<Impl> {
       co_return false;
     }
     std::string local_address = tcp_stream.socket().local_endpoint(ec).address().to_string();
+    if constexpr (kTls) {
+      auto& tls = s->ws.next_layer();
+      if (Status st = PrepareClientTls(tls, url_.host); !st.ok()) {
+        fail(st.message());
+        co_return false;
+      }
+      tcp_stream.expires_after(options_.connect_timeout);
+      co_await tls.async_handshake(net::ssl::stream_base::client, net::redirect_error(use_awaitable, ec));
+      if (ec || stopping_) {
+        fail(ClientHandshakeError(tls, ec, url_.ToString()).message());
+        co_return false;
+      }
+    }
 
     s->ws.set_option(
         websocket::stream_base::decorator([token = options_.token](websocket::request_type& req) {
@@ -215,7 +233,7 @@ class MasterLink::Impl : public std::enable_shared_from_this<Impl> {
 
     auto self = shared_from_this();
     net::co_spawn(
-        strand_, [self, s] { return self->Writer(s); }, net::detached);
+        strand_, [self, s] { return self->Writer<NextLayer>(s); }, net::detached);
     net::co_spawn(
         strand_, [self, s] { return self->Heartbeats(s); }, net::detached);
 
@@ -254,7 +272,8 @@ class MasterLink::Impl : public std::enable_shared_from_this<Impl> {
   }
 
   // The only coroutine that writes to the socket: heartbeats first, then the queue.
-  awaitable<void> Writer(std::shared_ptr<Session> s) {
+  template <class NextLayer>
+  awaitable<void> Writer(std::shared_ptr<WsLinkSession<NextLayer>> s) {
     boost::system::error_code ec;
     while (!s->closed) {
       std::string frame;
@@ -286,7 +305,7 @@ class MasterLink::Impl : public std::enable_shared_from_this<Impl> {
     CloseSession(*s);
   }
 
-  awaitable<void> Heartbeats(std::shared_ptr<Session> s) {
+  awaitable<void> Heartbeats(std::shared_ptr<LinkSession> s) {
     boost::system::error_code ec;
     while (!s->closed) {
       s->heartbeat.expires_after(s->interval);
@@ -297,14 +316,14 @@ class MasterLink::Impl : public std::enable_shared_from_this<Impl> {
     }
   }
 
-  void CloseSession(Session& s) {
+  void CloseSession(LinkSession& s) {
     if (s.closed) return;
     s.closed = true;
     s.wake.cancel();
     s.heartbeat.cancel();
     boost::system::error_code ec;
-    beast::get_lowest_layer(s.ws).socket().shutdown(tcp::socket::shutdown_both, ec);
-    beast::get_lowest_layer(s.ws).close();
+    s.tcp().socket().shutdown(tcp::socket::shutdown_both, ec);
+    s.tcp().close();
     if (s.welcomed) connected_ = false;
   }
 
@@ -346,8 +365,10 @@ class MasterLink::Impl : public std::enable_shared_from_this<Impl> {
   Options options_;
   Callbacks callbacks_;
   Url url_;
-  OutboundQueue queue_;               // strand
-  std::shared_ptr<Session> session_;  // strand: the current attempt
+  std::shared_ptr<net::ssl::context> tls_;  // https masters; shared by every connection
+  std::string tls_error_;                   // why tls_ could not be made (a bad --ca-file)
+  OutboundQueue queue_;                     // strand
+  std::shared_ptr<LinkSession> session_;    // strand: the current attempt
   net::steady_timer retry_timer_;
   tcp::resolver resolver_;
   std::mt19937_64 rng_;

@@ -23,9 +23,10 @@ namespace ring {
 class MasterLink : public MessageSink {
  public:
   struct Options {
-    std::string master_url;  // "http://host:port[/prefix]"
+    std::string master_url;  // "http[s]://host:port[/prefix]"; https connects with wss
     std::string agent_id;    // for log lines only
     std::string token;       // cluster token, sent as "Authorization: Bearer" when not empty
+    std::string ca_file;     // https: CA (PEM) trusted besides the system's; "" = the system's only
     std::chrono::milliseconds backoff_initial{100};
     std::chrono::milliseconds backoff_max{5000};
     std::chrono::milliseconds connect_timeout{10000};  // connect + upgrade + hello/welcome

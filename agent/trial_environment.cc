@@ -31,6 +31,8 @@ Environment BuildTrialEnvironment(const proto::Start& start, const std::string& 
   env["MASTER_PORT"] = std::to_string(start.master_port);
   env["RING_AGENT_ID"] = agent.id;
   env["RING_AGENT_ADDR"] = agent.address;
+  // The trial runtime verifies an https master with the agent's CA file too.
+  if (!agent.ca_file.empty()) env["RING_CA_FILE"] = agent.ca_file;
 
   std::string devices;
   if (start.slot_type == "cuda") {

@@ -16,6 +16,8 @@ struct AgentIdentity {
   std::string id;       // RING_AGENT_ID: ranks with the same id share a host
   std::string address;  // RING_AGENT_ADDR: where other ranks reach this host (--address, else the
                         // local address of the agent's connection to the master)
+  std::string ca_file;  // RING_CA_FILE: the CA file the agent trusts the master's certificate with
+                        // (--ca-file); empty = the agent has none, RING_CA_FILE is left as it is
 };
 
 // Starts from `inherited` (the agent's environment), adds the experiment's

@@ -43,6 +43,8 @@ Result<std::string> MasterClient::GetBytes(const std::string& target) {
 Status MasterClient::CheckAnswer(const Result<HttpResponse>& response) {
   if (!response.ok()) {
     const Status& s = response.status();
+    // The master answered, but its certificate did not verify: the message says what to do.
+    if (IsCertificateFailure(s)) return Status(s.code(), s.message());
     return Status(s.code(), "cannot reach the master at " + url_.ToString() + " (" + s.message() +
                                 "); is it running? Pass -m URL or set RING_MASTER");
   }
@@ -56,6 +58,7 @@ Status MasterClient::CheckAnswer(const Result<HttpResponse>& response) {
     if (status == 404) code = ErrorCode::kNotFound;
     if (status == 409) code = ErrorCode::kConflict;
     if (status == 413) code = ErrorCode::kTooLarge;
+    if (status == 429) code = ErrorCode::kTooManyRequests;
     return Status(code, ErrorMessageFromBody(*response));
   }
   return Status::Ok();

@@ -40,6 +40,10 @@ class MasterClient {
                                           const HttpClient::UploadProgress& progress);
 
   const Url& url() const { return url_; }
+  // The CA file (PEM) trusted for an https master besides the system's CAs ("" = none).
+  void SetCaFile(std::string path) { http_->SetCaFile(std::move(path)); }
+  // Sent as the bearer token of every request from now on.
+  void SetToken(std::string token) { http_->SetBearerToken(std::move(token)); }
 
  private:
   Result<nlohmann::json> Decode(Result<HttpResponse> response);

@@ -19,6 +19,8 @@
 #include "cli/preview_commands.h"
 #include "cli/scheduling_commands.h"
 #include "cli/trial_commands.h"
+#include "cli/user_commands.h"
+#include "cli/credentials.h"
 
 namespace ring::cli {
 namespace {
@@ -29,11 +31,14 @@ constexpr const char* kFooter =
     "  1  the master reported a failure, or the experiment did not end COMPLETED\n"
     "  2  usage error (bad arguments)\n"
     "  3  the master could not be reached\n"
-    "Environment: RING_MASTER (master URL, like -m), RING_MAX_MODEL_SIZE (like --max-model-size).";
+    "Environment: RING_MASTER (master URL, like -m), RING_MAX_MODEL_SIZE (like --max-model-size),\n"
+    "RING_TOKEN (a sign-in token, instead of the one `ring user login` keeps in\n"
+    "${XDG_CONFIG_HOME:-~/.config}/ring/tokens.json).";
 
 // The values every command's options are parsed into.
 struct Args {
   std::string master = "http://127.0.0.1:8080";
+  std::string ca_file;  // --ca-file / RING_CA_FILE: trusted for an https master besides the system's CAs
   bool json = false;
   int64_t id = 0;
   CreateOptions create;
@@ -51,6 +56,7 @@ struct Args {
   std::string value;
   std::string agent_id;
   bool drain = false;
+  UserOptions user;
 };
 
 std::chrono::milliseconds PollInterval() {
@@ -72,6 +78,9 @@ int RunCli(std::vector<std::string> args, std::ostream& out, std::ostream& err) 
   if (const char* env_size = std::getenv("RING_MAX_MODEL_SIZE")) a.max_model_size = env_size;
   app.add_option("-m,--master", a.master, "Master URL")->envname("RING_MASTER")->capture_default_str();
   app.add_flag("--json", a.json, "Print raw JSON for scripts");
+  app.add_option("--ca-file", a.ca_file,
+                 "CA certificate(s) (PEM) to trust for an https:// master, besides the system's CAs")
+      ->envname("RING_CA_FILE");
 
   // What to run once parsing succeeded; set by the chosen leaf command.
   std::function<int(CliEnv&)> action;
@@ -193,6 +202,38 @@ int RunCli(std::vector<std::string> args, std::ostream& out, std::ostream& err) 
   download->add_option("DIR", a.dir, "Folder to write the files into (created if missing)")->required();
   download->callback([&] { action = [&](CliEnv& env) { return DownloadCheckpoint(env, a.uuid, a.dir); }; });
 
+  auto* user = app.add_subcommand("user", "Sign in and out, and manage users");
+  user->require_subcommand(1);
+  auto* login = user->add_subcommand("login", "Sign in; the token is kept for this master (0600 file)");
+  login->add_option("USERNAME", a.user.username, "Who signs in (default $USER)");
+  login->add_option("--password-file", a.user.password_file, "Read the password from this file");
+  login->callback([&] { action = [&](CliEnv& env) { return Login(env, a.user); }; });
+  auto* logout = user->add_subcommand("logout", "Sign out: end the session and forget its token");
+  logout->callback([&] { action = [&](CliEnv& env) { return Logout(env); }; });
+  auto* whoami = user->add_subcommand("whoami", "Show who is signed in");
+  whoami->callback([&] { action = [&](CliEnv& env) { return WhoAmI(env); }; });
+  auto* user_create = user->add_subcommand("create", "Create a user (admins only)");
+  user_create->add_option("USERNAME", a.user.username, "The new user's name")->required();
+  user_create->add_flag("--admin", a.user.admin, "Make the user an admin");
+  user_create->add_option("--password-file", a.user.password_file, "Read the password from this file");
+  user_create->callback([&] { action = [&](CliEnv& env) { return CreateUser(env, a.user); }; });
+  auto* user_list = user->add_subcommand("list", "List users (admins only)");
+  user_list->callback([&] { action = [&](CliEnv& env) { return ListUsers(env); }; });
+  auto* passwd = user->add_subcommand("change-password", "Change your password, or another user's (admins)");
+  passwd->add_option("USERNAME", a.user.username, "Whose (default: yours)");
+  passwd->add_option("--password-file", a.user.password_file, "Read the new password from this file");
+  passwd->callback([&] { action = [&](CliEnv& env) { return ChangePassword(env, a.user); }; });
+  for (const char* verb : {"activate", "deactivate"}) {
+    auto* cmd = user->add_subcommand(verb, std::string(verb == std::string("activate")
+                                                           ? "Let a user sign in again (admins only)"
+                                                           : "Stop a user from signing in (admins only)"));
+    cmd->add_option("USERNAME", a.user.username, "The user")->required();
+    const bool active = verb == std::string("activate");
+    cmd->callback([&, active] {
+      action = [&, active](CliEnv& env) { return SetUserActive(env, a.user.username, active); };
+    });
+  }
+
   auto* preview = app.add_subcommand(
       "preview-search", "Simulate CONFIG's searcher (no master needed): trials per rung, batches in all");
   preview->add_option("CONFIG", a.config, "Experiment config (YAML)")->required();
@@ -222,11 +263,19 @@ int RunCli(std::vector<std::string> args, std::ostream& out, std::ostream& err) 
     err << "ring: error: bad master URL: " << url.status().message() << '\n';
     return kExitUsage;
   }
+  if (!a.ca_file.empty()) {
+    if (Status s = CheckCaFile(a.ca_file); !s.ok()) {
+      err << "ring: error: --ca-file: " << s.message() << '\n';
+      return kExitUsage;
+    }
+  }
   if (!action) {
     err << "ring: error: no command given; see ring --help\n";
     return kExitUsage;
   }
   MasterClient master(*url);
+  master.SetCaFile(a.ca_file);
+  if (auto token = TokenFor(url->ToString())) master.SetToken(*token);
   CliEnv env{out, err, &err == &std::cerr && ::isatty(STDERR_FILENO) == 1, a.json, master, PollInterval()};
   return action(env);
 }

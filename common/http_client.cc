@@ -1,14 +1,20 @@
 #include "common/http_client.h"
 
+#include <algorithm>
 #include <cctype>
+#include <cstdlib>
+#include <optional>
 
 #include <utility>  // before Asio (std::exchange with g++ 12)
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl/stream_base.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <nlohmann/json.hpp>
+
+#include "common/tls_client.h"
 
 namespace ring {
 
@@ -26,8 +32,9 @@ Result<Url> Url::Parse(std::string_view text) {
   } else {
     url.scheme = "http";
   }
-  if (url.scheme != "http")
-    return InvalidArgument("unsupported URL scheme \"" + url.scheme + "\" in " + std::string(text));
+  if (url.scheme != "http" && url.scheme != "https")
+    return InvalidArgument("unsupported URL scheme \"" + url.scheme + "\" in " + std::string(text) +
+                           " (use http:// or https://)");
   auto slash = rest.find('/');
   std::string_view hostport = rest.substr(0, slash);
   if (slash != std::string_view::npos) url.path = std::string(rest.substr(slash));
@@ -35,7 +42,7 @@ Result<Url> Url::Parse(std::string_view text) {
   auto colon = hostport.rfind(':');
   if (colon == std::string_view::npos) {
     url.host = std::string(hostport);
-    url.port = "80";
+    url.port = url.scheme == "https" ? "443" : "80";
   } else {
     url.host = std::string(hostport.substr(0, colon));
     url.port = std::string(hostport.substr(colon + 1));
@@ -50,21 +57,123 @@ std::string Url::ToString() const {
   return scheme + "://" + host + ":" + port + path;
 }
 
+std::string CaFileFromEnv() {
+  const char* v = std::getenv(kCaFileEnv);
+  return v ? v : "";
+}
+
+Status CheckCaFile(const std::string& path) {
+  return MakeClientTlsContext(path).status();
+}
+
+bool IsCertificateFailure(const Status& status) {
+  return status.message().rfind("certificate verify failed", 0) == 0;
+}
+
+namespace {
+
+// Runs one asynchronous operation to its end on `ioc`. Beast's blocking calls
+// ignore a stream's expiry; its asynchronous ones honour it, so every step
+// of a request gets the client's timeout this way.
+template <class Initiate>
+beast::error_code RunAsync(net::io_context& ioc, Initiate&& initiate) {
+  beast::error_code result = net::error::would_block;
+  initiate([&result](beast::error_code ec, auto&&...) { result = ec; });
+  ioc.restart();
+  ioc.run();
+  return result;
+}
+
+void CopyHeaders(const http::response<http::string_body>& res, HttpResponse& out) {
+  for (const auto& field : res) {
+    std::string name(field.name_string());
+    for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    out.headers[name] = std::string(field.value());
+  }
+}
+
+}  // namespace
+
+// One connection: a plain TCP stream for http, a TLS stream for https.
 struct HttpClient::Connection {
   net::io_context ioc;
-  beast::tcp_stream stream{ioc};
+  std::optional<beast::tcp_stream> plain;
+  std::optional<TlsStream> tls;
   beast::flat_buffer buffer;
   bool open = false;
+
+  beast::tcp_stream& tcp() { return tls ? beast::get_lowest_layer(*tls) : *plain; }
+  // Calls f with the stream requests go over.
+  template <class F>
+  auto Visit(F&& f) {
+    return tls ? f(*tls) : f(*plain);
+  }
+  // Reads a response, each read of the header and the body getting `timeout`
+  // (a deadline on silence, so a large download is not cut off while data flows).
+  template <class Stream>
+  beast::error_code ReadResponse(Stream& stream, http::response_parser<http::string_body>& parser,
+                                 std::chrono::milliseconds timeout) {
+    tcp().expires_after(timeout);
+    auto ec = RunAsync(ioc, [&](auto h) { http::async_read_header(stream, buffer, parser, std::move(h)); });
+    while (!ec && !parser.is_done()) {
+      tcp().expires_after(timeout);
+      ec = RunAsync(ioc, [&](auto h) { http::async_read_some(stream, buffer, parser, std::move(h)); });
+    }
+    return ec;
+  }
 };
 
 HttpClient::HttpClient(Url base, std::chrono::milliseconds timeout)
-    : base_(std::move(base)), timeout_(timeout), conn_(std::make_unique<Connection>()) {}
+    : base_(std::move(base)),
+      timeout_(timeout),
+      ca_file_(CaFileFromEnv()),
+      conn_(std::make_unique<Connection>()) {}
 
 HttpClient::~HttpClient() {
   if (conn_ && conn_->open) {
     beast::error_code ec;
-    conn_->stream.socket().shutdown(tcp::socket::shutdown_both, ec);
+    conn_->tcp().socket().shutdown(tcp::socket::shutdown_both, ec);
   }
+}
+
+void HttpClient::SetCaFile(std::string path) {
+  ca_file_ = std::move(path);
+  tls_.reset();
+}
+
+Status HttpClient::Connect() {
+  conn_ = std::make_unique<Connection>();
+  beast::error_code ec;
+  tcp::resolver resolver(conn_->ioc);
+  auto endpoints = resolver.resolve(base_.host, base_.port, ec);
+  if (ec) return Status(ErrorCode::kUnavailable, "cannot resolve " + base_.host + ": " + ec.message());
+  if (base_.scheme == "https") {
+    if (!tls_) {
+      auto context = MakeClientTlsContext(ca_file_);
+      if (!context.ok()) return context.status();
+      tls_ = *context;
+    }
+    conn_->tls.emplace(conn_->ioc, *tls_);
+    if (Status s = PrepareClientTls(*conn_->tls, base_.host); !s.ok()) return s;
+  } else {
+    conn_->plain.emplace(conn_->ioc);
+  }
+  auto& stream = conn_->tcp();
+  stream.expires_after(timeout_);
+  ec = RunAsync(conn_->ioc, [&](auto handler) { stream.async_connect(endpoints, std::move(handler)); });
+  if (ec)
+    return Status(ErrorCode::kUnavailable, "cannot connect to " + base_.ToString() + ": " + ec.message());
+  if (conn_->tls) {
+    stream.expires_after(timeout_);
+    ec = RunAsync(conn_->ioc, [&](auto handler) {
+      conn_->tls->async_handshake(net::ssl::stream_base::client, std::move(handler));
+    });
+    if (ec == beast::error::timeout)
+      return Status(ErrorCode::kTimeout, "TLS handshake with " + base_.ToString() + " timed out");
+    if (ec) return ClientHandshakeError(*conn_->tls, ec, base_.ToString());
+  }
+  conn_->open = true;
+  return Status::Ok();
 }
 
 Result<HttpResponse> HttpClient::Request(std::string_view method, const std::string& target,
@@ -85,23 +194,16 @@ Result<HttpResponse> HttpClient::Request(std::string_view method, const std::str
 
   for (int attempt = 0; attempt < 2; ++attempt) {
     bool was_open = conn_->open;
-    beast::error_code ec;
-    if (!conn_->open) {
-      conn_ = std::make_unique<Connection>();
-      tcp::resolver resolver(conn_->ioc);
-      auto endpoints = resolver.resolve(base_.host, base_.port, ec);
-      if (ec) return Status(ErrorCode::kUnavailable, "cannot resolve " + base_.host + ": " + ec.message());
-      conn_->stream.expires_after(timeout_);
-      conn_->stream.connect(endpoints, ec);
-      if (ec)
-        return Status(ErrorCode::kUnavailable, "cannot connect to " + base_.ToString() + ": " + ec.message());
-      conn_->open = true;
-    }
-    conn_->stream.expires_after(timeout_);
-    http::write(conn_->stream, req, ec);
+    if (!conn_->open)
+      if (Status s = Connect(); !s.ok()) return s;
     http::response_parser<http::string_body> parser;
     parser.body_limit(1ull << 31);
-    if (!ec) http::read(conn_->stream, conn_->buffer, parser, ec);
+    auto ec = conn_->Visit([&](auto& stream) {
+      conn_->tcp().expires_after(timeout_);
+      auto wec = RunAsync(conn_->ioc, [&](auto h) { http::async_write(stream, req, std::move(h)); });
+      if (wec) return wec;
+      return conn_->ReadResponse(stream, parser, timeout_);
+    });
     if (ec) {
       conn_->open = false;
       // A reused keep-alive connection may have been closed by the server; retry once on a new one.
@@ -114,11 +216,7 @@ Result<HttpResponse> HttpClient::Request(std::string_view method, const std::str
     HttpResponse out;
     out.status = static_cast<int>(res.result_int());
     out.body = std::move(res.body());
-    for (const auto& field : res) {
-      std::string name(field.name_string());
-      for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      out.headers[name] = std::string(field.value());
-    }
+    CopyHeaders(res, out);
     if (!res.keep_alive()) conn_->open = false;
     return out;
   }
@@ -132,18 +230,8 @@ Result<HttpResponse> HttpClient::RequestWithProgress(std::string_view method, co
   const uint64_t total = body.size();
   for (int attempt = 0; attempt < 2; ++attempt) {
     bool was_open = conn_->open;
-    beast::error_code ec;
-    if (!conn_->open) {
-      conn_ = std::make_unique<Connection>();
-      tcp::resolver resolver(conn_->ioc);
-      auto endpoints = resolver.resolve(base_.host, base_.port, ec);
-      if (ec) return Status(ErrorCode::kUnavailable, "cannot resolve " + base_.host + ": " + ec.message());
-      conn_->stream.expires_after(timeout_);
-      conn_->stream.connect(endpoints, ec);
-      if (ec)
-        return Status(ErrorCode::kUnavailable, "cannot connect to " + base_.ToString() + ": " + ec.message());
-      conn_->open = true;
-    }
+    if (!conn_->open)
+      if (Status s = Connect(); !s.ok()) return s;
 
     // A buffer_body request: the header first, then the body chunk by chunk.
     http::request<http::buffer_body> req;
@@ -159,28 +247,29 @@ Result<HttpResponse> HttpClient::RequestWithProgress(std::string_view method, co
     req.body().data = nullptr;
     req.body().more = true;
     http::request_serializer<http::buffer_body> serializer(req);
-    conn_->stream.expires_after(timeout_);
-    http::write_header(conn_->stream, serializer, ec);
-    uint64_t sent = 0;
-    while (!ec) {
-      size_t n = static_cast<size_t>(std::min<uint64_t>(chunk_bytes, total - sent));
-      req.body().data = n ? const_cast<char*>(body.data() + sent) : nullptr;
-      req.body().size = n;
-      req.body().more = sent + n < total;
-      conn_->stream.expires_after(timeout_);
-      http::write(conn_->stream, serializer, ec);
-      if (ec == http::error::need_buffer) ec = {};
-      if (ec) break;
-      sent += n;
-      if (progress && n) progress(sent, total);
-      if (sent >= total) break;
-    }
     http::response_parser<http::string_body> parser;
     parser.body_limit(1ull << 31);
-    if (!ec) {
-      conn_->stream.expires_after(timeout_);
-      http::read(conn_->stream, conn_->buffer, parser, ec);
-    }
+    auto ec = conn_->Visit([&](auto& stream) {
+      auto& ioc = conn_->ioc;
+      conn_->tcp().expires_after(timeout_);
+      auto wec = RunAsync(ioc, [&](auto h) { http::async_write_header(stream, serializer, std::move(h)); });
+      uint64_t sent = 0;
+      while (!wec) {
+        size_t n = static_cast<size_t>(std::min<uint64_t>(chunk_bytes, total - sent));
+        req.body().data = n ? const_cast<char*>(body.data() + sent) : nullptr;
+        req.body().size = n;
+        req.body().more = sent + n < total;
+        conn_->tcp().expires_after(timeout_);
+        wec = RunAsync(ioc, [&](auto h) { http::async_write(stream, serializer, std::move(h)); });
+        if (wec == http::error::need_buffer) wec = {};
+        if (wec) break;
+        sent += n;
+        if (progress && n) progress(sent, total);
+        if (sent >= total) break;
+      }
+      if (wec) return wec;
+      return conn_->ReadResponse(stream, parser, timeout_);
+    });
     if (ec) {
       conn_->open = false;
       // As in Request: a reused keep-alive connection may have been closed by the server.
@@ -193,11 +282,7 @@ Result<HttpResponse> HttpClient::RequestWithProgress(std::string_view method, co
     HttpResponse out;
     out.status = static_cast<int>(res.result_int());
     out.body = std::move(res.body());
-    for (const auto& field : res) {
-      std::string name(field.name_string());
-      for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      out.headers[name] = std::string(field.value());
-    }
+    CopyHeaders(res, out);
     if (!res.keep_alive()) conn_->open = false;
     return out;
   }

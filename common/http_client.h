@@ -1,8 +1,11 @@
 #pragma once
 // A small blocking HTTP/1.1 client over Boost.Beast, used by the CLI, the
 // agent (model downloads) and the trial runtime. It keeps one keep-alive
-// connection and reconnects once when the server closed it. Not thread-safe:
-// use one instance per thread.
+// connection and reconnects once when the server closed it. https:// URLs
+// verify the server's certificate and host name against the system's CAs
+// plus an optional CA file (SetCaFile, by default $RING_CA_FILE). Every
+// step (connect, handshake, each write and read) gets the timeout. Not
+// thread-safe: use one instance per thread.
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -13,15 +16,31 @@
 
 #include "common/status.h"
 
+namespace boost::asio::ssl {
+class context;
+}
+
 namespace ring {
 
+// The environment variable naming a CA file (PEM) that clients trust besides
+// the system's CAs: the CLI, the agent and trial processes read it.
+inline constexpr const char* kCaFileEnv = "RING_CA_FILE";
+// $RING_CA_FILE, or "" when unset.
+std::string CaFileFromEnv();
+// Loads `path` as a CA file; an error names the file and why it is unusable.
+Status CheckCaFile(const std::string& path);
+// True for an https:// server whose certificate did not verify (retrying
+// will not help; the message says what to do).
+bool IsCertificateFailure(const Status& status);
+
 struct Url {
-  std::string scheme;  // "http" (https arrives with TLS support)
+  std::string scheme;  // "http" or "https"
   std::string host;
   std::string port;
   std::string path;  // path prefix, without a trailing '/', may be empty
 
-  // Accepts "http://host:port[/prefix]" and "host:port".
+  // Accepts "http[s]://host[:port][/prefix]" and "host:port" (http); the
+  // port defaults to 80 for http, 443 for https.
   static Result<Url> Parse(std::string_view text);
   std::string ToString() const;
 };
@@ -42,6 +61,9 @@ class HttpClient {
   // Sent as "Authorization: Bearer <token>" on every request when not empty.
   void SetBearerToken(std::string token) { token_ = std::move(token); }
   void SetTimeout(std::chrono::milliseconds timeout) { timeout_ = timeout; }
+  // The CA file (PEM) trusted besides the system's CAs for https:// URLs;
+  // "" for the system's only. Defaults to $RING_CA_FILE.
+  void SetCaFile(std::string path);
 
   // `target` is appended to the base URL's path ("/api/v1/health").
   // Transport failures are kUnavailable (or kTimeout); any HTTP status is a
@@ -65,9 +87,14 @@ class HttpClient {
 
  private:
   struct Connection;
+  // Opens a new connection (TCP, then the TLS handshake for https).
+  Status Connect();
+
   Url base_;
   std::chrono::milliseconds timeout_;
   std::string token_;
+  std::string ca_file_;
+  std::shared_ptr<boost::asio::ssl::context> tls_;  // made at the first https connection
   std::unique_ptr<Connection> conn_;
 };
 

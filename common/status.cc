@@ -20,6 +20,8 @@ const char* ErrorCodeName(ErrorCode code) {
       return "conflict";
     case ErrorCode::kTooLarge:
       return "too_large";
+    case ErrorCode::kTooManyRequests:
+      return "too_many_requests";
     case ErrorCode::kUnavailable:
       return "unavailable";
     case ErrorCode::kTimeout:

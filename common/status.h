@@ -16,6 +16,7 @@ enum class ErrorCode {
   kNotFound,          // 404
   kConflict,          // 409: wrong state, ended allocation
   kTooLarge,          // 413
+  kTooManyRequests,   // 429: wait, then retry
   kUnavailable,       // 503: transient, retry
   kTimeout,           // 504 / wait expired
   kInternal,          // 500

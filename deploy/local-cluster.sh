@@ -39,11 +39,21 @@ stop() {
   rm -f "$pids_file"
 }
 
+# The admin's first password: random, in a file only this user may read.
+admin_password_file() {
+  local file=$dir/master/admin-password
+  if [ ! -s "$file" ]; then
+    mkdir -p "$dir/master"
+    (umask 077; head -c 18 /dev/urandom | base64 | tr -d '/+=\n' >"$file")
+  fi
+  echo "$file"
+}
+
 start_master() {
   local listen=$1
   rm -f "$dir/master.port"
   "$bin/ringmaster" --listen "$listen" --data-dir "$dir/master" --port-file "$dir/master.port" \
-    --webui-dir "$webui" >>"$dir/logs/master.log" 2>&1 &
+    --webui-dir "$webui" --admin-password-file "$(admin_password_file)" >>"$dir/logs/master.log" 2>&1 &
   local pid=$!
   for _ in $(seq 1 100); do
     [ -s "$dir/master.port" ] && { echo "$pid ringmaster" >>"$pids_file"; return 0; }
@@ -71,14 +81,17 @@ start() {
       >>"$dir/logs/agent-$i.log" 2>&1 &
     echo "$! agent-$i" >>"$pids_file"
   done
+  # Sign the CLI in as the admin (its token goes to ~/.config/ring/tokens.json).
+  "$bin/ring" -m "$url" user login admin --password-file "$(admin_password_file)" >/dev/null
   # Wait until every agent is connected.
   for _ in $(seq 1 100); do
-    n=$(curl -fsS "$url/api/v1/agents" 2>/dev/null | grep -o '"state":"connected"' | wc -l || true)
+    n=$("$bin/ring" -m "$url" --json agent list 2>/dev/null | grep -o '"state": *"connected"' | wc -l || true)
     [ "$n" -ge "$agents" ] && break
     sleep 0.1
   done
   echo "master: $url (logs in $dir/logs)"
   echo "agents: $agents with $slots CPU slots each"
+  echo "signed in as admin; the password is in $(admin_password_file)"
 }
 
 case $cmd in

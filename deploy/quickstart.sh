@@ -3,6 +3,8 @@
 # starts a master and two agents (2 CPU slots each) on this machine in the
 # background, submits a search over the quadratic example (adaptive ASHA, 16
 # trials), follows it to the end and prints its result and where to look.
+# The CLI is signed in as the local admin; its password is in
+# .ringdata/master/admin-password (for the web UI).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -33,6 +35,7 @@ echo
 echo
 echo "Web UI:        $RING_MASTER/  (this search, one curve per trial: $RING_MASTER/experiments/$exp_id;"
 echo "               the cluster: $RING_MASTER/cluster)"
+echo "               sign in as admin with the password in $dir/master/admin-password"
 echo "CLI:           export RING_MASTER=$RING_MASTER; $ring experiment list"
 echo "Stop it all:   ./deploy/local-cluster.sh stop"
 exit $status

@@ -19,11 +19,19 @@ int main(int argc, char** argv) {
   app.add_option("--cluster-token-file", cluster_token_file,
                  "agents must present the token in this file, made (0600) at first start "
                  "(default <data-dir>/cluster-token)");
+  std::string admin_password_file;
+  app.add_option("--admin-password-file", admin_password_file,
+                 "at first start, the user admin gets the password in this file (default: a random one, "
+                 "printed once in the log)");
   app.add_option("--log-level", log_level, "trace, debug, info, warn or error");
   app.add_option("--heartbeat-timeout-ms", heartbeat_timeout_ms,
                  "close an agent's connection after this much silence");
   app.add_option("--reconnect-window-ms", reconnect_window_ms,
                  "a disconnected agent is lost (its trials move elsewhere) after this");
+  std::string tls_cert, tls_key;
+  app.add_option("--tls-cert", tls_cert,
+                 "serve HTTPS only, with this PEM certificate (then intermediates); needs --tls-key");
+  app.add_option("--tls-key", tls_key, "the PEM private key of --tls-cert (unencrypted)");
   CLI11_PARSE(app, argc, argv);
 
   ring::MasterConfig config;
@@ -42,8 +50,11 @@ int main(int argc, char** argv) {
   if (!webui_dir.empty()) config.webui_dir = webui_dir;
   if (!cluster_token_file.empty()) config.cluster_token_file = cluster_token_file;
   if (!log_level.empty()) config.log_level = log_level;
+  if (!admin_password_file.empty()) config.admin_password_file = admin_password_file;
   if (heartbeat_timeout_ms > 0) config.heartbeat_timeout_ms = heartbeat_timeout_ms;
   if (reconnect_window_ms >= 0) config.reconnect_window_ms = reconnect_window_ms;
+  if (!tls_cert.empty()) config.tls.cert_file = tls_cert;
+  if (!tls_key.empty()) config.tls.key_file = tls_key;
   if (auto s = config.Finalize(argv[0]); !s.ok()) {
     fprintf(stderr, "ringmaster: %s\n", s.message().c_str());
     return 2;

@@ -12,8 +12,10 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/thread_pool.hpp>
 
 #include "master/api/routes.h"
+#include "master/core/accounts.h"
 #include "master/core/experiment_controller.h"
 #include "master/http/agent_ws_session.h"
 #include "master/http/http_server.h"
@@ -30,6 +32,8 @@ struct Master::Parts {
   net::io_context ioc;
   std::unique_ptr<SqliteStore> store;
   std::unique_ptr<ExperimentController> controller;
+  std::unique_ptr<Accounts> accounts;
+  net::thread_pool slow_work{1};  // password hashing
   Router router;
   std::unique_ptr<ApiContext> api;
   std::unique_ptr<AgentWsAcceptor> agents;
@@ -92,16 +96,18 @@ Status Master::Run() {
   p.controller = std::make_unique<ExperimentController>(*p.store, options);
   if (Status s = p.controller->Recover(std::chrono::steady_clock::now()); !s.ok()) return s;
 
-  p.api = std::make_unique<ApiContext>(ApiContext{*p.store, *p.controller, "0.1.0"});
-  RegisterClusterRoutes(p.router, *p.api);
-  RegisterExperimentRoutes(p.router, *p.api);
-  RegisterTrialRoutes(p.router, *p.api);
-  RegisterAllocationRoutes(p.router, *p.api);
-  RegisterCheckpointRoutes(p.router, *p.api);
-  RegisterSearcherRoutes(p.router, *p.api);
-  RegisterRendezvousRoutes(p.router, *p.api);
-  RegisterMetricRoutes(p.router, *p.api);
-  RegisterPoolRoutes(p.router, *p.api);
+  p.accounts = std::make_unique<Accounts>(*p.store, AccountsOptions{std::chrono::hours(config_.session_ttl_hours)});
+  auto made = p.accounts->EnsureAdmin(config_.admin_password_file);
+  if (!made.ok()) return made.status();
+  if (*made)
+    spdlog::warn("[master] created the user admin with the password {} (shown once; sign in with "
+                 "`ring user login admin` and change it with `ring user change-password`)",
+                 **made);
+  else if (!config_.admin_password_file.empty())
+    spdlog::info("[master] the user admin exists (first password from {})", config_.admin_password_file);
+
+  p.api = std::make_unique<ApiContext>(ApiContext{*p.store, *p.controller, "0.1.0", p.accounts.get(), &p.slow_work});
+  RegisterAllRoutes(p.router, *p.api);
   p.agents = std::make_unique<AgentWsAcceptor>(*p.controller);
 
   HttpServerOptions http;
@@ -114,12 +120,15 @@ Status Master::Run() {
   http.upload_body_limit = static_cast<uint64_t>(config_.max_model_bytes) * 4 / 3 + (1 << 20);
   http.webui_dir = config_.webui_dir;
   http.agent_token = *cluster_token;
+  http.tls_cert_file = config_.tls.cert_file;
+  http.tls_key_file = config_.tls.key_file;
   p.server = std::make_unique<HttpServer>(p.ioc, http, p.router, *p.agents);
   auto port = p.server->Start();
   if (!port.ok()) return port.status();
   if (!config_.port_file.empty())
     if (Status s = WritePortFile(config_.port_file, *port); !s.ok()) return s;
-  spdlog::info("[master] listening on http://{}:{} (db {})", http.host, *port, config_.db);
+  spdlog::info("[master] listening on {}://{}:{} (db {})", config_.tls.enabled() ? "https" : "http", http.host,
+               *port, config_.db);
   spdlog::info("[master] agents connect with the cluster token in {} (ringagent --token-file)",
                config_.cluster_token_file);
 

@@ -6,6 +6,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "master/http/http_server.h"
+
 namespace ring {
 namespace {
 
@@ -62,6 +64,22 @@ Result<std::vector<PoolSettings>> ParsePools(const std::string& path, const YAML
   return pools;
 }
 
+// tls: {cert_file, key_file}
+Result<MasterTlsConfig> ParseTls(const std::string& path, const YAML::Node& node) {
+  if (!node.IsMap()) return KeyError(path, node, "tls must be a map with cert_file and key_file");
+  MasterTlsConfig tls;
+  for (const auto& kv : node) {
+    const auto key = kv.first.as<std::string>();
+    if (key == "cert_file")
+      tls.cert_file = kv.second.as<std::string>();
+    else if (key == "key_file")
+      tls.key_file = kv.second.as<std::string>();
+    else
+      return KeyError(path, kv.first, "unknown key \"tls." + key + "\"");
+  }
+  return tls;
+}
+
 }  // namespace
 
 Result<MasterConfig> MasterConfig::FromYamlFile(const std::string& path) {
@@ -88,6 +106,10 @@ Result<MasterConfig> MasterConfig::FromYamlFile(const std::string& path) {
         c.webui_dir = v.as<std::string>();
       else if (key == "cluster_token_file")
         c.cluster_token_file = v.as<std::string>();
+      else if (key == "admin_password_file")
+        c.admin_password_file = v.as<std::string>();
+      else if (key == "session_ttl_hours")
+        c.session_ttl_hours = v.as<int64_t>();
       else if (key == "log_level")
         c.log_level = v.as<std::string>();
       else if (key == "heartbeat_interval_ms")
@@ -120,7 +142,11 @@ Result<MasterConfig> MasterConfig::FromYamlFile(const std::string& path) {
         c.max_log_line_bytes = v.as<int64_t>();
       else if (key == "threads")
         c.threads = v.as<int>();
-      else
+      else if (key == "tls") {
+        auto tls = ParseTls(path, v);
+        if (!tls.ok()) return tls.status();
+        c.tls = std::move(tls).value();
+      } else
         return KeyError(path, kv.first, "unknown key \"" + key + "\"");
     } catch (const YAML::Exception&) {
       return KeyError(path, v, key + " has the wrong type");
@@ -169,6 +195,14 @@ Status MasterConfig::Finalize(const std::string& argv0) {
   if (max_log_line_bytes < 80 || max_log_line_bytes > (16 << 20))
     return InvalidArgument("max_log_line_bytes must be from 80 to 16777216");
   if (threads < 1 || threads > 64) return InvalidArgument("threads must be from 1 to 64");
+  if (tls.enabled() && tls.cert_file.empty())
+    return InvalidArgument("tls.key_file (--tls-key) is set but tls.cert_file (--tls-cert) is not");
+  if (tls.enabled() && tls.key_file.empty())
+    return InvalidArgument("tls.cert_file (--tls-cert) is set but tls.key_file (--tls-key) is not");
+  if (tls.enabled())
+    if (Status s = CheckTlsFiles(tls.cert_file, tls.key_file); !s.ok()) return s;
+  if (session_ttl_hours < 1 || session_ttl_hours > 24 * 366)
+    return InvalidArgument("session_ttl_hours must be from 1 to 8784");
   return Status::Ok();
 }
 

@@ -11,6 +11,14 @@
 
 namespace ring {
 
+// master.yaml `tls: {cert_file, key_file}`, or --tls-cert and --tls-key:
+// both set = the master serves HTTPS (and wss) only; both empty = plain HTTP.
+struct MasterTlsConfig {
+  std::string cert_file;  // PEM: the server certificate, then any intermediates
+  std::string key_file;   // PEM: its private key, unencrypted
+  bool enabled() const { return !cert_file.empty() || !key_file.empty(); }
+};
+
 struct MasterConfig {
   std::string listen = "127.0.0.1:8080";   // HOST:PORT; port 0 picks a free port
   std::string data_dir;                    // default $HOME/.ringmaster
@@ -18,6 +26,8 @@ struct MasterConfig {
   std::string port_file;                   // receives the bound port (for tests)
   std::string webui_dir;                   // static UI files; default <bin>/../webui
   std::string cluster_token_file;          // agents' secret (0600); default <data_dir>/cluster-token
+  std::string admin_password_file;         // the admin's first password; empty: a random one, logged once
+  int64_t session_ttl_hours = 168;         // how long a sign-in token lasts
   std::string log_level = "info";          // trace, debug, info, warn, error
   int64_t heartbeat_interval_ms = 1000;    // how often agents send heartbeats
   int64_t heartbeat_timeout_ms = 10000;    // silence that closes an agent's connection
@@ -32,6 +42,7 @@ struct MasterConfig {
   double log_burst_lines = 20000;          // how far a burst may go above that rate
   int64_t max_log_line_bytes = 64 * 1024;  // longer log lines are cut
   int threads = 2;                         // io threads
+  MasterTlsConfig tls;                     // tls: {cert_file, key_file}; HTTPS only when set
   std::vector<PoolSettings> resource_pools = DefaultPools();  // resource_pools: [...]
 
   // Reads a master.yaml; unknown keys are errors naming them.

@@ -111,34 +111,38 @@ net::awaitable<ApiResponse> Preemption(ApiContext& ctx, ApiRequest& req) {
 }  // namespace
 
 void RegisterCheckpointRoutes(Router& router, ApiContext& ctx) {
-  router.AddSync("GET", "/api/v1/trials/{id}/checkpoints",
+  UseAllocationTokens(router, ctx);
+  router.AddSync("GET", "/api/v1/trials/{id}/checkpoints", Access::kUser,
                  [&ctx](ApiRequest& r) { return TrialCheckpoints(ctx, r); });
-  router.AddSync("GET", "/api/v1/experiments/{id}/checkpoints",
+  router.AddSync("GET", "/api/v1/experiments/{id}/checkpoints", Access::kUser,
                  [&ctx](ApiRequest& r) { return ExperimentCheckpoints(ctx, r); });
-  router.AddSync("GET", "/api/v1/checkpoints/{uuid}",
+  router.AddSync("GET", "/api/v1/checkpoints/{uuid}", Access::kUser,
                  [&ctx](ApiRequest& r) { return GetCheckpoint(ctx, r); });
-  router.AddSync("GET", "/api/v1/checkpoints/{uuid}/download",
+  router.AddSync("GET", "/api/v1/checkpoints/{uuid}/download", Access::kUser,
                  [&ctx](ApiRequest& r) { return Download(ctx, r); });
 
-  router.AddSync("POST", "/api/v1/allocations/{id}/checkpoints", [&ctx](ApiRequest& req) {
-    auto body = ParseJsonBody(req);
-    if (!body.ok()) return ApiResponse::Error(body.status());
-    auto created = ctx.controller.RegisterCheckpoint(req.params[0], req.BearerToken(), *body);
-    if (!created.ok()) return ApiResponse::Error(created.status());
-    return ApiResponse::Json({{"uuid", (*body)["uuid"]}}, *created ? 201 : 200);
-  });
-  router.AddSync("GET", "/api/v1/allocations/{id}/checkpoints/{uuid}", [&ctx](ApiRequest& req) {
-    auto c = ctx.controller.TrialCheckpoint(req.params[0], req.BearerToken(), req.params[1]);
-    if (!c.ok()) return ApiResponse::Error(c.status());
-    return ApiResponse::Json(CheckpointView(ctx, *c));
-  });
-  router.Add("GET", "/api/v1/allocations/{id}/preemption",
+  router.AddSync("POST", "/api/v1/allocations/{id}/checkpoints", Access::kAllocation,
+                 [&ctx](ApiRequest& req) {
+                   auto body = ParseJsonBody(req);
+                   if (!body.ok()) return ApiResponse::Error(body.status());
+                   auto created = ctx.controller.RegisterCheckpoint(req.params[0], req.BearerToken(), *body);
+                   if (!created.ok()) return ApiResponse::Error(created.status());
+                   return ApiResponse::Json({{"uuid", (*body)["uuid"]}}, *created ? 201 : 200);
+                 });
+  router.AddSync("GET", "/api/v1/allocations/{id}/checkpoints/{uuid}", Access::kAllocation,
+                 [&ctx](ApiRequest& req) {
+                   auto c = ctx.controller.TrialCheckpoint(req.params[0], req.BearerToken(), req.params[1]);
+                   if (!c.ok()) return ApiResponse::Error(c.status());
+                   return ApiResponse::Json(CheckpointView(ctx, *c));
+                 });
+  router.Add("GET", "/api/v1/allocations/{id}/preemption", Access::kAllocation,
              [&ctx](ApiRequest& r) { return Preemption(ctx, r); });
-  router.AddSync("POST", "/api/v1/allocations/{id}/preemption/ack", [&ctx](ApiRequest& req) {
-    Status s = ctx.controller.AcknowledgePreemption(req.params[0], req.BearerToken());
-    if (!s.ok()) return ApiResponse::Error(s);
-    return ApiResponse::Json({{"acknowledged", true}});
-  });
+  router.AddSync("POST", "/api/v1/allocations/{id}/preemption/ack", Access::kAllocation,
+                 [&ctx](ApiRequest& req) {
+                   Status s = ctx.controller.AcknowledgePreemption(req.params[0], req.BearerToken());
+                   if (!s.ok()) return ApiResponse::Error(s);
+                   return ApiResponse::Json({{"acknowledged", true}});
+                 });
 }
 
 }  // namespace ring

@@ -5,21 +5,21 @@
 namespace ring {
 
 void RegisterClusterRoutes(Router& router, ApiContext& ctx) {
-  router.AddSync("GET", "/api/v1/health", [&ctx](ApiRequest&) {
+  router.AddSync("GET", "/api/v1/health", Access::kPublic, [&ctx](ApiRequest&) {
     return ApiResponse::Json({{"status", "ok"}, {"version", ctx.version}});
   });
-  router.AddSync("GET", "/api/v1/agents", [&ctx](ApiRequest&) {
+  router.AddSync("GET", "/api/v1/agents", Access::kUser, [&ctx](ApiRequest&) {
     auto agents = ctx.controller.AgentsJson();
     const auto total = agents.size();
     return ApiResponse::Json({{"agents", std::move(agents)}, {"total", total}});
   });
-  router.AddSync("GET", "/api/v1/jobs", [&ctx](ApiRequest&) {
+  router.AddSync("GET", "/api/v1/jobs", Access::kUser, [&ctx](ApiRequest&) {
     auto jobs = ctx.controller.JobsJson();
     const auto total = jobs.size();
     return ApiResponse::Json({{"jobs", std::move(jobs)}, {"total", total}});
   });
   // {"drain": true}: running work finishes; otherwise it is preempted.
-  router.AddSync("POST", "/api/v1/agents/{id}/disable", [&ctx](ApiRequest& req) {
+  router.AddSync("POST", "/api/v1/agents/{id}/disable", Access::kAdmin, [&ctx](ApiRequest& req) {
     bool drain = false;
     if (!req.body.empty()) {
       auto body = ParseJsonBody(req);
@@ -33,7 +33,7 @@ void RegisterClusterRoutes(Router& router, ApiContext& ctx) {
     if (Status s = ctx.controller.DisableAgent(req.params[0], drain); !s.ok()) return ApiResponse::Error(s);
     return ApiResponse::Json({{"id", req.params[0]}, {"enabled", false}, {"draining", drain}});
   });
-  router.AddSync("POST", "/api/v1/agents/{id}/enable", [&ctx](ApiRequest& req) {
+  router.AddSync("POST", "/api/v1/agents/{id}/enable", Access::kAdmin, [&ctx](ApiRequest& req) {
     if (Status s = ctx.controller.EnableAgent(req.params[0]); !s.ok()) return ApiResponse::Error(s);
     return ApiResponse::Json({{"id", req.params[0]}, {"enabled", true}, {"draining", false}});
   });

@@ -25,7 +25,7 @@ ApiResponse CreateExperiment(ApiContext& ctx, ApiRequest& req) {
   if (!model.ok())
     return ApiResponse::Error(InvalidArgument("model_definition: " + model.status().message()));
   auto id = ctx.controller.CreateExperiment(j["config"].get<std::string>(), *model, j.value("activate", true),
-                                            "default");
+                                            req.principal ? req.principal->username : "default");
   if (!id.ok()) return ApiResponse::Error(id.status());
   return ApiResponse::Json({{"id", *id}}, 201);
 }
@@ -105,6 +105,7 @@ ApiResponse Action(ApiContext& ctx, ApiRequest& req) {
   auto id = ParseId(req.params[0], "experiment id");
   if (!id.ok()) return ApiResponse::Error(id.status());
   const std::string& action = req.params[1];
+  if (Status s = CheckManages(ctx, req, *id, action); !s.ok()) return ApiResponse::Error(s);
   Status s;
   if (action == "kill")
     s = ctx.controller.Kill(*id);
@@ -127,6 +128,7 @@ ApiResponse Action(ApiContext& ctx, ApiRequest& req) {
 ApiResponse Patch(ApiContext& ctx, ApiRequest& req) {
   auto id = ParseId(req.params[0], "experiment id");
   if (!id.ok()) return ApiResponse::Error(id.status());
+  if (Status s = CheckManages(ctx, req, *id, "change"); !s.ok()) return ApiResponse::Error(s);
   auto body = ParseJsonBody(req);
   if (!body.ok()) return ApiResponse::Error(body.status());
   if (Status s = ctx.controller.SetResources(*id, *body); !s.ok()) return ApiResponse::Error(s);
@@ -138,13 +140,17 @@ ApiResponse Patch(ApiContext& ctx, ApiRequest& req) {
 }  // namespace
 
 void RegisterExperimentRoutes(Router& router, ApiContext& ctx) {
-  router.AddSync("POST", "/api/v1/experiments", [&ctx](ApiRequest& r) { return CreateExperiment(ctx, r); });
-  router.AddSync("GET", "/api/v1/experiments", [&ctx](ApiRequest& r) { return ListExperiments(ctx, r); });
-  router.AddSync("GET", "/api/v1/experiments/{id}", [&ctx](ApiRequest& r) { return GetExperiment(ctx, r); });
-  router.AddSync("GET", "/api/v1/experiments/{id}/trials",
+  router.AddSync("POST", "/api/v1/experiments", Access::kUser,
+                 [&ctx](ApiRequest& r) { return CreateExperiment(ctx, r); });
+  router.AddSync("GET", "/api/v1/experiments", Access::kUser,
+                 [&ctx](ApiRequest& r) { return ListExperiments(ctx, r); });
+  router.AddSync("GET", "/api/v1/experiments/{id}", Access::kUser,
+                 [&ctx](ApiRequest& r) { return GetExperiment(ctx, r); });
+  router.AddSync("GET", "/api/v1/experiments/{id}/trials", Access::kUser,
                  [&ctx](ApiRequest& r) { return ListTrials(ctx, r); });
-  router.AddSync("PATCH", "/api/v1/experiments/{id}", [&ctx](ApiRequest& r) { return Patch(ctx, r); });
-  router.AddSync("POST", "/api/v1/experiments/{id}/{action}",
+  router.AddSync("PATCH", "/api/v1/experiments/{id}", Access::kUser,
+                 [&ctx](ApiRequest& r) { return Patch(ctx, r); });
+  router.AddSync("POST", "/api/v1/experiments/{id}/{action}", Access::kUser,
                  [&ctx](ApiRequest& r) { return Action(ctx, r); });
 }
 

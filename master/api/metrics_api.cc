@@ -112,9 +112,9 @@ ApiResponse GetExperimentMetrics(ApiContext& ctx, ApiRequest& req) {
 }  // namespace
 
 void RegisterMetricRoutes(Router& router, ApiContext& ctx) {
-  router.AddSync("GET", "/api/v1/trials/{id}/metrics",
+  router.AddSync("GET", "/api/v1/trials/{id}/metrics", Access::kUser,
                  [&ctx](ApiRequest& r) { return GetTrialMetrics(ctx, r); });
-  router.AddSync("GET", "/api/v1/experiments/{id}/metrics",
+  router.AddSync("GET", "/api/v1/experiments/{id}/metrics", Access::kUser,
                  [&ctx](ApiRequest& r) { return GetExperimentMetrics(ctx, r); });
 }
 

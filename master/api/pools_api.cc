@@ -62,7 +62,7 @@ ApiResponse ListPools(ApiContext& ctx) {
 }  // namespace
 
 void RegisterPoolRoutes(Router& router, ApiContext& ctx) {
-  router.AddSync("GET", "/api/v1/pools", [&ctx](ApiRequest&) { return ListPools(ctx); });
+  router.AddSync("GET", "/api/v1/pools", Access::kUser, [&ctx](ApiRequest&) { return ListPools(ctx); });
 }
 
 }  // namespace ring

@@ -105,8 +105,11 @@ ApiResponse Put(ApiContext& ctx, ApiRequest& req) {
 }  // namespace
 
 void RegisterRendezvousRoutes(Router& router, ApiContext& ctx) {
-  router.Add("GET", "/api/v1/allocations/{id}/rendezvous", [&ctx](ApiRequest& r) { return Get(ctx, r); });
-  router.AddSync("PUT", "/api/v1/allocations/{id}/rendezvous", [&ctx](ApiRequest& r) { return Put(ctx, r); });
+  UseAllocationTokens(router, ctx);
+  router.Add("GET", "/api/v1/allocations/{id}/rendezvous", Access::kAllocation,
+             [&ctx](ApiRequest& r) { return Get(ctx, r); });
+  router.AddSync("PUT", "/api/v1/allocations/{id}/rendezvous", Access::kAllocation,
+                 [&ctx](ApiRequest& r) { return Put(ctx, r); });
 }
 
 }  // namespace ring

@@ -1,6 +1,8 @@
 #include <charconv>
 
 #include "master/api/routes.h"
+#include "master/core/experiment_controller.h"
+#include "master/store/store.h"
 
 namespace ring {
 namespace {
@@ -36,6 +38,38 @@ Result<nlohmann::json> ParseJsonBody(const ApiRequest& req) {
   if (j.is_discarded()) return InvalidArgument("the request body is not valid JSON");
   if (!j.is_object()) return InvalidArgument("the request body must be a JSON object");
   return j;
+}
+
+}  // namespace ring
+
+namespace ring {
+
+void UseAllocationTokens(Router& router, ApiContext& ctx) {
+  router.SetAllocationAuthorizer([&ctx](const std::string& allocation_id, const std::string& token) {
+    return ctx.controller.AuthorizeAllocation(allocation_id, token);
+  });
+}
+
+void RegisterAllRoutes(Router& router, ApiContext& ctx) {
+  RegisterAuthRoutes(router, ctx);
+  RegisterClusterRoutes(router, ctx);
+  RegisterExperimentRoutes(router, ctx);
+  RegisterTrialRoutes(router, ctx);
+  RegisterAllocationRoutes(router, ctx);
+  RegisterCheckpointRoutes(router, ctx);
+  RegisterSearcherRoutes(router, ctx);
+  RegisterRendezvousRoutes(router, ctx);
+  RegisterMetricRoutes(router, ctx);
+  RegisterPoolRoutes(router, ctx);
+}
+
+Status CheckManages(ApiContext& ctx, const ApiRequest& req, int64_t experiment_id, const std::string& verb) {
+  auto exp = ctx.store.GetExperiment(experiment_id);
+  if (!exp.ok()) return exp.status();
+  if (!req.principal) return {ErrorCode::kUnauthenticated, "sign in first"};
+  if (req.principal->Manages(exp->owner)) return Status::Ok();
+  return {ErrorCode::kPermissionDenied, "experiment " + std::to_string(experiment_id) + " belongs to " +
+                                            exp->owner + "; only its owner or an admin may " + verb + " it"};
 }
 
 }  // namespace ring

@@ -8,15 +8,22 @@
 #include "master/http/api_types.h"
 #include "master/http/router.h"
 
+#include <boost/asio/thread_pool.hpp>
+
 namespace ring {
 
 class Store;
 class ExperimentController;
+class Accounts;
 
 struct ApiContext {
   Store& store;
   ExperimentController& controller;
   std::string version;
+  Accounts* accounts = nullptr;  // users and sessions (RegisterAuthRoutes)
+  // Where password hashing runs (about 0.1 s each), off the network
+  // threads; null runs it in place.
+  boost::asio::thread_pool* slow_work = nullptr;
 };
 
 void RegisterExperimentRoutes(Router& router, ApiContext& ctx);
@@ -28,6 +35,13 @@ void RegisterSearcherRoutes(Router& router, ApiContext& ctx);
 void RegisterRendezvousRoutes(Router& router, ApiContext& ctx);
 void RegisterMetricRoutes(Router& router, ApiContext& ctx);
 void RegisterPoolRoutes(Router& router, ApiContext& ctx);
+// Sign-in and users; needs ctx.accounts.
+void RegisterAuthRoutes(Router& router, ApiContext& ctx);
+// The trial API's routes check the caller's allocation token first (each
+// Register* of trial routes calls this).
+void UseAllocationTokens(Router& router, ApiContext& ctx);
+// Every route above: what the master serves.
+void RegisterAllRoutes(Router& router, ApiContext& ctx);
 
 // Helpers shared by the route files.
 Result<int64_t> ParseId(const std::string& text, const std::string& what);
@@ -35,5 +49,8 @@ Result<int64_t> ParseId(const std::string& text, const std::string& what);
 Result<int64_t> QueryInt(const ApiRequest& req, const std::string& name, int64_t fallback, int64_t min,
                          int64_t max);
 Result<nlohmann::json> ParseJsonBody(const ApiRequest& req);
+// Ok when the signed-in user owns experiment `experiment_id` or is an admin;
+// else kPermissionDenied saying whose it is (kNotFound when it does not exist).
+Status CheckManages(ApiContext& ctx, const ApiRequest& req, int64_t experiment_id, const std::string& verb);
 
 }  // namespace ring

@@ -41,22 +41,25 @@ net::awaitable<ApiResponse> Operation(ApiContext& ctx, ApiRequest& req) {
 }  // namespace
 
 void RegisterSearcherRoutes(Router& router, ApiContext& ctx) {
-  router.Add("GET", "/api/v1/allocations/{id}/searcher/operation",
+  UseAllocationTokens(router, ctx);
+  router.Add("GET", "/api/v1/allocations/{id}/searcher/operation", Access::kAllocation,
              [&ctx](ApiRequest& r) { return Operation(ctx, r); });
-  router.AddSync("POST", "/api/v1/allocations/{id}/searcher/completed", [&ctx](ApiRequest& req) {
-    auto body = ParseJsonBody(req);
-    if (!body.ok()) return ApiResponse::Error(body.status());
-    auto accepted = ctx.controller.CompleteSearcherOperation(req.params[0], req.BearerToken(), *body);
-    if (!accepted.ok()) return ApiResponse::Error(accepted.status());
-    return ApiResponse::Json({{"accepted", *accepted}});
-  });
-  router.AddSync("POST", "/api/v1/allocations/{id}/searcher/invalid_hparams", [&ctx](ApiRequest& req) {
-    auto body = ParseJsonBody(req);
-    if (!body.ok()) return ApiResponse::Error(body.status());
-    Status s = ctx.controller.ReportInvalidHparams(req.params[0], req.BearerToken(), *body);
-    if (!s.ok()) return ApiResponse::Error(s);
-    return ApiResponse::Json({{"recorded", true}});
-  });
+  router.AddSync(
+      "POST", "/api/v1/allocations/{id}/searcher/completed", Access::kAllocation, [&ctx](ApiRequest& req) {
+        auto body = ParseJsonBody(req);
+        if (!body.ok()) return ApiResponse::Error(body.status());
+        auto accepted = ctx.controller.CompleteSearcherOperation(req.params[0], req.BearerToken(), *body);
+        if (!accepted.ok()) return ApiResponse::Error(accepted.status());
+        return ApiResponse::Json({{"accepted", *accepted}});
+      });
+  router.AddSync("POST", "/api/v1/allocations/{id}/searcher/invalid_hparams", Access::kAllocation,
+                 [&ctx](ApiRequest& req) {
+                   auto body = ParseJsonBody(req);
+                   if (!body.ok()) return ApiResponse::Error(body.status());
+                   Status s = ctx.controller.ReportInvalidHparams(req.params[0], req.BearerToken(), *body);
+                   if (!s.ok()) return ApiResponse::Error(s);
+                   return ApiResponse::Json({{"recorded", true}});
+                 });
 }
 
 }  // namespace ring

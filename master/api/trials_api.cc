@@ -84,11 +84,13 @@ net::awaitable<ApiResponse> GetLogs(ApiContext& ctx, ApiRequest& req) {
 }  // namespace
 
 void RegisterTrialRoutes(Router& router, ApiContext& ctx) {
-  router.AddSync("GET", "/api/v1/trials/{id}", [&ctx](ApiRequest& r) { return GetTrial(ctx, r); });
+  router.AddSync("GET", "/api/v1/trials/{id}", Access::kUser,
+                 [&ctx](ApiRequest& r) { return GetTrial(ctx, r); });
   // GET /api/v1/trials/{id}/metrics: metrics_api.cc.
-  router.AddSync("GET", "/api/v1/trials/{id}/allocations",
+  router.AddSync("GET", "/api/v1/trials/{id}/allocations", Access::kUser,
                  [&ctx](ApiRequest& r) { return ListAllocations(ctx, r); });
-  router.Add("GET", "/api/v1/trials/{id}/logs", [&ctx](ApiRequest& r) { return GetLogs(ctx, r); });
+  router.Add("GET", "/api/v1/trials/{id}/logs", Access::kUser,
+             [&ctx](ApiRequest& r) { return GetLogs(ctx, r); });
 }
 
 }  // namespace ring

@@ -81,6 +81,11 @@ struct ExperimentSearch {
 
 class ExperimentController {
  public:
+  // Ok when `token` is the token of live allocation `allocation_id`: the
+  // check every trial API call passes first. kUnauthenticated for a missing
+  // or wrong token, kConflict for an ended allocation, kNotFound for none.
+  Status AuthorizeAllocation(const std::string& allocation_id, const std::string& token);
+
   ExperimentController(Store& store, ControllerOptions options);
 
   // Rebuilds the in-memory state from the store at start.
@@ -198,7 +203,6 @@ class ExperimentController {
   void RequestPreemptionLocked(LiveAllocation& alloc, SteadyTime now, const std::string& reason = "paused");
   void CollectCheckpointsLocked(int64_t experiment_id);
   Result<LiveAllocation*> AuthorizeLocked(const std::string& allocation_id, const std::string& token);
-  Status AuthorizeRendezvous(const std::string& allocation_id, const std::string& token);  // takes mu_
 
   // The allocations' rendezvous stores, each open from the assignment to the
   // end. Guarded by its own mutex (taken after mu_), so reading and writing

@@ -5,15 +5,9 @@
 
 namespace ring {
 
-Status ExperimentController::AuthorizeRendezvous(const std::string& allocation_id, const std::string& token) {
-  std::lock_guard lock(mu_);
-  auto alloc = AuthorizeLocked(allocation_id, token);
-  return alloc.ok() ? Status::Ok() : alloc.status();
-}
-
 Status ExperimentController::RendezvousSet(const std::string& allocation_id, const std::string& token,
                                            const std::string& key, std::string value) {
-  if (Status s = AuthorizeRendezvous(allocation_id, token); !s.ok()) return s;
+  if (Status s = AuthorizeAllocation(allocation_id, token); !s.ok()) return s;
   // An allocation that ends meanwhile is closed in the store: the call gets 409.
   return rendezvous_.Set(allocation_id, key, std::move(value));
 }
@@ -22,7 +16,7 @@ Result<RendezvousStore::Lookup> ExperimentController::RendezvousGet(const std::s
                                                                     const std::string& token,
                                                                     const std::string& key,
                                                                     RendezvousStore::Waker wake) {
-  if (Status s = AuthorizeRendezvous(allocation_id, token); !s.ok()) return s;
+  if (Status s = AuthorizeAllocation(allocation_id, token); !s.ok()) return s;
   return rendezvous_.Get(allocation_id, key, std::move(wake));
 }
 
@@ -34,7 +28,7 @@ void ExperimentController::RendezvousCancelWait(const std::string& allocation_id
 Result<RendezvousStore::Check> ExperimentController::RendezvousCheck(const std::string& allocation_id,
                                                                      const std::string& token,
                                                                      const std::vector<std::string>& keys) {
-  if (Status s = AuthorizeRendezvous(allocation_id, token); !s.ok()) return s;
+  if (Status s = AuthorizeAllocation(allocation_id, token); !s.ok()) return s;
   return rendezvous_.CheckKeys(allocation_id, keys);
 }
 

@@ -62,6 +62,12 @@ Result<LiveAllocation*> ExperimentController::AuthorizeLocked(const std::string&
   return &it->second;
 }
 
+Status ExperimentController::AuthorizeAllocation(const std::string& allocation_id, const std::string& token) {
+  std::lock_guard lock(mu_);
+  auto alloc = AuthorizeLocked(allocation_id, token);
+  return alloc.ok() ? Status::Ok() : alloc.status();
+}
+
 void ExperimentController::UpdateBestLocked(TrialRecord& trial, const ExperimentConfig& config,
                                             double value) {
   const bool smaller = config.searcher.smaller_is_better;

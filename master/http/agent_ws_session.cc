@@ -10,7 +10,9 @@
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core.hpp>
+#include <boost/beast/ssl.hpp>
 #include <boost/beast/websocket.hpp>
+#include <boost/beast/websocket/ssl.hpp>
 
 #include "common/agent_protocol.h"
 #include "master/core/agent_channel.h"
@@ -23,13 +25,17 @@ namespace beast = boost::beast;
 namespace websocket = beast::websocket;
 namespace net = boost::asio;
 
-class AgentWsSession : public AgentChannel, public std::enable_shared_from_this<AgentWsSession> {
+// NextLayer is beast::tcp_stream (ws) or beast::ssl_stream<beast::tcp_stream> (wss).
+template <class NextLayer>
+class AgentWsSession : public AgentChannel, public std::enable_shared_from_this<AgentWsSession<NextLayer>> {
  public:
-  AgentWsSession(net::ip::tcp::socket socket, ExperimentController& controller)
-      : ws_(std::move(socket)), controller_(controller) {}
+  // `next` is what NextLayer is made from: the socket, or the TLS stream after its handshake.
+  template <class Next>
+  AgentWsSession(Next&& next, ExperimentController& controller)
+      : ws_(std::forward<Next>(next)), controller_(controller) {}
 
   void Send(std::string frame) override {
-    net::post(ws_.get_executor(), [self = shared_from_this(), frame = std::move(frame)]() mutable {
+    net::post(ws_.get_executor(), [self = this->shared_from_this(), frame = std::move(frame)]() mutable {
       if (self->closed_) return;
       if (self->outbox_.size() >= kMaxQueued) {
         spdlog::warn("[agent-ws] agent {}: send queue full, closing", self->agent_id_);
@@ -45,7 +51,7 @@ class AgentWsSession : public AgentChannel, public std::enable_shared_from_this<
   }
 
   void Close(std::string reason) override {
-    net::post(ws_.get_executor(), [self = shared_from_this(), reason = std::move(reason)] {
+    net::post(ws_.get_executor(), [self = this->shared_from_this(), reason = std::move(reason)] {
       if (self->closed_) return;
       self->closed_ = true;
       beast::get_lowest_layer(self->ws_).expires_after(std::chrono::seconds(2));
@@ -121,7 +127,7 @@ class AgentWsSession : public AgentChannel, public std::enable_shared_from_this<
     writing_ = false;
   }
 
-  websocket::stream<beast::tcp_stream> ws_;
+  websocket::stream<NextLayer> ws_;
   ExperimentController& controller_;
   std::string agent_id_;
   std::deque<std::string> outbox_;  // owned by the strand
@@ -129,13 +135,13 @@ class AgentWsSession : public AgentChannel, public std::enable_shared_from_this<
   bool closed_ = false;
 };
 
-}  // namespace
-
-void AgentWsAcceptor::Accept(net::ip::tcp::socket socket,
-                             beast::http::request<beast::http::string_body> request) {
-  auto session = std::make_shared<AgentWsSession>(std::move(socket), controller_);
+template <class NextLayer, class Next>
+void StartSession(Next next, beast::http::request<beast::http::string_body> request,
+                  ExperimentController& controller) {
+  using Session = AgentWsSession<NextLayer>;
+  auto session = std::make_shared<Session>(std::move(next), controller);
   auto executor = session->executor();
-  net::co_spawn(executor, AgentWsSession::Run(session, std::move(request)), [](std::exception_ptr e) {
+  net::co_spawn(executor, Session::Run(session, std::move(request)), [](std::exception_ptr e) {
     if (!e) return;
     try {
       std::rethrow_exception(e);
@@ -143,6 +149,18 @@ void AgentWsAcceptor::Accept(net::ip::tcp::socket socket,
       spdlog::warn("[agent-ws] session ended with an error: {}", ex.what());
     }
   });
+}
+
+}  // namespace
+
+void AgentWsAcceptor::Accept(net::ip::tcp::socket socket,
+                             beast::http::request<beast::http::string_body> request) {
+  StartSession<beast::tcp_stream>(std::move(socket), std::move(request), controller_);
+}
+
+void AgentWsAcceptor::Accept(beast::ssl_stream<beast::tcp_stream> stream,
+                             beast::http::request<beast::http::string_body> request) {
+  StartSession<beast::ssl_stream<beast::tcp_stream>>(std::move(stream), std::move(request), controller_);
 }
 
 }  // namespace ring

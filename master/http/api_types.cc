@@ -44,6 +44,8 @@ int HttpStatusFor(ErrorCode code) {
       return 409;
     case ErrorCode::kTooLarge:
       return 413;
+    case ErrorCode::kTooManyRequests:
+      return 429;
     case ErrorCode::kUnavailable:
       return 503;
     case ErrorCode::kTimeout:

@@ -2,6 +2,7 @@
 // Transport-neutral request and response of the REST API, so handlers and
 // their tests never include Beast.
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -9,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/status.h"
+#include "master/core/principal.h"
 
 namespace ring {
 
@@ -20,6 +22,8 @@ struct ApiRequest {
   std::string body;
   std::vector<std::string> params;  // captures of the route pattern
   std::string peer;                 // remote address
+  // The signed-in user, set by the router before a kUser or kAdmin handler.
+  std::optional<Principal> principal;
 
   std::string Header(const std::string& name) const;
   // The token of "Authorization: Bearer <token>", empty when absent.

@@ -1,8 +1,9 @@
 #pragma once
-// The master's HTTP/1.1 listener (Boost.Beast on Asio). Each connection is a
-// coroutine on its own strand with a read deadline and a body limit; REST
-// requests go to the Router, WebSocket upgrades of /api/v1/agents/ws go to
-// the AgentChannelAcceptor, other GETs are static files of the web UI.
+// The master's HTTP/1.1 listener (Boost.Beast on Asio), plain or, with a
+// certificate and key, HTTPS only. Each connection is a coroutine on its own
+// strand with a read deadline and a body limit (and a TLS handshake deadline);
+// REST requests go to the Router, WebSocket upgrades of /api/v1/agents/ws go
+// to the AgentChannelAcceptor, other GETs are static files of the web UI.
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -33,7 +34,17 @@ struct HttpServerOptions {
   // The cluster token agents present (Authorization: Bearer) to open their
   // WebSocket; a missing or wrong one gets a 401.
   std::string agent_token;
+  // TLS: both set = HTTPS (and wss) only, TLS 1.2 or newer; a plain-HTTP
+  // request gets a 400 saying to use https://. Both empty = plain HTTP.
+  std::string tls_cert_file;  // PEM: the certificate, then any intermediates
+  std::string tls_key_file;   // PEM: its private key, unencrypted
+  std::chrono::milliseconds tls_handshake_timeout{10000};
 };
+
+// Loads a TLS certificate and key as Start does: a missing, unreadable or
+// malformed file, or a key that does not match the certificate, is an error
+// naming the file. For checking settings before anything else starts.
+Status CheckTlsFiles(const std::string& cert_file, const std::string& key_file);
 
 class HttpServer {
  public:
@@ -41,7 +52,9 @@ class HttpServer {
              AgentChannelAcceptor& agents);
   ~HttpServer();
 
-  // Binds and starts accepting. Returns the bound port.
+  // Loads the TLS certificate and key (when set), binds and starts
+  // accepting. Returns the bound port. An unusable certificate or key file
+  // is an error naming it.
   Result<uint16_t> Start();
   // Stops accepting new connections; open ones finish their current request.
   void Stop();

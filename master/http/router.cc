@@ -15,13 +15,51 @@ std::vector<std::string> SplitPath(const std::string& path) {
   return out;
 }
 
-void Router::Add(std::string method, std::string pattern, ApiHandler handler) {
-  routes_.push_back({std::move(method), SplitPath(pattern), std::move(handler)});
+const char* AccessName(Access access) {
+  switch (access) {
+    case Access::kPublic:
+      return "public";
+    case Access::kUser:
+      return "user";
+    case Access::kAdmin:
+      return "admin";
+    case Access::kAllocation:
+      return "allocation";
+  }
+  return "?";
 }
 
-void Router::AddSync(std::string method, std::string pattern, SyncApiHandler handler) {
-  Add(std::move(method), std::move(pattern),
+void Router::Add(std::string method, std::string pattern, Access access, ApiHandler handler) {
+  auto segments = SplitPath(pattern);
+  routes_.push_back({std::move(method), std::move(pattern), std::move(segments), access, std::move(handler)});
+}
+
+void Router::AddSync(std::string method, std::string pattern, Access access, SyncApiHandler handler) {
+  Add(std::move(method), std::move(pattern), access,
       [h = std::move(handler)](ApiRequest& req) -> boost::asio::awaitable<ApiResponse> { co_return h(req); });
+}
+
+std::vector<RouteInfo> Router::Routes() const {
+  std::vector<RouteInfo> out;
+  for (const auto& r : routes_) out.push_back({r.method, r.pattern, r.access});
+  return out;
+}
+
+Status Router::Authorize(ApiRequest& req, Access access) const {
+  if (access == Access::kPublic) return Status::Ok();
+  if (access == Access::kAllocation) {
+    if (!allocation_authorizer_ || req.params.empty())
+      return {ErrorCode::kUnauthenticated, "this server takes no allocation tokens"};
+    return allocation_authorizer_(req.params[0], req.BearerToken());
+  }
+  if (!authenticator_) return {ErrorCode::kUnauthenticated, "this server signs nobody in"};
+  auto principal = authenticator_(req.BearerToken());
+  if (!principal.ok()) return principal.status();
+  req.principal = std::move(principal).value();
+  if (access == Access::kAdmin && !req.principal->admin())
+    return {ErrorCode::kPermissionDenied,
+            req.method + " " + req.path + " is for admins; " + req.principal->username + " is not one"};
+  return Status::Ok();
 }
 
 boost::asio::awaitable<ApiResponse> Router::Dispatch(ApiRequest& req) const {
@@ -42,6 +80,7 @@ boost::asio::awaitable<ApiResponse> Router::Dispatch(ApiRequest& req) const {
     path_matched = true;
     if (route.method != req.method) continue;
     req.params = std::move(params);
+    if (Status s = Authorize(req, route.access); !s.ok()) co_return ApiResponse::Error(s);
     co_return co_await route.handler(req);
   }
   if (path_matched) {

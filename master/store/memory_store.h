@@ -60,6 +60,18 @@ class MemoryStore final : public Store {
   Result<std::vector<AgentRecord>> ListAgents() override;
   Status SetAgentSchedulable(const std::string& id, bool enabled, bool draining) override;
 
+  Result<int64_t> CreateUser(const UserRecord& u) override;
+  Result<UserRecord> GetUser(int64_t id) override;
+  Result<UserRecord> GetUserByName(const std::string& username) override;
+  Result<std::vector<UserRecord>> ListUsers() override;
+  Status UpdateUser(const UserRecord& u) override;
+
+  Status CreateSession(const SessionRecord& s) override;
+  Result<SessionRecord> GetSession(const std::string& token_hash) override;
+  Status DeleteSession(const std::string& token_hash) override;
+  Status DeleteUserSessions(int64_t user_id) override;
+  Result<int64_t> DeleteExpiredSessions(const std::string& now) override;
+
  private:
   struct StoredExperiment {
     ExperimentRecord record;
@@ -81,6 +93,9 @@ class MemoryStore final : public Store {
   std::map<std::string, CheckpointRecord> checkpoints_;  // by uuid
   std::map<int64_t, std::string> searcher_snapshots_;    // by experiment
   std::map<int64_t, ResourceOverrides> overrides_;       // by experiment
+  int64_t next_user_id_ = 1;
+  std::map<int64_t, UserRecord> users_;
+  std::map<std::string, SessionRecord> sessions_;  // by token hash
 };
 
 }  // namespace ring

@@ -66,6 +66,18 @@ class SqliteStore final : public Store {
   Result<std::vector<AgentRecord>> ListAgents() override;
   Status SetAgentSchedulable(const std::string& id, bool enabled, bool draining) override;
 
+  Result<int64_t> CreateUser(const UserRecord& u) override;
+  Result<UserRecord> GetUser(int64_t id) override;
+  Result<UserRecord> GetUserByName(const std::string& username) override;
+  Result<std::vector<UserRecord>> ListUsers() override;
+  Status UpdateUser(const UserRecord& u) override;
+
+  Status CreateSession(const SessionRecord& s) override;
+  Result<SessionRecord> GetSession(const std::string& token_hash) override;
+  Status DeleteSession(const std::string& token_hash) override;
+  Status DeleteUserSessions(int64_t user_id) override;
+  Result<int64_t> DeleteExpiredSessions(const std::string& now) override;
+
  private:
   SqliteStore(std::unique_ptr<SqliteDb> db, int schema_version);
   Result<int64_t> InsertTrialLocked(const TrialRecord& t);  // mu_ held

@@ -3,6 +3,7 @@
 // (WAL, foreign keys, prepared statements, migrations) and MemoryStore (the
 // fake for component tests). Both pass tests/unit/store_conformance_test.cc.
 // Implementations are thread-safe (one internal mutex each).
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -116,6 +117,24 @@ struct SearcherStep {
   std::vector<TrialRecord> new_trials;  // each with a request_id
 };
 
+// An account. Usernames never change: experiments record theirs as owner.
+struct UserRecord {
+  int64_t id = 0;
+  std::string username;
+  std::string password_hash;  // Argon2id, libsodium's crypto_pwhash_str format
+  std::string role = "user";  // "admin" or "user"
+  bool active = true;         // an inactive user cannot sign in
+  std::string created_at;     // set by the store
+};
+
+// A signed-in session: the SHA-256 of its bearer token, never the token.
+struct SessionRecord {
+  std::string token_hash;
+  int64_t user_id = 0;
+  std::string created_at;  // set by the store
+  std::string expires_at;  // RFC 3339 UTC, as NowRfc3339 writes it
+};
+
 template <typename T>
 struct Page {
   std::vector<T> items;
@@ -183,9 +202,27 @@ class Store {
   virtual Status UpsertAgent(const AgentRecord& a) = 0;
   virtual Result<std::vector<AgentRecord>> ListAgents() = 0;
   virtual Status SetAgentSchedulable(const std::string& id, bool enabled, bool draining) = 0;  // kNotFound
+
+  // Users. CreateUser: kConflict when the username is taken.
+  virtual Result<int64_t> CreateUser(const UserRecord& u) = 0;
+  virtual Result<UserRecord> GetUser(int64_t id) = 0;                         // kNotFound
+  virtual Result<UserRecord> GetUserByName(const std::string& username) = 0;  // kNotFound
+  virtual Result<std::vector<UserRecord>> ListUsers() = 0;                    // by id
+  // Writes password_hash, role and active.
+  virtual Status UpdateUser(const UserRecord& u) = 0;  // kNotFound
+
+  // Sessions. A token hash is unique (kConflict).
+  virtual Status CreateSession(const SessionRecord& s) = 0;
+  virtual Result<SessionRecord> GetSession(const std::string& token_hash) = 0;  // kNotFound
+  virtual Status DeleteSession(const std::string& token_hash) = 0;              // no-op when absent
+  virtual Status DeleteUserSessions(int64_t user_id) = 0;
+  // Removes sessions whose expires_at is before `now`; returns how many.
+  virtual Result<int64_t> DeleteExpiredSessions(const std::string& now) = 0;
 };
 
 // Current time as RFC 3339 UTC with milliseconds ("2026-11-22T09:01:12.345Z").
 std::string NowRfc3339();
+// The same format for any time point.
+std::string FormatRfc3339(std::chrono::system_clock::time_point t);
 
 }  // namespace ring

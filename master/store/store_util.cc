@@ -9,9 +9,9 @@
 
 namespace ring {
 
-std::string NowRfc3339() {
-  using std::chrono::system_clock;
-  const auto now = system_clock::now();
+std::string NowRfc3339() { return FormatRfc3339(std::chrono::system_clock::now()); }
+
+std::string FormatRfc3339(std::chrono::system_clock::time_point now) {
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count();
   time_t seconds = static_cast<time_t>(ms / 1000);
   int millis = static_cast<int>(ms % 1000);
@@ -52,6 +52,10 @@ bool IsKnownAgentState(const std::string& s) {
 }
 bool IsKnownMetricKind(const std::string& s) {
   return s == "training" || s == "validation";
+}
+
+bool IsKnownRole(const std::string& s) {
+  return s == "admin" || s == "user";
 }
 
 }  // namespace ring

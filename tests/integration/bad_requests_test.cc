@@ -240,6 +240,7 @@ TEST_F(BadRequestsTest, GoodRequestsAreServedThroughAStormOfBadOnesAndTheDatabas
 
   auto url = Url::Parse(cluster_.url());
   HttpClient client(*url, 10s);
+  client.SetBearerToken(cluster_.admin_token());
   int good = 0, failed = 0;
   const auto until = Clock::now() + 8s;
   while (Clock::now() < until) {

@@ -1,7 +1,8 @@
 # Support for tests that start the real binaries.
-add_library(ring_test_support STATIC support/process.cc support/test_cluster.cc support/netns_cluster.cc)
+add_library(ring_test_support STATIC
+  support/process.cc support/test_certs.cc support/test_cluster.cc support/netns_cluster.cc)
 target_include_directories(ring_test_support PUBLIC ${PROJECT_SOURCE_DIR})
-target_link_libraries(ring_test_support PUBLIC ring_common GTest::gtest PRIVATE ring_warnings)
+target_link_libraries(ring_test_support PUBLIC ring_common GTest::gtest OpenSSL::Crypto PRIVATE ring_warnings)
 # Where the binaries under test and the sources live (RING_BIN_DIR / RING_SOURCE_DIR override).
 target_compile_definitions(ring_test_support PRIVATE
   RING_DEFAULT_BIN_DIR="${CMAKE_BINARY_DIR}/bin"
@@ -23,3 +24,21 @@ ring_add_test(bad_requests_test LABEL integration TIMEOUT 120
   SOURCES integration/bad_requests_test.cc
   LIBS ring_test_support ring_common SQLite::SQLite3)
 add_dependencies(bad_requests_test ringmaster ringagent)
+
+# TLS end to end: an HTTPS master, an agent over wss, trials and the CLI verifying its certificate.
+ring_add_test(tls_test LABEL integration TIMEOUT 240
+  SOURCES integration/tls_test.cc
+  LIBS ring_test_support ring_common)
+add_dependencies(tls_test ringmaster ringagent ring quadratic_model)
+
+# Every route × every kind of caller against a real master (the authorisation matrix).
+ring_add_test(authorization_test LABEL integration TIMEOUT 180
+  SOURCES integration/authorization_test.cc
+  LIBS ring_test_support ring_master_http)
+add_dependencies(authorization_test ringmaster ringagent ring)
+
+# Users through the real CLI: sign-in, whoami, creation, passwords, deactivation, the first admin.
+ring_add_test(users_cli_test LABEL integration TIMEOUT 120
+  SOURCES integration/users_cli_test.cc
+  LIBS ring_test_support ring_common)
+add_dependencies(users_cli_test ringmaster ring)

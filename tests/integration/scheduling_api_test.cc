@@ -89,7 +89,7 @@ TEST_F(SchedulingApiTest, ResourcesChangeLiveAndBadValuesChangeNothing) {
   auto job = cluster_.GetJson("/api/v1/jobs")["jobs"][0];
   EXPECT_EQ(job["priority"], 10);
   EXPECT_EQ(job["weight"], 3.5);
-  EXPECT_EQ(job["owner"], "default");
+  EXPECT_EQ(job["owner"], "admin");  // who submitted it
   EXPECT_FALSE(job["queued_at"].get<std::string>().empty());
   auto jobs = cluster_.Ring({"job", "list"});
   EXPECT_EQ(jobs.exit_code, 0) << jobs.err;

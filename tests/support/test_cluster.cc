@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <random>
 #include <thread>
 
 namespace ring::testing {
@@ -26,6 +27,11 @@ std::string SourceDir() {
 TestCluster::TestCluster() {
   std::string tmpl = (fs::temp_directory_path() / "ring-test-XXXXXX").string();
   dir_ = mkdtemp(tmpl.data());
+  std::random_device random;
+  std::string password = "admin-";
+  for (int i = 0; i < 4; ++i) password += std::to_string(random());
+  std::ofstream(admin_password_file()) << password << "\n";
+  fs::permissions(admin_password_file(), fs::perms::owner_read | fs::perms::owner_write);
 }
 
 TestCluster::~TestCluster() {
@@ -41,12 +47,17 @@ void TestCluster::StartMaster(const MasterOptions& options) {
   fs::remove(port_file);
   // A restarted master keeps its address, so running agents find it again.
   host_ = options.host;
+  scheme_ = options.tls_cert_file.empty() ? "http" : "https";
+  ca_file_ = options.ca_file;
   std::vector<std::string> argv = options.launcher;
   argv.insert(argv.end(), {BinDir() + "/ringmaster", "--listen", host_ + ":" + std::to_string(port_),
                            "--data-dir", dir_ + "/master", "--port-file", port_file, "--heartbeat-timeout-ms",
                            std::to_string(options.heartbeat_timeout_ms), "--reconnect-window-ms",
-                           std::to_string(options.reconnect_window_ms), "--log-level", "debug"});
+                           std::to_string(options.reconnect_window_ms), "--log-level", "debug",
+                           "--admin-password-file", admin_password_file()});
   argv.insert(argv.end(), options.extra_args.begin(), options.extra_args.end());
+  if (!options.tls_cert_file.empty())
+    argv.insert(argv.end(), {"--tls-cert", options.tls_cert_file, "--tls-key", options.tls_key_file});
   master_ = std::make_unique<ChildProcess>(argv, std::map<std::string, std::string>{}, dir_ + "/master.log");
   ASSERT_TRUE(WaitFor([&] { return fs::exists(port_file) && !ReadFileText(port_file).empty(); },
                       std::chrono::seconds(20)))
@@ -54,6 +65,41 @@ void TestCluster::StartMaster(const MasterOptions& options) {
   port_ = std::stoi(ReadFileText(port_file));
   auto url = Url::Parse(this->url());
   client_ = std::make_unique<HttpClient>(*url, std::chrono::seconds(30));
+  client_->SetCaFile(ca_file_);
+  // Signed in as the admin, as a user would be: the client with a token of
+  // its own, and the CLI through `ring user login` (its tokens file lives in
+  // dir()/config).
+  token_ = SignIn("admin", admin_password());
+  ASSERT_FALSE(token_.empty()) << "cannot sign in as admin";
+  client_->SetBearerToken(token_);
+  auto login = Ring({"user", "login", "admin", "--password-file", admin_password_file()});
+  ASSERT_EQ(login.exit_code, 0) << login.out << login.err;
+}
+
+std::string TestCluster::admin_password() const {
+  std::string text = ReadFileText(admin_password_file());
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+  return text;
+}
+
+std::string TestCluster::SignIn(const std::string& username, const std::string& password) {
+  auto url = Url::Parse(this->url());
+  HttpClient http(*url, std::chrono::seconds(30));
+  http.SetCaFile(ca_file_);
+  auto res =
+      http.Post("/api/v1/auth/login", nlohmann::json{{"username", username}, {"password", password}}.dump());
+  if (!res.ok() || res->status != 200) return {};
+  auto body = nlohmann::json::parse(res->body, nullptr, false);
+  return body.is_object() ? body.value("token", "") : "";
+}
+
+std::string TestCluster::CreateUser(const std::string& username, const std::string& password,
+                                    const std::string& role) {
+  int status = 0;
+  auto created =
+      PostJson("/api/v1/users", {{"username", username}, {"password", password}, {"role", role}}, &status);
+  EXPECT_EQ(status, 201) << created.dump();
+  return SignIn(username, password);
 }
 
 void TestCluster::KillMaster() {
@@ -76,6 +122,7 @@ ChildProcess& TestCluster::StartAgent(const std::string& id, int cpu_slots, cons
   argv.insert(argv.end(), {BinDir() + "/ringagent", "--master", url(), "--id", id, "--cpu-slots",
                            std::to_string(cpu_slots), "--work-dir", dir_ + "/agent-" + id, "--token-file",
                            cluster_token_file(), "--log-level", "debug"});
+  if (!ca_file_.empty()) argv.insert(argv.end(), {"--ca-file", ca_file_});
   agents_.erase(id);
   agents_.emplace(id, ChildProcess(argv, {}, dir_ + "/agent-" + id + ".log"));
   bool connected = WaitFor(
@@ -116,7 +163,8 @@ nlohmann::json TestCluster::PostJson(const std::string& target, const nlohmann::
 
 CommandResult TestCluster::Ring(std::vector<std::string> args) {
   args.insert(args.begin(), {BinDir() + "/ring", "-m", url()});
-  return RunCommand(args, {}, std::chrono::seconds(180));
+  if (!ca_file_.empty()) args.insert(args.begin() + 3, {"--ca-file", ca_file_});
+  return RunCommand(args, {{"XDG_CONFIG_HOME", dir_ + "/config"}}, std::chrono::seconds(180));
 }
 
 bool TestCluster::WaitFor(const std::function<bool()>& done, std::chrono::milliseconds timeout) {

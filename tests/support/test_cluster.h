@@ -29,6 +29,11 @@ class TestCluster {
     // {"ip", "netns", "exec", "node-0"} to run it inside a network namespace).
     std::string host = "127.0.0.1";
     std::vector<std::string> launcher;
+    // TLS: with a certificate and key (PEM) the master serves HTTPS only;
+    // url() is https and client(), agents and Ring() trust `ca_file`.
+    std::string tls_cert_file;
+    std::string tls_key_file;
+    std::string ca_file;
   };
   struct AgentOptions {
     std::vector<std::string> launcher;  // as MasterOptions::launcher
@@ -48,11 +53,24 @@ class TestCluster {
   ChildProcess& StartAgent(const std::string& id, int cpu_slots) { return StartAgent(id, cpu_slots, {}); }
   ChildProcess& agent(const std::string& id) { return agents_.at(id); }
 
-  std::string url() const { return "http://" + host_ + ":" + std::to_string(port_); }
+  std::string url() const { return scheme_ + "://" + host_ + ":" + std::to_string(port_); }
+  // The CA file the client, agents and Ring() trust (MasterOptions::ca_file).
+  const std::string& ca_file() const { return ca_file_; }
   const std::string& dir() const { return dir_; }
   // The cluster token agents present, made by the master at its first start.
   std::string cluster_token_file() const { return dir_ + "/master/cluster-token"; }
   HttpClient& client() { return *client_; }
+  // The admin's first password (made by the constructor, 0600), which the
+  // master gets with --admin-password-file; client() and Ring() are signed
+  // in with it.
+  std::string admin_password_file() const { return dir_ + "/admin-password"; }
+  std::string admin_password() const;
+  const std::string& admin_token() const { return token_; }
+  // A token of `username` from POST /api/v1/auth/login; empty when refused.
+  std::string SignIn(const std::string& username, const std::string& password);
+  // Creates a user as the admin and returns a token of theirs.
+  std::string CreateUser(const std::string& username, const std::string& password,
+                         const std::string& role = "user");
 
   // GET/POST returning parsed JSON (fails the test on transport errors).
   nlohmann::json GetJson(const std::string& target, int* status = nullptr);
@@ -72,10 +90,13 @@ class TestCluster {
  private:
   std::string dir_;
   std::string host_ = "127.0.0.1";
+  std::string scheme_ = "http";  // https when the master serves TLS
+  std::string ca_file_;
   int port_ = 0;
   std::unique_ptr<ChildProcess> master_;
   std::map<std::string, ChildProcess> agents_;
   std::unique_ptr<HttpClient> client_;
+  std::string token_;
 };
 
 }  // namespace ring::testing

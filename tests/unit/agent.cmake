@@ -31,3 +31,7 @@ add_dependencies(agent_daemon_test ringagent)
 ring_add_test(agent_launcher_conformance_test LABEL unit
   SOURCES unit/agent_launcher_conformance_test.cc
   LIBS ring_agent_fakes ring_agent_lib)
+
+ring_add_test(agent_tls_test LABEL unit
+  SOURCES unit/agent_tls_test.cc
+  LIBS ring_agent_lib ring_test_support)

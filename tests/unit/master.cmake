@@ -9,3 +9,6 @@ ring_add_test(experiment_controller_scheduling_test LABEL unit
   SOURCES unit/experiment_controller_scheduling_test.cc LIBS ring_master_core)
 ring_add_test(log_limiter_test LABEL unit SOURCES unit/log_limiter_test.cc LIBS ring_master_core)
 ring_add_test(cluster_token_test LABEL unit SOURCES unit/cluster_token_test.cc LIBS ring_master)
+ring_add_test(master_tls_config_test LABEL unit
+  SOURCES unit/master_tls_config_test.cc LIBS ring_master ring_test_support)
+ring_add_test(accounts_test LABEL unit SOURCES unit/accounts_test.cc LIBS ring_master_core)

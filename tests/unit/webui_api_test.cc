@@ -10,6 +10,7 @@
 #include <boost/asio/use_future.hpp>
 
 #include "master/api/routes.h"
+#include "master/core/accounts.h"
 #include "tests/unit/controller_test_fixture.h"
 
 namespace ring {
@@ -38,6 +39,13 @@ class WebUiApiTest : public testing::ControllerFixture {
  protected:
   void SetUp() override {
     ControllerFixture::SetUp();
+    // A real admin signs in; its token goes with every request.
+    auto password = accounts_.EnsureAdmin("");
+    ASSERT_TRUE(password.ok() && *password);
+    auto login = accounts_.Login("admin", **password, "127.0.0.1");
+    ASSERT_TRUE(login.ok()) << login.status().message();
+    token_ = login->token;
+    RegisterAuthRoutes(router_, ctx_);
     RegisterExperimentRoutes(router_, ctx_);
     RegisterMetricRoutes(router_, ctx_);
     RegisterPoolRoutes(router_, ctx_);
@@ -49,6 +57,7 @@ class WebUiApiTest : public testing::ControllerFixture {
     req.method = "GET";
     req.path = path;
     req.query = std::move(query);
+    req.headers["authorization"] = "Bearer " + token_;
     net::io_context io;
     auto done = net::co_spawn(
         io, [&]() -> net::awaitable<ApiResponse> { co_return co_await router_.Dispatch(req); },
@@ -82,8 +91,10 @@ class WebUiApiTest : public testing::ControllerFixture {
     ASSERT_TRUE(store_.AddMetrics(reports).ok());
   }
 
+  Accounts accounts_{store_};
+  std::string token_;
   Router router_;
-  ApiContext ctx_{store_, controller_, "test"};
+  ApiContext ctx_{store_, controller_, "test", &accounts_};
 };
 
 TEST_F(WebUiApiTest, TrialMetricsAreDownsampledOnRequest) {

@@ -49,6 +49,7 @@ ApiReply TrialApi::Exchange(const std::string& method, const std::string& path, 
       if (res->status < 500) return reply;  // 2xx, or a 4xx retrying cannot fix
     } else {
       reply = {0, nullptr, res.status().message()};
+      if (ring::IsCertificateFailure(res.status())) return reply;  // retrying cannot fix the certificate
     }
     if (std::chrono::steady_clock::now() + backoff > give_up) return reply;
     std::this_thread::sleep_for(backoff);

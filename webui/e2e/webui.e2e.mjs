@@ -1,21 +1,26 @@
 #!/usr/bin/env node
 // End-to-end test of the web UI in a real browser against a real cluster.
 //
-// Starts ringmaster and two ringagents (2 CPU slots each) from the build on
-// 127.0.0.1 (free ports), runs the example grid search
-// (configs/experiments/quadratic-grid.yaml) to the end, starts a slow random
-// search that keeps slots busy and jobs waiting, then drives Debian's
-// chromium (headless, through playwright-core) over the four pages:
-// experiments, experiment (one curve per trial), trial (logs), cluster
+// Starts ringmaster (its admin's password from a random 0600 file) and two
+// ringagents (2 CPU slots each) from the build on 127.0.0.1 (free ports),
+// signs the ring CLI in (`ring user login`, with its own XDG_CONFIG_HOME),
+// runs the example grid search (configs/experiments/quadratic-grid.yaml) to
+// the end, starts a slow random search that keeps slots busy and jobs
+// waiting, then drives Debian's chromium (headless, through playwright-core):
+// the sign-in page (a wrong password, then the right one), then the four
+// pages: experiments, experiment (one curve per trial), trial (logs), cluster
 // (slots). It kills the slow search through the UI, checks a narrow window,
-// keyboard focus, the number of requests while idle and that the console
-// stayed free of errors, saves screenshots in RING_ARTIFACTS_DIR and stops
-// every process it started.
+// keyboard focus, the number of requests while idle, signing out, a revoked
+// token sending the browser back to the sign-in page (and signing in
+// returning to the page), that a user who is not an admin gets no actions on
+// admin's experiments, and that the console stayed free of errors; it saves
+// screenshots in RING_ARTIFACTS_DIR and stops every process it started.
 //
 // Environment (CTest sets them): RING_BIN_DIR, RING_BUILD_DIR,
 // RING_SOURCE_DIR, RING_ARTIFACTS_DIR; CHROMIUM (default /usr/bin/chromium);
 // RING_E2E_HEADED=1 shows the browser.
 import { spawn } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -35,6 +40,17 @@ const children = [];
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ring-webui-e2e-'));
 let browser;
 let failed = false;
+
+// The master's first user: admin, with a random password in a file only we
+// may read. The CLI keeps its token under its own config folder here, and
+// this script's own API reads send a token of their own.
+const adminPassword = crypto.randomBytes(18).toString('base64url');
+const passwordFile = path.join(tmp, 'admin-password');
+fs.writeFileSync(passwordFile, adminPassword, { mode: 0o600 });
+const configHome = path.join(tmp, 'config');
+const ringEnv = { ...process.env, XDG_CONFIG_HOME: configHome };
+delete ringEnv.RING_TOKEN;
+let apiToken = null;
 
 function log(...args) {
   console.log(`[webui-e2e ${new Date().toISOString().slice(11, 19)}]`, ...args);
@@ -107,15 +123,29 @@ async function waitFor(what, fn, timeoutMs) {
   );
 }
 
-async function getJson(url) {
-  const res = await fetch(url);
+async function getJson(url, token = apiToken) {
+  const res = await fetch(url, { headers: token ? { Authorization: `Bearer ${token}` } : {} });
   if (!res.ok) throw new Error(`${url}: ${res.status}`);
   return res.json();
 }
 
+async function login(url, username, password) {
+  const res = await fetch(`${url}/api/v1/auth/login`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ username, password }),
+  });
+  const body = await res.json();
+  check(res.status === 200 && typeof body.token === 'string', `login answered ${res.status} ${JSON.stringify(body)}`);
+  return body.token;
+}
+
 function runRing(url, args) {
   return new Promise((resolve, reject) => {
-    const child = spawn(path.join(binDir, 'ring'), ['-m', url, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(path.join(binDir, 'ring'), ['-m', url, ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: ringEnv,
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (d) => (out += d));
@@ -159,6 +189,8 @@ async function main() {
     portFile,
     '--webui-dir',
     webuiDir,
+    '--admin-password-file',
+    passwordFile,
   ]);
   const port = await waitFor(
     'the master port file',
@@ -167,6 +199,17 @@ async function main() {
   );
   const url = `http://127.0.0.1:${port}`;
   log(`master at ${url}`);
+
+  // Signed in: this script (REST) and the CLI (its token file).
+  const anonymous = await fetch(`${url}/api/v1/agents`);
+  check(anonymous.status === 401, `the API answers ${anonymous.status} without a token, want 401`);
+  check((await fetch(`${url}/api/v1/health`)).ok, 'the health check needs no token');
+  apiToken = await login(url, 'admin', adminPassword);
+  await runRing(url, ['user', 'login', 'admin', '--password-file', passwordFile]);
+  check(
+    fs.existsSync(path.join(configHome, 'ring', 'tokens.json')),
+    'ring user login keeps its token in $XDG_CONFIG_HOME/ring/tokens.json',
+  );
   for (const id of ['agent-1', 'agent-2'])
     start(id, [
       path.join(binDir, 'ringagent'),
@@ -250,7 +293,17 @@ max_restarts: 0
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   const page = await context.newPage();
   const problems = [];
+  let revokedToken = null; // the browser's token after it signed out
+  // Expected 401s: a wrong password, and requests with the revoked token.
+  const expected401 = async (r) => {
+    if (r.status() !== 401) return false;
+    if (r.url() === `${url}/api/v1/auth/login`) return true;
+    const sent = (await r.request().allHeaders()).authorization;
+    return revokedToken !== null && sent === `Bearer ${revokedToken}`;
+  };
   page.on('console', (m) => {
+    // Chromium logs every error answer; the response handler judges those.
+    if (/^Failed to load resource: the server responded with a status of/.test(m.text())) return;
     if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`);
   });
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
@@ -259,8 +312,9 @@ max_restarts: 0
     if (r.failure()?.errorText === 'net::ERR_ABORTED') return;
     problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`);
   });
-  page.on('response', (r) => {
-    if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.url()}`);
+  page.on('response', async (r) => {
+    if (r.status() >= 400 && !(await expected401(r).catch(() => false)))
+      problems.push(`HTTP ${r.status()}: ${r.url()}`);
   });
   const shot = async (name, opts = {}) => {
     await page.waitForTimeout(400); // let charts settle
@@ -268,10 +322,42 @@ max_restarts: 0
     log(`screenshot ${name}.png`);
   };
 
-  // 1. Experiments: both experiments, with state, trials and the best metric.
+  // 0. Sign in: the first visit shows the sign-in page, asking the API
+  // nothing; a wrong password says so; the right one (typed, Enter) lands on
+  // the experiments page.
+  const early = [];
+  const countEarly = (r) => r.url().includes('/api/v1/') && early.push(r.url());
+  page.on('request', countEarly);
   await page.goto(`${url}/`);
+  const signInTitle = page.getByRole('heading', { level: 1, name: 'Sign in' });
+  await signInTitle.waitFor({ timeout: 20000 });
+  check(
+    await page.evaluate(() => document.activeElement?.getAttribute('name') === 'username'),
+    'the sign-in page starts in the username field',
+  );
+  check(early.length === 0, `the sign-in page asked the API nothing, but: ${early.join(', ')}`);
+  page.off('request', countEarly);
+  await shot('sign-in');
+  await page.getByLabel('Username').fill('admin');
+  await page.getByLabel('Password').fill(`not-${adminPassword}`);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  const signInError = page.locator('.sign-in-error[role=alert]');
+  await signInError.waitFor();
+  check(
+    /wrong username or password/i.test(await signInError.textContent()),
+    `a wrong password says so: ${await signInError.textContent()}`,
+  );
+  check((await page.getByLabel('Password').inputValue()) === '', 'a wrong password is cleared');
+  await shot('sign-in-error');
+  await page.getByLabel('Password').fill(adminPassword); // the cursor is there already
+  await page.keyboard.press('Enter');
+
+  // 1. Experiments: both experiments, with state, trials and the best metric.
   const gridRow = page.locator(`tr[data-experiment="${grid}"]`);
   await gridRow.waitFor({ timeout: 20000 });
+  check(new URL(page.url()).pathname === '/', `signing in stays on the page asked for (${page.url()})`);
+  const whoami = (await page.locator('header .whoami').textContent()).replace(/\s+/g, ' ').trim();
+  check(whoami === 'Signed in as admin admin', `the header shows the user and role: "${whoami}"`);
   check((await gridRow.locator('a.strong').textContent()) === 'quadratic-grid', 'the grid row names quadratic-grid');
   check((await gridRow.locator('.badge').textContent()) === 'Completed', 'the grid shows Completed');
   check((await gridRow.locator('td').nth(6).textContent()) === '8', 'the grid shows 8 trials');
@@ -432,6 +518,80 @@ max_restarts: 0
   await page.setViewportSize({ width: 1280, height: 800 });
   await page.goto(`${url}/nowhere/at/all`);
   await page.getByRole('heading', { name: 'Page not found' }).waitFor();
+
+  // 9. Sign out: back to the sign-in page, and the master forgot the token.
+  await page.goto(`${url}/cluster`);
+  await page.locator('.slot-grid').first().waitFor({ timeout: 20000 });
+  const stored = await page.evaluate(() => JSON.parse(localStorage.getItem('ring.session') ?? 'null'));
+  check(stored?.username === 'admin' && stored?.role === 'admin', `the session is stored: ${JSON.stringify(stored)}`);
+  revokedToken = stored.token;
+  await page.getByRole('button', { name: 'Sign out' }).click();
+  await signInTitle.waitFor();
+  check((await page.evaluate(() => localStorage.getItem('ring.session'))) === null, 'signing out forgets the session');
+  await waitFor(
+    'the signed-out token to stop working',
+    async () =>
+      (await fetch(`${url}/api/v1/agents`, { headers: { Authorization: `Bearer ${revokedToken}` } })).status === 401,
+    5000,
+  );
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.waitForTimeout(300);
+  const overflow3 = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  check(overflow3 <= 1, `the sign-in page scrolls sideways by ${overflow3}px at 390px wide`);
+  await shot('sign-in-narrow');
+  await page.setViewportSize({ width: 1280, height: 800 });
+
+  // 10. A token the master no longer takes (here: the signed-out one) sends
+  // the browser to the sign-in page, which says why; signing in returns to
+  // the page the user was on.
+  await page.evaluate((s) => localStorage.setItem('ring.session', JSON.stringify(s)), stored);
+  await page.reload();
+  await page.getByText('You were signed out:').waitFor({ timeout: 20000 });
+  check(new URL(page.url()).pathname === '/cluster', `the URL stays on the page: ${page.url()}`);
+  check((await page.getByLabel('Username').inputValue()) === 'admin', 'the sign-in page fills in who was signed in');
+  await page.getByLabel('Password').fill(adminPassword);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.locator('.slot-grid').first().waitFor({ timeout: 20000 });
+  check(new URL(page.url()).pathname === '/cluster', 'signing in again returns to the cluster page');
+
+  // 11. A user who is not an admin gets no actions on someone else's
+  // experiment (and the master refuses them with a 403 anyway).
+  const bobPassword = crypto.randomBytes(12).toString('base64url');
+  const created = await fetch(`${url}/api/v1/users`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${apiToken}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ username: 'bob', password: bobPassword, role: 'user' }),
+  });
+  check(created.status === 201, `creating user bob answered ${created.status}`);
+  const bobToken = await login(url, 'bob', bobPassword);
+  const refused = await fetch(`${url}/api/v1/experiments/${grid}/archive`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${bobToken}` },
+  });
+  check(refused.status === 403, `bob archiving admin's experiment answered ${refused.status}, want 403`);
+  const bobPage = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+  bobPage.on('pageerror', (e) => problems.push(`page error (bob): ${e.message}`));
+  await bobPage.goto(`${url}/experiments/${grid}`);
+  await bobPage.getByLabel('Username').fill('bob');
+  await bobPage.getByLabel('Password').fill(bobPassword);
+  await bobPage.keyboard.press('Enter');
+  await bobPage
+    .getByText('This is admin’s experiment: only they or an admin can archive it.')
+    .waitFor({ timeout: 20000 });
+  check(
+    (await bobPage.getByRole('button', { name: `Archive experiment ${grid}` }).count()) === 0,
+    "bob gets no Archive button on admin's experiment",
+  );
+  await bobPage.goto(`${url}/experiments`);
+  await bobPage.locator(`tr[data-experiment="${grid}"]`).waitFor({ timeout: 20000 });
+  check(
+    (await bobPage.locator(`tr[data-experiment="${grid}"] button`).count()) === 0,
+    "the list offers bob no actions on admin's experiments",
+  );
+  check(
+    (await bobPage.locator('header .whoami').textContent()).replace(/\s+/g, ' ').trim() === 'Signed in as bob user',
+    'the header shows bob and his role',
+  );
 
   check(problems.length === 0, `the browser saw no errors, but:\n  ${problems.join('\n  ')}`);
   log('all checks passed');

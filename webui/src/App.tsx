@@ -1,9 +1,13 @@
-// The app shell: a skip link, the header with the pages, and the page of the
-// current route.
+// The app shell: a skip link, the header with the pages and the signed-in
+// user, and the page of the current route, or the sign-in page in its place
+// while nobody is signed in (so signing in returns to that route).
 import { useEffect, useRef } from 'react';
+import { useSession } from './auth/session';
+import { UserMenu } from './components/UserMenu';
 import { ClusterPage } from './pages/ClusterPage';
 import { ExperimentPage } from './pages/ExperimentPage';
 import { ExperimentsPage } from './pages/ExperimentsPage';
+import { SignInPage } from './pages/SignInPage';
 import { TrialPage } from './pages/TrialPage';
 import { Link, matchRoute, paths, useLocation, type Route } from './router';
 
@@ -32,19 +36,21 @@ function Page({ route }: { route: Route }) {
 
 export function App() {
   const { pathname } = useLocation();
+  const { session, reason, lastUsername } = useSession();
+  const signedIn = session !== null;
   const route = matchRoute(pathname);
   const main = useRef<HTMLElement>(null);
   const first = useRef(true);
 
-  // After a navigation, move focus to the page so keyboard and screen reader
-  // users start at its top.
+  // After a navigation or signing in, move focus to the page so keyboard and
+  // screen reader users start at its top (the sign-in page focuses its form).
   useEffect(() => {
     if (first.current) {
       first.current = false;
       return;
     }
-    main.current?.focus({ preventScroll: true });
-  }, [pathname]);
+    if (signedIn) main.current?.focus({ preventScroll: true });
+  }, [pathname, signedIn]);
 
   const current = (page: Route['page'][]) => (page.includes(route.page) ? 'page' : undefined);
   return (
@@ -60,23 +66,26 @@ export function App() {
           </svg>
           Ringmaster
         </Link>
-        <nav aria-label="Main">
-          <ul>
-            <li>
-              <Link href={paths.experiments()} aria-current={current(['experiments', 'experiment', 'trial'])}>
-                Experiments
-              </Link>
-            </li>
-            <li>
-              <Link href={paths.cluster()} aria-current={current(['cluster'])}>
-                Cluster
-              </Link>
-            </li>
-          </ul>
-        </nav>
+        {session && (
+          <nav aria-label="Main">
+            <ul>
+              <li>
+                <Link href={paths.experiments()} aria-current={current(['experiments', 'experiment', 'trial'])}>
+                  Experiments
+                </Link>
+              </li>
+              <li>
+                <Link href={paths.cluster()} aria-current={current(['cluster'])}>
+                  Cluster
+                </Link>
+              </li>
+            </ul>
+          </nav>
+        )}
+        {session && <UserMenu session={session} />}
       </header>
       <main id="main" ref={main} tabIndex={-1}>
-        <Page route={route} />
+        {session ? <Page route={route} /> : <SignInPage reason={reason} lastUsername={lastUsername} />}
       </main>
     </>
   );

@@ -1,7 +1,11 @@
 // @vitest-environment node
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { currentSession, endSession, getSessionState, startSession } from '../auth/session';
 import { fakeFetch, json } from '../test/fixtures';
-import { ApiClient, ApiError, buildUrl } from './client';
+import { ApiClient, ApiError, api, buildUrl } from './client';
+
+const headersOf = (init?: RequestInit) => init?.headers as Record<string, string>;
+const unauthenticated = (message: string) => json({ error: { code: 'unauthenticated', message } }, 401);
 
 describe('ApiClient', () => {
   it('builds URLs without empty parameters', () => {
@@ -37,12 +41,85 @@ describe('ApiClient', () => {
     ]);
   });
 
-  it('sends the bearer token when there is one', async () => {
-    const fake = fakeFetch({ '/api/v1/agents': () => json({ agents: [], total: 0 }) });
-    await new ApiClient({ fetch: fake.fn, token: () => 'secret' }).agents();
+  it('sends the bearer token when there is one, on every kind of request', async () => {
+    const fake = fakeFetch({
+      '/api/v1/agents': () => json({ agents: [], total: 0 }, 200, { ETag: '"a1"' }),
+      '/api/v1/trials/3/logs': () => json({ logs: [], offset: 0, trial_state: 'ACTIVE' }),
+      '/api/v1/experiments/1/pause': () => json({ id: 1 }),
+    });
+    const client = new ApiClient({ fetch: fake.fn, token: () => 'secret' });
+    await client.agents();
+    await client.agents(); // conditional, and still signed
+    await client.logs(3, { offset: 0, follow: true });
+    await client.experimentAction(1, 'pause');
     await new ApiClient({ fetch: fake.fn }).agents();
-    expect((fake.calls[0].init?.headers as Record<string, string>).Authorization).toBe('Bearer secret');
-    expect((fake.calls[1].init?.headers as Record<string, string>).Authorization).toBeUndefined();
+    expect(fake.calls.map((c) => headersOf(c.init).Authorization)).toEqual([
+      'Bearer secret',
+      'Bearer secret',
+      'Bearer secret',
+      'Bearer secret',
+      undefined,
+    ]);
+    expect(headersOf(fake.calls[1].init)['If-None-Match']).toBe('"a1"');
+  });
+
+  it('reports a 401 to the current token as the end of the session', async () => {
+    let token: string | null = 'old';
+    const ended: ApiError[] = [];
+    const fake = fakeFetch({
+      '/api/v1/experiments': () => unauthenticated('the token has expired; sign in again'),
+      '/api/v1/trials/3/logs': () => unauthenticated('sign in first'),
+    });
+    const client = new ApiClient({ fetch: fake.fn, token: () => token, onUnauthorized: (e) => ended.push(e) });
+    await expect(client.experiments({})).rejects.toMatchObject({ status: 401, code: 'unauthenticated' });
+    await expect(client.logs(3, { offset: 0 })).rejects.toMatchObject({ status: 401 });
+    expect(ended.map((e) => e.message)).toEqual(['the token has expired; sign in again', 'sign in first']);
+
+    // A request sent with the old token answers after a new sign-in: the
+    // new session stays.
+    const slow = fakeFetch({
+      '/api/v1/experiments': () => {
+        token = 'new';
+        return unauthenticated('the token has expired; sign in again');
+      },
+    });
+    token = 'old';
+    const late = new ApiClient({ fetch: slow.fn, token: () => token, onUnauthorized: (e) => ended.push(e) });
+    await expect(late.experiments({})).rejects.toMatchObject({ status: 401 });
+    expect(ended).toHaveLength(2);
+  });
+
+  it('signs in without a token, and a wrong password does not end a session', async () => {
+    const onUnauthorized = vi.fn();
+    const fake = fakeFetch({
+      '/api/v1/auth/login': (_url, init) => {
+        const { password } = JSON.parse(String(init?.body));
+        if (password !== 'right')
+          return json({ error: { code: 'unauthenticated', message: 'wrong username or password' } }, 401);
+        return json({
+          token: 'tok',
+          expires_at: '2026-12-01T10:00:00Z',
+          user: { id: 1, username: 'admin', role: 'admin' },
+        });
+      },
+      '/api/v1/auth/logout': () => json({}),
+    });
+    const client = new ApiClient({ fetch: fake.fn, token: () => 'stale', onUnauthorized });
+    await expect(client.login('admin', 'wrong')).rejects.toMatchObject({
+      status: 401,
+      message: 'wrong username or password',
+    });
+    expect(onUnauthorized).not.toHaveBeenCalled();
+    const answer = await client.login('admin', 'right');
+    expect(answer.user).toEqual({ id: 1, username: 'admin', role: 'admin' });
+    expect(fake.calls[1].init?.method).toBe('POST');
+    expect(JSON.parse(String(fake.calls[1].init?.body))).toEqual({ username: 'admin', password: 'right' });
+    expect(headersOf(fake.calls[1].init).Authorization).toBeUndefined();
+    expect(headersOf(fake.calls[1].init)['Content-Type']).toBe('application/json');
+
+    await client.logout('tok');
+    expect(fake.calls[2].url).toBe('/api/v1/auth/logout');
+    expect(headersOf(fake.calls[2].init).Authorization).toBe('Bearer tok');
   });
 
   it('turns error bodies and network failures into ApiErrors', async () => {
@@ -70,5 +147,30 @@ describe('ApiClient', () => {
     const fake = fakeFetch({ '/api/v1/trials/3/metrics': () => json({ metrics: [], total: 0, downsampled: false }) });
     await new ApiClient({ fetch: fake.fn }).trialMetrics(3, 'training', 1000);
     expect(fake.calls[0].url).toBe('/api/v1/trials/3/metrics?kind=training&max_points=1000');
+  });
+});
+
+describe("the app's client", () => {
+  afterEach(() => endSession());
+
+  it("sends the session's token, and a 401 signs out with the master's reason", async () => {
+    const fake = fakeFetch({
+      '/api/v1/pools': (_url, init) =>
+        headersOf(init).Authorization === 'Bearer tok-1'
+          ? json({ pools: [], total: 0 }, 200, { ETag: '"p1"' })
+          : unauthenticated('the token has expired; sign in again'),
+    });
+    vi.stubGlobal('fetch', fake.fn);
+    startSession({ token: 'tok-1', username: 'alice', role: 'user', expires_at: '2099-01-01T00:00:00Z' });
+    expect((await api.pools()).changed).toBe(true);
+    startSession({ token: 'tok-2', username: 'alice', role: 'user', expires_at: '2099-01-01T00:00:00Z' });
+    await expect(api.pools()).rejects.toMatchObject({ status: 401 });
+    // The new session started without the old one's cached answers.
+    expect(headersOf(fake.calls[1].init)['If-None-Match']).toBeUndefined();
+    expect(currentSession()).toBeNull();
+    expect(getSessionState()).toMatchObject({
+      reason: 'the token has expired; sign in again',
+      lastUsername: 'alice',
+    });
   });
 });

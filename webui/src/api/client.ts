@@ -1,8 +1,9 @@
 // A typed client of the master's REST API. GETs are conditional: the last
 // answer of each URL is kept with its ETag and sent back as If-None-Match,
 // so polling an unchanged list costs a 304 and no re-render (`changed` is
-// false). Every request goes through `headers()`, where the bearer token of
-// a signed-in user will be added once the master has users.
+// false). Every request goes through `send()`, which adds the signed-in
+// user's bearer token and reports a 401 to that token as the end of the
+// session (`onUnauthorized`).
 import type {
   Agent,
   Allocation,
@@ -13,12 +14,14 @@ import type {
   ExperimentMetrics,
   Job,
   LogPage,
+  LoginAnswer,
   MetricKind,
   Pool,
   Trial,
   TrialList,
   TrialMetrics,
 } from './types';
+import { currentSession, endSession, subscribeSession } from '../auth/session';
 
 export class ApiError extends Error {
   constructor(
@@ -42,6 +45,8 @@ export interface ClientOptions {
   baseUrl?: string;
   // The signed-in user's token, sent as "Authorization: Bearer <token>".
   token?: () => string | null;
+  // A 401 answered the token that is still in use: the session is over.
+  onUnauthorized?: (error: ApiError) => void;
   fetch?: typeof fetch;
   maxCachedUrls?: number;
 }
@@ -69,9 +74,20 @@ async function errorFrom(res: Response): Promise<ApiError> {
   return new ApiError(message, res.status, code);
 }
 
+interface SendOptions {
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: unknown;
+  signal?: AbortSignal;
+  // This token instead of the session's, and a 401 is the caller's to
+  // explain (sign-in: a wrong password; sign-out: already signed out).
+  token?: string | null;
+}
+
 export class ApiClient {
   private readonly base: string;
   private readonly token: () => string | null;
+  private readonly onUnauthorized: (error: ApiError) => void;
   private readonly fetchImpl: typeof fetch;
   private readonly maxCached: number;
   private readonly cache = new Map<string, { etag: string; data: unknown }>();
@@ -79,34 +95,55 @@ export class ApiClient {
   constructor(options: ClientOptions = {}) {
     this.base = options.baseUrl ?? '';
     this.token = options.token ?? (() => null);
+    this.onUnauthorized = options.onUnauthorized ?? (() => {});
     this.fetchImpl = options.fetch ?? ((input, init) => fetch(input, init));
     this.maxCached = options.maxCachedUrls ?? 200;
   }
 
-  private headers(extra: Record<string, string> = {}): Record<string, string> {
-    const h: Record<string, string> = { Accept: 'application/json', ...extra };
-    const token = this.token();
-    if (token) h.Authorization = `Bearer ${token}`;
-    return h;
+  // Forgets the cached answers (at sign-out: they were another user's view).
+  clearCache() {
+    this.cache.clear();
+  }
+
+  // One request: a network failure becomes an ApiError with status 0, and an
+  // error answer (anything but 2xx and 304) an ApiError with its message.
+  private async send(url: string, options: SendOptions = {}): Promise<Response> {
+    const ownToken = options.token !== undefined;
+    const token = ownToken ? options.token : this.token();
+    const headers: Record<string, string> = { Accept: 'application/json', ...options.headers };
+    if (token) headers.Authorization = `Bearer ${token}`;
+    if (options.method === 'POST') headers['Content-Type'] = 'application/json';
+    let res: Response;
+    try {
+      res = await this.fetchImpl(url, {
+        method: options.method ?? 'GET',
+        headers,
+        body: options.body === undefined ? undefined : JSON.stringify(options.body),
+        signal: options.signal,
+        cache: 'no-store',
+      });
+    } catch (e) {
+      if ((e as Error).name === 'AbortError') throw e;
+      throw new ApiError('cannot reach the master; is it running?', 0, 'unavailable');
+    }
+    if (res.ok || res.status === 304) return res;
+    const error = await errorFrom(res);
+    // A 401 to a token already replaced (a request sent before signing in
+    // again) does not end the new session.
+    if (res.status === 401 && !ownToken && token === this.token()) this.onUnauthorized(error);
+    throw error;
   }
 
   async get<T>(path: string, params?: QueryParams, signal?: AbortSignal): Promise<Fetched<T>> {
     const url = buildUrl(this.base, path, params);
     const cached = this.cache.get(url);
-    const headers = this.headers(cached ? { 'If-None-Match': cached.etag } : {});
-    let res: Response;
-    try {
-      res = await this.fetchImpl(url, { headers, signal, cache: 'no-store' });
-    } catch (e) {
-      if ((e as Error).name === 'AbortError') throw e;
-      throw new ApiError('cannot reach the master; is it running?', 0, 'unavailable');
-    }
-    if (res.status === 304 && cached) {
+    const res = await this.send(url, { headers: cached ? { 'If-None-Match': cached.etag } : {}, signal });
+    if (res.status === 304) {
+      if (!cached) throw new ApiError('the master answered 304 to an unconditional request', 304, 'http_error');
       this.cache.delete(url); // most recently used last
       this.cache.set(url, cached);
       return { data: cached.data as T, changed: false };
     }
-    if (!res.ok) throw await errorFrom(res);
     const data = (await res.json()) as T;
     const etag = res.headers.get('ETag');
     this.cache.delete(url);
@@ -117,19 +154,17 @@ export class ApiClient {
     return { data, changed: true };
   }
 
-  async post<T>(path: string, body?: unknown): Promise<T> {
-    let res: Response;
-    try {
-      res = await this.fetchImpl(buildUrl(this.base, path), {
-        method: 'POST',
-        headers: this.headers({ 'Content-Type': 'application/json' }),
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-    } catch {
-      throw new ApiError('cannot reach the master; is it running?', 0, 'unavailable');
-    }
-    if (!res.ok) throw await errorFrom(res);
+  async post<T>(path: string, body?: unknown, token?: string | null): Promise<T> {
+    const res = await this.send(buildUrl(this.base, path), { method: 'POST', body, token });
     return (await res.json()) as T;
+  }
+
+  // Users. Signing in sends no token, and its 401 means a wrong password.
+  login(username: string, password: string) {
+    return this.post<LoginAnswer>('/api/v1/auth/login', { username, password }, null);
+  }
+  logout(token: string) {
+    return this.post<unknown>('/api/v1/auth/logout', undefined, token);
   }
 
   // Experiments.
@@ -183,14 +218,7 @@ export class ApiClient {
       follow: params.follow ? 'true' : undefined,
       limit: params.limit,
     });
-    let res: Response;
-    try {
-      res = await this.fetchImpl(url, { headers: this.headers(), signal, cache: 'no-store' });
-    } catch (e) {
-      if ((e as Error).name === 'AbortError') throw e;
-      throw new ApiError('cannot reach the master; is it running?', 0, 'unavailable');
-    }
-    if (!res.ok) throw await errorFrom(res);
+    const res = await this.send(url, { signal });
     return (await res.json()) as LogPage;
   }
 
@@ -206,5 +234,10 @@ export class ApiClient {
   }
 }
 
-// The one client of the app. Until the master has users there is no token.
-export const api = new ApiClient({ token: () => null });
+// The one client of the app: the session's token, and a 401 signs out with
+// the master's reason. A new session starts without the last one's answers.
+export const api = new ApiClient({
+  token: () => currentSession()?.token ?? null,
+  onUnauthorized: (error) => endSession(error.message),
+});
+subscribeSession(() => api.clearCache());

@@ -199,3 +199,16 @@ export interface Pool {
 }
 
 export type ExperimentAction = 'pause' | 'activate' | 'kill' | 'archive' | 'unarchive';
+
+// POST /api/v1/auth/login answers the token and the user it belongs to.
+export interface User {
+  id: number;
+  username: string;
+  role: string; // "admin" may act on every experiment; anyone else on their own
+}
+
+export interface LoginAnswer {
+  token: string;
+  expires_at: string;
+  user: User;
+}

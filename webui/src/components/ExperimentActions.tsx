@@ -1,25 +1,41 @@
 // Pause / activate / kill / archive buttons for one experiment, each behind a
 // confirmation; `onDone` receives the experiment as the master answered.
+// Only its owner and admins get the buttons; the page of someone else's
+// experiment says why there are none (the list just leaves them out).
 import { useState } from 'react';
-import { api } from '../api/client';
+import { ApiError, api } from '../api/client';
 import type { Experiment, ExperimentAction } from '../api/types';
-import { ACTIONS, availableActions } from '../lib/experiments';
+import { useSession } from '../auth/session';
+import { ACTIONS, availableActions, mayChange } from '../lib/experiments';
 import { ConfirmDialog } from './ConfirmDialog';
+
+function actionError(e: unknown): string {
+  if (e instanceof ApiError && e.status === 403) return `Not allowed: ${e.message}`;
+  return (e as Error).message;
+}
 
 export function ExperimentActions({
   experiment,
   onDone,
   compact,
 }: {
-  experiment: Pick<Experiment, 'id' | 'name' | 'state' | 'archived'>;
+  experiment: Pick<Experiment, 'id' | 'name' | 'state' | 'archived' | 'owner'>;
   onDone: (updated: Experiment, action: ExperimentAction) => void;
   compact?: boolean;
 }) {
   const [pending, setPending] = useState<ExperimentAction | null>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const { session } = useSession();
   const actions = availableActions(experiment);
   if (actions.length === 0) return null;
+  if (!mayChange(session, experiment))
+    return compact ? null : (
+      <p className="muted small not-yours">
+        This is {experiment.owner}&rsquo;s experiment: only they or an admin can{' '}
+        {actions.map((a) => ACTIONS[a].label.toLowerCase()).join(' or ')} it.
+      </p>
+    );
 
   const run = async () => {
     if (!pending) return;
@@ -31,7 +47,7 @@ export function ExperimentActions({
       setPending(null);
       onDone(updated, done);
     } catch (e) {
-      setError((e as Error).message);
+      setError(actionError(e));
     } finally {
       setBusy(false);
     }

@@ -5,6 +5,7 @@ import {
   availableActions,
   listQueryToParams,
   listQueryToSearch,
+  mayChange,
   parseListQuery,
   toggleSort,
 } from './experiments';
@@ -54,5 +55,11 @@ describe('experiments list query', () => {
     expect(availableActions({ state: 'COMPLETED', archived: false })).toEqual(['archive']);
     expect(availableActions({ state: 'ERROR', archived: true })).toEqual(['unarchive']);
     expect(availableActions({ state: 'STOPPING_CANCELED', archived: false })).toEqual([]);
+  });
+  it('lets admins change every experiment and others only their own', () => {
+    expect(mayChange({ username: 'root', role: 'admin' }, { owner: 'alice' })).toBe(true);
+    expect(mayChange({ username: 'alice', role: 'user' }, { owner: 'alice' })).toBe(true);
+    expect(mayChange({ username: 'bob', role: 'user' }, { owner: 'alice' })).toBe(false);
+    expect(mayChange(null, { owner: 'alice' })).toBe(false);
   });
 });

@@ -1,6 +1,6 @@
 // The experiments list's filters, sort and page as URL query parameters (so a
 // view can be bookmarked and shared), the API query they make, and which
-// actions an experiment in a given state offers.
+// actions an experiment in a given state offers, and to whom.
 import type { QueryParams } from '../api/client';
 import type { Experiment, ExperimentAction, RunState } from '../api/types';
 
@@ -129,6 +129,13 @@ export function availableActions(e: Pick<Experiment, 'state' | 'archived'>): Exp
     default:
       return [];
   }
+}
+
+// Whether the user may pause, activate, kill or archive the experiment: an
+// admin may change any, anyone else their own (the master answers 403 otherwise).
+export function mayChange(user: { username: string; role: string } | null, e: Pick<Experiment, 'owner'>): boolean {
+  if (!user) return false;
+  return user.role === 'admin' || user.username === e.owner;
 }
 
 export interface ActionText {

@@ -1,6 +1,6 @@
 import { render, screen, within } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
-import { experiment, fakeFetch, json, trial } from '../test/fixtures';
+import { experiment, fakeFetch, json, signIn, trial } from '../test/fixtures';
 import { ExperimentPage } from './ExperimentPage';
 
 // uPlot draws on a canvas jsdom does not have: record what the chart gets.
@@ -42,8 +42,10 @@ describe('ExperimentPage', () => {
       '/api/v1/experiments/1': () => json(experiment({ best_trial_id: 2, num_trials: 3 })),
     });
     vi.stubGlobal('fetch', fake.fn);
+    signIn();
     render(<ExperimentPage id={1} />);
     expect(await screen.findByRole('heading', { level: 1, name: /quadratic-grid/ })).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Kill experiment 1' })).toBeTruthy();
     const chart = await screen.findByRole('figure', { name: 'validation validation_loss of every trial by batches' });
     expect(Array.from(chart.querySelectorAll('.series')).map((s) => s.textContent)).toEqual([
       'Trial 1',
@@ -65,6 +67,24 @@ describe('ExperimentPage', () => {
       true,
     );
     expect(fake.calls.some((c) => c.url === '/api/v1/experiments/1/metrics?kind=training&max_points=1000')).toBe(true);
+  });
+
+  it("says who may change someone else's experiment instead of offering actions", async () => {
+    signIn({ token: 'tok-bob', username: 'bob', role: 'user' });
+    vi.stubGlobal(
+      'fetch',
+      fakeFetch({
+        '/api/v1/experiments/1/trials': () => json({ trials: [], total: 0 }),
+        '/api/v1/experiments/1/metrics': () =>
+          json({ kind: 'validation', metric: 'validation_loss', metric_names: [], series: [] }),
+        '/api/v1/experiments/1': () => json(experiment({ owner: 'alice' })),
+      }).fn,
+    );
+    render(<ExperimentPage id={1} />);
+    expect(
+      await screen.findByText('This is alice’s experiment: only they or an admin can pause or kill it.'),
+    ).toBeTruthy();
+    expect(screen.queryByRole('button', { name: /experiment 1$/ })).toBeNull();
   });
 
   it('says when an experiment does not exist', async () => {

@@ -1,6 +1,6 @@
 import { act, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { experiment, fakeFetch, json } from '../test/fixtures';
+import { experiment, fakeFetch, json, signIn } from '../test/fixtures';
 import { ExperimentsPage } from './ExperimentsPage';
 
 function list(experiments: ReturnType<typeof experiment>[], total = experiments.length) {
@@ -8,7 +8,10 @@ function list(experiments: ReturnType<typeof experiment>[], total = experiments.
 }
 
 describe('ExperimentsPage', () => {
-  beforeEach(() => window.history.replaceState(null, '', '/experiments'));
+  beforeEach(() => {
+    window.history.replaceState(null, '', '/experiments');
+    signIn();
+  });
 
   it('lists experiments with their state, progress, best metric and trials', async () => {
     const fake = fakeFetch({
@@ -94,5 +97,40 @@ describe('ExperimentsPage', () => {
     const post = fake.calls.find((c) => c.init?.method === 'POST')!;
     expect(post.url).toBe('/api/v1/experiments/1/kill');
     expect(screen.getByText(/experiment 1 is now stopping_canceled/)).toBeTruthy();
+  });
+
+  it("offers actions only on the user's own experiments, unless the user is an admin", async () => {
+    signIn({ token: 'tok-bob', username: 'bob', role: 'user' });
+    vi.stubGlobal(
+      'fetch',
+      fakeFetch({
+        '/api/v1/experiments': () =>
+          json(list([experiment({ id: 1, owner: 'alice' }), experiment({ id: 2, name: 'mine', owner: 'bob' })])),
+      }).fn,
+    );
+    render(<ExperimentsPage />);
+    const mine = (await screen.findByText('mine')).closest('tr')!;
+    expect(within(mine).getByRole('button', { name: 'Kill experiment 2' })).toBeTruthy();
+    const theirs = screen.getByText('quadratic-grid').closest('tr')!;
+    expect(within(theirs).queryAllByRole('button')).toHaveLength(0);
+  });
+
+  it('shows a 403 from an action in the dialog', async () => {
+    signIn({ token: 'tok-bob', username: 'bob', role: 'user' });
+    vi.stubGlobal(
+      'fetch',
+      fakeFetch({
+        '/api/v1/experiments/1/pause': () =>
+          json({ error: { code: 'permission_denied', message: 'experiment 1 belongs to alice' } }, 403),
+        '/api/v1/experiments': () => json(list([experiment({ owner: 'bob' })])),
+      }).fn,
+    );
+    render(<ExperimentsPage />);
+    fireEvent.click(await screen.findByRole('button', { name: 'Pause experiment 1' }));
+    await act(async () => {
+      fireEvent.click(within(screen.getByRole('dialog')).getByRole('button', { name: 'Pause' }));
+    });
+    const dialog = screen.getByRole('dialog');
+    expect(within(dialog).getByRole('alert').textContent).toBe('Not allowed: experiment 1 belongs to alice');
   });
 });

@@ -1,5 +1,13 @@
 // Records shaped like the master's answers, for component tests.
 import type { Agent, Experiment, Job, Trial } from '../api/types';
+import { startSession, type Session } from '../auth/session';
+
+// Signs in (as an admin unless told otherwise) without asking a master.
+export function signIn(over: Partial<Session> = {}): Session {
+  const session = { token: 'tok-admin', username: 'admin', role: 'admin', expires_at: '2099-01-01T00:00:00Z', ...over };
+  startSession(session);
+  return session;
+}
 
 export function experiment(over: Partial<Experiment> = {}): Experiment {
   return {

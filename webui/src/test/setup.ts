@@ -1,12 +1,16 @@
-// Vitest: component tests run in jsdom (unmounted after each test, with what
-// jsdom lacks stubbed); files marked `@vitest-environment node` run bare.
+// Vitest: component tests run in jsdom (unmounted and signed out after each
+// test, with what jsdom lacks stubbed); files marked `@vitest-environment
+// node` run bare.
 import { cleanup } from '@testing-library/react';
 import { afterEach } from 'vitest';
+import { endSession } from '../auth/session';
 
 if (typeof window !== 'undefined') {
   afterEach(() => {
     cleanup();
     window.history.replaceState(null, '', '/');
+    endSession();
+    window.localStorage.clear();
   });
   class NoResizeObserver {
     observe() {}

@@ -1,0 +1,118 @@
+// Sign-in and users: POST /api/v1/auth/login|logout, /api/v1/users...
+// Hashing a password takes about 0.1 s, so the handlers that hash run on
+// ctx.slow_work and the connection's strand waits without blocking.
+#include <utility>  // before Asio
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include "master/api/routes.h"
+#include "master/core/accounts.h"
+#include "master/core/json_fields.h"
+
+namespace ring {
+namespace {
+
+namespace net = boost::asio;
+
+net::awaitable<ApiResponse> OffNetworkThread(ApiContext& ctx, std::function<ApiResponse()> work) {
+  if (ctx.slow_work == nullptr) co_return work();
+  co_return co_await net::co_spawn(
+      ctx.slow_work->get_executor(), [&work]() -> net::awaitable<ApiResponse> { co_return work(); },
+      net::use_awaitable);
+}
+
+Result<std::string> StringField(const nlohmann::json& body, const char* name, bool required) {
+  if (!body.contains(name)) {
+    if (required) return InvalidArgument(std::string(name) + " is required");
+    return std::string();
+  }
+  if (!body[name].is_string()) return InvalidArgument(std::string(name) + " must be a string");
+  return body[name].get<std::string>();
+}
+
+ApiResponse Login(ApiContext& ctx, const ApiRequest& req) {
+  auto body = ParseJsonBody(req);
+  if (!body.ok()) return ApiResponse::Error(body.status());
+  if (Status s = CheckKnownFields(*body, {"username", "password"}, "the request body"); !s.ok())
+    return ApiResponse::Error(s);
+  auto username = StringField(*body, "username", true);
+  if (!username.ok()) return ApiResponse::Error(username.status());
+  auto password = StringField(*body, "password", true);
+  if (!password.ok()) return ApiResponse::Error(password.status());
+  auto login = ctx.accounts->Login(*username, *password, req.peer);
+  if (!login.ok()) return ApiResponse::Error(login.status());
+  return ApiResponse::Json(
+      {{"token", login->token}, {"expires_at", login->expires_at}, {"user", UserJson(login->user)}});
+}
+
+ApiResponse CreateUser(ApiContext& ctx, const ApiRequest& req) {
+  auto body = ParseJsonBody(req);
+  if (!body.ok()) return ApiResponse::Error(body.status());
+  if (Status s = CheckKnownFields(*body, {"username", "password", "role"}, "the request body"); !s.ok())
+    return ApiResponse::Error(s);
+  auto username = StringField(*body, "username", true);
+  if (!username.ok()) return ApiResponse::Error(username.status());
+  auto password = StringField(*body, "password", true);
+  if (!password.ok()) return ApiResponse::Error(password.status());
+  auto role = StringField(*body, "role", false);
+  if (!role.ok()) return ApiResponse::Error(role.status());
+  auto user = ctx.accounts->CreateUser(*req.principal, *username, *password, role->empty() ? "user" : *role);
+  if (!user.ok()) return ApiResponse::Error(user.status());
+  return ApiResponse::Json(UserJson(*user), 201);
+}
+
+ApiResponse ChangeUser(ApiContext& ctx, const ApiRequest& req) {
+  auto id = ParseId(req.params[0], "user id");
+  if (!id.ok()) return ApiResponse::Error(id.status());
+  auto body = ParseJsonBody(req);
+  if (!body.ok()) return ApiResponse::Error(body.status());
+  auto user = ctx.accounts->ChangeUser(*req.principal, *id, *body);
+  if (!user.ok()) return ApiResponse::Error(user.status());
+  return ApiResponse::Json(UserJson(*user));
+}
+
+ApiResponse GetUser(ApiContext& ctx, const ApiRequest& req) {
+  auto id = ParseId(req.params[0], "user id");
+  if (!id.ok()) return ApiResponse::Error(id.status());
+  if (!req.principal->admin() && req.principal->user_id != *id)
+    return ApiResponse::Error({ErrorCode::kPermissionDenied, "only an admin may look at another user"});
+  auto user = ctx.accounts->GetUser(*id);
+  if (!user.ok()) return ApiResponse::Error(user.status());
+  return ApiResponse::Json(UserJson(*user));
+}
+
+}  // namespace
+
+void RegisterAuthRoutes(Router& router, ApiContext& ctx) {
+  router.SetAuthenticator([&ctx](const std::string& token) { return ctx.accounts->Authenticate(token); });
+  router.Add("POST", "/api/v1/auth/login", Access::kPublic, [&ctx](ApiRequest& req) {
+    return OffNetworkThread(ctx, [&ctx, &req] { return Login(ctx, req); });
+  });
+  router.AddSync("POST", "/api/v1/auth/logout", Access::kUser, [&ctx](ApiRequest& req) {
+    if (Status s = ctx.accounts->Logout(req.BearerToken()); !s.ok()) return ApiResponse::Error(s);
+    return ApiResponse::Json({{"signed_out", req.principal->username}});
+  });
+  router.AddSync("GET", "/api/v1/users/me", Access::kUser, [&ctx](ApiRequest& req) {
+    auto user = ctx.accounts->GetUser(req.principal->user_id);
+    if (!user.ok()) return ApiResponse::Error(user.status());
+    return ApiResponse::Json(UserJson(*user));
+  });
+  router.AddSync("GET", "/api/v1/users", Access::kAdmin, [&ctx](ApiRequest&) {
+    auto users = ctx.accounts->ListUsers();
+    if (!users.ok()) return ApiResponse::Error(users.status());
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& u : *users) list.push_back(UserJson(u));
+    return ApiResponse::Json({{"users", list}, {"total", list.size()}});
+  });
+  router.Add("POST", "/api/v1/users", Access::kAdmin, [&ctx](ApiRequest& req) {
+    return OffNetworkThread(ctx, [&ctx, &req] { return CreateUser(ctx, req); });
+  });
+  router.AddSync("GET", "/api/v1/users/{id}", Access::kUser,
+                 [&ctx](ApiRequest& req) { return GetUser(ctx, req); });
+  router.Add("PATCH", "/api/v1/users/{id}", Access::kUser, [&ctx](ApiRequest& req) {
+    return OffNetworkThread(ctx, [&ctx, &req] { return ChangeUser(ctx, req); });
+  });
+}
+
+}  // namespace ring

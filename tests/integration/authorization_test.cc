@@ -1,0 +1,270 @@
+// The authorisation matrix: every route the master serves, called by
+// nobody, a made-up token, another user, the owner, an admin, and trial
+// processes (their own allocation's token and another allocation's), against
+// a real master with a real agent running two trials. Each call must get the
+// status its route's rule gives: 401, 403, or through (anything else).
+// The route list is the router's own, so a new route without a rule here fails.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "master/api/routes.h"
+#include "master/core/accounts.h"
+#include "master/core/experiment_controller.h"
+#include "master/store/memory_store.h"
+#include "tests/support/test_cluster.h"
+
+namespace ring::testing {
+namespace {
+
+// Who may call a route.
+enum class Rule {
+  kPublic,       // anyone
+  kRead,         // any signed-in user
+  kOwned,        // the owner of the experiment, or an admin
+  kAdminOnly,    // admins
+  kSelfOrAdmin,  // the user named by the path, or an admin
+  kTrial,        // the trial process of that allocation
+};
+
+struct RouteRule {
+  std::string method;
+  std::string pattern;
+  Rule rule;
+  std::string body;  // sent as is ("" for none)
+};
+
+// Bodies are chosen so an allowed call changes nothing that matters to the
+// rest of the matrix (a draining disable, an empty patch, no real reports).
+const std::vector<RouteRule>& Rules() {
+  static const std::vector<RouteRule> rules = {
+      {"POST", "/api/v1/auth/login", Rule::kPublic, R"({"username":"ada","password":"ada-password"})"},
+      {"POST", "/api/v1/auth/logout", Rule::kRead, ""},
+      {"GET", "/api/v1/users/me", Rule::kRead, ""},
+      {"GET", "/api/v1/users", Rule::kAdminOnly, ""},
+      {"POST", "/api/v1/users", Rule::kAdminOnly, "{}"},
+      {"GET", "/api/v1/users/{id}", Rule::kSelfOrAdmin, ""},
+      {"PATCH", "/api/v1/users/{id}", Rule::kSelfOrAdmin, "{}"},
+      {"GET", "/api/v1/health", Rule::kPublic, ""},
+      {"GET", "/api/v1/agents", Rule::kRead, ""},
+      {"GET", "/api/v1/jobs", Rule::kRead, ""},
+      {"POST", "/api/v1/agents/{id}/disable", Rule::kAdminOnly, R"({"drain":true})"},
+      {"POST", "/api/v1/agents/{id}/enable", Rule::kAdminOnly, ""},
+      {"POST", "/api/v1/experiments", Rule::kRead, "{}"},
+      {"GET", "/api/v1/experiments", Rule::kRead, ""},
+      {"GET", "/api/v1/experiments/{id}", Rule::kRead, ""},
+      {"GET", "/api/v1/experiments/{id}/trials", Rule::kRead, ""},
+      {"PATCH", "/api/v1/experiments/{id}", Rule::kOwned, "{}"},
+      {"POST", "/api/v1/experiments/{id}/{action}", Rule::kOwned, ""},
+      {"GET", "/api/v1/trials/{id}", Rule::kRead, ""},
+      {"GET", "/api/v1/trials/{id}/allocations", Rule::kRead, ""},
+      {"GET", "/api/v1/trials/{id}/logs", Rule::kRead, ""},
+      {"GET", "/api/v1/trials/{id}/checkpoints", Rule::kRead, ""},
+      {"GET", "/api/v1/experiments/{id}/checkpoints", Rule::kRead, ""},
+      {"GET", "/api/v1/checkpoints/{uuid}", Rule::kRead, ""},
+      {"GET", "/api/v1/checkpoints/{uuid}/download", Rule::kRead, ""},
+      {"POST", "/api/v1/allocations/{id}/checkpoints", Rule::kTrial, "{}"},
+      {"GET", "/api/v1/allocations/{id}/checkpoints/{uuid}", Rule::kTrial, ""},
+      {"GET", "/api/v1/allocations/{id}/preemption", Rule::kTrial, ""},
+      {"POST", "/api/v1/allocations/{id}/preemption/ack", Rule::kTrial, ""},
+      {"GET", "/api/v1/allocations/{id}/searcher/operation", Rule::kTrial, ""},
+      {"POST", "/api/v1/allocations/{id}/searcher/completed", Rule::kTrial, "{}"},
+      {"POST", "/api/v1/allocations/{id}/searcher/invalid_hparams", Rule::kTrial, "{\"unknown\":1}"},
+      {"POST", "/api/v1/allocations/{id}/metrics", Rule::kTrial, "{}"},
+      {"GET", "/api/v1/allocations/{id}/model_definition", Rule::kTrial, ""},
+      {"GET", "/api/v1/allocations/{id}/rendezvous", Rule::kTrial, ""},
+      {"PUT", "/api/v1/allocations/{id}/rendezvous", Rule::kTrial, "v"},
+      {"GET", "/api/v1/trials/{id}/metrics", Rule::kRead, ""},
+      {"GET", "/api/v1/experiments/{id}/metrics", Rule::kRead, ""},
+      {"GET", "/api/v1/pools", Rule::kRead, ""},
+  };
+  return rules;
+}
+
+enum class Caller { kNobody, kMadeUp, kOtherUser, kOwner, kAdmin, kOtherTrial, kOwnTrial };
+const char* Name(Caller c) {
+  static const char* names[] = {"nobody", "made-up token", "other user", "owner",
+                                "admin",  "other trial",   "own trial"};
+  return names[static_cast<int>(c)];
+}
+
+constexpr int kThrough = 0;  // authorised: any status but 401 and 403
+
+int Expected(Rule rule, Caller c) {
+  const bool user = c == Caller::kOtherUser || c == Caller::kOwner || c == Caller::kAdmin;
+  switch (rule) {
+    case Rule::kPublic:
+      return kThrough;
+    case Rule::kRead:
+      return user ? kThrough : 401;
+    case Rule::kOwned:
+    case Rule::kSelfOrAdmin:
+      if (!user) return 401;
+      return c == Caller::kOtherUser ? 403 : kThrough;
+    case Rule::kAdminOnly:
+      if (!user) return 401;
+      return c == Caller::kAdmin ? kThrough : 403;
+    case Rule::kTrial:
+      return c == Caller::kOwnTrial ? kThrough : 401;
+  }
+  return -1;
+}
+
+Access AccessOf(Rule rule) {
+  switch (rule) {
+    case Rule::kPublic:
+      return Access::kPublic;
+    case Rule::kAdminOnly:
+      return Access::kAdmin;
+    case Rule::kTrial:
+      return Access::kAllocation;
+    default:
+      return Access::kUser;
+  }
+}
+
+TEST(Authorization, EveryRouteHasARuleThatMatchesItsAccess) {
+  MemoryStore store;
+  ExperimentController controller(store, ControllerOptions{});
+  Accounts accounts(store);
+  ApiContext ctx{store, controller, "test", &accounts};
+  Router router;
+  RegisterAllRoutes(router, ctx);
+  std::set<std::string> served;
+  for (const auto& r : router.Routes()) {
+    served.insert(r.method + " " + r.pattern);
+    auto it = std::find_if(Rules().begin(), Rules().end(), [&](const RouteRule& x) {
+      return x.method == r.method && x.pattern == r.pattern;
+    });
+    ASSERT_NE(it, Rules().end()) << r.method << " " << r.pattern << " has no rule in this test";
+    EXPECT_EQ(AccessOf(it->rule), r.access) << r.method << " " << r.pattern << " is " << AccessName(r.access);
+  }
+  for (const auto& x : Rules()) EXPECT_TRUE(served.contains(x.method + " " + x.pattern)) << x.pattern;
+}
+
+// Two trials that write their allocation id and token, then wait.
+std::string SleeperModel(TestCluster& cluster) {
+  return cluster.MakeModelDir(
+      "sleeper", {{"run.sh", "echo \"$RING_ALLOCATION_ID $RING_ALLOCATION_TOKEN\" > \"" + cluster.dir() +
+                                 "/alloc-$RING_EXPERIMENT_ID.tmp\"\nmv \"" + cluster.dir() +
+                                 "/alloc-$RING_EXPERIMENT_ID.tmp\" \"" + cluster.dir() +
+                                 "/alloc-$RING_EXPERIMENT_ID\"\nexec sleep 120\n"}});
+}
+
+constexpr const char* kSleeperConfig = R"(name: sleeper
+entrypoint: sh run.sh
+searcher:
+  name: single
+  metric: loss
+  max_length:
+    batches: 10
+max_restarts: 0
+)";
+
+TEST(Authorization, MatrixOfEveryRouteAndCaller) {
+  TestCluster cluster;
+  cluster.StartMaster();
+  cluster.StartAgent("agent-1", 2);
+  const std::string ada = cluster.CreateUser("ada", "ada-password");
+  const std::string bob = cluster.CreateUser("bob", "bob-password");
+  ASSERT_FALSE(ada.empty());
+  ASSERT_FALSE(bob.empty());
+
+  // Experiment 1 is ada's, experiment 2 the admin's; each runs one trial.
+  const std::string model = SleeperModel(cluster);
+  const std::string config = cluster.WriteFile("sleeper.yaml", kSleeperConfig);
+  auto by_ada = RunCommand({BinDir() + "/ring", "-m", cluster.url(), "experiment", "create", config, model},
+                           {{"RING_TOKEN", ada}});
+  ASSERT_EQ(by_ada.exit_code, 0) << by_ada.out << by_ada.err;
+  auto by_admin = cluster.Ring({"experiment", "create", config, model});
+  ASSERT_EQ(by_admin.exit_code, 0) << by_admin.out << by_admin.err;
+  EXPECT_EQ(cluster.GetJson("/api/v1/experiments/1")["owner"], "ada");
+  EXPECT_EQ(cluster.GetJson("/api/v1/experiments/2")["owner"], "admin");
+  std::map<int, std::pair<std::string, std::string>> alloc;  // experiment → (id, token)
+  for (int exp : {1, 2}) {
+    const std::string file = cluster.dir() + "/alloc-" + std::to_string(exp);
+    ASSERT_TRUE(TestCluster::WaitFor([&] { return std::filesystem::exists(file); }, std::chrono::seconds(30)))
+        << "the trial of experiment " << exp << " did not start";
+    std::istringstream in(ReadFileText(file));
+    in >> alloc[exp].first >> alloc[exp].second;
+  }
+  int64_t ada_id = 0;
+  const auto users = cluster.GetJson("/api/v1/users");
+  for (const auto& u : users["users"])
+    if (u["username"] == "ada") ada_id = u["id"].get<int64_t>();
+  ASSERT_GT(ada_id, 0) << users.dump();
+
+  std::map<Caller, std::string> tokens = {
+      {Caller::kNobody, ""},
+      {Caller::kMadeUp, std::string(64, 'a')},
+      {Caller::kOtherUser, bob},
+      {Caller::kOwner, ada},
+      {Caller::kAdmin, cluster.admin_token()},
+      {Caller::kOtherTrial, alloc[2].second},
+      {Caller::kOwnTrial, alloc[1].second},
+  };
+  auto url = Url::Parse(cluster.url());
+  int checked = 0;
+  for (const auto& r : Rules()) {
+    std::string path = r.pattern;
+    auto fill = [&](const std::string& name, const std::string& value) {
+      if (auto at = path.find(name); at != std::string::npos) path.replace(at, name.size(), value);
+    };
+    if (path.find("/agents/") != std::string::npos) fill("{id}", "agent-1");
+    if (path.find("/users/") != std::string::npos) fill("{id}", std::to_string(ada_id));
+    if (path.find("/allocations/") != std::string::npos) fill("{id}", alloc[1].first);
+    fill("{id}", "1");  // experiment 1, trial 1
+    fill("{action}", "unarchive");
+    fill("{uuid}", "00000000-0000-4000-8000-000000000000");
+    path += "?timeout_s=0&timeout_ms=0&key=k&keys=k";
+    for (const auto& [caller, token] : tokens) {
+      // Signing out ends the token: sign in afresh for that call.
+      std::string used = token;
+      if (r.pattern == "/api/v1/auth/logout" && caller == Caller::kOwner)
+        used = cluster.SignIn("ada", "ada-password");
+      if (r.pattern == "/api/v1/auth/logout" && caller == Caller::kOtherUser)
+        used = cluster.SignIn("bob", "bob-password");
+      if (r.pattern == "/api/v1/auth/logout" && caller == Caller::kAdmin)
+        used = cluster.SignIn("admin", cluster.admin_password());
+      HttpClient http(*url, std::chrono::seconds(20));
+      http.SetBearerToken(used);
+      auto res = http.Request(r.method, path, r.body);
+      ASSERT_TRUE(res.ok()) << res.status().ToString();
+      const int want = Expected(r.rule, caller);
+      if (want == kThrough)
+        EXPECT_TRUE(res->status != 401 && res->status != 403)
+            << r.method << " " << path << " by " << Name(caller) << ": " << res->status << " " << res->body;
+      else
+        EXPECT_EQ(res->status, want) << r.method << " " << path << " by " << Name(caller) << ": "
+                                     << res->body;
+      ++checked;
+    }
+  }
+  EXPECT_EQ(checked, static_cast<int>(Rules().size() * tokens.size()));
+
+  // The 403 says whose the experiment is.
+  HttpClient as_bob(*url);
+  as_bob.SetBearerToken(bob);
+  auto denied = as_bob.Request("POST", "/api/v1/experiments/1/kill", "");
+  ASSERT_TRUE(denied.ok());
+  EXPECT_EQ(denied->status, 403);
+  EXPECT_NE(denied->body.find("belongs to ada"), std::string::npos) << denied->body;
+  EXPECT_EQ(cluster.GetJson("/api/v1/experiments/1")["state"], "ACTIVE");
+
+  // The owner may, and an admin may end anyone's.
+  HttpClient as_ada(*url);
+  as_ada.SetBearerToken(ada);
+  auto killed = as_ada.Request("POST", "/api/v1/experiments/1/kill", "");
+  ASSERT_TRUE(killed.ok());
+  EXPECT_EQ(killed->status, 200) << killed->body;
+  auto admin_kill = cluster.client().Request("POST", "/api/v1/experiments/2/kill", "");
+  ASSERT_TRUE(admin_kill.ok());
+  EXPECT_EQ(admin_kill->status, 200) << admin_kill->body;
+}
+
+}  // namespace
+}  // namespace ring::testing

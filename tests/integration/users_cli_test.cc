@@ -1,0 +1,152 @@
+// Users through the real `ring` CLI against a real master: sign in and out,
+// whoami, creating users, changing passwords, deactivation, tokens that
+// survive a master restart, and the admin a master makes at its first start.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <regex>
+
+#include "tests/support/test_cluster.h"
+
+namespace ring::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+class UsersCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override { cluster_.StartMaster(); }
+
+  // `ring` with its own config dir, as another person on another account.
+  CommandResult RingAs(const std::string& config_dir, std::vector<std::string> args) {
+    args.insert(args.begin(), {BinDir() + "/ring", "-m", cluster_.url()});
+    return RunCommand(args, {{"XDG_CONFIG_HOME", cluster_.dir() + "/" + config_dir}});
+  }
+
+  TestCluster cluster_;
+};
+
+TEST_F(UsersCliTest, AdminCreatesAUserWhoSignsInWorksAndIsLimited) {
+  // TestCluster signed the CLI in with `ring user login`: a 0600 token file.
+  const std::string tokens = cluster_.dir() + "/config/ring/tokens.json";
+  ASSERT_TRUE(fs::exists(tokens));
+  struct stat st {};
+  ASSERT_EQ(::stat(tokens.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  EXPECT_EQ(ReadFileText(tokens).find(cluster_.admin_password()), std::string::npos);
+
+  auto whoami = cluster_.Ring({"user", "whoami"});
+  ASSERT_EQ(whoami.exit_code, 0) << whoami.err;
+  EXPECT_NE(whoami.out.find("admin (admin)"), std::string::npos) << whoami.out;
+
+  const std::string ada_pw = cluster_.WriteFile("ada-pw", "ada-first-password\n");
+  auto created = cluster_.Ring({"user", "create", "ada", "--password-file", ada_pw});
+  ASSERT_EQ(created.exit_code, 0) << created.err;
+  EXPECT_NE(created.out.find("Created user ada (user)"), std::string::npos) << created.out;
+  auto again = cluster_.Ring({"user", "create", "ada", "--password-file", ada_pw});
+  EXPECT_EQ(again.exit_code, 1);
+  EXPECT_NE(again.err.find("exists"), std::string::npos) << again.err;
+  auto list = cluster_.Ring({"user", "list"});
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_NE(list.out.find("ada"), std::string::npos) << list.out;
+
+  // Ada, on her own account.
+  const std::string wrong = cluster_.WriteFile("wrong-pw", "not-her-password\n");
+  auto refused = RingAs("ada", {"user", "login", "ada", "--password-file", wrong});
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_NE(refused.err.find("wrong username or password"), std::string::npos) << refused.err;
+  auto not_signed_in = RingAs("ada", {"experiment", "list"});
+  EXPECT_EQ(not_signed_in.exit_code, 1);
+  EXPECT_NE(not_signed_in.err.find("ring user login"), std::string::npos) << not_signed_in.err;
+
+  auto login = RingAs("ada", {"user", "login", "ada", "--password-file", ada_pw});
+  ASSERT_EQ(login.exit_code, 0) << login.err;
+  EXPECT_NE(login.out.find("Signed in to " + cluster_.url() + " as ada (user)"), std::string::npos)
+      << login.out;
+  EXPECT_EQ(RingAs("ada", {"experiment", "list"}).exit_code, 0);
+  auto ada_who = RingAs("ada", {"user", "whoami"});
+  EXPECT_NE(ada_who.out.find("ada (user)"), std::string::npos) << ada_who.out;
+  auto not_admin = RingAs("ada", {"user", "create", "eve", "--password-file", ada_pw});
+  EXPECT_EQ(not_admin.exit_code, 1);
+  EXPECT_NE(not_admin.err.find("for admins"), std::string::npos) << not_admin.err;
+  auto no_list = RingAs("ada", {"user", "list"});
+  EXPECT_EQ(no_list.exit_code, 1);
+
+  // Her session outlives a master restart (sessions are rows in SQLite).
+  cluster_.StopMaster();
+  cluster_.StartMaster();
+  EXPECT_EQ(RingAs("ada", {"user", "whoami"}).exit_code, 0);
+
+  // She changes her password: the CLI signs in again with the new one.
+  const std::string new_pw = cluster_.WriteFile("ada-new-pw", "ada-second-password\n");
+  auto changed = RingAs("ada", {"user", "change-password", "--password-file", new_pw});
+  ASSERT_EQ(changed.exit_code, 0) << changed.err;
+  EXPECT_EQ(RingAs("ada", {"user", "whoami"}).exit_code, 0);
+  EXPECT_EQ(RingAs("ada-old", {"user", "login", "ada", "--password-file", ada_pw}).exit_code, 1);
+  EXPECT_EQ(RingAs("ada-new", {"user", "login", "ada", "--password-file", new_pw}).exit_code, 0);
+
+  // Deactivated, she is out at once and cannot sign in.
+  ASSERT_EQ(cluster_.Ring({"user", "deactivate", "ada"}).exit_code, 0);
+  auto out = RingAs("ada", {"user", "whoami"});
+  EXPECT_EQ(out.exit_code, 1);
+  EXPECT_NE(out.err.find("sign in again"), std::string::npos) << out.err;
+  EXPECT_EQ(RingAs("ada-again", {"user", "login", "ada", "--password-file", new_pw}).exit_code, 1);
+  ASSERT_EQ(cluster_.Ring({"user", "activate", "ada"}).exit_code, 0);
+  EXPECT_EQ(RingAs("ada-again", {"user", "login", "ada", "--password-file", new_pw}).exit_code, 0);
+
+  // Signing out ends the token on the master and forgets it here.
+  auto logout = cluster_.Ring({"user", "logout"});
+  ASSERT_EQ(logout.exit_code, 0) << logout.err;
+  EXPECT_EQ(ReadFileText(tokens).find(cluster_.url()), std::string::npos);
+  auto gone = cluster_.Ring({"user", "whoami"});
+  EXPECT_EQ(gone.exit_code, 1);
+  EXPECT_NE(gone.err.find("sign in"), std::string::npos) << gone.err;
+  int status = 0;
+  cluster_.GetJson("/api/v1/users/me", &status);
+  EXPECT_EQ(status, 200);  // the test's own client has its own session
+}
+
+TEST(UsersFirstStart, AMasterWithoutAPasswordFileLogsARandomAdminPasswordOnce) {
+  const std::string dir = ::testing::TempDir() + "/ring-first-start-" + std::to_string(::getpid());
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  auto start = [&](const std::string& log) {
+    ChildProcess master({BinDir() + "/ringmaster", "--listen", "127.0.0.1:0", "--data-dir", dir + "/data",
+                         "--port-file", dir + "/port"},
+                        {}, dir + "/" + log);
+    EXPECT_TRUE(TestCluster::WaitFor(
+        [&] { return fs::exists(dir + "/port") && !ReadFileText(dir + "/port").empty(); },
+        std::chrono::seconds(20)));
+    return master;
+  };
+  std::string password;
+  {
+    ChildProcess master = start("first.log");
+    const std::string log = ReadFileText(dir + "/first.log");
+    std::smatch m;
+    ASSERT_TRUE(
+        std::regex_search(log, m, std::regex("created the user admin with the password ([A-Za-z0-9]+)")))
+        << log;
+    password = m[1];
+    auto url = Url::Parse("http://127.0.0.1:" + std::to_string(std::stoi(ReadFileText(dir + "/port"))));
+    ASSERT_TRUE(url.ok());
+    HttpClient http(*url);
+    auto res =
+        http.Post("/api/v1/auth/login", nlohmann::json{{"username", "admin"}, {"password", password}}.dump());
+    ASSERT_TRUE(res.ok());
+    EXPECT_EQ(res->status, 200) << res->body;
+    master.Stop();
+  }
+  fs::remove(dir + "/port");
+  {
+    ChildProcess master = start("second.log");
+    master.Stop();
+    const std::string log = ReadFileText(dir + "/second.log");
+    EXPECT_EQ(log.find(password), std::string::npos) << "printed twice: " << log;
+  }
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace ring::testing

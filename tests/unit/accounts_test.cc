@@ -1,0 +1,166 @@
+// Accounts on the in-memory store with a clock the test moves: the admin at
+// first start, sign-in and its lockout, sessions that expire or end, and who
+// may create and change users.
+#include "master/core/accounts.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "master/core/passwords.h"
+#include "master/store/memory_store.h"
+
+namespace ring {
+namespace {
+
+using std::chrono::hours;
+using std::chrono::seconds;
+
+class AccountsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    accounts_.SetClockForTest([this] { return now_; });
+    auto made = accounts_.EnsureAdmin("");
+    ASSERT_TRUE(made.ok() && *made);
+    admin_password_ = **made;
+    auto login = accounts_.Login("admin", admin_password_, "10.0.0.1");
+    ASSERT_TRUE(login.ok());
+    admin_ = *accounts_.Authenticate(login->token);
+  }
+
+  MemoryStore store_;
+  Accounts accounts_{store_, AccountsOptions{hours(1), 3}};
+  Accounts::Clock::time_point now_ = Accounts::Clock::now();
+  std::string admin_password_;
+  Principal admin_;
+};
+
+TEST_F(AccountsTest, PasswordsAreStoredAsArgon2idHashesOnly) {
+  auto user = store_.GetUserByName("admin");
+  ASSERT_TRUE(user.ok());
+  EXPECT_EQ(user->password_hash.rfind("$argon2id$", 0), 0u) << user->password_hash;
+  EXPECT_EQ(user->password_hash.find(admin_password_), std::string::npos);
+  EXPECT_TRUE(VerifyPassword(admin_password_, user->password_hash));
+  EXPECT_FALSE(VerifyPassword(admin_password_ + "x", user->password_hash));
+  EXPECT_FALSE(VerifyPassword(admin_password_, "plain text"));
+  EXPECT_EQ(admin_password_.size(), 24u);
+}
+
+TEST_F(AccountsTest, TheAdminIsMadeOnceAndFromAFileWhenGiven) {
+  auto again = accounts_.EnsureAdmin("");
+  ASSERT_TRUE(again.ok());
+  EXPECT_FALSE(*again);  // users exist: nothing made, nothing printed
+  EXPECT_EQ(store_.ListUsers()->size(), 1u);
+
+  MemoryStore fresh;
+  Accounts other(fresh);
+  const std::string file = ::testing::TempDir() + "/admin-password";
+  std::ofstream(file) << "  from-the-file \n";
+  auto made = other.EnsureAdmin(file);
+  ASSERT_TRUE(made.ok()) << made.status().message();
+  EXPECT_FALSE(*made);
+  EXPECT_TRUE(other.Login("admin", "from-the-file", "x").ok());
+
+  MemoryStore short_one;
+  Accounts refused(short_one);
+  std::ofstream(file) << "short\n";
+  auto bad = refused.EnsureAdmin(file);
+  EXPECT_EQ(bad.status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(bad.status().message().find(file), std::string::npos);
+  EXPECT_TRUE(short_one.ListUsers()->empty());
+  EXPECT_EQ(refused.EnsureAdmin("/no/such/file").status().code(), ErrorCode::kInvalidArgument);
+  std::remove(file.c_str());
+}
+
+TEST_F(AccountsTest, WrongNamesAndPasswordsGetTheSameAnswer) {
+  auto wrong_password = accounts_.Login("admin", "not-the-password", "10.0.0.2");
+  auto wrong_name = accounts_.Login("nobody", "not-the-password", "10.0.0.2");
+  EXPECT_EQ(wrong_password.status().code(), ErrorCode::kUnauthenticated);
+  EXPECT_EQ(wrong_password.status().message(), wrong_name.status().message());
+}
+
+TEST_F(AccountsTest, RepeatedFailuresLockOneUserAtOneAddressForGrowingWaits) {
+  for (int i = 0; i < 3; ++i) EXPECT_FALSE(accounts_.Login("admin", "guess", "10.0.0.9").ok());
+  auto locked = accounts_.Login("admin", admin_password_, "10.0.0.9");
+  EXPECT_EQ(locked.status().code(), ErrorCode::kTooManyRequests);
+  EXPECT_NE(locked.status().message().find("try again in 1 s"), std::string::npos)
+      << locked.status().message();
+  // Another address is not locked out.
+  EXPECT_TRUE(accounts_.Login("admin", admin_password_, "10.0.0.8").ok());
+  now_ += seconds(2);
+  EXPECT_FALSE(accounts_.Login("admin", "guess", "10.0.0.9").ok());  // the 4th: 2 s
+  EXPECT_NE(accounts_.Login("admin", admin_password_, "10.0.0.9").status().message().find("try again in 2 s"),
+            std::string::npos);
+  now_ += seconds(3);
+  EXPECT_TRUE(accounts_.Login("admin", admin_password_, "10.0.0.9").ok());  // and the count starts over
+  EXPECT_FALSE(accounts_.Login("admin", "guess", "10.0.0.9").ok());
+  EXPECT_EQ(accounts_.Login("admin", admin_password_, "10.0.0.9").status().code(), ErrorCode::kOk);
+}
+
+TEST_F(AccountsTest, SessionsExpireAndSignOut) {
+  auto login = accounts_.Login("admin", admin_password_, "10.0.0.1");
+  ASSERT_TRUE(login.ok());
+  EXPECT_EQ(login->token.size(), 64u);
+  EXPECT_TRUE(store_.GetSession(login->token).status().code() ==
+              ErrorCode::kNotFound);  // only the hash is kept
+  EXPECT_TRUE(accounts_.Authenticate(login->token).ok());
+  now_ += hours(1) + seconds(1);
+  auto expired = accounts_.Authenticate(login->token);
+  EXPECT_EQ(expired.status().code(), ErrorCode::kUnauthenticated);
+  EXPECT_NE(expired.status().message().find("expired"), std::string::npos);
+
+  auto second = accounts_.Login("admin", admin_password_, "10.0.0.1");
+  ASSERT_TRUE(second.ok());
+  ASSERT_TRUE(accounts_.Logout(second->token).ok());
+  EXPECT_EQ(accounts_.Authenticate(second->token).status().code(), ErrorCode::kUnauthenticated);
+  EXPECT_EQ(accounts_.Authenticate("").status().code(), ErrorCode::kUnauthenticated);
+}
+
+TEST_F(AccountsTest, OnlyAdminsCreateUsersAndChangeOthers) {
+  auto ada = accounts_.CreateUser(admin_, "ada", "ada-password", "user");
+  ASSERT_TRUE(ada.ok()) << ada.status().message();
+  auto ada_login = accounts_.Login("ada", "ada-password", "10.0.0.3");
+  ASSERT_TRUE(ada_login.ok());
+  const Principal as_ada = *accounts_.Authenticate(ada_login->token);
+  EXPECT_FALSE(as_ada.admin());
+
+  EXPECT_EQ(accounts_.CreateUser(as_ada, "eve", "eve-password", "admin").status().code(),
+            ErrorCode::kPermissionDenied);
+  EXPECT_EQ(accounts_.CreateUser(admin_, "ada", "another-password", "user").status().code(),
+            ErrorCode::kConflict);
+  EXPECT_EQ(accounts_.CreateUser(admin_, "../x", "a-good-password", "user").status().code(),
+            ErrorCode::kInvalidArgument);
+  EXPECT_EQ(accounts_.CreateUser(admin_, "x", "short", "user").status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(accounts_.CreateUser(admin_, "x", "a-good-password", "root").status().code(),
+            ErrorCode::kInvalidArgument);
+
+  EXPECT_EQ(accounts_.ChangeUser(as_ada, admin_.user_id, {{"password", "taken-over!"}}).status().code(),
+            ErrorCode::kPermissionDenied);
+  EXPECT_EQ(accounts_.ChangeUser(as_ada, ada->id, {{"role", "admin"}}).status().code(),
+            ErrorCode::kPermissionDenied);
+  EXPECT_EQ(accounts_.ChangeUser(admin_, admin_.user_id, {{"active", false}}).status().code(),
+            ErrorCode::kPermissionDenied);
+  EXPECT_EQ(accounts_.ChangeUser(as_ada, ada->id, {{"colour", "red"}}).status().code(),
+            ErrorCode::kInvalidArgument);
+
+  // A new password ends the user's sessions; the new one signs in.
+  ASSERT_TRUE(accounts_.ChangeUser(as_ada, ada->id, {{"password", "new-ada-password"}}).ok());
+  EXPECT_FALSE(accounts_.Authenticate(ada_login->token).ok());
+  EXPECT_FALSE(accounts_.Login("ada", "ada-password", "10.0.0.3").ok());
+  auto relogin = accounts_.Login("ada", "new-ada-password", "10.0.0.3");
+  ASSERT_TRUE(relogin.ok());
+
+  // Deactivation ends them too and stops signing in; a role change shows at once.
+  ASSERT_TRUE(accounts_.ChangeUser(admin_, ada->id, {{"role", "admin"}}).ok());
+  EXPECT_TRUE(accounts_.Authenticate(relogin->token)->admin());
+  ASSERT_TRUE(accounts_.ChangeUser(admin_, ada->id, {{"active", false}}).ok());
+  EXPECT_FALSE(accounts_.Authenticate(relogin->token).ok());
+  auto refused = accounts_.Login("ada", "new-ada-password", "10.0.0.3");
+  EXPECT_EQ(refused.status().code(), ErrorCode::kUnauthenticated);
+  EXPECT_NE(refused.status().message().find("deactivated"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ring
