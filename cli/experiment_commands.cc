@@ -40,7 +40,13 @@ int CreateExperiment(CliEnv& env, const CreateOptions& options) {
 
   nlohmann::json body{
       {"config", config.str()}, {"model_definition", Base64Encode(*archive)}, {"activate", !options.paused}};
-  std::string text = body.dump();
+  std::string text;
+  try {
+    text = body.dump();
+  } catch (const nlohmann::json::type_error&) {  // 316: invalid UTF-8
+    return env.Fail(
+        InvalidArgument(options.config_path + " is not UTF-8 text; save it as UTF-8 and try again"));
+  }
   ProgressBar upload_bar(env.err, "Uploading", env.err_is_tty && !env.json);
   auto created = env.master.PostWithProgress(
       "/api/v1/experiments", text, [&](uint64_t done, uint64_t total) { upload_bar.Update(done, total); });

@@ -21,12 +21,30 @@ Result<nlohmann::json> MasterClient::Get(const std::string& target) {
   return Decode(http_->Get(target));
 }
 
+namespace {
+
+// The JSON text of a request body; arguments that are not UTF-8 text are
+// refused here instead of throwing out of the command.
+Result<std::string> BodyText(const nlohmann::json& body) {
+  try {
+    return body.dump();
+  } catch (const nlohmann::json::type_error&) {
+    return InvalidArgument("an argument is not UTF-8 text");
+  }
+}
+
+}  // namespace
+
 Result<nlohmann::json> MasterClient::Post(const std::string& target, const nlohmann::json& body) {
-  return Decode(http_->Post(target, body.dump()));
+  auto text = BodyText(body);
+  if (!text.ok()) return text.status();
+  return Decode(http_->Post(target, *text));
 }
 
 Result<nlohmann::json> MasterClient::Patch(const std::string& target, const nlohmann::json& body) {
-  return Decode(http_->Request("PATCH", target, body.dump()));
+  auto text = BodyText(body);
+  if (!text.ok()) return text.status();
+  return Decode(http_->Request("PATCH", target, *text));
 }
 
 Result<nlohmann::json> MasterClient::PostWithProgress(const std::string& target, const std::string& body,

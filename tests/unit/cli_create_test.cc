@@ -148,6 +148,16 @@ TEST_F(CliCreateTest, InvalidConfigIsReportedOnOneLine) {
             "ring: error: experiment.yaml:14: searcher.max_trials must be a positive integer\n");
 }
 
+TEST_F(CliCreateTest, AConfigThatIsNotUtf8IsRefusedBeforeUploading) {
+  WriteFile(config_, "name: caf\xe9\nentrypoint: sh run.sh\n");  // Latin-1
+  FakeHttpServer server([](const FakeRequest&) { return FakeResponse{201, R"({"id":1})"}; });
+  auto [code, output] = Run({"-m", server.url(), "experiment", "create", config_.string(), model_.string()});
+  EXPECT_EQ(code, 1);
+  EXPECT_EQ(output.second,
+            "ring: error: " + config_.string() + " is not UTF-8 text; save it as UTF-8 and try again\n");
+  EXPECT_TRUE(server.requests().empty());
+}
+
 TEST_F(CliCreateTest, RefusesModelFoldersOverTheLimitBeforeUploading) {
   WriteFile(model_ / "data.csv", std::string(4000, 'd'));  // not ignored
   FakeHttpServer server([](const FakeRequest&) { return FakeResponse{201, R"({"id":1})"}; });
