@@ -16,6 +16,7 @@
 #include "cli/experiment_commands.h"
 #include "cli/experiment_wait.h"
 #include "cli/format.h"
+#include "cli/master_commands.h"
 #include "cli/preview_commands.h"
 #include "cli/scheduling_commands.h"
 #include "cli/trial_commands.h"
@@ -201,6 +202,11 @@ int RunCli(std::vector<std::string> args, std::ostream& out, std::ostream& err) 
   download->add_option("UUID", a.uuid, "Checkpoint uuid")->required();
   download->add_option("DIR", a.dir, "Folder to write the files into (created if missing)")->required();
   download->callback([&] { action = [&](CliEnv& env) { return DownloadCheckpoint(env, a.uuid, a.dir); }; });
+
+  auto* master_cmd = app.add_subcommand("master", "The master itself");
+  master_cmd->require_subcommand(1);
+  auto* master_info = master_cmd->add_subcommand("info", "Version, uptime, database size and counts");
+  master_info->callback([&] { action = [&](CliEnv& env) { return MasterInfo(env); }; });
 
   auto* user = app.add_subcommand("user", "Sign in and out, and manage users");
   user->require_subcommand(1);

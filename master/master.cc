@@ -106,7 +106,8 @@ Status Master::Run() {
   else if (!config_.admin_password_file.empty())
     spdlog::info("[master] the user admin exists (first password from {})", config_.admin_password_file);
 
-  p.api = std::make_unique<ApiContext>(ApiContext{*p.store, *p.controller, "0.1.0", p.accounts.get(), &p.slow_work});
+  p.api = std::make_unique<ApiContext>(ApiContext{*p.store, *p.controller, "0.1.0", p.accounts.get(), &p.slow_work,
+                                                  config_.db, p.store->schema_version()});
   RegisterAllRoutes(p.router, *p.api);
   p.agents = std::make_unique<AgentWsAcceptor>(*p.controller);
 

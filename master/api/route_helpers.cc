@@ -52,6 +52,7 @@ void UseAllocationTokens(Router& router, ApiContext& ctx) {
 
 void RegisterAllRoutes(Router& router, ApiContext& ctx) {
   RegisterAuthRoutes(router, ctx);
+  RegisterMetaRoutes(router, ctx);
   RegisterClusterRoutes(router, ctx);
   RegisterExperimentRoutes(router, ctx);
   RegisterTrialRoutes(router, ctx);

@@ -1,8 +1,10 @@
 #pragma once
 // REST routes of the master, grouped by resource. Each Register* adds its
 // routes to the router; handlers run on the connection's strand.
+#include <chrono>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "common/status.h"
 #include "master/http/api_types.h"
@@ -24,6 +26,10 @@ struct ApiContext {
   // Where password hashing runs (about 0.1 s each), off the network
   // threads; null runs it in place.
   boost::asio::thread_pool* slow_work = nullptr;
+  // For GET /api/v1/master/info.
+  std::string db_path;
+  int schema_version = 0;
+  std::chrono::system_clock::time_point started_at = std::chrono::system_clock::now();
 };
 
 void RegisterExperimentRoutes(Router& router, ApiContext& ctx);
@@ -35,6 +41,10 @@ void RegisterSearcherRoutes(Router& router, ApiContext& ctx);
 void RegisterRendezvousRoutes(Router& router, ApiContext& ctx);
 void RegisterMetricRoutes(Router& router, ApiContext& ctx);
 void RegisterPoolRoutes(Router& router, ApiContext& ctx);
+// The OpenAPI document and the master's own facts (version, uptime, database).
+void RegisterMetaRoutes(Router& router, ApiContext& ctx);
+// The text of docs/openapi.json, compiled in.
+std::string_view OpenApiDocument();
 // Sign-in and users; needs ctx.accounts.
 void RegisterAuthRoutes(Router& router, ApiContext& ctx);
 // The trial API's routes check the caller's allocation token first (each

@@ -49,6 +49,8 @@ const std::vector<RouteRule>& Rules() {
       {"POST", "/api/v1/users", Rule::kAdminOnly, "{}"},
       {"GET", "/api/v1/users/{id}", Rule::kSelfOrAdmin, ""},
       {"PATCH", "/api/v1/users/{id}", Rule::kSelfOrAdmin, "{}"},
+      {"GET", "/api/v1/openapi.json", Rule::kPublic, ""},
+      {"GET", "/api/v1/master/info", Rule::kRead, ""},
       {"GET", "/api/v1/health", Rule::kPublic, ""},
       {"GET", "/api/v1/agents", Rule::kRead, ""},
       {"GET", "/api/v1/jobs", Rule::kRead, ""},

@@ -36,6 +36,11 @@ TEST_F(UsersCliTest, AdminCreatesAUserWhoSignsInWorksAndIsLimited) {
   EXPECT_EQ(st.st_mode & 0777, 0600u);
   EXPECT_EQ(ReadFileText(tokens).find(cluster_.admin_password()), std::string::npos);
 
+  auto info = cluster_.Ring({"master", "info"});
+  ASSERT_EQ(info.exit_code, 0) << info.err;
+  EXPECT_NE(info.out.find("schema version 5"), std::string::npos) << info.out;
+  EXPECT_NE(info.out.find("experiments: 0, agents: 0, users: 1"), std::string::npos) << info.out;
+
   auto whoami = cluster_.Ring({"user", "whoami"});
   ASSERT_EQ(whoami.exit_code, 0) << whoami.err;
   EXPECT_NE(whoami.out.find("admin (admin)"), std::string::npos) << whoami.out;
