@@ -207,6 +207,9 @@ int RunCli(std::vector<std::string> args, std::ostream& out, std::ostream& err) 
   master_cmd->require_subcommand(1);
   auto* master_info = master_cmd->add_subcommand("info", "Version, uptime, database size and counts");
   master_info->callback([&] { action = [&](CliEnv& env) { return MasterInfo(env); }; });
+  auto* backup = master_cmd->add_subcommand("backup", "Copy the master's database, online, into FILE (admins)");
+  backup->add_option("FILE", a.dir, "The new file (must not exist)")->required();
+  backup->callback([&] { action = [&](CliEnv& env) { return MasterBackup(env, a.dir); }; });
 
   auto* user = app.add_subcommand("user", "Sign in and out, and manage users");
   user->require_subcommand(1);

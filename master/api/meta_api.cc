@@ -1,13 +1,27 @@
-// The master about itself: GET /api/v1/openapi.json (public) and
-// GET /api/v1/master/info (any signed-in user; `ring master info`).
+// The master about itself: GET /api/v1/openapi.json (public),
+// GET /api/v1/master/info (any signed-in user; `ring master info`) and
+// GET /api/v1/master/backup (admins; `ring master backup FILE`).
+#include <unistd.h>
+
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include <utility>  // before Asio
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/use_awaitable.hpp>
 
 #include "master/api/routes.h"
 #include "master/core/experiment_controller.h"
+#include "master/store/sqlite_backup.h"
 #include "master/store/store.h"
 
 namespace ring {
 namespace {
+
+namespace net = boost::asio;
 
 // Size of a file, or -1 when it is missing.
 int64_t FileBytes(const std::string& path) {
@@ -34,9 +48,41 @@ ApiResponse Info(ApiContext& ctx) {
                             {"counts", counts}});
 }
 
+// A consistent copy of the database, made next to it (same file system,
+// the master's own folder) and removed once read.
+ApiResponse Backup(ApiContext& ctx) {
+  if (ctx.db_path.empty()) return ApiResponse::Error(Unavailable("this master has no database file"));
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::absolute(ctx.db_path).parent_path();
+  std::string tmpl = (dir / ".backup-XXXXXX").string();
+  const int fd = ::mkstemp(tmpl.data());
+  if (fd < 0) return ApiResponse::Error(Internal("cannot make a temporary file in " + dir.string()));
+  ::close(fd);
+  std::error_code ec;
+  fs::remove(tmpl, ec);  // the backup creates it afresh
+  auto size = BackupSqliteDatabase(ctx.db_path, tmpl);
+  if (!size.ok()) return ApiResponse::Error(size.status());
+  std::ifstream in(tmpl, std::ios::binary);
+  ApiResponse r;
+  r.content_type = "application/vnd.sqlite3";
+  r.body.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  fs::remove(tmpl, ec);
+  if (static_cast<int64_t>(r.body.size()) != *size)
+    return ApiResponse::Error(Internal("the backup could not be read back whole"));
+  return r;
+}
+
 }  // namespace
 
 void RegisterMetaRoutes(Router& router, ApiContext& ctx) {
+  // Copying runs off the network threads.
+  router.Add("GET", "/api/v1/master/backup", Access::kAdmin,
+             [&ctx](ApiRequest&) -> net::awaitable<ApiResponse> {
+               if (ctx.slow_work == nullptr) co_return Backup(ctx);
+               co_return co_await net::co_spawn(
+                   ctx.slow_work->get_executor(),
+                   [&ctx]() -> net::awaitable<ApiResponse> { co_return Backup(ctx); }, net::use_awaitable);
+             });
   router.AddSync("GET", "/api/v1/openapi.json", Access::kPublic, [](ApiRequest&) {
     ApiResponse r;
     r.body = std::string(OpenApiDocument());

@@ -51,6 +51,7 @@ const std::vector<RouteRule>& Rules() {
       {"PATCH", "/api/v1/users/{id}", Rule::kSelfOrAdmin, "{}"},
       {"GET", "/api/v1/openapi.json", Rule::kPublic, ""},
       {"GET", "/api/v1/master/info", Rule::kRead, ""},
+      {"GET", "/api/v1/master/backup", Rule::kAdminOnly, ""},
       {"GET", "/api/v1/health", Rule::kPublic, ""},
       {"GET", "/api/v1/agents", Rule::kRead, ""},
       {"GET", "/api/v1/jobs", Rule::kRead, ""},

@@ -4,9 +4,12 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <atomic>
 #include <filesystem>
 #include <regex>
+#include <thread>
 
+#include "common/archive.h"
 #include "tests/support/test_cluster.h"
 
 namespace ring::testing {
@@ -40,6 +43,44 @@ TEST_F(UsersCliTest, AdminCreatesAUserWhoSignsInWorksAndIsLimited) {
   ASSERT_EQ(info.exit_code, 0) << info.err;
   EXPECT_NE(info.out.find("schema version 5"), std::string::npos) << info.out;
   EXPECT_NE(info.out.find("experiments: 0, agents: 0, users: 1"), std::string::npos) << info.out;
+
+  // An online backup while another client keeps creating experiments.
+  auto model = PackDirectory(cluster_.MakeModelDir("tiny", {{"run.sh", "exit 0\n"}}));
+  ASSERT_TRUE(model.ok());
+  const std::string body = nlohmann::json{
+      {"config",
+       "name: tiny\nentrypoint: sh run.sh\nsearcher:\n  name: single\n"
+       "  metric: loss\n  max_length:\n    batches: 1\n"},
+      {"model_definition", Base64Encode(*model)},
+      {"activate", false}}.dump();
+  std::atomic<bool> writing{true};
+  std::atomic<int> submitted{0};
+  std::thread writer([&] {
+    HttpClient http(*Url::Parse(cluster_.url()));
+    http.SetBearerToken(cluster_.admin_token());
+    while (writing) {
+      auto res = http.Post("/api/v1/experiments", body);
+      if (res.ok() && res->status == 201) ++submitted;
+    }
+  });
+  const bool writes = TestCluster::WaitFor([&] { return submitted >= 5; }, std::chrono::seconds(20));
+  const std::string backup = cluster_.dir() + "/backup.db";
+  auto backed = cluster_.Ring({"master", "backup", backup});
+  writing = false;
+  writer.join();
+  ASSERT_TRUE(writes) << "the writer could not create experiments";
+  ASSERT_EQ(backed.exit_code, 0) << backed.err;
+  EXPECT_NE(backed.out.find("integrity ok"), std::string::npos) << backed.out;
+  auto counted = RunCommand({"sqlite3", backup, "SELECT count(*) FROM experiments;"});
+  ASSERT_EQ(counted.exit_code, 0) << counted.err;
+  EXPECT_GE(std::stoi(counted.out), 5);
+  EXPECT_LE(std::stoi(counted.out), submitted.load());
+  auto copy =
+      RunCommand({"sqlite3", backup, "PRAGMA integrity_check; SELECT username FROM users WHERE id = 1;"});
+  EXPECT_EQ(copy.out, "ok\nadmin\n") << copy.err;
+  auto twice = cluster_.Ring({"master", "backup", backup});
+  EXPECT_EQ(twice.exit_code, 1);
+  EXPECT_NE(twice.err.find("exists"), std::string::npos) << twice.err;
 
   auto whoami = cluster_.Ring({"user", "whoami"});
   ASSERT_EQ(whoami.exit_code, 0) << whoami.err;
