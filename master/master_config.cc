@@ -172,7 +172,13 @@ Status MasterConfig::Finalize(const std::string& argv0) {
   if (webui_dir.empty()) {
     std::error_code ec;
     auto exe = fs::canonical(fs::path(argv0), ec);
-    if (!ec) webui_dir = (exe.parent_path().parent_path() / "webui").string();
+    // Beside bin/ in a build tree; under share/ once installed.
+    if (!ec) {
+      const auto prefix = exe.parent_path().parent_path();
+      webui_dir = (prefix / "webui").string();
+      if (!fs::exists(webui_dir) && fs::exists(prefix / "share/ringmaster/webui"))
+        webui_dir = (prefix / "share/ringmaster/webui").string();
+    }
   }
   static const std::set<std::string> kLevels = {"trace", "debug", "info", "warn", "error", "critical", "off"};
   if (!kLevels.count(log_level))
