@@ -7,7 +7,7 @@ packages=(
   build-essential cmake ninja-build ccache pkg-config git curl ca-certificates
   libboost-dev nlohmann-json3-dev libyaml-cpp-dev libsqlite3-dev sqlite3
   libspdlog-dev libfmt-dev libcli11-dev libgtest-dev libgmock-dev
-  libarchive-dev libssl-dev libsodium-dev
+  libarchive-dev libssl-dev libsodium-dev prometheus-cpp-dev
   # Distributed trials: Gloo collectives, libtorch (CPU) for the C++ model
   # examples, and Debian's torch and scikit-learn for torchrun-style scripts
   # and the handwritten digits data set the examples train on.

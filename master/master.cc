@@ -17,9 +17,11 @@
 #include "master/api/routes.h"
 #include "master/core/accounts.h"
 #include "master/core/experiment_controller.h"
+#include "master/core/master_metrics.h"
 #include "master/http/agent_ws_session.h"
 #include "master/http/http_server.h"
 #include "master/http/router.h"
+#include "master/store/sqlite_db.h"
 #include "master/store/sqlite_store.h"
 
 namespace ring {
@@ -30,6 +32,7 @@ struct Master::Parts {
   // First, so it is destroyed last: everything below may own sockets and
   // timers of it (the controller holds the agents' WebSocket sessions).
   net::io_context ioc;
+  MasterMetrics metrics;  // before the store and controller, which report to it
   std::unique_ptr<SqliteStore> store;
   std::unique_ptr<ExperimentController> controller;
   std::unique_ptr<Accounts> accounts;
@@ -51,7 +54,9 @@ struct Master::Parts {
 };
 
 Master::Master(MasterConfig config) : config_(std::move(config)), parts_(std::make_unique<Parts>()) {}
-Master::~Master() = default;
+Master::~Master() {
+  SetSqliteWriteObserver(nullptr);  // it reports to parts_->metrics
+}
 
 namespace {
 
@@ -79,6 +84,7 @@ Status Master::Run() {
   auto cluster_token = LoadOrCreateClusterToken(config_.cluster_token_file);
   if (!cluster_token.ok()) return cluster_token.status();
 
+  SetSqliteWriteObserver([&p](double seconds) { p.metrics.ObserveStoreWrite(seconds); });
   auto store = SqliteStore::Open(config_.db);
   if (!store.ok()) return store.status();
   p.store = std::move(store).value();
@@ -93,6 +99,10 @@ Status Master::Run() {
   options.reconnect_window = std::chrono::milliseconds(config_.reconnect_window_ms);
   options.checkpoint_root = config_.checkpoint_root;
   options.pools = config_.resource_pools;
+  options.on_scheduler_pass = [&p](const std::string& pool, double seconds) {
+    p.metrics.ObserveSchedulerPass(pool, seconds);
+  };
+  options.on_trial_restart = [&p] { p.metrics.CountTrialRestart(); };
   p.controller = std::make_unique<ExperimentController>(*p.store, options);
   if (Status s = p.controller->Recover(std::chrono::steady_clock::now()); !s.ok()) return s;
 
@@ -108,7 +118,11 @@ Status Master::Run() {
 
   p.api = std::make_unique<ApiContext>(ApiContext{*p.store, *p.controller, "0.1.0", p.accounts.get(), &p.slow_work,
                                                   config_.db, p.store->schema_version()});
+  p.api->metrics = &p.metrics;
   RegisterAllRoutes(p.router, *p.api);
+  p.router.SetObserver([&p](const std::string& method, const std::string& route, int status, double seconds) {
+    p.metrics.ObserveRequest(method, route, status, seconds);
+  });
   p.agents = std::make_unique<AgentWsAcceptor>(*p.controller);
 
   HttpServerOptions http;

@@ -1,6 +1,7 @@
 // The master about itself: GET /api/v1/openapi.json (public),
 // GET /api/v1/master/info (any signed-in user; `ring master info`) and
-// GET /api/v1/master/backup (admins; `ring master backup FILE`).
+// GET /api/v1/master/backup (admins; `ring master backup FILE`) and the
+// Prometheus metrics at GET /metrics (public: counts and timings only).
 #include <unistd.h>
 
 #include <cstdlib>
@@ -15,6 +16,7 @@
 
 #include "master/api/routes.h"
 #include "master/core/experiment_controller.h"
+#include "master/core/master_metrics.h"
 #include "master/store/sqlite_backup.h"
 #include "master/store/store.h"
 
@@ -75,6 +77,14 @@ ApiResponse Backup(ApiContext& ctx) {
 }  // namespace
 
 void RegisterMetaRoutes(Router& router, ApiContext& ctx) {
+  router.AddSync("GET", "/metrics", Access::kPublic, [&ctx](ApiRequest&) {
+    if (ctx.metrics == nullptr) return ApiResponse::Error(Unavailable("this master keeps no metrics"));
+    ctx.metrics->SetClusterGauges(ctx.controller.AgentsJson(), ctx.controller.JobsJson());
+    ApiResponse r;
+    r.content_type = "text/plain; version=0.0.4; charset=utf-8";
+    r.body = ctx.metrics->Render();
+    return r;
+  });
   // Copying runs off the network threads.
   router.Add("GET", "/api/v1/master/backup", Access::kAdmin,
              [&ctx](ApiRequest&) -> net::awaitable<ApiResponse> {

@@ -17,6 +17,7 @@ namespace ring {
 class Store;
 class ExperimentController;
 class Accounts;
+class MasterMetrics;
 
 struct ApiContext {
   Store& store;
@@ -30,6 +31,7 @@ struct ApiContext {
   std::string db_path;
   int schema_version = 0;
   std::chrono::system_clock::time_point started_at = std::chrono::system_clock::now();
+  MasterMetrics* metrics = nullptr;  // GET /metrics; null answers 503
 };
 
 void RegisterExperimentRoutes(Router& router, ApiContext& ctx);

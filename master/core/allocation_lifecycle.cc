@@ -134,7 +134,11 @@ void ExperimentController::ScheduleLocked() {
       input.policy.preemption = p.preemption;
       input.policy.fit = p.fitting_policy == "worst" ? PoolPolicy::Fit::kWorst : PoolPolicy::Fit::kBest;
     }
+    const auto pass_start = std::chrono::steady_clock::now();
     PoolDecision decision = SchedulePool(input);
+    if (options_.on_scheduler_pass)
+      options_.on_scheduler_pass(
+          name, std::chrono::duration<double>(std::chrono::steady_clock::now() - pass_start).count());
     for (const auto& [id, reason] : decision.pending_reasons) pending_reasons_[id] = reason;
     for (size_t i = 0; i < decision.order.size(); ++i)
       pass_positions_[decision.order[i]] = static_cast<int>(i) + 1;
@@ -479,6 +483,7 @@ void ExperimentController::OnTrialAllocationEndedLocked(LiveAllocation& alloc) {
   } else if (trial->restarts < config->max_restarts) {
     ++trial->restarts;
     requeue = true;
+    if (options_.on_trial_restart) options_.on_trial_restart();
   } else {
     next = RunState::kError;
     exited_early = search::ExitReason::kErrored;

@@ -38,6 +38,10 @@ struct ControllerOptions {
   std::string checkpoint_root;                         // shared_fs host_path when a config has none
   std::vector<PoolSettings> pools = DefaultPools();    // resource pools and their policies
   LogLimits log_limits;                                // per allocation: line length and rate
+  // Observers for the master's metrics; each may be empty. Called under the
+  // controller's lock: keep them cheap.
+  std::function<void(const std::string& pool, double seconds)> on_scheduler_pass;
+  std::function<void()> on_trial_restart;
 };
 
 // An experiment's scheduling settings in effect: its config's, or as set live.

@@ -1,5 +1,7 @@
 #include "master/http/router.h"
 
+#include <chrono>
+
 namespace ring {
 
 std::vector<std::string> SplitPath(const std::string& path) {
@@ -63,6 +65,16 @@ Status Router::Authorize(ApiRequest& req, Access access) const {
 }
 
 boost::asio::awaitable<ApiResponse> Router::Dispatch(ApiRequest& req) const {
+  const auto start = std::chrono::steady_clock::now();
+  std::string pattern = "unmatched";
+  ApiResponse response = co_await Route(req, pattern);
+  if (observer_)
+    observer_(req.method, pattern, response.status,
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  co_return response;
+}
+
+boost::asio::awaitable<ApiResponse> Router::Route(ApiRequest& req, std::string& pattern) const {
   const auto segments = SplitPath(req.path);
   bool path_matched = false;
   for (const auto& route : routes_) {
@@ -80,6 +92,7 @@ boost::asio::awaitable<ApiResponse> Router::Dispatch(ApiRequest& req) const {
     path_matched = true;
     if (route.method != req.method) continue;
     req.params = std::move(params);
+    pattern = route.pattern;
     if (Status s = Authorize(req, route.access); !s.ok()) co_return ApiResponse::Error(s);
     co_return co_await route.handler(req);
   }

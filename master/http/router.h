@@ -56,6 +56,11 @@ class Router {
   void SetAllocationAuthorizer(AllocationAuthorizer authorizer) {
     allocation_authorizer_ = std::move(authorizer);
   }
+  // Called after every dispatched request with its method, route pattern
+  // ("unmatched" when none), status and duration (for the master's metrics).
+  using Observer = std::function<void(const std::string& method, const std::string& pattern, int status,
+                                      double seconds)>;
+  void SetObserver(Observer observer) { observer_ = std::move(observer); }
   // Every route, in registration order (for the authorisation matrix test).
   std::vector<RouteInfo> Routes() const;
 
@@ -76,8 +81,11 @@ class Router {
   Status Authorize(ApiRequest& req, Access access) const;
 
   std::vector<Route> routes_;
+  boost::asio::awaitable<ApiResponse> Route(ApiRequest& req, std::string& pattern) const;
+
   Authenticator authenticator_;
   AllocationAuthorizer allocation_authorizer_;
+  Observer observer_;
 };
 
 // Splits "/a/b/c" into {"a","b","c"}.

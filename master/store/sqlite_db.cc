@@ -1,5 +1,6 @@
 #include "master/store/sqlite_db.h"
 
+#include <chrono>
 #include <utility>
 
 namespace ring {
@@ -97,12 +98,31 @@ Result<bool> Stmt::Step() {
   return SqliteStatus(db_, rc, "sqlite3_step");
 }
 
+namespace {
+std::function<void(double)>& WriteObserver() {
+  static std::function<void(double)> observer;
+  return observer;
+}
+}  // namespace
+
+void SetSqliteWriteObserver(std::function<void(double seconds)> observer) {
+  WriteObserver() = std::move(observer);
+}
+
 Status Stmt::Run() {
+  const auto start = std::chrono::steady_clock::now();
+  Status status;
   for (;;) {
     Result<bool> row = Step();
-    if (!row.ok()) return row.status();
-    if (!*row) return Status::Ok();
+    if (!row.ok()) {
+      status = row.status();
+      break;
+    }
+    if (!*row) break;
   }
+  if (const auto& observe = WriteObserver())
+    observe(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  return status;
 }
 
 bool Stmt::IsNull(int column) const {

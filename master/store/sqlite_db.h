@@ -5,6 +5,7 @@
 #include <sqlite3.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -22,6 +23,11 @@ Status SqliteStatus(sqlite3* db, int rc, std::string_view what);
 
 // `s` with "what: " in front of its message (ok stays ok).
 Status WithContext(const Status& s, const std::string& what);
+
+// Called with the duration of every statement run to completion without
+// reading rows (Stmt::Run: inserts, updates, deletes, COMMIT), for the
+// master's metrics. Set once at start, before the store is used.
+void SetSqliteWriteObserver(std::function<void(double seconds)> observer);
 
 // One use of a cached prepared statement. Binding indexes start at 1, columns
 // at 0. Destruction resets the statement and clears its bindings so the cache

@@ -53,6 +53,24 @@ TEST(QuadraticE2E, ExperimentCompletesWithMetricsAndLogs) {
   for (const auto& v : validation) best = std::min(best, v["metrics"]["validation_loss"].get<double>());
   EXPECT_DOUBLE_EQ(trial["best_validation"].get<double>(), best);
 
+  // The master's metrics saw this run: no token needed, no secrets inside.
+  {
+    auto url = Url::Parse(cluster.url());
+    HttpClient anonymous(*url);
+    auto scraped = anonymous.Get("/metrics");
+    ASSERT_TRUE(scraped.ok());
+    ASSERT_EQ(scraped->status, 200);
+    const std::string& m = scraped->body;
+    EXPECT_NE(m.find(R"(ringmaster_api_requests_total{code="200",method="GET",route="/api/v1/experiments/{id}"})"),
+              std::string::npos)
+        << m;
+    EXPECT_NE(m.find(R"(ringmaster_scheduler_pass_duration_seconds_count{pool="default"})"), std::string::npos);
+    EXPECT_NE(m.find(R"(ringmaster_agents{pool="default",state="connected"} 1)"), std::string::npos);
+    EXPECT_NE(m.find(R"(ringmaster_slots{pool="default",state="free"} 2)"), std::string::npos);
+    EXPECT_NE(m.find("ringmaster_sqlite_write_duration_seconds_count"), std::string::npos);
+    EXPECT_EQ(m.find(cluster.admin_token()), std::string::npos);
+  }
+
   auto allocs = cluster.GetJson("/api/v1/trials/1/allocations")["allocations"];
   ASSERT_EQ(allocs.size(), 1u);
   EXPECT_EQ(allocs[0]["exit_reason"], "exited with code 0");

@@ -50,6 +50,7 @@ const std::vector<RouteRule>& Rules() {
       {"GET", "/api/v1/users/{id}", Rule::kSelfOrAdmin, ""},
       {"PATCH", "/api/v1/users/{id}", Rule::kSelfOrAdmin, "{}"},
       {"GET", "/api/v1/openapi.json", Rule::kPublic, ""},
+      {"GET", "/metrics", Rule::kPublic, ""},
       {"GET", "/api/v1/master/info", Rule::kRead, ""},
       {"GET", "/api/v1/master/backup", Rule::kAdminOnly, ""},
       {"GET", "/api/v1/health", Rule::kPublic, ""},

@@ -13,3 +13,4 @@ ring_add_test(master_tls_config_test LABEL unit
   SOURCES unit/master_tls_config_test.cc LIBS ring_master ring_test_support)
 ring_add_test(accounts_test LABEL unit SOURCES unit/accounts_test.cc LIBS ring_master_core)
 ring_add_test(openapi_test LABEL unit SOURCES unit/openapi_test.cc LIBS ring_master_http)
+ring_add_test(master_metrics_test LABEL unit SOURCES unit/master_metrics_test.cc LIBS ring_master_core)

@@ -1,0 +1,37 @@
+#pragma once
+// The master's Prometheus metrics (prometheus-cpp), served at GET /metrics in
+// the text format: API requests by method, route pattern and status, the
+// scheduling pass time per pool, SQLite write latency, trial restarts, and
+// gauges of the job queue, agents and slots read from the controller when
+// scraped. Only counts and timings: no names, ids or secrets. Thread-safe.
+#include <memory>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace ring {
+
+class MasterMetrics {
+ public:
+  MasterMetrics();
+  ~MasterMetrics();
+  MasterMetrics(const MasterMetrics&) = delete;
+  MasterMetrics& operator=(const MasterMetrics&) = delete;
+
+  void ObserveRequest(const std::string& method, const std::string& route, int status, double seconds);
+  void ObserveSchedulerPass(const std::string& pool, double seconds);
+  void ObserveStoreWrite(double seconds);
+  void CountTrialRestart();
+  // Sets the gauges from the controller's views: AgentsJson() ({"agents":
+  // [{pool, state, slots: [{allocation_id}]}]}) and JobsJson() ({"jobs":
+  // [{pool, state}]}).
+  void SetClusterGauges(const nlohmann::json& agents, const nlohmann::json& jobs);
+  // Everything in the Prometheus text exposition format.
+  std::string Render() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ring
