@@ -1,10 +1,12 @@
 // ringagent: parses flags into AgentConfig and runs the Agent.
+#include <cstdio>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
 
 #include "agent/agent.h"
 #include "agent/agent_config.h"
+#include "common/log_format.h"
 
 int main(int argc, char** argv) {
   ring::AgentConfig config;
@@ -34,12 +36,19 @@ int main(int argc, char** argv) {
   app.add_option("--log-level", config.log_level, "trace, debug, info, warn or error")->capture_default_str();
   app.add_option("--shutdown-grace-ms", grace_ms, "On SIGTERM, time trials get before SIGKILL")
       ->capture_default_str();
+  std::string log_format = "text";
+  app.add_option("--log-format", log_format, "text, or json: one JSON object per line")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"text", "json"}));
   CLI11_PARSE(app, argc, argv);
   config.detect_gpus = !no_gpus;
   config.shutdown_grace = std::chrono::milliseconds(grace_ms);
 
-  spdlog::set_default_logger(spdlog::stderr_color_mt("ringagent"));
-  spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ %v");
+  if (auto status = ring::UseLogFormat("ringagent", log_format); !status.ok()) {
+    std::fprintf(stderr, "ringagent: %s\n", status.message().c_str());
+    return 2;
+  }
+  if (log_format == "text") spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ %v");
   if (auto status = ring::ResolveAgentConfig(config); !status.ok()) {
     spdlog::error("[agent] {}", status.message());
     return 2;

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
 
+#include "common/log_format.h"
 #include "master/master.h"
 
 int main(int argc, char** argv) {
@@ -24,6 +25,9 @@ int main(int argc, char** argv) {
                  "at first start, the user admin gets the password in this file (default: a random one, "
                  "printed once in the log)");
   app.add_option("--log-level", log_level, "trace, debug, info, warn or error");
+  std::string log_format;
+  app.add_option("--log-format", log_format, "text (default), or json: one JSON object per line")
+      ->check(CLI::IsMember({"text", "json"}));
   app.add_option("--heartbeat-timeout-ms", heartbeat_timeout_ms,
                  "close an agent's connection after this much silence");
   app.add_option("--reconnect-window-ms", reconnect_window_ms,
@@ -50,6 +54,7 @@ int main(int argc, char** argv) {
   if (!webui_dir.empty()) config.webui_dir = webui_dir;
   if (!cluster_token_file.empty()) config.cluster_token_file = cluster_token_file;
   if (!log_level.empty()) config.log_level = log_level;
+  if (!log_format.empty()) config.log_format = log_format;
   if (!admin_password_file.empty()) config.admin_password_file = admin_password_file;
   if (heartbeat_timeout_ms > 0) config.heartbeat_timeout_ms = heartbeat_timeout_ms;
   if (reconnect_window_ms >= 0) config.reconnect_window_ms = reconnect_window_ms;
@@ -59,7 +64,10 @@ int main(int argc, char** argv) {
     fprintf(stderr, "ringmaster: %s\n", s.message().c_str());
     return 2;
   }
-  spdlog::set_default_logger(spdlog::stderr_color_mt("ringmaster"));
+  if (auto s = ring::UseLogFormat("ringmaster", config.log_format); !s.ok()) {
+    fprintf(stderr, "ringmaster: %s\n", s.message().c_str());
+    return 2;
+  }
   spdlog::set_level(spdlog::level::from_str(config.log_level));
 
   ring::Master master(std::move(config));

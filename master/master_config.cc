@@ -112,6 +112,8 @@ Result<MasterConfig> MasterConfig::FromYamlFile(const std::string& path) {
         c.session_ttl_hours = v.as<int64_t>();
       else if (key == "log_level")
         c.log_level = v.as<std::string>();
+      else if (key == "log_format")
+        c.log_format = v.as<std::string>();
       else if (key == "heartbeat_interval_ms")
         c.heartbeat_interval_ms = v.as<int64_t>();
       else if (key == "heartbeat_timeout_ms")
@@ -183,6 +185,8 @@ Status MasterConfig::Finalize(const std::string& argv0) {
   static const std::set<std::string> kLevels = {"trace", "debug", "info", "warn", "error", "critical", "off"};
   if (!kLevels.count(log_level))
     return InvalidArgument("log_level must be one of trace, debug, info, warn, error");
+  if (log_format != "text" && log_format != "json")
+    return InvalidArgument("log_format must be text or json, got \"" + log_format + "\"");
   if (listen.rfind(':') == std::string::npos)
     return InvalidArgument("listen must be HOST:PORT, got \"" + listen + "\"");
   if (heartbeat_interval_ms <= 0) return InvalidArgument("heartbeat_interval_ms must be positive");

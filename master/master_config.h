@@ -29,6 +29,7 @@ struct MasterConfig {
   std::string admin_password_file;         // the admin's first password; empty: a random one, logged once
   int64_t session_ttl_hours = 168;         // how long a sign-in token lasts
   std::string log_level = "info";          // trace, debug, info, warn, error
+  std::string log_format = "text";         // text, or json (one object per line)
   int64_t heartbeat_interval_ms = 1000;    // how often agents send heartbeats
   int64_t heartbeat_timeout_ms = 10000;    // silence that closes an agent's connection
   int64_t reconnect_window_ms = 25000;     // a disconnected agent is lost after this; its trials move

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <filesystem>
 #include <regex>
+#include <sstream>
 #include <thread>
 
 #include "common/archive.h"
@@ -192,6 +193,29 @@ TEST(UsersFirstStart, AMasterWithoutAPasswordFileLogsARandomAdminPasswordOnce) {
     EXPECT_EQ(log.find(password), std::string::npos) << "printed twice: " << log;
   }
   fs::remove_all(dir);
+}
+
+TEST(LogFormat, AMasterWithJsonLogsWritesOneObjectPerLine) {
+  TestCluster cluster;
+  TestCluster::MasterOptions options;
+  options.extra_args = {"--log-format", "json"};
+  cluster.StartMaster(options);
+  ASSERT_EQ(cluster.Ring({"user", "whoami"}).exit_code, 0);
+  cluster.StopMaster();
+  std::istringstream lines(ReadFileText(cluster.dir() + "/master.log"));
+  std::string line;
+  int parsed = 0;
+  bool saw_sign_in = false;
+  while (std::getline(lines, line)) {
+    auto j = nlohmann::json::parse(line, nullptr, false);
+    ASSERT_TRUE(j.is_object()) << "not a JSON object: " << line;
+    EXPECT_TRUE(j.contains("ts") && j.contains("level") && j.contains("msg")) << line;
+    EXPECT_EQ(j["logger"], "ringmaster");
+    saw_sign_in = saw_sign_in || j["msg"].get<std::string>().find("admin signed in") != std::string::npos;
+    ++parsed;
+  }
+  EXPECT_GT(parsed, 3);
+  EXPECT_TRUE(saw_sign_in);
 }
 
 }  // namespace

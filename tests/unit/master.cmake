@@ -14,3 +14,4 @@ ring_add_test(master_tls_config_test LABEL unit
 ring_add_test(accounts_test LABEL unit SOURCES unit/accounts_test.cc LIBS ring_master_core)
 ring_add_test(openapi_test LABEL unit SOURCES unit/openapi_test.cc LIBS ring_master_http)
 ring_add_test(master_metrics_test LABEL unit SOURCES unit/master_metrics_test.cc LIBS ring_master_core)
+ring_add_test(log_format_test LABEL unit SOURCES unit/log_format_test.cc LIBS ring_logging)
