@@ -8,6 +8,7 @@ packages=(
   libboost-dev nlohmann-json3-dev libyaml-cpp-dev libsqlite3-dev sqlite3
   libspdlog-dev libfmt-dev libcli11-dev libgtest-dev libgmock-dev
   libarchive-dev libssl-dev libsodium-dev prometheus-cpp-dev
+  wrk  # bench/rest.sh
   # Distributed trials: Gloo collectives, libtorch (CPU) for the C++ model
   # examples, and Debian's torch and scikit-learn for torchrun-style scripts
   # and the handwritten digits data set the examples train on.

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Runs the platform benchmarks against a build and writes their section of
+# docs/benchmarks.md (between the "platform benchmarks" markers) with the
+# command, the machine and every figure next to its peer from the same run.
+#   bench/run.sh [--seconds N] [--all]
+# --all also runs the collectives and training-step benchmarks, which take
+# several minutes and keep their own sections (bench/collectives.sh,
+# bench/training_step.sh). BUILD_DIR picks the build (default build/).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=5 all=0
+while [ $# -gt 0 ]; do
+  case $1 in
+    --seconds) seconds=${2:?}; shift 2 ;;
+    --all) all=1; shift ;;
+    *) echo "run: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+build=${BUILD_DIR:-build}
+[ -x "$build/bin/ringmaster" ] || { echo "run: no $build/bin/ringmaster; build first (deploy/build.sh)" >&2; exit 2; }
+
+machine="$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores, \
+$(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo), Linux $(uname -r)"
+rest=$(BUILD_DIR=$build bench/rest.sh --seconds "$seconds")
+
+section=$(mktemp)
+trap 'rm -f "$section"' EXIT
+cat >"$section" <<MD
+<!-- platform benchmarks: begin (written by bench/run.sh) -->
+## REST API under load
+
+Command: \`bench/run.sh --seconds $seconds\` ($(date -u +%Y-%m-%d)), machine: $machine.
+
+A master on loopback with 1,000 experiments stored, signed in as admin, driven
+by wrk (2 threads, keep-alive) for $seconds s per figure at 16, 64 and 256
+connections. Each route is measured right after the same master answering
+\`GET /api/v1/health\` at the same concurrency: the same Beast server, router
+and connection handling with a fixed answer (no token check, no SQLite), the
+ceiling of this server on this machine. The ratio is requests/s over that
+ceiling's. wrk and the master share the 2 cores, so absolute figures are
+lower than on a machine where the clients run elsewhere.
+
+$rest
+
+The goal is p99 ≤ 20 ms at 256 connections.
+MD
+if grep -q 'platform benchmarks: begin' docs/benchmarks.md; then
+  python3 - "$section" <<'PY'
+import re, sys
+new = open(sys.argv[1]).read().strip() + "\n"
+path = "docs/benchmarks.md"
+text = open(path).read()
+text = re.sub(r"<!-- platform benchmarks: begin.*?<!-- platform benchmarks: end -->\n", new + "<!-- platform benchmarks: end -->\n", text, flags=re.S)
+open(path, "w").write(text)
+PY
+else
+  { echo; cat "$section"; echo "<!-- platform benchmarks: end -->"; } >>docs/benchmarks.md
+fi
+if [ "$all" = 1 ]; then
+  bench/collectives.sh
+  bench/training_step.sh
+fi
+echo "run: docs/benchmarks.md updated" >&2
