@@ -1,21 +1,33 @@
 // ringagent: parses flags into AgentConfig and runs the Agent.
-#include <cstdio>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
+#include <cstdio>
 
 #include "agent/agent.h"
 #include "agent/agent_config.h"
+#include "agent/agent_config_file.h"
 #include "common/log_format.h"
 
 int main(int argc, char** argv) {
   ring::AgentConfig config;
+  std::string log_format = "text";
+  // The settings file first, so that flags override it.
+  std::string config_file = ring::ConfigFileArgument(argc, argv);
+  if (!config_file.empty()) {
+    if (auto status = ring::LoadAgentConfigFile(config_file, config, log_format); !status.ok()) {
+      std::fprintf(stderr, "ringagent: %s\n", status.message().c_str());
+      return 2;
+    }
+  }
   CLI::App app{"ringagent: runs Ringmaster trials on this host"};
   int64_t grace_ms = config.shutdown_grace.count();
-  bool no_gpus = false;
+  bool no_gpus = !config.detect_gpus;
+  app.add_option("--config", config_file,
+                 "agent.yaml with settings (flags override it; see configs/agent.yaml)");
   app.add_option("--master", config.master_url,
-                 "Base URL of the master, e.g. http://10.0.0.1:8080 (https:// when it serves TLS)")
-      ->required();
+                 "Base URL of the master, e.g. http://10.0.0.1:8080 (https:// when it serves TLS); required, "
+                 "here or in --config");
   app.add_option("--id", config.id, "Agent name (default: the host name)");
   app.add_option("--pool", config.pool, "Resource pool of this agent's slots")->capture_default_str();
   app.add_option("--cpu-slots", config.cpu_slots, "CPU slots to offer (0: one per CPU when no GPU is found)")
@@ -36,11 +48,18 @@ int main(int argc, char** argv) {
   app.add_option("--log-level", config.log_level, "trace, debug, info, warn or error")->capture_default_str();
   app.add_option("--shutdown-grace-ms", grace_ms, "On SIGTERM, time trials get before SIGKILL")
       ->capture_default_str();
-  std::string log_format = "text";
   app.add_option("--log-format", log_format, "text, or json: one JSON object per line")
       ->capture_default_str()
       ->check(CLI::IsMember({"text", "json"}));
   CLI11_PARSE(app, argc, argv);
+  if (config.master_url.empty()) {
+    std::fprintf(stderr, "ringagent: --master is required (or master: in --config)\n");
+    return 2;
+  }
+  if (log_format != "text" && log_format != "json") {
+    std::fprintf(stderr, "ringagent: log_format must be text or json, got \"%s\"\n", log_format.c_str());
+    return 2;
+  }
   config.detect_gpus = !no_gpus;
   config.shutdown_grace = std::chrono::milliseconds(grace_ms);
 

@@ -10,7 +10,7 @@ foreach(unit ringmaster ringagent)
     message(STATUS \"Installing: \${unit_out}\")
     configure_file(\"${unit_in}\" \"\${unit_out}\" @ONLY)")
 endforeach()
-install(FILES ${PROJECT_SOURCE_DIR}/configs/master.yaml ${CMAKE_CURRENT_LIST_DIR}/systemd/agent.env
+install(FILES ${PROJECT_SOURCE_DIR}/configs/master.yaml ${PROJECT_SOURCE_DIR}/configs/agent.yaml
         DESTINATION share/ringmaster/examples)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/configs/experiments DESTINATION share/ringmaster/examples)
 file(GLOB ring_docs ${PROJECT_SOURCE_DIR}/docs/*.md ${PROJECT_SOURCE_DIR}/docs/openapi.json)

@@ -20,7 +20,7 @@ cmake --install "$build" --prefix "$prefix" >/dev/null
 for f in bin/ringmaster bin/ringagent bin/ring lib/libringtrial.so include/ring/trial/trial.h \
          lib/systemd/system/ringmaster.service lib/systemd/system/ringagent.service \
          share/ringmaster/webui/index.html share/ringmaster/examples/master.yaml \
-         share/ringmaster/examples/agent.env share/doc/ringmaster/operations.md share/doc/ringmaster/security.md; do
+         share/ringmaster/examples/agent.yaml share/doc/ringmaster/operations.md share/doc/ringmaster/security.md; do
   [ -e "$prefix/$f" ] || fail "$f is not installed"
 done
 grep -q "ExecStart=$prefix/bin/ringmaster " "$prefix/lib/systemd/system/ringmaster.service" \

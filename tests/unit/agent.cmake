@@ -35,3 +35,6 @@ ring_add_test(agent_launcher_conformance_test LABEL unit
 ring_add_test(agent_tls_test LABEL unit
   SOURCES unit/agent_tls_test.cc
   LIBS ring_agent_lib ring_test_support)
+
+ring_add_test(agent_config_file_test LABEL unit SOURCES unit/agent_config_file_test.cc LIBS ring_agent_lib)
+target_compile_definitions(agent_config_file_test PRIVATE RING_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
