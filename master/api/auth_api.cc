@@ -1,26 +1,12 @@
 // Sign-in and users: POST /api/v1/auth/login|logout, /api/v1/users...
 // Hashing a password takes about 0.1 s, so the handlers that hash run on
 // ctx.slow_work and the connection's strand waits without blocking.
-#include <utility>  // before Asio
-
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/use_awaitable.hpp>
-
 #include "master/api/routes.h"
 #include "master/core/accounts.h"
 #include "master/core/json_fields.h"
 
 namespace ring {
 namespace {
-
-namespace net = boost::asio;
-
-net::awaitable<ApiResponse> OffNetworkThread(ApiContext& ctx, std::function<ApiResponse()> work) {
-  if (ctx.slow_work == nullptr) co_return work();
-  co_return co_await net::co_spawn(
-      ctx.slow_work->get_executor(), [&work]() -> net::awaitable<ApiResponse> { co_return work(); },
-      net::use_awaitable);
-}
 
 Result<std::string> StringField(const nlohmann::json& body, const char* name, bool required) {
   if (!body.contains(name)) {

@@ -9,11 +9,6 @@
 #include <fstream>
 #include <iterator>
 
-#include <utility>  // before Asio
-
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/use_awaitable.hpp>
-
 #include "master/api/routes.h"
 #include "master/core/experiment_controller.h"
 #include "master/core/master_metrics.h"
@@ -22,8 +17,6 @@
 
 namespace ring {
 namespace {
-
-namespace net = boost::asio;
 
 // Size of a file, or -1 when it is missing.
 int64_t FileBytes(const std::string& path) {
@@ -87,12 +80,7 @@ void RegisterMetaRoutes(Router& router, ApiContext& ctx) {
   });
   // Copying runs off the network threads.
   router.Add("GET", "/api/v1/master/backup", Access::kAdmin,
-             [&ctx](ApiRequest&) -> net::awaitable<ApiResponse> {
-               if (ctx.slow_work == nullptr) co_return Backup(ctx);
-               co_return co_await net::co_spawn(
-                   ctx.slow_work->get_executor(),
-                   [&ctx]() -> net::awaitable<ApiResponse> { co_return Backup(ctx); }, net::use_awaitable);
-             });
+             [&ctx](ApiRequest&) { return OffNetworkThread(ctx, [&ctx] { return Backup(ctx); }); });
   router.AddSync("GET", "/api/v1/openapi.json", Access::kPublic, [](ApiRequest&) {
     ApiResponse r;
     r.body = std::string(OpenApiDocument());

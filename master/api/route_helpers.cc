@@ -1,5 +1,10 @@
 #include <charconv>
 
+#include <utility>  // before Asio
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
 #include "master/api/routes.h"
 #include "master/core/experiment_controller.h"
 #include "master/store/store.h"
@@ -43,6 +48,13 @@ Result<nlohmann::json> ParseJsonBody(const ApiRequest& req) {
 }  // namespace ring
 
 namespace ring {
+
+boost::asio::awaitable<ApiResponse> OffNetworkThread(ApiContext& ctx, std::function<ApiResponse()> work) {
+  if (ctx.slow_work == nullptr) co_return work();
+  co_return co_await boost::asio::co_spawn(
+      ctx.slow_work->get_executor(), [&work]() -> boost::asio::awaitable<ApiResponse> { co_return work(); },
+      boost::asio::use_awaitable);
+}
 
 void UseAllocationTokens(Router& router, ApiContext& ctx) {
   router.SetAllocationAuthorizer([&ctx](const std::string& allocation_id, const std::string& token) {

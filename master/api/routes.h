@@ -3,6 +3,7 @@
 // routes to the router; handlers run on the connection's strand.
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -61,6 +62,10 @@ Result<int64_t> ParseId(const std::string& text, const std::string& what);
 Result<int64_t> QueryInt(const ApiRequest& req, const std::string& name, int64_t fallback, int64_t min,
                          int64_t max);
 Result<nlohmann::json> ParseJsonBody(const ApiRequest& req);
+// Runs `work` on ctx.slow_work (in place when there is none) while the
+// connection's strand waits without blocking: for handlers that hash
+// passwords or copy the database.
+boost::asio::awaitable<ApiResponse> OffNetworkThread(ApiContext& ctx, std::function<ApiResponse()> work);
 // Ok when the signed-in user owns experiment `experiment_id` or is an admin;
 // else kPermissionDenied saying whose it is (kNotFound when it does not exist).
 Status CheckManages(ApiContext& ctx, const ApiRequest& req, int64_t experiment_id, const std::string& verb);

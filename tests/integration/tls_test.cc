@@ -126,7 +126,7 @@ TEST_F(TlsTest, AnExperimentCompletesOverHttpsAndWss) {
   EXPECT_NE(by_env.out.find("quadratic"), std::string::npos) << by_env.out;
 }
 
-TEST_F(TlsTest, AClientWithoutTheCaIsToldWhatToDo) {
+TEST_F(TlsTest, AClientWithoutTheCaIsToldToPassIt) {
   cluster_.StartMaster(TlsOptions());
   auto untrusting = Client(cluster_.url(), "");
   auto res = untrusting->Get("/api/v1/health");
