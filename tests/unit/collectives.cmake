@@ -4,7 +4,7 @@
 set(ring_collectives_tests_dir ${CMAKE_CURRENT_LIST_DIR})
 
 foreach(collectives_test shm_local_group_test hierarchical_test nccl_test)
-  ring_add_test(${collectives_test} LABEL unit TIMEOUT 180
+  ring_add_test(${collectives_test} LABEL unit TIMEOUT 180 RESOURCE_LOCK gloo_loopback
     SOURCES ${ring_collectives_tests_dir}/${collectives_test}.cc
     LIBS ringtrial)
   target_include_directories(${collectives_test} PRIVATE

@@ -38,6 +38,6 @@ ring_add_test(digits_trial_test LABEL unit TIMEOUT 180
 target_compile_definitions(digits_trial_test PRIVATE DIGITS_TRIAL_PATH="$<TARGET_FILE:digits_trial>")
 add_dependencies(digits_trial_test digits_trial)
 
-ring_add_test(torch_distributed_module_test LABEL unit TIMEOUT 180
+ring_add_test(torch_distributed_module_test LABEL unit TIMEOUT 180 RESOURCE_LOCK gloo_loopback
   SOURCES ${ring_torch_tests_dir}/torch_distributed_module_test.cc
   LIBS ringtrial_torch)

@@ -16,6 +16,6 @@ target_include_directories(reducer_test PRIVATE ${ring_training_tests_dir}/..)
 # The svm example's core (examples/svm): hinge-loss gradients, the weights
 # file, and two ranks over Gloo following one; the data-set tests skip
 # without Debian's python3-sklearn.
-ring_add_test(svm_model_test LABEL unit TIMEOUT 180
+ring_add_test(svm_model_test LABEL unit TIMEOUT 180 RESOURCE_LOCK gloo_loopback
   SOURCES ${ring_training_tests_dir}/svm_model_test.cc
   LIBS svm_core)
