@@ -105,13 +105,46 @@ int MasterInfo(CliEnv& env) {
     return v.is_number_integer() && v.get<int64_t>() >= 0 ? FormatBytes(v.get<uint64_t>()) : std::string("?");
   };
   const double uptime = Member(*info, "uptime_s").is_number() ? Member(*info, "uptime_s").get<double>() : 0;
+  std::string retention = "not reported";
+  if (const auto& r = Member(*info, "retention"); r.is_object()) {
+    const auto days = [&](const char* key, const char* never) {
+      const auto& v = Member(r, key);
+      return v.is_number_integer() && v.get<int64_t>() >= 0 ? std::to_string(v.get<int64_t>()) + " days"
+                                                            : std::string(never);
+    };
+    retention =
+        "logs " + days("log_retention_days", "kept") + ", metrics thinned after " +
+        days("metrics_full_resolution_days", "never") + ", last pass " +
+        (Member(r, "last_pass").is_object() ? Field(Member(r, "last_pass"), "started_at") : "none yet");
+  }
   env.out << "master:      " << env.master.url().ToString() << "\n"
           << "version:     " << Field(*info, "version") << "\n"
           << "started:     " << Field(*info, "started_at") << " (up " << Duration(uptime) << ")\n"
           << "database:    " << Field(db, "path") << ", " << bytes("bytes") << " + " << bytes("wal_bytes")
           << " WAL, schema version " << Field(db, "schema_version") << "\n"
           << "experiments: " << Field(counts, "experiments") << ", agents: " << Field(counts, "agents")
-          << ", users: " << Field(counts, "users") << "\n";
+          << ", users: " << Field(counts, "users") << "\n"
+          << "retention:   " << retention << "\n";
+  return kExitOk;
+}
+
+int MasterCleanup(CliEnv& env) {
+  auto report = env.master.Post("/api/v1/master/retention", nlohmann::json::object());
+  if (!report.ok()) return env.Fail(report.status());
+  if (env.json) {
+    env.out << report->dump(2) << '\n';
+    return kExitOk;
+  }
+  const auto& db = Member(*report, "database_bytes");
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%.2f",
+                Member(*report, "seconds").is_number() ? Member(*report, "seconds").get<double>() : 0.0);
+  env.out << "Retention pass in " << seconds << " s over " << Field(*report, "trials")
+          << " trials: " << Field(*report, "metric_reports_deleted") << " training reports thinned from "
+          << Field(*report, "trials_thinned") << " trials, " << Field(*report, "log_lines_deleted")
+          << " log lines deleted from " << Field(*report, "trials_logs_deleted") << " trials; database now "
+          << (db.is_number_integer() && db.get<int64_t>() >= 0 ? FormatBytes(db.get<uint64_t>()) : "?")
+          << "\n";
   return kExitOk;
 }
 

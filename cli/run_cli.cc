@@ -210,6 +210,9 @@ int RunCli(std::vector<std::string> args, std::ostream& out, std::ostream& err) 
   auto* backup = master_cmd->add_subcommand("backup", "Copy the master's database, online, into FILE (admins)");
   backup->add_option("FILE", a.dir, "The new file (must not exist)")->required();
   backup->callback([&] { action = [&](CliEnv& env) { return MasterBackup(env, a.dir); }; });
+  auto* cleanup = master_cmd->add_subcommand(
+      "cleanup", "Run a retention pass now: thin old metrics, delete expired logs, give space back (admins)");
+  cleanup->callback([&] { action = [&](CliEnv& env) { return MasterCleanup(env); }; });
 
   auto* user = app.add_subcommand("user", "Sign in and out, and manage users");
   user->require_subcommand(1);

@@ -232,7 +232,7 @@ ExperimentConfig ConfigParser::Parse(const YAML::Node& root) {
   w_.CheckKeys(root, "",
                {"name", "description", "labels", "entrypoint", "hyperparameters", "searcher", "resources",
                 "max_restarts", "min_validation_period", "min_checkpoint_period", "checkpoint_storage",
-                "reproducibility", "environment", "data", "preemption_timeout"});
+                "reproducibility", "environment", "data", "preemption_timeout", "log_retention_days"});
   c.name = w_.String(w_.Required(root, "", "name"), "name", true);
   if (root["description"]) c.description = w_.String(root["description"], "description");
   if (const auto labels = root["labels"]; labels && !labels.IsNull()) {
@@ -275,6 +275,9 @@ ExperimentConfig ConfigParser::Parse(const YAML::Node& root) {
   if (root["preemption_timeout"])
     c.preemption_timeout_s =
         w_.Int(root["preemption_timeout"], "preemption_timeout", 1, "a positive number of seconds");
+  if (root["log_retention_days"])
+    c.log_retention_days = w_.Int(root["log_retention_days"], "log_retention_days", -1,
+                                  "a number of days >= 0, or -1 to keep logs");
   return c;
 }
 

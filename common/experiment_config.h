@@ -74,6 +74,9 @@ struct ExperimentConfig {
   std::map<std::string, std::string> environment_variables;  // environment.variables
   nlohmann::json data = nlohmann::json::object();            // free-form, passed to the trial
   int64_t preemption_timeout_s = 3600;
+  // Days the logs of a trial are kept after it ends; -1 forever. Unset: the
+  // master's retention.log_retention_days.
+  std::optional<int64_t> log_retention_days;
 };
 
 // Parses and validates YAML text. `file_name` prefixes error messages

@@ -36,7 +36,7 @@
 #include "common/archive.h"
 #include "fuzz/fuzz_check.h"
 #include "master/api/experiment_query.h"
-#include "master/api/metric_series.h"
+#include "master/core/metric_series.h"
 #include "master/core/experiment_controller.h"
 #include "master/http/url_codec.h"
 #include "master/store/memory_store.h"

@@ -10,6 +10,7 @@
 
 #include <spdlog/spdlog.h>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/thread_pool.hpp>
@@ -18,6 +19,7 @@
 #include "master/core/accounts.h"
 #include "master/core/experiment_controller.h"
 #include "master/core/master_metrics.h"
+#include "master/core/retention.h"
 #include "master/http/agent_ws_session.h"
 #include "master/http/http_server.h"
 #include "master/http/router.h"
@@ -36,12 +38,15 @@ struct Master::Parts {
   std::unique_ptr<SqliteStore> store;
   std::unique_ptr<ExperimentController> controller;
   std::unique_ptr<Accounts> accounts;
-  net::thread_pool slow_work{1};  // password hashing
+  std::unique_ptr<Retention> retention;  // before its thread, which is joined first
+  net::thread_pool slow_work{1};         // password hashing
+  net::thread_pool maintenance{1};       // retention passes
   Router router;
   std::unique_ptr<ApiContext> api;
   std::unique_ptr<AgentWsAcceptor> agents;
   std::unique_ptr<HttpServer> server;
   net::steady_timer tick{ioc};
+  net::steady_timer retention_timer{ioc};
 
   void ScheduleTick() {
     tick.expires_after(std::chrono::milliseconds(200));
@@ -49,6 +54,25 @@ struct Master::Parts {
       if (ec) return;
       controller->Tick(std::chrono::steady_clock::now());
       ScheduleTick();
+    });
+  }
+
+  // A retention pass every interval, on the maintenance thread; the next one
+  // is timed from the end of the last.
+  void ScheduleRetention() {
+    const auto minutes = retention->options().interval_minutes;
+    if (minutes <= 0) return;
+    retention_timer.expires_after(std::chrono::minutes(minutes));
+    retention_timer.async_wait([this](boost::system::error_code ec) {
+      if (ec) return;
+      net::post(maintenance, [this] {
+        auto report = retention->Run(std::chrono::system_clock::now());
+        if (!report.ok())
+          spdlog::error("[master] retention pass failed: {}", report.status().message());
+        else
+          spdlog::info("[master] retention pass: {}", report->ToJson().dump());
+        net::post(ioc, [this] { ScheduleRetention(); });
+      });
     });
   }
 };
@@ -106,19 +130,24 @@ Status Master::Run() {
   p.controller = std::make_unique<ExperimentController>(*p.store, options);
   if (Status s = p.controller->Recover(std::chrono::steady_clock::now()); !s.ok()) return s;
 
-  p.accounts = std::make_unique<Accounts>(*p.store, AccountsOptions{std::chrono::hours(config_.session_ttl_hours)});
+  p.accounts =
+      std::make_unique<Accounts>(*p.store, AccountsOptions{std::chrono::hours(config_.session_ttl_hours)});
   auto made = p.accounts->EnsureAdmin(config_.admin_password_file);
   if (!made.ok()) return made.status();
   if (*made)
-    spdlog::warn("[master] created the user admin with the password {} (shown once; sign in with "
-                 "`ring user login admin` and change it with `ring user change-password`)",
-                 **made);
+    spdlog::warn(
+        "[master] created the user admin with the password {} (shown once; sign in with "
+        "`ring user login admin` and change it with `ring user change-password`)",
+        **made);
   else if (!config_.admin_password_file.empty())
     spdlog::info("[master] the user admin exists (first password from {})", config_.admin_password_file);
 
-  p.api = std::make_unique<ApiContext>(ApiContext{*p.store, *p.controller, "0.1.0", p.accounts.get(), &p.slow_work,
-                                                  config_.db, p.store->schema_version()});
+  p.api = std::make_unique<ApiContext>(ApiContext{*p.store, *p.controller, "0.1.0", p.accounts.get(),
+                                                  &p.slow_work, config_.db, p.store->schema_version()});
   p.api->metrics = &p.metrics;
+  p.retention = std::make_unique<Retention>(*p.store, config_.retention);
+  p.api->retention = p.retention.get();
+  p.api->maintenance = &p.maintenance;
   RegisterAllRoutes(p.router, *p.api);
   p.router.SetObserver([&p](const std::string& method, const std::string& route, int status, double seconds) {
     p.metrics.ObserveRequest(method, route, status, seconds);
@@ -142,8 +171,8 @@ Status Master::Run() {
   if (!port.ok()) return port.status();
   if (!config_.port_file.empty())
     if (Status s = WritePortFile(config_.port_file, *port); !s.ok()) return s;
-  spdlog::info("[master] listening on {}://{}:{} (db {})", config_.tls.enabled() ? "https" : "http", http.host,
-               *port, config_.db);
+  spdlog::info("[master] listening on {}://{}:{} (db {})", config_.tls.enabled() ? "https" : "http",
+               http.host, *port, config_.db);
   spdlog::info("[master] agents connect with the cluster token in {} (ringagent --token-file)",
                config_.cluster_token_file);
 
@@ -152,9 +181,11 @@ Status Master::Run() {
     spdlog::info("[master] signal {} received, shutting down", sig);
     p.server->Stop();
     p.tick.cancel();
+    p.retention_timer.cancel();
     p.ioc.stop();
   });
   p.ScheduleTick();
+  p.ScheduleRetention();
 
   std::vector<std::thread> threads;
   for (int i = 1; i < config_.threads; ++i) threads.emplace_back([&] { p.ioc.run(); });

@@ -80,6 +80,30 @@ Result<MasterTlsConfig> ParseTls(const std::string& path, const YAML::Node& node
   return tls;
 }
 
+// retention: {interval_minutes, log_retention_days, metrics_full_resolution_days, metrics_max_points}
+Result<RetentionOptions> ParseRetention(const std::string& path, const YAML::Node& node) {
+  if (!node.IsMap()) return KeyError(path, node, "retention must be a map");
+  RetentionOptions r;
+  for (const auto& kv : node) {
+    const auto key = kv.first.as<std::string>();
+    try {
+      if (key == "interval_minutes")
+        r.interval_minutes = kv.second.as<int64_t>();
+      else if (key == "log_retention_days")
+        r.log_retention_days = kv.second.as<int64_t>();
+      else if (key == "metrics_full_resolution_days")
+        r.metrics_full_resolution_days = kv.second.as<int64_t>();
+      else if (key == "metrics_max_points")
+        r.metrics_max_points = kv.second.as<int64_t>();
+      else
+        return KeyError(path, kv.first, "unknown key \"retention." + key + "\"");
+    } catch (const YAML::Exception&) {
+      return KeyError(path, kv.second, "retention." + key + " must be an integer");
+    }
+  }
+  return r;
+}
+
 }  // namespace
 
 Result<MasterConfig> MasterConfig::FromYamlFile(const std::string& path) {
@@ -148,6 +172,10 @@ Result<MasterConfig> MasterConfig::FromYamlFile(const std::string& path) {
         auto tls = ParseTls(path, v);
         if (!tls.ok()) return tls.status();
         c.tls = std::move(tls).value();
+      } else if (key == "retention") {
+        auto retention = ParseRetention(path, v);
+        if (!retention.ok()) return retention.status();
+        c.retention = *retention;
       } else
         return KeyError(path, kv.first, "unknown key \"" + key + "\"");
     } catch (const YAML::Exception&) {
@@ -213,6 +241,15 @@ Status MasterConfig::Finalize(const std::string& argv0) {
     if (Status s = CheckTlsFiles(tls.cert_file, tls.key_file); !s.ok()) return s;
   if (session_ttl_hours < 1 || session_ttl_hours > 24 * 366)
     return InvalidArgument("session_ttl_hours must be from 1 to 8784");
+  if (retention.interval_minutes < 0)
+    return InvalidArgument("retention.interval_minutes must be 0 (only when asked) or more");
+  if (retention.log_retention_days < -1)
+    return InvalidArgument("retention.log_retention_days must be a number of days >= 0, or -1 to keep logs");
+  if (retention.metrics_full_resolution_days < -1)
+    return InvalidArgument(
+        "retention.metrics_full_resolution_days must be a number of days >= 0, or -1 to keep every report");
+  if (retention.metrics_max_points < 2)
+    return InvalidArgument("retention.metrics_max_points must be at least 2");
   return Status::Ok();
 }
 

@@ -8,6 +8,7 @@
 
 #include "common/status.h"
 #include "master/core/pool_settings.h"
+#include "master/core/retention.h"
 
 namespace ring {
 
@@ -45,6 +46,7 @@ struct MasterConfig {
   int threads = 2;                         // io threads
   MasterTlsConfig tls;                     // tls: {cert_file, key_file}; HTTPS only when set
   std::vector<PoolSettings> resource_pools = DefaultPools();  // resource_pools: [...]
+  RetentionOptions retention;  // retention: {interval_minutes, log_retention_days, metrics_*}
 
   // Reads a master.yaml; unknown keys are errors naming them.
   static Result<MasterConfig> FromYamlFile(const std::string& path);

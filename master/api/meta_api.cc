@@ -1,6 +1,7 @@
 // The master about itself: GET /api/v1/openapi.json (public),
 // GET /api/v1/master/info (any signed-in user; `ring master info`) and
-// GET /api/v1/master/backup (admins; `ring master backup FILE`) and the
+// GET /api/v1/master/backup (admins; `ring master backup FILE`),
+// POST /api/v1/master/retention (admins; `ring master cleanup`) and the
 // Prometheus metrics at GET /metrics (public: counts and timings only).
 #include <unistd.h>
 
@@ -12,6 +13,7 @@
 #include "master/api/routes.h"
 #include "master/core/experiment_controller.h"
 #include "master/core/master_metrics.h"
+#include "master/core/retention.h"
 #include "master/store/sqlite_backup.h"
 #include "master/store/store.h"
 
@@ -36,11 +38,34 @@ ApiResponse Info(ApiContext& ctx) {
     database["bytes"] = FileBytes(ctx.db_path);
     database["wal_bytes"] = std::max<int64_t>(0, FileBytes(ctx.db_path + "-wal"));
   }
-  return ApiResponse::Json({{"version", ctx.version},
-                            {"started_at", FormatRfc3339(ctx.started_at)},
-                            {"uptime_s", std::chrono::duration<double>(now - ctx.started_at).count()},
-                            {"database", database},
-                            {"counts", counts}});
+  nlohmann::json info = {{"version", ctx.version},
+                         {"started_at", FormatRfc3339(ctx.started_at)},
+                         {"uptime_s", std::chrono::duration<double>(now - ctx.started_at).count()},
+                         {"database", database},
+                         {"counts", counts}};
+  if (ctx.retention != nullptr) {
+    const RetentionOptions& o = ctx.retention->options();
+    const auto last = ctx.retention->last();
+    info["retention"] = {{"interval_minutes", o.interval_minutes},
+                         {"log_retention_days", o.log_retention_days},
+                         {"metrics_full_resolution_days", o.metrics_full_resolution_days},
+                         {"metrics_max_points", o.metrics_max_points},
+                         {"last_pass", last ? last->ToJson() : nlohmann::json()}};
+  }
+  return ApiResponse::Json(info);
+}
+
+ApiResponse RunRetention(ApiContext& ctx) {
+  if (ctx.retention == nullptr)
+    return ApiResponse::Error(Unavailable("this master has no retention settings"));
+  auto report = ctx.retention->Run(std::chrono::system_clock::now());
+  if (!report.ok()) return ApiResponse::Error(report.status());
+  nlohmann::json body = report->ToJson();
+  if (!ctx.db_path.empty()) {
+    body["database_bytes"] = FileBytes(ctx.db_path);
+    body["wal_bytes"] = std::max<int64_t>(0, FileBytes(ctx.db_path + "-wal"));
+  }
+  return ApiResponse::Json(body);
 }
 
 // A consistent copy of the database, made next to it (same file system,
@@ -87,6 +112,10 @@ void RegisterMetaRoutes(Router& router, ApiContext& ctx) {
     return r;
   });
   router.AddSync("GET", "/api/v1/master/info", Access::kUser, [&ctx](ApiRequest&) { return Info(ctx); });
+  // A retention pass now, on the maintenance thread (a timed pass in progress finishes first).
+  router.Add("POST", "/api/v1/master/retention", Access::kAdmin, [&ctx](ApiRequest&) {
+    return OffNetworkThread(ctx.maintenance, [&ctx] { return RunRetention(ctx); });
+  });
 }
 
 }  // namespace ring

@@ -5,7 +5,7 @@
 
 #include "master/api/experiment_query.h"
 #include "master/api/json_views.h"
-#include "master/api/metric_series.h"
+#include "master/core/metric_series.h"
 #include "master/api/routes.h"
 #include "master/store/store.h"
 

@@ -49,11 +49,16 @@ Result<nlohmann::json> ParseJsonBody(const ApiRequest& req) {
 
 namespace ring {
 
-boost::asio::awaitable<ApiResponse> OffNetworkThread(ApiContext& ctx, std::function<ApiResponse()> work) {
-  if (ctx.slow_work == nullptr) co_return work();
+boost::asio::awaitable<ApiResponse> OffNetworkThread(boost::asio::thread_pool* pool,
+                                                     std::function<ApiResponse()> work) {
+  if (pool == nullptr) co_return work();
   co_return co_await boost::asio::co_spawn(
-      ctx.slow_work->get_executor(), [&work]() -> boost::asio::awaitable<ApiResponse> { co_return work(); },
+      pool->get_executor(), [&work]() -> boost::asio::awaitable<ApiResponse> { co_return work(); },
       boost::asio::use_awaitable);
+}
+
+boost::asio::awaitable<ApiResponse> OffNetworkThread(ApiContext& ctx, std::function<ApiResponse()> work) {
+  return OffNetworkThread(ctx.slow_work, std::move(work));
 }
 
 void UseAllocationTokens(Router& router, ApiContext& ctx) {

@@ -19,6 +19,7 @@ class Store;
 class ExperimentController;
 class Accounts;
 class MasterMetrics;
+class Retention;
 
 struct ApiContext {
   Store& store;
@@ -33,6 +34,10 @@ struct ApiContext {
   int schema_version = 0;
   std::chrono::system_clock::time_point started_at = std::chrono::system_clock::now();
   MasterMetrics* metrics = nullptr;  // GET /metrics; null answers 503
+  // POST /api/v1/master/retention runs a pass on `maintenance` (in place when
+  // null); null `retention` answers 503.
+  Retention* retention = nullptr;
+  boost::asio::thread_pool* maintenance = nullptr;
 };
 
 void RegisterExperimentRoutes(Router& router, ApiContext& ctx);
@@ -66,6 +71,9 @@ Result<nlohmann::json> ParseJsonBody(const ApiRequest& req);
 // connection's strand waits without blocking: for handlers that hash
 // passwords or copy the database.
 boost::asio::awaitable<ApiResponse> OffNetworkThread(ApiContext& ctx, std::function<ApiResponse()> work);
+// The same on another pool (in place when null).
+boost::asio::awaitable<ApiResponse> OffNetworkThread(boost::asio::thread_pool* pool,
+                                                     std::function<ApiResponse()> work);
 // Ok when the signed-in user owns experiment `experiment_id` or is an admin;
 // else kPermissionDenied saying whose it is (kNotFound when it does not exist).
 Status CheckManages(ApiContext& ctx, const ApiRequest& req, int64_t experiment_id, const std::string& verb);

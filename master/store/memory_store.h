@@ -41,6 +41,11 @@ class MemoryStore final : public Store {
   Result<int64_t> AddMetrics(const std::vector<MetricReport>& reports) override;
   Result<std::vector<MetricReport>> GetMetrics(int64_t trial_id, const std::string& kind) override;
 
+  Result<int64_t> CountMetrics(int64_t trial_id, const std::string& kind) override;
+  Result<int64_t> DeleteMetrics(int64_t trial_id, const std::string& kind,
+                                const std::vector<int64_t>& batches) override;
+  Result<int64_t> DeleteLogs(int64_t trial_id) override;
+  Status Compact() override;
   Status AddLogs(const std::vector<LogRecord>& lines) override;
   Result<std::vector<LogRecord>> GetLogs(int64_t trial_id, int rank, int64_t after_id,
                                          int64_t limit) override;

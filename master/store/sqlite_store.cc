@@ -29,6 +29,24 @@ Status SetJournalModeWal(SqliteDb& db, const std::string& path) {
   return Internal("database " + path + ": journal_mode is '" + mode + "', expected 'wal'");
 }
 
+// Retention deletes old logs and metrics; with auto_vacuum = INCREMENTAL the
+// pages they used can be given back a slice at a time (SqliteStore::Compact).
+// A new database gets it before its first table; one made without it is
+// converted once, by VACUUM, which rewrites the file.
+Status UseIncrementalVacuum(SqliteDb& db, const std::string& path) {
+  {
+    Result<Stmt> mode = db.Prepare("PRAGMA auto_vacuum");  // reset when it goes out of scope
+    if (!mode.ok()) return mode.status();
+    Result<bool> row = mode->Step();
+    if (!row.ok()) return row.status();
+    if (*row && mode->Int(0) == 2) return Status::Ok();
+  }
+  if (Status s = db.Exec("PRAGMA auto_vacuum = INCREMENTAL", "database " + path + ": set auto_vacuum");
+      !s.ok())
+    return s;
+  return db.Exec("VACUUM", "database " + path + ": VACUUM to turn on incremental vacuum");
+}
+
 constexpr const char* kExperimentColumns =
     "id, name, owner, config_yaml, state, archived, progress, best_trial_id, best_validation, created_at, "
     "ended_at";
@@ -61,6 +79,7 @@ Result<std::unique_ptr<SqliteStore>> SqliteStore::Open(const std::string& path,
   SqliteDb& conn = **db;
   if (Status s = conn.Exec(kPragmas, "database " + path + ": set pragmas"); !s.ok()) return s;
   if (Status s = SetJournalModeWal(conn, path); !s.ok()) return s;
+  if (Status s = UseIncrementalVacuum(conn, path); !s.ok()) return s;
   Result<int> version = ApplyMigrations(conn, migrations);
   if (!version.ok()) return WithContext(version.status(), "database " + path);
   return std::unique_ptr<SqliteStore>(new SqliteStore(std::move(db).value(), *version));

@@ -172,11 +172,23 @@ class Store {
   virtual Result<int64_t> AddMetrics(const std::vector<MetricReport>& reports) = 0;
   virtual Result<std::vector<MetricReport>> GetMetrics(int64_t trial_id, const std::string& kind) = 0;
 
+  // Retention (master/core/retention.h): how many reports of a kind a trial
+  // has; deleting a trial's reports at the given batches (returns how many).
+  virtual Result<int64_t> CountMetrics(int64_t trial_id, const std::string& kind) = 0;
+  virtual Result<int64_t> DeleteMetrics(int64_t trial_id, const std::string& kind,
+                                        const std::vector<int64_t>& batches) = 0;
+
   // Logs. Ids are assigned by the store and increase.
   virtual Status AddLogs(const std::vector<LogRecord>& lines) = 0;
   // Lines with id > after_id, oldest first, at most `limit`; rank < 0 means all ranks.
   virtual Result<std::vector<LogRecord>> GetLogs(int64_t trial_id, int rank, int64_t after_id,
                                                  int64_t limit) = 0;
+
+  // Deletes every log line of a trial; returns how many.
+  virtual Result<int64_t> DeleteLogs(int64_t trial_id) = 0;
+  // Gives the pages that deletions freed back to the file system and
+  // truncates the write-ahead log (a no-op for stores without files).
+  virtual Status Compact() = 0;
 
   // Checkpoints. Registering the same uuid again with the same trial and
   // batches is a no-op (retried registrations); a different one is kConflict.

@@ -53,6 +53,7 @@ const std::vector<RouteRule>& Rules() {
       {"GET", "/metrics", Rule::kPublic, ""},
       {"GET", "/api/v1/master/info", Rule::kRead, ""},
       {"GET", "/api/v1/master/backup", Rule::kAdminOnly, ""},
+      {"POST", "/api/v1/master/retention", Rule::kAdminOnly, ""},
       {"GET", "/api/v1/health", Rule::kPublic, ""},
       {"GET", "/api/v1/agents", Rule::kRead, ""},
       {"GET", "/api/v1/jobs", Rule::kRead, ""},

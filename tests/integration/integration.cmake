@@ -43,6 +43,12 @@ ring_add_test(users_cli_test LABEL integration TIMEOUT 120
   LIBS ring_test_support ring_common)
 add_dependencies(users_cli_test ringmaster ring)
 
+# Retention through `ring master cleanup` against a real master and agent.
+ring_add_test(retention_cli_test LABEL integration TIMEOUT 120
+  SOURCES integration/retention_cli_test.cc
+  LIBS ring_test_support ring_common)
+add_dependencies(retention_cli_test ringmaster ringagent ring)
+
 # `cmake --install` into a temporary prefix: the layout, the systemd units, the installed master serving
 # the installed web UI, and a trial built against the installed runtime.
 add_test(NAME install_test COMMAND ${PROJECT_SOURCE_DIR}/tests/install/install_test.sh ${CMAKE_BINARY_DIR})

@@ -244,6 +244,8 @@ const BadConfig kBadValues[] = {
      "got \"x\""},
     {"zero preemption_timeout", kHead + "preemption_timeout: 0\n",
      "experiment.yaml:8: preemption_timeout must be a positive number of seconds, got 0"},
+    {"log_retention_days below -1", kHead + "log_retention_days: -2\n",
+     "experiment.yaml:8: log_retention_days must be a number of days >= 0, or -1 to keep logs, got -2"},
     {"negative seed", kHead + "reproducibility:\n  experiment_seed: -1\n",
      "experiment.yaml:9: reproducibility.experiment_seed must be an integer >= 0, got -1"},
     {"empty name", "name: ''\nentrypoint: x\n", "experiment.yaml:1: name must not be empty"},

@@ -15,3 +15,4 @@ ring_add_test(accounts_test LABEL unit SOURCES unit/accounts_test.cc LIBS ring_m
 ring_add_test(openapi_test LABEL unit SOURCES unit/openapi_test.cc LIBS ring_master_http)
 ring_add_test(master_metrics_test LABEL unit SOURCES unit/master_metrics_test.cc LIBS ring_master_core)
 ring_add_test(log_format_test LABEL unit SOURCES unit/log_format_test.cc LIBS ring_logging)
+ring_add_test(retention_test LABEL unit SOURCES unit/retention_test.cc LIBS ring_master_core SQLite::SQLite3)

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "master/api/metric_series.h"
+#include "master/core/metric_series.h"
 
 namespace ring {
 namespace {

@@ -1,4 +1,4 @@
-#include "master/api/metric_series.h"
+#include "master/core/metric_series.h"
 
 #include <algorithm>
 #include <charconv>
