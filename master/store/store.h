@@ -3,6 +3,7 @@
 // (WAL, foreign keys, prepared statements, migrations) and MemoryStore (the
 // fake for component tests). Both pass tests/unit/store_conformance_test.cc.
 // Implementations are thread-safe (one internal mutex each).
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -145,6 +146,10 @@ class Store {
  public:
   virtual ~Store() = default;
 
+  // Changes with every write to experiments or trials (it may also change
+  // without one), so a reader can keep a view of them until it does.
+  uint64_t ExperimentsGeneration() const { return experiments_generation_.load(std::memory_order_acquire); }
+
   // Experiments. The model definition (tar.gz) is stored with the experiment.
   virtual Result<int64_t> CreateExperiment(const ExperimentRecord& e, const std::string& model_tar_gz) = 0;
   virtual Result<ExperimentRecord> GetExperiment(int64_t id) = 0;  // kNotFound
@@ -230,6 +235,23 @@ class Store {
   virtual Status DeleteUserSessions(int64_t user_id) = 0;
   // Removes sessions whose expires_at is before `now`; returns how many.
   virtual Result<int64_t> DeleteExpiredSessions(const std::string& now) = 0;
+
+ protected:
+  // First in a method that writes experiments or trials: bumps the generation
+  // as the method returns, after its lock is released and its write is done.
+  class ExperimentsWrite {
+   public:
+    explicit ExperimentsWrite(Store& store) : store_(store) {}
+    ~ExperimentsWrite() { store_.experiments_generation_.fetch_add(1, std::memory_order_acq_rel); }
+    ExperimentsWrite(const ExperimentsWrite&) = delete;
+    ExperimentsWrite& operator=(const ExperimentsWrite&) = delete;
+
+   private:
+    Store& store_;
+  };
+
+ private:
+  std::atomic<uint64_t> experiments_generation_{0};
 };
 
 // Current time as RFC 3339 UTC with milliseconds ("2026-11-22T09:01:12.345Z").

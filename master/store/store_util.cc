@@ -9,7 +9,9 @@
 
 namespace ring {
 
-std::string NowRfc3339() { return FormatRfc3339(std::chrono::system_clock::now()); }
+std::string NowRfc3339() {
+  return FormatRfc3339(std::chrono::system_clock::now());
+}
 
 std::string FormatRfc3339(std::chrono::system_clock::time_point now) {
   const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count();

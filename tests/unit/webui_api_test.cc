@@ -229,5 +229,32 @@ TEST_F(WebUiApiTest, ExperimentsListFiltersSortsAndSummarizes) {
   EXPECT_NE(bad["error"]["message"].get<std::string>().find("sort"), std::string::npos);
 }
 
+TEST_F(WebUiApiTest, TheExperimentsListIsNeverStaleAfterAChange) {
+  const int64_t a = CreateFrom(GridConfig("first", "vision"));
+  auto before = Get("/api/v1/experiments");
+  EXPECT_EQ(Get("/api/v1/experiments"), before) << "the same answer while nothing changes";
+  ASSERT_EQ(before["total"], 1);
+
+  const int64_t b = CreateFrom(GridConfig("second", "nlp"));
+  auto created = Get("/api/v1/experiments");
+  ASSERT_EQ(created["total"], 2);
+  EXPECT_EQ(created["experiments"][1]["id"], b);
+
+  ASSERT_TRUE(controller_.Pause(a).ok());
+  EXPECT_EQ(Get("/api/v1/experiments")["experiments"][0]["state"], "PAUSED");
+
+  auto record = store_.GetExperiment(b);
+  ASSERT_TRUE(record.ok());
+  record->progress = 0.5;
+  ASSERT_TRUE(store_.UpdateExperiment(*record).ok());
+  EXPECT_EQ(Get("/api/v1/experiments")["experiments"][1]["progress"], 0.5);
+
+  TrialRecord extra;
+  extra.experiment_id = b;
+  ASSERT_TRUE(store_.CreateTrial(extra).ok());
+  EXPECT_EQ(Get("/api/v1/experiments")["experiments"][1]["num_trials"], 4);
+  EXPECT_EQ(Get("/api/v1/experiments", {{"label", "nlp"}})["total"], 1) << "each query has its own answer";
+}
+
 }  // namespace
 }  // namespace ring
