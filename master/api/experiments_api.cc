@@ -56,6 +56,8 @@ Result<nlohmann::json> ExperimentView(ApiContext& ctx, int64_t id) {
 // and building it reads every experiment.
 class ListCache {
  public:
+  std::mutex build_mu;  // held while an answer is built
+
   std::optional<std::string> Find(uint64_t generation, const std::string& key) {
     std::lock_guard lock(mu_);
     if (generation != generation_) return std::nullopt;
@@ -119,8 +121,16 @@ ApiResponse BuildExperimentList(ApiContext& ctx, ApiRequest& req) {
 }
 
 ApiResponse ListExperiments(ApiContext& ctx, ApiRequest& req, ListCache& cache) {
-  const uint64_t generation = ctx.store.ExperimentsGeneration();
   const std::string key = QueryKey(req);
+  if (auto body = cache.Find(ctx.store.ExperimentsGeneration(), key)) {
+    ApiResponse r;
+    r.body = std::move(*body);
+    return r;
+  }
+  // One answer is built at a time: requests that missed together wait for it
+  // instead of each reading every experiment.
+  std::lock_guard building(cache.build_mu);
+  const uint64_t generation = ctx.store.ExperimentsGeneration();
   if (auto body = cache.Find(generation, key)) {
     ApiResponse r;
     r.body = std::move(*body);
