@@ -265,7 +265,21 @@ std::unique_ptr<ProcessGroup> ConnectGloo(const GroupPlan& plan) {
                           " at " + self.address + " could not connect to its peers over Gloo within " +
                           DescribeTimeout(plan.timeout) + ": " + GlooMessage(e.what()));
   }
-  return std::make_unique<GlooProcessGroup>(plan.name, std::move(context));
+  // Gloo connects the pairs one by one, and a pair's connection can sit in
+  // its listener's queue after the connecting rank has returned. Were that
+  // rank to close the group at once (a trial with nothing left to do), the
+  // peer would accept a closed connection and fail its rendezvous with
+  // "connection closed by peer". The barrier returns only once every rank has
+  // connected all of its pairs.
+  auto group = std::make_unique<GlooProcessGroup>(plan.name, std::move(context));
+  try {
+    group->barrier(std::max(TimeLeft(plan.deadline), std::chrono::milliseconds(1)));
+  } catch (const std::exception& e) {
+    throw RendezvousError("rendezvous of group " + plan.name + ": rank " + std::to_string(self.rank) + " at " +
+                          self.address + " connected over Gloo, but not every peer did within " +
+                          DescribeTimeout(plan.timeout) + ": " + e.what());
+  }
+  return group;
 }
 
 }  // namespace ring::trial::detail
