@@ -1,11 +1,9 @@
 #include <memory>
-#include <mutex>
-#include <optional>
-#include <unordered_map>
 
 #include "common/archive.h"
 #include "master/api/experiment_query.h"
 #include "master/api/json_views.h"
+#include "master/api/response_cache.h"
 #include "master/api/routes.h"
 #include "master/core/experiment_controller.h"
 #include "master/core/json_fields.h"
@@ -51,44 +49,6 @@ Result<nlohmann::json> ExperimentView(ApiContext& ctx, int64_t id) {
   return view;
 }
 
-// Answers of GET /api/v1/experiments by query, kept while no experiment or
-// trial changes (Store::ExperimentsGeneration): the web UI polls the list,
-// and building it reads every experiment.
-class ListCache {
- public:
-  std::mutex build_mu;  // held while an answer is built
-
-  std::optional<std::string> Find(uint64_t generation, const std::string& key) {
-    std::lock_guard lock(mu_);
-    if (generation != generation_) return std::nullopt;
-    auto it = bodies_.find(key);
-    if (it == bodies_.end()) return std::nullopt;
-    return it->second;
-  }
-  // `generation` is the one read before the answer was built.
-  void Keep(uint64_t generation, const std::string& key, const std::string& body) {
-    std::lock_guard lock(mu_);
-    if (generation < generation_) return;  // built from data that has changed since
-    if (generation != generation_ || bodies_.size() >= kMaxEntries) {
-      bodies_.clear();
-      generation_ = generation;
-    }
-    bodies_[key] = body;
-  }
-
- private:
-  static constexpr size_t kMaxEntries = 256;
-  std::mutex mu_;
-  uint64_t generation_ = 0;
-  std::unordered_map<std::string, std::string> bodies_;
-};
-
-std::string QueryKey(const ApiRequest& req) {
-  std::string key;
-  for (const auto& [name, value] : req.query) key += name + "=" + value + "&";  // a std::map: sorted
-  return key;
-}
-
 // Filters, sorts and pages over every experiment (experiment_query.h): the
 // store pages by id only, and a master holds thousands, not millions.
 ApiResponse BuildExperimentList(ApiContext& ctx, ApiRequest& req) {
@@ -120,25 +80,10 @@ ApiResponse BuildExperimentList(ApiContext& ctx, ApiRequest& req) {
   return ApiResponse::Json({{"experiments", list}, {"total", total}, {"facets", facets}});
 }
 
-ApiResponse ListExperiments(ApiContext& ctx, ApiRequest& req, ListCache& cache) {
-  const std::string key = QueryKey(req);
-  if (auto body = cache.Find(ctx.store.ExperimentsGeneration(), key)) {
-    ApiResponse r;
-    r.body = std::move(*body);
-    return r;
-  }
-  // One answer is built at a time: requests that missed together wait for it
-  // instead of each reading every experiment.
-  std::lock_guard building(cache.build_mu);
-  const uint64_t generation = ctx.store.ExperimentsGeneration();
-  if (auto body = cache.Find(generation, key)) {
-    ApiResponse r;
-    r.body = std::move(*body);
-    return r;
-  }
-  ApiResponse r = BuildExperimentList(ctx, req);
-  if (r.status == 200) cache.Keep(generation, key, r.body);
-  return r;
+// The list from the cache while no experiment or trial changes.
+ApiResponse ListExperiments(ApiContext& ctx, ApiRequest& req, ResponseCache& cache) {
+  return cache.Answer([&ctx] { return ctx.store.ExperimentsGeneration(); }, QueryKey(req),
+                      [&] { return BuildExperimentList(ctx, req); });
 }
 
 ApiResponse GetExperiment(ApiContext& ctx, ApiRequest& req) {
@@ -206,7 +151,7 @@ ApiResponse Patch(ApiContext& ctx, ApiRequest& req) {
 void RegisterExperimentRoutes(Router& router, ApiContext& ctx) {
   router.AddSync("POST", "/api/v1/experiments", Access::kUser,
                  [&ctx](ApiRequest& r) { return CreateExperiment(ctx, r); });
-  auto list_cache = std::make_shared<ListCache>();
+  auto list_cache = std::make_shared<ResponseCache>();
   router.AddSync("GET", "/api/v1/experiments", Access::kUser,
                  [&ctx, list_cache](ApiRequest& r) { return ListExperiments(ctx, r, *list_cache); });
   router.AddSync("GET", "/api/v1/experiments/{id}", Access::kUser,

@@ -2,11 +2,13 @@
 // and downsampled (LTTB, metric_series.h), and one metric of every trial of an
 // experiment as columns, so a chart of all trials is one request.
 #include <algorithm>
+#include <memory>
 
 #include "master/api/experiment_query.h"
 #include "master/api/json_views.h"
-#include "master/core/metric_series.h"
+#include "master/api/response_cache.h"
 #include "master/api/routes.h"
+#include "master/core/metric_series.h"
 #include "master/store/store.h"
 
 namespace ring {
@@ -112,10 +114,19 @@ ApiResponse GetExperimentMetrics(ApiContext& ctx, ApiRequest& req) {
 }  // namespace
 
 void RegisterMetricRoutes(Router& router, ApiContext& ctx) {
+  // Both answers depend on metrics and on the experiment's trials.
+  auto generation = [&ctx] { return ctx.store.MetricsGeneration() + ctx.store.ExperimentsGeneration(); };
+  auto cache = std::make_shared<ResponseCache>();
   router.AddSync("GET", "/api/v1/trials/{id}/metrics", Access::kUser,
-                 [&ctx](ApiRequest& r) { return GetTrialMetrics(ctx, r); });
+                 [&ctx, cache, generation](ApiRequest& r) {
+                   return cache->Answer(generation, "trial " + r.params[0] + "?" + QueryKey(r),
+                                        [&] { return GetTrialMetrics(ctx, r); });
+                 });
   router.AddSync("GET", "/api/v1/experiments/{id}/metrics", Access::kUser,
-                 [&ctx](ApiRequest& r) { return GetExperimentMetrics(ctx, r); });
+                 [&ctx, cache, generation](ApiRequest& r) {
+                   return cache->Answer(generation, "experiment " + r.params[0] + "?" + QueryKey(r),
+                                        [&] { return GetExperimentMetrics(ctx, r); });
+                 });
 }
 
 }  // namespace ring

@@ -31,7 +31,7 @@ Status CheckTrial(const TrialRecord& t) {
 }  // namespace
 
 Result<int64_t> MemoryStore::CreateExperiment(const ExperimentRecord& e, const std::string& model_tar_gz) {
-  const ExperimentsWrite changes(*this);
+  const WriteNotice changes(experiments_generation_);
   std::lock_guard lock(mu_);
   if (Status s = CheckExperiment(e); !s.ok()) return s;
   if (e.best_trial_id && !trials_.contains(*e.best_trial_id)) {
@@ -76,7 +76,7 @@ Result<std::string> MemoryStore::GetModelDefinition(int64_t experiment_id) {
 }
 
 Status MemoryStore::UpdateExperiment(const ExperimentRecord& e) {
-  const ExperimentsWrite changes(*this);
+  const WriteNotice changes(experiments_generation_);
   std::lock_guard lock(mu_);
   auto it = experiments_.find(e.id);
   if (it == experiments_.end()) return NotFound("experiment " + std::to_string(e.id) + " not found");
@@ -96,7 +96,7 @@ Status MemoryStore::UpdateExperiment(const ExperimentRecord& e) {
 }
 
 Result<int64_t> MemoryStore::CreateTrial(const TrialRecord& t) {
-  const ExperimentsWrite changes(*this);
+  const WriteNotice changes(experiments_generation_);
   std::lock_guard lock(mu_);
   if (Status s = CheckTrial(t); !s.ok()) return s;
   if (!experiments_.contains(t.experiment_id)) {
@@ -132,7 +132,7 @@ Result<std::vector<TrialRecord>> MemoryStore::ListTrials(int64_t experiment_id) 
 }
 
 Status MemoryStore::UpdateTrial(const TrialRecord& t) {
-  const ExperimentsWrite changes(*this);
+  const WriteNotice changes(experiments_generation_);
   std::lock_guard lock(mu_);
   auto it = trials_.find(t.id);
   if (it == trials_.end()) return NotFound("trial " + std::to_string(t.id) + " not found");

@@ -8,6 +8,7 @@
 namespace ring {
 
 Result<int64_t> MemoryStore::AddMetrics(const std::vector<MetricReport>& reports) {
+  const WriteNotice changes(metrics_generation_);
   std::lock_guard lock(mu_);
   // All or nothing, as in SqliteStore's single transaction: check every report first.
   for (const MetricReport& r : reports) {

@@ -12,6 +12,7 @@ Result<int64_t> MemoryStore::CountMetrics(int64_t trial_id, const std::string& k
 
 Result<int64_t> MemoryStore::DeleteMetrics(int64_t trial_id, const std::string& kind,
                                            const std::vector<int64_t>& batches) {
+  const WriteNotice changes(metrics_generation_);
   if (!IsKnownMetricKind(kind))
     return InvalidArgument("metric kind must be training or validation, got '" + kind + "'");
   std::lock_guard lock(mu_);

@@ -4,7 +4,7 @@
 namespace ring {
 
 Result<std::vector<int64_t>> MemoryStore::CommitSearcherStep(const SearcherStep& step) {
-  const ExperimentsWrite changes(*this);
+  const WriteNotice changes(experiments_generation_);
   {
     std::lock_guard lock(mu_);
     if (!experiments_.contains(step.experiment_id))

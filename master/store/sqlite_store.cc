@@ -91,7 +91,7 @@ SqliteStore::SqliteStore(std::unique_ptr<SqliteDb> db, int schema_version)
 SqliteStore::~SqliteStore() = default;
 
 Result<int64_t> SqliteStore::CreateExperiment(const ExperimentRecord& e, const std::string& model_tar_gz) {
-  const ExperimentsWrite changes(*this);
+  const WriteNotice changes(experiments_generation_);
   std::lock_guard lock(mu_);
   Result<Stmt> insert = db_->Prepare(
       "INSERT INTO experiments (name, owner, config_yaml, state, archived, progress, best_trial_id, "
@@ -162,7 +162,7 @@ Result<std::string> SqliteStore::GetModelDefinition(int64_t experiment_id) {
 }
 
 Status SqliteStore::UpdateExperiment(const ExperimentRecord& e) {
-  const ExperimentsWrite changes(*this);
+  const WriteNotice changes(experiments_generation_);
   std::lock_guard lock(mu_);
   Result<Stmt> update = db_->Prepare(
       "UPDATE experiments SET state = ?2, archived = ?3, progress = ?4, best_trial_id = ?5, "

@@ -7,6 +7,7 @@
 
 namespace ring {
 Result<int64_t> SqliteStore::AddMetrics(const std::vector<MetricReport>& reports) {
+  const WriteNotice changes(metrics_generation_);
   if (reports.empty()) return int64_t{0};
   std::lock_guard lock(mu_);
   SqliteTransaction tx(*db_);

@@ -30,6 +30,7 @@ Result<int64_t> SqliteStore::CountMetrics(int64_t trial_id, const std::string& k
 
 Result<int64_t> SqliteStore::DeleteMetrics(int64_t trial_id, const std::string& kind,
                                            const std::vector<int64_t>& batches) {
+  const WriteNotice changes(metrics_generation_);
   if (!IsKnownMetricKind(kind))
     return InvalidArgument("metric kind must be training or validation, got '" + kind + "'");
   if (batches.empty()) return int64_t{0};

@@ -6,7 +6,7 @@
 namespace ring {
 
 Result<std::vector<int64_t>> SqliteStore::CommitSearcherStep(const SearcherStep& step) {
-  const ExperimentsWrite changes(*this);
+  const WriteNotice changes(experiments_generation_);
   for (const auto& t : step.new_trials)
     if (t.experiment_id != step.experiment_id || !t.request_id)
       return InvalidArgument("searcher step: every new trial needs the experiment and a request id");

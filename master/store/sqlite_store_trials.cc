@@ -70,7 +70,7 @@ Result<std::vector<T>> ReadAll(Stmt& select, Read read) {
 }  // namespace
 
 Result<int64_t> SqliteStore::CreateTrial(const TrialRecord& t) {
-  const ExperimentsWrite changes(*this);
+  const WriteNotice changes(experiments_generation_);
   std::lock_guard lock(mu_);
   return InsertTrialLocked(t);
 }
@@ -115,7 +115,7 @@ Result<std::vector<TrialRecord>> SqliteStore::ListTrials(int64_t experiment_id) 
 }
 
 Status SqliteStore::UpdateTrial(const TrialRecord& t) {
-  const ExperimentsWrite changes(*this);
+  const WriteNotice changes(experiments_generation_);
   std::lock_guard lock(mu_);
   Result<Stmt> update = db_->Prepare(
       "UPDATE trials SET state = ?2, restarts = ?3, total_batches = ?4, best_validation = ?5, "

@@ -146,9 +146,10 @@ class Store {
  public:
   virtual ~Store() = default;
 
-  // Changes with every write to experiments or trials (it may also change
-  // without one), so a reader can keep a view of them until it does.
+  // Change with every write to experiments or trials, and to metrics (they
+  // may also change without one), so a reader can keep a view until they do.
   uint64_t ExperimentsGeneration() const { return experiments_generation_.load(std::memory_order_acquire); }
+  uint64_t MetricsGeneration() const { return metrics_generation_.load(std::memory_order_acquire); }
 
   // Experiments. The model definition (tar.gz) is stored with the experiment.
   virtual Result<int64_t> CreateExperiment(const ExperimentRecord& e, const std::string& model_tar_gz) = 0;
@@ -237,21 +238,20 @@ class Store {
   virtual Result<int64_t> DeleteExpiredSessions(const std::string& now) = 0;
 
  protected:
-  // First in a method that writes experiments or trials: bumps the generation
-  // as the method returns, after its lock is released and its write is done.
-  class ExperimentsWrite {
+  // First in a method that writes: bumps a generation as the method returns,
+  // after its lock is released and its write is done.
+  class WriteNotice {
    public:
-    explicit ExperimentsWrite(Store& store) : store_(store) {}
-    ~ExperimentsWrite() { store_.experiments_generation_.fetch_add(1, std::memory_order_acq_rel); }
-    ExperimentsWrite(const ExperimentsWrite&) = delete;
-    ExperimentsWrite& operator=(const ExperimentsWrite&) = delete;
+    explicit WriteNotice(std::atomic<uint64_t>& generation) : generation_(generation) {}
+    ~WriteNotice() { generation_.fetch_add(1, std::memory_order_acq_rel); }
+    WriteNotice(const WriteNotice&) = delete;
+    WriteNotice& operator=(const WriteNotice&) = delete;
 
    private:
-    Store& store_;
+    std::atomic<uint64_t>& generation_;
   };
-
- private:
   std::atomic<uint64_t> experiments_generation_{0};
+  std::atomic<uint64_t> metrics_generation_{0};
 };
 
 // Current time as RFC 3339 UTC with milliseconds ("2026-11-22T09:01:12.345Z").

@@ -134,6 +134,16 @@ TEST_F(WebUiApiTest, TrialMetricsAreDownsampledOnRequest) {
   EXPECT_NE(bad_kind["error"]["message"].get<std::string>().find("kind"), std::string::npos);
   Get("/api/v1/trials/999/metrics", {}, &status);
   EXPECT_EQ(status, 404);
+
+  // New reports show at once, and so do those thinned by retention.
+  AddMetrics(trial, "training", 5001, [](int64_t) { return nlohmann::json{{"loss", 0.0}}; });
+  EXPECT_EQ(Get(path)["total"], 5001);
+  ASSERT_TRUE(store_.DeleteMetrics(trial, "training", {1, 2, 3}).ok());
+  EXPECT_EQ(Get(path)["total"], 4998);
+  const std::string chart = "/api/v1/experiments/" + std::to_string(exp) + "/metrics";
+  EXPECT_EQ(Get(chart, {{"kind", "training"}, {"metric", "loss"}})["series"][0]["total"], 4998);
+  ASSERT_TRUE(store_.DeleteMetrics(trial, "training", {4}).ok());
+  EXPECT_EQ(Get(chart, {{"kind", "training"}, {"metric", "loss"}})["series"][0]["total"], 4997);
 }
 
 TEST_F(WebUiApiTest, ExperimentMetricsHaveOneSeriesPerTrial) {
