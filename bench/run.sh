@@ -22,6 +22,7 @@ build=${BUILD_DIR:-build}
 machine="$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores, \
 $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo), Linux $(uname -r)"
 rest=$(BUILD_DIR=$build bench/rest.sh --seconds "$seconds")
+ingest=$(BUILD_DIR=$build bench/ingest.sh --seconds "$seconds")
 
 section=$(mktemp)
 trap 'rm -f "$section"' EXIT
@@ -43,6 +44,26 @@ lower than on a machine where the clients run elsewhere.
 $rest
 
 The goal is p99 ≤ 20 ms at 256 connections.
+
+## Metric ingestion
+
+Command: \`bench/ingest.sh --seconds $seconds\` (part of the above). A real
+master and agent run 64 trials that wait; \`bench/ingest_bench.cc\` reports
+training metrics for each of them, with its allocation's token, as fast as the
+master acknowledges, for $seconds s. Afterwards the master is stopped and the
+rows are counted in its database. The ceiling is the same rows written by one
+thread straight into a SqliteStore on the same disk, in the same batches, with
+no HTTP, JSON or token checks. The ratio is points/s over the ceiling's.
+Then wrk drives the metric routes of the same master at 16, 64 and 256
+connections, next to \`GET /api/v1/health\` as above. The GET asks what the web
+UI's chart asks, at most 1,000 points of a trial that has tens of thousands of
+reports. Each POST carries one new report, which is the worst case: the trial
+runtime sends up to 500 per request.
+
+$ingest
+
+The goals are at least 100,000 points/s with nothing dropped, and p99 ≤ 20
+ms at 256 connections.
 MD
 if grep -q 'platform benchmarks: begin' docs/benchmarks.md; then
   python3 - "$section" <<'PY'

@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# Metric ingestion into a real master from 64 trials at once, next to the
+# ceiling in the same run (the same rows written straight into a SqliteStore
+# from one thread), then the metric routes under wrk at 16, 64 and 256
+# connections next to GET /api/v1/health on the same master.
+#   bench/ingest.sh [--seconds N]      (BUILD_DIR, default build/)
+# Prints Markdown tables on stdout; progress on stderr.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+bin=${BUILD_DIR:-$root/build}/bin
+seconds=5
+[ "${1:-}" = "--seconds" ] && seconds=${2:?--seconds needs a number}
+trials=64 batch=500 metrics=4
+for tool in wrk sqlite3; do
+  command -v $tool >/dev/null || { echo "ingest: $tool is not installed (deploy/install-deps.sh)" >&2; exit 2; }
+done
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/ring-bench-ingest.XXXXXX")
+master= agent=
+cleanup() {
+  [ -n "$agent" ] && kill "$agent" 2>/dev/null && wait "$agent" 2>/dev/null || true
+  [ -n "$master" ] && kill "$master" 2>/dev/null && wait "$master" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+(umask 077; head -c 18 /dev/urandom | base64 | tr -d '/+=\n' >"$work/admin-password")
+"$bin/ringmaster" --listen 127.0.0.1:0 --port-file "$work/port" --data-dir "$work/data" \
+  --admin-password-file "$work/admin-password" --log-level warn >"$work/master.log" 2>&1 &
+master=$!
+for _ in $(seq 1 100); do [ -s "$work/port" ] && break; sleep 0.1; done
+url="http://127.0.0.1:$(cat "$work/port")"
+"$bin/ringagent" --master "$url" --id bench-agent --cpu-slots "$trials" --work-dir "$work/agent" \
+  --token-file "$work/data/cluster-token" --log-level warn >"$work/agent.log" 2>&1 &
+agent=$!
+token=$(curl -fsS -X POST "$url/api/v1/auth/login" \
+  -d "{\"username\":\"admin\",\"password\":\"$(cat "$work/admin-password")\"}" |
+  python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')
+
+# 64 trials that write down their allocation and wait.
+mkdir -p "$work/model" "$work/allocations"
+cat >"$work/model/run.sh" <<SH
+echo "\$RING_TRIAL_ID \$RING_ALLOCATION_ID \$RING_ALLOCATION_TOKEN" >"$work/allocations/\$RING_TRIAL_ID.tmp"
+mv "$work/allocations/\$RING_TRIAL_ID.tmp" "$work/allocations/\$RING_TRIAL_ID"
+exec sleep 600
+SH
+model=$(tar -C "$work/model" -czf - . | base64 -w0)
+config="name: ingest\nentrypoint: sh run.sh\nhyperparameters:\n  i:\n    type: int\n    minval: 1\n    maxval: $trials\n    count: $trials\nsearcher:\n  name: grid\n  metric: loss\n  max_length:\n    batches: 100000000\nmax_restarts: 0\n"
+printf '{"config":"%s","model_definition":"%s"}' "$config" "$model" >"$work/create.json"
+curl -fsS -o /dev/null -H "Authorization: Bearer $token" --data-binary @"$work/create.json" "$url/api/v1/experiments"
+echo "ingest: waiting for $trials trials to run" >&2
+for _ in $(seq 1 600); do
+  [ "$(find "$work/allocations" -type f ! -name '*.tmp' | wc -l)" -ge "$trials" ] && break
+  sleep 0.1
+done
+cat "$work/allocations"/* | grep -v '\.tmp' >"$work/allocations.txt"
+[ "$(wc -l <"$work/allocations.txt")" -ge "$trials" ] || { echo "ingest: trials did not start" >&2; cat "$work/agent.log" >&2; exit 1; }
+
+echo "ingest: $trials senders for ${seconds}s" >&2
+sent=$("$bin/ingest_bench" send "$url" "$work/allocations.txt" "$seconds" "$batch" "$metrics")
+
+# The metric routes under wrk, on a trial with the reports just sent.
+read -r trial allocation alloc_token < <(head -1 "$work/allocations.txt")
+cat >"$work/post.lua" <<'LUA'
+local threads = 0
+function setup(thread) threads = threads + 1; thread:set("id", threads) end
+function init(args) n = id * 1000000000 end
+function request()
+  n = n + 1
+  local body = string.format('{"reports":[{"kind":"training","batches":%d,"metrics":{"loss":%f}}]}', n, 1 / n)
+  local headers = {["Content-Type"] = "application/json"}
+  for k, v in pairs(wrk.headers) do headers[k] = v end
+  return wrk.format("POST", nil, headers, body)
+end
+LUA
+measure() {  # connections, path, bearer, [lua] → "requests/s p50_ms p99_ms non2xx"
+  local script=()
+  [ -n "${4:-}" ] && script=(-s "$4")
+  wrk -t2 -c"$1" -d"${seconds}s" --latency "${script[@]}" -H "Authorization: Bearer $3" "$url$2" |
+    python3 -c '
+import re, sys
+text = sys.stdin.read()
+def ms(v, unit):
+    return float(v) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
+rps = float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1))
+p = {q: ms(v, u) for q, v, u in re.findall(r"^\s+(50|99)%\s+([\d.]+)(us|ms|s)\s*$", text, re.M)}
+errors = re.search(r"Non-2xx or 3xx responses: (\d+)", text)
+print("%.0f %.2f %.2f %s" % (rps, p["50"], p["99"], errors.group(1) if errors else 0))'
+}
+routes=$(mktemp -p "$work")
+for route in "GET /api/v1/trials/$trial/metrics?kind=training&max_points=1000" "POST /api/v1/allocations/$allocation/metrics"; do
+  for c in 16 64 256; do
+    echo "ingest: $route at $c connections" >&2
+    if [ "${route%% *}" = GET ]; then
+      read -r rps p50 p99 bad < <(measure "$c" "${route#* }" "$token")
+    else
+      read -r rps p50 p99 bad < <(measure "$c" "${route#* }" "$alloc_token" "$work/post.lua")
+    fi
+    read -r crps _ cp99 _ < <(measure "$c" "/api/v1/health" "$token")
+    [ "$bad" = 0 ] || echo "ingest: $bad non-2xx answers on $route" >&2
+    echo "$route|$c|$rps|$p50|$p99|$crps|$cp99" >>"$routes"
+  done
+done
+
+# Everything acknowledged is in the database once the master has stopped.
+kill "$agent" "$master"
+wait "$agent" "$master" 2>/dev/null || true
+agent= master=
+rows=$(sqlite3 "$work/data/ringmaster.db" \
+  "SELECT count(*) FROM metrics WHERE kind = 'training' AND batches < 1000000000;")
+
+echo "ingest: the ceiling, one thread into a SqliteStore" >&2
+ceiling=$("$bin/ingest_bench" ceiling "$work/ceiling.db" "$trials" "$seconds" "$batch" "$metrics")
+
+python3 - "$sent" "$ceiling" "$rows" "$routes" "$trials" "$batch" "$metrics" <<'PY'
+import json, sys
+sent, ceiling = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+rows, trials, batch, metrics = int(sys.argv[3]), int(sys.argv[5]), int(sys.argv[6]), int(sys.argv[7])
+dropped = sent["reports_stored"] - rows
+print(f"{trials} trials, each over its own keep-alive connection, {batch} reports of {metrics} metrics per request.\n")
+print("| writer | points/s | reports/s | requests/s | p50 ms | p99 ms | acknowledged | in the database | dropped | errors | ratio |")
+print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+def row(name, r, stored_rows, drop):
+    print(f"| {name} | {r['points_per_s']:.0f} | {r['reports_per_s']:.0f} | {r['requests_per_s']:.0f} | "
+          f"{r['p50_ms']:.2f} | {r['p99_ms']:.2f} | {r['reports_stored']} | {stored_rows} | {drop} | {r['errors']} | "
+          f"{r['points_per_s'] / ceiling['points_per_s']:.2f} |")
+row("master, POST /api/v1/allocations/{id}/metrics", sent, rows, dropped)
+row("ceiling: SqliteStore::AddMetrics, one thread", ceiling, ceiling["reports_stored"], 0)
+print()
+print("| route | connections | requests/s | p50 ms | p99 ms | ceiling requests/s (health) | ratio | ceiling p99 ms |")
+print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+for line in open(sys.argv[4]):
+    route, c, rps, p50, p99, crps, cp99 = line.strip().split("|")
+    route = route.replace("/trials/" + route.split("/trials/")[-1].split("/")[0], "/trials/{id}", 1) if "/trials/" in route else route
+    route = route.split("/allocations/")[0] + "/allocations/{id}/metrics" if "/allocations/" in route else route
+    ratio = f"{float(rps) / float(crps):.2f}" if float(crps) > 0 else "n/a"
+    print(f"| `{route}` | {c} | {rps} | {p50} | {p99} | {crps} | {ratio} | {cp99} |")
+PY
