@@ -23,6 +23,7 @@ machine="$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(
 $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo), Linux $(uname -r)"
 rest=$(BUILD_DIR=$build bench/rest.sh --seconds "$seconds")
 ingest=$(BUILD_DIR=$build bench/ingest.sh --seconds "$seconds")
+launch=$(BUILD_DIR=$build bench/launch.sh)
 
 section=$(mktemp)
 trap 'rm -f "$section"' EXIT
@@ -64,6 +65,20 @@ $ingest
 
 The goals are at least 100,000 points/s with nothing dropped, and p99 ≤ 20
 ms at 256 connections.
+
+## Launch latency
+
+Command: \`bench/launch.sh\` (part of the above). A master and one agent with
+one CPU slot, warmed by a first trial. First, 15 experiments are submitted one
+at a time: the time from just before the POST to the moment the trial's
+process wrote its first line. Then one experiment of 15 trials goes through
+the single slot: the time from a trial's last line to the next trial's first.
+Slurm 22.05 from Debian runs on the same host in the same run (slurmctld and
+slurmd on loopback, \`SchedulerParameters=batch_sched_delay=0,sched_min_interval=0\`,
+an \`Epilog\`, exclusive jobs through one node), timed the same way from
+\`sbatch\`. The goal is at most 200 ms for both.
+
+$launch
 MD
 if grep -q 'platform benchmarks: begin' docs/benchmarks.md; then
   python3 - "$section" <<'PY'

@@ -9,6 +9,7 @@ packages=(
   libspdlog-dev libfmt-dev libcli11-dev libgtest-dev libgmock-dev
   libarchive-dev libssl-dev libsodium-dev prometheus-cpp-dev
   wrk  # bench/rest.sh
+  slurm-wlm munge  # bench/launch.sh: Slurm on this host as the launch-latency peer
   # Distributed trials: Gloo collectives, libtorch (CPU) for the C++ model
   # examples, and Debian's torch and scikit-learn for torchrun-style scripts
   # and the handwritten digits data set the examples train on.

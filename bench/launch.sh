@@ -1,0 +1,194 @@
+#!/usr/bin/env bash
+# Launch latency on a warm agent: submit → the trial's process running, and a
+# trial's exit → the next trial running in the freed slot; next to Slurm
+# (slurmctld + slurmd on this host, loopback only, private config, munge key
+# and socket, in the fastest one-node configuration we found: no batch delay,
+# an Epilog so a job's end schedules at once) measured the same way in the
+# same run: sbatch → job running, and a job's end → the next exclusive job
+# running. Each time is what the process itself wrote (date +%s.%N).
+#   bench/launch.sh [--runs N]      (BUILD_DIR, default build/)
+# Prints a Markdown table on stdout; progress on stderr.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+bin=${BUILD_DIR:-$root/build}/bin
+runs=15
+[ "${1:-}" = "--runs" ] && runs=${2:?--runs needs a number}
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/ring-bench-launch.XXXXXX")
+chmod 0755 "$work"
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+  [ -f "$work/slurm/munge/munged.pid" ] && kill "$(cat "$work/slurm/munge/munged.pid")" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+now() { date +%s.%N; }
+wait_file() {  # path, seconds
+  for _ in $(seq 1 $(($2 * 200))); do [ -s "$1" ] && return 0; sleep 0.005; done
+  echo "launch: $1 never appeared" >&2
+  return 1
+}
+
+# --- Ringmaster: a master and one agent with one CPU slot ---
+(umask 077; head -c 18 /dev/urandom | base64 | tr -d '/+=\n' >"$work/admin-password")
+"$bin/ringmaster" --listen 127.0.0.1:0 --port-file "$work/port" --data-dir "$work/data" \
+  --admin-password-file "$work/admin-password" --log-level warn >"$work/master.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 1 100); do [ -s "$work/port" ] && break; sleep 0.1; done
+url="http://127.0.0.1:$(cat "$work/port")"
+"$bin/ringagent" --master "$url" --id bench-agent --cpu-slots 1 --work-dir "$work/agent" \
+  --token-file "$work/data/cluster-token" --log-level warn >"$work/agent.log" 2>&1 &
+pids+=($!)
+token=$(curl -fsS -X POST "$url/api/v1/auth/login" \
+  -d "{\"username\":\"admin\",\"password\":\"$(cat "$work/admin-password")\"}" |
+  python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')
+for _ in $(seq 1 100); do
+  curl -fsS -H "Authorization: Bearer $token" "$url/api/v1/agents" | grep -q '"connected"' && break
+  sleep 0.1
+done
+
+mkdir -p "$work/model" "$work/times"
+cat >"$work/model/run.sh" <<SH
+date +%s.%N >"$work/times/start.\$RING_EXPERIMENT_ID.\$RING_TRIAL_ID"
+date +%s.%N >"$work/times/end.\$RING_EXPERIMENT_ID.\$RING_TRIAL_ID"
+SH
+model=$(tar -C "$work/model" -czf - . | base64 -w0)
+submit() {  # searcher YAML (escaped newlines) → experiment id
+  local config="name: launch\nentrypoint: sh run.sh\n$1max_restarts: 0\n"
+  printf '{"config":"%s","model_definition":"%s"}' "$config" "$model" >"$work/create.json"
+  curl -fsS -H "Authorization: Bearer $token" --data-binary @"$work/create.json" "$url/api/v1/experiments" |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])'
+}
+single='searcher:\n  name: single\n  metric: loss\n  max_length:\n    batches: 1\n'
+submit "$single" >/dev/null  # the first experiment warms the agent and the master
+wait_file "$work/times/start.1.1" 30
+
+echo "launch: ringmaster, $runs submissions" >&2
+: >"$work/ring-submit.txt"
+for i in $(seq 1 "$runs"); do
+  t0=$(now)
+  id=$(submit "$single")
+  for _ in $(seq 1 6000); do compgen -G "$work/times/start.$id.*" >/dev/null && break; sleep 0.005; done
+  start=$(cat "$work/times"/start."$id".*)
+  echo "$t0 $start" >>"$work/ring-submit.txt"
+  sleep 0.3  # the trial ends and its slot is free again
+done
+
+echo "launch: ringmaster, $runs trials through one slot" >&2
+grid="hyperparameters:\n  i:\n    type: int\n    minval: 1\n    maxval: $runs\n    count: $runs\nsearcher:\n  name: grid\n  metric: loss\n  max_length:\n    batches: 1\n"
+reuse_exp=$(submit "$grid")
+for _ in $(seq 1 12000); do
+  [ "$(compgen -G "$work/times/end.$reuse_exp.*" | wc -l)" -ge "$runs" ] && break
+  sleep 0.005
+done
+for f in "$work/times"/start."$reuse_exp".*; do
+  echo "$(cat "$f") $(cat "${f/start./end.}")"
+done | sort -n >"$work/ring-reuse.txt"
+
+# --- Slurm on this host, as in FACTS: private conf, munge key and socket ---
+slurm_ok=0
+if command -v slurmctld >/dev/null && command -v munged >/dev/null && [ "$(id -u)" = 0 ]; then
+  s=$work/slurm
+  mkdir -p "$s/state" "$s/spool" "$s/munge" "$s/times"
+  chmod 0755 "$s/munge"
+  head -c 1024 /dev/urandom >"$s/munge/key" && chmod 0400 "$s/munge/key"
+  munged -f --socket="$s/munge/socket" --key-file="$s/munge/key" --pid-file="$s/munge/munged.pid" \
+    --log-file="$s/munge/munged.log" --seed-file="$s/munge/seed"
+  read -r ctld_port slurmd_port < <(python3 -c '
+import socket
+def free():
+    s = socket.socket(); s.bind(("127.0.0.1", 0)); p = s.getsockname()[1]; s.close(); return p
+a = free(); b = free()
+while b == a: b = free()
+print(a, b)')
+  topology=$(slurmd -C | head -1 | sed 's/^NodeName=[^ ]* //')
+  cat >"$s/slurm.conf" <<CONF
+ClusterName=bench
+SlurmctldHost=localhost(127.0.0.1)
+SlurmctldPort=$ctld_port
+SlurmdPort=$slurmd_port
+AuthType=auth/munge
+AuthInfo=socket=$s/munge/socket
+CredType=cred/munge
+CommunicationParameters=NoCtldInAddrAny,NoInAddrAny
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+JobCompType=jobcomp/none
+SlurmUser=root
+SlurmdUser=root
+StateSaveLocation=$s/state
+SlurmdSpoolDir=$s/spool
+SlurmctldPidFile=$s/slurmctld.pid
+SlurmdPidFile=$s/slurmd.pid
+SlurmctldLogFile=$s/slurmctld.log
+SlurmdLogFile=$s/slurmd.log
+MailProg=/bin/true
+SchedulerParameters=batch_sched_delay=0,sched_min_interval=0,default_queue_depth=200
+MinJobAge=2
+Epilog=/bin/true
+NodeName=localhost NodeAddr=127.0.0.1 $topology
+PartitionName=bench Nodes=localhost Default=YES MaxTime=INFINITE State=UP
+CONF
+  export SLURM_CONF=$s/slurm.conf
+  slurmctld -D >"$s/ctld.out" 2>&1 &
+  pids+=($!)
+  slurmd -D -N localhost >"$s/slurmd.out" 2>&1 &
+  pids+=($!)
+  for _ in $(seq 1 100); do sinfo -h -o %T 2>/dev/null | grep -q idle && slurm_ok=1 && break; sleep 0.1; done
+fi
+if [ "$slurm_ok" = 1 ]; then
+  job() { sbatch -Q --exclusive -o /dev/null --wrap "date +%s.%N >$s/times/start.$1; date +%s.%N >$s/times/end.$1"; }
+  job warm && wait_file "$s/times/end.warm" 30
+  echo "launch: slurm, $runs submissions" >&2
+  : >"$work/slurm-submit.txt"
+  for i in $(seq 1 "$runs"); do
+    t0=$(now)
+    job "s$i"
+    wait_file "$s/times/start.s$i" 30
+    echo "$t0 $(cat "$s/times/start.s$i")" >>"$work/slurm-submit.txt"
+    sleep 0.3
+  done
+  echo "launch: slurm, $runs jobs through one node" >&2
+  for i in $(seq 1 "$runs"); do job "r$i"; done
+  for i in $(seq 1 "$runs"); do wait_file "$s/times/end.r$i" 60; done
+  for i in $(seq 1 "$runs"); do echo "$(cat "$s/times/start.r$i") $(cat "$s/times/end.r$i")"; done |
+    sort -n >"$work/slurm-reuse.txt"
+else
+  echo "launch: Slurm could not start here (slurm-wlm, munge and root are needed); its rows are empty" >&2
+  : >"$work/slurm-submit.txt"
+  : >"$work/slurm-reuse.txt"
+fi
+
+python3 - "$work" "$runs" <<'PY'
+import statistics, sys
+work, runs = sys.argv[1], int(sys.argv[2])
+def pairs(name):
+    return [tuple(map(float, l.split())) for l in open(f"{work}/{name}") if l.strip()]
+def submit(name):
+    return [b - a for a, b in pairs(name)]
+def reuse(name):
+    p = pairs(name)
+    return [p[i + 1][0] - p[i][1] for i in range(len(p) - 1)]
+def stats(v):
+    if not v:
+        return None
+    v = sorted(v)
+    return {"median": statistics.median(v), "p90": v[int(0.9 * (len(v) - 1))], "min": v[0], "max": v[-1], "n": len(v)}
+def cell(s, k):
+    return f"{s[k] * 1000:.0f}" if s else "n/a"
+print("| what | system | runs | median ms | p90 ms | min ms | max ms | median vs Slurm |")
+print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+for what, ring_file, slurm_file, fn in [
+    ("submit → process running", "ring-submit.txt", "slurm-submit.txt", submit),
+    ("exit → next process in the slot", "ring-reuse.txt", "slurm-reuse.txt", reuse),
+]:
+    r, s = stats(fn(ring_file)), stats(fn(slurm_file))
+    ratio = f"{r['median'] / s['median']:.2f}×" if r and s else "n/a"
+    print(f"| {what} | Ringmaster | {r['n'] if r else 0} | {cell(r, 'median')} | {cell(r, 'p90')} | {cell(r, 'min')} | {cell(r, 'max')} | {ratio} |")
+    print(f"| {what} | Slurm 22.05 | {s['n'] if s else 0} | {cell(s, 'median')} | {cell(s, 'p90')} | {cell(s, 'min')} | {cell(s, 'max')} | 1.00× |")
+PY
