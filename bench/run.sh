@@ -24,6 +24,7 @@ $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 1048576}' /proc/meminfo), Linux $(una
 rest=$(BUILD_DIR=$build bench/rest.sh --seconds "$seconds")
 ingest=$(BUILD_DIR=$build bench/ingest.sh --seconds "$seconds")
 launch=$(BUILD_DIR=$build bench/launch.sh)
+overhead=$(BUILD_DIR=$build bench/overhead.sh)
 
 section=$(mktemp)
 trap 'rm -f "$section"' EXIT
@@ -79,6 +80,18 @@ an \`Epilog\`, exclusive jobs through one node), timed the same way from
 \`sbatch\`. The goal is at most 200 ms for both.
 
 $launch
+
+## Platform overhead
+
+Command: \`bench/overhead.sh\` (part of the above). The digits-libtorch trial
+(one rank, one torch thread, 3,000 steps of 32 images) under a master and an
+agent, next to the same binary run bare in local mode, alternating, three
+times each. Both are timed the same way around the process: from just before
+the binary starts to just after it exits. Under the master the process also
+reports its metrics, checkpoints at the end and completes its searcher
+operation; the launch itself is in the table above. The goal is at most 1.02×.
+
+$overhead
 MD
 if grep -q 'platform benchmarks: begin' docs/benchmarks.md; then
   python3 - "$section" <<'PY'

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Platform overhead: the digits-libtorch trial (one rank, one thread) under a
+# real master and agent next to the same binary run bare (local mode: no
+# master, metrics printed), alternating, the same number of batches each time.
+# Both are timed around the process the same way: the time from just before
+# the binary starts to just after it exits. Under the master the trial also
+# reports its metrics, registers its final checkpoint and completes its
+# searcher operation, which is the platform's cost.
+#   bench/overhead.sh [--batches N] [--rounds N]      (BUILD_DIR, default build/)
+# Prints a Markdown table on stdout; progress on stderr.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+build=$(cd "${BUILD_DIR:-$root/build}" && pwd)
+bin=$build/bin
+batches=3000 rounds=3
+while [ $# -gt 0 ]; do
+  case $1 in
+    --batches) batches=${2:?}; shift 2 ;;
+    --rounds) rounds=${2:?}; shift 2 ;;
+    *) echo "overhead: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+staged=$build/examples/digits-libtorch/model
+[ -x "$bin/digits_trial" ] && [ -d "$staged" ] || { echo "overhead: digits-libtorch is not built (needs libtorch-dev)" >&2; exit 2; }
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/ring-bench-overhead.XXXXXX")
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+(umask 077; head -c 18 /dev/urandom | base64 | tr -d '/+=\n' >"$work/admin-password")
+"$bin/ringmaster" --listen 127.0.0.1:0 --port-file "$work/port" --data-dir "$work/data" \
+  --admin-password-file "$work/admin-password" --log-level warn \
+  >"$work/master.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 1 100); do [ -s "$work/port" ] && break; sleep 0.1; done
+url="http://127.0.0.1:$(cat "$work/port")"
+"$bin/ringagent" --master "$url" --id bench-agent --cpu-slots 1 --work-dir "$work/agent" \
+  --token-file "$work/data/cluster-token" --log-level warn >"$work/agent.log" 2>&1 &
+pids+=($!)
+token=$(curl -fsS -X POST "$url/api/v1/auth/login" \
+  -d "{\"username\":\"admin\",\"password\":\"$(cat "$work/admin-password")\"}" |
+  python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')
+
+# The staged model folder, with the process timed the same way as the bare run.
+mkdir -p "$work/times"
+cp -r "$staged" "$work/model"
+mv "$work/model/run.sh" "$work/model/launch.sh"
+cat >"$work/model/run.sh" <<SH
+t0=\$(date +%s.%N)
+sh launch.sh "\$@"
+rc=\$?
+echo "\$t0 \$(date +%s.%N)" >"$work/times/ring.\$RING_EXPERIMENT_ID"
+exit \$rc
+SH
+model=$(tar -C "$work/model" -czf - . | base64 -w0)
+config="name: overhead\nentrypoint: sh run.sh\nhyperparameters:\n  learning_rate: 0.05\n  batch_size: 32\n  momentum: 0.9\n  report_every: 10\nsearcher:\n  name: single\n  metric: validation_accuracy\n  smaller_is_better: false\n  max_length:\n    batches: $batches\nmax_restarts: 0\nenvironment:\n  variables:\n    OMP_NUM_THREADS: '1'\n    OPENBLAS_NUM_THREADS: '1'\n"
+printf '{"config":"%s","model_definition":"%s"}' "$config" "$model" >"$work/create.json"
+hparams='{"learning_rate": 0.05, "batch_size": 32, "momentum": 0.9, "report_every": 10}'
+echo "$hparams" >"$work/hparams.json"
+
+: >"$work/bare.txt"
+: >"$work/ring.txt"
+for round in $(seq 1 "$rounds"); do
+  echo "overhead: round $round, bare" >&2
+  t0=$(date +%s.%N)
+  (cd "$work" && OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 "$bin/digits_trial" --hparams hparams.json \
+    --batches "$batches" >"$work/bare.$round.log" 2>&1)
+  echo "$t0 $(date +%s.%N)" >>"$work/bare.txt"
+  echo "overhead: round $round, under the master" >&2
+  id=$(curl -fsS -H "Authorization: Bearer $token" --data-binary @"$work/create.json" "$url/api/v1/experiments" |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+  for _ in $(seq 1 6000); do [ -s "$work/times/ring.$id" ] && break; sleep 0.05; done
+  [ -s "$work/times/ring.$id" ] || { echo "overhead: the trial of experiment $id did not end" >&2; tail "$work/agent.log" >&2; exit 1; }
+  cat "$work/times/ring.$id" >>"$work/ring.txt"
+  state=$(curl -fsS -H "Authorization: Bearer $token" "$url/api/v1/experiments/$id" |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["state"])')
+  for _ in $(seq 1 100); do
+    [ "$state" = COMPLETED ] && break
+    sleep 0.1
+    state=$(curl -fsS -H "Authorization: Bearer $token" "$url/api/v1/experiments/$id" |
+      python3 -c 'import json,sys; print(json.load(sys.stdin)["state"])')
+  done
+  [ "$state" = COMPLETED ] || echo "overhead: experiment $id ended $state" >&2
+done
+
+python3 - "$work" "$batches" <<'PY'
+import statistics, sys
+work, batches = sys.argv[1], int(sys.argv[2])
+def times(name):
+    return [b - a for a, b in (map(float, l.split()) for l in open(f"{work}/{name}") if l.strip())]
+bare, ring = times("bare.txt"), times("ring.txt")
+mb, mr = statistics.median(bare), statistics.median(ring)
+print(f"| run | rounds | batches | median s | min s | max s | vs bare |")
+print(f"| --- | --- | --- | --- | --- | --- | --- |")
+print(f"| bare (local mode) | {len(bare)} | {batches} | {mb:.2f} | {min(bare):.2f} | {max(bare):.2f} | 1.000× |")
+print(f"| under Ringmaster | {len(ring)} | {batches} | {mr:.2f} | {min(ring):.2f} | {max(ring):.2f} | {mr / mb:.3f}× |")
+PY
