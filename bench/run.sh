@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs the platform benchmarks against a build and writes their section of
+# Runs the platform benchmarks (REST, metric ingestion, launch latency against
+# Slurm, overhead against a bare run, 1,000 agents) against a build and writes their section of
 # docs/benchmarks.md (between the "platform benchmarks" markers) with the
 # command, the machine and every figure next to its peer from the same run.
 #   bench/run.sh [--seconds N] [--all]
@@ -25,6 +26,7 @@ rest=$(BUILD_DIR=$build bench/rest.sh --seconds "$seconds")
 ingest=$(BUILD_DIR=$build bench/ingest.sh --seconds "$seconds")
 launch=$(BUILD_DIR=$build bench/launch.sh)
 overhead=$(BUILD_DIR=$build bench/overhead.sh)
+scale=$(BUILD_DIR=$build bench/scale.sh --seconds "$seconds")
 
 section=$(mktemp)
 trap 'rm -f "$section"' EXIT
@@ -92,6 +94,21 @@ reports its metrics, checkpoints at the end and completes its searcher
 operation; the launch itself is in the table above. The goal is at most 1.02×.
 
 $overhead
+
+## 1,000 agents
+
+Command: \`bench/scale.sh --seconds $seconds\` (part of the above). A master with
+100 experiments stored. \`bench/agents_load.cc\` is 1,000 simulated agents in
+one process, each on its own WebSocket with the cluster token. Each says hello
+with one CPU slot and sends a heartbeat at the interval the master's welcome
+gives (1 s), as ringagent does. 200 wrk connections read the experiments list,
+one experiment and the job queue in turn. The peer is the same master with no
+agents under the same readers, measured first. The master's CPU is utime +
+stime over the window, in % of one core (200% is both cores). wrk and the
+simulated agents share those cores. The last row reads the agents list
+itself: every agent with its slots, one answer of a few hundred KiB.
+
+$scale
 MD
 if grep -q 'platform benchmarks: begin' docs/benchmarks.md; then
   python3 - "$section" <<'PY'
