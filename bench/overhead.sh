@@ -55,7 +55,7 @@ cat >"$work/model/run.sh" <<SH
 t0=\$(date +%s.%N)
 sh launch.sh "\$@"
 rc=\$?
-echo "\$t0 \$(date +%s.%N)" >"$work/times/ring.\$RING_EXPERIMENT_ID"
+echo "\$t0 \$(date +%s.%N) \$RING_TRIAL_SEED" >"$work/times/ring.\$RING_EXPERIMENT_ID"
 exit \$rc
 SH
 model=$(tar -C "$work/model" -czf - . | base64 -w0)
@@ -67,26 +67,28 @@ echo "$hparams" >"$work/hparams.json"
 : >"$work/bare.txt"
 : >"$work/ring.txt"
 for round in $(seq 1 "$rounds"); do
-  echo "overhead: round $round, bare" >&2
-  t0=$(date +%s.%N)
-  (cd "$work" && OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 "$bin/digits_trial" --hparams hparams.json \
-    --batches "$batches" >"$work/bare.$round.log" 2>&1)
-  echo "$t0 $(date +%s.%N)" >>"$work/bare.txt"
   echo "overhead: round $round, under the master" >&2
   id=$(curl -fsS -H "Authorization: Bearer $token" --data-binary @"$work/create.json" "$url/api/v1/experiments" |
     python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
   for _ in $(seq 1 6000); do [ -s "$work/times/ring.$id" ] && break; sleep 0.05; done
   [ -s "$work/times/ring.$id" ] || { echo "overhead: the trial of experiment $id did not end" >&2; tail "$work/agent.log" >&2; exit 1; }
-  cat "$work/times/ring.$id" >>"$work/ring.txt"
-  state=$(curl -fsS -H "Authorization: Bearer $token" "$url/api/v1/experiments/$id" |
-    python3 -c 'import json,sys; print(json.load(sys.stdin)["state"])')
+  read -r t0 t1 seed <"$work/times/ring.$id"
+  echo "$t0 $t1" >>"$work/ring.txt"
+  state=
   for _ in $(seq 1 100); do
-    [ "$state" = COMPLETED ] && break
-    sleep 0.1
     state=$(curl -fsS -H "Authorization: Bearer $token" "$url/api/v1/experiments/$id" |
       python3 -c 'import json,sys; print(json.load(sys.stdin)["state"])')
+    [ "$state" = COMPLETED ] && break
+    sleep 0.1
   done
   [ "$state" = COMPLETED ] || echo "overhead: experiment $id ended $state" >&2
+  # The same trial seed, so both runs compute the same steps (the seed alone
+  # moves this run's time by about 5%).
+  echo "overhead: round $round, bare (seed $seed)" >&2
+  t0=$(date +%s.%N)
+  (cd "$work" && OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 "$bin/digits_trial" --hparams hparams.json \
+    --batches "$batches" --seed "$seed" >"$work/bare.$round.log" 2>&1)
+  echo "$t0 $(date +%s.%N)" >>"$work/bare.txt"
 done
 
 python3 - "$work" "$batches" <<'PY'
