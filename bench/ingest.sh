@@ -16,27 +16,10 @@ for tool in wrk sqlite3; do
   command -v $tool >/dev/null || { echo "ingest: $tool is not installed (deploy/install-deps.sh)" >&2; exit 2; }
 done
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/ring-bench-ingest.XXXXXX")
-master= agent=
-cleanup() {
-  [ -n "$agent" ] && kill "$agent" 2>/dev/null && wait "$agent" 2>/dev/null || true
-  [ -n "$master" ] && kill "$master" 2>/dev/null && wait "$master" 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-(umask 077; head -c 18 /dev/urandom | base64 | tr -d '/+=\n' >"$work/admin-password")
-"$bin/ringmaster" --listen 127.0.0.1:0 --port-file "$work/port" --data-dir "$work/data" \
-  --admin-password-file "$work/admin-password" --log-level warn >"$work/master.log" 2>&1 &
-master=$!
-for _ in $(seq 1 100); do [ -s "$work/port" ] && break; sleep 0.1; done
-url="http://127.0.0.1:$(cat "$work/port")"
-"$bin/ringagent" --master "$url" --id bench-agent --cpu-slots "$trials" --work-dir "$work/agent" \
-  --token-file "$work/data/cluster-token" --log-level warn >"$work/agent.log" 2>&1 &
-agent=$!
-token=$(curl -fsS -X POST "$url/api/v1/auth/login" \
-  -d "{\"username\":\"admin\",\"password\":\"$(cat "$work/admin-password")\"}" |
-  python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')
+. bench/lib.sh
+bench_init ingest
+bench_start_master
+bench_start_agent bench-agent "$trials"
 
 # 64 trials that write down their allocation and wait.
 mkdir -p "$work/model" "$work/allocations"
@@ -48,14 +31,14 @@ SH
 model=$(tar -C "$work/model" -czf - . | base64 -w0)
 config="name: ingest\nentrypoint: sh run.sh\nhyperparameters:\n  i:\n    type: int\n    minval: 1\n    maxval: $trials\n    count: $trials\nsearcher:\n  name: grid\n  metric: loss\n  max_length:\n    batches: 100000000\nmax_restarts: 0\n"
 printf '{"config":"%s","model_definition":"%s"}' "$config" "$model" >"$work/create.json"
-curl -fsS -o /dev/null -H "Authorization: Bearer $token" --data-binary @"$work/create.json" "$url/api/v1/experiments"
+bench_submit "$work/create.json" >/dev/null
 echo "ingest: waiting for $trials trials to run" >&2
 for _ in $(seq 1 600); do
   [ "$(find "$work/allocations" -type f ! -name '*.tmp' | wc -l)" -ge "$trials" ] && break
   sleep 0.1
 done
 cat "$work/allocations"/* | grep -v '\.tmp' >"$work/allocations.txt"
-[ "$(wc -l <"$work/allocations.txt")" -ge "$trials" ] || { echo "ingest: trials did not start" >&2; cat "$work/agent.log" >&2; exit 1; }
+[ "$(wc -l <"$work/allocations.txt")" -ge "$trials" ] || { echo "ingest: trials did not start" >&2; cat "$work"/agent-*.log >&2; exit 1; }
 
 echo "ingest: $trials senders for ${seconds}s" >&2
 sent=$("$bin/ingest_bench" send "$url" "$work/allocations.txt" "$seconds" "$batch" "$metrics")
@@ -77,16 +60,7 @@ LUA
 measure() {  # connections, path, bearer, [lua] → "requests/s p50_ms p99_ms non2xx"
   local script=()
   [ -n "${4:-}" ] && script=(-s "$4")
-  wrk -t2 -c"$1" -d"${seconds}s" --latency "${script[@]}" -H "Authorization: Bearer $3" "$url$2" |
-    python3 -c '
-import re, sys
-text = sys.stdin.read()
-def ms(v, unit):
-    return float(v) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
-rps = float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1))
-p = {q: ms(v, u) for q, v, u in re.findall(r"^\s+(50|99)%\s+([\d.]+)(us|ms|s)\s*$", text, re.M)}
-errors = re.search(r"Non-2xx or 3xx responses: (\d+)", text)
-print("%.0f %.2f %.2f %s" % (rps, p["50"], p["99"], errors.group(1) if errors else 0))'
+  wrk -t2 -c"$1" -d"${seconds}s" --latency "${script[@]}" -H "Authorization: Bearer $3" "$url$2" | bench_wrk_summary
 }
 routes=$(mktemp -p "$work")
 for route in "GET /api/v1/trials/$trial/metrics?kind=training&max_points=1000" "POST /api/v1/allocations/$allocation/metrics"; do
@@ -106,7 +80,7 @@ done
 # Everything acknowledged is in the database once the master has stopped.
 kill "$agent" "$master"
 wait "$agent" "$master" 2>/dev/null || true
-agent= master=
+bench_pids=()
 rows=$(sqlite3 "$work/data/ringmaster.db" \
   "SELECT count(*) FROM metrics WHERE kind = 'training' AND batches < 1000000000;")
 

@@ -15,16 +15,10 @@ bin=${BUILD_DIR:-$root/build}/bin
 runs=15
 [ "${1:-}" = "--runs" ] && runs=${2:?--runs needs a number}
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/ring-bench-launch.XXXXXX")
-chmod 0755 "$work"
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-  [ -f "$work/slurm/munge/munged.pid" ] && kill "$(cat "$work/slurm/munge/munged.pid")" 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
+. bench/lib.sh
+bench_init launch
+stop_munged() { [ -f "$work/slurm/munge/munged.pid" ] && kill "$(cat "$work/slurm/munge/munged.pid")" 2>/dev/null || true; }
+bench_extra_cleanup=stop_munged
 now() { date +%s.%N; }
 wait_file() {  # path, seconds
   for _ in $(seq 1 $(($2 * 200))); do [ -s "$1" ] && return 0; sleep 0.005; done
@@ -33,22 +27,8 @@ wait_file() {  # path, seconds
 }
 
 # --- Ringmaster: a master and one agent with one CPU slot ---
-(umask 077; head -c 18 /dev/urandom | base64 | tr -d '/+=\n' >"$work/admin-password")
-"$bin/ringmaster" --listen 127.0.0.1:0 --port-file "$work/port" --data-dir "$work/data" \
-  --admin-password-file "$work/admin-password" --log-level warn >"$work/master.log" 2>&1 &
-pids+=($!)
-for _ in $(seq 1 100); do [ -s "$work/port" ] && break; sleep 0.1; done
-url="http://127.0.0.1:$(cat "$work/port")"
-"$bin/ringagent" --master "$url" --id bench-agent --cpu-slots 1 --work-dir "$work/agent" \
-  --token-file "$work/data/cluster-token" --log-level warn >"$work/agent.log" 2>&1 &
-pids+=($!)
-token=$(curl -fsS -X POST "$url/api/v1/auth/login" \
-  -d "{\"username\":\"admin\",\"password\":\"$(cat "$work/admin-password")\"}" |
-  python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')
-for _ in $(seq 1 100); do
-  curl -fsS -H "Authorization: Bearer $token" "$url/api/v1/agents" | grep -q '"connected"' && break
-  sleep 0.1
-done
+bench_start_master
+bench_start_agent bench-agent 1
 
 mkdir -p "$work/model" "$work/times"
 cat >"$work/model/run.sh" <<SH
@@ -59,8 +39,7 @@ model=$(tar -C "$work/model" -czf - . | base64 -w0)
 submit() {  # searcher YAML (escaped newlines) → experiment id
   local config="name: launch\nentrypoint: sh run.sh\n$1max_restarts: 0\n"
   printf '{"config":"%s","model_definition":"%s"}' "$config" "$model" >"$work/create.json"
-  curl -fsS -H "Authorization: Bearer $token" --data-binary @"$work/create.json" "$url/api/v1/experiments" |
-    python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])'
+  bench_submit "$work/create.json"
 }
 single='searcher:\n  name: single\n  metric: loss\n  max_length:\n    batches: 1\n'
 submit "$single" >/dev/null  # the first experiment warms the agent and the master
@@ -136,9 +115,9 @@ PartitionName=bench Nodes=localhost Default=YES MaxTime=INFINITE State=UP
 CONF
   export SLURM_CONF=$s/slurm.conf
   slurmctld -D >"$s/ctld.out" 2>&1 &
-  pids+=($!)
+  bench_pids+=($!)
   slurmd -D -N localhost >"$s/slurmd.out" 2>&1 &
-  pids+=($!)
+  bench_pids+=($!)
   for _ in $(seq 1 100); do sinfo -h -o %T 2>/dev/null | grep -q idle && slurm_ok=1 && break; sleep 0.1; done
 fi
 if [ "$slurm_ok" = 1 ]; then

@@ -24,28 +24,10 @@ done
 staged=$build/examples/digits-libtorch/model
 [ -x "$bin/digits_trial" ] && [ -d "$staged" ] || { echo "overhead: digits-libtorch is not built (needs libtorch-dev)" >&2; exit 2; }
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/ring-bench-overhead.XXXXXX")
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-(umask 077; head -c 18 /dev/urandom | base64 | tr -d '/+=\n' >"$work/admin-password")
-"$bin/ringmaster" --listen 127.0.0.1:0 --port-file "$work/port" --data-dir "$work/data" \
-  --admin-password-file "$work/admin-password" --log-level warn \
-  >"$work/master.log" 2>&1 &
-pids+=($!)
-for _ in $(seq 1 100); do [ -s "$work/port" ] && break; sleep 0.1; done
-url="http://127.0.0.1:$(cat "$work/port")"
-"$bin/ringagent" --master "$url" --id bench-agent --cpu-slots 1 --work-dir "$work/agent" \
-  --token-file "$work/data/cluster-token" --log-level warn >"$work/agent.log" 2>&1 &
-pids+=($!)
-token=$(curl -fsS -X POST "$url/api/v1/auth/login" \
-  -d "{\"username\":\"admin\",\"password\":\"$(cat "$work/admin-password")\"}" |
-  python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')
+. bench/lib.sh
+bench_init overhead
+bench_start_master
+bench_start_agent bench-agent 1
 
 # The staged model folder, with the process timed the same way as the bare run.
 mkdir -p "$work/times"
@@ -68,10 +50,9 @@ echo "$hparams" >"$work/hparams.json"
 : >"$work/ring.txt"
 for round in $(seq 1 "$rounds"); do
   echo "overhead: round $round, under the master" >&2
-  id=$(curl -fsS -H "Authorization: Bearer $token" --data-binary @"$work/create.json" "$url/api/v1/experiments" |
-    python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+  id=$(bench_submit "$work/create.json")
   for _ in $(seq 1 6000); do [ -s "$work/times/ring.$id" ] && break; sleep 0.05; done
-  [ -s "$work/times/ring.$id" ] || { echo "overhead: the trial of experiment $id did not end" >&2; tail "$work/agent.log" >&2; exit 1; }
+  [ -s "$work/times/ring.$id" ] || { echo "overhead: the trial of experiment $id did not end" >&2; tail "$work"/agent-*.log >&2; exit 1; }
   read -r t0 t1 seed <"$work/times/ring.$id"
   echo "$t0 $t1" >>"$work/ring.txt"
   state=

@@ -13,23 +13,9 @@ seconds=5
 [ "${1:-}" = "--seconds" ] && seconds=${2:?--seconds needs a number}
 command -v wrk >/dev/null || { echo "rest: wrk is not installed (deploy/install-deps.sh)" >&2; exit 2; }
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/ring-bench-rest.XXXXXX")
-master=
-cleanup() {
-  [ -n "$master" ] && kill "$master" 2>/dev/null && wait "$master" 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-(umask 077; head -c 18 /dev/urandom | base64 | tr -d '/+=\n' >"$work/admin-password")
-"$bin/ringmaster" --listen 127.0.0.1:0 --port-file "$work/port" --data-dir "$work/data" \
-  --admin-password-file "$work/admin-password" --log-level warn >"$work/master.log" 2>&1 &
-master=$!
-for _ in $(seq 1 100); do [ -s "$work/port" ] && break; sleep 0.1; done
-url="http://127.0.0.1:$(cat "$work/port")"
-token=$(curl -fsS -X POST "$url/api/v1/auth/login" \
-  -d "{\"username\":\"admin\",\"password\":\"$(cat "$work/admin-password")\"}" |
-  python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')
+. bench/lib.sh
+bench_init rest
+bench_start_master
 
 # 1,000 experiments stored (paused: nothing runs).
 mkdir -p "$work/model" && echo "exit 0" >"$work/model/run.sh"
@@ -48,15 +34,7 @@ measure() {
   local threads=2
   [ "$connections" -lt 2 ] && threads=1
   wrk -t"$threads" -c"$connections" -d"${seconds}s" --latency -H "Authorization: Bearer $token" "$url$path" |
-    python3 -c '
-import re, sys
-text = sys.stdin.read()
-def ms(v, unit):
-    return float(v) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
-rps = float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1))
-p = {q: ms(v, u) for q, v, u in re.findall(r"^\s+(50|99)%\s+([\d.]+)(us|ms|s)\s*$", text, re.M)}
-errors = re.search(r"Non-2xx or 3xx responses: (\d+)", text)
-print("%.0f %.2f %.2f %s" % (rps, p["50"], p["99"], errors.group(1) if errors else 0))'
+    bench_wrk_summary
 }
 
 echo "| route | connections | requests/s | p50 ms | p99 ms | ceiling requests/s (health) | ratio | ceiling p99 ms |"

@@ -20,26 +20,9 @@ while [ $# -gt 0 ]; do
 done
 ulimit -n 8192 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/ring-bench-scale.XXXXXX")
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-(umask 077; head -c 18 /dev/urandom | base64 | tr -d '/+=\n' >"$work/admin-password")
-"$bin/ringmaster" --listen 127.0.0.1:0 --port-file "$work/port" --data-dir "$work/data" \
-  --admin-password-file "$work/admin-password" --log-level warn >"$work/master.log" 2>&1 &
-master=$!
-pids+=($master)
-for _ in $(seq 1 100); do [ -s "$work/port" ] && break; sleep 0.1; done
-port=$(cat "$work/port")
-url="http://127.0.0.1:$port"
-token=$(curl -fsS -X POST "$url/api/v1/auth/login" \
-  -d "{\"username\":\"admin\",\"password\":\"$(cat "$work/admin-password")\"}" |
-  python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')
+. bench/lib.sh
+bench_init scale
+bench_start_master
 
 # 100 experiments stored (paused: nothing runs on the simulated agents).
 mkdir -p "$work/model" && echo "exit 0" >"$work/model/run.sh"
@@ -72,15 +55,7 @@ window() {  # readers (0 or N)
   t0=$(ticks)
   if [ "$1" -gt 0 ]; then
     out=$(wrk -t2 -c"$1" -d"${seconds}s" --latency -s "$work/read.lua" -H "Authorization: Bearer $token" "$url" |
-      python3 -c '
-import re, sys
-text = sys.stdin.read()
-def ms(v, unit):
-    return float(v) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
-rps = float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1))
-p = {q: ms(v, u) for q, v, u in re.findall(r"^\s+(50|99)%\s+([\d.]+)(us|ms|s)\s*$", text, re.M)}
-bad = re.search(r"Non-2xx or 3xx responses: (\d+)", text)
-print("%.0f %.2f %.2f %s" % (rps, p["50"], p["99"], bad.group(1) if bad else 0))')
+      bench_wrk_summary)
   else
     sleep "$seconds"
   fi
@@ -94,7 +69,7 @@ read -r cpu0 rss0 hwm0 rps0 p500 p990 bad0 < <(window "$readers")
 echo "scale: starting $agents simulated agents" >&2
 "$bin/agents_load" 127.0.0.1 "$port" "$work/data/cluster-token" "$agents" $((seconds * 3 + 60)) \
   >"$work/load.json" 2>"$work/load.err" &
-pids+=($!)
+bench_pids+=($!)
 connected=0
 for _ in $(seq 1 600); do
   connected=$(curl -fsS -H "Authorization: Bearer $token" "$url/api/v1/agents" |
@@ -114,14 +89,7 @@ echo "scale: GET /api/v1/agents with $agents agents" >&2
 bytes=$(curl -fsS -H "Authorization: Bearer $token" "$url/api/v1/agents" | wc -c)
 t0=$(ticks)
 read -r arps ap50 ap99 _ < <(wrk -t2 -c16 -d"${seconds}s" --latency -H "Authorization: Bearer $token" "$url/api/v1/agents" |
-  python3 -c '
-import re, sys
-text = sys.stdin.read()
-def ms(v, unit):
-    return float(v) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
-rps = float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1))
-p = {q: ms(v, u) for q, v, u in re.findall(r"^\s+(50|99)%\s+([\d.]+)(us|ms|s)\s*$", text, re.M)}
-print("%.0f %.2f %.2f 0" % (rps, p["50"], p["99"]))')
+  bench_wrk_summary)
 t1=$(ticks)
 acpu=$(python3 -c "print(f'{($t1 - $t0) / $hz / $seconds * 100:.0f}')")
 read -r arss ahwm < <(memory)

@@ -15,30 +15,16 @@
 #include "master/core/retention.h"
 #include "master/store/memory_store.h"
 #include "master/store/sqlite_store.h"
+#include "tests/unit/store_holders.h"
 
 namespace ring {
 namespace {
 
 using std::chrono::hours;
 
-struct ScratchDir {
-  ScratchDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "ring_retention_XXXXXX").string();
-    path = mkdtemp(pattern.data());
-  }
-  ~ScratchDir() { std::filesystem::remove_all(path); }
-  std::string path;
-};
-
-struct SqliteStoreHolder {
-  SqliteStoreHolder() { store = std::move(SqliteStore::Open(dir.path + "/ring.db")).value(); }
-  ScratchDir dir;
-  std::unique_ptr<Store> store;
-};
-
-struct MemoryStoreHolder {
-  std::unique_ptr<Store> store = std::make_unique<MemoryStore>();
-};
+using testing::MemoryStoreHolder;
+using testing::ScratchDir;
+using testing::SqliteStoreHolder;
 
 std::string Config(const std::string& extra = "") {
   return "name: r\nentrypoint: x\nsearcher:\n  name: single\n  metric: loss\n  max_length:\n    batches: "
@@ -102,7 +88,7 @@ class RetentionTest : public ::testing::Test {
   Holder holder_;
 };
 
-using Stores = ::testing::Types<SqliteStoreHolder, MemoryStoreHolder>;
+using Stores = testing::BothStores;
 TYPED_TEST_SUITE(RetentionTest, Stores);
 
 TYPED_TEST(RetentionTest, StoreCountsAndDeletesMetricsAndLogs) {

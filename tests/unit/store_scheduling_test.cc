@@ -7,28 +7,14 @@
 
 #include "master/store/memory_store.h"
 #include "master/store/sqlite_store.h"
+#include "tests/unit/store_holders.h"
 
 namespace ring {
 namespace {
 
-struct ScratchDir {
-  ScratchDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "ring_sched_XXXXXX").string();
-    path = mkdtemp(pattern.data());
-  }
-  ~ScratchDir() { std::filesystem::remove_all(path); }
-  std::string path;
-};
-
-struct SqliteStoreHolder {
-  SqliteStoreHolder() { store = std::move(SqliteStore::Open(dir.path + "/ring.db")).value(); }
-  ScratchDir dir;
-  std::unique_ptr<Store> store;
-};
-
-struct MemoryStoreHolder {
-  std::unique_ptr<Store> store = std::make_unique<MemoryStore>();
-};
+using testing::MemoryStoreHolder;
+using testing::ScratchDir;
+using testing::SqliteStoreHolder;
 
 template <typename Holder>
 class StoreSchedulingTest : public ::testing::Test {
@@ -41,7 +27,7 @@ class StoreSchedulingTest : public ::testing::Test {
   int64_t exp_ = 0;
 };
 
-using Stores = ::testing::Types<SqliteStoreHolder, MemoryStoreHolder>;
+using Stores = testing::BothStores;
 TYPED_TEST_SUITE(StoreSchedulingTest, Stores);
 
 TYPED_TEST(StoreSchedulingTest, OverridesStartEmptyAndAreReplacedWhole) {

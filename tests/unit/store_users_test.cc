@@ -6,28 +6,14 @@
 
 #include "master/store/memory_store.h"
 #include "master/store/sqlite_store.h"
+#include "tests/unit/store_holders.h"
 
 namespace ring {
 namespace {
 
-struct ScratchDir {
-  ScratchDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "ring_users_XXXXXX").string();
-    path = mkdtemp(pattern.data());
-  }
-  ~ScratchDir() { std::filesystem::remove_all(path); }
-  std::string path;
-};
-
-struct SqliteStoreHolder {
-  SqliteStoreHolder() { store = std::move(SqliteStore::Open(dir.path + "/ring.db")).value(); }
-  ScratchDir dir;
-  std::unique_ptr<Store> store;
-};
-
-struct MemoryStoreHolder {
-  std::unique_ptr<Store> store = std::make_unique<MemoryStore>();
-};
+using testing::MemoryStoreHolder;
+using testing::ScratchDir;
+using testing::SqliteStoreHolder;
 
 template <typename Holder>
 class StoreUsersTest : public ::testing::Test {
@@ -41,7 +27,7 @@ class StoreUsersTest : public ::testing::Test {
   Holder holder_;
 };
 
-using Stores = ::testing::Types<SqliteStoreHolder, MemoryStoreHolder>;
+using Stores = testing::BothStores;
 TYPED_TEST_SUITE(StoreUsersTest, Stores);
 
 TYPED_TEST(StoreUsersTest, CreatesFindsListsAndUpdatesUsers) {

@@ -1,0 +1,71 @@
+# Shared by the benchmark scripts (sourced): a scratch folder removed on
+# exit with every process started in it, a master and agents on 127.0.0.1,
+# signing in as admin, and wrk's summary as "requests/s p50_ms p99_ms non2xx".
+# Needs `bin` (the build's bin folder) set by the caller.
+
+bench_pids=()
+# bench_init NAME: makes $work and stops everything at exit.
+bench_init() {
+  work=$(mktemp -d "${TMPDIR:-/tmp}/ring-bench-$1.XXXXXX")
+  chmod 0755 "$work"
+  trap bench_cleanup EXIT
+}
+bench_cleanup() {
+  local p
+  for p in "${bench_pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${bench_pids[@]}"; do wait "$p" 2>/dev/null || true; done
+  [ -n "${bench_extra_cleanup:-}" ] && "$bench_extra_cleanup"
+  rm -rf "$work"
+}
+
+# bench_start_master: a master on a free port with its data in $work/data;
+# sets master (its pid), port, url and token (the admin's, signed in).
+bench_start_master() {
+  (umask 077; head -c 18 /dev/urandom | base64 | tr -d '/+=\n' >"$work/admin-password")
+  "$bin/ringmaster" --listen 127.0.0.1:0 --port-file "$work/port" --data-dir "$work/data" \
+    --admin-password-file "$work/admin-password" --log-level warn >"$work/master.log" 2>&1 &
+  master=$!
+  bench_pids+=("$master")
+  local _
+  for _ in $(seq 1 100); do [ -s "$work/port" ] && break; sleep 0.1; done
+  port=$(cat "$work/port")
+  url="http://127.0.0.1:$port"
+  token=$(curl -fsS -X POST "$url/api/v1/auth/login" \
+    -d "{\"username\":\"admin\",\"password\":\"$(cat "$work/admin-password")\"}" |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')
+}
+
+# bench_start_agent ID SLOTS: an agent of the master with SLOTS CPU slots,
+# returned once the master lists it as connected; sets agent (its pid).
+bench_start_agent() {
+  "$bin/ringagent" --master "$url" --id "$1" --cpu-slots "$2" --work-dir "$work/agent-$1" \
+    --token-file "$work/data/cluster-token" --log-level warn >"$work/agent-$1.log" 2>&1 &
+  agent=$!
+  bench_pids+=("$agent")
+  local _
+  for _ in $(seq 1 100); do
+    curl -fsS -H "Authorization: Bearer $token" "$url/api/v1/agents" | grep -q "\"$1\"" && return 0
+    sleep 0.1
+  done
+  echo "bench: agent $1 did not connect" >&2
+  return 1
+}
+
+# bench_submit JSON_FILE: POSTs an experiment as the admin; prints its id.
+bench_submit() {
+  curl -fsS -H "Authorization: Bearer $token" --data-binary @"$1" "$url/api/v1/experiments" |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])'
+}
+
+# wrk's output on stdin → "requests/s p50_ms p99_ms non2xx".
+bench_wrk_summary() {
+  python3 -c '
+import re, sys
+text = sys.stdin.read()
+def ms(v, unit):
+    return float(v) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
+rps = float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1))
+p = {q: ms(v, u) for q, v, u in re.findall(r"^\s+(50|99)%\s+([\d.]+)(us|ms|s)\s*$", text, re.M)}
+bad = re.search(r"Non-2xx or 3xx responses: (\d+)", text)
+print("%.0f %.2f %.2f %s" % (rps, p["50"], p["99"], bad.group(1) if bad else 0))'
+}
