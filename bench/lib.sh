@@ -57,6 +57,18 @@ bench_submit() {
     python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])'
 }
 
+# bench_store_experiments N: N paused experiments (nothing runs), ids 1..N.
+bench_store_experiments() {
+  mkdir -p "$work/stored-model" && echo "exit 0" >"$work/stored-model/run.sh"
+  local model config _
+  model=$(tar -C "$work/stored-model" -czf - . | base64 -w0)
+  config='name: bench\nentrypoint: sh run.sh\nsearcher:\n  name: single\n  metric: loss\n  max_length:\n    batches: 1\n'
+  printf '{"config":"%s","model_definition":"%s","activate":false}' "$config" "$model" >"$work/stored.json"
+  for _ in $(seq 1 "$1"); do
+    curl -fsS -o /dev/null -H "Authorization: Bearer $token" --data-binary @"$work/stored.json" "$url/api/v1/experiments"
+  done
+}
+
 # wrk's output on stdin → "requests/s p50_ms p99_ms non2xx".
 bench_wrk_summary() {
   python3 -c '

@@ -17,16 +17,8 @@ command -v wrk >/dev/null || { echo "rest: wrk is not installed (deploy/install-
 bench_init rest
 bench_start_master
 
-# 1,000 experiments stored (paused: nothing runs).
-mkdir -p "$work/model" && echo "exit 0" >"$work/model/run.sh"
-model=$(tar -C "$work/model" -czf - . | base64 -w0)
-config='name: bench\nentrypoint: sh run.sh\nsearcher:\n  name: single\n  metric: loss\n  max_length:\n    batches: 1\n'
-printf '{"config":"%s","model_definition":"%s","activate":false}' "$config" "$model" >"$work/create.json"
 echo "rest: storing 1,000 experiments" >&2
-for _ in $(seq 1 1000); do
-  curl -fsS -o /dev/null -H "Authorization: Bearer $token" -H 'Content-Type: application/json' \
-    --data-binary @"$work/create.json" "$url/api/v1/experiments"
-done
+bench_store_experiments 1000
 
 # wrk's summary → "requests/s p50_ms p99_ms".
 measure() {

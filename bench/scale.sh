@@ -24,14 +24,7 @@ ulimit -n 8192 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 bench_init scale
 bench_start_master
 
-# 100 experiments stored (paused: nothing runs on the simulated agents).
-mkdir -p "$work/model" && echo "exit 0" >"$work/model/run.sh"
-model=$(tar -C "$work/model" -czf - . | base64 -w0)
-config='name: scale\nentrypoint: sh run.sh\nsearcher:\n  name: single\n  metric: loss\n  max_length:\n    batches: 1\n'
-printf '{"config":"%s","model_definition":"%s","activate":false}' "$config" "$model" >"$work/create.json"
-for _ in $(seq 1 100); do
-  curl -fsS -o /dev/null -H "Authorization: Bearer $token" --data-binary @"$work/create.json" "$url/api/v1/experiments"
-done
+bench_store_experiments 100  # paused: nothing runs on the simulated agents
 
 # The readers: the experiments list, one experiment and the job queue, in turn.
 cat >"$work/read.lua" <<'LUA'
