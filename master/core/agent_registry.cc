@@ -107,9 +107,19 @@ std::vector<AgentView> AgentRegistry::SchedulableViews() const {
   return views;
 }
 
-nlohmann::json AgentRegistry::ToJson() const {
-  nlohmann::json list = nlohmann::json::array();
+std::vector<AgentEntry> AgentRegistry::Snapshot() const {
+  std::vector<AgentEntry> out;
+  out.reserve(agents_.size());
   for (const auto& [id, e] : agents_) {
+    out.push_back(e);
+    out.back().channel = nullptr;  // sessions are released only under the lock
+  }
+  return out;
+}
+
+nlohmann::json AgentRegistry::AgentsJson(const std::vector<AgentEntry>& agents) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const AgentEntry& e : agents) {
     nlohmann::json slots = nlohmann::json::array();
     for (const auto& s : e.slots) {
       auto owner = e.slot_owner.find(s.id);
@@ -119,7 +129,7 @@ nlohmann::json AgentRegistry::ToJson() const {
                        {"allocation_id",
                         owner == e.slot_owner.end() ? nlohmann::json() : nlohmann::json(owner->second)}});
     }
-    list.push_back({{"id", id},
+    list.push_back({{"id", e.id},
                     {"pool", e.pool},
                     {"state", ToString(e.liveness)},
                     {"address", e.address},

@@ -57,7 +57,11 @@ class AgentRegistry {
   // ones are left out of SchedulableViews and marked in AllViews.
   std::vector<AgentView> SchedulableViews() const;
   std::vector<AgentView> AllViews() const;
-  nlohmann::json ToJson() const;
+  nlohmann::json ToJson() const { return AgentsJson(Snapshot()); }
+  // The agents without their channels: what GET /api/v1/agents shows, copied
+  // under the controller's lock and turned into JSON after it is released.
+  std::vector<AgentEntry> Snapshot() const;
+  static nlohmann::json AgentsJson(const std::vector<AgentEntry>& agents);
   const std::map<std::string, AgentEntry>& agents() const { return agents_; }
 
  private:

@@ -221,8 +221,12 @@ void ExperimentController::FinishExperimentIfDoneLocked(int64_t experiment_id) {
 }
 
 nlohmann::json ExperimentController::AgentsJson() {
-  std::lock_guard lock(mu_);
-  return agents_.ToJson();
+  std::vector<AgentEntry> agents;
+  {
+    std::lock_guard lock(mu_);
+    agents = agents_.Snapshot();
+  }
+  return AgentRegistry::AgentsJson(agents);  // after the lock: heartbeats need not wait
 }
 
 }  // namespace ring
