@@ -2,44 +2,52 @@
 
 #include <utility>
 
+#include "master/http/conditional_get.h"
+#include "master/http/content_encoding.h"
+
 namespace ring {
-namespace {
-
-ApiResponse Body(std::string body) {
-  ApiResponse r;
-  r.body = std::move(body);
-  return r;
-}
-
-}  // namespace
 
 ApiResponse ResponseCache::Answer(const std::function<uint64_t()>& generation, const std::string& key,
                                   const std::function<ApiResponse()>& build) {
-  if (auto body = Find(generation(), key)) return Body(std::move(*body));
+  if (auto r = Find(generation(), key)) return std::move(*r);
   std::lock_guard building(build_mu_);
   const uint64_t built_at = generation();
-  if (auto body = Find(built_at, key)) return Body(std::move(*body));
+  if (auto r = Find(built_at, key)) return std::move(*r);
   ApiResponse r = build();
-  if (r.status == 200) Keep(built_at, key, r.body);
+  if (r.status != 200) return r;
+  auto entry = std::make_shared<Entry>();
+  entry->body = r.body;
+  entry->etag = r.etag = BodyEtag(r.body);
+  if (r.body.size() >= kMinGzipBody)
+    entry->gzip_body = r.gzip_body = std::make_shared<std::string>(Gzip(r.body));
+  Keep(built_at, key, std::move(entry));
   return r;
 }
 
-std::optional<std::string> ResponseCache::Find(uint64_t generation, const std::string& key) {
-  std::lock_guard lock(mu_);
-  if (generation != generation_) return std::nullopt;
-  auto it = bodies_.find(key);
-  if (it == bodies_.end()) return std::nullopt;
-  return it->second;
+std::optional<ApiResponse> ResponseCache::Find(uint64_t generation, const std::string& key) {
+  std::shared_ptr<const Entry> entry;
+  {
+    std::lock_guard lock(mu_);
+    if (generation != generation_) return std::nullopt;
+    auto it = entries_.find(key);
+    if (it == entries_.end()) return std::nullopt;
+    entry = it->second;
+  }
+  ApiResponse r;
+  r.body = entry->body;  // copied outside the lock
+  r.etag = entry->etag;
+  r.gzip_body = entry->gzip_body;
+  return r;
 }
 
-void ResponseCache::Keep(uint64_t generation, const std::string& key, const std::string& body) {
+void ResponseCache::Keep(uint64_t generation, const std::string& key, std::shared_ptr<const Entry> entry) {
   std::lock_guard lock(mu_);
   if (generation < generation_) return;  // built from data that has changed since
-  if (generation != generation_ || bodies_.size() >= kMaxEntries) {
-    bodies_.clear();
+  if (generation != generation_ || entries_.size() >= kMaxEntries) {
+    entries_.clear();
     generation_ = generation;
   }
-  bodies_[key] = body;
+  entries_[key] = std::move(entry);
 }
 
 std::string QueryKey(const ApiRequest& req) {

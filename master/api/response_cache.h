@@ -3,8 +3,11 @@
 // unchanged: the web UI polls the experiments list and the charts' metrics,
 // and building either reads many rows. An answer is valid for the generation
 // (Store::ExperimentsGeneration, MetricsGeneration) read before it was built.
+// Each kept answer carries its ETag and, when over kMinGzipBody, its gzip
+// form, both computed once when it is kept (ApplyContentEncoding sends it).
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -24,14 +27,20 @@ class ResponseCache {
                      const std::function<ApiResponse()>& build);
 
  private:
-  std::optional<std::string> Find(uint64_t generation, const std::string& key);
-  void Keep(uint64_t generation, const std::string& key, const std::string& body);
+  struct Entry {
+    std::string body;
+    std::string etag;
+    std::shared_ptr<const std::string> gzip_body;  // null when the body is small
+  };
+
+  std::optional<ApiResponse> Find(uint64_t generation, const std::string& key);
+  void Keep(uint64_t generation, const std::string& key, std::shared_ptr<const Entry> entry);
 
   static constexpr size_t kMaxEntries = 256;
   std::mutex build_mu_;  // held while an answer is built
   std::mutex mu_;
   uint64_t generation_ = 0;
-  std::unordered_map<std::string, std::string> bodies_;
+  std::unordered_map<std::string, std::shared_ptr<const Entry>> entries_;
 };
 
 // "name=value&" for every query parameter, sorted by name.

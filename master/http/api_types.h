@@ -2,6 +2,7 @@
 // Transport-neutral request and response of the REST API, so handlers and
 // their tests never include Beast.
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -35,6 +36,11 @@ struct ApiResponse {
   std::string content_type = "application/json";
   std::string body;
   std::vector<std::pair<std::string, std::string>> headers;
+  // Known ahead by answers kept ready (ResponseCache): the ETag of `body`,
+  // so it is not hashed per request, and `body` gzip-compressed, sent to
+  // clients that accept it (ApplyContentEncoding). Empty / null otherwise.
+  std::string etag;
+  std::shared_ptr<const std::string> gzip_body;
 
   static ApiResponse Json(const nlohmann::json& j, int status = 200);
   // {"error": {"code", "message"}} with the status chosen from the code.

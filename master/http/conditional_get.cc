@@ -60,8 +60,8 @@ void ApplyConditionalGet(const ApiRequest& req, ApiResponse& res) {
   if (req.method != "GET" && req.method != "HEAD") return;
   if (res.status != 200) return;
   if (res.content_type == "application/gzip" || res.content_type == "application/octet-stream") return;
-  if (res.body.size() > kMaxEtagBody) return;  // not worth hashing: big answers are not polled
-  const std::string etag = BodyEtag(res.body);
+  if (res.etag.empty() && res.body.size() > kMaxEtagBody) return;  // not worth hashing: not polled
+  const std::string etag = res.etag.empty() ? BodyEtag(res.body) : res.etag;
   res.headers.emplace_back("ETag", etag);
   if (res.content_type.rfind("application/json", 0) == 0 && !HasHeader(res, "Cache-Control"))
     res.headers.emplace_back("Cache-Control", "no-cache");

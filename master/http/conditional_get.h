@@ -22,7 +22,8 @@ bool EtagMatches(std::string_view if_none_match, std::string_view etag);
 inline constexpr size_t kMaxEtagBody = 16u << 20;
 
 // For a 200 answer to GET or HEAD that is not a download (tar.gz, raw
-// bytes) nor over kMaxEtagBody: sets ETag, sets Cache-Control: no-cache on JSON that has none (the
+// bytes) nor over kMaxEtagBody: sets ETag (res.etag when the answer knows
+// it, else a hash of the body), sets Cache-Control: no-cache on JSON that has none (the
 // browser revalidates), and turns the answer into 304 with an empty body when
 // If-None-Match matches.
 void ApplyConditionalGet(const ApiRequest& req, ApiResponse& res);

@@ -13,6 +13,7 @@
 #include <boost/beast/websocket/rfc6455.hpp>
 
 #include "master/http/conditional_get.h"
+#include "master/http/content_encoding.h"
 #include "master/http/router.h"
 #include "master/http/static_files.h"
 #include "master/http/url_codec.h"
@@ -132,7 +133,10 @@ net::awaitable<http::response<http::string_body>> Handle(const HttpSessionContex
   } else {
     response = ApiResponse::Error(NotFound("no such endpoint: " + api.method + " " + api.path));
   }
-  if (parse_error.ok()) ApplyConditionalGet(api, response);  // ETag, 304 when unchanged
+  if (parse_error.ok()) {
+    ApplyContentEncoding(api, response);  // the gzip body of a cached answer
+    ApplyConditionalGet(api, response);   // ETag, 304 when unchanged
+  }
   co_return ToBeast(std::move(response), req.version(), req.keep_alive());
 }
 

@@ -1,5 +1,6 @@
 // What the browser gets from a real master over HTTP: ETag and 304 on API
-// lists that did not change, a fresh answer once they do, the web UI's
+// lists that did not change, a fresh answer once they do, the kept lists
+// gzip-compressed for clients that accept it, the web UI's
 // files with their cache headers, client routes answered with the page and
 // API paths never. Requests with If-None-Match go through curl.
 #include <gtest/gtest.h>
@@ -44,9 +45,11 @@ class WebUiHttpTest : public ::testing::Test {
     cluster_.StartMaster(options);
   }
 
-  CurlResponse Curl(const std::string& target, const std::string& if_none_match = "") {
+  CurlResponse Curl(const std::string& target, const std::string& if_none_match = "",
+                    const std::vector<std::string>& more = {}) {
     std::vector<std::string> argv = {"curl", "-sS", "-D", "-", "--max-time", "20"};
     if (!if_none_match.empty()) argv.insert(argv.end(), {"-H", "If-None-Match: " + if_none_match});
+    argv.insert(argv.end(), more.begin(), more.end());
     // The UI's files need no token; API paths get the admin's, as the UI sends it.
     if (target.rfind("/api/", 0) == 0)
       argv.insert(argv.end(), {"-H", "Authorization: Bearer " + cluster_.admin_token()});
@@ -100,6 +103,35 @@ TEST_F(WebUiHttpTest, ApiListsAnswer304UntilTheyChange) {
   auto list = nlohmann::json::parse(changed.body);
   EXPECT_EQ(list["total"], 1);
   EXPECT_EQ(list["experiments"][0]["labels"], nlohmann::json::array({"ui"}));
+}
+
+TEST_F(WebUiHttpTest, KeptListsAreGzippedForClientsThatAcceptIt) {
+  auto model = cluster_.MakeModelDir("model", {{"run.sh", "sleep 60\n"}});
+  for (int i = 0; i < 3; ++i) {  // a list over the size worth compressing
+    int status = 0;
+    cluster_.PostJson("/api/v1/experiments",
+                      {{"config", kConfig}, {"model_definition", Base64Encode(*PackDirectory(model))}},
+                      &status);
+    ASSERT_EQ(status, 201);
+  }
+  auto plain = Curl("/api/v1/experiments");
+  ASSERT_EQ(plain.status, 200);
+  ASSERT_GE(plain.body.size(), 1024u);
+  EXPECT_EQ(plain.headers.count("content-encoding"), 0u);
+  EXPECT_EQ(plain.headers["vary"], "Accept-Encoding");
+
+  // curl --compressed sends Accept-Encoding and inflates the body it gets.
+  auto gz = Curl("/api/v1/experiments", "", {"--compressed"});
+  ASSERT_EQ(gz.status, 200);
+  EXPECT_EQ(gz.headers["content-encoding"], "gzip");
+  EXPECT_EQ(gz.headers["vary"], "Accept-Encoding");
+  EXPECT_EQ(gz.body, plain.body);
+  EXPECT_LT(std::stoul(gz.headers["content-length"]), plain.body.size() / 2);
+  EXPECT_NE(gz.headers["etag"], plain.headers["etag"]);  // two codings, two strong tags
+
+  EXPECT_EQ(Curl("/api/v1/experiments", gz.headers["etag"], {"--compressed"}).status, 304);
+  EXPECT_EQ(Curl("/api/v1/experiments", plain.headers["etag"]).status, 304);
+  EXPECT_EQ(Curl("/api/v1/experiments", plain.headers["etag"], {"--compressed"}).status, 200);
 }
 
 TEST_F(WebUiHttpTest, ServesTheUiWithCacheHeadersAndClientRoutes) {

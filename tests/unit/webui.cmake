@@ -1,11 +1,12 @@
 # The web UI and what the master serves it: metric series (LTTB), the
-# experiments list's query, conditional GET, static files, the routes the
+# experiments list's query, conditional GET, gzip of kept answers and the
+# response cache, static files, the routes the
 # pages read; the UI's own unit tests (Vitest) and its end-to-end test in
 # Debian's chromium against a real master, agents and search.
 ring_add_test(webui_server_test LABEL unit
   SOURCES unit/metric_series_test.cc unit/experiment_query_test.cc unit/conditional_get_test.cc
-          unit/static_files_test.cc
-  LIBS ring_master_http)
+          unit/content_encoding_test.cc unit/response_cache_test.cc unit/static_files_test.cc
+  LIBS ring_master_http ZLIB::ZLIB)
 ring_add_test(webui_api_test LABEL unit SOURCES unit/webui_api_test.cc LIBS ring_master_http)
 
 # Real HTTP: ETag/304 on the API, cache headers and the client-route fallback.
