@@ -1,6 +1,6 @@
-# Distributed trials on the master: rendezvous store, its REST routes, rank order.
+# Distributed trials on the master: rendezvous store, MASTER_PORT, its REST routes, rank order.
 ring_add_test(rendezvous_store_test LABEL unit
-  SOURCES unit/rendezvous_store_test.cc LIBS ring_master_core)
+  SOURCES unit/rendezvous_store_test.cc unit/port_registry_test.cc LIBS ring_master_core)
 ring_add_test(rendezvous_api_test LABEL unit
   SOURCES unit/rendezvous_api_test.cc LIBS ring_master_http)
 ring_add_test(experiment_controller_distributed_test LABEL unit
