@@ -57,17 +57,25 @@ function request()
   return wrk.format("POST", nil, headers, body)
 end
 LUA
-measure() {  # connections, path, bearer, [lua] → "requests/s p50_ms p99_ms non2xx"
-  local script=()
-  [ -n "${4:-}" ] && script=(-s "$4")
-  wrk -t2 -c"$1" -d"${seconds}s" --latency "${script[@]}" -H "Authorization: Bearer $3" "$url$2" | bench_wrk_summary
+measure() {  # connections, path, bearer, [lua], [header] → "requests/s p50_ms p99_ms non2xx"
+  local more=()
+  [ -n "${4:-}" ] && more+=(-s "$4")
+  [ -n "${5:-}" ] && more+=(-H "$5")
+  wrk -t2 -c"$1" -d"${seconds}s" --latency "${more[@]}" -H "Authorization: Bearer $3" "$url$2" | bench_wrk_summary
 }
+# The chart GET twice: as a plain HTTP client asks, and with the
+# Accept-Encoding every browser sends (the web UI's own requests).
+chart="/api/v1/trials/$trial/metrics?kind=training&max_points=1000"
+size() { curl -fsS -o /dev/null -w '%{size_download}' -H "Authorization: Bearer $token" "$@" "$url$chart"; }
+chart_bytes="$(size) $(size --compressed)"
 routes=$(mktemp -p "$work")
-for route in "GET /api/v1/trials/$trial/metrics?kind=training&max_points=1000" "POST /api/v1/allocations/$allocation/metrics"; do
+for route in "GET $chart" "GET+gzip $chart" "POST /api/v1/allocations/$allocation/metrics"; do
   for c in 16 64 256; do
     echo "ingest: $route at $c connections" >&2
     if [ "${route%% *}" = GET ]; then
       read -r rps p50 p99 bad < <(measure "$c" "${route#* }" "$token")
+    elif [ "${route%% *}" = GET+gzip ]; then
+      read -r rps p50 p99 bad < <(measure "$c" "${route#* }" "$token" "" "Accept-Encoding: gzip, deflate, br")
     else
       read -r rps p50 p99 bad < <(measure "$c" "${route#* }" "$alloc_token" "$work/post.lua")
     fi
@@ -87,7 +95,7 @@ rows=$(sqlite3 "$work/data/ringmaster.db" \
 echo "ingest: the ceiling, one thread into a SqliteStore" >&2
 ceiling=$("$bin/ingest_bench" ceiling "$work/ceiling.db" "$trials" "$seconds" "$batch" "$metrics")
 
-python3 - "$sent" "$ceiling" "$rows" "$routes" "$trials" "$batch" "$metrics" <<'PY'
+python3 - "$sent" "$ceiling" "$rows" "$routes" "$trials" "$batch" "$metrics" "$chart_bytes" <<'PY'
 import json, sys
 sent, ceiling = json.loads(sys.argv[1]), json.loads(sys.argv[2])
 rows, trials, batch, metrics = int(sys.argv[3]), int(sys.argv[5]), int(sys.argv[6]), int(sys.argv[7])
@@ -109,5 +117,10 @@ for line in open(sys.argv[4]):
     route = route.replace("/trials/" + route.split("/trials/")[-1].split("/")[0], "/trials/{id}", 1) if "/trials/" in route else route
     route = route.split("/allocations/")[0] + "/allocations/{id}/metrics" if "/allocations/" in route else route
     ratio = f"{float(rps) / float(crps):.2f}" if float(crps) > 0 else "n/a"
-    print(f"| `{route}` | {c} | {rps} | {p50} | {p99} | {crps} | {ratio} | {cp99} |")
+    gzip = route.startswith("GET+gzip ")
+    route = "GET " + route[len("GET+gzip "):] if gzip else route
+    route = f"`{route}`" + (", Accept-Encoding: gzip" if gzip else "")
+    print(f"| {route} | {c} | {rps} | {p50} | {p99} | {crps} | {ratio} | {cp99} |")
+plain, gz = map(int, sys.argv[8].split())
+print(f"\nThe chart GET's answer is {plain} bytes, {gz} bytes gzip-compressed ({gz / plain:.2f}×).")
 PY

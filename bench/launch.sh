@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 bin=${BUILD_DIR:-$root/build}/bin
-runs=15
+runs=20
 [ "${1:-}" = "--runs" ] && runs=${2:?--runs needs a number}
 
 . bench/lib.sh
@@ -23,6 +23,26 @@ now() { date +%s.%N; }
 wait_file() {  # path, seconds
   for _ in $(seq 1 $(($2 * 200))); do [ -s "$1" ] && return 0; sleep 0.005; done
   echo "launch: $1 never appeared" >&2
+  return 1
+}
+# Between submissions: wait until the trial or job has left its slot, so that
+# each submission finds the slot free.
+ring_idle() {
+  local _
+  for _ in $(seq 1 600); do
+    curl -fsS -H "Authorization: Bearer $token" "$url/api/v1/agents" | python3 -c '
+import json, sys
+agents = json.load(sys.stdin)["agents"]
+sys.exit(any(s.get("allocation_id") is not None for a in agents for s in a["slots"]))' && return 0
+    sleep 0.05
+  done
+  echo "launch: the agent's slot stayed busy" >&2
+  return 1
+}
+slurm_idle() {
+  local _
+  for _ in $(seq 1 600); do [ -z "$(squeue -h -o %i)" ] && return 0; sleep 0.05; done
+  echo "launch: Slurm's queue did not empty" >&2
   return 1
 }
 
@@ -53,7 +73,8 @@ for i in $(seq 1 "$runs"); do
   for _ in $(seq 1 6000); do compgen -G "$work/times/start.$id.*" >/dev/null && break; sleep 0.005; done
   start=$(cat "$work/times"/start."$id".*)
   echo "$t0 $start" >>"$work/ring-submit.txt"
-  sleep 0.3  # the trial ends and its slot is free again
+  ring_idle
+  sleep 0.1
 done
 
 echo "launch: ringmaster, $runs trials through one slot" >&2
@@ -68,8 +89,13 @@ for f in "$work/times"/start."$reuse_exp".*; do
 done | sort -n >"$work/ring-reuse.txt"
 
 # --- Slurm on this host, as in FACTS: private conf, munge key and socket ---
-slurm_ok=0
-if command -v slurmctld >/dev/null && command -v munged >/dev/null && [ "$(id -u)" = 0 ]; then
+slurm_ok=0 slurm_name=Slurm slurm_why=
+if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! command -v munged >/dev/null; then
+  slurm_why="slurm-wlm or munge is not installed (deploy/install-deps.sh installs them)"
+elif [ "$(id -u)" != 0 ]; then
+  slurm_why="slurmd must run as root"
+else
+  slurm_name="Slurm $(slurmctld -V | awk '{print $2}')"
   s=$work/slurm
   mkdir -p "$s/state" "$s/spool" "$s/munge" "$s/times"
   chmod 0755 "$s/munge"
@@ -119,6 +145,7 @@ CONF
   slurmd -D -N localhost >"$s/slurmd.out" 2>&1 &
   bench_pids+=($!)
   for _ in $(seq 1 100); do sinfo -h -o %T 2>/dev/null | grep -q idle && slurm_ok=1 && break; sleep 0.1; done
+  [ "$slurm_ok" = 1 ] || slurm_why="its node never became idle (see slurmctld.log and slurmd.log)"
 fi
 if [ "$slurm_ok" = 1 ]; then
   job() { sbatch -Q --exclusive -o /dev/null --wrap "date +%s.%N >$s/times/start.$1; date +%s.%N >$s/times/end.$1"; }
@@ -130,7 +157,8 @@ if [ "$slurm_ok" = 1 ]; then
     job "s$i"
     wait_file "$s/times/start.s$i" 30
     echo "$t0 $(cat "$s/times/start.s$i")" >>"$work/slurm-submit.txt"
-    sleep 0.3
+    slurm_idle
+    sleep 0.1
   done
   echo "launch: slurm, $runs jobs through one node" >&2
   for i in $(seq 1 "$runs"); do job "r$i"; done
@@ -138,14 +166,14 @@ if [ "$slurm_ok" = 1 ]; then
   for i in $(seq 1 "$runs"); do echo "$(cat "$s/times/start.r$i") $(cat "$s/times/end.r$i")"; done |
     sort -n >"$work/slurm-reuse.txt"
 else
-  echo "launch: Slurm could not start here (slurm-wlm, munge and root are needed); its rows are empty" >&2
+  echo "launch: Slurm did not run: $slurm_why" >&2
   : >"$work/slurm-submit.txt"
   : >"$work/slurm-reuse.txt"
 fi
 
-python3 - "$work" "$runs" <<'PY'
+python3 - "$work" "$slurm_name" "$slurm_why" <<'PY'
 import statistics, sys
-work, runs = sys.argv[1], int(sys.argv[2])
+work, slurm_name, slurm_why = sys.argv[1:4]
 def pairs(name):
     return [tuple(map(float, l.split())) for l in open(f"{work}/{name}") if l.strip()]
 def submit(name):
@@ -160,14 +188,20 @@ def stats(v):
     return {"median": statistics.median(v), "p90": v[int(0.9 * (len(v) - 1))], "min": v[0], "max": v[-1], "n": len(v)}
 def cell(s, k):
     return f"{s[k] * 1000:.0f}" if s else "n/a"
-print("| what | system | runs | median ms | p90 ms | min ms | max ms | median vs Slurm |")
-print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+def ratio(r, s, k):
+    return f"{r[k] / s[k]:.2f}×" if r and s else "n/a"
+print(f"| what | system | runs | median ms | p90 ms | min ms | max ms | median vs Slurm | p90 vs Slurm |")
+print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
 for what, ring_file, slurm_file, fn in [
     ("submit → process running", "ring-submit.txt", "slurm-submit.txt", submit),
     ("exit → next process in the slot", "ring-reuse.txt", "slurm-reuse.txt", reuse),
 ]:
     r, s = stats(fn(ring_file)), stats(fn(slurm_file))
-    ratio = f"{r['median'] / s['median']:.2f}×" if r and s else "n/a"
-    print(f"| {what} | Ringmaster | {r['n'] if r else 0} | {cell(r, 'median')} | {cell(r, 'p90')} | {cell(r, 'min')} | {cell(r, 'max')} | {ratio} |")
-    print(f"| {what} | Slurm 22.05 | {s['n'] if s else 0} | {cell(s, 'median')} | {cell(s, 'p90')} | {cell(s, 'min')} | {cell(s, 'max')} | 1.00× |")
+    print(f"| {what} | Ringmaster | {r['n'] if r else 0} | {cell(r, 'median')} | {cell(r, 'p90')} | "
+          f"{cell(r, 'min')} | {cell(r, 'max')} | {ratio(r, s, 'median')} | {ratio(r, s, 'p90')} |")
+    if s:
+        print(f"| {what} | {slurm_name} | {s['n']} | {cell(s, 'median')} | {cell(s, 'p90')} | "
+              f"{cell(s, 'min')} | {cell(s, 'max')} | 1.00× | 1.00× |")
+    else:
+        print(f"| {what} | {slurm_name} | 0 | not run: {slurm_why} | | | | | |")
 PY

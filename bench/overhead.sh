@@ -5,7 +5,10 @@
 # Both are timed around the process the same way: the time from just before
 # the binary starts to just after it exits. Under the master the trial also
 # reports its metrics, registers its final checkpoint and completes its
-# searcher operation, which is the platform's cost.
+# searcher operation, which is the platform's cost. The process's CPU time
+# (user + system, from the shell's `times`) is reported beside the wall time:
+# it tells work the platform adds inside the process from time lost to other
+# load on the machine, which moves the wall time of both runs by more than 2%.
 #   bench/overhead.sh [--batches N] [--rounds N]      (BUILD_DIR, default build/)
 # Prints a Markdown table on stdout; progress on stderr.
 set -euo pipefail
@@ -37,7 +40,9 @@ cat >"$work/model/run.sh" <<SH
 t0=\$(date +%s.%N)
 sh launch.sh "\$@"
 rc=\$?
-echo "\$t0 \$(date +%s.%N) \$RING_TRIAL_SEED" >"$work/times/ring.\$RING_EXPERIMENT_ID"
+t1=\$(date +%s.%N)
+times >"$work/times/cpu.\$RING_EXPERIMENT_ID"  # not in a pipe: a subshell has no children
+echo "\$t0 \$t1 \$(tail -1 "$work/times/cpu.\$RING_EXPERIMENT_ID") \$RING_TRIAL_SEED" >"$work/times/ring.\$RING_EXPERIMENT_ID"
 exit \$rc
 SH
 model=$(tar -C "$work/model" -czf - . | base64 -w0)
@@ -53,8 +58,8 @@ for round in $(seq 1 "$rounds"); do
   id=$(bench_submit "$work/create.json")
   for _ in $(seq 1 6000); do [ -s "$work/times/ring.$id" ] && break; sleep 0.05; done
   [ -s "$work/times/ring.$id" ] || { echo "overhead: the trial of experiment $id did not end" >&2; tail "$work"/agent-*.log >&2; exit 1; }
-  read -r t0 t1 seed <"$work/times/ring.$id"
-  echo "$t0 $t1" >>"$work/ring.txt"
+  read -r t0 t1 user sys seed <"$work/times/ring.$id"
+  echo "$t0 $t1 $user $sys" >>"$work/ring.txt"
   state=
   for _ in $(seq 1 100); do
     state=$(curl -fsS -H "Authorization: Bearer $token" "$url/api/v1/experiments/$id" |
@@ -66,21 +71,35 @@ for round in $(seq 1 "$rounds"); do
   # The same trial seed, so both runs compute the same steps (the seed alone
   # moves this run's time by about 5%).
   echo "overhead: round $round, bare (seed $seed)" >&2
-  t0=$(date +%s.%N)
-  (cd "$work" && OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 "$bin/digits_trial" --hparams hparams.json \
-    --batches "$batches" --seed "$seed" >"$work/bare.$round.log" 2>&1)
-  echo "$t0 $(date +%s.%N)" >>"$work/bare.txt"
+  (
+    cd "$work"
+    t0=$(date +%s.%N)
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 "$bin/digits_trial" --hparams hparams.json \
+      --batches "$batches" --seed "$seed" >"$work/bare.$round.log" 2>&1
+    t1=$(date +%s.%N)
+    times >"$work/times/cpu.bare"
+    echo "$t0 $t1 $(tail -1 "$work/times/cpu.bare")" >>"$work/bare.txt"
+  )
 done
 
 python3 - "$work" "$batches" <<'PY'
-import statistics, sys
+import re, statistics, sys
 work, batches = sys.argv[1], int(sys.argv[2])
-def times(name):
-    return [b - a for a, b in (map(float, l.split()) for l in open(f"{work}/{name}") if l.strip())]
-bare, ring = times("bare.txt"), times("ring.txt")
-mb, mr = statistics.median(bare), statistics.median(ring)
-print(f"| run | rounds | batches | median s | min s | max s | vs bare |")
-print(f"| --- | --- | --- | --- | --- | --- | --- |")
-print(f"| bare (local mode) | {len(bare)} | {batches} | {mb:.2f} | {min(bare):.2f} | {max(bare):.2f} | 1.000× |")
-print(f"| under Ringmaster | {len(ring)} | {batches} | {mr:.2f} | {min(ring):.2f} | {max(ring):.2f} | {mr / mb:.3f}× |")
+def seconds(text):  # the shell's times: 0m3.120000s
+    m, s = re.fullmatch(r"(\d+)m([\d.]+)s", text).groups()
+    return 60 * int(m) + float(s)
+def runs(name):  # [(wall, cpu)]
+    rows = [l.split() for l in open(f"{work}/{name}") if l.strip()]
+    return [(float(t1) - float(t0), seconds(user) + seconds(sys)) for t0, t1, user, sys in rows]
+bare, ring = runs("bare.txt"), runs("ring.txt")
+def summary(rows, col):
+    v = [r[col] for r in rows]
+    return statistics.median(v), min(v), max(v)
+(bw, bmin, bmax), (rw, rmin, rmax) = summary(bare, 0), summary(ring, 0)
+bc, rc = summary(bare, 1)[0], summary(ring, 1)[0]
+print("| run | rounds | batches | median wall s | min s | max s | wall vs bare | median CPU s | CPU vs bare |")
+print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+print(f"| bare (local mode) | {len(bare)} | {batches} | {bw:.2f} | {bmin:.2f} | {bmax:.2f} | 1.000× | {bc:.2f} | 1.000× |")
+print(f"| under Ringmaster | {len(ring)} | {batches} | {rw:.2f} | {rmin:.2f} | {rmax:.2f} | {rw / bw:.3f}× | "
+      f"{rc:.2f} | {rc / bc:.3f}× |")
 PY

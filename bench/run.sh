@@ -72,10 +72,11 @@ ms at 256 connections.
 ## Launch latency
 
 Command: \`bench/launch.sh\` (part of the above). A master and one agent with
-one CPU slot, warmed by a first trial. First, 15 experiments are submitted one
-at a time: the time from just before the POST to the moment the trial's
-process wrote its first line. Then one experiment of 15 trials goes through
-the single slot: the time from a trial's last line to the next trial's first.
+one CPU slot, warmed by a first trial. First, 20 experiments are submitted one
+at a time, each once the slot is free again: the time from just before the
+POST to the moment the trial's process wrote its first line. Then one
+experiment of 20 trials goes through the single slot: the time from a trial's
+last line to the next trial's first.
 Slurm 22.05 from Debian runs on the same host in the same run (slurmctld and
 slurmd on loopback, \`SchedulerParameters=batch_sched_delay=0,sched_min_interval=0\`,
 an \`Epilog\`, exclusive jobs through one node), timed the same way from
@@ -91,7 +92,11 @@ agent, next to the same binary run bare in local mode, alternating, three
 times each. Both are timed the same way around the process: from just before
 the binary starts to just after it exits. Under the master the process also
 reports its metrics, checkpoints at the end and completes its searcher
-operation; the launch itself is in the table above. The goal is at most 1.02×.
+operation; the launch itself is in the table above. Beside the wall time, the
+CPU time of the process and its children (user + system, from the shell's
+\`times\`): other load on the machine moves the wall time of both runs, while
+the CPU time shows the work the platform adds to the process. The goal is at
+most 1.02×.
 
 $overhead
 
