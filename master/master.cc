@@ -41,6 +41,9 @@ struct Master::Parts {
   std::unique_ptr<Retention> retention;  // before its thread, which is joined first
   net::thread_pool slow_work{1};         // password hashing
   net::thread_pool maintenance{1};       // retention passes
+  // Metric reports: a caller waits here for its group commit, so the reports
+  // of up to this many requests share one.
+  net::thread_pool metric_writes{16};
   Router router;
   std::unique_ptr<ApiContext> api;
   std::unique_ptr<AgentWsAcceptor> agents;
@@ -148,6 +151,7 @@ Status Master::Run() {
   p.retention = std::make_unique<Retention>(*p.store, config_.retention);
   p.api->retention = p.retention.get();
   p.api->maintenance = &p.maintenance;
+  p.api->metric_writes = &p.metric_writes;
   RegisterAllRoutes(p.router, *p.api);
   p.router.SetObserver([&p](const std::string& method, const std::string& route, int status, double seconds) {
     p.metrics.ObserveRequest(method, route, status, seconds);

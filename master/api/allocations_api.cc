@@ -7,12 +7,14 @@ namespace ring {
 
 void RegisterAllocationRoutes(Router& router, ApiContext& ctx) {
   UseAllocationTokens(router, ctx);
-  router.AddSync("POST", "/api/v1/allocations/{id}/metrics", Access::kAllocation, [&ctx](ApiRequest& req) {
-    auto body = ParseJsonBody(req);
-    if (!body.ok()) return ApiResponse::Error(body.status());
-    auto stored = ctx.controller.ReportMetrics(req.params[0], req.BearerToken(), *body);
-    if (!stored.ok()) return ApiResponse::Error(stored.status());
-    return ApiResponse::Json({{"stored", *stored}});
+  router.Add("POST", "/api/v1/allocations/{id}/metrics", Access::kAllocation, [&ctx](ApiRequest& req) {
+    return OffNetworkThread(ctx.metric_writes, [&ctx, &req] {
+      auto body = ParseJsonBody(req);
+      if (!body.ok()) return ApiResponse::Error(body.status());
+      auto stored = ctx.controller.ReportMetrics(req.params[0], req.BearerToken(), *body);
+      if (!stored.ok()) return ApiResponse::Error(stored.status());
+      return ApiResponse::Json({{"stored", *stored}});
+    });
   });
   router.AddSync("GET", "/api/v1/allocations/{id}/model_definition", Access::kAllocation,
                  [&ctx](ApiRequest& req) {

@@ -38,6 +38,9 @@ struct ApiContext {
   // null); null `retention` answers 503.
   Retention* retention = nullptr;
   boost::asio::thread_pool* maintenance = nullptr;
+  // Where POST /allocations/{id}/metrics waits for its commit (SqliteStore's
+  // group commit), off the network threads; null runs it in place.
+  boost::asio::thread_pool* metric_writes = nullptr;
 };
 
 void RegisterExperimentRoutes(Router& router, ApiContext& ctx);

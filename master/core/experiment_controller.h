@@ -200,6 +200,11 @@ class ExperimentController {
   void FinishExperimentIfDoneLocked(int64_t experiment_id);
   Status TransitionExperimentLocked(ExperimentRecord& exp, RunState to);
   void UpdateBestLocked(TrialRecord& trial, const ExperimentConfig& config, double value);
+  // After AddMetrics (which raised the trial's total batches): the
+  // experiment's progress, the trial's and the experiment's best validation,
+  // each written only if it moved.
+  Status RecordProgressLocked(int64_t trial_id, int64_t experiment_id,
+                              const std::vector<MetricReport>& reports);
   nlohmann::json CheckpointStorageLocked(const ExperimentConfig& config) const;
   // Asks the trial to checkpoint and exit; killed after preemption_timeout.
   // `reason` is "paused" (the trial waits for activate) or "preempted" (it

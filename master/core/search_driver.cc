@@ -3,6 +3,7 @@
 // decisions create are written with its new snapshot in one transaction, and
 // only then acted on: queue allocations for operations, complete closed
 // trials that are not running. Everything here runs with mu_ held.
+#include <cmath>
 #include <random>
 
 #include <spdlog/spdlog.h>
@@ -10,6 +11,11 @@
 #include "master/core/experiment_controller.h"
 
 namespace ring {
+namespace {
+
+constexpr double kProgressStep = 0.001;  // an experiment's progress is written in these steps
+
+}  // namespace
 
 ExperimentSearch* ExperimentController::SearchLocked(int64_t experiment_id) {
   if (auto it = searches_.find(experiment_id); it != searches_.end()) return &it->second;
@@ -199,6 +205,9 @@ void ExperimentController::UpdateProgressLocked(int64_t experiment_id) {
   for (const auto& t : *trials)
     if (t.request_id) trained[*t.request_id] = t.total_batches;
   const double progress = std::clamp(it->second.searcher.Progress(trained), 0.0, 1.0);
+  // Written in steps of 0.1% (and at 0 and 1): each report batch nudges it,
+  // and each write is a commit.
+  if (std::abs(progress - exp->progress) < kProgressStep && progress != 0.0 && progress != 1.0) return;
   if (progress == exp->progress) return;
   exp->progress = progress;
   if (Status s = store_.UpdateExperiment(*exp); !s.ok())

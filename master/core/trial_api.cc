@@ -1,5 +1,6 @@
 // ExperimentController: calls of trial processes, authorised by their
 // allocation token — metric reports and the model definition download.
+#include <algorithm>
 #include <cmath>
 
 #include <spdlog/spdlog.h>
@@ -77,44 +78,65 @@ void ExperimentController::UpdateBestLocked(TrialRecord& trial, const Experiment
 
 Result<int64_t> ExperimentController::ReportMetrics(const std::string& allocation_id,
                                                     const std::string& token, const nlohmann::json& body) {
-  std::lock_guard lock(mu_);
-  auto alloc = AuthorizeLocked(allocation_id, token);
-  if (!alloc.ok()) return alloc.status();
-  LiveAllocation& live = **alloc;
+  int64_t trial_id = 0, experiment_id = 0;
+  {
+    std::lock_guard lock(mu_);
+    auto alloc = AuthorizeLocked(allocation_id, token);
+    if (!alloc.ok()) return alloc.status();
+    trial_id = (*alloc)->record.trial_id;
+    experiment_id = (*alloc)->experiment_id;
+  }
   std::vector<MetricReport> reports;
-  if (Status s = ParseReports(body, live.record.trial_id, allocation_id, reports); !s.ok()) return s;
+  if (Status s = ParseReports(body, trial_id, allocation_id, reports); !s.ok()) return s;
+  // Stored outside the controller's lock: the commit waits for the disk, and
+  // scheduling, heartbeats and other routes need not wait with it. A report
+  // authorized just before its allocation ended is still stored, as it would
+  // have been had it arrived a moment earlier.
   auto stored = store_.AddMetrics(reports);
   if (!stored.ok()) return stored.status();
+  std::lock_guard lock(mu_);
+  if (Status s = RecordProgressLocked(trial_id, experiment_id, reports); !s.ok()) return s;
+  return stored;
+}
 
-  auto trial = store_.GetTrial(live.record.trial_id);
-  const ExperimentConfig* config = ConfigLocked(live.experiment_id);
-  if (!trial.ok() || !config) return stored;
-  const auto before = std::make_tuple(trial->total_batches, trial->best_validation);
+Status ExperimentController::RecordProgressLocked(int64_t trial_id, int64_t experiment_id,
+                                                  const std::vector<MetricReport>& reports) {
+  int64_t trained = -1;
+  bool validated = false;
   for (const auto& r : reports) {
-    if (r.kind == "training") trial->total_batches = std::max(trial->total_batches, r.batches);
+    if (r.kind == "training") trained = std::max(trained, r.batches);
+    validated |= r.kind == "validation";
+  }
+  auto trial = store_.GetTrial(trial_id);
+  const ExperimentConfig* config = ConfigLocked(experiment_id);
+  if (!trial.ok() || !config) return Status::Ok();
+  // AddMetrics raised the trial's total batches; the experiment's progress
+  // moves with them (a later report's call does it if that one went further).
+  if (trained >= 0 && trial->total_batches == trained) UpdateProgressLocked(experiment_id);
+  if (!validated) return Status::Ok();
+
+  const auto before = trial->best_validation;
+  for (const auto& r : reports) {
     if (r.kind != "validation") continue;
     auto metrics = nlohmann::json::parse(r.metrics_json);
     auto v = metrics.find(config->searcher.metric);
     if (v != metrics.end() && v->is_number() && std::isfinite(v->get<double>()))
       UpdateBestLocked(*trial, *config, v->get<double>());
   }
-  if (before == std::make_tuple(trial->total_batches, trial->best_validation)) return stored;
+  if (trial->best_validation == before) return Status::Ok();
   if (Status s = store_.UpdateTrial(*trial); !s.ok()) return s;
 
-  UpdateProgressLocked(live.experiment_id);
-  auto exp = store_.GetExperiment(live.experiment_id);
-  if (!exp.ok()) return stored;
-  if (trial->best_validation) {
-    const bool smaller = config->searcher.smaller_is_better;
-    const double v = *trial->best_validation;
-    if (!exp->best_validation || (smaller ? v < *exp->best_validation : v > *exp->best_validation) ||
-        exp->best_trial_id == trial->id) {
-      exp->best_validation = v;
-      exp->best_trial_id = trial->id;
-    }
-  }
-  if (Status s = store_.UpdateExperiment(*exp); !s.ok()) return s;
-  return stored;
+  auto exp = store_.GetExperiment(experiment_id);
+  if (!exp.ok()) return Status::Ok();
+  const bool smaller = config->searcher.smaller_is_better;
+  const double v = *trial->best_validation;
+  // Written only when the experiment's best moves (or its best trial's own best does).
+  if (exp->best_validation && !(smaller ? v < *exp->best_validation : v > *exp->best_validation) &&
+      !(exp->best_trial_id == trial->id && v != *exp->best_validation))
+    return Status::Ok();
+  exp->best_validation = v;
+  exp->best_trial_id = trial->id;
+  return store_.UpdateExperiment(*exp);
 }
 
 Result<std::string> ExperimentController::ModelDefinition(const std::string& allocation_id,

@@ -2,6 +2,7 @@
 // constraint of migrations/0001_initial.sql and its error code in SqliteStore.
 #include "master/store/memory_store.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "master/store/store_util.h"
@@ -140,7 +141,7 @@ Status MemoryStore::UpdateTrial(const TrialRecord& t) {
   TrialRecord& r = it->second;
   r.state = t.state;
   r.restarts = t.restarts;
-  r.total_batches = t.total_batches;
+  r.total_batches = std::max(r.total_batches, t.total_batches);
   r.best_validation = StoredReal(t.best_validation);
   r.latest_checkpoint = t.latest_checkpoint;
   r.ended_at = EndedAt(IsTerminal(t.state), t.ended_at, r.ended_at, NowRfc3339());

@@ -20,11 +20,18 @@ Result<int64_t> MemoryStore::AddMetrics(const std::vector<MetricReport>& reports
   }
   const std::string now = NowRfc3339();
   int64_t added = 0;
+  bool raised = false;
   for (const MetricReport& r : reports) {
     MetricReport stored = r;
     stored.reported_at = now;
     if (metrics_.try_emplace(MetricKey{r.trial_id, r.kind, r.batches}, std::move(stored)).second) ++added;
+    int64_t& total = trials_.at(r.trial_id).total_batches;
+    if (r.kind == "training" && r.batches > total) {
+      total = r.batches;
+      raised = true;
+    }
   }
+  if (raised) experiments_generation_.fetch_add(1, std::memory_order_acq_rel);
   return added;
 }
 

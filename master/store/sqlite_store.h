@@ -3,7 +3,10 @@
 // busy timeout 5 s), schema brought up to date by the migrator on Open. It owns
 // one connection and its prepared-statement cache, both guarded by `mu_`, so any
 // thread may call it; every call runs to completion (and commits) before it
-// returns. Callers keep it off the network event loop.
+// returns. Callers keep it off the network event loop. AddMetrics calls that
+// arrive while another commits wait and go in the next transaction together,
+// one fsync for all of them (group commit).
+#include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -87,9 +90,19 @@ class SqliteStore final : public Store {
   SqliteStore(std::unique_ptr<SqliteDb> db, int schema_version);
   Result<int64_t> InsertTrialLocked(const TrialRecord& t);  // mu_ held
 
+  // Group commit of AddMetrics (sqlite_store_events.cc).
+  struct MetricWrite;
+  void CommitMetricGroup(const std::vector<MetricWrite*>& group);  // takes mu_
+  Result<int64_t> InsertMetricsLocked(const std::vector<MetricReport>& reports, const std::string& now,
+                                      bool& raised_trial);
+
   std::mutex mu_;  // guards db_ (the connection and its statement cache)
   std::unique_ptr<SqliteDb> db_;
   const int schema_version_;
+  std::mutex group_mu_;  // guards the two below
+  std::condition_variable group_cv_;
+  std::vector<MetricWrite*> group_waiting_;  // writes for the next commit
+  bool group_committing_ = false;            // a caller is committing a group
 };
 
 }  // namespace ring

@@ -1,4 +1,7 @@
-// SqliteStore: the metrics, logs and agents tables.
+// SqliteStore: the metrics (with their group commit), logs and agents tables.
+#include <algorithm>
+#include <exception>
+#include <map>
 #include <utility>
 
 #include "master/store/sqlite_db.h"
@@ -6,14 +9,82 @@
 #include "master/store/store_util.h"
 
 namespace ring {
+// One AddMetrics call waiting for its commit.
+struct SqliteStore::MetricWrite {
+  const std::vector<MetricReport>* reports;
+  Result<int64_t> result = int64_t{0};
+  bool raised_trial = false;
+  bool done = false;
+};
+
+// Group commit: a caller whose reports find no commit under way commits
+// them, with those of every caller that arrived meanwhile, in one
+// transaction; the callers that arrive during that commit wait, and the
+// first of them to wake commits the next group. Each caller's reports are in
+// a savepoint of their own, so one caller's bad report fails that caller alone.
 Result<int64_t> SqliteStore::AddMetrics(const std::vector<MetricReport>& reports) {
   const WriteNotice changes(metrics_generation_);
   if (reports.empty()) return int64_t{0};
+  MetricWrite mine{&reports};
+  std::vector<MetricWrite*> group;
+  {
+    std::unique_lock lock(group_mu_);
+    group_waiting_.push_back(&mine);
+    group_cv_.wait(lock, [&] { return mine.done || !group_committing_; });
+    if (mine.done) {
+      if (mine.raised_trial) experiments_generation_.fetch_add(1, std::memory_order_acq_rel);
+      return std::move(mine.result);
+    }
+    group_committing_ = true;
+    group.swap(group_waiting_);
+  }
+  try {
+    CommitMetricGroup(group);
+  } catch (const std::exception& e) {  // never leave the waiting callers without an answer
+    for (MetricWrite* w : group) w->result = Internal(std::string("add metrics: ") + e.what());
+  }
+  {
+    std::lock_guard lock(group_mu_);
+    for (MetricWrite* w : group) w->done = true;
+    group_committing_ = false;
+  }
+  group_cv_.notify_all();
+  if (mine.raised_trial) experiments_generation_.fetch_add(1, std::memory_order_acq_rel);
+  return std::move(mine.result);
+}
+
+void SqliteStore::CommitMetricGroup(const std::vector<MetricWrite*>& group) {
   std::lock_guard lock(mu_);
   SqliteTransaction tx(*db_);
-  if (!tx.status().ok()) return tx.status();
+  if (!tx.status().ok()) {
+    for (MetricWrite* w : group) w->result = tx.status();
+    return;
+  }
   const std::string now = NowRfc3339();
+  for (MetricWrite* w : group) {
+    if (Status s = db_->Exec("SAVEPOINT metric_write", "add metrics"); !s.ok()) {
+      w->result = s;
+      continue;
+    }
+    w->result = InsertMetricsLocked(*w->reports, now, w->raised_trial);
+    if (!w->result.ok()) {
+      w->raised_trial = false;
+      (void)db_->Exec("ROLLBACK TO metric_write", "add metrics");
+    }
+    (void)db_->Exec("RELEASE metric_write", "add metrics");
+  }
+  if (Status s = tx.Commit(); !s.ok()) {
+    for (MetricWrite* w : group) {
+      if (w->result.ok()) w->result = s;  // nothing of the group is stored
+      w->raised_trial = false;
+    }
+  }
+}
+
+Result<int64_t> SqliteStore::InsertMetricsLocked(const std::vector<MetricReport>& reports,
+                                                 const std::string& now, bool& raised_trial) {
   int64_t added = 0;
+  std::map<int64_t, int64_t> trained;  // trial → its largest training report here
   for (const MetricReport& r : reports) {
     Result<Stmt> insert = db_->Prepare(
         "INSERT INTO metrics (trial_id, kind, batches, metrics, allocation_id, reported_at) "
@@ -26,8 +97,17 @@ Result<int64_t> SqliteStore::AddMetrics(const std::vector<MetricReport>& reports
                                 " at batch " + std::to_string(r.batches));
     }
     added += db_->Changes();
+    if (r.kind == "training") trained[r.trial_id] = std::max(trained[r.trial_id], r.batches);
   }
-  if (Status s = tx.Commit(); !s.ok()) return s;
+  for (const auto& [trial_id, batches] : trained) {
+    Result<Stmt> raise =
+        db_->Prepare("UPDATE trials SET total_batches = ?2 WHERE id = ?1 AND total_batches < ?2");
+    if (!raise.ok()) return raise.status();
+    raise->Bind(1, trial_id).Bind(2, batches);
+    if (Status s = raise->Run(); !s.ok())
+      return WithContext(s, "raise the total batches of trial " + std::to_string(trial_id));
+    raised_trial |= db_->Changes() > 0;
+  }
   return added;
 }
 

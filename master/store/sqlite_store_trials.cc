@@ -118,8 +118,9 @@ Status SqliteStore::UpdateTrial(const TrialRecord& t) {
   const WriteNotice changes(experiments_generation_);
   std::lock_guard lock(mu_);
   Result<Stmt> update = db_->Prepare(
-      "UPDATE trials SET state = ?2, restarts = ?3, total_batches = ?4, best_validation = ?5, "
-      "latest_checkpoint = ?6, ended_at = COALESCE(?7, CASE WHEN ?8 THEN COALESCE(ended_at, ?9) END) "
+      "UPDATE trials SET state = ?2, restarts = ?3, total_batches = MAX(total_batches, ?4), "
+      "best_validation = ?5, latest_checkpoint = ?6, ended_at = COALESCE(?7, CASE WHEN ?8 THEN "
+      "COALESCE(ended_at, ?9) END) "
       "WHERE id = ?1");
   if (!update.ok()) return update.status();
   update->Bind(1, t.id).Bind(2, ToString(t.state)).Bind(3, t.restarts).Bind(4, t.total_batches);

@@ -163,6 +163,8 @@ class Store {
   virtual Result<int64_t> CreateTrial(const TrialRecord& t) = 0;
   virtual Result<TrialRecord> GetTrial(int64_t id) = 0;
   virtual Result<std::vector<TrialRecord>> ListTrials(int64_t experiment_id) = 0;
+  // total_batches never goes down: a lower value than the stored one (read
+  // before AddMetrics raised it) keeps the stored one.
   virtual Status UpdateTrial(const TrialRecord& t) = 0;
 
   // Allocations.
@@ -175,6 +177,9 @@ class Store {
 
   // Metrics. A report whose (trial, kind, batches) is already stored is ignored,
   // so retried reports are idempotent. Returns how many were newly stored.
+  // All of them or none; in the same transaction the trial's total_batches
+  // rises to its largest training report. Calls from several threads at once
+  // may share one commit (SqliteStore's group commit), each with its own result.
   virtual Result<int64_t> AddMetrics(const std::vector<MetricReport>& reports) = 0;
   virtual Result<std::vector<MetricReport>> GetMetrics(int64_t trial_id, const std::string& kind) = 0;
 

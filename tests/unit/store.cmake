@@ -9,3 +9,4 @@ ring_add_test(store_checkpoints_test LABEL unit SOURCES unit/store_checkpoints_t
 ring_add_test(store_searcher_test LABEL unit SOURCES unit/store_searcher_test.cc LIBS ring_master_store)
 ring_add_test(store_scheduling_test LABEL unit SOURCES unit/store_scheduling_test.cc LIBS ring_master_store)
 ring_add_test(store_users_test LABEL unit SOURCES unit/store_users_test.cc LIBS ring_master_store)
+ring_add_test(store_metrics_test LABEL unit SOURCES unit/store_metrics_test.cc LIBS ring_master_store)
