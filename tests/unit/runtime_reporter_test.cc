@@ -1,4 +1,4 @@
-// MetricsReporter: batching, retries, idempotent resends and flush, against a
+// MetricsReporter: batching (and lingering for a batch), retries, idempotent resends and flush, against a
 // fake sink that fails a given number of times before it acknowledges.
 #include <gtest/gtest.h>
 
@@ -107,6 +107,26 @@ TEST(RuntimeReporterTest, CoalescesWhatQueuedWhileARequestWasInFlight) {
   EXPECT_EQ(state->attempts[1].size(), 500u);
   EXPECT_EQ(state->attempts[2].size(), 500u);
   EXPECT_EQ(state->attempts[3].size(), 200u);
+}
+
+TEST(RuntimeReporterTest, LingersForMoreReportsUntilAFullBatchOrAFlush) {
+  auto state = std::make_shared<FakeSinkState>();
+  ReporterOptions options = FastOptions();
+  options.linger = 1h;  // nothing but a full batch or a flush sends
+  options.max_batch = 10;
+  MetricsReporter reporter(std::make_unique<FakeSink>(state), options);
+  for (int i = 0; i < 3; ++i) reporter.enqueue(Report(i));
+  std::this_thread::sleep_for(50ms);
+  EXPECT_EQ(reporter.stats().requests, 0u);  // still lingering
+  for (int i = 3; i < 25; ++i) reporter.enqueue(Report(i));
+  WaitForCall(*state, 2);  // two full batches went without a flush
+  ASSERT_TRUE(reporter.flush(5s));
+  std::lock_guard lock(state->mutex);
+  ASSERT_EQ(state->attempts.size(), 3u);
+  EXPECT_EQ(state->attempts[0].size(), 10u);
+  EXPECT_EQ(state->attempts[1].size(), 10u);
+  EXPECT_EQ(state->attempts[2].size(), 5u);
+  EXPECT_EQ(state->acknowledged.size(), 25u);
 }
 
 TEST(RuntimeReporterTest, RetriesTransientFailuresWithoutLosingOrResendingAcknowledged) {

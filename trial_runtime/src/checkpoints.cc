@@ -128,7 +128,17 @@ std::string Checkpoints::save(int64_t batches, const Writer& writer, const nlohm
     storage_->Abort(uuid);
     throw;
   }
-  if (api_) Register(uuid, batches, files, meta);
+  if (api_) {
+    // A run resumed from this checkpoint does not report the steps before it
+    // again, so their metrics are stored before it can be resumed from.
+    try {
+      if (settle_reports_) settle_reports_();
+    } catch (...) {  // the master takes no more from this run: never registered
+      storage_->Remove(uuid);
+      throw;
+    }
+    Register(uuid, batches, files, meta);
+  }
   last_saved_ = batches;
   return uuid;
 }

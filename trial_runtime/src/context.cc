@@ -209,15 +209,8 @@ void Context::AttachValidationsAndSearcher(State& s, const Environment& env) {
                           << std::endl;
     Report(*state, MetricKind::kValidation, batches, {{name, metric}});
   };
-  setup.settle_reports = [state] {
-    if (!state->reporter) return;
-    const bool all = state->reporter->flush(state->retry_for + std::chrono::seconds(60));
-    ThrowIfReportsCannotArrive(*state);
-    if (!all)
-      *state->diagnostics << "[ring.trial] not every metric report was acknowledged before the searcher"
-                             " completion"
-                          << std::endl;
-  };
+  setup.settle_reports = [state] { SettleReports(*state, "the searcher completion"); };
+  s.checkpoints->settle_reports_ = [state] { SettleReports(*state, "the checkpoint"); };
   s.searcher = std::make_unique<Searcher>(std::move(setup));
 }
 
@@ -295,6 +288,14 @@ void Context::report_validation_metrics(int64_t batches, const std::map<std::str
 
 void Context::report(MetricKind kind, int64_t batches, const std::map<std::string, double>& metrics) {
   Report(*state_, kind, batches, metrics);
+}
+
+void Context::SettleReports(State& s, const char* before) {
+  if (!s.reporter) return;
+  const bool all = s.reporter->flush(s.retry_for + std::chrono::seconds(60));
+  ThrowIfReportsCannotArrive(s);
+  if (!all)
+    *s.diagnostics << "[ring.trial] not every metric report was acknowledged before " << before << std::endl;
 }
 
 void Context::ThrowIfReportsCannotArrive(const State& s) {

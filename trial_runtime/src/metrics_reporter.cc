@@ -55,7 +55,10 @@ void MetricsReporter::enqueue(MetricReport report) {
 bool MetricsReporter::flush(std::chrono::milliseconds timeout) {
   std::unique_lock lock(mutex_);
   const uint64_t target = enqueued_;
+  ++flushing_;
+  changed_.notify_all();  // a lingering sender sends now
   bool done = changed_.wait_for(lock, timeout, [&] { return settled_ >= target; });
+  --flushing_;
   return done && (first_drop_ == 0 || first_drop_ > target);
 }
 
@@ -82,13 +85,16 @@ void MetricsReporter::warn(const std::string& message) {
   }
 }
 
-// Sender thread: takes what is queued, sends it until it is settled, repeats.
+// Sender thread: takes what is queued (after lingering for more), sends it
+// until it is settled, repeats.
 void MetricsReporter::run() {
   std::vector<MetricReport> batch;
   for (;;) {
     {
       std::unique_lock lock(mutex_);
       changed_.wait(lock, [&] { return !queue_.empty() || stopping_; });
+      changed_.wait_for(lock, options_.linger,
+                        [&] { return stopping_ || flushing_ > 0 || queue_.size() >= options_.max_batch; });
       if (queue_.empty() || abandon_) return;
       size_t n = std::min(queue_.size(), options_.max_batch);
       batch.assign(std::make_move_iterator(queue_.begin()), std::make_move_iterator(queue_.begin() + n));

@@ -49,7 +49,11 @@ struct GradientReducer::Worker {
       pending[k] = buckets[k].last - buckets[k].first + 1;
       if (!buckets[k].in_place && !single) fused[k].resize(buckets[k].elements);
     }
-    thread = std::thread([this] { run(); });
+    // One rank has nothing to reduce: its buckets are done once ready, on the
+    // training thread, with no hand-off to a thread that would do nothing (a
+    // futex wake each way per bucket and step, which cost up to 5% of a
+    // single-rank trial's time).
+    if (!single) thread = std::thread([this] { run(); });
   }
 
   ~Worker() {
@@ -58,7 +62,7 @@ struct GradientReducer::Worker {
       stopping = true;
     }
     cv.notify_all();
-    thread.join();
+    if (thread.joinable()) thread.join();
   }
 
   // The background thread: buckets in order, each once all its parameters are ready.
@@ -131,7 +135,7 @@ struct GradientReducer::Worker {
   std::string failure;          // the first allreduce failure; the reducer is unusable after it
   bool stopping = false;
   ReducerStats current, last, total;
-  std::thread thread;  // last: started once everything above exists
+  std::thread thread;  // last: started once everything above exists (none for one rank)
 };
 
 GradientReducer::GradientReducer(ProcessGroup& group, std::vector<std::span<float>> gradients,
@@ -155,7 +159,11 @@ void GradientReducer::mark_ready(size_t index) {
         "gradient reducer: parameter " + std::to_string(index) +
         " was already marked ready in this iteration (call wait() before marking it again)");
   w.ready[index] = true;
-  if (--w.pending[w.bucket_of[index]] == 0) w.cv.notify_all();
+  if (--w.pending[w.bucket_of[index]] != 0) return;
+  if (w.single)
+    ++w.done;  // in any order: nothing waits for a bucket but wait(), for all of them
+  else
+    w.cv.notify_all();
 }
 
 void GradientReducer::wait() {

@@ -100,7 +100,7 @@ class Checkpoints {
   bool due(int64_t batches) const;
 
  private:
-  friend class Context;  // attaches the validation clock (min_validation_period)
+  friend class Context;  // attaches the validation clock and settle_reports_
 
   CheckpointInfo FetchRecord(const std::string& uuid, const std::filesystem::path& dir);
   CheckpointInfo Verify(CheckpointInfo info);  // checks info.files in info.path
@@ -114,6 +114,9 @@ class Checkpoints {
   int64_t last_saved_ = 0;
   // Recorded in and restored from the metadata when min_validation_period is set.
   std::shared_ptr<detail::ValidationClock> validations_;
+  // Waits until the metric reports made so far are acknowledged (the chief's
+  // reporter); called before a checkpoint is registered.
+  std::function<void()> settle_reports_;
 };
 
 // SHA-256 of a file's content, lower-case hex. Throws CheckpointError when

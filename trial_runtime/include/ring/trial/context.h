@@ -189,6 +189,9 @@ class Context {
   static void Report(State& s, MetricKind kind, int64_t batches,
                      const std::map<std::string, double>& metrics);
   static void ThrowIfReportsCannotArrive(const State& s);
+  // Flushes the chief's reports before `before` (a searcher completion, a
+  // checkpoint's registration); throws as ThrowIfReportsCannotArrive.
+  static void SettleReports(State& s, const char* before);
   static void AttachValidationsAndSearcher(State& s, const Environment& env);
 
   std::unique_ptr<State> state_;

@@ -21,8 +21,12 @@
 namespace ring::trial {
 
 struct ReporterOptions {
-  size_t max_queue = 10000;                          // reports waiting to be sent
-  size_t max_batch = 500;                            // reports per request
+  size_t max_queue = 10000;  // reports waiting to be sent
+  size_t max_batch = 500;    // reports per request
+  // How long the sender waits for more reports before it sends what it has:
+  // a trial reporting every few milliseconds makes one request per linger,
+  // not one per report. A full batch, flush() and the destructor send at once.
+  std::chrono::milliseconds linger{100};
   std::chrono::milliseconds initial_backoff{100};    // first retry delay
   std::chrono::milliseconds max_backoff{10000};      // retry delay cap
   std::chrono::milliseconds enqueue_timeout{60000};  // how long a full queue may block a report
@@ -81,6 +85,7 @@ class MetricsReporter {
   bool unreachable_ = false;  // the retry budget ran out; reports are dropped
   bool stopping_ = false;     // destructor: exit once the queue is empty
   bool abandon_ = false;      // destructor timed out: exit now
+  int flushing_ = 0;          // flush() calls waiting: send without lingering
 
   std::thread sender_;  // last: starts after every member above exists
 };
