@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Platform overhead: the digits-libtorch trial (one rank, one thread) under a
-# real master and agent next to the same binary run bare (local mode: no
-# master, metrics printed), alternating, the same number of batches each time.
+# real master and agent next to the same launcher and binary run bare (local
+# mode: no master, metrics printed), alternating, the same number of batches
+# each time.
 # Both are timed around the process the same way: the time from just before
 # the binary starts to just after it exits. Under the master the trial also
 # reports its metrics, registers its final checkpoint and completes its
@@ -25,7 +26,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 staged=$build/examples/digits-libtorch/model
-[ -x "$bin/digits_trial" ] && [ -d "$staged" ] || { echo "overhead: digits-libtorch is not built (needs libtorch-dev)" >&2; exit 2; }
+[ -x "$staged/digits_trial" ] || { echo "overhead: digits-libtorch is not built (needs libtorch-dev)" >&2; exit 2; }
 
 . bench/lib.sh
 bench_init overhead
@@ -74,8 +75,8 @@ for round in $(seq 1 "$rounds"); do
   (
     cd "$work"
     t0=$(date +%s.%N)
-    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 "$bin/digits_trial" --hparams hparams.json \
-      --batches "$batches" --seed "$seed" >"$work/bare.$round.log" 2>&1
+    sh "$work/model/launch.sh" --hparams hparams.json --batches "$batches" --seed "$seed" \
+      >"$work/bare.$round.log" 2>&1
     t1=$(date +%s.%N)
     times >"$work/times/cpu.bare"
     echo "$t0 $t1 $(tail -1 "$work/times/cpu.bare")" >>"$work/bare.txt"

@@ -88,9 +88,10 @@ $launch
 
 Command: \`bench/overhead.sh\` (part of the above). The digits-libtorch trial
 (one rank, one torch thread, 3,000 steps of 32 images) under a master and an
-agent, next to the same binary run bare in local mode, alternating, three
-times each. Both are timed the same way around the process: from just before
-the binary starts to just after it exits. Under the master the process also
+agent, next to the same launcher (the model folder's \`run.sh\`) and binary
+run bare in local mode, with the same seed, alternating, three times each.
+Both are timed the same way around the process: from just before the
+launcher starts to just after it exits. Under the master the process also
 reports its metrics, checkpoints at the end and completes its searcher
 operation; the launch itself is in the table above. Beside the wall time, the
 CPU time of the process and its children (user + system, from the shell's
