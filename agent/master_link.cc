@@ -168,6 +168,10 @@ class MasterLink::Impl : public std::enable_shared_from_this<Impl> {
       fail("cannot connect: " + ec.message());
       co_return false;
     }
+    // A report sent soon after another (a trial's exit after its start) must
+    // not wait for the master's delayed ACK of the first (Nagle): the slot's
+    // next trial waits on it.
+    tcp_stream.socket().set_option(net::ip::tcp::no_delay(true), ec);
     std::string local_address = tcp_stream.socket().local_endpoint(ec).address().to_string();
     if constexpr (kTls) {
       auto& tls = s->ws.next_layer();

@@ -163,6 +163,7 @@ Status HttpClient::Connect() {
   ec = RunAsync(conn_->ioc, [&](auto handler) { stream.async_connect(endpoints, std::move(handler)); });
   if (ec)
     return Status(ErrorCode::kUnavailable, "cannot connect to " + base_.ToString() + ": " + ec.message());
+  stream.socket().set_option(tcp::no_delay(true), ec);  // requests are not held back by Nagle
   if (conn_->tls) {
     stream.expires_after(timeout_);
     ec = RunAsync(conn_->ioc, [&](auto handler) {

@@ -105,6 +105,9 @@ net::awaitable<void> HttpServer::Impl::Listen() {
       spdlog::warn("[http] accept failed: {}", ec.message());
       continue;
     }
+    // Answers and agent messages are small writes that must leave at once,
+    // not wait for the peer's delayed ACK of the previous one (Nagle).
+    socket.set_option(net::ip::tcp::no_delay(true), ec);
     auto executor = socket.get_executor();
     const bool refuse = connections.fetch_add(1) >= options.max_connections;
     net::co_spawn(executor, Serve(std::move(socket), refuse), [this](std::exception_ptr e) {
