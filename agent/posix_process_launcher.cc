@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,10 +19,19 @@ namespace ring {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+// How often the watcher looks at the kill deadline, and at the leader when
+// it has no pidfd to wait on.
 constexpr auto kPollInterval = std::chrono::milliseconds(50);
 // After the leader exited and its group was killed, how long to wait for
 // the pipes to reach end of file (a process that left the group may hold them).
 constexpr auto kDrainTimeout = std::chrono::seconds(2);
+
+// A descriptor that becomes readable when `pid` exits (Linux 5.3+), or -1.
+// Without it the watcher notices an exit only at its next poll interval:
+// the pipes reach end of file just before the process becomes waitable.
+int OpenPidFd(pid_t pid) {
+  return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+}
 
 void CloseFd(int& fd) {
   if (fd >= 0) ::close(fd);
@@ -71,6 +81,7 @@ struct PosixProcessLauncher::Process {
   int64_t pid = 0;
   int out_fd = -1;
   int err_fd = -1;
+  int pid_fd = -1;
   ProcessCallbacks callbacks;
   // Guarded by the launcher's mutex_:
   bool reaped = false;
@@ -138,6 +149,7 @@ Result<ProcessHandle> PosixProcessLauncher::Launch(const ProcessSpec& spec, Proc
   process->pid = pid;
   process->out_fd = std::exchange(p.out[0], -1);
   process->err_fd = std::exchange(p.err[0], -1);
+  process->pid_fd = OpenPidFd(pid);
   process->callbacks = std::move(callbacks);
   processes_[pid] = process;
   process->watcher = std::thread([this, process] { Watch(process); });
@@ -193,18 +205,22 @@ void PosixProcessLauncher::Watch(const std::shared_ptr<Process>& process) {
   char buffer[16384];
 
   while (true) {
-    pollfd pfds[2];
-    int slots[2];
+    pollfd pfds[3];
+    int slots[3];
     nfds_t n = 0;
     for (int i = 0; i < 2; ++i) {
       if (fds[i] < 0) continue;
       pfds[n] = {fds[i], POLLIN, 0};
       slots[n++] = i;
     }
+    if (!leader_exited && process->pid_fd >= 0) {
+      pfds[n] = {process->pid_fd, POLLIN, 0};
+      slots[n++] = -1;  // only wakes the loop: waitid below tells
+    }
     int ready = ::poll(pfds, n, static_cast<int>(kPollInterval.count()));
     if (ready > 0) {
       for (nfds_t k = 0; k < n; ++k) {
-        if (pfds[k].revents == 0) continue;
+        if (pfds[k].revents == 0 || slots[k] < 0) continue;
         int i = slots[k];
         ssize_t got = ::read(fds[i], buffer, sizeof(buffer));
         if (got > 0) {
@@ -229,6 +245,7 @@ void PosixProcessLauncher::Watch(const std::shared_ptr<Process>& process) {
       if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
           info.si_pid == pid) {
         leader_exited = true;
+        CloseFd(process->pid_fd);
         ::kill(-pid, SIGKILL);
         drain_deadline = Clock::now() + kDrainTimeout;
       }
@@ -239,6 +256,7 @@ void PosixProcessLauncher::Watch(const std::shared_ptr<Process>& process) {
     if (fds[i] >= 0) emit(i, splitters[i].Finish());
     CloseFd(fds[i]);
   }
+  CloseFd(process->pid_fd);
 
   int status = 0;
   {
