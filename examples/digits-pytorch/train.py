@@ -15,6 +15,7 @@ diverged, 4 other errors (e.g. a corrupted checkpoint), 5 the master ended
 this allocation or stayed unreachable.
 """
 
+import gc
 import gzip
 import hashlib
 import math
@@ -348,6 +349,9 @@ def run(ctx):
         return Trainer(ctx, h, images, labels).run()
     finally:
         if dist.is_initialized():
+            # The trainer's DDP must go before the group (examples/torchrun-script
+            # says why): collect it here, should a reference cycle keep it.
+            gc.collect()
             dist.destroy_process_group()
 
 
