@@ -345,13 +345,18 @@ def run(ctx):
         if (dist.get_rank(), dist.get_world_size()) != (ctx.rank, ctx.world_size):
             raise ringtrial.ConfigError(f"torch.distributed says rank {dist.get_rank()} of "
                                         f"{dist.get_world_size()}, the trial runtime {ctx.rank} of {ctx.world_size}")
+    trainer = None
     try:
-        return Trainer(ctx, h, images, labels).run()
+        trainer = Trainer(ctx, h, images, labels)
+        return trainer.run()
     finally:
-        if dist.is_initialized():
+        if trainer is not None:
             # The trainer's DDP must go before the group (examples/torchrun-script
-            # says why): collect it here, should a reference cycle keep it.
-            gc.collect()
+            # says why). Drop it here: when run() raised, the traceback still
+            # holds the trainer.
+            trainer.model = None
+        if dist.is_initialized():
+            gc.collect()  # should a reference cycle still keep it
             dist.destroy_process_group()
 
 
