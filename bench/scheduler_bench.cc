@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "master/core/scheduler.h"
+#include "master/scheduler/scheduler.h"
 
 #ifndef RING_BUILD_TYPE
 #define RING_BUILD_TYPE "unknown"

@@ -100,6 +100,10 @@ bool IsTerminal(AllocationState s) {
   return s == A::kTerminated;
 }
 
+bool CanTransitionTrial(RunState from, RunState to) {
+  return (from == RunState::kPaused && to == RunState::kCompleted) || CanTransition(from, to);
+}
+
 bool CanTransition(RunState from, RunState to) {
   for (const auto& e : kRunEdges)
     if (e.from == from && e.to == to) return true;

@@ -39,5 +39,10 @@ bool IsTerminal(AllocationState s);
 // same state is not a transition and returns false.
 bool CanTransition(RunState from, RunState to);
 bool CanTransition(AllocationState from, AllocationState to);
+// A trial's table is the experiments' with one more edge: a paused trial
+// that waits for a promotion may be closed by its searcher (PAUSED ->
+// COMPLETED), while an experiment always leaves PAUSED through activate,
+// cancel or error.
+bool CanTransitionTrial(RunState from, RunState to);
 
 }  // namespace ring

@@ -1,5 +1,5 @@
 // Fuzzes what the master's REST API and agent channel decode from untrusted
-// bytes, below the HTTP layer: the lifecycle core (ExperimentController, on
+// bytes, below the HTTP layer: the lifecycle (driven by tests/support/lifecycle_driver.h, on
 // the in-memory store) with one experiment whose trial runs on one agent, so
 // that calls authorised by the allocation token reach their body decoders.
 //
@@ -36,8 +36,8 @@
 #include "common/archive.h"
 #include "fuzz/fuzz_check.h"
 #include "master/api/experiment_query.h"
-#include "master/core/metric_series.h"
-#include "master/core/experiment_controller.h"
+#include "master/queries/metric_series.h"
+#include "tests/support/lifecycle_driver.h"
 #include "master/http/url_codec.h"
 #include "master/store/memory_store.h"
 
@@ -73,8 +73,8 @@ bool JsonBody(const std::string& body, nlohmann::json& out) {
 // One master with one running trial: experiment 1, allocation "1.0" on agent-1.
 struct Master {
   ring::MemoryStore store;
-  ring::ExperimentController controller{store, [] {
-                                          ring::ControllerOptions o;
+  ring::testing::LifecycleDriver controller{store, [] {
+                                          ring::testing::DriverOptions o;
                                           o.checkpoint_root = "/nonexistent/ring-fuzz-checkpoints";
                                           return o;
                                         }()};

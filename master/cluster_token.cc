@@ -10,7 +10,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "master/core/tokens.h"
+#include "master/auth/tokens.h"
 
 namespace ring {
 namespace {

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <thread>
 
 #include <utility>  // before Asio
@@ -15,14 +16,16 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/thread_pool.hpp>
 
+#include "common/thread_role.h"
 #include "master/api/routes.h"
-#include "master/core/accounts.h"
-#include "master/core/experiment_controller.h"
-#include "master/core/master_metrics.h"
-#include "master/core/retention.h"
+#include "master/auth/accounts.h"
 #include "master/http/agent_ws_session.h"
 #include "master/http/http_server.h"
 #include "master/http/router.h"
+#include "master/lifecycle/lifecycle.h"
+#include "master/maintenance/retention.h"
+#include "master/observability/master_metrics.h"
+#include "master/rm/agentrm/agent_rm.h"
 #include "master/store/sqlite_db.h"
 #include "master/store/sqlite_store.h"
 
@@ -32,11 +35,15 @@ namespace net = boost::asio;
 
 struct Master::Parts {
   // First, so it is destroyed last: everything below may own sockets and
-  // timers of it (the controller holds the agents' WebSocket sessions).
+  // timers of it (the agents' registry holds their WebSocket sessions).
   net::io_context ioc;
-  MasterMetrics metrics;  // before the store and controller, which report to it
+  MasterMetrics metrics;  // before the store and lifecycle, which report to it
   std::unique_ptr<SqliteStore> store;
-  std::unique_ptr<ExperimentController> controller;
+  AgentRm* agent_rm = nullptr;  // owned by the lifecycle
+  std::unique_ptr<Lifecycle> lifecycle;
+  // The lifecycle's own thread: every lifecycle event runs there, one at a
+  // time. After the lifecycle, so it is joined before the lifecycle goes.
+  net::thread_pool lifecycle_thread{1};
   std::unique_ptr<Accounts> accounts;
   std::unique_ptr<Retention> retention;  // before its thread, which is joined first
   net::thread_pool slow_work{1};         // password hashing
@@ -55,7 +62,7 @@ struct Master::Parts {
     tick.expires_after(std::chrono::milliseconds(200));
     tick.async_wait([this](boost::system::error_code ec) {
       if (ec) return;
-      controller->Tick(std::chrono::steady_clock::now());
+      net::post(lifecycle_thread, [this] { lifecycle->Tick(std::chrono::steady_clock::now()); });
       ScheduleTick();
     });
   }
@@ -116,10 +123,13 @@ Status Master::Run() {
   if (!store.ok()) return store.status();
   p.store = std::move(store).value();
 
-  ControllerOptions options;
-  options.heartbeat_interval = std::chrono::milliseconds(config_.heartbeat_interval_ms);
-  options.heartbeat_timeout = std::chrono::milliseconds(config_.heartbeat_timeout_ms);
-  options.kill_grace = std::chrono::milliseconds(config_.kill_grace_ms);
+  AgentRmOptions agent_options;
+  agent_options.heartbeat_interval = std::chrono::milliseconds(config_.heartbeat_interval_ms);
+  agent_options.heartbeat_timeout = std::chrono::milliseconds(config_.heartbeat_timeout_ms);
+  agent_options.reconnect_window = std::chrono::milliseconds(config_.reconnect_window_ms);
+  agent_options.kill_grace = std::chrono::milliseconds(config_.kill_grace_ms);
+  LifecycleOptions options;
+  options.heartbeat_timeout = agent_options.heartbeat_timeout;
   options.max_model_bytes = static_cast<uint64_t>(config_.max_model_bytes);
   options.log_limits = {config_.log_lines_per_second, config_.log_burst_lines,
                         static_cast<size_t>(config_.max_log_line_bytes)};
@@ -130,8 +140,19 @@ Status Master::Run() {
     p.metrics.ObserveSchedulerPass(pool, seconds);
   };
   options.on_trial_restart = [&p] { p.metrics.CountTrialRestart(); };
-  p.controller = std::make_unique<ExperimentController>(*p.store, options);
-  if (Status s = p.controller->Recover(std::chrono::steady_clock::now()); !s.ok()) return s;
+  auto make_rm = [&p, agent_options](RmEvents& events) {
+    auto rm = std::make_unique<AgentRm>(*p.store, agent_options, events);
+    p.agent_rm = rm.get();
+    return rm;
+  };
+  auto to_lifecycle = [&p](std::function<void()> work) { net::post(p.lifecycle_thread, std::move(work)); };
+  p.lifecycle = std::make_unique<Lifecycle>(*p.store, options, make_rm, to_lifecycle);
+  // Recovery runs on the lifecycle's thread like every other event.
+  std::packaged_task<Status()> recover(
+      [&p] { return p.lifecycle->Recover(std::chrono::steady_clock::now()); });
+  auto recovered = recover.get_future();
+  net::post(p.lifecycle_thread, [&recover] { recover(); });
+  if (Status s = recovered.get(); !s.ok()) return s;
 
   p.accounts =
       std::make_unique<Accounts>(*p.store, AccountsOptions{std::chrono::hours(config_.session_ttl_hours)});
@@ -145,8 +166,10 @@ Status Master::Run() {
   else if (!config_.admin_password_file.empty())
     spdlog::info("[master] the user admin exists (first password from {})", config_.admin_password_file);
 
-  p.api = std::make_unique<ApiContext>(ApiContext{*p.store, *p.controller, "0.1.0", p.accounts.get(),
-                                                  &p.slow_work, config_.db, p.store->schema_version()});
+  p.api =
+      std::make_unique<ApiContext>(ApiContext{*p.store, *p.lifecycle, *p.agent_rm, "0.1.0", p.accounts.get(),
+                                              &p.slow_work, config_.db, p.store->schema_version()});
+  p.api->lifecycle_thread = &p.lifecycle_thread;
   p.api->metrics = &p.metrics;
   p.retention = std::make_unique<Retention>(*p.store, config_.retention);
   p.api->retention = p.retention.get();
@@ -156,7 +179,7 @@ Status Master::Run() {
   p.router.SetObserver([&p](const std::string& method, const std::string& route, int status, double seconds) {
     p.metrics.ObserveRequest(method, route, status, seconds);
   });
-  p.agents = std::make_unique<AgentWsAcceptor>(*p.controller);
+  p.agents = std::make_unique<AgentWsAcceptor>(*p.agent_rm, to_lifecycle);
 
   HttpServerOptions http;
   const auto colon = config_.listen.rfind(':');
@@ -192,9 +215,15 @@ Status Master::Run() {
   p.ScheduleRetention();
 
   std::vector<std::thread> threads;
-  for (int i = 1; i < config_.threads; ++i) threads.emplace_back([&] { p.ioc.run(); });
+  for (int i = 1; i < config_.threads; ++i)
+    threads.emplace_back([&] {
+      MarkIoThread();
+      p.ioc.run();
+    });
+  MarkIoThread();
   p.ioc.run();
   for (auto& t : threads) t.join();
+  p.lifecycle_thread.join();
   spdlog::info("[master] stopped");
   return Status::Ok();
 }

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "common/status.h"
-#include "master/core/pool_settings.h"
-#include "master/core/retention.h"
+#include "master/scheduler/pool_settings.h"
+#include "master/maintenance/retention.h"
 
 namespace ring {
 

@@ -1,24 +1,51 @@
 // The trial API: calls of trial processes, each naming its allocation and
 // authorised by that allocation's token.
+#include <utility>  // before Asio
+
+#include <boost/asio/awaitable.hpp>
+
+#include "master/api/commands.h"
 #include "master/api/routes.h"
-#include "master/core/experiment_controller.h"
+#include "master/lifecycle/lifecycle.h"
+#include "master/store/store.h"
 
 namespace ring {
 
 void RegisterAllocationRoutes(Router& router, ApiContext& ctx) {
   UseAllocationTokens(router, ctx);
-  router.Add("POST", "/api/v1/allocations/{id}/metrics", Access::kAllocation, [&ctx](ApiRequest& req) {
-    return OffNetworkThread(ctx.metric_writes, [&ctx, &req] {
-      auto body = ParseJsonBody(req);
-      if (!body.ok()) return ApiResponse::Error(body.status());
-      auto stored = ctx.controller.ReportMetrics(req.params[0], req.BearerToken(), *body);
-      if (!stored.ok()) return ApiResponse::Error(stored.status());
-      return ApiResponse::Json({{"stored", *stored}});
-    });
-  });
+  // The reports are committed off the network threads (sharing a group
+  // commit with other requests), then what they move — progress, best
+  // validation — is recorded on the lifecycle's thread; answered after both.
+  router.Add("POST", "/api/v1/allocations/{id}/metrics", Access::kAllocation,
+             [&ctx](ApiRequest& req) -> boost::asio::awaitable<ApiResponse> {
+               auto holder = ctx.lifecycle.tokens().Authorize(req.params[0], req.BearerToken());
+               if (!holder.ok()) co_return ApiResponse::Error(holder.status());
+               std::vector<MetricReport> reports;
+               int64_t stored = 0;
+               ApiResponse written = co_await OffNetworkThread(ctx.metric_writes, [&] {
+                 auto body = ParseJsonBody(req);
+                 if (!body.ok()) return ApiResponse::Error(body.status());
+                 auto decoded = DecodeReports(*body, holder->trial_id, req.params[0]);
+                 if (!decoded.ok()) return ApiResponse::Error(decoded.status());
+                 reports = std::move(decoded).value();
+                 auto added = ctx.store.AddMetrics(reports);
+                 if (!added.ok()) return ApiResponse::Error(added.status());
+                 stored = *added;
+                 return ApiResponse{};
+               });
+               if (written.status != 200) co_return written;
+               ApiResponse recorded = co_await OnLifecycle(ctx, [&](Lifecycle& l) {
+                 Status s = l.progress().Record(holder->trial_id, holder->experiment_id, reports);
+                 return s.ok() ? ApiResponse{} : ApiResponse::Error(s);
+               });
+               if (recorded.status != 200) co_return recorded;
+               co_return ApiResponse::Json({{"stored", stored}});
+             });
   router.AddSync("GET", "/api/v1/allocations/{id}/model_definition", Access::kAllocation,
                  [&ctx](ApiRequest& req) {
-                   auto model = ctx.controller.ModelDefinition(req.params[0], req.BearerToken());
+                   auto holder = ctx.lifecycle.tokens().Authorize(req.params[0], req.BearerToken());
+                   if (!holder.ok()) return ApiResponse::Error(holder.status());
+                   auto model = ctx.store.GetModelDefinition(holder->experiment_id);
                    if (!model.ok()) return ApiResponse::Error(model.status());
                    ApiResponse r;
                    r.content_type = "application/gzip";

@@ -2,14 +2,16 @@
 // API that lists and downloads them.
 #include <utility>  // before Asio
 
+#include <spdlog/spdlog.h>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
 #include "common/archive.h"
+#include "master/api/commands.h"
 #include "master/api/json_views.h"
 #include "master/api/routes.h"
-#include "master/core/experiment_controller.h"
+#include "master/lifecycle/lifecycle.h"
 
 namespace ring {
 namespace {
@@ -82,7 +84,7 @@ ApiResponse Download(ApiContext& ctx, ApiRequest& req) {
     return ApiResponse::Error(Conflict("checkpoint " + c->uuid + " was garbage collected"));
   PackOptions options;
   options.max_bytes = 16ull << 30;
-  auto tar = PackDirectory(ExperimentController::CheckpointDir(*c), options);
+  auto tar = PackDirectory(Checkpoints::Dir(*c), options);
   if (!tar.ok())
     return ApiResponse::Error(Unavailable("checkpoint files cannot be read: " + tar.status().message()));
   ApiResponse r;
@@ -93,16 +95,20 @@ ApiResponse Download(ApiContext& ctx, ApiRequest& req) {
 }
 
 // Long poll: answers as soon as the allocation is asked to stop, or after timeout_s.
-net::awaitable<ApiResponse> Preemption(ApiContext& ctx, ApiRequest& req) {
+net::awaitable<ApiResponse> PreemptionPoll(ApiContext& ctx, ApiRequest& req) {
   auto timeout = QueryInt(req, "timeout_s", 30, 0, 60);
   if (!timeout.ok()) co_return ApiResponse::Error(timeout.status());
   net::steady_timer timer(co_await net::this_coro::executor);
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(*timeout);
   for (;;) {
-    auto preempt = ctx.controller.PreemptionRequested(req.params[0], req.BearerToken());
-    if (!preempt.ok()) co_return ApiResponse::Error(preempt.status());
-    if (*preempt || std::chrono::steady_clock::now() >= give_up)
-      co_return ApiResponse::Json({{"preempt", *preempt}});
+    bool preempt = false;
+    ApiResponse answer = co_await OnLifecycle(ctx, [&](Lifecycle& l) {
+      auto alloc = l.allocations().Live(req.params[0]);
+      if (!alloc.ok()) return ApiResponse::Error(alloc.status());
+      preempt = (*alloc)->preemption.requested();
+      return ApiResponse::Json({{"preempt", preempt}});
+    });
+    if (answer.status != 200 || preempt || std::chrono::steady_clock::now() >= give_up) co_return answer;
     timer.expires_after(std::chrono::milliseconds(200));
     co_await timer.async_wait(net::use_awaitable);
   }
@@ -121,28 +127,46 @@ void RegisterCheckpointRoutes(Router& router, ApiContext& ctx) {
   router.AddSync("GET", "/api/v1/checkpoints/{uuid}/download", Access::kUser,
                  [&ctx](ApiRequest& r) { return Download(ctx, r); });
 
-  router.AddSync("POST", "/api/v1/allocations/{id}/checkpoints", Access::kAllocation,
-                 [&ctx](ApiRequest& req) {
-                   auto body = ParseJsonBody(req);
-                   if (!body.ok()) return ApiResponse::Error(body.status());
-                   auto created = ctx.controller.RegisterCheckpoint(req.params[0], req.BearerToken(), *body);
-                   if (!created.ok()) return ApiResponse::Error(created.status());
-                   return ApiResponse::Json({{"uuid", (*body)["uuid"]}}, *created ? 201 : 200);
-                 });
+  router.Add("POST", "/api/v1/allocations/{id}/checkpoints", Access::kAllocation,
+             [&ctx](ApiRequest& req) -> net::awaitable<ApiResponse> {
+               auto body = ParseJsonBody(req);
+               if (!body.ok()) co_return ApiResponse::Error(body.status());
+               auto checkpoint = DecodeCheckpoint(*body);
+               if (!checkpoint.ok()) co_return ApiResponse::Error(checkpoint.status());
+               co_return co_await OnLifecycle(ctx, [&](Lifecycle& l) {
+                 auto alloc = l.allocations().Live(req.params[0]);
+                 if (!alloc.ok()) return ApiResponse::Error(alloc.status());
+                 checkpoint->trial_id = (*alloc)->record.trial_id;
+                 checkpoint->allocation_id = req.params[0];
+                 auto created = l.checkpoints().Register((*alloc)->experiment_id, *checkpoint);
+                 if (!created.ok()) return ApiResponse::Error(created.status());
+                 return ApiResponse::Json({{"uuid", checkpoint->uuid}}, *created ? 201 : 200);
+               });
+             });
+  // Reads only: the token was checked on the way in, so this needs no hop.
   router.AddSync("GET", "/api/v1/allocations/{id}/checkpoints/{uuid}", Access::kAllocation,
                  [&ctx](ApiRequest& req) {
-                   auto c = ctx.controller.TrialCheckpoint(req.params[0], req.BearerToken(), req.params[1]);
-                   if (!c.ok()) return ApiResponse::Error(c.status());
+                   auto holder = ctx.lifecycle.tokens().Authorize(req.params[0], req.BearerToken());
+                   if (!holder.ok()) return ApiResponse::Error(holder.status());
+                   auto c = ctx.store.GetCheckpoint(req.params[1]);
+                   if (!c.ok() || c->trial_id != holder->trial_id)
+                     return ApiResponse::Error(
+                         NotFound("checkpoint " + req.params[1] + " does not belong to this trial"));
                    return ApiResponse::Json(CheckpointView(ctx, *c));
                  });
   router.Add("GET", "/api/v1/allocations/{id}/preemption", Access::kAllocation,
-             [&ctx](ApiRequest& r) { return Preemption(ctx, r); });
-  router.AddSync("POST", "/api/v1/allocations/{id}/preemption/ack", Access::kAllocation,
-                 [&ctx](ApiRequest& req) {
-                   Status s = ctx.controller.AcknowledgePreemption(req.params[0], req.BearerToken());
-                   if (!s.ok()) return ApiResponse::Error(s);
-                   return ApiResponse::Json({{"acknowledged", true}});
-                 });
+             [&ctx](ApiRequest& r) { return PreemptionPoll(ctx, r); });
+  router.Add("POST", "/api/v1/allocations/{id}/preemption/ack", Access::kAllocation, [&ctx](ApiRequest& req) {
+    return OnLifecycle(ctx, [&req](Lifecycle& l) {
+      auto alloc = l.allocations().Live(req.params[0]);
+      if (!alloc.ok()) return ApiResponse::Error(alloc.status());
+      if (!(*alloc)->preemption.requested())
+        return ApiResponse::Error(Conflict("allocation " + req.params[0] + " was not asked to stop"));
+      (*alloc)->preemption.Acknowledge();
+      spdlog::info("[allocations] allocation {} acknowledged preemption", req.params[0]);
+      return ApiResponse::Json({{"acknowledged", true}});
+    });
+  });
 }
 
 }  // namespace ring

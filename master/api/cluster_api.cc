@@ -1,6 +1,8 @@
+#include "common/json_fields.h"
+#include "master/api/json_views.h"
 #include "master/api/routes.h"
-#include "master/core/experiment_controller.h"
-#include "master/core/json_fields.h"
+#include "master/lifecycle/lifecycle.h"
+#include "master/rm/agentrm/agent_rm.h"
 
 namespace ring {
 
@@ -9,33 +11,41 @@ void RegisterClusterRoutes(Router& router, ApiContext& ctx) {
     return ApiResponse::Json({{"status", "ok"}, {"version", ctx.version}});
   });
   router.AddSync("GET", "/api/v1/agents", Access::kUser, [&ctx](ApiRequest&) {
-    auto agents = ctx.controller.AgentsJson();
+    auto agents = ctx.agents.AgentsJson();
     const auto total = agents.size();
     return ApiResponse::Json({{"agents", std::move(agents)}, {"total", total}});
   });
-  router.AddSync("GET", "/api/v1/jobs", Access::kUser, [&ctx](ApiRequest&) {
-    auto jobs = ctx.controller.JobsJson();
-    const auto total = jobs.size();
-    return ApiResponse::Json({{"jobs", std::move(jobs)}, {"total", total}});
+  router.Add("GET", "/api/v1/jobs", Access::kUser, [&ctx](ApiRequest&) {
+    return OnLifecycle(ctx, [](Lifecycle& l) {
+      auto jobs = JobsJson(l.scheduling().Jobs());
+      const auto total = jobs.size();
+      return ApiResponse::Json({{"jobs", std::move(jobs)}, {"total", total}});
+    });
   });
   // {"drain": true}: running work finishes; otherwise it is preempted.
-  router.AddSync("POST", "/api/v1/agents/{id}/disable", Access::kAdmin, [&ctx](ApiRequest& req) {
-    bool drain = false;
-    if (!req.body.empty()) {
-      auto body = ParseJsonBody(req);
-      if (!body.ok()) return ApiResponse::Error(body.status());
-      if (!body->is_object() || (body->contains("drain") && !(*body)["drain"].is_boolean()))
-        return ApiResponse::Error(InvalidArgument("body must be {\"drain\": true|false}"));
-      if (Status s = CheckKnownFields(*body, {"drain"}, "the request body"); !s.ok())
-        return ApiResponse::Error(s);
-      drain = body->value("drain", false);
-    }
-    if (Status s = ctx.controller.DisableAgent(req.params[0], drain); !s.ok()) return ApiResponse::Error(s);
-    return ApiResponse::Json({{"id", req.params[0]}, {"enabled", false}, {"draining", drain}});
-  });
-  router.AddSync("POST", "/api/v1/agents/{id}/enable", Access::kAdmin, [&ctx](ApiRequest& req) {
-    if (Status s = ctx.controller.EnableAgent(req.params[0]); !s.ok()) return ApiResponse::Error(s);
-    return ApiResponse::Json({{"id", req.params[0]}, {"enabled", true}, {"draining", false}});
+  router.Add("POST", "/api/v1/agents/{id}/disable", Access::kAdmin,
+             [&ctx](ApiRequest& req) -> boost::asio::awaitable<ApiResponse> {
+               bool drain = false;
+               if (!req.body.empty()) {
+                 auto body = ParseJsonBody(req);
+                 if (!body.ok()) co_return ApiResponse::Error(body.status());
+                 if (!body->is_object() || (body->contains("drain") && !(*body)["drain"].is_boolean()))
+                   co_return ApiResponse::Error(InvalidArgument("body must be {\"drain\": true|false}"));
+                 if (Status s = CheckKnownFields(*body, {"drain"}, "the request body"); !s.ok())
+                   co_return ApiResponse::Error(s);
+                 drain = body->value("drain", false);
+               }
+               co_return co_await OnLifecycle(ctx, [&](Lifecycle&) {
+                 if (Status s = ctx.agents.Disable(req.params[0], drain); !s.ok())
+                   return ApiResponse::Error(s);
+                 return ApiResponse::Json({{"id", req.params[0]}, {"enabled", false}, {"draining", drain}});
+               });
+             });
+  router.Add("POST", "/api/v1/agents/{id}/enable", Access::kAdmin, [&ctx](ApiRequest& req) {
+    return OnLifecycle(ctx, [&ctx, &req](Lifecycle&) {
+      if (Status s = ctx.agents.Enable(req.params[0]); !s.ok()) return ApiResponse::Error(s);
+      return ApiResponse::Json({{"id", req.params[0]}, {"enabled", true}, {"draining", false}});
+    });
   });
 }
 

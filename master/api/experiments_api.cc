@@ -1,36 +1,46 @@
+#include <map>
 #include <memory>
 
+#include <utility>  // before Asio
+
+#include <boost/asio/awaitable.hpp>
+
 #include "common/archive.h"
+#include "common/json_fields.h"
+#include "master/api/commands.h"
 #include "master/api/experiment_query.h"
 #include "master/api/json_views.h"
 #include "master/api/response_cache.h"
 #include "master/api/routes.h"
-#include "master/core/experiment_controller.h"
-#include "master/core/json_fields.h"
+#include "master/lifecycle/lifecycle.h"
 
 namespace ring {
 namespace {
 
-ApiResponse CreateExperiment(ApiContext& ctx, ApiRequest& req) {
+boost::asio::awaitable<ApiResponse> CreateExperiment(ApiContext& ctx, ApiRequest& req) {
   auto body = ParseJsonBody(req);
-  if (!body.ok()) return ApiResponse::Error(body.status());
+  if (!body.ok()) co_return ApiResponse::Error(body.status());
   const auto& j = *body;
   if (Status s = CheckKnownFields(j, {"config", "model_definition", "activate"}, "the request body"); !s.ok())
-    return ApiResponse::Error(s);
+    co_return ApiResponse::Error(s);
   if (!j.contains("config") || !j["config"].is_string())
-    return ApiResponse::Error(
+    co_return ApiResponse::Error(
         InvalidArgument("config is required and must be the YAML text of the experiment"));
   if (!j.contains("model_definition") || !j["model_definition"].is_string())
-    return ApiResponse::Error(InvalidArgument("model_definition is required and must be a base64 tar.gz"));
+    co_return ApiResponse::Error(InvalidArgument("model_definition is required and must be a base64 tar.gz"));
   if (j.contains("activate") && !j["activate"].is_boolean())
-    return ApiResponse::Error(InvalidArgument("activate must be true or false"));
+    co_return ApiResponse::Error(InvalidArgument("activate must be true or false"));
   auto model = Base64Decode(j["model_definition"].get<std::string>());
   if (!model.ok())
-    return ApiResponse::Error(InvalidArgument("model_definition: " + model.status().message()));
-  auto id = ctx.controller.CreateExperiment(j["config"].get<std::string>(), *model, j.value("activate", true),
-                                            req.principal ? req.principal->username : "default");
-  if (!id.ok()) return ApiResponse::Error(id.status());
-  return ApiResponse::Json({{"id", *id}}, 201);
+    co_return ApiResponse::Error(InvalidArgument("model_definition: " + model.status().message()));
+  const std::string config = j["config"].get<std::string>();
+  const bool activate = j.value("activate", true);
+  const std::string owner = req.principal ? req.principal->username : "default";
+  co_return co_await OnLifecycle(ctx, [&](Lifecycle& l) {
+    auto id = l.experiments().Create(config, *model, activate, owner);
+    if (!id.ok()) return ApiResponse::Error(id.status());
+    return ApiResponse::Json({{"id", *id}}, 201);
+  });
 }
 
 Result<nlohmann::json> ExperimentView(ApiContext& ctx, int64_t id) {
@@ -40,7 +50,10 @@ Result<nlohmann::json> ExperimentView(ApiContext& ctx, int64_t id) {
   if (!trials.ok()) return trials.status();
   auto view = ExperimentJson(*exp, static_cast<int64_t>(trials->size()));
   AddConfigSummary(view, SummarizeConfig(exp->config_yaml));
-  const EffectiveResources r = ctx.controller.Resources(id);
+  auto config = ParseExperimentConfig(exp->config_yaml);
+  auto overrides = ctx.store.GetResourceOverrides(id);
+  const EffectiveResources r = ExperimentSettings::Effective(
+      config.ok() ? *config : ExperimentConfig{}, overrides.ok() ? *overrides : ResourceOverrides{});
   view["resources"] = {{"resource_pool", r.pool},
                        {"slots_per_trial", r.slots_per_trial},
                        {"priority", r.priority},
@@ -94,74 +107,104 @@ ApiResponse GetExperiment(ApiContext& ctx, ApiRequest& req) {
   return ApiResponse::Json(*view);
 }
 
-ApiResponse ListTrials(ApiContext& ctx, ApiRequest& req) {
+boost::asio::awaitable<ApiResponse> ListTrials(ApiContext& ctx, ApiRequest& req) {
   auto id = ParseId(req.params[0], "experiment id");
-  if (!id.ok()) return ApiResponse::Error(id.status());
-  if (auto exp = ctx.store.GetExperiment(*id); !exp.ok()) return ApiResponse::Error(exp.status());
+  if (!id.ok()) co_return ApiResponse::Error(id.status());
+  if (auto exp = ctx.store.GetExperiment(*id); !exp.ok()) co_return ApiResponse::Error(exp.status());
   auto trials = ctx.store.ListTrials(*id);
-  if (!trials.ok()) return ApiResponse::Error(trials.status());
+  if (!trials.ok()) co_return ApiResponse::Error(trials.status());
+  std::vector<std::optional<int64_t>> ops(trials->size());
+  co_await OnLifecycle(ctx, [&](Lifecycle& l) {
+    for (size_t i = 0; i < trials->size(); ++i)
+      ops[i] = l.searches().TrialOperation((*trials)[i].experiment_id, (*trials)[i].id);
+    return ApiResponse{};
+  });
   nlohmann::json list = nlohmann::json::array();
-  for (const auto& t : *trials) {
-    auto view = TrialJson(t);
-    auto op = ctx.controller.TrialOperation(t.experiment_id, t.id);
-    view["searcher_operation"] = op ? nlohmann::json{{"length", *op}} : nlohmann::json();
+  for (size_t i = 0; i < trials->size(); ++i) {
+    auto view = TrialJson((*trials)[i]);
+    view["searcher_operation"] = ops[i] ? nlohmann::json{{"length", *ops[i]}} : nlohmann::json();
     list.push_back(std::move(view));
   }
-  return ApiResponse::Json({{"trials", list}, {"total", trials->size()}});
+  co_return ApiResponse::Json({{"trials", list}, {"total", trials->size()}});
 }
 
-ApiResponse Action(ApiContext& ctx, ApiRequest& req) {
+enum class ExperimentAction { kKill, kPause, kActivate, kArchive, kUnarchive };
+
+boost::asio::awaitable<ApiResponse> Action(ApiContext& ctx, ApiRequest& req) {
   auto id = ParseId(req.params[0], "experiment id");
-  if (!id.ok()) return ApiResponse::Error(id.status());
-  const std::string& action = req.params[1];
-  if (Status s = CheckManages(ctx, req, *id, action); !s.ok()) return ApiResponse::Error(s);
-  Status s;
-  if (action == "kill")
-    s = ctx.controller.Kill(*id);
-  else if (action == "pause")
-    s = ctx.controller.Pause(*id);
-  else if (action == "activate")
-    s = ctx.controller.Activate(*id);
-  else if (action == "archive" || action == "unarchive")
-    s = ctx.controller.SetArchived(*id, action == "archive");
-  else
-    return ApiResponse::Error(NotFound("unknown experiment action \"" + action +
-                                       "\"; use pause, activate, kill, archive or unarchive"));
-  if (!s.ok()) return ApiResponse::Error(s);
+  if (!id.ok()) co_return ApiResponse::Error(id.status());
+  const std::string& name = req.params[1];
+  static const std::map<std::string, ExperimentAction> kActions{{"kill", ExperimentAction::kKill},
+                                                                {"pause", ExperimentAction::kPause},
+                                                                {"activate", ExperimentAction::kActivate},
+                                                                {"archive", ExperimentAction::kArchive},
+                                                                {"unarchive", ExperimentAction::kUnarchive}};
+  auto action = kActions.find(name);
+  if (Status s = CheckManages(ctx, req, *id, name); !s.ok()) co_return ApiResponse::Error(s);
+  if (action == kActions.end())
+    co_return ApiResponse::Error(NotFound("unknown experiment action \"" + name +
+                                          "\"; use pause, activate, kill, archive or unarchive"));
+  ApiResponse done = co_await OnLifecycle(ctx, [&](Lifecycle& l) {
+    Status s;
+    switch (action->second) {
+      case ExperimentAction::kKill:
+        s = l.experiments().Kill(*id);
+        break;
+      case ExperimentAction::kPause:
+        s = l.experiments().Pause(*id, std::chrono::steady_clock::now());
+        break;
+      case ExperimentAction::kActivate:
+        s = l.experiments().Activate(*id);
+        break;
+      case ExperimentAction::kArchive:
+      case ExperimentAction::kUnarchive:
+        s = l.experiments().SetArchived(*id, action->second == ExperimentAction::kArchive);
+        break;
+    }
+    return s.ok() ? ApiResponse{} : ApiResponse::Error(s);
+  });
+  if (done.status != 200) co_return done;
   auto view = ExperimentView(ctx, *id);
-  if (!view.ok()) return ApiResponse::Error(view.status());
-  return ApiResponse::Json(*view);
+  if (!view.ok()) co_return ApiResponse::Error(view.status());
+  co_return ApiResponse::Json(*view);
 }
 
 // PATCH {"priority", "weight", "max_slots"}: the experiment's scheduling, live.
-ApiResponse Patch(ApiContext& ctx, ApiRequest& req) {
+boost::asio::awaitable<ApiResponse> Patch(ApiContext& ctx, ApiRequest& req) {
   auto id = ParseId(req.params[0], "experiment id");
-  if (!id.ok()) return ApiResponse::Error(id.status());
-  if (Status s = CheckManages(ctx, req, *id, "change"); !s.ok()) return ApiResponse::Error(s);
+  if (!id.ok()) co_return ApiResponse::Error(id.status());
+  if (Status s = CheckManages(ctx, req, *id, "change"); !s.ok()) co_return ApiResponse::Error(s);
   auto body = ParseJsonBody(req);
-  if (!body.ok()) return ApiResponse::Error(body.status());
-  if (Status s = ctx.controller.SetResources(*id, *body); !s.ok()) return ApiResponse::Error(s);
+  if (!body.ok()) co_return ApiResponse::Error(body.status());
+  auto patch = DecodeResourcesPatch(*body);
+  if (!patch.ok()) co_return ApiResponse::Error(patch.status());
+  ApiResponse done = co_await OnLifecycle(ctx, [&](Lifecycle& l) {
+    Status s = l.settings().SetResources(*id, *patch);
+    if (s.ok()) l.scheduling().MarkDirty(l.settings().Resources(*id).pool);
+    return s.ok() ? ApiResponse{} : ApiResponse::Error(s);
+  });
+  if (done.status != 200) co_return done;
   auto view = ExperimentView(ctx, *id);
-  if (!view.ok()) return ApiResponse::Error(view.status());
-  return ApiResponse::Json(*view);
+  if (!view.ok()) co_return ApiResponse::Error(view.status());
+  co_return ApiResponse::Json(*view);
 }
 
 }  // namespace
 
 void RegisterExperimentRoutes(Router& router, ApiContext& ctx) {
-  router.AddSync("POST", "/api/v1/experiments", Access::kUser,
-                 [&ctx](ApiRequest& r) { return CreateExperiment(ctx, r); });
+  router.Add("POST", "/api/v1/experiments", Access::kUser,
+             [&ctx](ApiRequest& r) { return CreateExperiment(ctx, r); });
   auto list_cache = std::make_shared<ResponseCache>();
   router.AddSync("GET", "/api/v1/experiments", Access::kUser,
                  [&ctx, list_cache](ApiRequest& r) { return ListExperiments(ctx, r, *list_cache); });
   router.AddSync("GET", "/api/v1/experiments/{id}", Access::kUser,
                  [&ctx](ApiRequest& r) { return GetExperiment(ctx, r); });
-  router.AddSync("GET", "/api/v1/experiments/{id}/trials", Access::kUser,
-                 [&ctx](ApiRequest& r) { return ListTrials(ctx, r); });
-  router.AddSync("PATCH", "/api/v1/experiments/{id}", Access::kUser,
-                 [&ctx](ApiRequest& r) { return Patch(ctx, r); });
-  router.AddSync("POST", "/api/v1/experiments/{id}/{action}", Access::kUser,
-                 [&ctx](ApiRequest& r) { return Action(ctx, r); });
+  router.Add("GET", "/api/v1/experiments/{id}/trials", Access::kUser,
+             [&ctx](ApiRequest& r) { return ListTrials(ctx, r); });
+  router.Add("PATCH", "/api/v1/experiments/{id}", Access::kUser,
+             [&ctx](ApiRequest& r) { return Patch(ctx, r); });
+  router.Add("POST", "/api/v1/experiments/{id}/{action}", Access::kUser,
+             [&ctx](ApiRequest& r) { return Action(ctx, r); });
 }
 
 }  // namespace ring

@@ -55,6 +55,7 @@ nlohmann::json AllocationJson(const AllocationRecord& a) {
           {"state", ToString(a.state)},
           {"slots", a.slots},
           {"placements", ParsedOr(a.agent_ids_json, nlohmann::json::array())},
+          {"end_cause", a.end_cause ? nlohmann::json(ToString(*a.end_cause)) : nlohmann::json()},
           {"exit_reason", OrNull(a.exit_reason)},
           {"exit_code", OrNull(a.exit_code)},
           {"created_at", a.created_at},
@@ -83,6 +84,25 @@ nlohmann::json CheckpointJson(const CheckpointRecord& c) {
           {"resources", ParsedOr(c.resources_json, nlohmann::json::array())},
           {"metadata", ParsedOr(c.metadata_json, nlohmann::json::object())},
           {"created_at", c.created_at}};
+}
+
+nlohmann::json JobsJson(const std::vector<JobRow>& rows) {
+  nlohmann::json jobs = nlohmann::json::array();
+  for (const auto& row : rows)
+    jobs.push_back({{"allocation_id", row.allocation_id},
+                    {"trial_id", row.trial_id},
+                    {"experiment_id", row.experiment_id},
+                    {"owner", row.owner},
+                    {"state", ToString(row.state)},
+                    {"slots", row.slots},
+                    {"pool", row.pool},
+                    {"priority", row.priority},
+                    {"weight", row.weight},
+                    {"queued_at", row.queued_at},
+                    {"preempting", row.preempting},
+                    {"position", row.position ? nlohmann::json(*row.position) : nlohmann::json()},
+                    {"pending_reason", row.reason ? nlohmann::json(*row.reason) : nlohmann::json()}});
+  return jobs;
 }
 
 }  // namespace ring

@@ -2,6 +2,7 @@
 // Store records as the REST API's JSON shapes (DESIGN.md, "The contract").
 #include <nlohmann/json.hpp>
 
+#include "master/lifecycle/scheduling_driver.h"
 #include "master/store/store.h"
 
 namespace ring {
@@ -12,5 +13,7 @@ nlohmann::json AllocationJson(const AllocationRecord& a);
 nlohmann::json MetricJson(const MetricReport& m);
 nlohmann::json LogJson(const LogRecord& l);
 nlohmann::json CheckpointJson(const CheckpointRecord& c);
+// GET /api/v1/jobs: the scheduling driver's rows.
+nlohmann::json JobsJson(const std::vector<JobRow>& rows);
 
 }  // namespace ring

@@ -10,10 +10,12 @@
 #include <fstream>
 #include <iterator>
 
+#include "master/api/json_views.h"
 #include "master/api/routes.h"
-#include "master/core/experiment_controller.h"
-#include "master/core/master_metrics.h"
-#include "master/core/retention.h"
+#include "master/lifecycle/lifecycle.h"
+#include "master/maintenance/retention.h"
+#include "master/observability/master_metrics.h"
+#include "master/rm/agentrm/agent_rm.h"
 #include "master/store/sqlite_backup.h"
 #include "master/store/store.h"
 
@@ -95,13 +97,15 @@ ApiResponse Backup(ApiContext& ctx) {
 }  // namespace
 
 void RegisterMetaRoutes(Router& router, ApiContext& ctx) {
-  router.AddSync("GET", "/metrics", Access::kPublic, [&ctx](ApiRequest&) {
-    if (ctx.metrics == nullptr) return ApiResponse::Error(Unavailable("this master keeps no metrics"));
-    ctx.metrics->SetClusterGauges(ctx.controller.AgentsJson(), ctx.controller.JobsJson());
-    ApiResponse r;
-    r.content_type = "text/plain; version=0.0.4; charset=utf-8";
-    r.body = ctx.metrics->Render();
-    return r;
+  router.Add("GET", "/metrics", Access::kPublic, [&ctx](ApiRequest&) {
+    return OnLifecycle(ctx, [&ctx](Lifecycle& l) {
+      if (ctx.metrics == nullptr) return ApiResponse::Error(Unavailable("this master keeps no metrics"));
+      ctx.metrics->SetClusterGauges(ctx.agents.AgentsJson(), JobsJson(l.scheduling().Jobs()));
+      ApiResponse r;
+      r.content_type = "text/plain; version=0.0.4; charset=utf-8";
+      r.body = ctx.metrics->Render();
+      return r;
+    });
   });
   // Copying runs off the network threads.
   router.Add("GET", "/api/v1/master/backup", Access::kAdmin,

@@ -8,7 +8,7 @@
 #include "master/api/json_views.h"
 #include "master/api/response_cache.h"
 #include "master/api/routes.h"
-#include "master/core/metric_series.h"
+#include "master/queries/metric_series.h"
 #include "master/store/store.h"
 
 namespace ring {

@@ -3,8 +3,10 @@
 // that agents joined without master.yaml naming them are listed too.
 #include <map>
 
+#include "master/api/json_views.h"
 #include "master/api/routes.h"
-#include "master/core/experiment_controller.h"
+#include "master/lifecycle/lifecycle.h"
+#include "master/rm/agentrm/agent_rm.h"
 
 namespace ring {
 namespace {
@@ -13,11 +15,10 @@ struct PoolCounts {
   int64_t agents = 0, agents_connected = 0, slots = 0, slots_used = 0, jobs_running = 0, jobs_pending = 0;
 };
 
-ApiResponse ListPools(ApiContext& ctx) {
-  const auto agents = ctx.controller.AgentsJson();
-  const auto jobs = ctx.controller.JobsJson();
+ApiResponse ListPools(ApiContext& ctx, const nlohmann::json& jobs) {
+  const auto agents = ctx.agents.AgentsJson();
   std::map<std::string, PoolCounts> counts;
-  for (const auto& p : ctx.controller.Pools()) counts[p.name];
+  for (const auto& p : ctx.lifecycle.scheduling().pools()) counts[p.name];
   for (const auto& a : agents) {
     auto& c = counts[a.value("pool", "default")];
     ++c.agents;
@@ -51,8 +52,8 @@ ApiResponse ListPools(ApiContext& ctx) {
                     {"jobs_pending", c.jobs_pending}});
   };
   std::map<std::string, const PoolSettings*> configured;
-  for (const auto& p : ctx.controller.Pools()) configured[p.name] = &p;
-  for (const auto& p : ctx.controller.Pools()) add(p.name, &p);
+  for (const auto& p : ctx.lifecycle.scheduling().pools()) configured[p.name] = &p;
+  for (const auto& p : ctx.lifecycle.scheduling().pools()) add(p.name, &p);
   for (const auto& [name, c] : counts)
     if (!configured.count(name)) add(name, nullptr);
   const auto total = list.size();
@@ -62,7 +63,9 @@ ApiResponse ListPools(ApiContext& ctx) {
 }  // namespace
 
 void RegisterPoolRoutes(Router& router, ApiContext& ctx) {
-  router.AddSync("GET", "/api/v1/pools", Access::kUser, [&ctx](ApiRequest&) { return ListPools(ctx); });
+  router.Add("GET", "/api/v1/pools", Access::kUser, [&ctx](ApiRequest&) {
+    return OnLifecycle(ctx, [&ctx](Lifecycle& l) { return ListPools(ctx, JobsJson(l.scheduling().Jobs())); });
+  });
 }
 
 }  // namespace ring

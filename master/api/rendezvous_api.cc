@@ -13,7 +13,7 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include "master/api/routes.h"
-#include "master/core/experiment_controller.h"
+#include "master/lifecycle/lifecycle.h"
 
 namespace ring {
 namespace {
@@ -39,6 +39,13 @@ std::vector<std::string> SplitKeys(const std::string& text) {
   }
 }
 
+// The allocation's token is checked on every call, as the router did on the
+// way in: an allocation that ended meanwhile gets 409.
+Status Authorized(ApiContext& ctx, const std::string& allocation_id, const std::string& token) {
+  auto holder = ctx.lifecycle.tokens().Authorize(allocation_id, token);
+  return holder.ok() ? Status::Ok() : holder.status();
+}
+
 ApiResponse Check(ApiContext& ctx, const ApiRequest& req) {
   auto it = req.query.find("keys");
   if (it == req.query.end())
@@ -46,7 +53,8 @@ ApiResponse Check(ApiContext& ctx, const ApiRequest& req) {
         "query parameter key (read one key) or keys (check several, comma-separated) is required"));
   const auto keys = SplitKeys(it->second);
   if (keys.size() > 10000) return ApiResponse::Error(InvalidArgument("keys names over 10000 keys"));
-  auto check = ctx.controller.RendezvousCheck(req.params[0], req.BearerToken(), keys);
+  if (Status s = Authorized(ctx, req.params[0], req.BearerToken()); !s.ok()) return ApiResponse::Error(s);
+  auto check = ctx.lifecycle.rendezvous().CheckKeys(req.params[0], keys);
   if (!check.ok()) return ApiResponse::Error(check.status());
   return ApiResponse::Json({{"set", check->set}, {"missing", check->missing}});
 }
@@ -70,7 +78,8 @@ net::awaitable<ApiResponse> Get(ApiContext& ctx, ApiRequest& req) {
         net::post(timer->get_executor(),
                   [timer] { timer->expires_at(std::chrono::steady_clock::time_point::min()); });
       };
-    auto got = ctx.controller.RendezvousGet(allocation_id, token, *key, std::move(wake));
+    if (Status s = Authorized(ctx, allocation_id, token); !s.ok()) co_return ApiResponse::Error(s);
+    auto got = ctx.lifecycle.rendezvous().Get(allocation_id, *key, std::move(wake));
     if (!got.ok()) co_return ApiResponse::Error(got.status());
     if (got->value) {
       ApiResponse r;
@@ -87,14 +96,16 @@ net::awaitable<ApiResponse> Get(ApiContext& ctx, ApiRequest& req) {
     timer->expires_at(deadline);
     boost::system::error_code ec;  // operation_aborted when woken: look again either way
     co_await timer->async_wait(net::redirect_error(net::use_awaitable, ec));
-    ctx.controller.RendezvousCancelWait(allocation_id, got->wait);
+    ctx.lifecycle.rendezvous().CancelWait(allocation_id, got->wait);
   }
 }
 
 ApiResponse Put(ApiContext& ctx, ApiRequest& req) {
   auto key = KeyParam(req);
   if (!key.ok()) return ApiResponse::Error(key.status());
-  Status s = ctx.controller.RendezvousSet(req.params[0], req.BearerToken(), *key, std::move(req.body));
+  if (Status s = Authorized(ctx, req.params[0], req.BearerToken()); !s.ok()) return ApiResponse::Error(s);
+  // An allocation that ends meanwhile is closed in the store: the call gets 409.
+  Status s = ctx.lifecycle.rendezvous().Set(req.params[0], *key, std::move(req.body));
   if (!s.ok()) return ApiResponse::Error(s);
   ApiResponse r;
   r.status = 204;

@@ -6,7 +6,7 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include "master/api/routes.h"
-#include "master/core/experiment_controller.h"
+#include "master/lifecycle/lifecycle.h"
 #include "master/store/store.h"
 
 namespace ring {
@@ -61,9 +61,16 @@ boost::asio::awaitable<ApiResponse> OffNetworkThread(ApiContext& ctx, std::funct
   return OffNetworkThread(ctx.slow_work, std::move(work));
 }
 
+boost::asio::awaitable<ApiResponse> OnLifecycle(ApiContext& ctx,
+                                                std::function<ApiResponse(Lifecycle&)> work) {
+  return OffNetworkThread(ctx.lifecycle_thread,
+                          [&ctx, work = std::move(work)] { return ctx.lifecycle.Run(work); });
+}
+
 void UseAllocationTokens(Router& router, ApiContext& ctx) {
   router.SetAllocationAuthorizer([&ctx](const std::string& allocation_id, const std::string& token) {
-    return ctx.controller.AuthorizeAllocation(allocation_id, token);
+    auto holder = ctx.lifecycle.tokens().Authorize(allocation_id, token);
+    return holder.ok() ? Status::Ok() : holder.status();
   });
 }
 

@@ -16,14 +16,16 @@
 namespace ring {
 
 class Store;
-class ExperimentController;
+class Lifecycle;
+class AgentRm;
 class Accounts;
 class MasterMetrics;
 class Retention;
 
 struct ApiContext {
   Store& store;
-  ExperimentController& controller;
+  Lifecycle& lifecycle;
+  AgentRm& agents;  // the agents' resource manager: GET /agents, enable, disable
   std::string version;
   Accounts* accounts = nullptr;  // users and sessions (RegisterAuthRoutes)
   // Where password hashing runs (about 0.1 s each), off the network
@@ -41,6 +43,9 @@ struct ApiContext {
   // Where POST /allocations/{id}/metrics waits for its commit (SqliteStore's
   // group commit), off the network threads; null runs it in place.
   boost::asio::thread_pool* metric_writes = nullptr;
+  // The lifecycle's own thread: handlers that use it hop there
+  // (OnLifecycle); null runs it in place (component tests).
+  boost::asio::thread_pool* lifecycle_thread = nullptr;
 };
 
 void RegisterExperimentRoutes(Router& router, ApiContext& ctx);
@@ -77,6 +82,9 @@ boost::asio::awaitable<ApiResponse> OffNetworkThread(ApiContext& ctx, std::funct
 // The same on another pool (in place when null).
 boost::asio::awaitable<ApiResponse> OffNetworkThread(boost::asio::thread_pool* pool,
                                                      std::function<ApiResponse()> work);
+// Runs `work` on the lifecycle's thread while the connection's strand waits,
+// then the scheduling pass the work made due (Lifecycle::Run).
+boost::asio::awaitable<ApiResponse> OnLifecycle(ApiContext& ctx, std::function<ApiResponse(Lifecycle&)> work);
 // Ok when the signed-in user owns experiment `experiment_id` or is an admin;
 // else kPermissionDenied saying whose it is (kNotFound when it does not exist).
 Status CheckManages(ApiContext& ctx, const ApiRequest& req, int64_t experiment_id, const std::string& verb);

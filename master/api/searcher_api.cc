@@ -3,12 +3,14 @@
 // the searcher metric, and a report of invalid hyperparameters.
 #include <utility>  // before Asio
 
+#include <spdlog/spdlog.h>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include "master/api/commands.h"
 #include "master/api/routes.h"
-#include "master/core/experiment_controller.h"
+#include "master/lifecycle/lifecycle.h"
 
 namespace ring {
 namespace {
@@ -29,10 +31,19 @@ net::awaitable<ApiResponse> Operation(ApiContext& ctx, ApiRequest& req) {
   net::steady_timer timer(co_await net::this_coro::executor);
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(*timeout);
   for (;;) {
-    auto op = ctx.controller.SearcherOperation(req.params[0], req.BearerToken(), after);
-    if (!op.ok()) co_return ApiResponse::Error(op.status());
-    const bool pending = (*op)["operation"].is_null() && !(*op)["done"].get<bool>();
-    if (!pending || std::chrono::steady_clock::now() >= give_up) co_return ApiResponse::Json(*op);
+    OperationAnswer op;
+    ApiResponse answer = co_await OnLifecycle(ctx, [&](Lifecycle& l) {
+      auto alloc = l.allocations().Live(req.params[0]);
+      if (!alloc.ok()) return ApiResponse::Error(alloc.status());
+      auto next = l.searches().Operation(**alloc, after);
+      if (!next.ok()) return ApiResponse::Error(next.status());
+      op = *next;
+      return ApiResponse::Json(
+          {{"operation", op.length ? nlohmann::json{{"length", *op.length}} : nlohmann::json()},
+           {"done", op.done}});
+    });
+    const bool pending = answer.status == 200 && !op.length && !op.done;
+    if (!pending || std::chrono::steady_clock::now() >= give_up) co_return answer;
     timer.expires_after(std::chrono::milliseconds(100));
     co_await timer.async_wait(net::use_awaitable);
   }
@@ -44,22 +55,33 @@ void RegisterSearcherRoutes(Router& router, ApiContext& ctx) {
   UseAllocationTokens(router, ctx);
   router.Add("GET", "/api/v1/allocations/{id}/searcher/operation", Access::kAllocation,
              [&ctx](ApiRequest& r) { return Operation(ctx, r); });
-  router.AddSync(
-      "POST", "/api/v1/allocations/{id}/searcher/completed", Access::kAllocation, [&ctx](ApiRequest& req) {
-        auto body = ParseJsonBody(req);
-        if (!body.ok()) return ApiResponse::Error(body.status());
-        auto accepted = ctx.controller.CompleteSearcherOperation(req.params[0], req.BearerToken(), *body);
-        if (!accepted.ok()) return ApiResponse::Error(accepted.status());
-        return ApiResponse::Json({{"accepted", *accepted}});
-      });
-  router.AddSync("POST", "/api/v1/allocations/{id}/searcher/invalid_hparams", Access::kAllocation,
-                 [&ctx](ApiRequest& req) {
-                   auto body = ParseJsonBody(req);
-                   if (!body.ok()) return ApiResponse::Error(body.status());
-                   Status s = ctx.controller.ReportInvalidHparams(req.params[0], req.BearerToken(), *body);
-                   if (!s.ok()) return ApiResponse::Error(s);
-                   return ApiResponse::Json({{"recorded", true}});
-                 });
+  router.Add("POST", "/api/v1/allocations/{id}/searcher/completed", Access::kAllocation,
+             [&ctx](ApiRequest& req) -> net::awaitable<ApiResponse> {
+               auto body = ParseJsonBody(req);
+               if (!body.ok()) co_return ApiResponse::Error(body.status());
+               auto done = DecodeCompletion(*body);
+               if (!done.ok()) co_return ApiResponse::Error(done.status());
+               co_return co_await OnLifecycle(ctx, [&](Lifecycle& l) {
+                 auto alloc = l.allocations().Live(req.params[0]);
+                 if (!alloc.ok()) return ApiResponse::Error(alloc.status());
+                 return ApiResponse::Json({{"accepted", l.searches().Complete(**alloc, *done)}});
+               });
+             });
+  router.Add("POST", "/api/v1/allocations/{id}/searcher/invalid_hparams", Access::kAllocation,
+             [&ctx](ApiRequest& req) -> net::awaitable<ApiResponse> {
+               auto body = ParseJsonBody(req);
+               if (!body.ok()) co_return ApiResponse::Error(body.status());
+               auto message = DecodeInvalidHparams(*body);
+               if (!message.ok()) co_return ApiResponse::Error(message.status());
+               co_return co_await OnLifecycle(ctx, [&](Lifecycle& l) {
+                 auto alloc = l.allocations().Live(req.params[0]);
+                 if (!alloc.ok()) return ApiResponse::Error(alloc.status());
+                 (*alloc)->invalid_hparams = *message;
+                 spdlog::warn("[searcher] trial {} reports invalid hyperparameters: {}",
+                              (*alloc)->record.trial_id, *message);
+                 return ApiResponse::Json({{"recorded", true}});
+               });
+             });
 }
 
 }  // namespace ring

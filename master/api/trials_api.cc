@@ -6,7 +6,7 @@
 
 #include "master/api/json_views.h"
 #include "master/api/routes.h"
-#include "master/core/experiment_controller.h"
+#include "master/lifecycle/lifecycle.h"
 #include "master/store/store.h"
 
 namespace ring {
@@ -14,13 +14,17 @@ namespace {
 
 namespace net = boost::asio;
 
-ApiResponse GetTrial(ApiContext& ctx, ApiRequest& req) {
+net::awaitable<ApiResponse> GetTrial(ApiContext& ctx, ApiRequest& req) {
   auto id = ParseId(req.params[0], "trial id");
-  if (!id.ok()) return ApiResponse::Error(id.status());
+  if (!id.ok()) co_return ApiResponse::Error(id.status());
   auto trial = ctx.store.GetTrial(*id);
-  if (!trial.ok()) return ApiResponse::Error(trial.status());
+  if (!trial.ok()) co_return ApiResponse::Error(trial.status());
   auto view = TrialJson(*trial);
-  auto op = ctx.controller.TrialOperation(trial->experiment_id, trial->id);
+  std::optional<int64_t> op;
+  co_await OnLifecycle(ctx, [&](Lifecycle& l) {
+    op = l.searches().TrialOperation(trial->experiment_id, trial->id);
+    return ApiResponse{};
+  });
   view["searcher_operation"] = op ? nlohmann::json{{"length", *op}} : nlohmann::json();
   // Why its last allocation ended: what a user reads first when a trial failed.
   view["last_exit_reason"] = nullptr;
@@ -30,7 +34,7 @@ ApiResponse GetTrial(ApiContext& ctx, ApiRequest& req) {
         view["last_exit_reason"] = it->exit_reason;
         break;
       }
-  return ApiResponse::Json(view);
+  co_return ApiResponse::Json(view);
 }
 
 ApiResponse ListAllocations(ApiContext& ctx, ApiRequest& req) {
@@ -84,8 +88,7 @@ net::awaitable<ApiResponse> GetLogs(ApiContext& ctx, ApiRequest& req) {
 }  // namespace
 
 void RegisterTrialRoutes(Router& router, ApiContext& ctx) {
-  router.AddSync("GET", "/api/v1/trials/{id}", Access::kUser,
-                 [&ctx](ApiRequest& r) { return GetTrial(ctx, r); });
+  router.Add("GET", "/api/v1/trials/{id}", Access::kUser, [&ctx](ApiRequest& r) { return GetTrial(ctx, r); });
   // GET /api/v1/trials/{id}/metrics: metrics_api.cc.
   router.AddSync("GET", "/api/v1/trials/{id}/allocations", Access::kUser,
                  [&ctx](ApiRequest& r) { return ListAllocations(ctx, r); });

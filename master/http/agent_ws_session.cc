@@ -15,8 +15,8 @@
 #include <boost/beast/websocket/ssl.hpp>
 
 #include "common/agent_protocol.h"
-#include "master/core/agent_channel.h"
-#include "master/core/experiment_controller.h"
+#include "master/rm/agentrm/agent_channel.h"
+#include "master/rm/agentrm/agent_rm.h"
 
 namespace ring {
 namespace {
@@ -31,8 +31,8 @@ class AgentWsSession : public AgentChannel, public std::enable_shared_from_this<
  public:
   // `next` is what NextLayer is made from: the socket, or the TLS stream after its handshake.
   template <class Next>
-  AgentWsSession(Next&& next, ExperimentController& controller)
-      : ws_(std::forward<Next>(next)), controller_(controller) {}
+  AgentWsSession(Next&& next, AgentRm& agents, const AgentWsAcceptor::Defer& defer)
+      : ws_(std::forward<Next>(next)), agents_(agents), defer_(defer) {}
 
   void Send(std::string frame) override {
     net::post(ws_.get_executor(), [self = this->shared_from_this(), frame = std::move(frame)]() mutable {
@@ -98,16 +98,19 @@ class AgentWsSession : public AgentChannel, public std::enable_shared_from_this<
           break;
         }
         agent_id_ = hello->agent_id;
-        controller_.OnAgentHello(*hello, self, now);
+        defer_([this, self, hello = *hello, now] { agents_.OnHello(hello, self, now); });
       } else if (agent_id_.empty()) {
         Close("the first message must be hello");
         break;
       } else {
-        controller_.OnAgentMessage(agent_id_, *message, now);
+        agents_.OnMessage(agent_id_, *message, now);
       }
     }
     closed_ = true;
-    if (!agent_id_.empty()) controller_.OnAgentDisconnected(agent_id_, this, std::chrono::steady_clock::now());
+    if (!agent_id_.empty())
+      defer_([this, self, id = agent_id_, now = std::chrono::steady_clock::now()] {
+        agents_.OnDisconnected(id, this, now);
+      });
   }
 
   static constexpr size_t kMaxQueued = 10000;
@@ -128,7 +131,8 @@ class AgentWsSession : public AgentChannel, public std::enable_shared_from_this<
   }
 
   websocket::stream<NextLayer> ws_;
-  ExperimentController& controller_;
+  AgentRm& agents_;
+  const AgentWsAcceptor::Defer& defer_;
   std::string agent_id_;
   std::deque<std::string> outbox_;  // owned by the strand
   bool writing_ = false;
@@ -136,10 +140,10 @@ class AgentWsSession : public AgentChannel, public std::enable_shared_from_this<
 };
 
 template <class NextLayer, class Next>
-void StartSession(Next next, beast::http::request<beast::http::string_body> request,
-                  ExperimentController& controller) {
+void StartSession(Next next, beast::http::request<beast::http::string_body> request, AgentRm& agents,
+                  const AgentWsAcceptor::Defer& defer) {
   using Session = AgentWsSession<NextLayer>;
-  auto session = std::make_shared<Session>(std::move(next), controller);
+  auto session = std::make_shared<Session>(std::move(next), agents, defer);
   auto executor = session->executor();
   net::co_spawn(executor, Session::Run(session, std::move(request)), [](std::exception_ptr e) {
     if (!e) return;
@@ -155,12 +159,12 @@ void StartSession(Next next, beast::http::request<beast::http::string_body> requ
 
 void AgentWsAcceptor::Accept(net::ip::tcp::socket socket,
                              beast::http::request<beast::http::string_body> request) {
-  StartSession<beast::tcp_stream>(std::move(socket), std::move(request), controller_);
+  StartSession<beast::tcp_stream>(std::move(socket), std::move(request), agents_, defer_);
 }
 
 void AgentWsAcceptor::Accept(beast::ssl_stream<beast::tcp_stream> stream,
                              beast::http::request<beast::http::string_body> request) {
-  StartSession<beast::ssl_stream<beast::tcp_stream>>(std::move(stream), std::move(request), controller_);
+  StartSession<beast::ssl_stream<beast::tcp_stream>>(std::move(stream), std::move(request), agents_, defer_);
 }
 
 }  // namespace ring

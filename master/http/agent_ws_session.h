@@ -1,26 +1,31 @@
 #pragma once
 // Accepts agent WebSocket connections and feeds their messages to the
-// ExperimentController, over plain TCP (ws) or TLS (wss). Each session runs
-// on its connection's strand; sends from other threads are posted there and
-// written in order.
+// agents' resource manager (AgentRm), over plain TCP (ws) or TLS (wss).
+// Each session runs on its connection's strand; sends from other threads are
+// posted there and written in order. Hellos and disconnects are deferred to
+// the lifecycle's thread (`defer`); other frames are handed over at once
+// (a heartbeat only moves a deadline).
+#include <functional>
 #include <memory>
 
 #include "master/http/ws_upgrade.h"
 
 namespace ring {
 
-class ExperimentController;
+class AgentRm;
 
 class AgentWsAcceptor : public AgentChannelAcceptor {
  public:
-  explicit AgentWsAcceptor(ExperimentController& controller) : controller_(controller) {}
+  using Defer = std::function<void(std::function<void()>)>;
+  AgentWsAcceptor(AgentRm& agents, Defer defer) : agents_(agents), defer_(std::move(defer)) {}
   void Accept(boost::asio::ip::tcp::socket socket,
               boost::beast::http::request<boost::beast::http::string_body> request) override;
   void Accept(boost::beast::ssl_stream<boost::beast::tcp_stream> stream,
               boost::beast::http::request<boost::beast::http::string_body> request) override;
 
  private:
-  ExperimentController& controller_;
+  AgentRm& agents_;
+  Defer defer_;
 };
 
 }  // namespace ring

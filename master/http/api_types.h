@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/status.h"
-#include "master/core/principal.h"
+#include "master/auth/principal.h"
 
 namespace ring {
 

@@ -198,6 +198,7 @@ Status MemoryStore::UpdateAllocation(const AllocationRecord& a) {
   r.state = a.state;
   r.token_hash = a.token_hash;
   r.agent_ids_json = a.agent_ids_json;
+  r.end_cause = a.end_cause;
   r.exit_reason = a.exit_reason;
   r.exit_code = a.exit_code;
   r.ended_at = EndedAt(IsTerminal(a.state), a.ended_at, r.ended_at, NowRfc3339());

@@ -1,5 +1,7 @@
 #include "master/store/sqlite_db.h"
 
+#include "common/thread_role.h"
+
 #include <chrono>
 #include <utility>
 
@@ -110,6 +112,7 @@ void SetSqliteWriteObserver(std::function<void(double seconds)> observer) {
 }
 
 Status Stmt::Run() {
+  CheckOffIoThread("an SQLite write");
   const auto start = std::chrono::steady_clock::now();
   Status status;
   for (;;) {
@@ -172,6 +175,7 @@ SqliteDb::~SqliteDb() {
 }
 
 Status SqliteDb::Exec(const std::string& sql, std::string_view what) {
+  CheckOffIoThread("an SQLite statement");
   char* error = nullptr;
   int rc = sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &error);
   if (rc == SQLITE_OK) return Status::Ok();

@@ -33,7 +33,7 @@ Result<TrialRecord> ReadTrial(const Stmt& s) {
 }
 
 constexpr const char* kAllocationColumns =
-    "id, trial_id, state, token_hash, slots, agent_ids, exit_reason, exit_code, created_at, ended_at";
+    "id, trial_id, state, token_hash, slots, agent_ids, exit_reason, exit_code, created_at, ended_at, end_cause";
 
 Result<AllocationRecord> ReadAllocation(const Stmt& s) {
   AllocationRecord a;
@@ -50,6 +50,11 @@ Result<AllocationRecord> ReadAllocation(const Stmt& s) {
   if (!s.IsNull(7)) a.exit_code = static_cast<int>(s.Int(7));
   a.created_at = s.Text(8);
   a.ended_at = s.Text(9);
+  if (!s.IsNull(10)) {
+    const std::string cause = s.Text(10);
+    a.end_cause = ParseEndCause(cause);
+    if (!a.end_cause) return Internal("allocation " + a.id + " has unknown end cause '" + cause + "'");
+  }
   return a;
 }
 
@@ -135,7 +140,7 @@ Status SqliteStore::CreateAllocation(const AllocationRecord& a) {
   std::lock_guard lock(mu_);
   Result<Stmt> insert = db_->Prepare(
       "INSERT INTO allocations (id, trial_id, state, token_hash, slots, agent_ids, exit_reason, exit_code, "
-      "created_at, ended_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
+      "created_at, ended_at, end_cause) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
   if (!insert.ok()) return insert.status();
   const std::string now = NowRfc3339();
   insert->Bind(1, a.id).Bind(2, a.trial_id).Bind(3, ToString(a.state)).Bind(4, a.token_hash);
@@ -146,6 +151,7 @@ Status SqliteStore::CreateAllocation(const AllocationRecord& a) {
     insert->BindNull(8);
   }
   insert->Bind(9, now).BindTextOrNull(10, EndedAt(IsTerminal(a.state), a.ended_at, "", now));
+  insert->BindTextOrNull(11, a.end_cause ? ToString(*a.end_cause) : std::string_view());
   return WithContext(insert->Run(), "create allocation " + a.id);
 }
 
@@ -185,7 +191,7 @@ Status SqliteStore::UpdateAllocation(const AllocationRecord& a) {
   std::lock_guard lock(mu_);
   Result<Stmt> update = db_->Prepare(
       "UPDATE allocations SET state = ?2, token_hash = ?3, agent_ids = ?4, exit_reason = ?5, exit_code = ?6, "
-      "ended_at = COALESCE(?7, CASE WHEN ?8 THEN COALESCE(ended_at, ?9) END) WHERE id = ?1");
+      "ended_at = COALESCE(?7, CASE WHEN ?8 THEN COALESCE(ended_at, ?9) END), end_cause = ?10 WHERE id = ?1");
   if (!update.ok()) return update.status();
   update->Bind(1, a.id).Bind(2, ToString(a.state)).Bind(3, a.token_hash).Bind(4, a.agent_ids_json);
   update->BindTextOrNull(5, a.exit_reason);
@@ -195,6 +201,7 @@ Status SqliteStore::UpdateAllocation(const AllocationRecord& a) {
     update->BindNull(6);
   }
   update->BindTextOrNull(7, a.ended_at).Bind(8, int64_t{IsTerminal(a.state)}).Bind(9, NowRfc3339());
+  update->BindTextOrNull(10, a.end_cause ? ToString(*a.end_cause) : std::string_view());
   if (Status s = update->Run(); !s.ok()) return WithContext(s, "update allocation " + a.id);
   if (db_->Changes() == 0) return NotFound("allocation " + a.id + " not found");
   return Status::Ok();

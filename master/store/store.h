@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "common/end_cause.h"
 #include "common/states.h"
 #include "common/status.h"
 
@@ -51,7 +52,8 @@ struct AllocationRecord {
   std::string token_hash;  // SHA-256 hex of the allocation token
   int64_t slots = 1;
   std::string agent_ids_json = "[]";  // agents holding the allocation
-  std::string exit_reason;            // set when TERMINATED
+  std::optional<EndCause> end_cause;  // set when TERMINATED: what ended it
+  std::string exit_reason;            // set when TERMINATED: its detail for people
   std::optional<int> exit_code;
   std::string created_at;
   std::string ended_at;
@@ -183,7 +185,7 @@ class Store {
   virtual Result<int64_t> AddMetrics(const std::vector<MetricReport>& reports) = 0;
   virtual Result<std::vector<MetricReport>> GetMetrics(int64_t trial_id, const std::string& kind) = 0;
 
-  // Retention (master/core/retention.h): how many reports of a kind a trial
+  // Retention (master/maintenance/retention.h): how many reports of a kind a trial
   // has; deleting a trial's reports at the given batches (returns how many).
   virtual Result<int64_t> CountMetrics(int64_t trial_id, const std::string& kind) = 0;
   virtual Result<int64_t> DeleteMetrics(int64_t trial_id, const std::string& kind,

@@ -13,8 +13,8 @@
 #include <sstream>
 
 #include "master/api/routes.h"
-#include "master/core/accounts.h"
-#include "master/core/experiment_controller.h"
+#include "master/auth/accounts.h"
+#include "tests/support/lifecycle_driver.h"
 #include "master/store/memory_store.h"
 #include "tests/support/test_cluster.h"
 
@@ -134,9 +134,9 @@ Access AccessOf(Rule rule) {
 
 TEST(Authorization, EveryRouteHasARuleThatMatchesItsAccess) {
   MemoryStore store;
-  ExperimentController controller(store, ControllerOptions{});
+  testing::LifecycleDriver controller(store, testing::DriverOptions{});
   Accounts accounts(store);
-  ApiContext ctx{store, controller, "test", &accounts};
+  ApiContext ctx{store, controller.lifecycle(), controller.agents(), "test", &accounts};
   Router router;
   RegisterAllRoutes(router, ctx);
   std::set<std::string> served;

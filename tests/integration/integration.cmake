@@ -34,7 +34,7 @@ add_dependencies(tls_test ringmaster ringagent ring quadratic_model)
 # Every route × every kind of caller against a real master (the authorisation matrix).
 ring_add_test(authorization_test LABEL integration TIMEOUT 180
   SOURCES integration/authorization_test.cc
-  LIBS ring_test_support ring_master_http)
+  LIBS ring_test_support ring_master_http ring_lifecycle_driver)
 add_dependencies(authorization_test ringmaster ringagent ring)
 
 # Users through the real CLI: sign-in, whoami, creation, passwords, deactivation, the first admin.

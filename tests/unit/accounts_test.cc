@@ -1,7 +1,7 @@
 // Accounts on the in-memory store with a clock the test moves: the admin at
 // first start, sign-in and its lockout, sessions that expire or end, and who
 // may create and change users.
-#include "master/core/accounts.h"
+#include "master/auth/accounts.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "master/core/passwords.h"
+#include "master/auth/passwords.h"
 #include "master/store/memory_store.h"
 
 namespace ring {

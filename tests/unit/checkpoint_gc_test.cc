@@ -1,4 +1,4 @@
-#include "master/core/checkpoint_gc.h"
+#include "master/maintenance/checkpoint_gc.h"
 
 #include <gtest/gtest.h>
 

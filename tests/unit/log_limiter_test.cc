@@ -2,7 +2,7 @@
 // lines beyond the rate are dropped and one notice a second says how many.
 #include <gtest/gtest.h>
 
-#include "master/core/log_limiter.h"
+#include "master/maintenance/log_limiter.h"
 
 namespace ring {
 namespace {

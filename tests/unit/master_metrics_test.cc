@@ -1,6 +1,6 @@
 // MasterMetrics renders what it was told in the Prometheus text format, and
 // cluster gauges follow the latest scrape (a pool whose agents left reads 0).
-#include "master/core/master_metrics.h"
+#include "master/observability/master_metrics.h"
 
 #include <gtest/gtest.h>
 

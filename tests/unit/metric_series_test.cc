@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "master/core/metric_series.h"
+#include "master/queries/metric_series.h"
 
 namespace ring {
 namespace {

@@ -9,8 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "master/api/routes.h"
-#include "master/core/accounts.h"
-#include "master/core/experiment_controller.h"
+#include "master/auth/accounts.h"
+#include "tests/support/lifecycle_driver.h"
 #include "master/store/memory_store.h"
 
 namespace ring {
@@ -29,9 +29,9 @@ class OpenApiTest : public ::testing::Test {
     ASSERT_FALSE(doc_.is_discarded()) << "docs/openapi.json is not JSON";
   }
   MemoryStore store_;
-  ExperimentController controller_{store_, ControllerOptions{}};
+  testing::LifecycleDriver controller_{store_, testing::DriverOptions{}};
   Accounts accounts_{store_};
-  ApiContext ctx_{store_, controller_, "test", &accounts_};
+  ApiContext ctx_{store_, controller_.lifecycle(), controller_.agents(), "test", &accounts_};
   Router router_;
   nlohmann::json doc_;
 };

@@ -4,7 +4,7 @@
 
 #include <set>
 
-#include "master/core/port_registry.h"
+#include "master/lifecycle/port_registry.h"
 
 namespace ring {
 namespace {

@@ -2,9 +2,9 @@
 ring_add_test(rendezvous_store_test LABEL unit
   SOURCES unit/rendezvous_store_test.cc unit/port_registry_test.cc LIBS ring_master_core)
 ring_add_test(rendezvous_api_test LABEL unit
-  SOURCES unit/rendezvous_api_test.cc LIBS ring_master_http)
-ring_add_test(experiment_controller_distributed_test LABEL unit
-  SOURCES unit/experiment_controller_distributed_test.cc LIBS ring_master_core)
+  SOURCES unit/rendezvous_api_test.cc LIBS ring_master_http ring_lifecycle_driver)
+ring_add_test(lifecycle_distributed_test LABEL unit
+  SOURCES unit/lifecycle_distributed_test.cc LIBS ring_master_core ring_lifecycle_driver)
 
 # A real master and agents (tests/support's TestCluster).
 ring_add_test(rendezvous_integration_test LABEL integration TIMEOUT 180

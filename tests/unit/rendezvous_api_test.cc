@@ -15,7 +15,7 @@
 #include <boost/asio/use_future.hpp>
 
 #include "master/api/routes.h"
-#include "tests/unit/controller_test_fixture.h"
+#include "tests/unit/lifecycle_test_fixture.h"
 
 namespace ring {
 namespace {
@@ -35,10 +35,10 @@ resources:
 max_restarts: 0
 )";
 
-class RendezvousApiTest : public testing::ControllerFixture {
+class RendezvousApiTest : public testing::LifecycleFixture {
  protected:
   void SetUp() override {
-    ControllerFixture::SetUp();
+    LifecycleFixture::SetUp();
     RegisterRendezvousRoutes(router_, ctx_);
     channel_ = Connect("agent-1", 2);
     CreateFrom(kConfig);
@@ -50,7 +50,7 @@ class RendezvousApiTest : public testing::ControllerFixture {
   void TearDown() override {
     work_.reset();
     for (auto& t : threads_) t.join();
-    ControllerFixture::TearDown();
+    LifecycleFixture::TearDown();
   }
 
   // Dispatches on a strand of its own, like one HTTP connection.
@@ -78,7 +78,7 @@ class RendezvousApiTest : public testing::ControllerFixture {
   }
 
   Router router_;
-  ApiContext ctx_{store_, controller_, "test"};
+  ApiContext ctx_{store_, controller_.lifecycle(), controller_.agents(), "test"};
   std::shared_ptr<testing::RecordingChannel> channel_;
   std::string token_;
   net::io_context io_;

@@ -1,6 +1,6 @@
 // The rendezvous key-value store on its own: set, get, waiters woken by a set
 // or by the allocation's end, key rules, limits, and one store per allocation.
-#include "master/core/rendezvous_store.h"
+#include "master/rendezvous/rendezvous_store.h"
 
 #include <gtest/gtest.h>
 

@@ -11,8 +11,8 @@
 #include <memory>
 #include <string>
 
-#include "master/core/metric_series.h"
-#include "master/core/retention.h"
+#include "master/queries/metric_series.h"
+#include "master/maintenance/retention.h"
 #include "master/store/memory_store.h"
 #include "master/store/sqlite_store.h"
 #include "tests/unit/store_holders.h"

@@ -3,10 +3,10 @@
 // are tested by the scenario files (scheduler_scenario_test).
 #include <gtest/gtest.h>
 
-#include "master/core/scheduler.h"
-#include "master/core/scheduling_fair_share.h"
-#include "master/core/scheduling_placement.h"
-#include "master/core/scheduling_priority.h"
+#include "master/scheduler/scheduler.h"
+#include "master/scheduler/scheduling_fair_share.h"
+#include "master/scheduler/scheduling_placement.h"
+#include "master/scheduler/scheduling_priority.h"
 
 namespace ring::scheduling {
 namespace {

@@ -33,7 +33,7 @@
 #include <string>
 #include <vector>
 
-#include "master/core/scheduler.h"
+#include "master/scheduler/scheduler.h"
 
 namespace ring {
 namespace {

@@ -7,7 +7,7 @@ ring_add_test(webui_server_test LABEL unit
   SOURCES unit/metric_series_test.cc unit/experiment_query_test.cc unit/conditional_get_test.cc
           unit/content_encoding_test.cc unit/response_cache_test.cc unit/static_files_test.cc
   LIBS ring_master_http ZLIB::ZLIB)
-ring_add_test(webui_api_test LABEL unit SOURCES unit/webui_api_test.cc LIBS ring_master_http)
+ring_add_test(webui_api_test LABEL unit SOURCES unit/webui_api_test.cc LIBS ring_master_http ring_lifecycle_driver)
 
 # Real HTTP: ETag/304 on the API, cache headers and the client-route fallback.
 ring_add_test(webui_http_test LABEL integration TIMEOUT 120

@@ -10,8 +10,8 @@
 #include <boost/asio/use_future.hpp>
 
 #include "master/api/routes.h"
-#include "master/core/accounts.h"
-#include "tests/unit/controller_test_fixture.h"
+#include "master/auth/accounts.h"
+#include "tests/unit/lifecycle_test_fixture.h"
 
 namespace ring {
 namespace {
@@ -35,10 +35,10 @@ searcher:
 )";
 }
 
-class WebUiApiTest : public testing::ControllerFixture {
+class WebUiApiTest : public testing::LifecycleFixture {
  protected:
   void SetUp() override {
-    ControllerFixture::SetUp();
+    LifecycleFixture::SetUp();
     // A real admin signs in; its token goes with every request.
     auto password = accounts_.EnsureAdmin("");
     ASSERT_TRUE(password.ok() && *password);
@@ -94,7 +94,7 @@ class WebUiApiTest : public testing::ControllerFixture {
   Accounts accounts_{store_};
   std::string token_;
   Router router_;
-  ApiContext ctx_{store_, controller_, "test", &accounts_};
+  ApiContext ctx_{store_, controller_.lifecycle(), controller_.agents(), "test", &accounts_};
 };
 
 TEST_F(WebUiApiTest, TrialMetricsAreDownsampledOnRequest) {

@@ -1,0 +1,16 @@
+#pragma once
+// Which threads may block. The master's io threads run the network (HTTP
+// sessions, agent WebSockets) and must never wait for the disk: no SQLite
+// commit, fsync or folder deletion runs there. The composition root marks
+// them; the store's write path and checkpoint deletion check it, and abort
+// naming what was attempted, so a test that drives such a path on an io
+// thread fails at once instead of slowing everyone down.
+namespace ring {
+
+// Marks the calling thread as one of the network io threads (for its life).
+void MarkIoThread();
+bool OnIoThread();
+// Aborts, naming `what`, when called on an io thread.
+void CheckOffIoThread(const char* what);
+
+}  // namespace ring

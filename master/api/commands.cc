@@ -1,0 +1,158 @@
+#include "master/api/commands.h"
+
+#include <cmath>
+#include <filesystem>
+#include <regex>
+
+#include "common/json_fields.h"
+
+namespace ring {
+namespace {
+
+bool IsHex(const std::string& s, size_t len) {
+  return s.size() == len && s.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
+
+bool SafeRelative(const std::string& path) {
+  if (path.empty() || path[0] == '/') return false;
+  for (const auto& part : std::filesystem::path(path))
+    if (part == "..") return false;
+  return true;
+}
+
+// Whether `j` nests deeper than `limit`, found without recursion: copying or
+// writing out a value nested deeper than the stack allows would crash.
+bool NestsDeeperThan(const nlohmann::json& j, int limit) {
+  std::vector<std::pair<const nlohmann::json*, int>> pending{{&j, 0}};
+  while (!pending.empty()) {
+    const auto [value, depth] = pending.back();
+    pending.pop_back();
+    if (!value->is_structured()) continue;
+    if (depth >= limit) return true;
+    for (const auto& child : *value) pending.emplace_back(&child, depth + 1);
+  }
+  return false;
+}
+
+}  // namespace
+
+Result<std::vector<MetricReport>> DecodeReports(const nlohmann::json& body, int64_t trial_id,
+                                                const std::string& allocation_id) {
+  if (!body.is_object() || !body.contains("reports") || !body["reports"].is_array())
+    return InvalidArgument("body must be an object with a \"reports\" array");
+  if (Status s = CheckKnownFields(body, {"reports"}, "the request body"); !s.ok()) return s;
+  const auto& reports = body["reports"];
+  if (reports.size() > 10000) return Status{ErrorCode::kTooLarge, "reports holds over 10000 entries"};
+  std::vector<MetricReport> out;
+  out.reserve(reports.size());
+  for (size_t i = 0; i < reports.size(); ++i) {
+    const auto& r = reports[i];
+    const std::string at = "reports[" + std::to_string(i) + "]";
+    if (!r.is_object()) return InvalidArgument(at + " must be an object");
+    if (Status s = CheckKnownFields(r, {"kind", "batches", "metrics"}, at); !s.ok()) return s;
+    if (!r.contains("kind") || !r["kind"].is_string() ||
+        (r["kind"] != "training" && r["kind"] != "validation"))
+      return InvalidArgument(at + ".kind must be \"training\" or \"validation\"");
+    if (!r.contains("batches") || !r["batches"].is_number_integer() || r["batches"].get<int64_t>() < 0)
+      return InvalidArgument(at + ".batches must be a non-negative integer");
+    if (!r.contains("metrics") || !r["metrics"].is_object())
+      return InvalidArgument(at + ".metrics must be an object of metric names to numbers");
+    for (const auto& [name, value] : r["metrics"].items())
+      if (!value.is_number() && !value.is_null())
+        return InvalidArgument(at + ".metrics." + name + " must be a number");
+    MetricReport m;
+    m.trial_id = trial_id;
+    m.kind = r["kind"].get<std::string>();
+    m.batches = r["batches"].get<int64_t>();
+    m.metrics_json = r["metrics"].dump();
+    m.allocation_id = allocation_id;
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+Result<CheckpointRecord> DecodeCheckpoint(const nlohmann::json& body) {
+  static const std::regex kUuid("^[0-9a-fA-F-]{8,64}$");
+  if (Status s = CheckKnownFields(body, {"uuid", "batches", "resources", "metadata"}, "the request body");
+      !s.ok())
+    return s;
+  if (!body.contains("uuid") || !body["uuid"].is_string() ||
+      !std::regex_match(body["uuid"].get<std::string>(), kUuid))
+    return InvalidArgument("uuid must be a UUID string");
+  if (!body.contains("batches") || !body["batches"].is_number_integer() || body["batches"].get<int64_t>() < 0)
+    return InvalidArgument("batches must be a non-negative integer");
+  if (!body.contains("resources") || !body["resources"].is_array())
+    return InvalidArgument("resources must be a list of {path, size, sha256}");
+  if (body.contains("metadata") && !body["metadata"].is_object())
+    return InvalidArgument("metadata must be an object");
+  if (body.contains("metadata") && NestsDeeperThan(body["metadata"], 64))
+    return InvalidArgument("metadata must not nest deeper than 64 levels");
+  const auto& resources = body["resources"];
+  if (resources.size() > 100000) return Status{ErrorCode::kTooLarge, "resources lists over 100000 files"};
+  for (size_t i = 0; i < resources.size(); ++i) {
+    const auto& r = resources[i];
+    const std::string at = "resources[" + std::to_string(i) + "]";
+    if (Status s = CheckKnownFields(r, {"path", "size", "sha256"}, at); !s.ok()) return s;
+    if (!r.is_object() || !r.contains("path") || !r["path"].is_string() ||
+        !SafeRelative(r["path"].get<std::string>()))
+      return InvalidArgument(at + ".path must be a relative path inside the checkpoint");
+    if (!r.contains("size") || !r["size"].is_number_integer() || r["size"].get<int64_t>() < 0)
+      return InvalidArgument(at + ".size must be a non-negative integer");
+    if (!r.contains("sha256") || !r["sha256"].is_string() || !IsHex(r["sha256"].get<std::string>(), 64))
+      return InvalidArgument(at + ".sha256 must be 64 lower-case hex digits");
+  }
+  CheckpointRecord out;
+  out.uuid = body["uuid"].get<std::string>();
+  out.batches = body["batches"].get<int64_t>();
+  out.resources_json = resources.dump();
+  out.metadata_json = body.value("metadata", nlohmann::json::object()).dump();
+  return out;
+}
+
+Result<ResourcesPatch> DecodeResourcesPatch(const nlohmann::json& patch) {
+  if (!patch.is_object() || patch.empty())
+    return InvalidArgument("body must be an object with priority, weight and/or max_slots");
+  ResourcesPatch next;
+  for (const auto& [key, value] : patch.items()) {
+    if (key == "priority") {
+      if (!value.is_number_integer() || value.get<int64_t>() < 1 || value.get<int64_t>() > 99)
+        return InvalidArgument("priority must be an integer from 1 to 99 (lower runs first)");
+      next.priority = value.get<int64_t>();
+    } else if (key == "weight") {
+      if (!value.is_number() || !(value.get<double>() > 0) || !std::isfinite(value.get<double>()))
+        return InvalidArgument("weight must be a positive number");
+      next.weight = value.get<double>();
+    } else if (key == "max_slots") {
+      next.set_max_slots = true;
+      if (value.is_null()) continue;
+      if (!value.is_number_integer() || value.get<int64_t>() < 1)
+        return InvalidArgument("max_slots must be a positive integer, or null for no limit");
+      next.max_slots = value.get<int64_t>();
+    } else {
+      return InvalidArgument("unknown field \"" + key + "\"; use priority, weight or max_slots");
+    }
+  }
+  return next;
+}
+
+Result<OperationCompletion> DecodeCompletion(const nlohmann::json& body) {
+  if (!body.is_object()) return InvalidArgument("body must be an object {\"length\": N, \"metric\": value}");
+  if (Status s = CheckKnownFields(body, {"length", "metric"}, "the request body"); !s.ok()) return s;
+  if (!body.contains("length") || !body["length"].is_number_integer() || body["length"].get<int64_t>() < 1)
+    return InvalidArgument("length must be a positive integer (the operation's batches)");
+  if (!body.contains("metric") || !body["metric"].is_number() || !std::isfinite(body["metric"].get<double>()))
+    return InvalidArgument("metric must be a finite number (the searcher metric)");
+  return OperationCompletion{body["length"].get<int64_t>(), body["metric"].get<double>()};
+}
+
+Result<std::string> DecodeInvalidHparams(const nlohmann::json& body) {
+  if (!body.is_object() || (body.contains("message") && !body["message"].is_string()))
+    return InvalidArgument("body must be an object {\"message\": \"what is wrong\"}");
+  if (Status s = CheckKnownFields(body, {"message"}, "the request body"); !s.ok()) return s;
+  std::string message = body.value("message", "");
+  if (message.size() > 4096) message.resize(4096);
+  if (message.empty()) message = "no reason given";
+  return message;
+}
+
+}  // namespace ring

@@ -1,0 +1,28 @@
+#pragma once
+// Request bodies decoded into the lifecycle's typed commands, validated
+// here with a message naming the field; the lifecycle never sees JSON.
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/status.h"
+#include "master/lifecycle/commands.h"
+#include "master/store/store.h"
+
+namespace ring {
+
+// POST /allocations/{id}/metrics: {"reports": [{kind, batches, metrics}]}.
+Result<std::vector<MetricReport>> DecodeReports(const nlohmann::json& body, int64_t trial_id,
+                                                const std::string& allocation_id);
+// POST /allocations/{id}/checkpoints: {uuid, batches, resources, metadata}.
+Result<CheckpointRecord> DecodeCheckpoint(const nlohmann::json& body);
+// PATCH /experiments/{id}: any of priority, weight, max_slots.
+Result<ResourcesPatch> DecodeResourcesPatch(const nlohmann::json& body);
+// POST /allocations/{id}/searcher/completed_operation: {length, metric}.
+Result<OperationCompletion> DecodeCompletion(const nlohmann::json& body);
+// POST /allocations/{id}/searcher/invalid_hparams: {message}; the message,
+// cut to 4 KiB ("no reason given" when empty).
+Result<std::string> DecodeInvalidHparams(const nlohmann::json& body);
+
+}  // namespace ring

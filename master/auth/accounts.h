@@ -1,0 +1,89 @@
+#pragma once
+// Accounts: users, their sign-in sessions and the admin made at first start.
+// Passwords are kept as Argon2id hashes and session tokens as their SHA-256,
+// both in the Store. Signing in fails slowly on purpose: after
+// `max_failed_logins` wrong passwords in a row for one user from one address,
+// that pair waits (1 s, doubling, up to 5 min) before it may try again, and
+// the answer says how long. Thread-safe; Login, CreateUser and ChangeUser hash
+// passwords (about 0.1 s each), so call them off the network threads.
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/status.h"
+#include "master/auth/principal.h"
+#include "master/store/store.h"
+
+namespace ring {
+
+struct AccountsOptions {
+  std::chrono::seconds session_ttl{std::chrono::hours(24 * 7)};
+  int max_failed_logins = 5;
+};
+
+struct LoginResult {
+  std::string token;  // shown once; the store keeps its hash
+  std::string expires_at;
+  UserRecord user;
+};
+
+class Accounts {
+ public:
+  using Clock = std::chrono::system_clock;
+  explicit Accounts(Store& store, AccountsOptions options = {});
+
+  // At first start (no user exists) creates "admin" with the password in
+  // `password_file` (trimmed of surrounding white space), or a new random
+  // password when `password_file` is empty, which is returned so the caller
+  // can print it once. Returns nullopt when users already exist or the
+  // password came from the file.
+  Result<std::optional<std::string>> EnsureAdmin(const std::string& password_file);
+
+  // kUnauthenticated for a wrong name or password (the same message for
+  // both) and for a deactivated user; kTooManyRequests while locked out.
+  Result<LoginResult> Login(const std::string& username, const std::string& password,
+                            const std::string& peer);
+  Status Logout(const std::string& token);
+  // The user a bearer token signs in; kUnauthenticated with a message that
+  // says what to do when the token is missing, unknown or expired.
+  Result<Principal> Authenticate(const std::string& token);
+
+  // Admins only (kPermissionDenied otherwise). Names: 1-64 of letters,
+  // digits, '.', '_' and '-', starting with a letter or digit.
+  Result<UserRecord> CreateUser(const Principal& actor, const std::string& username,
+                                const std::string& password, const std::string& role);
+  // {"password"}: the user themself or an admin; {"role", "active"}: admins,
+  // never on themselves. A new password or deactivation ends the user's sessions.
+  Result<UserRecord> ChangeUser(const Principal& actor, int64_t id, const nlohmann::json& patch);
+  Result<std::vector<UserRecord>> ListUsers();
+  Result<UserRecord> GetUser(int64_t id);
+
+  // Test seam: the clock sessions and lockouts read.
+  void SetClockForTest(std::function<Clock::time_point()> now) { now_ = std::move(now); }
+
+ private:
+  struct Failures {
+    int count = 0;
+    Clock::time_point locked_until{};
+  };
+  Status CheckLockout(const std::string& key);
+  void NoteFailure(const std::string& key);
+
+  Store& store_;
+  AccountsOptions options_;
+  std::function<Clock::time_point()> now_ = [] { return Clock::now(); };
+  std::mutex mu_;
+  std::map<std::string, Failures> failures_;  // by "username|address"
+};
+
+// JSON of a user for the API (never the password hash).
+nlohmann::json UserJson(const UserRecord& u);
+Status CheckUsername(const std::string& username);
+
+}  // namespace ring

@@ -1,9 +1,0 @@
-#include "master/core/pool_settings.h"
-
-namespace ring {
-
-std::vector<PoolSettings> DefaultPools() {
-  return {PoolSettings{"default", "every agent that names no pool", "priority", true, "best"}};
-}
-
-}  // namespace ring

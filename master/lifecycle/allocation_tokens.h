@@ -1,0 +1,43 @@
+#pragma once
+// The tokens of live allocations, for authorising trial API calls on the
+// network threads without waiting for the lifecycle: every trial call (the
+// router's allocation check, rendezvous reads, metric reports) passes here
+// first. Thread-safe (mu_). Written by Allocations as it starts and ends
+// allocations; an allocation that is not live is looked up in the store
+// (a read), so an ended one is told 409 and an unknown one 404.
+#include <map>
+#include <mutex>
+#include <string>
+
+#include "common/status.h"
+
+namespace ring {
+
+class Store;
+
+class AllocationTokens {
+ public:
+  explicit AllocationTokens(Store& store) : store_(store) {}
+  // What a call of the allocation's trial needs to know once authorised.
+  struct Holder {
+    int64_t trial_id = 0;
+    int64_t experiment_id = 0;
+  };
+  void Add(const std::string& allocation_id, const std::string& token_hash, Holder holder);
+  void Remove(const std::string& allocation_id);
+  // Ok with the holder when `token` is the token of live allocation
+  // `allocation_id`; kUnauthenticated for a missing or wrong token,
+  // kConflict for an ended allocation, kNotFound for none.
+  Result<Holder> Authorize(const std::string& allocation_id, const std::string& token) const;
+
+ private:
+  struct Entry {
+    std::string token_hash;
+    Holder holder;
+  };
+  Store& store_;
+  mutable std::mutex mu_;  // guards live_
+  std::map<std::string, Entry> live_;
+};
+
+}  // namespace ring

@@ -1,0 +1,186 @@
+#include "master/lifecycle/allocations.h"
+
+#include <algorithm>
+
+#include <spdlog/spdlog.h>
+
+#include "master/auth/tokens.h"
+
+namespace ring {
+namespace {
+
+nlohmann::json PlacementsJson(const std::vector<Placement>& placements) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const auto& p : placements) j.push_back({{"agent_id", p.agent_id}, {"slot_ids", p.slot_ids}});
+  return j;
+}
+
+std::vector<Placement> PlacementsFromJson(const std::string& text) {
+  std::vector<Placement> out;
+  auto j = nlohmann::json::parse(text, nullptr, false);
+  if (!j.is_array()) return out;
+  for (const auto& p : j) {
+    if (!p.is_object() || !p.contains("agent_id")) continue;
+    out.push_back({p.value("agent_id", ""), p.value("slot_ids", std::vector<int>{})});
+  }
+  return out;
+}
+
+}  // namespace
+
+Allocations::Allocations(Store& store, ResourceManager& rm, AllocationTokens& tokens,
+                         RendezvousStore& rendezvous)
+    : store_(store), rm_(rm), tokens_(tokens), rendezvous_(rendezvous) {}
+
+void Allocations::SetHandlers(EndedHandler on_ended, DirtyHandler on_dirty) {
+  on_ended_ = std::move(on_ended);
+  on_dirty_ = std::move(on_dirty);
+}
+
+void Allocations::Write(const AllocationRecord& record) {
+  if (Status s = store_.UpdateAllocation(record); !s.ok())
+    spdlog::error("[allocations] allocation {}: cannot record {}: {}", record.id, ToString(record.state),
+                  s.message());
+}
+
+Status Allocations::Queue(const TrialRecord& trial, const std::string& pool, int slots) {
+  auto previous = store_.ListAllocations(trial.id);
+  if (!previous.ok()) return previous.status();
+  LiveAllocation alloc;
+  alloc.record.id = std::to_string(trial.id) + "." + std::to_string(previous->size());
+  alloc.record.trial_id = trial.id;
+  alloc.record.state = AllocationState::kPending;
+  alloc.record.slots = slots;
+  if (Status s = store_.CreateAllocation(alloc.record); !s.ok()) return s;
+  alloc.record.created_at = NowRfc3339();  // the store's own is the same to the millisecond or so
+  alloc.experiment_id = trial.experiment_id;
+  alloc.pool = pool;
+  alloc.world_size = slots;
+  queue_.push_back(alloc.record.id);
+  spdlog::info("[allocations] trial {} allocation {} queued for {} slots in pool {}", trial.id,
+               alloc.record.id, slots, pool);
+  live_.emplace(alloc.record.id, std::move(alloc));
+  if (on_dirty_) on_dirty_(pool);
+  return Status::Ok();
+}
+
+Result<std::string> Allocations::Assign(LiveAllocation& alloc, std::vector<Placement> placements) {
+  const std::string token = NewToken();
+  AllocationRecord next = alloc.record;
+  next.state = AllocationState::kAssigned;
+  next.token_hash = HashToken(token);
+  next.agent_ids_json = PlacementsJson(placements).dump();
+  if (Status s = store_.UpdateAllocation(next); !s.ok()) return s;
+  alloc.record = next;
+  alloc.placements = std::move(placements);
+  std::erase(queue_, alloc.record.id);
+  alloc.started_seq = next_started_seq_++;
+  alloc.master_port = ports_.Acquire(alloc.record.id);
+  rendezvous_.Open(alloc.record.id);
+  tokens_.Add(alloc.record.id, alloc.record.token_hash, {alloc.record.trial_id, alloc.experiment_id});
+  return token;
+}
+
+void Allocations::Stop(LiveAllocation& alloc, EndCause why) {
+  if (!alloc.stop_cause) alloc.stop_cause = why;
+  if (alloc.pending()) {
+    End(alloc.record.id, why, std::string(Describe(why)));
+    return;
+  }
+  if (CanTransition(alloc.record.state, AllocationState::kTerminating)) {
+    alloc.record.state = AllocationState::kTerminating;
+    Write(alloc.record);
+  }
+  rm_.Kill(alloc.record.id, alloc.placements, why);
+  if (on_dirty_) on_dirty_(alloc.pool);  // it counts as leaving now
+}
+
+void Allocations::End(const std::string& allocation_id, EndCause cause, const std::string& detail) {
+  auto it = live_.find(allocation_id);
+  if (it == live_.end()) return;
+  LiveAllocation& alloc = it->second;
+  alloc.record.state = AllocationState::kTerminated;
+  alloc.record.end_cause = cause;
+  alloc.record.exit_reason = detail;
+  if (!alloc.invalid_hparams.empty()) {
+    alloc.record.end_cause = EndCause::kInvalidHparams;
+    alloc.record.exit_reason = "invalid hyperparameters: " + alloc.invalid_hparams;
+  }
+  if (alloc.failure_code)
+    alloc.record.exit_code = alloc.failure_code;
+  else if (cause == EndCause::kCompleted)
+    alloc.record.exit_code = 0;
+  alloc.record.ended_at = NowRfc3339();
+  Write(alloc.record);
+  spdlog::info("[allocations] allocation {} of trial {} terminated: {} ({})", allocation_id,
+               alloc.record.trial_id, ToString(*alloc.record.end_cause), alloc.record.exit_reason);
+  rm_.Release(allocation_id);
+  ports_.Release(allocation_id);
+  tokens_.Remove(allocation_id);
+  rendezvous_.Close(allocation_id);  // wakes its waiting reads, which then get 409
+  std::erase(queue_, allocation_id);
+  const std::string pool = alloc.pool;
+  if (on_ended_) on_ended_(alloc);
+  live_.erase(allocation_id);
+  if (on_dirty_) on_dirty_(pool);
+}
+
+void Allocations::RequestPreemption(LiveAllocation& alloc, EndCause why, SteadyTime now,
+                                    std::chrono::seconds timeout) {
+  if (!alloc.preemption.Request(why, now + timeout)) return;
+  spdlog::info("[allocations] allocation {}: asked to checkpoint and exit within {} s ({})", alloc.record.id,
+               timeout.count(), Describe(why));
+  if (on_dirty_) on_dirty_(alloc.pool);  // it counts as leaving now
+}
+
+Status Allocations::Recover(const std::function<std::string(int64_t)>& pool_of, SteadyTime deadline) {
+  auto live = store_.ListLiveAllocations();
+  if (!live.ok()) return live.status();
+  for (auto& rec : *live) {
+    auto trial = store_.GetTrial(rec.trial_id);
+    if (!trial.ok()) return trial.status();
+    LiveAllocation alloc;
+    alloc.record = rec;
+    alloc.experiment_id = trial->experiment_id;
+    alloc.pool = pool_of(alloc.experiment_id);
+    alloc.world_size = static_cast<int>(rec.slots);
+    alloc.placements = PlacementsFromJson(rec.agent_ids_json);
+    if (alloc.pending()) {
+      queue_.push_back(rec.id);
+    } else {
+      // Its nodes get until the deadline to come back and claim it.
+      rm_.Adopt(rec.id, alloc.placements, alloc.pool, deadline);
+      alloc.master_port = ports_.Acquire(rec.id);
+      rendezvous_.Open(rec.id);  // empty: ranks waiting on keys set before the restart time out
+      tokens_.Add(rec.id, rec.token_hash, {rec.trial_id, alloc.experiment_id});
+    }
+    spdlog::info("[allocations] recovered allocation {} in state {}", rec.id, ToString(rec.state));
+    live_.emplace(rec.id, std::move(alloc));
+  }
+  return Status::Ok();
+}
+
+LiveAllocation* Allocations::Find(const std::string& allocation_id) {
+  auto it = live_.find(allocation_id);
+  return it == live_.end() ? nullptr : &it->second;
+}
+
+Result<LiveAllocation*> Allocations::Live(const std::string& allocation_id) {
+  if (LiveAllocation* alloc = Find(allocation_id)) return alloc;
+  return Conflict("allocation " + allocation_id + " has ended");
+}
+
+bool Allocations::TrialHasLive(int64_t trial_id) const {
+  for (const auto& [id, alloc] : live_)
+    if (alloc.record.trial_id == trial_id) return true;
+  return false;
+}
+
+std::vector<std::string> Allocations::OfExperiment(int64_t experiment_id) const {
+  std::vector<std::string> ids;
+  for (const auto& [id, alloc] : live_)
+    if (alloc.experiment_id == experiment_id) ids.push_back(id);
+  return ids;
+}
+
+}  // namespace ring

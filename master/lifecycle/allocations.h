@@ -1,0 +1,99 @@
+#pragma once
+// Allocations: the attempts of tasks (trials today) on resources that have
+// not ended — queued, assigned, starting, running, terminating. Owns that
+// table, the queue order, the MASTER_PORTs and each allocation's rendezvous
+// store and token while it lives; writes every change of an allocation's
+// state to the store before acting on it. Ending one hands it to the
+// handler set with OnEnded (TrialOutcomes) before it is forgotten. Used on
+// the lifecycle's executor only.
+#include <chrono>
+#include <deque>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/end_cause.h"
+#include "master/lifecycle/allocation_tokens.h"
+#include "master/lifecycle/port_registry.h"
+#include "master/lifecycle/preemption.h"
+#include "master/rendezvous/rendezvous_store.h"
+#include "master/rm/resource_manager.h"
+#include "master/store/store.h"
+
+namespace ring {
+
+struct LiveAllocation {
+  AllocationRecord record;
+  int64_t experiment_id = 0;
+  std::string pool;
+  std::vector<Placement> placements;  // in rank order; empty while PENDING
+  int world_size = 0;
+  std::set<int> exited_ranks;
+  std::optional<int> failure_code;            // first non-zero exit of any rank
+  std::string failure_detail;                 // "rank 1 exited with code 3"
+  std::optional<EndCause> stop_cause;         // set when the master asked the ranks to stop
+  std::optional<SteadyTime> report_deadline;  // after an agent reconnects without it
+  int master_port = 0;
+  Preemption preemption;
+  std::string invalid_hparams;  // the trial said its hyperparameters are invalid
+  int64_t started_seq = 0;      // order of starts: the newest is preempted first
+  bool told_done = false;       // the trial was told it has no operation
+  bool preemptible = true;      // trials checkpoint and exit when asked
+  bool pending() const { return record.state == AllocationState::kPending; }
+};
+
+class Allocations {
+ public:
+  using EndedHandler = std::function<void(LiveAllocation&)>;
+  using DirtyHandler = std::function<void(const std::string& pool)>;
+  Allocations(Store& store, ResourceManager& rm, AllocationTokens& tokens, RendezvousStore& rendezvous);
+  // What runs when an allocation ends, and when a pool's queue or running
+  // set changes (the scheduling driver's dirty mark).
+  void SetHandlers(EndedHandler on_ended, DirtyHandler on_dirty);
+
+  // Queues a new allocation of `trial` for `slots` slots in `pool`.
+  Status Queue(const TrialRecord& trial, const std::string& pool, int slots);
+  // Records the scheduler's placements (in rank order), holds a port, opens
+  // the rendezvous store and the token; returns the token for the ranks.
+  Result<std::string> Assign(LiveAllocation& alloc, std::vector<Placement> placements);
+  // Asks the ranks to stop; a queued allocation ends at once.
+  void Stop(LiveAllocation& alloc, EndCause why);
+  // Records the end (the cause and its detail for people), frees everything
+  // it held and hands it to the ended handler.
+  void End(const std::string& allocation_id, EndCause cause, const std::string& detail);
+  // Asks a running allocation to checkpoint and exit (kPaused or
+  // kPreempted); it is killed when still running after `timeout`.
+  void RequestPreemption(LiveAllocation& alloc, EndCause why, SteadyTime now, std::chrono::seconds timeout);
+  // Rebuilds the table from the store after a master restart; placed
+  // allocations' nodes have until `deadline` to come back.
+  Status Recover(const std::function<std::string(int64_t experiment_id)>& pool_of, SteadyTime deadline);
+
+  LiveAllocation* Find(const std::string& allocation_id);
+  // The live allocation a trial API call names (its token was checked on
+  // the way in); kConflict once it has ended.
+  Result<LiveAllocation*> Live(const std::string& allocation_id);
+  bool TrialHasLive(int64_t trial_id) const;
+  std::vector<std::string> OfExperiment(int64_t experiment_id) const;
+  const std::map<std::string, LiveAllocation>& live() const { return live_; }
+  std::map<std::string, LiveAllocation>& live() { return live_; }
+  const std::deque<std::string>& queue() const { return queue_; }
+
+ private:
+  void Write(const AllocationRecord& record);
+
+  Store& store_;
+  ResourceManager& rm_;
+  AllocationTokens& tokens_;
+  RendezvousStore& rendezvous_;
+  EndedHandler on_ended_;
+  DirtyHandler on_dirty_;
+  PortRegistry ports_;
+  std::map<std::string, LiveAllocation> live_;  // by allocation id
+  std::deque<std::string> queue_;               // pending allocation ids in queue order
+  int64_t next_started_seq_ = 1;
+};
+
+}  // namespace ring

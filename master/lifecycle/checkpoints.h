@@ -1,0 +1,35 @@
+#pragma once
+// Checkpoints: registration by trials (after the files are completely
+// written), lookup for a restore, and garbage collection when a trial or
+// experiment ends. Used on the lifecycle's executor only (never an io
+// thread: collection deletes folders).
+#include <string>
+
+#include "master/lifecycle/experiment_settings.h"
+#include "master/lifecycle/trials.h"
+#include "master/store/store.h"
+
+namespace ring {
+
+class Checkpoints {
+ public:
+  Checkpoints(Store& store, ExperimentSettings& settings, Trials& trials)
+      : store_(store), settings_(settings), trials_(trials) {}
+  // Where a checkpoint's files are, from its storage description.
+  static std::string Dir(const CheckpointRecord& c);
+  // Registers `c` (uuid, batches, files and metadata, validated by the API)
+  // for a trial of experiment `experiment_id`; true when newly stored. The
+  // trial's latest checkpoint moves to it unless it has a later one.
+  Result<bool> Register(int64_t experiment_id, CheckpointRecord c);
+  // A checkpoint of `trial_id`, for verifying a restore; kNotFound otherwise.
+  Result<CheckpointRecord> OfTrial(int64_t trial_id, const std::string& uuid);
+  // Deletes what the experiment's policy does not keep.
+  void Collect(int64_t experiment_id);
+
+ private:
+  Store& store_;
+  ExperimentSettings& settings_;
+  Trials& trials_;
+};
+
+}  // namespace ring

@@ -1,0 +1,73 @@
+#include "master/lifecycle/experiment_settings.h"
+
+#include <spdlog/spdlog.h>
+
+namespace ring {
+
+const ExperimentConfig* ExperimentSettings::Config(int64_t experiment_id) {
+  if (auto it = configs_.find(experiment_id); it != configs_.end()) return &it->second;
+  auto exp = store_.GetExperiment(experiment_id);
+  if (!exp.ok()) return nullptr;
+  auto config = ParseExperimentConfig(exp->config_yaml);
+  if (!config.ok()) {
+    spdlog::error("[lifecycle] experiment {}: stored config no longer parses: {}", experiment_id,
+                  config.status().message());
+    return nullptr;
+  }
+  return &configs_.emplace(experiment_id, std::move(config).value()).first->second;
+}
+
+void ExperimentSettings::Remember(int64_t experiment_id, ExperimentConfig config) {
+  configs_[experiment_id] = std::move(config);
+}
+
+EffectiveResources ExperimentSettings::Effective(const ExperimentConfig& config, const ResourceOverrides& o) {
+  EffectiveResources r;
+  r.pool = config.resources.resource_pool;
+  r.slots_per_trial = static_cast<int>(config.resources.slots_per_trial);
+  r.priority = o.priority.value_or(config.resources.priority);
+  r.weight = o.weight.value_or(config.resources.weight);
+  r.max_slots = o.max_slots ? o.max_slots : config.resources.max_slots;
+  return r;
+}
+
+EffectiveResources ExperimentSettings::Resources(int64_t experiment_id) {
+  auto it = overrides_.find(experiment_id);
+  if (it == overrides_.end()) {
+    auto stored = store_.GetResourceOverrides(experiment_id);
+    it = overrides_.emplace(experiment_id, stored.ok() ? *stored : ResourceOverrides{}).first;
+  }
+  if (const ExperimentConfig* config = Config(experiment_id)) return Effective(*config, it->second);
+  EffectiveResources r;
+  if (it->second.priority) r.priority = *it->second.priority;
+  if (it->second.weight) r.weight = *it->second.weight;
+  if (it->second.max_slots) r.max_slots = *it->second.max_slots;
+  return r;
+}
+
+Status ExperimentSettings::SetResources(int64_t experiment_id, const ResourcesPatch& patch) {
+  auto exp = store_.GetExperiment(experiment_id);
+  if (!exp.ok()) return exp.status();
+  Resources(experiment_id);  // loads the current overrides
+  ResourceOverrides next = overrides_[experiment_id];
+  if (patch.priority) next.priority = patch.priority;
+  if (patch.weight) next.weight = patch.weight;
+  if (patch.set_max_slots) next.max_slots = patch.max_slots;
+  if (Status s = store_.SetResourceOverrides(experiment_id, next); !s.ok()) return s;
+  overrides_[experiment_id] = next;
+  spdlog::info("[lifecycle] experiment {}: resources set (priority {}, weight {}, max_slots {})",
+               experiment_id, next.priority ? std::to_string(*next.priority) : "from config",
+               next.weight ? std::to_string(*next.weight) : "from config",
+               next.max_slots ? std::to_string(*next.max_slots) : "none");
+  return Status::Ok();
+}
+
+nlohmann::json ExperimentSettings::CheckpointStorage(const ExperimentConfig& config) const {
+  if (config.checkpoint_storage)
+    return {{"type", config.checkpoint_storage->type},
+            {"host_path", config.checkpoint_storage->host_path},
+            {"storage_path", config.checkpoint_storage->storage_path}};
+  return {{"type", "shared_fs"}, {"host_path", checkpoint_root_}, {"storage_path", ""}};
+}
+
+}  // namespace ring

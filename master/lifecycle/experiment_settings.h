@@ -1,0 +1,48 @@
+#pragma once
+// Each experiment's parsed config and its scheduling settings in effect
+// (the config's, or as set live). A cache over the store, owned by the
+// lifecycle and used on its executor only.
+#include <map>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "common/experiment_config.h"
+#include "master/lifecycle/commands.h"
+#include "master/store/store.h"
+
+namespace ring {
+
+struct EffectiveResources {
+  std::string pool;
+  int slots_per_trial = 1;
+  int64_t priority = 42;
+  double weight = 1;
+  std::optional<int64_t> max_slots;
+};
+
+class ExperimentSettings {
+ public:
+  ExperimentSettings(Store& store, std::string checkpoint_root)
+      : store_(store), checkpoint_root_(std::move(checkpoint_root)) {}
+  // Null when the experiment does not exist or its stored config no longer parses.
+  const ExperimentConfig* Config(int64_t experiment_id);
+  void Remember(int64_t experiment_id, ExperimentConfig config);
+  EffectiveResources Resources(int64_t experiment_id);
+  // The same from a config and its overrides: what readers off the
+  // lifecycle's thread use (the REST views).
+  static EffectiveResources Effective(const ExperimentConfig& config, const ResourceOverrides& overrides);
+  // Writes the patch (already validated) and applies it at once.
+  Status SetResources(int64_t experiment_id, const ResourcesPatch& patch);
+  // Where the experiment's checkpoints go: its config's, or the master's root.
+  nlohmann::json CheckpointStorage(const ExperimentConfig& config) const;
+
+ private:
+  Store& store_;
+  const std::string checkpoint_root_;
+  std::map<int64_t, ExperimentConfig> configs_;
+  std::map<int64_t, ResourceOverrides> overrides_;  // read through from the store
+};
+
+}  // namespace ring

@@ -1,0 +1,173 @@
+#include "master/lifecycle/experiments.h"
+
+#include <random>
+
+#include <spdlog/spdlog.h>
+
+#include "common/archive.h"
+
+namespace ring {
+
+Experiments::Experiments(Store& store, ExperimentSettings& settings, Trials& trials, Allocations& allocations,
+                         Searches& searches, RankEvents& ranks, ResourceManager& rm,
+                         std::vector<std::string> declared_pools, uint64_t max_model_bytes)
+    : store_(store),
+      settings_(settings),
+      trials_(trials),
+      allocations_(allocations),
+      searches_(searches),
+      ranks_(ranks),
+      rm_(rm),
+      declared_pools_(std::move(declared_pools)),
+      max_model_bytes_(max_model_bytes) {}
+
+Result<int64_t> Experiments::Create(const std::string& config_yaml, const std::string& model_tar_gz,
+                                    bool activate, const std::string& owner) {
+  auto config = ParseExperimentConfig(config_yaml);
+  if (!config.ok()) return config.status();
+  if (Status s =
+          rm_.CheckFits(config->resources.resource_pool, config->resources.slots_per_trial, declared_pools_);
+      !s.ok())
+    return s;
+  const uint64_t seed = config->experiment_seed
+                            ? static_cast<uint64_t>(*config->experiment_seed)
+                            : (uint64_t{std::random_device{}()} << 32) | std::random_device{}();
+  auto searcher = search::Searcher::Create(config->searcher, config->hyperparameters, seed);
+  if (!searcher.ok()) return searcher.status();
+  if (model_tar_gz.size() > max_model_bytes_)
+    return Status(ErrorCode::kTooLarge, "model_definition is " + std::to_string(model_tar_gz.size()) +
+                                            " bytes, over the limit of " + std::to_string(max_model_bytes_));
+  if (Status s = ValidateArchive(model_tar_gz); !s.ok())
+    return InvalidArgument("model_definition is not a valid tar.gz: " + s.message());
+
+  ExperimentRecord exp;
+  exp.name = config->name;
+  exp.owner = owner;
+  exp.config_yaml = config_yaml;
+  exp.state = activate ? RunState::kActive : RunState::kPaused;
+  auto id = store_.CreateExperiment(exp, model_tar_gz);
+  if (!id.ok()) return id.status();
+  spdlog::info("[experiments] experiment {} created ({}), searcher {}", *id, exp.name, config->searcher.name);
+  settings_.Remember(*id, *std::move(config));
+  searches_.Begin(*id, std::move(searcher).value());
+  return *id;
+}
+
+Status Experiments::Transition(ExperimentRecord& exp, RunState to) {
+  if (exp.state == to) return Status::Ok();
+  if (!CanTransition(exp.state, to))
+    return Conflict("experiment " + std::to_string(exp.id) + " is " + std::string(ToString(exp.state)) +
+                    " and cannot become " + std::string(ToString(to)));
+  const RunState from = exp.state;
+  exp.state = to;
+  if (IsTerminal(to)) exp.ended_at = NowRfc3339();
+  if (Status s = store_.UpdateExperiment(exp); !s.ok()) {
+    exp.state = from;
+    return s;
+  }
+  spdlog::info("[experiments] experiment {} {} -> {}", exp.id, ToString(from), ToString(to));
+  return Status::Ok();
+}
+
+std::set<int64_t> Experiments::LiveTrials(int64_t experiment_id) const {
+  std::set<int64_t> running;
+  for (const auto& [id, alloc] : allocations_.live())
+    if (alloc.experiment_id == experiment_id) running.insert(alloc.record.trial_id);
+  return running;
+}
+
+Status Experiments::Kill(int64_t experiment_id) {
+  auto exp = store_.GetExperiment(experiment_id);
+  if (!exp.ok()) return exp.status();
+  if (IsTerminal(exp->state)) return Status::Ok();
+  if (Status s = Transition(*exp, RunState::kStoppingCanceled); !s.ok()) return s;
+  for (const auto& id : allocations_.OfExperiment(experiment_id))
+    if (LiveAllocation* alloc = allocations_.Find(id)) allocations_.Stop(*alloc, EndCause::kUserKill);
+  // Trials with nothing running (paused, or waiting for the searcher) end now.
+  if (Status s = trials_.TransitionIdle(experiment_id, RunState::kCanceled, LiveTrials(experiment_id));
+      !s.ok())
+    return s;
+  FinishIfDone(experiment_id);
+  return Status::Ok();
+}
+
+Status Experiments::Pause(int64_t experiment_id, SteadyTime now) {
+  auto exp = store_.GetExperiment(experiment_id);
+  if (!exp.ok()) return exp.status();
+  if (Status s = Transition(*exp, RunState::kPaused); !s.ok()) return s;
+  for (const auto& id : allocations_.OfExperiment(experiment_id)) {
+    LiveAllocation* alloc = allocations_.Find(id);
+    if (!alloc) continue;
+    // Waiting ones just leave the queue; running ones checkpoint and exit.
+    if (alloc->pending())
+      allocations_.Stop(*alloc, EndCause::kPaused);
+    else
+      allocations_.RequestPreemption(*alloc, EndCause::kPaused, now, ranks_.PreemptionTimeout(experiment_id));
+  }
+  // Trials waiting for the searcher hold nothing; they are paused at once.
+  return trials_.TransitionIdle(experiment_id, RunState::kPaused, LiveTrials(experiment_id));
+}
+
+Status Experiments::Activate(int64_t experiment_id) {
+  auto exp = store_.GetExperiment(experiment_id);
+  if (!exp.ok()) return exp.status();
+  if (exp->state == RunState::kActive) return Status::Ok();
+  if (Status s = Transition(*exp, RunState::kActive); !s.ok()) return s;
+  const ExperimentConfig* config = settings_.Config(experiment_id);
+  auto trials = trials_.OfExperiment(experiment_id);
+  if (!trials.ok()) return trials.status();
+  const bool searched = searches_.Find(experiment_id) != nullptr;
+  for (auto& trial : *trials) {
+    if (trial.state != RunState::kPaused) continue;
+    const bool has_live = allocations_.TrialHasLive(trial.id);
+    if (Status s = trials_.Transition(trial, RunState::kActive); !s.ok()) return s;
+    if (!searched && !has_live && config)
+      if (Status s = allocations_.Queue(trial, config->resources.resource_pool,
+                                        static_cast<int>(config->resources.slots_per_trial));
+          !s.ok())
+        return s;
+  }
+  // Trials with an operation and nothing running go back in the queue.
+  if (searched) searches_.Reconcile(experiment_id);
+  return Status::Ok();
+}
+
+Status Experiments::SetArchived(int64_t experiment_id, bool archived) {
+  auto exp = store_.GetExperiment(experiment_id);
+  if (!exp.ok()) return exp.status();
+  if (archived && !IsTerminal(exp->state))
+    return Conflict("experiment " + std::to_string(experiment_id) + " is " +
+                    std::string(ToString(exp->state)) + "; only ended experiments can be archived");
+  exp->archived = archived;
+  return store_.UpdateExperiment(*exp);
+}
+
+void Experiments::FinishIfDone(int64_t experiment_id) {
+  auto exp = store_.GetExperiment(experiment_id);
+  if (!exp.ok() || IsTerminal(exp->state)) return;
+  auto trials = trials_.OfExperiment(experiment_id);
+  if (!trials.ok()) return;
+  // A search that may still create trials is not done.
+  if (exp->state != RunState::kStoppingCanceled && !searches_.Finished(experiment_id)) return;
+  int completed = 0;
+  int errored = 0;
+  for (const auto& t : *trials) {
+    if (!IsTerminal(t.state)) return;
+    completed += t.state == RunState::kCompleted;
+    errored += t.state == RunState::kError;
+  }
+  RunState final_state = RunState::kCompleted;
+  if (exp->state == RunState::kStoppingCanceled)
+    final_state = RunState::kCanceled;
+  else if (completed == 0 && errored > 0)
+    final_state = RunState::kError;
+  if (final_state == RunState::kCompleted) exp->progress = 1.0;
+  if (!CanTransition(exp->state, final_state) && exp->state != final_state) {
+    // e.g. PAUSED with every trial ended: stop through the error or cancel edge.
+    final_state = final_state == RunState::kCompleted ? RunState::kCanceled : final_state;
+  }
+  if (Status s = Transition(*exp, final_state); !s.ok())
+    spdlog::error("[experiments] experiment {}: {}", experiment_id, s.message());
+}
+
+}  // namespace ring

@@ -1,0 +1,53 @@
+#pragma once
+// Experiments: create, pause, activate, kill, archive, and the end of an
+// experiment once its trials have ended. The experiment's state changes in
+// one function (Transition) along the table of common/states.h. Used on
+// the lifecycle's executor only.
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "master/lifecycle/allocations.h"
+#include "master/lifecycle/checkpoints.h"
+#include "master/lifecycle/experiment_settings.h"
+#include "master/lifecycle/rank_events.h"
+#include "master/lifecycle/searches.h"
+#include "master/lifecycle/trials.h"
+
+namespace ring {
+
+class Experiments {
+ public:
+  Experiments(Store& store, ExperimentSettings& settings, Trials& trials, Allocations& allocations,
+              Searches& searches, RankEvents& ranks, ResourceManager& rm,
+              std::vector<std::string> declared_pools, uint64_t max_model_bytes);
+  // Validates the config and the model, records the experiment and runs its
+  // searcher's first step.
+  Result<int64_t> Create(const std::string& config_yaml, const std::string& model_tar_gz, bool activate,
+                         const std::string& owner);
+  Status Kill(int64_t experiment_id);
+  // Running trials checkpoint and exit; waiting ones leave the queue.
+  Status Pause(int64_t experiment_id, SteadyTime now);
+  // Paused trials go back in the queue from their latest checkpoints.
+  Status Activate(int64_t experiment_id);
+  Status SetArchived(int64_t experiment_id, bool archived);
+  // Ends the experiment when its trials have all ended and its searcher
+  // will make no more.
+  void FinishIfDone(int64_t experiment_id);
+
+ private:
+  Status Transition(ExperimentRecord& exp, RunState to);
+  std::set<int64_t> LiveTrials(int64_t experiment_id) const;
+
+  Store& store_;
+  ExperimentSettings& settings_;
+  Trials& trials_;
+  Allocations& allocations_;
+  Searches& searches_;
+  RankEvents& ranks_;
+  ResourceManager& rm_;
+  const std::vector<std::string> declared_pools_;
+  const uint64_t max_model_bytes_;
+};
+
+}  // namespace ring

@@ -1,0 +1,121 @@
+#include "master/lifecycle/lifecycle.h"
+
+#include <spdlog/spdlog.h>
+
+namespace ring {
+
+// The resource manager's events, each run as one lifecycle event.
+class Lifecycle::Events : public RmEvents {
+ public:
+  Events(Lifecycle& lifecycle, Post post) : lifecycle_(lifecycle), post_(std::move(post)) {}
+  void OnRankState(const std::string& node, const proto::StateChange& change) override {
+    Do([node, change](Lifecycle& l) { l.ranks_.OnRankState(node, change); });
+  }
+  void OnLogs(proto::LogBatch batch) override {
+    Do([batch = std::move(batch)](Lifecycle& l) { l.ranks_.OnLogs(batch); });
+  }
+  void OnNodeConnected(const std::string& node, const std::vector<proto::RunningProcess>& running,
+                       SteadyTime now) override {
+    Do([node, running, now](Lifecycle& l) { l.ranks_.OnNodeConnected(node, running, now); });
+  }
+  void OnNodeLost(const std::string& node) override {
+    Do([node](Lifecycle& l) { l.ranks_.OnNodeLost(node); });
+  }
+  void OnNodeEvicted(const std::string& node) override {
+    Do([node](Lifecycle& l) { l.ranks_.OnNodeEvicted(node, std::chrono::steady_clock::now()); });
+  }
+  void OnCapacityChanged() override {
+    Do([](Lifecycle& l) { l.scheduling_.MarkAllDirty(); });
+  }
+
+ private:
+  void Do(std::function<void(Lifecycle&)> event) {
+    if (!post_) {
+      lifecycle_.Run(event);
+      return;
+    }
+    post_([this, event = std::move(event)] { lifecycle_.Run(event); });
+  }
+  Lifecycle& lifecycle_;
+  Post post_;
+};
+
+namespace {
+
+std::vector<std::string> PoolNames(const std::vector<PoolSettings>& pools) {
+  std::vector<std::string> names;
+  for (const auto& p : pools) names.push_back(p.name);
+  return names;
+}
+
+}  // namespace
+
+Lifecycle::Lifecycle(Store& store, LifecycleOptions options, const RmFactory& make_rm, Post post)
+    : store_(store),
+      options_(std::move(options)),
+      tokens_(store),
+      events_(std::make_unique<Events>(*this, std::move(post))),
+      rm_(make_rm(*events_)),
+      settings_(store, options_.checkpoint_root),
+      trials_(store),
+      allocations_(store, *rm_, tokens_, rendezvous_),
+      ranks_(store, allocations_, settings_, *rm_, options_.log_limits, options_.heartbeat_timeout),
+      searches_(store, settings_, trials_, allocations_),
+      checkpoints_(store, settings_, trials_),
+      scheduling_(store, allocations_, settings_, trials_, ranks_, *rm_, options_.pools,
+                  options_.on_scheduler_pass),
+      experiments_(store, settings_, trials_, allocations_, searches_, ranks_, *rm_,
+                   PoolNames(options_.pools), options_.max_model_bytes),
+      outcomes_(store, settings_, trials_, allocations_, searches_, checkpoints_, experiments_,
+                options_.on_trial_restart),
+      progress_(store, settings_, trials_, searches_) {
+  allocations_.SetHandlers(
+      [this](LiveAllocation& alloc) {
+        ranks_.Forget(alloc.record.id);
+        outcomes_.OnAllocationEnded(alloc);
+      },
+      [this](const std::string& pool) { scheduling_.MarkDirty(pool); });
+  searches_.OnSettled([this](int64_t experiment_id) { experiments_.FinishIfDone(experiment_id); });
+}
+
+Lifecycle::~Lifecycle() = default;
+
+Status Lifecycle::Recover(SteadyTime now) {
+  const auto deadline = now + options_.heartbeat_timeout + options_.reconnect_window;
+  auto pool_of = [this](int64_t experiment_id) {
+    const ExperimentConfig* config = settings_.Config(experiment_id);
+    return config ? config->resources.resource_pool : std::string("default");
+  };
+  if (Status s = allocations_.Recover(pool_of, deadline); !s.ok()) return s;
+  // Allocations of paused experiments were asked to stop before the restart.
+  for (auto& [id, alloc] : allocations_.live()) {
+    auto exp = store_.GetExperiment(alloc.experiment_id);
+    if (exp.ok() && exp->state == RunState::kPaused && !alloc.placements.empty())
+      allocations_.RequestPreemption(alloc, EndCause::kPaused, now,
+                                     ranks_.PreemptionTimeout(alloc.experiment_id));
+  }
+  // Searchers come back from their snapshots and catch up with what the
+  // trials did meanwhile.
+  for (int64_t offset = 0;; offset += 500) {
+    auto page = store_.ListExperiments(500, offset);
+    if (!page.ok()) return page.status();
+    for (const auto& e : page->items)
+      if (!IsTerminal(e.state)) searches_.Reconcile(e.id);
+    if (page->items.size() < 500) break;
+  }
+  scheduling_.MarkAllDirty();
+  Settle();
+  return Status::Ok();
+}
+
+void Lifecycle::Settle() {
+  scheduling_.RunIfDirty(std::chrono::steady_clock::now());
+}
+
+void Lifecycle::Tick(SteadyTime now) {
+  rm_->Tick(now);
+  ranks_.Tick(now);
+  scheduling_.RunIfDirty(now);
+}
+
+}  // namespace ring

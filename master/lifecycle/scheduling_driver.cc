@@ -1,0 +1,231 @@
+#include "master/lifecycle/scheduling_driver.h"
+
+#include <algorithm>
+#include <tuple>
+
+#include <spdlog/spdlog.h>
+
+#include "master/lifecycle/checkpoints.h"
+#include "master/lifecycle/rank_events.h"
+#include "master/lifecycle/trials.h"
+#include "master/scheduler/rank_order.h"
+
+namespace ring {
+
+SchedulingDriver::SchedulingDriver(Store& store, Allocations& allocations, ExperimentSettings& settings,
+                                   Trials& trials, RankEvents& ranks, ResourceManager& rm,
+                                   std::vector<PoolSettings> pools, PassObserver observer)
+    : store_(store),
+      allocations_(allocations),
+      settings_(settings),
+      trials_(trials),
+      ranks_(ranks),
+      rm_(rm),
+      pools_(std::move(pools)),
+      observer_(std::move(observer)) {}
+
+void SchedulingDriver::RunIfDirty(SteadyTime now) {
+  if (!dirty()) return;
+  std::set<std::string> pools;
+  if (all_dirty_) {
+    for (const auto& p : pools_) pools.insert(p.name);
+    for (const auto& [id, alloc] : allocations_.live()) pools.insert(alloc.pool);
+  } else {
+    pools = dirty_;
+  }
+  dirty_.clear();
+  all_dirty_ = false;
+  for (const auto& pool : pools) Pass(pool, now);
+}
+
+// One pass of the pool's policy over its nodes, its queue (in queue order)
+// and its running allocations; then starts what it assigned and asks the
+// victims it chose to checkpoint and stop.
+void SchedulingDriver::Pass(const std::string& pool, SteadyTime now) {
+  // What earlier passes said of allocations that have left the queue.
+  std::erase_if(pending_reasons_, [&](const auto& e) { return !IsQueued(e.first); });
+  std::erase_if(pass_positions_, [&](const auto& e) { return !IsQueued(e.first); });
+  PoolInput input;
+  input.pool = pool;
+  for (auto& view : rm_.Offers())
+    if (view.pool == pool) input.agents.push_back(std::move(view));
+  int64_t seq = 0;
+  for (const auto& id : allocations_.queue()) {
+    ++seq;
+    const LiveAllocation& alloc = allocations_.live().at(id);
+    if (alloc.pool != pool) continue;
+    pending_reasons_.erase(id);
+    pass_positions_.erase(id);
+    const EffectiveResources r = settings_.Resources(alloc.experiment_id);
+    std::optional<int> max_slots;
+    if (r.max_slots) max_slots = static_cast<int>(*r.max_slots);
+    input.pending.push_back(
+        {id, alloc.experiment_id, alloc.world_size, static_cast<int>(r.priority), r.weight, max_slots, seq});
+  }
+  if (input.pending.empty()) return;
+  for (const auto& [id, alloc] : allocations_.live()) {
+    if (alloc.pool != pool || alloc.pending() || alloc.placements.empty()) continue;
+    const EffectiveResources r = settings_.Resources(alloc.experiment_id);
+    RunningAllocation running;
+    running.allocation_id = id;
+    running.experiment_id = alloc.experiment_id;
+    running.slots = alloc.world_size;
+    running.priority = static_cast<int>(r.priority);
+    running.weight = r.weight;
+    if (r.max_slots) running.max_slots = static_cast<int>(*r.max_slots);
+    running.started_seq = alloc.started_seq;
+    // Trials checkpoint and exit when asked; one the master is already
+    // stopping is leaving anyway and is not stopped twice.
+    running.preemptible = alloc.preemptible && !alloc.stop_cause;
+    running.preempting = alloc.preemption.requested() || alloc.stop_cause.has_value();
+    running.placements = alloc.placements;
+    input.running.push_back(std::move(running));
+  }
+  for (const auto& p : pools_) {
+    if (p.name != pool) continue;
+    input.policy.type =
+        p.scheduler == "fair_share" ? PoolPolicy::Type::kFairShare : PoolPolicy::Type::kPriority;
+    input.policy.preemption = p.preemption;
+    input.policy.fit = p.fitting_policy == "worst" ? PoolPolicy::Fit::kWorst : PoolPolicy::Fit::kBest;
+  }
+  const auto pass_start = std::chrono::steady_clock::now();
+  PoolDecision decision = SchedulePool(input);
+  if (observer_)
+    observer_(pool, std::chrono::duration<double>(std::chrono::steady_clock::now() - pass_start).count());
+  for (const auto& [id, reason] : decision.pending_reasons) pending_reasons_[id] = reason;
+  for (size_t i = 0; i < decision.order.size(); ++i)
+    pass_positions_[decision.order[i]] = static_cast<int>(i) + 1;
+  for (const auto& victim : decision.preempt) {
+    LiveAllocation* alloc = allocations_.Find(victim);
+    if (!alloc) continue;
+    const auto why = decision.preempted_for.count(victim) ? decision.preempted_for.at(victim) : "";
+    spdlog::info("[scheduler] pool {}: preempting allocation {} to make room for {}", pool, victim, why);
+    allocations_.RequestPreemption(*alloc, EndCause::kPreempted, now,
+                                   ranks_.PreemptionTimeout(alloc->experiment_id));
+  }
+  for (const auto& assignment : decision.assignments) {
+    LiveAllocation* alloc = allocations_.Find(assignment.allocation_id);
+    if (!alloc) continue;
+    pending_reasons_.erase(assignment.allocation_id);
+    Launch(*alloc, assignment);
+  }
+}
+
+bool SchedulingDriver::IsQueued(const std::string& allocation_id) {
+  const LiveAllocation* alloc = allocations_.Find(allocation_id);
+  return alloc && alloc->pending();
+}
+
+void SchedulingDriver::Launch(LiveAllocation& alloc, const Assignment& assignment) {
+  // The launch is prepared before anything is held: an allocation whose
+  // trial or config cannot be read ends (and its trial is restarted or
+  // fails) instead of holding its slots with nothing started.
+  auto spec = SpecFor(alloc);
+  if (!spec.ok()) {
+    spdlog::error("[scheduler] allocation {} cannot start: {}", alloc.record.id, spec.status().message());
+    allocations_.End(alloc.record.id, EndCause::kFailed, "cannot start: " + spec.status().message());
+    return;
+  }
+  std::vector<Placement> placements = assignment.placements;
+  OrderPlacementsForRanks(placements);  // recorded in rank order, so a recovery keeps it
+  auto token = allocations_.Assign(alloc, std::move(placements));
+  if (!token.ok()) {
+    spdlog::error("[scheduler] allocation {}: cannot record assignment: {}", alloc.record.id,
+                  token.status().message());
+    MarkDirty(alloc.pool);
+    return;
+  }
+  spec->token = *token;
+  spec->placements = alloc.placements;
+  spec->master_port = alloc.master_port;
+  rm_.Launch(*spec);
+}
+
+Result<LaunchSpec> SchedulingDriver::SpecFor(const LiveAllocation& alloc) {
+  auto trial = trials_.Get(alloc.record.trial_id);
+  if (!trial.ok()) return trial.status();
+  const ExperimentConfig* config = settings_.Config(alloc.experiment_id);
+  if (!config)
+    return Internal("the config of experiment " + std::to_string(alloc.experiment_id) + " cannot be read");
+  LaunchSpec spec;
+  spec.allocation_id = alloc.record.id;
+  spec.trial_id = alloc.record.trial_id;
+  spec.experiment_id = alloc.experiment_id;
+  spec.world_size = alloc.world_size;
+  spec.entrypoint = config->entrypoint;
+  spec.hparams_json = trial->hparams_json;
+  spec.environment = config->environment_variables;
+  const auto storage = settings_.CheckpointStorage(*config);
+  spec.environment["RING_CHECKPOINT_STORAGE"] = storage.dump();
+  if (!trial->latest_checkpoint.empty()) {
+    CheckpointRecord ref;
+    ref.uuid = trial->latest_checkpoint;
+    ref.storage_json = storage.dump();
+    if (auto stored = store_.GetCheckpoint(trial->latest_checkpoint); stored.ok()) ref = *stored;
+    spec.latest_checkpoint = Checkpoints::Dir(ref);
+  }
+  spec.environment["RING_MIN_CHECKPOINT_PERIOD_BATCHES"] =
+      std::to_string(config->min_checkpoint_period_batches);
+  spec.environment["RING_MIN_VALIDATION_PERIOD_BATCHES"] =
+      std::to_string(config->min_validation_period_batches);
+  spec.environment["RING_MAX_LENGTH_BATCHES"] = std::to_string(config->searcher.max_length_batches);
+  spec.environment["RING_SEARCHER_METRIC"] = config->searcher.metric;
+  spec.environment["RING_TRIAL_SEED"] = std::to_string(trial->seed);
+  spec.model_definition_path = "/api/v1/allocations/" + alloc.record.id + "/model_definition";
+  return spec;
+}
+
+std::vector<JobRow> SchedulingDriver::Jobs() {
+  struct Key {
+    std::string pool;
+    bool pending = false;
+    int64_t rank = 0;  // started_seq, or place in the pass order
+    std::string id;
+  };
+  std::vector<Key> keys;
+  const auto& queue = allocations_.queue();
+  for (size_t i = 0; i < queue.size(); ++i) {
+    auto pos = pass_positions_.find(queue[i]);
+    const int64_t rank = pos != pass_positions_.end() ? pos->second : static_cast<int64_t>(queue.size() + i);
+    keys.push_back({allocations_.live().at(queue[i]).pool, true, rank, queue[i]});
+  }
+  for (const auto& [id, alloc] : allocations_.live())
+    if (!alloc.pending()) keys.push_back({alloc.pool, false, alloc.started_seq, id});
+  std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) {
+    return std::tie(a.pool, a.pending, a.rank, a.id) < std::tie(b.pool, b.pending, b.rank, b.id);
+  });
+  std::vector<JobRow> rows;
+  std::string pool;
+  int position = 0;
+  for (const auto& key : keys) {
+    const LiveAllocation& alloc = allocations_.live().at(key.id);
+    const EffectiveResources r = settings_.Resources(alloc.experiment_id);
+    auto exp = store_.GetExperiment(alloc.experiment_id);
+    JobRow row{key.id,
+               alloc.record.trial_id,
+               alloc.experiment_id,
+               exp.ok() ? exp->owner : "",
+               alloc.record.state,
+               alloc.world_size,
+               alloc.pool,
+               r.priority,
+               r.weight,
+               alloc.record.created_at,
+               alloc.preemption.requested(),
+               std::nullopt,
+               std::nullopt};
+    if (key.pool != pool) position = 0;
+    pool = key.pool;
+    if (key.pending) {
+      row.position = ++position;
+      auto reason = pending_reasons_.find(key.id);
+      row.reason = reason != pending_reasons_.end()
+                       ? reason->second
+                       : "queued; the next scheduling pass places or explains it";
+    }
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+}  // namespace ring

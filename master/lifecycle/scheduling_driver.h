@@ -1,0 +1,80 @@
+#pragma once
+// The scheduling driver: builds the pure scheduler's input for each pool
+// whose queue, running set or capacity changed (its dirty mark), applies the
+// decision — launches what it assigned through the resource manager and asks
+// the victims to checkpoint and stop — and keeps each waiting request's
+// reason and place for the job list. A pass runs from the dirty mark at the
+// end of every lifecycle event and from the tick, never from inside one.
+// Used on the lifecycle's executor only.
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "master/lifecycle/allocations.h"
+#include "master/lifecycle/experiment_settings.h"
+#include "master/scheduler/pool_settings.h"
+
+namespace ring {
+
+class RankEvents;
+class Trials;
+
+// One row of the job list (GET /api/v1/jobs).
+struct JobRow {
+  std::string allocation_id;
+  int64_t trial_id = 0;
+  int64_t experiment_id = 0;
+  std::string owner;
+  AllocationState state = AllocationState::kPending;
+  int slots = 0;
+  std::string pool;
+  int64_t priority = 0;
+  double weight = 1;
+  std::string queued_at;
+  bool preempting = false;
+  std::optional<int> position;        // 1-based place in its pool's queue, when waiting
+  std::optional<std::string> reason;  // why it waits, when waiting
+};
+
+class SchedulingDriver {
+ public:
+  using PassObserver = std::function<void(const std::string& pool, double seconds)>;
+  SchedulingDriver(Store& store, Allocations& allocations, ExperimentSettings& settings, Trials& trials,
+                   RankEvents& ranks, ResourceManager& rm, std::vector<PoolSettings> pools,
+                   PassObserver observer);
+  void MarkDirty(const std::string& pool) { dirty_.insert(pool); }
+  void MarkAllDirty() { all_dirty_ = true; }
+  bool dirty() const { return all_dirty_ || !dirty_.empty(); }
+  // One pass over each dirty pool; clears the marks.
+  void RunIfDirty(SteadyTime now);
+  // Every allocation that holds or wants slots, pool by pool: the running
+  // ones in the order they started, then the waiting ones in the order of
+  // the last pass, each with its reason.
+  std::vector<JobRow> Jobs();
+  const std::vector<PoolSettings>& pools() const { return pools_; }
+
+ private:
+  void Pass(const std::string& pool, SteadyTime now);
+  // Assigns and launches; an allocation that cannot be launched ends.
+  void Launch(LiveAllocation& alloc, const Assignment& assignment);
+  Result<LaunchSpec> SpecFor(const LiveAllocation& alloc);
+  bool IsQueued(const std::string& allocation_id);
+
+  Store& store_;
+  Allocations& allocations_;
+  ExperimentSettings& settings_;
+  Trials& trials_;
+  RankEvents& ranks_;
+  ResourceManager& rm_;
+  const std::vector<PoolSettings> pools_;
+  PassObserver observer_;
+  std::set<std::string> dirty_;
+  bool all_dirty_ = true;
+  std::map<std::string, std::string> pending_reasons_;  // of each pool's last pass, by allocation
+  std::map<std::string, int> pass_positions_;           // 1-based place in its pool's last pass order
+};
+
+}  // namespace ring

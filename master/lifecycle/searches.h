@@ -1,0 +1,74 @@
+#pragma once
+// Search coordination: each experiment's searcher, which trial each of its
+// requests became, and the trials' searcher operations. Each event (start,
+// an operation completed, a trial ended) runs the searcher; the trials its
+// decisions create are written with its new snapshot in one transaction,
+// and only then acted on: allocations queued for operations, closed trials
+// that are not running completed. Used on the lifecycle's executor only.
+#include <deque>
+#include <functional>
+#include <map>
+#include <optional>
+
+#include "common/searcher/searcher.h"
+#include "master/lifecycle/allocation_outcome.h"
+#include "master/lifecycle/allocations.h"
+#include "master/lifecycle/commands.h"
+#include "master/lifecycle/experiment_settings.h"
+#include "master/lifecycle/trials.h"
+
+namespace ring {
+
+// An experiment's searcher and which trial each of its requests became.
+struct ExperimentSearch {
+  search::Searcher searcher;
+  std::map<search::RequestId, int64_t> trial_of;
+  std::map<int64_t, search::RequestId> request_of;
+};
+
+class Searches {
+ public:
+  using Event = std::function<std::vector<search::Action>(search::Searcher&)>;
+  // After an event: the experiment may now be done.
+  using SettledHandler = std::function<void(int64_t experiment_id)>;
+  Searches(Store& store, ExperimentSettings& settings, Trials& trials, Allocations& allocations);
+  void OnSettled(SettledHandler handler) { on_settled_ = std::move(handler); }
+
+  // A new experiment's searcher: its first decisions and the trials they
+  // create are one step.
+  void Begin(int64_t experiment_id, search::Searcher searcher);
+  // The experiment's searcher, restored from its snapshot when needed;
+  // null when it has none (or it cannot be restored).
+  ExperimentSearch* Find(int64_t experiment_id);
+  // Catches up with what the trials did meanwhile (after a restart or an
+  // activate): ended trials are told, trials with an operation and nothing
+  // running are queued, closed ones completed.
+  void Reconcile(int64_t experiment_id);
+  // The experiment's progress from its trials' batches, written in steps.
+  void UpdateProgress(int64_t experiment_id);
+  // True when the searcher will create no more trials.
+  bool Finished(int64_t experiment_id);
+
+  // The trial API's operations.
+  Result<OperationAnswer> Operation(LiveAllocation& alloc, std::optional<int64_t> after);
+  bool Complete(const LiveAllocation& alloc, const OperationCompletion& done);
+  std::optional<int64_t> TrialOperation(int64_t experiment_id, int64_t trial_id);
+  // What the searcher says of a trial whose allocation finished on its own.
+  SearcherVerdict Verdict(const TrialRecord& trial, const LiveAllocation& alloc);
+  // Tells the searcher a trial ended (closed, or exited early).
+  void Notify(int64_t experiment_id, int64_t trial_id, SearchNotice notice);
+
+ private:
+  void Run(int64_t experiment_id, Event event);
+  void Apply(int64_t experiment_id, const search::Action& action, std::deque<Event>& follow_ups);
+  std::optional<double> StoredMetric(int64_t trial_id, int64_t length, const ExperimentConfig& config);
+
+  Store& store_;
+  ExperimentSettings& settings_;
+  Trials& trials_;
+  Allocations& allocations_;
+  SettledHandler on_settled_;
+  std::map<int64_t, ExperimentSearch> searches_;  // by experiment id
+};
+
+}  // namespace ring

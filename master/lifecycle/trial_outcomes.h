@@ -1,0 +1,39 @@
+#pragma once
+// What an ended allocation means for its trial: gathers the typed facts
+// (experiment state, end cause, exits, preemption, the searcher's verdict,
+// restarts left), asks DecideOutcome (allocation_outcome.h, the numbered
+// rules of docs/failure-model.md) and carries the outcome out: the trial's
+// transition, a requeue from its latest checkpoint, the searcher's notice,
+// checkpoint collection and the experiment's end. Used on the lifecycle's
+// executor only.
+#include <functional>
+
+#include "master/lifecycle/allocations.h"
+#include "master/lifecycle/checkpoints.h"
+#include "master/lifecycle/experiment_settings.h"
+#include "master/lifecycle/searches.h"
+#include "master/lifecycle/trials.h"
+
+namespace ring {
+
+class Experiments;
+
+class TrialOutcomes {
+ public:
+  TrialOutcomes(Store& store, ExperimentSettings& settings, Trials& trials, Allocations& allocations,
+                Searches& searches, Checkpoints& checkpoints, Experiments& experiments,
+                std::function<void()> on_restart);
+  void OnAllocationEnded(const LiveAllocation& alloc);
+
+ private:
+  Store& store_;
+  ExperimentSettings& settings_;
+  Trials& trials_;
+  Allocations& allocations_;
+  Searches& searches_;
+  Checkpoints& checkpoints_;
+  Experiments& experiments_;
+  std::function<void()> on_restart_;
+};
+
+}  // namespace ring

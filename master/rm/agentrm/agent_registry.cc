@@ -1,0 +1,144 @@
+#include "master/rm/agentrm/agent_registry.h"
+
+#include "master/store/store.h"
+
+namespace ring {
+
+std::string_view ToString(AgentLiveness l) {
+  switch (l) {
+    case AgentLiveness::kConnected:
+      return "connected";
+    case AgentLiveness::kDisconnected:
+      return "disconnected";
+    case AgentLiveness::kLost:
+      return "lost";
+  }
+  return "lost";
+}
+
+AgentEntry& AgentRegistry::Connect(const proto::Hello& hello, std::shared_ptr<AgentChannel> channel,
+                                   SteadyTime deadline) {
+  AgentEntry& e = agents_[hello.agent_id];
+  const bool was_lost = e.liveness == AgentLiveness::kLost;
+  e.id = hello.agent_id;
+  e.pool = hello.pool.empty() ? "default" : hello.pool;
+  e.address = hello.address;
+  e.slots = hello.slots;
+  if (was_lost) e.slot_owner.clear();
+  // Forget holdings of slots the agent no longer has.
+  for (auto it = e.slot_owner.begin(); it != e.slot_owner.end();) {
+    bool exists = false;
+    for (const auto& s : e.slots) exists |= s.id == it->first;
+    it = exists ? std::next(it) : e.slot_owner.erase(it);
+  }
+  e.channel = std::move(channel);
+  e.liveness = AgentLiveness::kConnected;
+  e.deadline = deadline;
+  e.last_seen_at = NowRfc3339();
+  return e;
+}
+
+AgentEntry* AgentRegistry::Find(const std::string& id) {
+  auto it = agents_.find(id);
+  return it == agents_.end() ? nullptr : &it->second;
+}
+
+void AgentRegistry::Disconnect(const std::string& id, const AgentChannel* channel, SteadyTime lost_at) {
+  auto* e = Find(id);
+  if (!e || e->channel.get() != channel) return;
+  e->channel.reset();
+  if (e->liveness != AgentLiveness::kConnected) return;
+  e->liveness = AgentLiveness::kDisconnected;
+  e->deadline = lost_at;
+}
+
+std::vector<std::string> AgentRegistry::ExpireDeadlines(SteadyTime now,
+                                                        std::chrono::milliseconds reconnect_window) {
+  std::vector<std::string> lost;
+  for (auto& [id, e] : agents_) {
+    if (e.liveness == AgentLiveness::kLost || now < e.deadline) continue;
+    if (e.liveness == AgentLiveness::kConnected) {
+      // Silent past the heartbeat deadline: drop the connection, open the window.
+      if (e.channel) e.channel->Close("heartbeat timeout");
+      e.channel.reset();
+      e.liveness = AgentLiveness::kDisconnected;
+      e.deadline = now + reconnect_window;
+      continue;
+    }
+    e.liveness = AgentLiveness::kLost;
+    lost.push_back(id);
+  }
+  return lost;
+}
+
+void AgentRegistry::Hold(const std::string& agent_id, const std::vector<int>& slot_ids,
+                         const std::string& allocation_id) {
+  auto* e = Find(agent_id);
+  if (!e) return;
+  for (int s : slot_ids) e->slot_owner[s] = allocation_id;
+}
+
+void AgentRegistry::Release(const std::string& allocation_id) {
+  for (auto& [id, e] : agents_)
+    for (auto it = e.slot_owner.begin(); it != e.slot_owner.end();)
+      it = it->second == allocation_id ? e.slot_owner.erase(it) : std::next(it);
+}
+
+std::vector<AgentView> AgentRegistry::AllViews() const {
+  std::vector<AgentView> views;
+  for (const auto& [id, e] : agents_) {
+    if (e.liveness != AgentLiveness::kConnected) continue;
+    AgentView v{id,
+                e.pool,
+                e.slots.empty() ? "cpu" : e.slots.front().type,
+                {},
+                static_cast<int>(e.slots.size()),
+                e.enabled};
+    for (const auto& s : e.slots)
+      if (!e.slot_owner.count(s.id)) v.free_slots.push_back(s.id);
+    views.push_back(std::move(v));
+  }
+  return views;
+}
+
+std::vector<AgentView> AgentRegistry::SchedulableViews() const {
+  std::vector<AgentView> views = AllViews();
+  std::erase_if(views, [](const AgentView& v) { return !v.enabled; });
+  return views;
+}
+
+std::vector<AgentEntry> AgentRegistry::Snapshot() const {
+  std::vector<AgentEntry> out;
+  out.reserve(agents_.size());
+  for (const auto& [id, e] : agents_) {
+    out.push_back(e);
+    out.back().channel = nullptr;  // sessions are released only under the lock
+  }
+  return out;
+}
+
+nlohmann::json AgentRegistry::AgentsJson(const std::vector<AgentEntry>& agents) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const AgentEntry& e : agents) {
+    nlohmann::json slots = nlohmann::json::array();
+    for (const auto& s : e.slots) {
+      auto owner = e.slot_owner.find(s.id);
+      slots.push_back({{"id", s.id},
+                       {"type", s.type},
+                       {"uuid", s.uuid},
+                       {"allocation_id",
+                        owner == e.slot_owner.end() ? nlohmann::json() : nlohmann::json(owner->second)}});
+    }
+    list.push_back({{"id", e.id},
+                    {"pool", e.pool},
+                    {"state", ToString(e.liveness)},
+                    {"address", e.address},
+                    {"slots", slots},
+                    {"enabled", e.enabled},
+                    {"draining", e.draining},
+                    {"last_seen_at", e.last_seen_at}});
+  }
+  return list;
+}
+
+}  // namespace ring

@@ -1,0 +1,73 @@
+#pragma once
+// What the master knows about each agent right now: its slots, which
+// allocation holds each slot, its channel and its heartbeat deadline.
+// Plain data owned by AgentRm and used under its mutex.
+#include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/agent_protocol.h"
+#include "master/rm/agentrm/agent_channel.h"
+#include "master/scheduler/scheduler.h"
+
+namespace ring {
+
+using SteadyTime = std::chrono::steady_clock::time_point;
+
+enum class AgentLiveness { kConnected, kDisconnected, kLost };
+
+struct AgentEntry {
+  std::string id;
+  std::string pool;
+  std::string address;
+  std::vector<proto::Slot> slots;
+  std::map<int, std::string> slot_owner;  // slot id -> allocation id
+  std::shared_ptr<AgentChannel> channel;  // null unless connected
+  AgentLiveness liveness = AgentLiveness::kConnected;
+  // Connected: when silence closes the connection. Disconnected: when the
+  // reconnect window ends and the agent is lost.
+  SteadyTime deadline;
+  std::string last_seen_at;
+  bool enabled = true;    // false: no new placements (kept across reconnects)
+  bool draining = false;  // disabled while its running work finishes
+};
+
+class AgentRegistry {
+ public:
+  // Adds or refreshes an agent after its hello.
+  AgentEntry& Connect(const proto::Hello& hello, std::shared_ptr<AgentChannel> channel, SteadyTime deadline);
+  AgentEntry* Find(const std::string& id);
+  // Marks an agent's connection closed (only if `channel` is still its current
+  // one); it is lost unless it reconnects by `lost_at`.
+  void Disconnect(const std::string& id, const AgentChannel* channel, SteadyTime lost_at);
+  // Connected agents silent past their deadline are disconnected (their channel
+  // closed, lost at now + reconnect_window); disconnected agents past theirs are
+  // lost. Returns the agents lost now.
+  std::vector<std::string> ExpireDeadlines(SteadyTime now, std::chrono::milliseconds reconnect_window);
+
+  void Hold(const std::string& agent_id, const std::vector<int>& slot_ids, const std::string& allocation_id);
+  void Release(const std::string& allocation_id);
+
+  // Connected agents with their free slots, for the scheduler; disabled
+  // ones are left out of SchedulableViews and marked in AllViews.
+  std::vector<AgentView> SchedulableViews() const;
+  std::vector<AgentView> AllViews() const;
+  nlohmann::json ToJson() const { return AgentsJson(Snapshot()); }
+  // The agents without their channels: what GET /api/v1/agents shows, copied
+  // under the controller's lock and turned into JSON after it is released.
+  std::vector<AgentEntry> Snapshot() const;
+  static nlohmann::json AgentsJson(const std::vector<AgentEntry>& agents);
+  const std::map<std::string, AgentEntry>& agents() const { return agents_; }
+
+ private:
+  std::map<std::string, AgentEntry> agents_;
+};
+
+std::string_view ToString(AgentLiveness l);
+
+}  // namespace ring

@@ -1,0 +1,249 @@
+#include "master/rm/agentrm/agent_rm.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <spdlog/spdlog.h>
+
+#include "master/store/store.h"
+
+namespace ring {
+
+AgentRm::AgentRm(Store& store, AgentRmOptions options, RmEvents& events)
+    : store_(store), options_(options), events_(events) {}
+
+void AgentRm::OnHello(const proto::Hello& hello, std::shared_ptr<AgentChannel> channel, SteadyTime now) {
+  AgentRecord rec;
+  {
+    std::lock_guard lock(mu_);
+    AgentEntry* previous = registry_.Find(hello.agent_id);
+    if (previous && previous->channel && previous->channel != channel)
+      previous->channel->Close("replaced by a newer connection of the same agent");
+    channel->Send(proto::Encode(
+        proto::Welcome{options_.heartbeat_interval.count(), options_.heartbeat_timeout.count()}));
+    AgentEntry& entry = registry_.Connect(hello, std::move(channel), now + options_.heartbeat_timeout);
+    // An operator's disable outlives reconnects and master restarts.
+    if (auto stored = store_.ListAgents(); stored.ok())
+      for (const auto& a : *stored)
+        if (a.id == entry.id) {
+          entry.enabled = a.enabled;
+          entry.draining = a.draining;
+        }
+    rec = {entry.id,     entry.pool,  entry.address, "connected", nlohmann::json(entry.slots).dump(),
+           NowRfc3339(), NowRfc3339()};
+  }
+  if (Status s = store_.UpsertAgent(rec); !s.ok())
+    spdlog::warn("[agentrm] agent {}: cannot record: {}", rec.id, s.message());
+  spdlog::info("[agentrm] agent {} connected: pool {}, {} slots, {} running", rec.id, rec.pool,
+               hello.slots.size(), hello.running.size());
+  events_.OnNodeConnected(hello.agent_id, hello.running, now);
+  events_.OnCapacityChanged();
+}
+
+void AgentRm::OnMessage(const std::string& agent_id, const proto::Message& message, SteadyTime now) {
+  {
+    std::lock_guard lock(mu_);
+    if (AgentEntry* e = registry_.Find(agent_id); e && e->liveness == AgentLiveness::kConnected) {
+      e->deadline = now + options_.heartbeat_timeout;
+      e->last_seen_at = NowRfc3339();
+    }
+  }
+  if (const auto* change = std::get_if<proto::StateChange>(&message))
+    events_.OnRankState(agent_id, *change);
+  else if (const auto* logs = std::get_if<proto::LogBatch>(&message))
+    events_.OnLogs(*logs);
+}
+
+void AgentRm::OnDisconnected(const std::string& agent_id, const AgentChannel* channel, SteadyTime now) {
+  {
+    std::lock_guard lock(mu_);
+    registry_.Disconnect(agent_id, channel, now + options_.reconnect_window);
+  }
+  spdlog::info("[agentrm] agent {} disconnected; lost unless it returns within {} ms", agent_id,
+               options_.reconnect_window.count());
+  events_.OnCapacityChanged();
+}
+
+Status AgentRm::Disable(const std::string& agent_id, bool drain) {
+  {
+    std::lock_guard lock(mu_);
+    if (!registry_.Find(agent_id)) return NotFound("agent " + agent_id + " is not known");
+  }
+  if (Status s = store_.SetAgentSchedulable(agent_id, false, drain); !s.ok()) return s;
+  {
+    std::lock_guard lock(mu_);
+    if (AgentEntry* agent = registry_.Find(agent_id)) {
+      agent->enabled = false;
+      agent->draining = drain;
+    }
+  }
+  spdlog::info("[agentrm] agent {} disabled{}", agent_id, drain ? "; draining its running work" : "");
+  if (!drain) events_.OnNodeEvicted(agent_id);
+  return Status::Ok();
+}
+
+Status AgentRm::Enable(const std::string& agent_id) {
+  {
+    std::lock_guard lock(mu_);
+    if (!registry_.Find(agent_id)) return NotFound("agent " + agent_id + " is not known");
+  }
+  if (Status s = store_.SetAgentSchedulable(agent_id, true, false); !s.ok()) return s;
+  {
+    std::lock_guard lock(mu_);
+    if (AgentEntry* agent = registry_.Find(agent_id)) {
+      agent->enabled = true;
+      agent->draining = false;
+    }
+  }
+  spdlog::info("[agentrm] agent {} enabled", agent_id);
+  events_.OnCapacityChanged();
+  return Status::Ok();
+}
+
+nlohmann::json AgentRm::AgentsJson() const {
+  std::vector<AgentEntry> agents;
+  {
+    std::lock_guard lock(mu_);
+    agents = registry_.Snapshot();
+  }
+  return AgentRegistry::AgentsJson(agents);  // after the lock: heartbeats need not wait
+}
+
+std::vector<AgentView> AgentRm::Offers() const {
+  std::lock_guard lock(mu_);
+  return registry_.AllViews();
+}
+
+// A pool must be declared in master.yaml or have agents; a trial must fit the
+// pool's agents as they are (one agent, or whole agents of one size).
+Status AgentRm::CheckFits(const std::string& pool, int64_t want,
+                          const std::vector<std::string>& declared) const {
+  std::set<std::string> pools(declared.begin(), declared.end());
+  std::map<std::pair<std::string, int>, int> agents_of_size;  // (slot type, size) -> agents in the pool
+  bool pool_has_agents = false;
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& [id, a] : registry_.agents()) {
+      pools.insert(a.pool);
+      if (a.pool != pool || a.liveness == AgentLiveness::kLost || a.slots.empty()) continue;
+      pool_has_agents = true;
+      ++agents_of_size[{a.slots.front().type, static_cast<int>(a.slots.size())}];
+    }
+  }
+  if (!pools.count(pool)) {
+    std::string names;
+    for (const auto& n : pools) names += (names.empty() ? "" : ", ") + n;
+    return Status(ErrorCode::kInvalidConfig, "resources.resource_pool: there is no pool named \"" + pool +
+                                                 "\"; this master has: " + names);
+  }
+  if (!pool_has_agents) return Status::Ok();  // agents may join later
+  int64_t largest = 0;
+  for (const auto& [key, count] : agents_of_size) {
+    const int size = key.second;
+    largest = std::max<int64_t>(largest, size);
+    if (want <= size || (want % size == 0 && want / size <= count)) return Status::Ok();
+  }
+  return Status(ErrorCode::kInvalidConfig,
+                "resources.slots_per_trial: " + std::to_string(want) + " slots can never be placed in pool " +
+                    pool + ": its largest agent has " + std::to_string(largest) +
+                    " slots and a larger trial needs whole agents of one size adding up to it");
+}
+
+void AgentRm::Launch(const LaunchSpec& spec) {
+  if (spec.placements.empty()) return;
+  std::lock_guard lock(mu_);
+  for (const auto& p : spec.placements) registry_.Hold(p.agent_id, p.slot_ids, spec.allocation_id);
+  // Placements are in rank order: rank 0 runs on the first.
+  const AgentEntry* chief = registry_.Find(spec.placements.front().agent_id);
+  const std::string master_addr = chief && !chief->address.empty() ? chief->address : "127.0.0.1";
+  int rank = 0;
+  for (const auto& p : spec.placements) {
+    AgentEntry* agent = registry_.Find(p.agent_id);
+    if (!agent || !agent->channel) {
+      rank += static_cast<int>(p.slot_ids.size());  // its ranks keep their numbers; it reports them lost
+      continue;
+    }
+    for (size_t local = 0; local < p.slot_ids.size(); ++local, ++rank) {
+      proto::Start start;
+      start.allocation_id = spec.allocation_id;
+      start.allocation_token = spec.token;
+      start.trial_id = spec.trial_id;
+      start.experiment_id = spec.experiment_id;
+      start.rank = rank;
+      start.world_size = spec.world_size;
+      start.local_rank = static_cast<int>(local);
+      start.local_world_size = static_cast<int>(p.slot_ids.size());
+      start.master_addr = master_addr;
+      start.master_port = spec.master_port;
+      start.slot_ids = {p.slot_ids[local]};
+      start.slot_type = agent->slots.empty() ? "cpu" : agent->slots.front().type;
+      start.entrypoint = spec.entrypoint;
+      start.hparams_json = spec.hparams_json;
+      start.environment = spec.environment;
+      start.latest_checkpoint = spec.latest_checkpoint;
+      start.model_definition_path = spec.model_definition_path;
+      agent->channel->Send(proto::Encode(start));
+    }
+    spdlog::info("[agentrm] allocation {} started on agent {} slots {}", spec.allocation_id, p.agent_id,
+                 nlohmann::json(p.slot_ids).dump());
+  }
+}
+
+void AgentRm::Adopt(const std::string& allocation_id, const std::vector<Placement>& placements,
+                    const std::string& pool, SteadyTime deadline) {
+  std::lock_guard lock(mu_);
+  for (const auto& p : placements) {
+    if (!registry_.Find(p.agent_id)) {
+      // Not back yet after a master restart: it has until the deadline.
+      proto::Hello ghost{p.agent_id, pool, "", "", {}, {}};
+      auto& e = registry_.Connect(ghost, nullptr, deadline);
+      e.liveness = AgentLiveness::kDisconnected;
+    }
+    registry_.Hold(p.agent_id, p.slot_ids, allocation_id);
+  }
+}
+
+void AgentRm::Kill(const std::string& allocation_id, const std::vector<Placement>& placements, EndCause why,
+                   const std::string& node) {
+  const std::string frame =
+      proto::Encode(proto::Kill{allocation_id, options_.kill_grace.count(), std::string(Describe(why))});
+  std::lock_guard lock(mu_);
+  if (!node.empty()) {
+    if (AgentEntry* agent = registry_.Find(node); agent && agent->channel) agent->channel->Send(frame);
+    return;
+  }
+  for (const auto& p : placements)
+    if (AgentEntry* agent = registry_.Find(p.agent_id); agent && agent->channel) agent->channel->Send(frame);
+}
+
+void AgentRm::Release(const std::string& allocation_id) {
+  std::lock_guard lock(mu_);
+  registry_.Release(allocation_id);
+}
+
+void AgentRm::Tick(SteadyTime now) {
+  std::vector<std::string> lost;
+  std::vector<AgentRecord> records;
+  bool silenced = false;  // a connection closed for silence: its slots are gone
+  {
+    std::lock_guard lock(mu_);
+    const size_t connected_before = registry_.AllViews().size();
+    lost = registry_.ExpireDeadlines(now, options_.reconnect_window);
+    silenced = registry_.AllViews().size() != connected_before;
+    for (const auto& id : lost)
+      if (AgentEntry* e = registry_.Find(id))
+        records.push_back(
+            {e->id, e->pool, e->address, "lost", nlohmann::json(e->slots).dump(), "", e->last_seen_at});
+  }
+  for (const auto& rec : records) {
+    spdlog::warn("[agentrm] agent {} lost: not back within the {} ms reconnect window", rec.id,
+                 options_.reconnect_window.count());
+    if (Status s = store_.UpsertAgent(rec); !s.ok())
+      spdlog::warn("[agentrm] agent {}: cannot record: {}", rec.id, s.message());
+  }
+  for (const auto& id : lost) events_.OnNodeLost(id);
+  if (silenced) events_.OnCapacityChanged();
+}
+
+}  // namespace ring

@@ -1,0 +1,82 @@
+#pragma once
+// The resource manager of our own agents: each agent connects over a
+// WebSocket (master/http/agent_ws_session.cc), says hello with its slots and
+// the ranks it still runs, heartbeats, reports its processes' states and
+// logs, and is told to start and kill ranks.
+//
+// Threads: the registry is guarded by mu_. Heartbeats (Heard) touch only an
+// agent's deadline, on the io thread that read the frame, and never wait for
+// anything else. Everything else — hellos, disconnects, enable/disable, the
+// ResourceManager calls, Tick — runs on the lifecycle's executor (the
+// session defers hellos and disconnects there), so store writes never run
+// on an io thread and events reach the lifecycle in the order they came.
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "master/rm/agentrm/agent_registry.h"
+#include "master/rm/resource_manager.h"
+
+namespace ring {
+
+class Store;
+
+struct AgentRmOptions {
+  std::chrono::milliseconds heartbeat_interval{1000};  // agents send heartbeats this often
+  std::chrono::milliseconds heartbeat_timeout{10000};  // silence that closes an agent's connection
+  std::chrono::milliseconds reconnect_window{25000};   // a disconnected agent is lost after this
+  std::chrono::milliseconds kill_grace{10000};         // SIGTERM to SIGKILL on the agent
+};
+
+class AgentRm : public ResourceManager {
+ public:
+  AgentRm(Store& store, AgentRmOptions options, RmEvents& events);
+
+  // A connection said hello: answers with welcome, records the agent and
+  // tells the lifecycle what it still runs. Replaces an older connection of
+  // the same agent.
+  void OnHello(const proto::Hello& hello, std::shared_ptr<AgentChannel> channel, SteadyTime now);
+  // A frame from a connected agent: pushes its heartbeat deadline back and
+  // hands process states and logs to the lifecycle (which posts them to
+  // its executor). Safe on any thread; takes only mu_, never waits.
+  void OnMessage(const std::string& agent_id, const proto::Message& message, SteadyTime now);
+  // Only if `channel` is still the agent's connection: lost unless it comes
+  // back within the reconnect window.
+  void OnDisconnected(const std::string& agent_id, const AgentChannel* channel, SteadyTime now);
+
+  // Operators: no new placements there; without `drain` its running work is
+  // preempted (OnNodeEvicted). kNotFound for an unknown agent.
+  Status Disable(const std::string& agent_id, bool drain);
+  Status Enable(const std::string& agent_id);
+  // GET /api/v1/agents: copied under mu_, turned into JSON after it.
+  nlohmann::json AgentsJson() const;
+  const AgentRmOptions& options() const { return options_; }
+
+  // ResourceManager.
+  std::vector<AgentView> Offers() const override;
+  Status CheckFits(const std::string& pool, int64_t slots,
+                   const std::vector<std::string>& declared) const override;
+  void Launch(const LaunchSpec& spec) override;
+  void Adopt(const std::string& allocation_id, const std::vector<Placement>& placements,
+             const std::string& pool, SteadyTime deadline) override;
+  void Kill(const std::string& allocation_id, const std::vector<Placement>& placements, EndCause why,
+            const std::string& node = "") override;
+  void Release(const std::string& allocation_id) override;
+  void Tick(SteadyTime now) override;
+
+ private:
+  void Send(const std::string& agent_id, const std::string& frame);
+
+  Store& store_;
+  const AgentRmOptions options_;
+  RmEvents& events_;
+  mutable std::mutex mu_;  // guards registry_
+  AgentRegistry registry_;
+};
+
+}  // namespace ring

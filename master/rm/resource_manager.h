@@ -1,0 +1,88 @@
+#pragma once
+// What the lifecycle asks of whatever runs allocations' processes: offer
+// slots for a scheduling pass, launch an allocation's ranks on the slots the
+// scheduler chose, stop them, free their slots, and tell the lifecycle what
+// happens to them. Our own agents (master/rm/agentrm) are one implementation;
+// a batch system such as Slurm is another, added beside it without touching
+// the lifecycle (docs/architecture.md says how).
+#include <chrono>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/agent_protocol.h"
+#include "common/end_cause.h"
+#include "master/scheduler/scheduler.h"
+
+namespace ring {
+
+using SteadyTime = std::chrono::steady_clock::time_point;
+
+// One allocation's ranks, ready to run: the same for every rank but the
+// rank numbers, which the resource manager hands out along `placements`
+// (in rank order: rank 0 on the first slot of the first placement).
+struct LaunchSpec {
+  std::string allocation_id;
+  std::string token;  // the allocation token, given to each rank
+  int64_t trial_id = 0;
+  int64_t experiment_id = 0;
+  std::vector<Placement> placements;
+  int world_size = 1;
+  int master_port = 0;
+  std::string entrypoint;
+  std::string hparams_json;
+  std::string latest_checkpoint;  // a directory, empty if none
+  std::map<std::string, std::string> environment;
+  std::string model_definition_path;
+};
+
+// What a resource manager reports. Called on any thread: the lifecycle's
+// implementation posts each event to its own executor.
+class RmEvents {
+ public:
+  virtual ~RmEvents() = default;
+  // A rank of an allocation started, runs or exited, as `node` reports it.
+  virtual void OnRankState(const std::string& node, const proto::StateChange& change) = 0;
+  virtual void OnLogs(proto::LogBatch batch) = 0;
+  // A node came (back): `running` lists the ranks it still runs. The
+  // lifecycle stops those whose allocation has ended and gives the
+  // allocations placed there that it does not list one heartbeat timeout to
+  // report.
+  virtual void OnNodeConnected(const std::string& node, const std::vector<proto::RunningProcess>& running,
+                               SteadyTime now) = 0;
+  // A node is gone for good: every allocation placed on it has ended.
+  virtual void OnNodeLost(const std::string& node) = 0;
+  // An operator took a node out without draining: its allocations are
+  // preempted (checkpoint and exit, then resume elsewhere).
+  virtual void OnNodeEvicted(const std::string& node) = 0;
+  // Slots came or went (a node connected, was enabled, ...): schedule again.
+  virtual void OnCapacityChanged() = 0;
+};
+
+class ResourceManager {
+ public:
+  virtual ~ResourceManager() = default;
+  // Every node with its free slots, disabled ones marked (AgentView::enabled).
+  virtual std::vector<AgentView> Offers() const = 0;
+  // Ok when `slots` can ever be placed in `pool` as its nodes are now;
+  // kInvalidConfig naming the field otherwise. `declared` are the pools of
+  // master.yaml, which exist even without nodes.
+  virtual Status CheckFits(const std::string& pool, int64_t slots,
+                           const std::vector<std::string>& declared) const = 0;
+  // Holds the placements' slots for the allocation and starts its ranks.
+  virtual void Launch(const LaunchSpec& spec) = 0;
+  // Holds the slots of an allocation recovered from the store after a
+  // master restart; its nodes have until `deadline` to come back.
+  virtual void Adopt(const std::string& allocation_id, const std::vector<Placement>& placements,
+                     const std::string& pool, SteadyTime deadline) = 0;
+  // Asks every rank of the allocation to stop (SIGTERM, SIGKILL after the
+  // grace); with `node` only the ranks there.
+  virtual void Kill(const std::string& allocation_id, const std::vector<Placement>& placements, EndCause why,
+                    const std::string& node = "") = 0;
+  // The allocation has ended: its slots are free.
+  virtual void Release(const std::string& allocation_id) = 0;
+  // Deadlines (heartbeats, reconnect windows); reports losses as events.
+  virtual void Tick(SteadyTime now) = 0;
+};
+
+}  // namespace ring

@@ -1,0 +1,29 @@
+#include "master/scheduler/scheduler.h"
+
+#include <algorithm>
+#include <map>
+#include <string>
+
+#include "master/scheduler/scheduling_fair_share.h"
+#include "master/scheduler/scheduling_placement.h"
+#include "master/scheduler/scheduling_priority.h"
+#include "master/scheduler/scheduling_reasons.h"
+
+namespace ring {
+
+PoolDecision SchedulePool(const PoolInput& input) {
+  switch (input.policy.type) {
+    case PoolPolicy::Type::kFairShare:
+      return scheduling::ScheduleFairShare(input);
+    case PoolPolicy::Type::kPriority:
+      break;
+  }
+  return scheduling::SchedulePriority(input);
+}
+
+std::optional<std::string> NeverFits(const std::vector<AgentView>& pool_agents, int slots) {
+  if (pool_agents.empty()) return std::nullopt;
+  return scheduling::NeverFitsIn(pool_agents, slots, pool_agents.front().pool);
+}
+
+}  // namespace ring

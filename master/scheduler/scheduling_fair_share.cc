@@ -1,0 +1,240 @@
+#include "master/scheduler/scheduling_fair_share.h"
+
+#include <algorithm>
+#include <functional>
+#include <limits>
+#include <optional>
+#include <queue>
+#include <set>
+#include <string>
+#include <tuple>
+
+#include "master/scheduler/scheduling_pass.h"
+#include "master/scheduler/scheduling_reasons.h"
+
+namespace ring::scheduling {
+namespace {
+
+constexpr double kEpsilon = 1e-9;
+constexpr double kMinWeight = 1e-3;  // a non-positive weight still gets a sliver
+
+// The order experiments take turns in: the smallest fraction of its share
+// used first, then the earliest next request, then the experiment id.
+using Turn = std::tuple<double, int64_t, int64_t, int>;  // (used/share, next seq, experiment, index)
+
+// Admits, in one victim search, running allocations of experiments above
+// their share, each experiment only while it stays above its share counting
+// the allocations already taken in the search.
+//
+// An experiment at or below its share stays so for the rest of the main
+// loop: it is given slots only up to its share, or when it has nothing
+// running, and then it has no running allocation to reclaim. So its
+// candidates are dropped for the pass, not skipped again in every search
+// (one of zero slots, which does not count as running, is only skipped).
+class Reclaim {
+ public:
+  Reclaim(const PoolPass& pass, const std::vector<double>& shares)
+      : pass_(pass), shares_(shares), taken_(shares.size(), 0) {}
+
+  // Before each search.
+  void Reset() {
+    for (int x : touched_) taken_[x] = 0;
+    touched_.clear();
+  }
+
+  VictimSearch::Verdict operator()(int i) {
+    const int x = pass_.experiment_of_running(i);
+    const int slots = pass_.running(i).slots;
+    if (slots > 0 && pass_.StayingSlots(x) - shares_[x] <= kEpsilon) return VictimSearch::Verdict::kDrop;
+    const double above = pass_.StayingSlots(x) - taken_[x] - shares_[x];
+    if (above <= kEpsilon) return VictimSearch::Verdict::kSkip;
+    if (taken_[x] == 0) touched_.push_back(x);
+    taken_[x] += slots;
+    return VictimSearch::Verdict::kTake;
+  }
+
+ private:
+  const PoolPass& pass_;
+  const std::vector<double>& shares_;  // by experiment number
+  std::vector<int> taken_;             // by experiment number: slots taken in this search
+  std::vector<int> touched_;           // experiment numbers with taken_ possibly > 0
+};
+
+// Running allocations that may be reclaimed, newest started first (sorted
+// by compact keys: the allocations themselves are large).
+std::vector<int> ReclaimOrder(const std::vector<RunningAllocation>& running) {
+  std::vector<std::pair<int64_t, int>> keys;  // (started_seq, index)
+  for (int i = 0; i < static_cast<int>(running.size()); ++i)
+    if (running[i].preemptible && !running[i].preempting) keys.push_back({running[i].started_seq, i});
+  std::sort(keys.begin(), keys.end(), [&](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first
+                              : running[a.second].allocation_id < running[b.second].allocation_id;
+  });
+  std::vector<int> order;
+  order.reserve(keys.size());
+  for (const auto& k : keys) order.push_back(k.second);
+  return order;
+}
+
+}  // namespace
+
+std::map<int64_t, double> FairShares(const std::vector<ExperimentDemand>& demands, int capacity) {
+  std::vector<ExperimentDemand> sorted = demands;
+  for (auto& d : sorted) d.weight = std::max(d.weight, kMinWeight);
+  std::sort(sorted.begin(), sorted.end(), [](const ExperimentDemand& a, const ExperimentDemand& b) {
+    const double x = a.demand / a.weight;
+    const double y = b.demand / b.weight;
+    return x != y ? x < y : a.experiment_id < b.experiment_id;
+  });
+  double weights = 0;
+  for (const auto& d : sorted) weights += d.weight;
+  double remaining = std::max(capacity, 0);
+  std::map<int64_t, double> shares;
+  for (size_t i = 0; i < sorted.size(); ++i) {
+    const auto& d = sorted[i];
+    if (d.demand <= remaining * d.weight / weights) {
+      shares[d.experiment_id] = d.demand;
+      remaining -= d.demand;
+      weights -= d.weight;
+      continue;
+    }
+    // Everyone from here on wants more than its proportion of what is left.
+    for (size_t j = i; j < sorted.size(); ++j)
+      shares[sorted[j].experiment_id] = remaining * sorted[j].weight / weights;
+    break;
+  }
+  return shares;
+}
+
+std::vector<ExperimentDemand> Demands(const PoolInput& input) {
+  struct Acc {
+    double weight = 0;
+    std::optional<int> max_slots;
+    int demand = 0;
+  };
+  std::map<int64_t, Acc> acc;
+  auto note = [&](int64_t e, double weight, const std::optional<int>& max_slots) -> Acc& {
+    auto& a = acc[e];
+    a.weight = std::max(a.weight, weight);
+    if (max_slots) a.max_slots = a.max_slots ? std::min(*a.max_slots, *max_slots) : *max_slots;
+    return a;
+  };
+  for (const auto& r : input.running) {
+    auto& a = note(r.experiment_id, r.weight, r.max_slots);
+    if (!r.preempting) a.demand += r.slots;
+  }
+  std::map<int, bool> placeable;  // by size
+  for (const auto& r : input.pending) {
+    auto& a = note(r.experiment_id, r.weight, r.max_slots);
+    auto it = placeable.find(r.slots);
+    if (it == placeable.end())
+      it = placeable.emplace(r.slots, r.slots > 0 && !NeverFitsIn(input.agents, r.slots, input.pool)).first;
+    if (it->second) a.demand += r.slots;
+  }
+  std::vector<ExperimentDemand> out;
+  for (const auto& [e, a] : acc) {
+    const int demand = a.max_slots ? std::min(a.demand, *a.max_slots) : a.demand;
+    if (demand > 0) out.push_back({e, a.weight, demand});
+  }
+  return out;
+}
+
+PoolDecision ScheduleFairShare(const PoolInput& input) {
+  PoolPass pass(input);
+  const int capacity = pass.slots().enabled_slots();
+  std::vector<double> shares(pass.experiment_count(), 0.0);  // by experiment number
+  {
+    const auto by_id = FairShares(Demands(input), capacity);
+    for (int x = 0; x < pass.experiment_count(); ++x) {
+      auto it = by_id.find(pass.experiment_id(x));
+      if (it != by_id.end()) shares[x] = it->second;
+    }
+  }
+
+  // Each experiment's requests, FIFO.
+  std::map<int64_t, std::vector<int>> by_experiment;
+  for (int p = 0; p < static_cast<int>(input.pending.size()); ++p)
+    by_experiment[input.pending[p].experiment_id].push_back(p);
+  std::vector<int> experiments;  // per queue: its experiment number
+  std::vector<std::vector<int>> queues;
+  for (auto& [e, q] : by_experiment) {
+    std::sort(q.begin(), q.end(), [&](int x, int y) {
+      const auto& a = input.pending[x];
+      const auto& b = input.pending[y];
+      return a.queued_seq != b.queued_seq ? a.queued_seq < b.queued_seq : a.allocation_id < b.allocation_id;
+    });
+    experiments.push_back(pass.experiment_of_request(q.front()));
+    queues.push_back(std::move(q));
+  }
+  std::vector<size_t> next(queues.size(), 0);
+  auto turn = [&](int x) {
+    const int e = experiments[x];
+    const int used = pass.StayingSlots(e);
+    const double share = shares[e];
+    const double fraction =
+        used == 0 ? 0.0 : (share > kEpsilon ? used / share : std::numeric_limits<double>::infinity());
+    return Turn{fraction, input.pending[queues[x][next[x]]].queued_seq, pass.experiment_id(e), x};
+  };
+  std::priority_queue<Turn, std::vector<Turn>, std::greater<>> turns;
+  for (int x = 0; x < static_cast<int>(queues.size()); ++x) turns.push(turn(x));
+
+  Candidates victims(input.policy.preemption ? ReclaimOrder(input.running) : std::vector<int>{},
+                     pass.footprints(), Candidates::Admission::kCumulative);
+  Reclaim reclaim(pass, shares);
+  const std::function<VictimSearch::Verdict(int)> admit = [&](int i) { return reclaim(i); };
+
+  std::set<int> preemption_failed;  // sizes reclaim could not place (they stay so in this pass)
+  std::set<int64_t> reserved;       // experiments whose first blocked request has held agents
+  std::vector<int> beyond_share;    // requests tried again with the leftover slots
+  while (!turns.empty()) {
+    const int x = std::get<3>(turns.top());
+    turns.pop();
+    const int p = queues[x][next[x]++];
+    const auto& r = input.pending[p];
+    pass.Consider(p);
+    if (pass.Admissible(p)) {
+      const int used = pass.StayingSlots(experiments[x]);
+      const double share = shares[experiments[x]];
+      if (used > 0 && used + r.slots > share + kEpsilon) {
+        beyond_share.push_back(p);
+      } else if (!pass.PlaceNow(p) && !pass.WaitForLeaving(p)) {
+        bool preempted = false;
+        if (input.policy.preemption && !preemption_failed.count(r.slots)) {
+          reclaim.Reset();
+          preempted = pass.Preempt(p, victims, admit);
+          if (!preempted) preemption_failed.insert(r.slots);
+        }
+        if (!preempted && reserved.insert(r.experiment_id).second) pass.HoldFor(p);
+      }
+    }
+    if (next[x] < queues[x].size()) turns.push(turn(x));
+  }
+
+  // Work conserving: slots nobody could use within their share go to the
+  // requests beyond it, by the same turns (the experiment least over its
+  // share first), each experiment's in FIFO order.
+  std::map<int64_t, std::vector<int>> extra;
+  for (int p : beyond_share) extra[input.pending[p].experiment_id].push_back(p);
+  experiments.clear();
+  queues.clear();
+  for (auto& [e, q] : extra) {
+    experiments.push_back(pass.experiment_of_request(q.front()));
+    queues.push_back(std::move(q));
+  }
+  next.assign(queues.size(), 0);
+  std::vector<std::string> at_share(queues.size());  // per queue, built once
+  for (int x = 0; x < static_cast<int>(queues.size()); ++x) turns.push(turn(x));
+  while (!turns.empty()) {
+    const int x = std::get<3>(turns.top());
+    turns.pop();
+    const int p = queues[x][next[x]++];
+    if (pass.Admissible(p) && !pass.PlaceNow(p)) {
+      if (at_share[x].empty()) at_share[x] = AtShareReason(shares[experiments[x]], capacity);
+      pass.SetReason(p, at_share[x]);
+    }
+    if (next[x] < queues[x].size()) turns.push(turn(x));
+  }
+  return pass.Finish(false);
+}
+
+}  // namespace ring::scheduling

@@ -1,0 +1,262 @@
+#include "master/scheduler/scheduling_pass.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <numeric>
+#include <string_view>
+#include <unordered_map>
+
+#include "master/scheduler/scheduling_reasons.h"
+
+namespace ring::scheduling {
+namespace {
+
+// The first eight bytes of an id, big-endian, zero padded: ids whose
+// prefixes differ compare as their prefixes do.
+uint64_t IdPrefix(std::string_view id) {
+  uint64_t prefix = 0;
+  for (size_t i = 0; i < 8; ++i)
+    prefix = prefix << 8 | (i < id.size() ? static_cast<unsigned char>(id[i]) : 0u);
+  return prefix;
+}
+
+}  // namespace
+
+PoolPass::PoolPass(const PoolInput& input)
+    : input_(input),
+      slots_(input.agents),
+      where_(input.running, slots_),
+      gone_(input.running.size(), 0),
+      search_(slots_, where_, gone_),
+      leaving_on_(slots_.agent_count()),
+      state_(input.pending.size()) {
+  NumberExperiments();
+  for (size_t i = 0; i < input.running.size(); ++i) {
+    const auto& r = input.running[i];
+    capped_[running_experiment_[i]] += r.slots;
+    if (!r.preempting) staying_[running_experiment_[i]] += r.slots;
+  }
+  // Allocations already stopping, oldest first, so reasons name them stably.
+  std::vector<int> stopping;
+  for (int i = 0; i < static_cast<int>(input.running.size()); ++i)
+    if (input.running[i].preempting) stopping.push_back(i);
+  std::sort(stopping.begin(), stopping.end(), [&](int x, int y) {
+    const auto& a = input.running[x];
+    const auto& b = input.running[y];
+    return a.started_seq != b.started_seq ? a.started_seq < b.started_seq : a.allocation_id < b.allocation_id;
+  });
+  for (int i : stopping) MarkGone(i);
+}
+
+void PoolPass::NumberExperiments() {
+  std::unordered_map<int64_t, int> number;
+  auto of = [&](int64_t id) {
+    auto [it, added] = number.emplace(id, static_cast<int>(experiment_ids_.size()));
+    if (added) experiment_ids_.push_back(id);
+    return it->second;
+  };
+  running_experiment_.reserve(input_.running.size());
+  for (const auto& r : input_.running) running_experiment_.push_back(of(r.experiment_id));
+  request_experiment_.reserve(input_.pending.size());
+  for (const auto& r : input_.pending) request_experiment_.push_back(of(r.experiment_id));
+  capped_.assign(experiment_ids_.size(), 0);
+  staying_.assign(experiment_ids_.size(), 0);
+}
+
+void PoolPass::MarkGone(int i) {
+  gone_[i] = 1;
+  for (const auto& [a, n] : where_.of(i)) {
+    if (a < 0) continue;
+    slots_.AddLeaving(a, n);
+    leaving_on_[a].push_back(i);
+  }
+}
+
+void PoolPass::Consider(int p) {
+  order_.push_back(p);
+}
+
+void PoolPass::SetReason(int p, std::string reason) {
+  state_[p].reason = std::move(reason);
+}
+
+bool PoolPass::Admissible(int p) {
+  const auto& r = request(p);
+  const std::string& pool = input_.pool;
+  if (r.slots > 0 && input_.agents.empty()) {
+    SetReason(p, "no agents in pool " + pool);
+    return false;
+  }
+  auto it = never_fits_.find(r.slots);
+  if (it == never_fits_.end())
+    it = never_fits_.emplace(r.slots, NeverFitsIn(input_.agents, r.slots, pool)).first;
+  if (it->second) {
+    SetReason(p, *it->second);
+    return false;
+  }
+  if (slots_.enabled_agents() == 0) {
+    SetReason(p, "no enabled agents in pool " + pool);
+    return false;
+  }
+  if (r.max_slots && CappedSlots(request_experiment_[p]) + r.slots > *r.max_slots) {
+    SetReason(p, MaxSlotsReason(r.slots, *r.max_slots));
+    return false;
+  }
+  return true;
+}
+
+bool PoolPass::PlaceNow(int p) {
+  const auto& r = request(p);
+  auto fit = slots_.FitNow(r.slots, input_.policy.fit);
+  if (!fit) return false;
+  decision_.assignments.push_back(slots_.Take(*fit, r.slots, r.allocation_id));
+  capped_[request_experiment_[p]] += r.slots;
+  staying_[request_experiment_[p]] += r.slots;
+  state_[p] = {Outcome::kAssigned, false, {}};
+  return true;
+}
+
+void PoolPass::Promise(int p, const Fit& fit) {
+  const auto& r = request(p);
+  std::vector<std::string> waiting_for;
+  for (int a : fit.agents) {
+    slots_.Hold(a);
+    for (int i : leaving_on_[a]) {
+      const auto& id = input_.running[i].allocation_id;
+      if (std::find(waiting_for.begin(), waiting_for.end(), id) == waiting_for.end())
+        waiting_for.push_back(id);
+    }
+  }
+  capped_[request_experiment_[p]] += r.slots;
+  staying_[request_experiment_[p]] += r.slots;
+  state_[p] = {Outcome::kPromised, true, WaitingReason(waiting_for)};
+}
+
+bool PoolPass::WaitForLeaving(int p) {
+  auto fit = slots_.FitWhenLeft(request(p).slots, input_.policy.fit);
+  if (!fit) return false;
+  Promise(p, *fit);
+  return true;
+}
+
+bool PoolPass::Preempt(int p, Candidates& candidates,
+                       const std::function<VictimSearch::Verdict(int)>& admit) {
+  const auto& r = request(p);
+  auto choice = search_.Find(r.slots, input_.policy.fit, candidates, admit);
+  if (!choice) return false;
+  for (int v : choice->victims) {
+    const auto& victim = input_.running[v];
+    MarkGone(v);
+    staying_[running_experiment_[v]] -= victim.slots;
+    decision_.preempt.push_back(victim.allocation_id);
+    decision_.preempted_for[victim.allocation_id] = r.allocation_id;
+  }
+  Promise(p, choice->fit);
+  return true;
+}
+
+bool PoolPass::HoldFor(int p) {
+  const int need = request(p).slots;
+  std::vector<int> hold;
+  if (need <= slots_.max_enabled_size()) {
+    // The usable agent large enough with the most free slots, lowest id first.
+    int best = -1;
+    const auto& by_free = slots_.by_free();
+    for (auto it = by_free.rbegin(); it != by_free.rend(); ++it) {
+      if (best >= 0 && it->first < slots_.free(best)) break;
+      if (slots_.total(it->second) >= need && (best < 0 || it->second < best)) best = it->second;
+    }
+    if (best >= 0) hold.push_back(best);
+  } else {
+    // Whole agents: the largest dividing shape with enough usable agents;
+    // of those, the ones with the most free slots, lowest id first.
+    const auto& shapes = slots_.shapes();
+    for (int g = 0; g < static_cast<int>(shapes.size()) && hold.empty(); ++g) {
+      const int size = shapes[g].size;
+      if (size >= need || need % size != 0) continue;
+      std::vector<int> members;
+      for (int a = 0; a < slots_.agent_count(); ++a)
+        if (slots_.shape(a) == g && slots_.usable(a)) members.push_back(a);
+      const size_t k = static_cast<size_t>(need / size);
+      if (members.size() < k) continue;
+      std::stable_sort(members.begin(), members.end(),
+                       [&](int x, int y) { return slots_.free(x) > slots_.free(y); });
+      members.resize(k);
+      if (std::none_of(members.begin(), members.end(), [&](int a) { return slots_.free(a) > 0; })) break;
+      hold = std::move(members);
+    }
+  }
+  for (int a : hold) slots_.Hold(a);
+  state_[p].holder = !hold.empty();
+  return !hold.empty();
+}
+
+void PoolPass::Explain(bool by_priority) {
+  const int largest_free = slots_.LargestFreeBlock();
+  const auto idle = slots_.IdleEnabledPerShape();
+  std::map<int, std::string> shape_reasons;   // by request size
+  std::pair<int, bool> behind_key{0, false};  // the last "behind" reason, built once per count
+  std::string behind;
+  int holders_ahead = 0;
+  int same_priority_holders = 0;  // by_priority: holders ahead of the request's own priority
+  std::optional<int> level;
+  for (int p : order_) {
+    const auto& r = request(p);
+    auto& s = state_[p];
+    if (level != r.priority) {
+      level = r.priority;
+      same_priority_holders = 0;
+    }
+    if (s.outcome != Outcome::kAssigned && s.reason.empty()) {
+      if (holders_ahead > 0 && FitsPhysically(slots_, idle, largest_free, r.slots)) {
+        const std::pair<int, bool> key{holders_ahead, by_priority && same_priority_holders == 0};
+        if (key != behind_key) {
+          behind_key = key;
+          behind = BehindReason(key.first, key.second);
+        }
+        s.reason = behind;
+      } else {
+        // The same for every request of a size: built once.
+        auto it = shape_reasons.find(r.slots);
+        if (it == shape_reasons.end())
+          it = shape_reasons.emplace(r.slots, ShapeReason(slots_, idle, largest_free, r.slots, input_.pool))
+                   .first;
+        s.reason = it->second;
+      }
+    }
+    if (s.holder) {
+      ++holders_ahead;
+      ++same_priority_holders;
+    }
+  }
+}
+
+PoolDecision PoolPass::Finish(bool by_priority) {
+  Explain(by_priority);
+  // The reasons go into the map in id order, each at its end, so no insert
+  // walks the tree (of an id given twice, the later one's stays).
+  struct Waiting {
+    uint64_t prefix;  // IdPrefix: most comparisons end there
+    std::string_view id;
+    int turn;  // in order_
+  };
+  std::vector<Waiting> waiting;
+  for (int turn = 0; turn < static_cast<int>(order_.size()); ++turn) {
+    const int p = order_[turn];
+    if (state_[p].outcome == Outcome::kAssigned) continue;
+    const std::string_view id = request(p).allocation_id;
+    waiting.push_back({IdPrefix(id), id, turn});
+  }
+  std::sort(waiting.begin(), waiting.end(), [](const Waiting& a, const Waiting& b) {
+    if (a.prefix != b.prefix) return a.prefix < b.prefix;
+    return a.id != b.id ? a.id < b.id : a.turn < b.turn;
+  });
+  auto& reasons = decision_.pending_reasons;
+  for (const auto& w : waiting)
+    reasons.insert_or_assign(reasons.end(), std::string(w.id), std::move(state_[order_[w.turn]].reason));
+  decision_.order.reserve(order_.size());
+  for (int p : order_) decision_.order.push_back(request(p).allocation_id);
+  return std::move(decision_);
+}
+
+}  // namespace ring::scheduling

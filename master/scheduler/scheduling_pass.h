@@ -1,0 +1,97 @@
+#pragma once
+// One pass over one pool: the decision under construction and the
+// bookkeeping both policies share. A policy decides the order requests are
+// tried in, which running allocations a request may stop, and which blocked
+// requests hold agents; the pass places, waits, preempts, holds and explains.
+// Built, driven and discarded within one call of SchedulePool.
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "master/scheduler/scheduler.h"
+#include "master/scheduler/scheduling_placement.h"
+#include "master/scheduler/scheduling_preemption.h"
+
+namespace ring::scheduling {
+
+class PoolPass {
+ public:
+  // `input` must outlive the pass.
+  explicit PoolPass(const PoolInput& input);
+
+  const PoolInput& input() const { return input_; }
+  const PendingRequest& request(int p) const { return input_.pending[p]; }
+  const RunningAllocation& running(int i) const { return input_.running[i]; }
+  const PoolSlots& slots() const { return slots_; }
+  const Footprints& footprints() const { return where_; }
+  // Running allocation i is stopping: it was preempting already, or is a
+  // victim of this pass.
+  bool gone(int i) const { return gone_[i]; }
+
+  // Experiments with running or pending work, numbered 0.. in this pass.
+  int experiment_count() const { return static_cast<int>(experiment_ids_.size()); }
+  int64_t experiment_id(int x) const { return experiment_ids_[x]; }
+  int experiment_of_request(int p) const { return request_experiment_[p]; }
+  int experiment_of_running(int i) const { return running_experiment_[i]; }
+  // Experiment x's slots for max_slots: running ones (stopping ones too) plus
+  // those given or promised in this pass.
+  int CappedSlots(int x) const { return capped_[x]; }
+  // Its slots for fair share: running ones that stay plus those given or
+  // promised in this pass.
+  int StayingSlots(int x) const { return staying_[x]; }
+
+  // Records that request p is considered now (PoolDecision::order).
+  void Consider(int p);
+  // Whether p may be placed in this pass at all: a size some agent shape
+  // takes, enabled agents, room under max_slots. If not, says why.
+  bool Admissible(int p);
+  // Places p on free slots now.
+  bool PlaceNow(int p);
+  // Promises p the slots of allocations already stopping, if they make it fit.
+  bool WaitForLeaving(int p);
+  // Stops candidates the policy admits so that p fits (see VictimSearch).
+  bool Preempt(int p, Candidates& candidates, const std::function<VictimSearch::Verdict(int)>& admit);
+  // The backfill reservation: p holds the agent(s) closest to fitting it so
+  // that requests after it cannot take their free slots in this pass.
+  // Returns whether anything was held.
+  bool HoldFor(int p);
+  void SetReason(int p, std::string reason);
+
+  // Explains every request not assigned. `by_priority`: holders ahead of a
+  // request are of higher or equal priority and are named so.
+  PoolDecision Finish(bool by_priority);
+
+ private:
+  enum class Outcome { kNone, kAssigned, kPromised };
+  struct RequestState {
+    Outcome outcome = Outcome::kNone;
+    bool holder = false;  // holds agents: promised slots or a reservation
+    std::string reason;
+  };
+  void NumberExperiments();
+  // Gives every request not assigned and not yet explained its reason.
+  void Explain(bool by_priority);
+  void Promise(int p, const Fit& fit);
+  void MarkGone(int i);
+
+  const PoolInput& input_;
+  PoolSlots slots_;
+  Footprints where_;
+  std::vector<char> gone_;
+  VictimSearch search_;
+  std::vector<std::vector<int>> leaving_on_;              // per agent: stopping allocations, in order
+  std::vector<int64_t> experiment_ids_;                   // by experiment number
+  std::vector<int> request_experiment_;                   // per pending request: its experiment number
+  std::vector<int> running_experiment_;                   // per running allocation: its experiment number
+  std::vector<int> capped_;                               // per experiment number: see CappedSlots
+  std::vector<int> staying_;                              // per experiment number: see StayingSlots
+  std::map<int, std::optional<std::string>> never_fits_;  // by size
+  std::vector<RequestState> state_;
+  std::vector<int> order_;
+  PoolDecision decision_;
+};
+
+}  // namespace ring::scheduling

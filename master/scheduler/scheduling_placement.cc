@@ -1,0 +1,164 @@
+#include "master/scheduler/scheduling_placement.h"
+
+#include <algorithm>
+#include <map>
+
+namespace ring::scheduling {
+
+PoolSlots::PoolSlots(const std::vector<AgentView>& agents) {
+  agents_.reserve(agents.size());
+  for (const auto& v : agents) {
+    Agent a;
+    a.view = &v;
+    a.enabled = v.enabled;
+    a.free = v.free_slots;
+    std::sort(a.free.begin(), a.free.end());
+    a.free.erase(std::unique(a.free.begin(), a.free.end()), a.free.end());
+    a.total = std::max(v.total_slots, static_cast<int>(a.free.size()));
+    agents_.push_back(std::move(a));
+  }
+  std::sort(agents_.begin(), agents_.end(),
+            [](const Agent& x, const Agent& y) { return x.view->id < y.view->id; });
+  for (int i = 0; i < agent_count(); ++i) {
+    usable_.push_back(agents_[i].enabled);
+    rooms_.push_back({agents_[i].total, free(i)});
+    by_id_.emplace(agents_[i].view->id, i);  // of an id given twice, the first agent in order
+  }
+
+  std::map<std::pair<int, std::string>, int> shape_of;  // (-size, slot type): largest first
+  for (const auto& a : agents_)
+    if (a.total > 0) shape_of.emplace(std::make_pair(-a.total, a.view->slot_type), 0);
+  for (auto& [key, index] : shape_of) {
+    index = static_cast<int>(shapes_.size());
+    shapes_.push_back({-key.first, key.second, 0, 0});
+  }
+  idle_.resize(shapes_.size());
+  idle_when_left_.resize(shapes_.size());
+  for (int i = 0; i < agent_count(); ++i) {
+    auto& a = agents_[i];
+    max_size_ = std::max(max_size_, a.total);
+    if (a.total > 0) {
+      a.shape = shape_of.at({-a.total, a.view->slot_type});
+      ++shapes_[a.shape].agents;
+    }
+    if (!a.enabled) continue;
+    ++enabled_agents_;
+    enabled_slots_ += a.total;
+    max_enabled_size_ = std::max(max_enabled_size_, a.total);
+    if (a.shape >= 0) ++shapes_[a.shape].enabled;
+    Index(i);
+  }
+}
+
+int PoolSlots::Find(const std::string& agent_id) const {
+  auto it = by_id_.find(agent_id);
+  return it == by_id_.end() ? -1 : it->second;
+}
+
+void PoolSlots::Index(int a) {
+  const auto& s = agents_[a];
+  if (!usable(a)) return;
+  const int f = free(a);
+  if (f > 0) by_free_.insert({f, a});
+  if (s.shape >= 0 && f == s.total) idle_[s.shape].insert(a);
+  if (s.leaving > 0) {
+    by_free_or_left_.insert({f + s.leaving, a});
+    if (s.shape >= 0 && f + s.leaving == s.total) idle_when_left_[s.shape].insert(a);
+  }
+}
+
+void PoolSlots::Unindex(int a) {
+  const auto& s = agents_[a];
+  if (!usable(a)) return;
+  const int f = free(a);
+  by_free_.erase({f, a});
+  if (s.shape >= 0) idle_[s.shape].erase(a);
+  if (s.leaving > 0) {
+    by_free_or_left_.erase({f + s.leaving, a});
+    if (s.shape >= 0) idle_when_left_[s.shape].erase(a);
+  }
+}
+
+std::optional<int> PickBySize(const std::set<std::pair<int, int>>& by_size, int slots,
+                              PoolPolicy::Fit policy) {
+  if (by_size.empty() || by_size.rbegin()->first < slots) return std::nullopt;
+  // Best: the smallest size that fits. Worst: the largest. Lowest agent first.
+  const int size =
+      policy == PoolPolicy::Fit::kBest ? by_size.lower_bound({slots, -1})->first : by_size.rbegin()->first;
+  return by_size.lower_bound({size, -1})->second;
+}
+
+std::optional<Fit> PoolSlots::WholeFit(int slots, bool count_leaving) const {
+  for (int g = 0; g < static_cast<int>(shapes_.size()); ++g) {
+    const int size = shapes_[g].size;
+    if (size >= slots || slots % size != 0) continue;
+    const size_t need = static_cast<size_t>(slots / size);
+    const size_t later = count_leaving ? idle_when_left_[g].size() : 0;
+    if (idle_[g].size() + later < need) continue;
+    Fit fit{{}, true};
+    for (auto it = idle_[g].begin(); it != idle_[g].end() && fit.agents.size() < need; ++it)
+      fit.agents.push_back(*it);
+    for (auto it = idle_when_left_[g].begin();
+         count_leaving && it != idle_when_left_[g].end() && fit.agents.size() < need; ++it)
+      fit.agents.push_back(*it);
+    std::sort(fit.agents.begin(), fit.agents.end());
+    return fit;
+  }
+  return std::nullopt;
+}
+
+std::optional<Fit> PoolSlots::FitNow(int slots, PoolPolicy::Fit policy) const {
+  if (slots <= 0) return std::nullopt;
+  if (auto a = PickBySize(by_free_, slots, policy)) return Fit{{*a}, false};
+  return WholeFit(slots, false);
+}
+
+std::optional<Fit> PoolSlots::FitWhenLeft(int slots, PoolPolicy::Fit policy) const {
+  if (slots <= 0) return std::nullopt;
+  if (auto a = PickBySize(by_free_or_left_, slots, policy)) return Fit{{*a}, false};
+  return WholeFit(slots, true);
+}
+
+Assignment PoolSlots::Take(const Fit& fit, int slots, const std::string& allocation_id) {
+  Assignment out{allocation_id, {}};
+  for (int a : fit.agents) {
+    auto& s = agents_[a];
+    const size_t n = fit.whole ? s.free.size() : static_cast<size_t>(slots);
+    Unindex(a);
+    out.placements.push_back({s.view->id, {s.free.begin(), s.free.begin() + n}});
+    s.free.erase(s.free.begin(), s.free.begin() + n);
+    UpdateRoom(a);
+    Index(a);
+  }
+  return out;
+}
+
+void PoolSlots::AddLeaving(int a, int slots) {
+  auto& s = agents_[a];
+  Unindex(a);
+  s.leaving = std::min(s.leaving + slots, s.total - free(a));
+  UpdateRoom(a);
+  Index(a);
+}
+
+void PoolSlots::Hold(int a) {
+  Unindex(a);
+  agents_[a].held = true;
+  usable_[a] = 0;
+}
+
+int PoolSlots::LargestFreeBlock() const {
+  int out = 0;
+  for (int a = 0; a < agent_count(); ++a)
+    if (enabled(a)) out = std::max(out, free(a));
+  return out;
+}
+
+std::vector<int> PoolSlots::IdleEnabledPerShape() const {
+  std::vector<int> out(shapes_.size(), 0);
+  for (int a = 0; a < agent_count(); ++a)
+    if (enabled(a) && agents_[a].shape >= 0 && free(a) == agents_[a].total) ++out[agents_[a].shape];
+  return out;
+}
+
+}  // namespace ring::scheduling

@@ -1,0 +1,129 @@
+#pragma once
+// The slots of one pool during one scheduling pass, indexed for placement.
+// Owned by the pass that builds it (one pass, one thread, then discarded).
+//
+// Per agent it knows the free slots not yet given, the slots of stopping
+// allocations not yet promised to anyone ("leaving"), and whether an earlier
+// blocked request holds it. Usable agents (enabled, not held) sit in sorted
+// sets keyed by free slots, so a best or worst fit costs O(log n); idle ones
+// sit in per-shape sets, so a whole-agent fit costs O(shapes + agents taken).
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "master/scheduler/scheduler.h"
+
+namespace ring::scheduling {
+
+// Agents of one total size and one slot type: what a request larger than one
+// agent takes whole.
+struct Shape {
+  int size = 0;
+  std::string slot_type;
+  int agents = 0;   // all agents of this shape
+  int enabled = 0;  // enabled ones
+};
+
+// Where a request goes: one agent, or whole agents of one shape.
+struct Fit {
+  std::vector<int> agents;  // agent indexes, ascending (that is, in id order)
+  bool whole = false;       // whole agents (a multi-agent fit)
+};
+
+class PoolSlots {
+ public:
+  // `agents` must outlive this object.
+  explicit PoolSlots(const std::vector<AgentView>& agents);
+
+  int agent_count() const { return static_cast<int>(agents_.size()); }
+  int Find(const std::string& agent_id) const;  // agent index, or -1
+  const AgentView& view(int a) const { return *agents_[a].view; }
+  int free(int a) const { return static_cast<int>(agents_[a].free.size()); }
+  int leaving(int a) const { return agents_[a].leaving; }
+  int total(int a) const { return rooms_[a].total; }
+  // free + leaving: what agent a has or will have without preempting anyone.
+  int free_or_leaving(int a) const { return rooms_[a].free_or_leaving; }
+  int shape(int a) const { return agents_[a].shape; }
+  bool enabled(int a) const { return agents_[a].enabled; }
+  bool held(int a) const { return agents_[a].held; }
+  bool usable(int a) const { return usable_[a]; }
+
+  // Largest size first, then by slot type.
+  const std::vector<Shape>& shapes() const { return shapes_; }
+  int enabled_agents() const { return enabled_agents_; }
+  int enabled_slots() const { return enabled_slots_; }
+  int max_size() const { return max_size_; }
+  int max_enabled_size() const { return max_enabled_size_; }
+
+  // Where `slots` go now, on usable agents (nullopt: nowhere).
+  std::optional<Fit> FitNow(int slots, PoolPolicy::Fit policy) const;
+  // The same, counting leaving slots as free; for requests FitNow refused.
+  std::optional<Fit> FitWhenLeft(int slots, PoolPolicy::Fit policy) const;
+  // Gives the lowest free slot ids of a FitNow to an allocation.
+  Assignment Take(const Fit& fit, int slots, const std::string& allocation_id);
+  // Slots of an allocation on agent `a` that has been asked to stop.
+  void AddLeaving(int a, int slots);
+  // Keeps agent `a` for an earlier blocked request: no placement, wait or
+  // preemption of anyone else uses it in this pass.
+  void Hold(int a);
+
+  // Usable idle agents of a shape, ascending.
+  const std::set<int>& idle(int shape) const { return idle_[shape]; }
+  // Usable agents of a shape that become idle when their leaving slots go.
+  const std::set<int>& idle_when_left(int shape) const { return idle_when_left_[shape]; }
+  // Usable agents with free slots, as (free, agent) ascending.
+  const std::set<std::pair<int, int>>& by_free() const { return by_free_; }
+
+  // Physically free, held agents included (for pending reasons).
+  int LargestFreeBlock() const;
+  std::vector<int> IdleEnabledPerShape() const;
+
+ private:
+  struct Agent {
+    const AgentView* view = nullptr;
+    std::vector<int> free;  // ascending
+    int total = 0;
+    int leaving = 0;
+    int shape = -1;
+    bool enabled = true;  // the view's, kept at hand
+    bool held = false;
+  };
+  void Index(int a);
+  void UpdateRoom(int a) { rooms_[a].free_or_leaving = free(a) + agents_[a].leaving; }
+  void Unindex(int a);
+  std::optional<Fit> WholeFit(int slots, bool count_leaving) const;
+
+  std::vector<Agent> agents_;  // by id
+  // Per agent: enabled and not held. Apart from agents_ because it is the
+  // hottest check of a pass (the victim search asks it for every candidate).
+  std::vector<char> usable_;
+  // Per agent: total slots and free + leaving, apart for the same reason
+  // (the victim search reads them for every candidate).
+  struct Room {
+    int total = 0;
+    int free_or_leaving = 0;
+  };
+  std::vector<Room> rooms_;
+  std::unordered_map<std::string_view, int> by_id_;  // agent index by id
+  std::vector<Shape> shapes_;
+  int enabled_agents_ = 0;
+  int enabled_slots_ = 0;
+  int max_size_ = 0;
+  int max_enabled_size_ = 0;
+  std::set<std::pair<int, int>> by_free_;  // (free, agent) of usable agents with free > 0
+  std::set<std::pair<int, int>>
+      by_free_or_left_;  // (free + leaving, agent) of usable agents with leaving > 0
+  std::vector<std::set<int>> idle_;
+  std::vector<std::set<int>> idle_when_left_;
+};
+
+// Among agents with capacity >= slots in a set of (capacity, agent): the
+// smallest capacity (best fit) or the largest (worst fit), lowest agent first.
+std::optional<int> PickBySize(const std::set<std::pair<int, int>>& by_size, int slots,
+                              PoolPolicy::Fit policy);
+
+}  // namespace ring::scheduling

@@ -1,0 +1,141 @@
+#pragma once
+// Which running allocations to stop so that one blocked request fits.
+// Reads the pass's PoolSlots and changes nothing; the pass commits a choice.
+// Owns scratch buffers reused between searches of one pass.
+//
+// Candidates are offered in the policy's preference order (priority: lowest
+// priority first, newest started first; fair share: newest started first).
+// Each one that frees a slot on a usable agent is taken if the policy admits
+// it, until the request would fit by the placement rule: on one agent whose
+// free + leaving + freed slots reach the request (several reaching at once:
+// the fit policy picks), else on whole agents of one shape that would all be
+// idle. Then victims are spared again from the last taken backwards while the
+// rest still make room (for whole agents: still empty enough agents, besides
+// those that need nobody stopped), and only those on the agents it will take
+// are kept; of the agents the victims empty it takes the lowest ids. If no
+// prefix of candidates makes it fit, nobody is chosen.
+//
+// Within a pass free slots only shrink, agents only become held and victims
+// only go, so what cannot help stays so; such candidates are unlinked from
+// the list and a pass with many searches does not walk them again and again:
+//  - a candidate that is gone (stopping already, or a victim of this pass) or
+//    that frees no usable slot (its agents held or disabled): for every
+//    search;
+//  - one the policy says it will never admit again (Verdict::kDrop,
+//    Candidates::Retire);
+//  - with memoryless admission (whether a candidate is admitted does not
+//    depend on the others a search took before it), one whose agents could
+//    not reach a request's size even if every candidate on them stopped: for
+//    requests of that size. It would be taken and then not kept, so leaving
+//    it out changes no choice.
+#include <functional>
+#include <map>
+#include <optional>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "master/scheduler/scheduling_placement.h"
+
+namespace ring::scheduling {
+
+// Where running allocations sit: for allocation i, the (agent index, slots)
+// of each placement; an agent index of -1 means an agent outside the pool.
+// One flat array, so the victim search reads few cache lines per candidate.
+class Footprints {
+ public:
+  Footprints(const std::vector<RunningAllocation>& running, const PoolSlots& slots);
+  // Those of `from`, reordered: entry k is `from`'s entry order[k].
+  Footprints(const Footprints& from, const std::vector<int>& order);
+  std::span<const std::pair<int, int>> of(int i) const {
+    return {parts_.data() + begin_[i], parts_.data() + begin_[i + 1]};
+  }
+
+ private:
+  std::vector<int> begin_;  // allocation i's parts are [begin_[i], begin_[i + 1])
+  std::vector<std::pair<int, int>> parts_;
+};
+
+// Running allocations in a policy's preference order, for one pass, with
+// their footprints in that order too: a search reads them front to back.
+class Candidates {
+ public:
+  enum class Admission { kMemoryless, kCumulative };  // see the top of this file
+
+  Candidates(std::vector<int> order, const Footprints& where, Admission admission);
+  int size() const { return static_cast<int>(order_.size()); }
+  int at(int k) const { return order_[k]; }
+  std::span<const std::pair<int, int>> parts(int k) const { return parts_.of(k); }
+  bool memoryless() const { return admission_ == Admission::kMemoryless; }
+  // Slots the candidates before end() (gone ones too) occupy on agent a.
+  int slots_on(int a) const { return a < static_cast<int>(slots_on_.size()) ? slots_on_[a] : 0; }
+  // Where searches end: size() unless retired.
+  int end() const { return end_; }
+  // Candidates from position k on will never be admitted again in this pass
+  // (a policy whose admission only narrows says so).
+  void Retire(int k);
+
+  // The first position at or after k still linked for requests of `slots`
+  // (size() when none; searches stop at end()).
+  int Next(int k, int slots);
+  // Unlinks position k for the rest of the pass.
+  void Drop(int k);
+  // Unlinks position k for requests of `slots`.
+  void DropFor(int k, int slots) { Unlink(Links(slots), k); }
+
+ private:
+  // next[k] == k: linked; else a later position to look at.
+  std::vector<int>& Links(int slots);
+  static int Next(std::vector<int>& next, int k);
+  static void Unlink(std::vector<int>& next, int k) {
+    if (next[k] == k) next[k] = k + 1;
+  }
+
+  std::vector<int> order_;
+  Footprints parts_;  // by position
+  Admission admission_;
+  int end_;
+  std::vector<int> slots_on_;                 // per agent
+  std::vector<int> next_;                     // for every size
+  std::map<int, std::vector<int>> next_for_;  // per request size, made from next_ when first asked
+  int last_slots_ = 0;                        // the size asked last, and its links
+  std::vector<int>* last_links_ = nullptr;
+};
+
+class VictimSearch {
+ public:
+  // kSkip: not in this search; kDrop: not in this search nor any later one
+  // of the pass (the candidate is unlinked).
+  enum class Verdict { kTake, kSkip, kDrop };
+  struct Choice {
+    std::vector<int> victims;  // running indexes, in the order taken
+    Fit fit;                   // where the request goes once they stop
+  };
+
+  // `gone[i]`: running allocation i is stopping.
+  VictimSearch(const PoolSlots& slots, const Footprints& where, const std::vector<char>& gone);
+
+  // `admit(i)` is asked, in order, about each candidate before
+  // candidates.end() that is not gone and would free a usable slot (and,
+  // with memoryless admission, could help).
+  std::optional<Choice> Find(int slots, PoolPolicy::Fit policy, Candidates& candidates,
+                             const std::function<Verdict(int)>& admit);
+
+ private:
+  int Capacity(int a) const;
+  bool FreesUsable(std::span<const std::pair<int, int>> parts) const;
+  bool CanHelp(const Candidates& candidates, int k, int slots) const;
+  void Reset();
+  Choice SingleAgent(int slots, int agent, const std::vector<int>& taken) const;
+  Choice WholeAgents(int slots, int shape, const std::vector<int>& taken) const;
+
+  const PoolSlots& slots_;
+  const Footprints& where_;
+  const std::vector<char>& gone_;
+  std::vector<int> freed_;                   // per agent, by the victims taken so far
+  std::vector<int> touched_;                 // agents with freed_ > 0
+  std::vector<std::vector<int>> made_idle_;  // per shape, agents the victims make idle, in order
+  std::vector<int> touched_shapes_;
+};
+
+}  // namespace ring::scheduling

@@ -1,0 +1,86 @@
+#include "master/scheduler/scheduling_priority.h"
+
+#include <algorithm>
+#include <functional>
+#include <set>
+
+#include "master/scheduler/scheduling_pass.h"
+
+namespace ring::scheduling {
+
+std::vector<int> PriorityOrder(const std::vector<PendingRequest>& pending) {
+  // Sorted by compact keys: the requests themselves are large and scattered.
+  struct Key {
+    int priority;
+    int index;
+    int64_t queued_seq;
+  };
+  std::vector<Key> keys;
+  keys.reserve(pending.size());
+  for (int p = 0; p < static_cast<int>(pending.size()); ++p)
+    keys.push_back({pending[p].priority, p, pending[p].queued_seq});
+  std::sort(keys.begin(), keys.end(), [&](const Key& a, const Key& b) {
+    if (a.priority != b.priority) return a.priority < b.priority;
+    if (a.queued_seq != b.queued_seq) return a.queued_seq < b.queued_seq;
+    return pending[a.index].allocation_id < pending[b.index].allocation_id;
+  });
+  std::vector<int> order;
+  order.reserve(keys.size());
+  for (const auto& k : keys) order.push_back(k.index);
+  return order;
+}
+
+std::vector<int> PriorityVictimOrder(const std::vector<RunningAllocation>& running) {
+  // Sorted by compact keys, as PriorityOrder.
+  struct Key {
+    int priority;
+    int index;
+    int64_t started_seq;
+  };
+  std::vector<Key> keys;
+  for (int i = 0; i < static_cast<int>(running.size()); ++i)
+    if (running[i].preemptible && !running[i].preempting)
+      keys.push_back({running[i].priority, i, running[i].started_seq});
+  std::sort(keys.begin(), keys.end(), [&](const Key& a, const Key& b) {
+    if (a.priority != b.priority) return a.priority > b.priority;
+    if (a.started_seq != b.started_seq) return a.started_seq > b.started_seq;
+    return running[a.index].allocation_id < running[b.index].allocation_id;
+  });
+  std::vector<int> order;
+  order.reserve(keys.size());
+  for (const auto& k : keys) order.push_back(k.index);
+  return order;
+}
+
+PoolDecision SchedulePriority(const PoolInput& input) {
+  PoolPass pass(input);
+  Candidates victims(input.policy.preemption ? PriorityVictimOrder(input.running) : std::vector<int>{},
+                     pass.footprints(), Candidates::Admission::kMemoryless);
+  // Victims come lowest priority first, so those a request may stop (of
+  // strictly lower priority) are a prefix of them, which only shrinks as the
+  // pass goes on to lower priorities: beyond it, nobody is taken again.
+  std::vector<int> victim_levels;  // by position
+  for (int k = 0; k < victims.size(); ++k) victim_levels.push_back(input.running[victims.at(k)].priority);
+  const std::function<VictimSearch::Verdict(int)> admit = [](int) { return VictimSearch::Verdict::kTake; };
+  // Within a pass free slots only shrink and victims only go, so a size that
+  // preemption could not place stays unplaceable for every later (same or
+  // lower priority) request.
+  std::set<int> preemption_failed;
+  std::set<int> reserved_levels;  // priorities whose first blocked request has held agents
+  for (int p : PriorityOrder(input.pending)) {
+    const auto& r = input.pending[p];
+    pass.Consider(p);
+    if (!pass.Admissible(p) || pass.PlaceNow(p) || pass.WaitForLeaving(p)) continue;
+    if (input.policy.preemption && !preemption_failed.count(r.slots)) {
+      auto lower = std::partition_point(victim_levels.begin(), victim_levels.end(),
+                                        [&](int level) { return level > r.priority; });
+      victims.Retire(static_cast<int>(lower - victim_levels.begin()));
+      if (pass.Preempt(p, victims, admit)) continue;
+      preemption_failed.insert(r.slots);
+    }
+    if (reserved_levels.insert(r.priority).second) pass.HoldFor(p);
+  }
+  return pass.Finish(true);
+}
+
+}  // namespace ring::scheduling

@@ -1,0 +1,134 @@
+#include "master/scheduler/scheduling_reasons.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <set>
+
+namespace ring::scheduling {
+namespace {
+
+std::string Plural(int n, const std::string& one, const std::string& many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+// "8", "4 or 8", "2, 4 or 8".
+std::string OrList(const std::vector<std::string>& items) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) out += i + 1 == items.size() ? " or " : ", ";
+    out += items[i];
+  }
+  return out;
+}
+
+std::string AndList(const std::vector<std::string>& items) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) out += i + 1 == items.size() ? " and " : ", ";
+    out += items[i];
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<std::string> NeverFitsIn(const std::vector<AgentView>& agents, int slots,
+                                       const std::string& pool) {
+  if (slots <= 0) return "can never fit: needs at least one slot";
+  std::set<int> sizes;
+  for (const auto& a : agents) {
+    const int size = std::max(a.total_slots, static_cast<int>(a.free_slots.size()));
+    if (size <= 0) continue;
+    if (size >= slots || slots % size == 0) return std::nullopt;
+    sizes.insert(size);
+  }
+  if (sizes.empty()) return std::nullopt;
+  std::vector<std::string> listed;
+  for (int s : sizes) listed.push_back(std::to_string(s));
+  return "can never fit: needs " + std::to_string(slots) + " slots, a multiple of no agent size in pool " +
+         pool + " (agents have " + OrList(listed) + " slots)";
+}
+
+std::string MaxSlotsReason(int slots, int max_slots) {
+  if (slots > max_slots)
+    return "needs " + std::to_string(slots) + " slots, more than the experiment's max_slots (" +
+           std::to_string(max_slots) + ")";
+  return "experiment at max_slots (" + std::to_string(max_slots) + ")";
+}
+
+std::string WaitingReason(const std::vector<std::string>& allocation_ids) {
+  constexpr size_t kNamed = 3;
+  std::vector<std::string> named(allocation_ids.begin(),
+                                 allocation_ids.begin() + std::min(kNamed, allocation_ids.size()));
+  if (allocation_ids.size() > kNamed)
+    named.push_back(std::to_string(allocation_ids.size() - kNamed) + " more");
+  return std::string("waiting for preempted ") +
+         (allocation_ids.size() == 1 ? "allocation " : "allocations ") + AndList(named) + " to stop";
+}
+
+std::string BehindReason(int holders_ahead, bool all_higher_priority) {
+  if (all_higher_priority)
+    return "behind " + Plural(holders_ahead, "higher-priority job", "higher-priority jobs");
+  return "behind " + Plural(holders_ahead, "job", "jobs") + " ahead of it in the queue";
+}
+
+std::string AtShareReason(double share, int capacity) {
+  char text[32];
+  if (std::abs(share - std::round(share)) < 0.005)
+    std::snprintf(text, sizeof text, "%.0f", share);
+  else
+    std::snprintf(text, sizeof text, "%.2f", share);
+  return std::string("at its fair share (") + text + " of " + std::to_string(capacity) + " slots)";
+}
+
+bool FitsPhysically(const PoolSlots& slots, const std::vector<int>& idle_per_shape, int largest_free,
+                    int request_slots) {
+  if (request_slots <= largest_free) return true;
+  const auto& shapes = slots.shapes();
+  for (size_t g = 0; g < shapes.size(); ++g) {
+    const int size = shapes[g].size;
+    if (size < request_slots && request_slots % size == 0 && idle_per_shape[g] >= request_slots / size)
+      return true;
+  }
+  return false;
+}
+
+std::string ShapeReason(const PoolSlots& slots, const std::vector<int>& idle_per_shape, int largest_free,
+                        int request_slots, const std::string& pool) {
+  const std::string n = Plural(request_slots, "slot", "slots");
+  if (request_slots <= slots.max_enabled_size())
+    return "needs " + n + " on one agent; largest free block in pool " + pool + " is " +
+           std::to_string(largest_free);
+  // Larger than every enabled agent: whole agents of the largest dividing
+  // shape that has enough enabled agents, else of the largest dividing shape.
+  const auto& shapes = slots.shapes();
+  const bool several_types = std::any_of(shapes.begin(), shapes.end(),
+                                         [&](const Shape& s) { return s.slot_type != shapes[0].slot_type; });
+  int chosen = -1;
+  for (size_t g = 0; g < shapes.size(); ++g) {
+    const int size = shapes[g].size;
+    if (size >= request_slots || request_slots % size != 0) continue;
+    if (chosen < 0) chosen = static_cast<int>(g);
+    if (shapes[g].enabled >= request_slots / size) {
+      chosen = static_cast<int>(g);
+      break;
+    }
+  }
+  if (chosen < 0) {
+    if (request_slots <= slots.max_size())
+      return "needs " + n + " on one agent; only disabled agents in pool " + pool + " have that many";
+    return "needs " + n + "; no agent shape in pool " + pool + " takes it";
+  }
+  const Shape& shape = shapes[chosen];
+  const int need = request_slots / shape.size;
+  const std::string kind = (several_types ? shape.slot_type + " " : std::string()) + "agents of " +
+                           std::to_string(shape.size) + " slots";
+  const std::string head = "needs " + std::to_string(need) + " whole idle " + kind + "; ";
+  if (shape.enabled < need)
+    return head + "pool " + pool + " has " + std::to_string(shape.enabled) + " enabled";
+  return head + std::to_string(idle_per_shape[chosen]) + (idle_per_shape[chosen] == 1 ? " is" : " are") +
+         " idle in pool " + pool;
+}
+
+}  // namespace ring::scheduling

@@ -1,0 +1,41 @@
+#pragma once
+// Why a pending request waits, in plain words for the job queue and the CLI.
+// Pure text from numbers the pass already has; no decisions are made here.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "master/scheduler/scheduling_placement.h"
+
+namespace ring::scheduling {
+
+// Shape check of a request against a pool's agents (full and disabled ones
+// included): nullopt if one agent is large enough or its slots are a multiple
+// of some agent size; nullopt too when there are no agents to judge by.
+std::optional<std::string> NeverFitsIn(const std::vector<AgentView>& agents, int slots,
+                                       const std::string& pool);
+
+// "experiment at max_slots (8)", or "needs 16 slots, more than the
+// experiment's max_slots (8)".
+std::string MaxSlotsReason(int slots, int max_slots);
+
+// "waiting for preempted allocation 7.0 to stop", several named up to three.
+std::string WaitingReason(const std::vector<std::string>& allocation_ids);
+
+// "behind 3 higher-priority jobs" or "behind 2 jobs ahead of it in the queue".
+std::string BehindReason(int holders_ahead, bool all_higher_priority);
+
+// "at its fair share (2.67 of 8 slots)".
+std::string AtShareReason(double share, int capacity);
+
+// What the pool lacks right now: "needs 4 slots on one agent; largest free
+// block in pool gpu is 2", "needs 2 whole idle agents of 4 slots; 1 is idle
+// in pool gpu", ... `idle_per_shape` counts physically idle enabled agents.
+std::string ShapeReason(const PoolSlots& slots, const std::vector<int>& idle_per_shape, int largest_free,
+                        int request_slots, const std::string& pool);
+
+// Whether `request_slots` would fit the physically free slots (holds ignored).
+bool FitsPhysically(const PoolSlots& slots, const std::vector<int>& idle_per_shape, int largest_free,
+                    int request_slots);
+
+}  // namespace ring::scheduling
