@@ -1,9 +1,9 @@
 // Sign-in and users: POST /api/v1/auth/login|logout, /api/v1/users...
 // Hashing a password takes about 0.1 s, so the handlers that hash run on
 // ctx.slow_work and the connection's strand waits without blocking.
+#include "common/json_fields.h"
 #include "master/api/routes.h"
-#include "master/core/accounts.h"
-#include "master/core/json_fields.h"
+#include "master/auth/accounts.h"
 
 namespace ring {
 namespace {
@@ -75,9 +75,11 @@ void RegisterAuthRoutes(Router& router, ApiContext& ctx) {
   router.Add("POST", "/api/v1/auth/login", Access::kPublic, [&ctx](ApiRequest& req) {
     return OffNetworkThread(ctx, [&ctx, &req] { return Login(ctx, req); });
   });
-  router.AddSync("POST", "/api/v1/auth/logout", Access::kUser, [&ctx](ApiRequest& req) {
-    if (Status s = ctx.accounts->Logout(req.BearerToken()); !s.ok()) return ApiResponse::Error(s);
-    return ApiResponse::Json({{"signed_out", req.principal->username}});
+  router.Add("POST", "/api/v1/auth/logout", Access::kUser, [&ctx](ApiRequest& req) {
+    return OffNetworkThread(ctx, [&ctx, &req] {
+      if (Status s = ctx.accounts->Logout(req.BearerToken()); !s.ok()) return ApiResponse::Error(s);
+      return ApiResponse::Json({{"signed_out", req.principal->username}});
+    });
   });
   router.AddSync("GET", "/api/v1/users/me", Access::kUser, [&ctx](ApiRequest& req) {
     auto user = ctx.accounts->GetUser(req.principal->user_id);

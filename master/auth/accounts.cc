@@ -1,0 +1,219 @@
+#include "master/auth/accounts.h"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include <spdlog/spdlog.h>
+
+#include "common/json_fields.h"
+#include "master/auth/passwords.h"
+#include "master/auth/tokens.h"
+
+namespace ring {
+namespace {
+
+constexpr std::chrono::seconds kMaxLockout{300};
+// Verified when the name is unknown, so a wrong name costs as long as a wrong
+// password and timing does not tell which names exist.
+const std::string& DummyHash() {
+  static const std::string hash = *HashPassword("not a password of anyone");
+  return hash;
+}
+
+Status WrongCredentials() {
+  return {ErrorCode::kUnauthenticated, "wrong username or password"};
+}
+
+}  // namespace
+
+Status CheckUsername(const std::string& username) {
+  const auto ok_char = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+           c == '_' || c == '-';
+  };
+  if (username.empty() || username.size() > 64 || !std::all_of(username.begin(), username.end(), ok_char) ||
+      !std::isalnum(static_cast<unsigned char>(username[0])))
+    return InvalidArgument(
+        "username must have 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit");
+  return Status::Ok();
+}
+
+nlohmann::json UserJson(const UserRecord& u) {
+  return {{"id", u.id},
+          {"username", u.username},
+          {"role", u.role},
+          {"active", u.active},
+          {"created_at", u.created_at}};
+}
+
+Accounts::Accounts(Store& store, AccountsOptions options) : store_(store), options_(options) {}
+
+Result<std::optional<std::string>> Accounts::EnsureAdmin(const std::string& password_file) {
+  auto users = store_.ListUsers();
+  if (!users.ok()) return users.status();
+  if (!users->empty()) return std::optional<std::string>();
+  std::string password;
+  if (!password_file.empty()) {
+    std::ifstream in(password_file);
+    if (!in) return InvalidArgument("cannot read the admin password file " + password_file);
+    std::stringstream text;
+    text << in.rdbuf();
+    password = text.str();
+    const auto first = password.find_first_not_of(" \t\r\n");
+    const auto last = password.find_last_not_of(" \t\r\n");
+    password = first == std::string::npos ? "" : password.substr(first, last - first + 1);
+    if (Status s = CheckPasswordRules(password); !s.ok())
+      return InvalidArgument("admin password file " + password_file + ": " + s.message());
+  } else {
+    password = NewPassword();
+  }
+  auto hash = HashPassword(password);
+  if (!hash.ok()) return hash.status();
+  auto id = store_.CreateUser(UserRecord{.username = "admin", .password_hash = *hash, .role = "admin"});
+  if (!id.ok()) return id.status();
+  if (!password_file.empty()) return std::optional<std::string>();
+  return std::optional<std::string>(password);
+}
+
+Status Accounts::CheckLockout(const std::string& key) {
+  std::lock_guard lock(mu_);
+  auto it = failures_.find(key);
+  if (it == failures_.end()) return Status::Ok();
+  const auto now = now_();
+  if (it->second.locked_until <= now) return Status::Ok();
+  const auto wait = std::chrono::ceil<std::chrono::seconds>(it->second.locked_until - now).count();
+  return {ErrorCode::kTooManyRequests,
+          "too many failed sign-ins for this user from this address; try again in " + std::to_string(wait) +
+              " s"};
+}
+
+void Accounts::NoteFailure(const std::string& key) {
+  std::lock_guard lock(mu_);
+  if (failures_.size() > 100000) failures_.clear();  // bounded memory under a flood of names
+  Failures& f = failures_[key];
+  ++f.count;
+  if (f.count < options_.max_failed_logins) return;
+  const int doublings = std::min(f.count - options_.max_failed_logins, 9);
+  f.locked_until = now_() + std::min(kMaxLockout, std::chrono::seconds(1) * (1 << doublings));
+}
+
+Result<LoginResult> Accounts::Login(const std::string& username, const std::string& password,
+                                    const std::string& peer) {
+  const std::string key = username.substr(0, 64) + "|" + peer;
+  if (Status s = CheckLockout(key); !s.ok()) return s;
+  auto user = store_.GetUserByName(username);
+  if (!user.ok() && user.status().code() != ErrorCode::kNotFound) return user.status();
+  const bool match = VerifyPassword(password, user.ok() ? user->password_hash : DummyHash());
+  if (!user.ok() || !match) {
+    NoteFailure(key);
+    spdlog::warn("[auth] failed sign-in for '{}' from {}", username.substr(0, 64), peer);
+    return WrongCredentials();
+  }
+  {
+    std::lock_guard lock(mu_);
+    failures_.erase(key);
+  }
+  if (!user->active) return Status(ErrorCode::kUnauthenticated, "user " + username + " is deactivated");
+  const auto now = now_();
+  (void)store_.DeleteExpiredSessions(FormatRfc3339(now));
+  LoginResult out{NewToken(), FormatRfc3339(now + options_.session_ttl), *user};
+  if (Status s = store_.CreateSession({HashToken(out.token), user->id, "", out.expires_at}); !s.ok())
+    return s;
+  spdlog::info("[auth] {} signed in from {}", username, peer);
+  return out;
+}
+
+Status Accounts::Logout(const std::string& token) {
+  return store_.DeleteSession(HashToken(token));
+}
+
+Result<Principal> Accounts::Authenticate(const std::string& token) {
+  if (token.empty())
+    return Status(
+        ErrorCode::kUnauthenticated,
+        "sign in first: send \"Authorization: Bearer <token>\" with a token from POST /api/v1/auth/login "
+        "(ring user login)");
+  auto session = store_.GetSession(HashToken(token));
+  if (!session.ok()) {
+    if (session.status().code() != ErrorCode::kNotFound) return session.status();
+    return Status(ErrorCode::kUnauthenticated,
+                  "the token is not valid (signed out, or never issued); sign in again (ring user login)");
+  }
+  // An expired session is refused here and deleted at the next sign-in
+  // (Login): this runs on the network threads, which never write.
+  if (session->expires_at <= FormatRfc3339(now_())) {
+    return Status(ErrorCode::kUnauthenticated,
+                  "the token expired at " + session->expires_at + "; sign in again (ring user login)");
+  }
+  auto user = store_.GetUser(session->user_id);
+  if (!user.ok()) return user.status();
+  if (!user->active) return Status(ErrorCode::kUnauthenticated, "user " + user->username + " is deactivated");
+  return Principal{user->id, user->username, user->role};
+}
+
+Result<UserRecord> Accounts::CreateUser(const Principal& actor, const std::string& username,
+                                        const std::string& password, const std::string& role) {
+  if (!actor.admin()) return Status(ErrorCode::kPermissionDenied, "only an admin may create users");
+  if (Status s = CheckUsername(username); !s.ok()) return s;
+  if (role != "admin" && role != "user") return InvalidArgument("role must be \"admin\" or \"user\"");
+  auto hash = HashPassword(password);
+  if (!hash.ok()) return hash.status();
+  auto id = store_.CreateUser(UserRecord{.username = username, .password_hash = *hash, .role = role});
+  if (!id.ok()) {
+    if (id.status().code() == ErrorCode::kConflict) return Conflict("user " + username + " exists");
+    return id.status();
+  }
+  spdlog::info("[auth] {} created user {} ({})", actor.username, username, role);
+  return store_.GetUser(*id);
+}
+
+Result<UserRecord> Accounts::ChangeUser(const Principal& actor, int64_t id, const nlohmann::json& patch) {
+  auto user = store_.GetUser(id);
+  if (!user.ok()) return user.status();
+  const bool self = actor.user_id == id;
+  if (!actor.admin() && !self)
+    return Status(ErrorCode::kPermissionDenied, "only an admin may change another user");
+  if (!patch.is_object() || patch.empty())
+    return InvalidArgument("the request body must be an object with password, role or active");
+  if (Status s = CheckKnownFields(patch, {"password", "role", "active"}, "the request body"); !s.ok())
+    return s;
+  UserRecord next = *user;
+  bool end_sessions = false;
+  if (patch.contains("role")) {
+    if (!actor.admin()) return Status(ErrorCode::kPermissionDenied, "only an admin may change roles");
+    if (self) return Status(ErrorCode::kPermissionDenied, "an admin may not change their own role");
+    if (!patch["role"].is_string() || (patch["role"] != "admin" && patch["role"] != "user"))
+      return InvalidArgument("role must be \"admin\" or \"user\"");
+    next.role = patch["role"].get<std::string>();
+  }
+  if (patch.contains("active")) {
+    if (!actor.admin()) return Status(ErrorCode::kPermissionDenied, "only an admin may (de)activate users");
+    if (self) return Status(ErrorCode::kPermissionDenied, "an admin may not deactivate themself");
+    if (!patch["active"].is_boolean()) return InvalidArgument("active must be true or false");
+    next.active = patch["active"].get<bool>();
+    end_sessions = end_sessions || !next.active;
+  }
+  if (patch.contains("password")) {
+    if (!patch["password"].is_string()) return InvalidArgument("password must be a string");
+    auto hash = HashPassword(patch["password"].get<std::string>());
+    if (!hash.ok()) return hash.status();
+    next.password_hash = *hash;
+    end_sessions = true;
+  }
+  if (Status s = store_.UpdateUser(next); !s.ok()) return s;
+  if (end_sessions)
+    if (Status s = store_.DeleteUserSessions(id); !s.ok()) return s;
+  spdlog::info("[auth] {} changed user {}", actor.username, next.username);
+  return next;
+}
+
+Result<std::vector<UserRecord>> Accounts::ListUsers() {
+  return store_.ListUsers();
+}
+
+Result<UserRecord> Accounts::GetUser(int64_t id) {
+  return store_.GetUser(id);
+}
+
+}  // namespace ring
