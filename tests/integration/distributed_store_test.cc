@@ -168,8 +168,10 @@ TEST_F(DistributedMasterStoreTest, TwoRanksAllreduceOverGlooAfterMeetingThroughT
     }));
   for (auto& r : ranks) r.get();
   EXPECT_EQ(backends, (std::vector<std::string>{"gloo", "gloo"}));
-  // Both ranks' records and Gloo's addresses went through the master.
-  EXPECT_TRUE(Store(token_)->check({"default/rank/0", "default/rank/1", "default/gloo/0", "default/gloo/1"}));
+  // Both ranks' records, their Gloo addresses and rank 0's verdict that
+  // every pair greeted went through the master.
+  EXPECT_TRUE(Store(token_)->check({"default/rank/0", "default/rank/1", "default/gloo/0/addresses/0",
+                                    "default/gloo/0/addresses/1", "default/gloo/0/greeted"}));
 }
 
 }  // namespace

@@ -47,6 +47,10 @@ void TestCluster::StartMaster(const MasterOptions& options) {
   fs::remove(port_file);
   // A restarted master keeps its address, so running agents find it again.
   host_ = options.host;
+  if (port_ == 0 && host_ == "127.0.0.1" && options.launcher.empty()) {
+    held_port_ = std::make_unique<HeldPort>(HeldPort::Use::kServerMayBind);
+    port_ = held_port_->port();
+  }
   scheme_ = options.tls_cert_file.empty() ? "http" : "https";
   ca_file_ = options.ca_file;
   std::vector<std::string> argv = options.launcher;

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/http_client.h"
+#include "tests/support/held_port.h"
 #include "tests/support/process.h"
 
 namespace ring::testing {
@@ -93,6 +94,11 @@ class TestCluster {
   std::string scheme_ = "http";  // https when the master serves TLS
   std::string ca_file_;
   int port_ = 0;
+  // The master's port on 127.0.0.1, held from its first start to the end of
+  // the test: while the master is down, agents and clients that keep
+  // connecting to it are refused rather than reaching a server or Gloo
+  // listener of another test that was given the free port.
+  std::unique_ptr<HeldPort> held_port_;
   std::unique_ptr<ChildProcess> master_;
   std::map<std::string, ChildProcess> agents_;
   std::unique_ptr<HttpClient> client_;

@@ -1,6 +1,7 @@
 // MasterLink against a small in-test WebSocket master on 127.0.0.1:0.
 #include <gtest/gtest.h>
 
+#include "tests/support/held_port.h"
 #include "tests/unit/agent_test_master.h"
 
 #include "agent/master_link.h"
@@ -215,11 +216,9 @@ TEST(AgentMasterLink, StopFlushesQueuedMessagesAndClosesCleanly) {
 }
 
 TEST(AgentMasterLink, StopWhileTheMasterIsUnreachableReturnsPromptly) {
-  // A port with nothing listening: take one and close it.
-  net::io_context io;
-  tcp::acceptor probe(io, tcp::endpoint(net::ip::make_address("127.0.0.1"), 0));
-  std::string url = "http://127.0.0.1:" + std::to_string(probe.local_endpoint().port());
-  probe.close();
+  // A port with nothing listening, held so that nothing else gets it.
+  const testing::HeldPort closed;
+  std::string url = "http://127.0.0.1:" + std::to_string(closed.port());
   LinkHarness h(url);
   h.link().Start();
   std::this_thread::sleep_for(150ms);

@@ -164,7 +164,8 @@ TEST_F(CliCheckpointTest, DownloadErrorsSayWhatWentWrong) {
   auto garbage = RunRing({"-m", master.url(), "checkpoint", "download", "garbage", (dir_ / "c").string()});
   EXPECT_EQ(garbage.code, 1);
   EXPECT_NE(garbage.err.find("cannot unpack checkpoint garbage"), std::string::npos) << garbage.err;
-  const std::string closed = "http://127.0.0.1:" + std::to_string(ring::testing::ClosedPort());
+  const ring::testing::HeldPort closed_port;
+  const std::string closed = "http://127.0.0.1:" + std::to_string(closed_port.port());
   EXPECT_EQ(RunRing({"-m", closed, "checkpoint", "download", "x", (dir_ / "d").string()}).code, 3);
   EXPECT_EQ(RunRing({"-m", master.url(), "checkpoint", "download", "x"}).code, 2);
 }

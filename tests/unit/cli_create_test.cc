@@ -190,7 +190,8 @@ TEST_F(CliCreateTest, FollowWaitsForTheEnd) {
 }
 
 TEST_F(CliCreateTest, UnreachableMasterExitsThree) {
-  std::string url = "http://127.0.0.1:" + std::to_string(ring::testing::ClosedPort());
+  const ring::testing::HeldPort closed;
+  std::string url = "http://127.0.0.1:" + std::to_string(closed.port());
   auto [code, output] = Run({"-m", url, "experiment", "create", config_.string(), model_.string()});
   EXPECT_EQ(code, 3);
   EXPECT_NE(output.second.find("cannot reach the master"), std::string::npos) << output.second;

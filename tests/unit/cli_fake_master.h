@@ -17,6 +17,8 @@
 #include <thread>
 #include <vector>
 
+#include "tests/support/held_port.h"
+
 namespace ring::testing {
 
 struct FakeRequest {
@@ -145,18 +147,5 @@ class FakeHttpServer {
   std::vector<FakeRequest> requests_;
   std::thread thread_;
 };
-
-// A port nothing listens on: bound, then closed.
-inline int ClosedPort() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-  socklen_t len = sizeof addr;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  ::close(fd);
-  return ntohs(addr.sin_port);
-}
 
 }  // namespace ring::testing

@@ -67,7 +67,8 @@ TEST_F(CliRunTest, UsageErrorsExitTwo) {
 }
 
 TEST_F(CliRunTest, UnreachableMasterExitsThree) {
-  std::string url = "http://127.0.0.1:" + std::to_string(ring::testing::ClosedPort());
+  const ring::testing::HeldPort closed;
+  std::string url = "http://127.0.0.1:" + std::to_string(closed.port());
   auto r = Run({"-m", url, "experiment", "list"});
   EXPECT_EQ(r.code, 3);
   EXPECT_EQ(r.err.rfind("ring: error: cannot reach the master at " + url, 0), 0u) << r.err;

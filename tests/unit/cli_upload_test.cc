@@ -50,7 +50,8 @@ TEST(CliUploadTest, SendsTheBodyInChunksReportingProgress) {
 }
 
 TEST(CliUploadTest, UnreachableIsUnavailable) {
-  auto url = Url::Parse("http://127.0.0.1:" + std::to_string(ring::testing::ClosedPort()));
+  const ring::testing::HeldPort closed;
+  auto url = Url::Parse("http://127.0.0.1:" + std::to_string(closed.port()));
   HttpClient client(*url);
   auto res = client.RequestWithProgress("POST", "/x", "body", nullptr);
   ASSERT_FALSE(res.ok());

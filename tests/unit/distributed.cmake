@@ -9,7 +9,7 @@ set(ring_distributed_tests_dir ${CMAKE_CURRENT_LIST_DIR})
 # of this file's tests in two processes; never in one). Tests that connect
 # groups in-process hold the gloo_loopback lock.
 
-foreach(distributed_test distributed_store_test distributed_gloo_test distributed_rendezvous_test
+foreach(distributed_test distributed_store_test distributed_gloo_test distributed_stray_test distributed_rendezvous_test
         distributed_context_test)
   ring_add_test(${distributed_test} LABEL unit TIMEOUT 180 RESOURCE_LOCK gloo_loopback
     SOURCES ${ring_distributed_tests_dir}/${distributed_test}.cc

@@ -58,7 +58,8 @@ TEST(RuntimeHttpSinkTest, MapsStatusesToOutcomes) {
 }
 
 TEST(RuntimeHttpSinkTest, UnreachableMasterIsTransient) {
-  HttpMetricsSink sink("http://127.0.0.1:" + std::to_string(ring::testing::ClosedPort()), "1.0", "t");
+  const ring::testing::HeldPort closed;
+  HttpMetricsSink sink("http://127.0.0.1:" + std::to_string(closed.port()), "1.0", "t");
   EXPECT_EQ(sink.send(Batch()).outcome, SendOutcome::kTransientFailure);
 }
 

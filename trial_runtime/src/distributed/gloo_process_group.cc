@@ -1,6 +1,7 @@
 // The "gloo" backend: Gloo's ring collectives over TCP between every rank,
 // on CPU buffers. Connecting binds a TCP device to this rank's address and
-// exchanges pair addresses through the group's store (connectFullMesh). Only
+// connects a pair to every other rank through the group's store
+// (ConnectGlooMesh, which does not let a stray connection take a pair). Only
 // Gloo's options-based API is used (gloo::allreduce with AllreduceOptions
 // etc.); every call carries its own timeout and the next tag, which every
 // rank computes alike since they call the same collectives in order. Gloo's
@@ -17,8 +18,8 @@
 #include <gloo/allreduce.h>
 #include <gloo/barrier.h>
 #include <gloo/broadcast.h>
+#include <gloo/context.h>
 #include <gloo/math.h>
-#include <gloo/rendezvous/context.h>
 #include <gloo/transport/tcp/device.h>
 #include <gloo/types.h>
 
@@ -33,7 +34,8 @@
 
 #include "distributed/backend.h"
 #include "distributed/collective_args.h"
-#include "distributed/gloo_store.h"
+#include "distributed/gloo_mesh.h"
+#include "distributed/gloo_message.h"
 #include "distributed/store_keys.h"
 #include "ring/trial/errors.h"
 
@@ -76,19 +78,9 @@ void WithType(DataType type, Fn&& fn) {
   }
 }
 
-// Gloo prefixes its messages with "[file:line] ".
-std::string GlooMessage(const char* what) {
-  std::string text(what);
-  if (!text.empty() && text[0] == '[') {
-    const auto end = text.find("] ");
-    if (end != std::string::npos) text = text.substr(end + 2);
-  }
-  return text;
-}
-
 class GlooProcessGroup final : public ProcessGroup {
  public:
-  GlooProcessGroup(std::string name, std::shared_ptr<gloo::rendezvous::Context> context)
+  GlooProcessGroup(std::string name, std::shared_ptr<gloo::Context> context)
       : name_(std::move(name)), context_(std::move(context)) {}
 
   int rank() const override { return context_->rank; }
@@ -219,7 +211,7 @@ class GlooProcessGroup final : public ProcessGroup {
   }
 
   std::string name_;
-  std::shared_ptr<gloo::rendezvous::Context> context_;
+  std::shared_ptr<gloo::Context> context_;
   uint32_t next_tag_ = 0;
   std::vector<char> scratch_;  // the peer's buffer in PairExchange
   std::string broken_;         // why the group is unusable, once it is
@@ -253,33 +245,15 @@ std::unique_ptr<ProcessGroup> ConnectGloo(const GroupPlan& plan) {
                       " cannot listen on address " + self.address +
                       " (RING_AGENT_ADDR must be an address of this host): " + GlooMessage(e.what()));
   }
-  auto context = std::make_shared<gloo::rendezvous::Context>(self.rank, self.world_size);
-  context->setTimeout(std::max(TimeLeft(plan.deadline), std::chrono::milliseconds(1)));
-  GlooStore store(PrefixStore(plan.store, "gloo"), plan.name, plan.deadline, plan.timeout);
   try {
-    context->connectFullMesh(store, device);
+    return std::make_unique<GlooProcessGroup>(plan.name, ConnectGlooMesh(plan, device));
   } catch (const TrialError&) {
-    throw;  // the store's own errors (RendezvousError, AllocationEndedError) say what happened
+    throw;  // says what happened (RendezvousError, AllocationEndedError)
   } catch (const std::exception& e) {
     throw RendezvousError("rendezvous of group " + plan.name + ": rank " + std::to_string(self.rank) +
                           " at " + self.address + " could not connect to its peers over Gloo within " +
                           DescribeTimeout(plan.timeout) + ": " + GlooMessage(e.what()));
   }
-  // Gloo connects the pairs one by one, and a pair's connection can sit in
-  // its listener's queue after the connecting rank has returned. Were that
-  // rank to close the group at once (a trial with nothing left to do), the
-  // peer would accept a closed connection and fail its rendezvous with
-  // "connection closed by peer". The barrier returns only once every rank has
-  // connected all of its pairs.
-  auto group = std::make_unique<GlooProcessGroup>(plan.name, std::move(context));
-  try {
-    group->barrier(std::max(TimeLeft(plan.deadline), std::chrono::milliseconds(1)));
-  } catch (const std::exception& e) {
-    throw RendezvousError("rendezvous of group " + plan.name + ": rank " + std::to_string(self.rank) + " at " +
-                          self.address + " connected over Gloo, but not every peer did within " +
-                          DescribeTimeout(plan.timeout) + ": " + e.what());
-  }
-  return group;
 }
 
 }  // namespace ring::trial::detail
