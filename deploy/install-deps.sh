@@ -41,8 +41,9 @@ if [ ${#missing[@]} -gt 0 ]; then
   "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-# The web UI: Node.js 20.19 or newer (Vite 8), then its npm packages from
-# webui/package-lock.json, reinstalled (npm ci) whenever the lock file changes.
+# Node.js 20.19 or newer (Vite 8), then the npm packages of the web UI
+# (webui/) and of the OpenAPI checks in the tests (tests/openapi/), each from
+# its package-lock.json, reinstalled (npm ci) whenever the lock file changes.
 root=$(cd "$(dirname "$0")/.." && pwd)
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
   echo "install-deps: installing nodejs and npm"
@@ -56,10 +57,12 @@ if ! node -e 'const [a, b] = process.versions.node.split(".").map(Number); proce
   echo "install-deps: install Node.js 20 or 22 (e.g. from https://deb.nodesource.com) and run this again" >&2
   exit 1
 fi
-lock_sum=$(sha256sum "$root/webui/package-lock.json" | cut -d' ' -f1)
-stamp=$root/webui/node_modules/.ring-package-lock.sha256
-if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$lock_sum" ]; then
-  echo "install-deps: installing the web UI's npm packages (npm ci in webui/)"
-  (cd "$root/webui" && npm ci --no-audit --no-fund --loglevel=error)
-  echo "$lock_sum" >"$stamp"
-fi
+for dir in webui tests/openapi; do
+  lock_sum=$(sha256sum "$root/$dir/package-lock.json" | cut -d' ' -f1)
+  stamp=$root/$dir/node_modules/.ring-package-lock.sha256
+  if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$lock_sum" ]; then
+    echo "install-deps: installing the npm packages of $dir (npm ci)"
+    (cd "$root/$dir" && npm ci --no-audit --no-fund --loglevel=error)
+    echo "$lock_sum" >"$stamp"
+  fi
+done
