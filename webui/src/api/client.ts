@@ -5,18 +5,19 @@
 // user's bearer token and reports a 401 to that token as the end of the
 // session (`onUnauthorized`).
 import type {
-  Agent,
-  Allocation,
-  Checkpoint,
+  AgentList,
+  AllocationList,
+  CheckpointList,
   Experiment,
   ExperimentAction,
   ExperimentList,
   ExperimentMetrics,
-  Job,
+  JobList,
   LogPage,
   LoginAnswer,
+  LogoutAnswer,
   MetricKind,
-  Pool,
+  PoolList,
   Trial,
   TrialList,
   TrialMetrics,
@@ -164,7 +165,7 @@ export class ApiClient {
     return this.post<LoginAnswer>('/api/v1/auth/login', { username, password }, null);
   }
   logout(token: string) {
-    return this.post<unknown>('/api/v1/auth/logout', undefined, token);
+    return this.post<LogoutAnswer>('/api/v1/auth/logout', undefined, token);
   }
 
   // Experiments.
@@ -196,14 +197,10 @@ export class ApiClient {
     return this.get<TrialMetrics>(`/api/v1/trials/${id}/metrics`, { kind, max_points: maxPoints }, signal);
   }
   allocations(trialId: number, signal?: AbortSignal) {
-    return this.get<{ allocations: Allocation[]; total: number }>(
-      `/api/v1/trials/${trialId}/allocations`,
-      undefined,
-      signal,
-    );
+    return this.get<AllocationList>(`/api/v1/trials/${trialId}/allocations`, undefined, signal);
   }
   checkpoints(trialId: number, signal?: AbortSignal) {
-    return this.get<{ checkpoints: Checkpoint[] }>(`/api/v1/trials/${trialId}/checkpoints`, undefined, signal);
+    return this.get<CheckpointList>(`/api/v1/trials/${trialId}/checkpoints`, undefined, signal);
   }
   // Log lines after `offset`; with follow, the master holds the request up to
   // 20 s until there is a new line. Not cached: every answer is new.
@@ -224,13 +221,13 @@ export class ApiClient {
 
   // The cluster.
   agents(signal?: AbortSignal) {
-    return this.get<{ agents: Agent[]; total: number }>('/api/v1/agents', undefined, signal);
+    return this.get<AgentList>('/api/v1/agents', undefined, signal);
   }
   jobs(signal?: AbortSignal) {
-    return this.get<{ jobs: Job[]; total: number }>('/api/v1/jobs', undefined, signal);
+    return this.get<JobList>('/api/v1/jobs', undefined, signal);
   }
   pools(signal?: AbortSignal) {
-    return this.get<{ pools: Pool[]; total: number }>('/api/v1/pools', undefined, signal);
+    return this.get<PoolList>('/api/v1/pools', undefined, signal);
   }
 }
 

@@ -2,9 +2,9 @@
 // view can be bookmarked and shared), the API query they make, and which
 // actions an experiment in a given state offers, and to whom.
 import type { QueryParams } from '../api/client';
-import type { Experiment, ExperimentAction, RunState } from '../api/types';
+import type { Experiment, ExperimentAction, ExperimentSort, RunState } from '../api/types';
 
-export type SortKey = 'id' | 'name' | 'state' | 'owner' | 'progress' | 'best_validation' | 'num_trials' | 'created_at';
+export type SortKey = ExperimentSort;
 export type StateFilter = '' | 'ACTIVE' | 'PAUSED' | 'STOPPING' | 'COMPLETED' | 'CANCELED' | 'ERROR';
 
 export const STATE_FILTERS: { value: StateFilter; label: string }[] = [
