@@ -55,9 +55,8 @@ TEST(QuadraticE2E, ExperimentCompletesWithMetricsAndLogs) {
 
   // The master's metrics saw this run: no token needed, no secrets inside.
   {
-    auto url = Url::Parse(cluster.url());
-    HttpClient anonymous(*url);
-    auto scraped = anonymous.Get("/metrics");
+    auto anonymous = cluster.NewClient();
+    auto scraped = anonymous->Get("/metrics");
     ASSERT_TRUE(scraped.ok());
     ASSERT_EQ(scraped->status, 200);
     const std::string& m = scraped->body;

@@ -212,7 +212,6 @@ TEST(Authorization, MatrixOfEveryRouteAndCaller) {
       {Caller::kOtherTrial, alloc[2].second},
       {Caller::kOwnTrial, alloc[1].second},
   };
-  auto url = Url::Parse(cluster.url());
   int checked = 0;
   for (const auto& r : Rules()) {
     std::string path = r.pattern;
@@ -235,9 +234,9 @@ TEST(Authorization, MatrixOfEveryRouteAndCaller) {
         used = cluster.SignIn("bob", "bob-password");
       if (r.pattern == "/api/v1/auth/logout" && caller == Caller::kAdmin)
         used = cluster.SignIn("admin", cluster.admin_password());
-      HttpClient http(*url, std::chrono::seconds(20));
-      http.SetBearerToken(used);
-      auto res = http.Request(r.method, path, r.body);
+      auto http = cluster.NewClient(std::chrono::seconds(20));
+      http->SetBearerToken(used);
+      auto res = http->Request(r.method, path, r.body);
       ASSERT_TRUE(res.ok()) << res.status().ToString();
       const int want = Expected(r.rule, caller);
       if (want == kThrough)
@@ -252,18 +251,18 @@ TEST(Authorization, MatrixOfEveryRouteAndCaller) {
   EXPECT_EQ(checked, static_cast<int>(Rules().size() * tokens.size()));
 
   // The 403 says whose the experiment is.
-  HttpClient as_bob(*url);
-  as_bob.SetBearerToken(bob);
-  auto denied = as_bob.Request("POST", "/api/v1/experiments/1/kill", "");
+  auto as_bob = cluster.NewClient();
+  as_bob->SetBearerToken(bob);
+  auto denied = as_bob->Request("POST", "/api/v1/experiments/1/kill", "");
   ASSERT_TRUE(denied.ok());
   EXPECT_EQ(denied->status, 403);
   EXPECT_NE(denied->body.find("belongs to ada"), std::string::npos) << denied->body;
   EXPECT_EQ(cluster.GetJson("/api/v1/experiments/1")["state"], "ACTIVE");
 
   // The owner may, and an admin may end anyone's.
-  HttpClient as_ada(*url);
-  as_ada.SetBearerToken(ada);
-  auto killed = as_ada.Request("POST", "/api/v1/experiments/1/kill", "");
+  auto as_ada = cluster.NewClient();
+  as_ada->SetBearerToken(ada);
+  auto killed = as_ada->Request("POST", "/api/v1/experiments/1/kill", "");
   ASSERT_TRUE(killed.ok());
   EXPECT_EQ(killed->status, 200) << killed->body;
   auto admin_kill = cluster.client().Request("POST", "/api/v1/experiments/2/kill", "");

@@ -92,7 +92,7 @@ class BadRequestsTest : public ::testing::Test {
   }
 
   // Creates a small experiment and reads it back: true when both succeeded.
-  bool GoodRoundTrip(HttpClient& client, int n) {
+  bool GoodRoundTrip(CheckedHttpClient& client, int n) {
     nlohmann::json body = {
         {"config", "name: good-" + std::to_string(n) +
                        "\nentrypoint: sh run.sh\nsearcher:\n  name: single\n  metric: loss\n"
@@ -238,14 +238,13 @@ TEST_F(BadRequestsTest, GoodRequestsAreServedThroughAStormOfBadOnesAndTheDatabas
   for (int kind = 0; kind < 4; ++kind)
     for (int k = 0; k < (kind == 3 ? 8 : 2); ++k) threads.emplace_back(storm, kind, 1000u * kind + k);
 
-  auto url = Url::Parse(cluster_.url());
-  HttpClient client(*url, 10s);
-  client.SetBearerToken(cluster_.admin_token());
+  auto client = cluster_.NewClient(10s);
+  client->SetBearerToken(cluster_.admin_token());
   int good = 0, failed = 0;
   const auto until = Clock::now() + 8s;
   while (Clock::now() < until) {
     const auto t0 = Clock::now();
-    if (GoodRoundTrip(client, good + failed))
+    if (GoodRoundTrip(*client, good + failed))
       ++good;
     else
       ++failed;

@@ -83,8 +83,8 @@ class RendezvousIntegrationTest : public ::testing::Test {
   }
 
   // A client of its own (HttpClient is one per thread) with a token.
-  std::unique_ptr<HttpClient> Client(const std::string& token) {
-    auto client = std::make_unique<HttpClient>(*Url::Parse(cluster_.url()), 30s);
+  std::unique_ptr<CheckedHttpClient> Client(const std::string& token) {
+    auto client = cluster_.NewClient(30s);
     client->SetBearerToken(token);
     return client;
   }
@@ -93,8 +93,8 @@ class RendezvousIntegrationTest : public ::testing::Test {
     return "/api/v1/allocations/" + alloc + "/rendezvous?" + query;
   }
 
-  static int Put(HttpClient& c, const std::string& alloc, const std::string& key, const std::string& value,
-                 std::string* body = nullptr) {
+  static int Put(CheckedHttpClient& c, const std::string& alloc, const std::string& key,
+                 const std::string& value, std::string* body = nullptr) {
     auto res =
         c.Request("PUT", Target(alloc, "key=" + PercentEncode(key)), value, "application/octet-stream");
     EXPECT_TRUE(res.ok()) << res.status().ToString();
@@ -103,7 +103,7 @@ class RendezvousIntegrationTest : public ::testing::Test {
     return res->status;
   }
 
-  static HttpResponse Get(HttpClient& c, const std::string& alloc, const std::string& key,
+  static HttpResponse Get(CheckedHttpClient& c, const std::string& alloc, const std::string& key,
                           int timeout_ms = 0) {
     auto res =
         c.Get(Target(alloc, "key=" + PercentEncode(key) + "&timeout_ms=" + std::to_string(timeout_ms)));

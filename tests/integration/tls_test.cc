@@ -85,8 +85,8 @@ class TlsTest : public ::testing::Test {
     return options;
   }
   // A client of the cluster's master that trusts `ca_file` ("" = the system's CAs only).
-  static std::unique_ptr<HttpClient> Client(const std::string& url, const std::string& ca_file) {
-    auto client = std::make_unique<HttpClient>(*Url::Parse(url), 10s);
+  std::unique_ptr<CheckedHttpClient> Client(const std::string& url, const std::string& ca_file) {
+    auto client = std::make_unique<CheckedHttpClient>(*Url::Parse(url), cluster_.answers(), 10s);
     client->SetCaFile(ca_file);
     return client;
   }
@@ -194,7 +194,7 @@ TEST_F(TlsTest, PlainHttpAndGarbageOnTheTlsPortNeitherHangNorCrashTheMaster) {
   const int port = PortOf(cluster_.url());
 
   // A plain-HTTP client gets an answer saying to use https://.
-  HttpClient plain(*Url::Parse("http://127.0.0.1:" + std::to_string(port)), 10s);
+  CheckedHttpClient plain(*Url::Parse("http://127.0.0.1:" + std::to_string(port)), cluster_.answers(), 10s);
   auto res = plain.Get("/api/v1/health");
   ASSERT_TRUE(res.ok()) << res.status().message();
   EXPECT_EQ(res->status, 400);

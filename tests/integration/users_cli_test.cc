@@ -57,10 +57,10 @@ TEST_F(UsersCliTest, AdminCreatesAUserWhoSignsInWorksAndIsLimited) {
   std::atomic<bool> writing{true};
   std::atomic<int> submitted{0};
   std::thread writer([&] {
-    HttpClient http(*Url::Parse(cluster_.url()));
-    http.SetBearerToken(cluster_.admin_token());
+    auto http = cluster_.NewClient();
+    http->SetBearerToken(cluster_.admin_token());
     while (writing) {
-      auto res = http.Post("/api/v1/experiments", body);
+      auto res = http->Post("/api/v1/experiments", body);
       if (res.ok() && res->status == 201) ++submitted;
     }
   });
@@ -178,11 +178,14 @@ TEST(UsersFirstStart, AMasterWithoutAPasswordFileLogsARandomAdminPasswordOnce) {
     password = m[1];
     auto url = Url::Parse("http://127.0.0.1:" + std::to_string(std::stoi(ReadFileText(dir + "/port"))));
     ASSERT_TRUE(url.ok());
-    HttpClient http(*url);
+    auto answers = std::make_shared<ApiAnswerLog>();
+    CheckedHttpClient http(*url, answers);
     auto res =
         http.Post("/api/v1/auth/login", nlohmann::json{{"username", "admin"}, {"password", password}}.dump());
     ASSERT_TRUE(res.ok());
     EXPECT_EQ(res->status, 200) << res->body;
+    Status checked = answers->CheckAndClear(dir + "/api-answers.jsonl");
+    EXPECT_TRUE(checked.ok()) << checked.message();
     master.Stop();
   }
   fs::remove(dir + "/port");

@@ -72,6 +72,8 @@ class WebUiHttpTest : public ::testing::Test {
       for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
       out.headers[name] = line.substr(colon + 2);
     }
+    // Checked against docs/openapi.json with the cluster's other answers.
+    cluster_.answers()->Add({"GET", target, out.status, out.headers["content-type"], out.body});
     return out;
   }
 

@@ -35,6 +35,7 @@ TestCluster::TestCluster() {
 }
 
 TestCluster::~TestCluster() {
+  if (Status s = answers_->CheckAndClear(dir_ + "/api-answers.jsonl"); !s.ok()) ADD_FAILURE() << s.message();
   if (::testing::Test::HasFailure()) DumpLogs();
   agents_.clear();  // stops agents before the master
   master_.reset();
@@ -67,9 +68,7 @@ void TestCluster::StartMaster(const MasterOptions& options) {
                       std::chrono::seconds(20)))
       << "master did not write its port file";
   port_ = std::stoi(ReadFileText(port_file));
-  auto url = Url::Parse(this->url());
-  client_ = std::make_unique<HttpClient>(*url, std::chrono::seconds(30));
-  client_->SetCaFile(ca_file_);
+  client_ = NewClient();
   // Signed in as the admin, as a user would be: the client with a token of
   // its own, and the CLI through `ring user login` (its tokens file lives in
   // dir()/config).
@@ -86,12 +85,16 @@ std::string TestCluster::admin_password() const {
   return text;
 }
 
+std::unique_ptr<CheckedHttpClient> TestCluster::NewClient(std::chrono::milliseconds timeout) {
+  auto client = std::make_unique<CheckedHttpClient>(*Url::Parse(url()), answers_, timeout);
+  client->SetCaFile(ca_file_);
+  return client;
+}
+
 std::string TestCluster::SignIn(const std::string& username, const std::string& password) {
-  auto url = Url::Parse(this->url());
-  HttpClient http(*url, std::chrono::seconds(30));
-  http.SetCaFile(ca_file_);
+  auto http = NewClient();
   auto res =
-      http.Post("/api/v1/auth/login", nlohmann::json{{"username", username}, {"password", password}}.dump());
+      http->Post("/api/v1/auth/login", nlohmann::json{{"username", username}, {"password", password}}.dump());
   if (!res.ok() || res->status != 200) return {};
   auto body = nlohmann::json::parse(res->body, nullptr, false);
   return body.is_object() ? body.value("token", "") : "";

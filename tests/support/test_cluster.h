@@ -1,7 +1,9 @@
 #pragma once
 // A real master and real agents on 127.0.0.1 with their data in one
-// temporary directory, for integration and end-to-end tests. Everything it
-// starts is stopped when it goes away.
+// temporary directory, for integration and end-to-end tests. When it goes
+// away, every answer its clients got is checked against docs/openapi.json
+// (api_answers.h; a mismatch fails the test) and everything it started is
+// stopped.
 #include <chrono>
 #include <functional>
 #include <map>
@@ -12,6 +14,8 @@
 #include <nlohmann/json.hpp>
 
 #include "common/http_client.h"
+#include "tests/support/api_answers.h"
+#include "tests/support/checked_http_client.h"
 #include "tests/support/held_port.h"
 #include "tests/support/process.h"
 
@@ -60,7 +64,13 @@ class TestCluster {
   const std::string& dir() const { return dir_; }
   // The cluster token agents present, made by the master at its first start.
   std::string cluster_token_file() const { return dir_ + "/master/cluster-token"; }
-  HttpClient& client() { return *client_; }
+  CheckedHttpClient& client() { return *client_; }
+  // A client of its own (one per thread, or another user's token), without
+  // a token; its answers are checked like client()'s.
+  std::unique_ptr<CheckedHttpClient> NewClient(std::chrono::milliseconds timeout = std::chrono::seconds(30));
+  // Where client()'s answers go; answers fetched some other way (curl, a
+  // CheckedHttpClient of another master) are added here to be checked too.
+  const std::shared_ptr<ApiAnswerLog>& answers() const { return answers_; }
   // The admin's first password (made by the constructor, 0600), which the
   // master gets with --admin-password-file; client() and Ring() are signed
   // in with it.
@@ -101,7 +111,8 @@ class TestCluster {
   std::unique_ptr<HeldPort> held_port_;
   std::unique_ptr<ChildProcess> master_;
   std::map<std::string, ChildProcess> agents_;
-  std::unique_ptr<HttpClient> client_;
+  std::shared_ptr<ApiAnswerLog> answers_ = std::make_shared<ApiAnswerLog>();
+  std::unique_ptr<CheckedHttpClient> client_;
   std::string token_;
 };
 
