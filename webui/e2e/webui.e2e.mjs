@@ -13,13 +13,15 @@
 // keyboard focus, the number of requests while idle, signing out, a revoked
 // token sending the browser back to the sign-in page (and signing in
 // returning to the page), that a user who is not an admin gets no actions on
-// admin's experiments, and that the console stayed free of errors; it saves
+// admin's experiments, that the console stayed free of errors, and that every
+// API answer the browser got is one docs/openapi.json describes (checked by
+// tests/openapi/check_answers.mjs, as the C++ tests' answers are); it saves
 // screenshots in RING_ARTIFACTS_DIR and stops every process it started.
 //
 // Environment (CTest sets them): RING_BIN_DIR, RING_BUILD_DIR,
 // RING_SOURCE_DIR, RING_ARTIFACTS_DIR; CHROMIUM (default /usr/bin/chromium);
 // RING_E2E_HEADED=1 shows the browser.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -127,6 +129,43 @@ async function getJson(url, token = apiToken) {
   const res = await fetch(url, { headers: token ? { Authorization: `Bearer ${token}` } : {} });
   if (!res.ok) throw new Error(`${url}: ${res.status}`);
   return res.json();
+}
+
+// The API answers the browser got, to be checked against docs/openapi.json
+// at the end. A body that cannot be read (a long poll aborted when the page
+// changed) leaves nothing to check.
+const answers = [];
+function recordAnswers(page) {
+  page.on('response', async (r) => {
+    const { pathname, search } = new URL(r.url());
+    if (!pathname.startsWith('/api/')) return;
+    let body;
+    try {
+      body = r.status() === 304 ? '' : await r.text();
+    } catch {
+      return;
+    }
+    answers.push({
+      method: r.request().method(),
+      target: pathname + search,
+      status: r.status(),
+      content_type: r.headers()['content-type'] ?? '',
+      body,
+      body_bytes: Buffer.byteLength(body),
+    });
+  });
+}
+
+function checkAnswers() {
+  const file = path.join(tmp, 'api-answers.jsonl');
+  fs.writeFileSync(file, answers.map((a) => JSON.stringify(a)).join('\n') + '\n');
+  const run = spawnSync(
+    process.execPath,
+    [path.join(sourceDir, 'tests', 'openapi', 'check_answers.mjs'), path.join(sourceDir, 'docs', 'openapi.json'), file],
+    { encoding: 'utf8' },
+  );
+  check(run.status === 0, `answers that docs/openapi.json does not describe:\n${run.stdout}${run.stderr}`);
+  log(run.stdout.trim());
 }
 
 async function login(url, username, password) {
@@ -292,6 +331,7 @@ max_restarts: 0
   });
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   const page = await context.newPage();
+  recordAnswers(page);
   const problems = [];
   let revokedToken = null; // the browser's token after it signed out
   // Expected 401s: a wrong password, and requests with the revoked token.
@@ -571,6 +611,7 @@ max_restarts: 0
   check(refused.status === 403, `bob archiving admin's experiment answered ${refused.status}, want 403`);
   const bobPage = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
   bobPage.on('pageerror', (e) => problems.push(`page error (bob): ${e.message}`));
+  recordAnswers(bobPage);
   await bobPage.goto(`${url}/experiments/${grid}`);
   await bobPage.getByLabel('Username').fill('bob');
   await bobPage.getByLabel('Password').fill(bobPassword);
@@ -594,6 +635,7 @@ max_restarts: 0
   );
 
   check(problems.length === 0, `the browser saw no errors, but:\n  ${problems.join('\n  ')}`);
+  checkAnswers();
   log('all checks passed');
 }
 
