@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# From a fresh clone to a finished experiment: installs dependencies, builds,
+# From a fresh clone to a finished experiment: installs dependencies, builds
+# what it runs (the daemons, the CLI, the quadratic example and the web UI),
 # starts a master and two agents (2 CPU slots each) on this machine in the
 # background, submits a search over the quadratic example (adaptive ASHA, 16
 # trials), follows it to the end and prints its result and where to look.
@@ -11,7 +12,7 @@ root=$(pwd)
 dir=${RING_LOCAL_DIR:-$root/.ringdata}
 
 ./deploy/install-deps.sh
-./deploy/build.sh
+./deploy/build.sh quickstart  # only what runs below; deploy/build.sh alone builds everything
 
 if [ -f "$dir/pids" ]; then
   echo "quickstart: a local cluster from an earlier run is still up; restarting it"
