@@ -1,5 +1,8 @@
 #include "common/status.h"
 
+#include <cstdio>
+#include <cstdlib>
+
 namespace ring {
 
 const char* ErrorCodeName(ErrorCode code) {
@@ -36,5 +39,20 @@ std::string Status::ToString() const {
   if (ok()) return "ok";
   return std::string(ErrorCodeName(code_)) + ": " + message_;
 }
+
+namespace detail {
+
+void ValueOfError(const Status& status) {
+  std::fprintf(stderr, "fatal: the value of a Result that holds an error was read: %s\n",
+               status.ToString().c_str());
+  std::abort();
+}
+
+void ResultOfOk() {
+  std::fputs("fatal: a Result was made of an OK status, without a value\n", stderr);
+  std::abort();
+}
+
+}  // namespace detail
 
 }  // namespace ring

@@ -1,6 +1,6 @@
 #pragma once
 // Expected failures as values: Status and Result<T>. HTTP codes are chosen from
-// ErrorCode in one place (master/api/http_errors.cc).
+// ErrorCode in one place (HttpStatusFor in master/http/api_types.cc).
 #include <optional>
 #include <string>
 #include <utility>
@@ -23,6 +23,14 @@ enum class ErrorCode {
 };
 
 const char* ErrorCodeName(ErrorCode code);  // "invalid_argument", ...
+
+class Status;
+namespace detail {
+// Reading the value of a Result that holds an error, or making a Result of an
+// OK status, is a bug: it prints what happened and aborts.
+[[noreturn]] void ValueOfError(const Status& status);
+[[noreturn]] void ResultOfOk();
+}  // namespace detail
 
 class [[nodiscard]] Status {
  public:
@@ -59,20 +67,31 @@ inline Status Unavailable(std::string m) {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : value_(std::move(value)) {}          // NOLINT(google-explicit-constructor)
-  Result(Status status) : status_(std::move(status)) {}  // NOLINT(google-explicit-constructor)
+  Result(T value) : value_(std::move(value)) {}         // NOLINT(google-explicit-constructor)
+  Result(Status status) : status_(std::move(status)) {  // NOLINT(google-explicit-constructor)
+    if (status_.ok()) detail::ResultOfOk();
+  }
 
   bool ok() const { return status_.ok(); }
   const Status& status() const { return status_; }
-  T& value() & { return *value_; }
-  const T& value() const& { return *value_; }
-  T&& value() && { return std::move(*value_); }
-  T* operator->() { return &*value_; }
-  const T* operator->() const { return &*value_; }
-  T& operator*() & { return *value_; }
-  const T& operator*() const& { return *value_; }
+  T& value() & { return Checked(); }
+  const T& value() const& { return Checked(); }
+  T&& value() && { return std::move(Checked()); }
+  T* operator->() { return &Checked(); }
+  const T* operator->() const { return &Checked(); }
+  T& operator*() & { return Checked(); }
+  const T& operator*() const& { return Checked(); }
 
  private:
+  T& Checked() {
+    if (!value_) detail::ValueOfError(status_);
+    return *value_;
+  }
+  const T& Checked() const {
+    if (!value_) detail::ValueOfError(status_);
+    return *value_;
+  }
+
   Status status_;
   std::optional<T> value_;
 };
