@@ -12,11 +12,11 @@
 #include <memory>
 #include <string>
 
-#include <utility>  // before Asio (std::exchange with g++ 12)
-
-#include <boost/asio/io_context.hpp>
-
 #include "agent/message_sink.h"
+
+namespace boost::asio {
+class io_context;
+}
 
 namespace ring {
 

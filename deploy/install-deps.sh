@@ -5,6 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build ccache pkg-config git curl ca-certificates
+  mold  # the linker (cmake/build_tools.cmake): relinking is most of an incremental build
   libboost-dev nlohmann-json3-dev libyaml-cpp-dev libsqlite3-dev sqlite3
   libspdlog-dev libfmt-dev libcli11-dev libgtest-dev libgmock-dev
   libarchive-dev libssl-dev libsodium-dev prometheus-cpp-dev zlib1g-dev

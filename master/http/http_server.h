@@ -9,11 +9,11 @@
 #include <memory>
 #include <string>
 
-#include <utility>  // before Asio
-
-#include <boost/asio/io_context.hpp>
-
 #include "common/status.h"
+
+namespace boost::asio {
+class io_context;
+}
 
 namespace ring {
 

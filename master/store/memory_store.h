@@ -2,7 +2,7 @@
 // MemoryStore: the in-memory fake of Store for component tests. Same semantics
 // as SqliteStore (ids, ordering, constraint errors, metric de-duplication,
 // increasing log ids, kNotFound), checked by the shared conformance suite
-// tests/unit/store_conformance_test.cc. Thread-safe: every member below `mu_`
+// tests/unit/store/store_conformance_test.cc. Thread-safe: every member below `mu_`
 // is guarded by it; any thread may call.
 #include <cstdint>
 #include <map>

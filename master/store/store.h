@@ -1,7 +1,7 @@
 #pragma once
 // The master's durable state. One interface, two implementations: SqliteStore
 // (WAL, foreign keys, prepared statements, migrations) and MemoryStore (the
-// fake for component tests). Both pass tests/unit/store_conformance_test.cc.
+// fake for component tests). Both pass tests/unit/store/store_conformance_test.cc.
 // Implementations are thread-safe (one internal mutex each).
 #include <atomic>
 #include <chrono>

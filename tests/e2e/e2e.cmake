@@ -1,41 +1,40 @@
-ring_add_test(agent_loss_e2e_test LABEL e2e TIMEOUT 180
-  SOURCES e2e/agent_loss_e2e_test.cc
-  LIBS ring_test_support ring_common)
-add_dependencies(agent_loss_e2e_test ringmaster ringagent ring)
-
-ring_add_test(quadratic_e2e_test LABEL e2e TIMEOUT 180
-  SOURCES e2e/quadratic_e2e_test.cc
-  LIBS ring_test_support ring_common)
-add_dependencies(quadratic_e2e_test ringmaster ringagent ring quadratic_model)
-
-ring_add_test(fault_tolerance_e2e_test LABEL e2e TIMEOUT 300
-  SOURCES e2e/fault_tolerance_e2e_test.cc
-  LIBS ring_test_support ring_common)
-add_dependencies(fault_tolerance_e2e_test ringmaster ringagent ring quadratic_model)
-
-ring_add_test(search_e2e_test LABEL e2e TIMEOUT 300
-  SOURCES e2e/search_e2e_test.cc
-  LIBS ring_test_support ring_common)
-add_dependencies(search_e2e_test ringmaster ringagent ring quadratic_model quadratic_trial)
-
-ring_add_test(scheduling_e2e_test LABEL e2e TIMEOUT 240
-  SOURCES e2e/scheduling_e2e_test.cc
-  LIBS ring_test_support ring_common)
-add_dependencies(scheduling_e2e_test ringmaster ringagent ring quadratic_model)
-
-# The digits-pytorch example (PyTorch DDP over the ringtrial Python module) on
-# two agents; skips when /usr/bin/python3 has no torch or the module was not built.
-ring_add_test(digits_pytorch_e2e_test LABEL e2e TIMEOUT 300
-  SOURCES e2e/digits_pytorch_e2e_test.cc
-  LIBS ring_test_support ring_common)
-add_dependencies(digits_pytorch_e2e_test ringmaster ringagent ring)
-if(TARGET digits_pytorch_model)
-  add_dependencies(digits_pytorch_e2e_test digits_pytorch_model)
+# Whole experiments on a real master, agents and trial processes, one binary:
+#   agent_loss_e2e_test       a trial that fails, an agent that dies under a running trial
+#   quadratic_e2e_test        `ring experiment create` to metrics in SQLite, the CLI and REST
+#   fault_tolerance_e2e_test  kill -9 and SIGSTOP while the quadratic trial trains; same result
+#   search_e2e_test           every searcher's example config; ASHA; kill -9 of the master mid-search
+#   scheduling_e2e_test       fair share (weights 1 and 3) on 4 CPU slots
+#   svm_e2e_test              the svm example, two ranks on two agents (skips without python3-sklearn)
+#   digits_pytorch_e2e_test   the digits-pytorch example (skips when /usr/bin/python3 has no
+#                             torch or the ringtrial module was not built)
+#   torchrun_script_e2e_test  an unmodified torchrun-style script (examples/torchrun-script) on two
+#                             agents (skips when /usr/bin/python3 has no torch)
+#   digits_e2e_test           the digits-libtorch example on loopback, and
+#   digits_netns_e2e_test     with master and agents in network namespaces of their own
+#                             (both skip, saying why, in a build without libtorch)
+if(TARGET ringtrial_torch)
+  set(ring_have_torch 1)
+else()
+  set(ring_have_torch 0)
 endif()
-
-# The svm example (a data-parallel linear SVM, plain C++) on two agents;
-# skips without Debian's python3-sklearn (the digits data).
-ring_add_test(svm_e2e_test LABEL e2e TIMEOUT 300
-  SOURCES e2e/svm_e2e_test.cc
+ring_add_test(e2e_tests LABEL e2e TIMEOUT 300
+  SOURCES
+    e2e/agent_loss_e2e_test.cc
+    e2e/digits_e2e_test.cc
+    e2e/digits_harness.cc
+    e2e/digits_netns_e2e_test.cc
+    e2e/digits_pytorch_e2e_test.cc
+    e2e/fault_tolerance_e2e_test.cc
+    e2e/quadratic_e2e_test.cc
+    e2e/scheduling_e2e_test.cc
+    e2e/search_e2e_test.cc
+    e2e/svm_e2e_test.cc
+    e2e/torchrun_script_e2e_test.cc
   LIBS ring_test_support ring_common)
-add_dependencies(svm_e2e_test ringmaster ringagent ring svm_model)
+target_compile_definitions(e2e_tests PRIVATE RING_HAVE_TORCH=${ring_have_torch})
+add_dependencies(e2e_tests ringmaster ringagent ring quadratic_model quadratic_trial svm_model)
+foreach(model digits_model digits_pytorch_model)
+  if(TARGET ${model})
+    add_dependencies(e2e_tests ${model})
+  endif()
+endforeach()

@@ -6,7 +6,6 @@
 #   tests/support/api_answers.h records them and, when the test ends, Ajv
 #   checks each against its operation's response (check_answers.mjs);
 #   api_answers_test checks that answers the document does not describe fail.
-target_sources(ring_test_support PRIVATE support/api_answers.cc support/checked_http_client.cc)
 
 find_program(RING_NODE node)
 add_test(NAME openapi_document_test
@@ -14,4 +13,4 @@ add_test(NAME openapi_document_test
                  ${PROJECT_SOURCE_DIR}/docs/openapi.json)
 set_tests_properties(openapi_document_test PROPERTIES LABELS unit TIMEOUT 60)
 
-ring_add_test(api_answers_test LABEL unit SOURCES unit/api_answers_test.cc LIBS ring_test_support)
+ring_add_test(api_answers_test LABEL unit SOURCES openapi/api_answers_test.cc LIBS ring_test_support)
