@@ -136,7 +136,7 @@ void RegisterCheckpointRoutes(Router& router, ApiContext& ctx) {
                co_return co_await OnLifecycle(ctx, [&](Lifecycle& l) {
                  auto alloc = l.allocations().Live(req.params[0]);
                  if (!alloc.ok()) return ApiResponse::Error(alloc.status());
-                 checkpoint->trial_id = (*alloc)->record.trial_id;
+                 checkpoint->trial_id = (*alloc)->trial_id();
                  checkpoint->allocation_id = req.params[0];
                  auto created = l.checkpoints().Register((*alloc)->experiment_id, *checkpoint);
                  if (!created.ok()) return ApiResponse::Error(created.status());

@@ -36,6 +36,7 @@ nlohmann::json ExperimentJson(const ExperimentRecord& e, int64_t num_trials) {
 
 nlohmann::json TrialJson(const TrialRecord& t) {
   return {{"id", t.id},
+          {"task_id", t.task_id},
           {"experiment_id", t.experiment_id},
           {"state", ToString(t.state)},
           {"hparams", ParsedOr(t.hparams_json, nlohmann::json::object())},
@@ -51,7 +52,8 @@ nlohmann::json TrialJson(const TrialRecord& t) {
 
 nlohmann::json AllocationJson(const AllocationRecord& a) {
   return {{"id", a.id},
-          {"trial_id", a.trial_id},
+          {"task_id", a.task_id},
+          {"trial_id", OrNull(a.trial_id)},
           {"state", ToString(a.state)},
           {"slots", a.slots},
           {"placements", ParsedOr(a.agent_ids_json, nlohmann::json::array())},

@@ -77,8 +77,8 @@ void RegisterSearcherRoutes(Router& router, ApiContext& ctx) {
                  auto alloc = l.allocations().Live(req.params[0]);
                  if (!alloc.ok()) return ApiResponse::Error(alloc.status());
                  (*alloc)->invalid_hparams = *message;
-                 spdlog::warn("[searcher] trial {} reports invalid hyperparameters: {}",
-                              (*alloc)->record.trial_id, *message);
+                 spdlog::warn("[searcher] trial {} reports invalid hyperparameters: {}", (*alloc)->trial_id(),
+                              *message);
                  return ApiResponse::Json({{"recorded", true}});
                });
              });

@@ -48,6 +48,7 @@ Status Allocations::Queue(const TrialRecord& trial, const std::string& pool, int
   if (!previous.ok()) return previous.status();
   LiveAllocation alloc;
   alloc.record.id = std::to_string(trial.id) + "." + std::to_string(previous->size());
+  alloc.record.task_id = trial.task_id;
   alloc.record.trial_id = trial.id;
   alloc.record.state = AllocationState::kPending;
   alloc.record.slots = slots;
@@ -77,7 +78,7 @@ Result<std::string> Allocations::Assign(LiveAllocation& alloc, std::vector<Place
   alloc.started_seq = next_started_seq_++;
   alloc.master_port = ports_.Acquire(alloc.record.id);
   rendezvous_.Open(alloc.record.id);
-  tokens_.Add(alloc.record.id, alloc.record.token_hash, {alloc.record.trial_id, alloc.experiment_id});
+  tokens_.Add(alloc.record.id, alloc.record.token_hash, {alloc.trial_id(), alloc.experiment_id});
   return token;
 }
 
@@ -112,8 +113,8 @@ void Allocations::End(const std::string& allocation_id, EndCause cause, const st
     alloc.record.exit_code = 0;
   alloc.record.ended_at = NowRfc3339();
   Write(alloc.record);
-  spdlog::info("[allocations] allocation {} of trial {} terminated: {} ({})", allocation_id,
-               alloc.record.trial_id, ToString(*alloc.record.end_cause), alloc.record.exit_reason);
+  spdlog::info("[allocations] allocation {} of trial {} terminated: {} ({})", allocation_id, alloc.trial_id(),
+               ToString(*alloc.record.end_cause), alloc.record.exit_reason);
   rm_.Release(allocation_id);
   ports_.Release(allocation_id);
   tokens_.Remove(allocation_id);
@@ -137,7 +138,16 @@ Status Allocations::Recover(const std::function<std::string(int64_t)>& pool_of, 
   auto live = store_.ListLiveAllocations();
   if (!live.ok()) return live.status();
   for (auto& rec : *live) {
-    auto trial = store_.GetTrial(rec.trial_id);
+    if (!rec.trial_id) {
+      // Only trials are run by this lifecycle; a task of another kind has no
+      // one to resume it.
+      rec.state = AllocationState::kTerminated;
+      rec.end_cause = EndCause::kFailed;
+      rec.exit_reason = "the master restarted and resumes only trials";
+      Write(rec);
+      continue;
+    }
+    auto trial = store_.GetTrial(*rec.trial_id);
     if (!trial.ok()) return trial.status();
     LiveAllocation alloc;
     alloc.record = rec;
@@ -152,7 +162,7 @@ Status Allocations::Recover(const std::function<std::string(int64_t)>& pool_of, 
       rm_.Adopt(rec.id, alloc.placements, alloc.pool, deadline);
       alloc.master_port = ports_.Acquire(rec.id);
       rendezvous_.Open(rec.id);  // empty: ranks waiting on keys set before the restart time out
-      tokens_.Add(rec.id, rec.token_hash, {rec.trial_id, alloc.experiment_id});
+      tokens_.Add(rec.id, rec.token_hash, {*rec.trial_id, alloc.experiment_id});
     }
     spdlog::info("[allocations] recovered allocation {} in state {}", rec.id, ToString(rec.state));
     live_.emplace(rec.id, std::move(alloc));
@@ -172,7 +182,7 @@ Result<LiveAllocation*> Allocations::Live(const std::string& allocation_id) {
 
 bool Allocations::TrialHasLive(int64_t trial_id) const {
   for (const auto& [id, alloc] : live_)
-    if (alloc.record.trial_id == trial_id) return true;
+    if (alloc.trial_id() == trial_id) return true;
   return false;
 }
 

@@ -26,7 +26,10 @@
 namespace ring {
 
 struct LiveAllocation {
-  AllocationRecord record;
+  AllocationRecord record;  // record.task_id: the task it is an attempt of
+  // The trial it is an attempt of; every task the lifecycle runs today is a
+  // trial (record.trial_id is set), so reading it for another kind is a bug.
+  int64_t trial_id() const { return record.trial_id.value(); }
   int64_t experiment_id = 0;
   std::string pool;
   std::vector<Placement> placements;  // in rank order; empty while PENDING

@@ -72,7 +72,7 @@ Status Experiments::Transition(ExperimentRecord& exp, RunState to) {
 std::set<int64_t> Experiments::LiveTrials(int64_t experiment_id) const {
   std::set<int64_t> running;
   for (const auto& [id, alloc] : allocations_.live())
-    if (alloc.experiment_id == experiment_id) running.insert(alloc.record.trial_id);
+    if (alloc.experiment_id == experiment_id) running.insert(alloc.trial_id());
   return running;
 }
 

@@ -142,14 +142,14 @@ void SchedulingDriver::Launch(LiveAllocation& alloc, const Assignment& assignmen
 }
 
 Result<LaunchSpec> SchedulingDriver::SpecFor(const LiveAllocation& alloc) {
-  auto trial = trials_.Get(alloc.record.trial_id);
+  auto trial = trials_.Get(alloc.trial_id());
   if (!trial.ok()) return trial.status();
   const ExperimentConfig* config = settings_.Config(alloc.experiment_id);
   if (!config)
     return Internal("the config of experiment " + std::to_string(alloc.experiment_id) + " cannot be read");
   LaunchSpec spec;
   spec.allocation_id = alloc.record.id;
-  spec.trial_id = alloc.record.trial_id;
+  spec.trial_id = alloc.trial_id();
   spec.experiment_id = alloc.experiment_id;
   spec.world_size = alloc.world_size;
   spec.entrypoint = config->entrypoint;
@@ -202,7 +202,7 @@ std::vector<JobRow> SchedulingDriver::Jobs() {
     const EffectiveResources r = settings_.Resources(alloc.experiment_id);
     auto exp = store_.GetExperiment(alloc.experiment_id);
     JobRow row{key.id,
-               alloc.record.trial_id,
+               alloc.trial_id(),
                alloc.experiment_id,
                exp.ok() ? exp->owner : "",
                alloc.record.state,

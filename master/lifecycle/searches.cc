@@ -215,7 +215,7 @@ Result<OperationAnswer> Searches::Operation(LiveAllocation& alloc, std::optional
   ExperimentSearch* search = Find(alloc.experiment_id);
   std::optional<search::RequestId> request;
   if (search)
-    if (auto it = search->request_of.find(alloc.record.trial_id); it != search->request_of.end())
+    if (auto it = search->request_of.find(alloc.trial_id()); it != search->request_of.end())
       request = it->second;
   if (!request) {
     // A trial from before searchers were recorded: one operation to max_length.
@@ -234,11 +234,11 @@ Result<OperationAnswer> Searches::Operation(LiveAllocation& alloc, std::optional
 bool Searches::Complete(const LiveAllocation& alloc, const OperationCompletion& done) {
   ExperimentSearch* search = Find(alloc.experiment_id);
   if (!search) return false;
-  auto request = search->request_of.find(alloc.record.trial_id);
+  auto request = search->request_of.find(alloc.trial_id());
   if (request == search->request_of.end() || search->searcher.Operation(request->second) != done.length)
     return false;
   const ExperimentConfig* config = settings_.Config(alloc.experiment_id);
-  spdlog::info("[searcher] trial {} completed its operation to {} batches: {} {}", alloc.record.trial_id,
+  spdlog::info("[searcher] trial {} completed its operation to {} batches: {} {}", alloc.trial_id(),
                done.length, config ? config->searcher.metric : "metric", done.metric);
   const auto id = request->second;
   Run(alloc.experiment_id,

@@ -19,7 +19,7 @@ TrialOutcomes::TrialOutcomes(Store& store, ExperimentSettings& settings, Trials&
       on_restart_(std::move(on_restart)) {}
 
 void TrialOutcomes::OnAllocationEnded(const LiveAllocation& alloc) {
-  auto trial = trials_.Get(alloc.record.trial_id);
+  auto trial = trials_.Get(alloc.trial_id());
   auto exp = store_.GetExperiment(alloc.experiment_id);
   const ExperimentConfig* config = settings_.Config(alloc.experiment_id);
   if (!trial.ok() || !exp.ok() || !config || IsTerminal(trial->state)) return;

@@ -96,6 +96,36 @@ Status MemoryStore::UpdateExperiment(const ExperimentRecord& e) {
   return Status::Ok();
 }
 
+Result<int64_t> MemoryStore::CreateTask(const TaskRecord& t) {
+  if (t.kind == TaskKind::kTrial)
+    return InvalidArgument("create task: a trial's task is made with the trial");
+  std::lock_guard lock(mu_);
+  TaskRecord r = t;
+  r.id = next_task_id_++;
+  r.created_at = NowRfc3339();
+  r.ended_at.clear();
+  tasks_.emplace(r.id, r);
+  return r.id;
+}
+
+Result<TaskRecord> MemoryStore::GetTask(int64_t id) {
+  std::lock_guard lock(mu_);
+  auto it = tasks_.find(id);
+  if (it == tasks_.end()) return NotFound("task " + std::to_string(id) + " not found");
+  TaskRecord r = it->second;
+  if (const auto trial = trial_of_task_.find(id); trial != trial_of_task_.end() && r.ended_at.empty())
+    r.ended_at = trials_.at(trial->second).ended_at;
+  return r;
+}
+
+Status MemoryStore::EndTask(int64_t id) {
+  std::lock_guard lock(mu_);
+  auto it = tasks_.find(id);
+  if (it == tasks_.end()) return NotFound("task " + std::to_string(id) + " not found");
+  if (it->second.ended_at.empty()) it->second.ended_at = NowRfc3339();
+  return Status::Ok();
+}
+
 Result<int64_t> MemoryStore::CreateTrial(const TrialRecord& t) {
   const WriteNotice changes(experiments_generation_);
   std::lock_guard lock(mu_);
@@ -110,8 +140,12 @@ Result<int64_t> MemoryStore::CreateTrial(const TrialRecord& t) {
                         " already has a trial for searcher request " + std::to_string(*t.request_id));
   TrialRecord r = t;
   r.id = next_trial_id_++;
+  r.task_id = next_task_id_++;
   r.best_validation = StoredReal(r.best_validation);
   r.created_at = NowRfc3339();
+  tasks_.emplace(r.task_id, TaskRecord{r.task_id, TaskKind::kTrial,
+                                       experiments_.at(t.experiment_id).record.owner, r.created_at, ""});
+  trial_of_task_.emplace(r.task_id, r.id);
   r.ended_at = EndedAt(IsTerminal(r.state), t.ended_at, "", r.created_at);
   trials_.emplace(r.id, r);
   return r.id;
@@ -154,9 +188,14 @@ Status MemoryStore::CreateAllocation(const AllocationRecord& a) {
   if (!IsKnown(a.state)) return InvalidArgument("create allocation " + a.id + ": unknown state");
   if (a.slots < 0) return InvalidArgument("create allocation " + a.id + ": slots must not be negative");
   if (allocation_index_.contains(a.id)) return Conflict("create allocation " + a.id + ": id already exists");
-  if (!trials_.contains(a.trial_id)) {
-    return InvalidArgument("create allocation " + a.id + ": trial " + std::to_string(a.trial_id) +
+  if (!tasks_.contains(a.task_id)) {
+    return InvalidArgument("create allocation " + a.id + ": task " + std::to_string(a.task_id) +
                            " does not exist");
+  }
+  const auto trial = trial_of_task_.find(a.task_id);
+  if (a.trial_id != (trial == trial_of_task_.end() ? std::nullopt : std::optional<int64_t>(trial->second))) {
+    return InvalidArgument("create allocation " + a.id + ": trial_id is not the trial of task " +
+                           std::to_string(a.task_id));
   }
   AllocationRecord r = a;
   r.created_at = NowRfc3339();
@@ -178,6 +217,14 @@ Result<std::vector<AllocationRecord>> MemoryStore::ListAllocations(int64_t trial
   std::vector<AllocationRecord> out;
   for (const AllocationRecord& a : allocations_)
     if (a.trial_id == trial_id) out.push_back(a);
+  return out;
+}
+
+Result<std::vector<AllocationRecord>> MemoryStore::ListTaskAllocations(int64_t task_id) {
+  std::lock_guard lock(mu_);
+  std::vector<AllocationRecord> out;
+  for (const AllocationRecord& a : allocations_)
+    if (a.task_id == task_id) out.push_back(a);
   return out;
 }
 

@@ -27,6 +27,10 @@ class MemoryStore final : public Store {
   Result<std::string> GetModelDefinition(int64_t experiment_id) override;
   Status UpdateExperiment(const ExperimentRecord& e) override;
 
+  Result<int64_t> CreateTask(const TaskRecord& t) override;
+  Result<TaskRecord> GetTask(int64_t id) override;
+  Status EndTask(int64_t id) override;
+
   Result<int64_t> CreateTrial(const TrialRecord& t) override;
   Result<TrialRecord> GetTrial(int64_t id) override;
   Result<std::vector<TrialRecord>> ListTrials(int64_t experiment_id) override;
@@ -35,6 +39,7 @@ class MemoryStore final : public Store {
   Status CreateAllocation(const AllocationRecord& a) override;
   Result<AllocationRecord> GetAllocation(const std::string& id) override;
   Result<std::vector<AllocationRecord>> ListAllocations(int64_t trial_id) override;
+  Result<std::vector<AllocationRecord>> ListTaskAllocations(int64_t task_id) override;
   Result<std::vector<AllocationRecord>> ListLiveAllocations() override;
   Status UpdateAllocation(const AllocationRecord& a) override;
 
@@ -87,6 +92,9 @@ class MemoryStore final : public Store {
   std::mutex mu_;
   int64_t next_experiment_id_ = 1;
   int64_t next_trial_id_ = 1;
+  int64_t next_task_id_ = 1;
+  std::map<int64_t, TaskRecord> tasks_;
+  std::map<int64_t, int64_t> trial_of_task_;  // task id -> trial id, for trials' tasks
   int64_t next_log_id_ = 1;
   std::map<int64_t, StoredExperiment> experiments_;
   std::map<int64_t, TrialRecord> trials_;

@@ -36,6 +36,10 @@ class SqliteStore final : public Store {
   Result<std::string> GetModelDefinition(int64_t experiment_id) override;
   Status UpdateExperiment(const ExperimentRecord& e) override;
 
+  Result<int64_t> CreateTask(const TaskRecord& t) override;
+  Result<TaskRecord> GetTask(int64_t id) override;
+  Status EndTask(int64_t id) override;
+
   Result<int64_t> CreateTrial(const TrialRecord& t) override;
   Result<TrialRecord> GetTrial(int64_t id) override;
   Result<std::vector<TrialRecord>> ListTrials(int64_t experiment_id) override;
@@ -44,6 +48,7 @@ class SqliteStore final : public Store {
   Status CreateAllocation(const AllocationRecord& a) override;
   Result<AllocationRecord> GetAllocation(const std::string& id) override;
   Result<std::vector<AllocationRecord>> ListAllocations(int64_t trial_id) override;
+  Result<std::vector<AllocationRecord>> ListTaskAllocations(int64_t task_id) override;
   Result<std::vector<AllocationRecord>> ListLiveAllocations() override;
   Status UpdateAllocation(const AllocationRecord& a) override;
 
@@ -88,7 +93,10 @@ class SqliteStore final : public Store {
 
  private:
   SqliteStore(std::unique_ptr<SqliteDb> db, int schema_version);
-  Result<int64_t> InsertTrialLocked(const TrialRecord& t);  // mu_ held
+  // mu_ held: a trial and its task; kInvalidArgument unless an allocation's
+  // task exists and its trial_id is the task's trial.
+  Result<int64_t> InsertTrialLocked(const TrialRecord& t);
+  Status CheckAllocationTaskLocked(const AllocationRecord& a);
 
   // Group commit of AddMetrics (sqlite_store_events.cc).
   struct MetricWrite;

@@ -10,7 +10,7 @@ namespace {
 
 constexpr const char* kTrialColumns =
     "id, experiment_id, state, hparams, seed, restarts, total_batches, best_validation, latest_checkpoint, "
-    "created_at, ended_at, request_id";
+    "created_at, ended_at, request_id, task_id";
 
 Result<TrialRecord> ReadTrial(const Stmt& s) {
   TrialRecord t;
@@ -29,16 +29,19 @@ Result<TrialRecord> ReadTrial(const Stmt& s) {
   t.created_at = s.Text(9);
   t.ended_at = s.Text(10);
   t.request_id = s.OptInt(11);
+  t.task_id = s.Int(12);
   return t;
 }
 
 constexpr const char* kAllocationColumns =
-    "id, trial_id, state, token_hash, slots, agent_ids, exit_reason, exit_code, created_at, ended_at, end_cause";
+    "id, trial_id, state, token_hash, slots, agent_ids, exit_reason, exit_code, created_at, ended_at, "
+    "end_cause, "
+    "task_id";
 
 Result<AllocationRecord> ReadAllocation(const Stmt& s) {
   AllocationRecord a;
   a.id = s.Text(0);
-  a.trial_id = s.Int(1);
+  a.trial_id = s.OptInt(1);
   std::string state = s.Text(2);
   std::optional<AllocationState> parsed = ParseAllocationState(state);
   if (!parsed) return Internal("allocation " + a.id + " has unknown state '" + state + "'");
@@ -55,6 +58,7 @@ Result<AllocationRecord> ReadAllocation(const Stmt& s) {
     a.end_cause = ParseEndCause(cause);
     if (!a.end_cause) return Internal("allocation " + a.id + " has unknown end cause '" + cause + "'");
   }
+  a.task_id = s.Int(11);
   return a;
 }
 
@@ -77,20 +81,38 @@ Result<std::vector<T>> ReadAll(Stmt& select, Read read) {
 Result<int64_t> SqliteStore::CreateTrial(const TrialRecord& t) {
   const WriteNotice changes(experiments_generation_);
   std::lock_guard lock(mu_);
-  return InsertTrialLocked(t);
+  SqliteTransaction tx(*db_);  // the trial and its task, or neither
+  if (!tx.status().ok()) return tx.status();
+  Result<int64_t> id = InsertTrialLocked(t);
+  if (!id.ok()) return id.status();
+  if (Status s = tx.Commit(); !s.ok()) return s;
+  return id;
 }
 
 Result<int64_t> SqliteStore::InsertTrialLocked(const TrialRecord& t) {
+  const std::string now = NowRfc3339();
+  // The trial's task, owned by the experiment's owner (no row: no experiment).
+  Result<Stmt> task = db_->Prepare(
+      "INSERT INTO tasks (kind, owner, created_at) SELECT 'TRIAL', owner, ?2 FROM experiments WHERE id = ?1");
+  if (!task.ok()) return task.status();
+  task->Bind(1, t.experiment_id).Bind(2, now);
+  if (Status s = task->Run(); !s.ok()) {
+    return WithContext(s, "create the task of a trial of experiment " + std::to_string(t.experiment_id));
+  }
+  if (db_->Changes() == 0) {
+    return InvalidArgument("create trial: experiment " + std::to_string(t.experiment_id) + " does not exist");
+  }
+  const int64_t task_id = db_->LastInsertRowid();
   Result<Stmt> insert = db_->Prepare(
       "INSERT INTO trials (experiment_id, state, hparams, seed, restarts, total_batches, best_validation, "
-      "latest_checkpoint, created_at, ended_at, request_id) "
-      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
+      "latest_checkpoint, created_at, ended_at, request_id, task_id) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
   if (!insert.ok()) return insert.status();
-  const std::string now = NowRfc3339();
   insert->Bind(1, t.experiment_id).Bind(2, ToString(t.state)).Bind(3, t.hparams_json).Bind(4, t.seed);
   insert->Bind(5, t.restarts).Bind(6, t.total_batches).Bind(7, t.best_validation);
   insert->BindTextOrNull(8, t.latest_checkpoint).Bind(9, now);
   insert->BindTextOrNull(10, EndedAt(IsTerminal(t.state), t.ended_at, "", now)).Bind(11, t.request_id);
+  insert->Bind(12, task_id);
   if (Status s = insert->Run(); !s.ok()) {
     return WithContext(s, "create trial of experiment " + std::to_string(t.experiment_id));
   }
@@ -138,9 +160,10 @@ Status SqliteStore::UpdateTrial(const TrialRecord& t) {
 
 Status SqliteStore::CreateAllocation(const AllocationRecord& a) {
   std::lock_guard lock(mu_);
+  if (Status s = CheckAllocationTaskLocked(a); !s.ok()) return s;
   Result<Stmt> insert = db_->Prepare(
       "INSERT INTO allocations (id, trial_id, state, token_hash, slots, agent_ids, exit_reason, exit_code, "
-      "created_at, ended_at, end_cause) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
+      "created_at, ended_at, end_cause, task_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
   if (!insert.ok()) return insert.status();
   const std::string now = NowRfc3339();
   insert->Bind(1, a.id).Bind(2, a.trial_id).Bind(3, ToString(a.state)).Bind(4, a.token_hash);
@@ -151,7 +174,7 @@ Status SqliteStore::CreateAllocation(const AllocationRecord& a) {
     insert->BindNull(8);
   }
   insert->Bind(9, now).BindTextOrNull(10, EndedAt(IsTerminal(a.state), a.ended_at, "", now));
-  insert->BindTextOrNull(11, a.end_cause ? ToString(*a.end_cause) : std::string_view());
+  insert->BindTextOrNull(11, a.end_cause ? ToString(*a.end_cause) : std::string_view()).Bind(12, a.task_id);
   return WithContext(insert->Run(), "create allocation " + a.id);
 }
 
@@ -175,6 +198,16 @@ Result<std::vector<AllocationRecord>> SqliteStore::ListAllocations(int64_t trial
   Result<Stmt> select = db_->Prepare(sql.c_str());
   if (!select.ok()) return select.status();
   select->Bind(1, trial_id);
+  return ReadAll<AllocationRecord>(*select, ReadAllocation);
+}
+
+Result<std::vector<AllocationRecord>> SqliteStore::ListTaskAllocations(int64_t task_id) {
+  std::lock_guard lock(mu_);
+  static const std::string sql =
+      std::string("SELECT ") + kAllocationColumns + " FROM allocations WHERE task_id = ?1 ORDER BY rowid";
+  Result<Stmt> select = db_->Prepare(sql.c_str());
+  if (!select.ok()) return select.status();
+  select->Bind(1, task_id);
   return ReadAll<AllocationRecord>(*select, ReadAllocation);
 }
 

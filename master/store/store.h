@@ -13,6 +13,7 @@
 #include "common/end_cause.h"
 #include "common/states.h"
 #include "common/status.h"
+#include "common/task_kind.h"
 
 namespace ring {
 
@@ -30,8 +31,20 @@ struct ExperimentRecord {
   std::string ended_at;    // empty while running
 };
 
+// What holds slots: a trial, or (later) a command, shell or notebook. A
+// trial's task is made with the trial, in the same transaction, and owned by
+// the experiment's owner; its end is the trial's.
+struct TaskRecord {
+  int64_t id = 0;
+  TaskKind kind = TaskKind::kTrial;
+  std::string owner;
+  std::string created_at;  // set by the store
+  std::string ended_at;    // empty while it runs
+};
+
 struct TrialRecord {
   int64_t id = 0;
+  int64_t task_id = 0;  // set by the store
   int64_t experiment_id = 0;
   RunState state = RunState::kActive;
   std::string hparams_json = "{}";
@@ -45,9 +58,11 @@ struct TrialRecord {
   std::string ended_at;
 };
 
+// One attempt of a task on resources.
 struct AllocationRecord {
   std::string id;  // "<trial>.<attempt>", e.g. "7.0"
-  int64_t trial_id = 0;
+  int64_t task_id = 0;
+  std::optional<int64_t> trial_id;  // when the task is a trial
   AllocationState state = AllocationState::kPending;
   std::string token_hash;  // SHA-256 hex of the allocation token
   int64_t slots = 1;
@@ -161,7 +176,14 @@ class Store {
   // Writes every mutable field of `e` (state, archived, progress, best_*, ended_at).
   virtual Status UpdateExperiment(const ExperimentRecord& e) = 0;
 
-  // Trials.
+  // Tasks. CreateTask is for the kinds other than trials (kInvalidArgument
+  // for kTrial); CreateTrial makes a trial's task. EndTask sets ended_at of
+  // such a task once (a trial's task ends with its trial).
+  virtual Result<int64_t> CreateTask(const TaskRecord& t) = 0;
+  virtual Result<TaskRecord> GetTask(int64_t id) = 0;  // kNotFound
+  virtual Status EndTask(int64_t id) = 0;              // kNotFound
+
+  // Trials. CreateTrial also creates the trial's task.
   virtual Result<int64_t> CreateTrial(const TrialRecord& t) = 0;
   virtual Result<TrialRecord> GetTrial(int64_t id) = 0;
   virtual Result<std::vector<TrialRecord>> ListTrials(int64_t experiment_id) = 0;
@@ -170,9 +192,12 @@ class Store {
   virtual Status UpdateTrial(const TrialRecord& t) = 0;
 
   // Allocations.
-  virtual Status CreateAllocation(const AllocationRecord& a) = 0;  // kConflict if the id exists
+  // kConflict if the id exists; kInvalidArgument when the task does not, or
+  // when trial_id is not the task's trial.
+  virtual Status CreateAllocation(const AllocationRecord& a) = 0;
   virtual Result<AllocationRecord> GetAllocation(const std::string& id) = 0;
   virtual Result<std::vector<AllocationRecord>> ListAllocations(int64_t trial_id) = 0;
+  virtual Result<std::vector<AllocationRecord>> ListTaskAllocations(int64_t task_id) = 0;
   // Allocations not yet TERMINATED, for recovery.
   virtual Result<std::vector<AllocationRecord>> ListLiveAllocations() = 0;
   virtual Status UpdateAllocation(const AllocationRecord& a) = 0;

@@ -345,6 +345,7 @@ class UnreadableConfigTest : public testing::LifecycleFixture {
     trial_id_ = *store_.CreateTrial(trial);
     AllocationRecord alloc;
     alloc.id = std::to_string(trial_id_) + ".0";
+    alloc.task_id = store_.GetTrial(trial_id_)->task_id;
     alloc.trial_id = trial_id_;
     ASSERT_TRUE(store_.CreateAllocation(alloc).ok());
     ASSERT_TRUE(controller_.Recover(now_).ok());
@@ -374,6 +375,7 @@ TEST_F(UnreadableConfigTest, ARunningTrialOfItCompletesNoOperationAndTheMasterCa
   const int64_t running = *store_.CreateTrial(trial);
   AllocationRecord alloc;
   alloc.id = std::to_string(running) + ".0";
+  alloc.task_id = store_.GetTrial(running)->task_id;
   alloc.trial_id = running;
   alloc.state = AllocationState::kRunning;
   alloc.token_hash = HashToken("secret");

@@ -330,9 +330,13 @@ TYPED_TEST(StoreConformanceTest, TrialOfUnknownExperimentIsRejected) {
   EXPECT_EQ(this->store_->CreateTrial(t).status().code(), ErrorCode::kInvalidArgument);
 }
 
-AllocationRecord Allocation(const std::string& id, int64_t trial) {
+// An allocation of the trial's task (a trial that does not exist: of a task
+// that does not either).
+AllocationRecord Allocation(Store& store, const std::string& id, int64_t trial) {
   AllocationRecord a;
   a.id = id;
+  auto t = store.GetTrial(trial);
+  a.task_id = t.ok() ? t->task_id : trial + 1000;
   a.trial_id = trial;
   a.token_hash = "hash-" + id;
   a.slots = 2;
@@ -346,9 +350,9 @@ TYPED_TEST(StoreConformanceTest, CreatesAndListsAllocations) {
   int64_t t2 = this->NewTrial(exp);
   // Creation order, not id text order ("1.10" sorts before "1.2").
   for (const char* id : {"x.0", "x.2", "x.10"}) {
-    ASSERT_TRUE(this->store_->CreateAllocation(Allocation(id, t1)).ok()) << id;
+    ASSERT_TRUE(this->store_->CreateAllocation(Allocation(*this->store_, id, t1)).ok()) << id;
   }
-  ASSERT_TRUE(this->store_->CreateAllocation(Allocation("y.0", t2)).ok());
+  ASSERT_TRUE(this->store_->CreateAllocation(Allocation(*this->store_, "y.0", t2)).ok());
 
   auto got = this->store_->GetAllocation("x.2");
   ASSERT_TRUE(got.ok());
@@ -371,14 +375,92 @@ TYPED_TEST(StoreConformanceTest, CreatesAndListsAllocations) {
 
 TYPED_TEST(StoreConformanceTest, DuplicateAllocationIsConflict) {
   int64_t trial = this->NewTrial(this->NewExperiment());
-  ASSERT_TRUE(this->store_->CreateAllocation(Allocation("1.0", trial)).ok());
-  AllocationRecord again = Allocation("1.0", trial);
+  ASSERT_TRUE(this->store_->CreateAllocation(Allocation(*this->store_, "1.0", trial)).ok());
+  AllocationRecord again = Allocation(*this->store_, "1.0", trial);
   again.token_hash = "other";
   EXPECT_EQ(this->store_->CreateAllocation(again).code(), ErrorCode::kConflict);
   EXPECT_EQ(this->store_->GetAllocation("1.0")->token_hash, "hash-1.0");
-  EXPECT_EQ(this->store_->CreateAllocation(Allocation("", trial)).code(), ErrorCode::kInvalidArgument);
-  EXPECT_EQ(this->store_->CreateAllocation(Allocation("9.0", trial + 100)).code(),
+  EXPECT_EQ(this->store_->CreateAllocation(Allocation(*this->store_, "", trial)).code(),
             ErrorCode::kInvalidArgument);
+  EXPECT_EQ(this->store_->CreateAllocation(Allocation(*this->store_, "9.0", trial + 100)).code(),
+            ErrorCode::kInvalidArgument);
+}
+
+TYPED_TEST(StoreConformanceTest, EveryTrialIsATaskOwnedByItsExperimentsOwner) {
+  const int64_t exp = this->NewExperiment();
+  const int64_t t1 = this->NewTrial(exp);
+  const int64_t t2 = this->NewTrial(exp);
+  auto trial = this->store_->GetTrial(t1);
+  ASSERT_TRUE(trial.ok());
+  ASSERT_GT(trial->task_id, 0);
+  EXPECT_NE(trial->task_id, this->store_->GetTrial(t2)->task_id);
+  auto task = this->store_->GetTask(trial->task_id);
+  ASSERT_TRUE(task.ok()) << task.status().ToString();
+  EXPECT_EQ(task->kind, TaskKind::kTrial);
+  EXPECT_EQ(task->owner, "alice");
+  EXPECT_TRUE(LooksLikeRfc3339(task->created_at));
+  EXPECT_EQ(task->ended_at, "");
+
+  // A trial's task ends with the trial.
+  TrialRecord done = *trial;
+  done.state = RunState::kCompleted;
+  ASSERT_TRUE(this->store_->UpdateTrial(done).ok());
+  EXPECT_EQ(this->store_->GetTask(trial->task_id)->ended_at, this->store_->GetTrial(t1)->ended_at);
+  EXPECT_TRUE(LooksLikeRfc3339(this->store_->GetTask(trial->task_id)->ended_at));
+  // Its task is not another kind's to make.
+  TaskRecord fake;
+  fake.kind = TaskKind::kTrial;
+  EXPECT_EQ(this->store_->CreateTask(fake).status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(this->store_->GetTask(9999).status().code(), ErrorCode::kNotFound);
+}
+
+// A task that is not a trial needs no experiment and no trial row: its
+// allocations name the task alone.
+TYPED_TEST(StoreConformanceTest, ATaskOfAnotherKindHasAllocationsWithoutATrial) {
+  const int64_t trial = this->NewTrial(this->NewExperiment());
+  TaskRecord command;
+  command.kind = TaskKind::kCommand;
+  command.owner = "bob";
+  auto id = this->store_->CreateTask(command);
+  ASSERT_TRUE(id.ok()) << id.status().ToString();
+  EXPECT_NE(*id, this->store_->GetTrial(trial)->task_id);
+  auto got = this->store_->GetTask(*id);
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(got->kind, TaskKind::kCommand);
+  EXPECT_EQ(got->owner, "bob");
+  EXPECT_EQ(got->ended_at, "");
+
+  AllocationRecord a;
+  a.id = "cmd.0";
+  a.task_id = *id;
+  a.slots = 0;
+  ASSERT_TRUE(this->store_->CreateAllocation(a).ok());
+  auto stored = this->store_->GetAllocation("cmd.0");
+  ASSERT_TRUE(stored.ok());
+  EXPECT_EQ(stored->task_id, *id);
+  EXPECT_FALSE(stored->trial_id.has_value());
+  auto listed = this->store_->ListTaskAllocations(*id);
+  ASSERT_TRUE(listed.ok());
+  ASSERT_EQ(listed->size(), 1u);
+  EXPECT_EQ(listed->front().id, "cmd.0");
+  EXPECT_EQ(this->store_->ListTaskAllocations(this->store_->GetTrial(trial)->task_id)->size(), 0u);
+
+  // The trial named must be the task's own: none for a command, its own for a trial's task.
+  AllocationRecord wrong = a;
+  wrong.id = "cmd.1";
+  wrong.trial_id = trial;
+  EXPECT_EQ(this->store_->CreateAllocation(wrong).code(), ErrorCode::kInvalidArgument);
+  AllocationRecord untied = Allocation(*this->store_, "t.0", trial);
+  untied.trial_id.reset();
+  EXPECT_EQ(this->store_->CreateAllocation(untied).code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(this->store_->GetAllocation("cmd.1").status().code(), ErrorCode::kNotFound);
+
+  ASSERT_TRUE(this->store_->EndTask(*id).ok());
+  const std::string ended = this->store_->GetTask(*id)->ended_at;
+  EXPECT_TRUE(LooksLikeRfc3339(ended));
+  ASSERT_TRUE(this->store_->EndTask(*id).ok());  // once: a second end keeps the first time
+  EXPECT_EQ(this->store_->GetTask(*id)->ended_at, ended);
+  EXPECT_EQ(this->store_->EndTask(9999).code(), ErrorCode::kNotFound);
 }
 
 TYPED_TEST(StoreConformanceTest, UpdatesAllocationsAndListsLiveOnes) {
@@ -387,7 +469,7 @@ TYPED_TEST(StoreConformanceTest, UpdatesAllocationsAndListsLiveOnes) {
   int64_t t2 = this->NewTrial(exp);
   for (const auto& [id, trial] :
        std::vector<std::pair<std::string, int64_t>>{{"a.0", t1}, {"b.0", t2}, {"a.1", t1}}) {
-    ASSERT_TRUE(this->store_->CreateAllocation(Allocation(id, trial)).ok());
+    ASSERT_TRUE(this->store_->CreateAllocation(Allocation(*this->store_, id, trial)).ok());
   }
   AllocationRecord a = *this->store_->GetAllocation("a.0");
   a.state = AllocationState::kTerminated;

@@ -75,7 +75,7 @@ TEST(StoreMigratorTest, NewDatabaseGetsEverySchemaTableAndVersion) {
   const int latest = BuiltinMigrations().back().version;
   EXPECT_EQ((*store)->schema_version(), latest);
   RawDb raw(dir.File("ring.db"));
-  for (const char* table : {"experiments", "trials", "allocations", "metrics", "logs", "agents",
+  for (const char* table : {"experiments", "tasks", "trials", "allocations", "metrics", "logs", "agents",
                             "checkpoints", "schema_migrations"}) {
     EXPECT_TRUE(raw.HasTable(table)) << table;
   }
@@ -121,6 +121,62 @@ TEST(StoreMigratorTest, AppliesOnlyTheMissingMigrations) {
   EXPECT_EQ(raw.Query("SELECT GROUP_CONCAT(x) FROM (SELECT x FROM a ORDER BY x)"), "1,2");
   EXPECT_EQ(raw.Query("SELECT GROUP_CONCAT(name) FROM (SELECT name FROM schema_migrations ORDER BY version)"),
             "create_a,create_b");
+}
+
+// Version 7 makes every trial a task and every allocation an attempt of
+// one, keeping every row of a database written before it.
+TEST(StoreMigratorTest, TasksMigrationKeepsEveryTrialAndAllocation) {
+  TempDir dir;
+  const std::string path = dir.File("v6.db");
+  std::vector<Migration> before = BuiltinMigrations();
+  ASSERT_EQ(before.at(6).version, 7);
+  before.resize(6);
+  ASSERT_TRUE(SqliteStore::Open(path, before).ok());
+  {
+    RawDb raw(path);
+    ASSERT_EQ(
+        raw.Exec("INSERT INTO experiments (id, owner, config_yaml, state, created_at, model_definition) "
+                 "VALUES (1, 'ann', 'name: x', 'ACTIVE', '2026-01-01T00:00:00.000Z', x'00');"
+                 "INSERT INTO trials (id, experiment_id, state, created_at, ended_at) VALUES "
+                 "(4, 1, 'COMPLETED', '2026-01-01T00:00:01.000Z', '2026-01-01T00:01:00.000Z'), "
+                 "(9, 1, 'ACTIVE', '2026-01-01T00:00:02.000Z', NULL);"
+                 "INSERT INTO allocations (id, trial_id, state, created_at, end_cause, exit_reason) VALUES "
+                 "('9.1', 9, 'RUNNING', '2026-01-01T00:00:05.000Z', NULL, NULL), "
+                 "('4.0', 4, 'TERMINATED', '2026-01-01T00:00:03.000Z', 'COMPLETED', 'exited with code 0'), "
+                 "('9.0', 9, 'TERMINATED', '2026-01-01T00:00:04.000Z', 'AGENT_LOST', 'agent lost');"),
+        SQLITE_OK);
+  }
+  auto store = SqliteStore::Open(path);
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  EXPECT_EQ((*store)->schema_version(), 7);
+  for (int64_t trial : {4, 9}) {
+    auto t = (*store)->GetTrial(trial);
+    ASSERT_TRUE(t.ok());
+    EXPECT_EQ(t->task_id, trial);
+    auto task = (*store)->GetTask(trial);
+    ASSERT_TRUE(task.ok());
+    EXPECT_EQ(task->kind, TaskKind::kTrial);
+    EXPECT_EQ(task->owner, "ann");
+    EXPECT_EQ(task->ended_at, t->ended_at);
+  }
+  auto nine = (*store)->ListAllocations(9);
+  ASSERT_TRUE(nine.ok());
+  ASSERT_EQ(nine->size(), 2u);
+  EXPECT_EQ(nine->at(0).id, "9.1");  // creation (rowid) order is kept
+  EXPECT_EQ(nine->at(0).task_id, 9);
+  EXPECT_EQ(nine->at(1).end_cause, EndCause::kAgentLost);
+  auto four = (*store)->GetAllocation("4.0");
+  ASSERT_TRUE(four.ok());
+  EXPECT_EQ(four->trial_id, 4);
+  EXPECT_EQ(four->exit_reason, "exited with code 0");
+  auto live = (*store)->ListLiveAllocations();
+  ASSERT_EQ(live->size(), 1u);
+  // New trials get tasks numbered after the migrated ones.
+  TrialRecord next;
+  next.experiment_id = 1;
+  auto id = (*store)->CreateTrial(next);
+  ASSERT_TRUE(id.ok());
+  EXPECT_GT((*store)->GetTrial(*id)->task_id, 9);
 }
 
 TEST(StoreMigratorTest, FailingMigrationRollsBackToPreviousVersion) {
@@ -243,6 +299,7 @@ TEST(SqliteStoreDurabilityTest, DataSurvivesReopen) {
     trial = *store.CreateTrial(t);
     AllocationRecord a;
     a.id = std::to_string(trial) + ".0";
+    a.task_id = store.GetTrial(trial)->task_id;
     a.trial_id = trial;
     a.state = AllocationState::kRunning;
     ASSERT_TRUE(store.CreateAllocation(a).ok());

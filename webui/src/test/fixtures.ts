@@ -38,6 +38,7 @@ export function trial(
 ): Trial {
   return {
     id,
+    task_id: id,
     experiment_id: 1,
     state: 'COMPLETED',
     hparams,
