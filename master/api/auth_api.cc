@@ -2,6 +2,8 @@
 // Hashing a password takes about 0.1 s, so the handlers that hash run on
 // ctx.slow_work and the connection's strand waits without blocking.
 #include "common/json_fields.h"
+#include "master/api/commands.h"
+#include "master/api/json_views.h"
 #include "master/api/routes.h"
 #include "master/auth/accounts.h"
 
@@ -41,9 +43,9 @@ ApiResponse CreateUser(ApiContext& ctx, const ApiRequest& req) {
   if (!username.ok()) return ApiResponse::Error(username.status());
   auto password = StringField(*body, "password", true);
   if (!password.ok()) return ApiResponse::Error(password.status());
-  auto role = StringField(*body, "role", false);
+  auto role = DecodeRole(*body);
   if (!role.ok()) return ApiResponse::Error(role.status());
-  auto user = ctx.accounts->CreateUser(*req.principal, *username, *password, role->empty() ? "user" : *role);
+  auto user = ctx.accounts->CreateUser(*req.principal, *username, *password, *role);
   if (!user.ok()) return ApiResponse::Error(user.status());
   return ApiResponse::Json(UserJson(*user), 201);
 }
@@ -53,7 +55,11 @@ ApiResponse ChangeUser(ApiContext& ctx, const ApiRequest& req) {
   if (!id.ok()) return ApiResponse::Error(id.status());
   auto body = ParseJsonBody(req);
   if (!body.ok()) return ApiResponse::Error(body.status());
-  auto user = ctx.accounts->ChangeUser(*req.principal, *id, *body);
+  if (!req.principal->admin() && req.principal->user_id != *id)
+    return ApiResponse::Error({ErrorCode::kPermissionDenied, "only an admin may change another user"});
+  auto patch = DecodeUserPatch(*body);
+  if (!patch.ok()) return ApiResponse::Error(patch.status());
+  auto user = ctx.accounts->ChangeUser(*req.principal, *id, *patch);
   if (!user.ok()) return ApiResponse::Error(user.status());
   return ApiResponse::Json(UserJson(*user));
 }

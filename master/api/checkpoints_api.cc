@@ -80,7 +80,7 @@ ApiResponse GetCheckpoint(ApiContext& ctx, ApiRequest& req) {
 ApiResponse Download(ApiContext& ctx, ApiRequest& req) {
   auto c = ctx.store.GetCheckpoint(req.params[0]);
   if (!c.ok()) return ApiResponse::Error(c.status());
-  if (c->state != "ACTIVE")
+  if (c->state != CheckpointState::kActive)
     return ApiResponse::Error(Conflict("checkpoint " + c->uuid + " was garbage collected"));
   PackOptions options;
   options.max_bytes = 16ull << 30;

@@ -104,7 +104,10 @@ Result<CheckpointRecord> DecodeCheckpoint(const nlohmann::json& body) {
   CheckpointRecord out;
   out.uuid = body["uuid"].get<std::string>();
   out.batches = body["batches"].get<int64_t>();
-  out.resources_json = resources.dump();
+  out.resources.reserve(resources.size());
+  for (const auto& r : resources)
+    out.resources.push_back(
+        {r["path"].get<std::string>(), r["size"].get<int64_t>(), r["sha256"].get<std::string>()});
   out.metadata_json = body.value("metadata", nlohmann::json::object()).dump();
   return out;
 }
@@ -153,6 +156,37 @@ Result<std::string> DecodeInvalidHparams(const nlohmann::json& body) {
   if (message.size() > 4096) message.resize(4096);
   if (message.empty()) message = "no reason given";
   return message;
+}
+
+Result<UserRole> DecodeRole(const nlohmann::json& body) {
+  if (!body.is_object() || !body.contains("role")) return UserRole::kUser;
+  const nlohmann::json& role = body["role"];
+  const std::optional<UserRole> parsed =
+      role.is_string() ? ParseUserRole(role.get<std::string>()) : std::optional<UserRole>();
+  if (!parsed) return InvalidArgument("role must be \"admin\" or \"user\"");
+  return *parsed;
+}
+
+Result<UserPatch> DecodeUserPatch(const nlohmann::json& body) {
+  if (!body.is_object() || body.empty())
+    return InvalidArgument("the request body must be an object with password, role or active");
+  if (Status s = CheckKnownFields(body, {"password", "role", "active"}, "the request body"); !s.ok())
+    return s;
+  UserPatch patch;
+  if (body.contains("role")) {
+    auto role = DecodeRole(body);
+    if (!role.ok()) return role.status();
+    patch.role = *role;
+  }
+  if (body.contains("active")) {
+    if (!body["active"].is_boolean()) return InvalidArgument("active must be true or false");
+    patch.active = body["active"].get<bool>();
+  }
+  if (body.contains("password")) {
+    if (!body["password"].is_string()) return InvalidArgument("password must be a string");
+    patch.password = body["password"].get<std::string>();
+  }
+  return patch;
 }
 
 }  // namespace ring

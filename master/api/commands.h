@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/status.h"
+#include "master/auth/accounts.h"
 #include "master/lifecycle/commands.h"
 #include "master/store/store.h"
 
@@ -24,5 +25,9 @@ Result<OperationCompletion> DecodeCompletion(const nlohmann::json& body);
 // POST /allocations/{id}/searcher/invalid_hparams: {message}; the message,
 // cut to 4 KiB ("no reason given" when empty).
 Result<std::string> DecodeInvalidHparams(const nlohmann::json& body);
+// The "role" of POST /users ("user" when absent).
+Result<UserRole> DecodeRole(const nlohmann::json& body);
+// PATCH /users/{id}: any of password, role, active.
+Result<UserPatch> DecodeUserPatch(const nlohmann::json& body);
 
 }  // namespace ring

@@ -77,13 +77,19 @@ nlohmann::json LogJson(const LogRecord& l) {
 }
 
 nlohmann::json CheckpointJson(const CheckpointRecord& c) {
+  nlohmann::json files = nlohmann::json::array();
+  for (const auto& f : c.resources)
+    files.push_back({{"path", f.path}, {"size", f.size}, {"sha256", f.sha256}});
   return {{"uuid", c.uuid},
           {"trial_id", c.trial_id},
           {"allocation_id", c.allocation_id},
           {"batches", c.batches},
-          {"state", c.state},
-          {"storage", ParsedOr(c.storage_json, nlohmann::json::object())},
-          {"resources", ParsedOr(c.resources_json, nlohmann::json::array())},
+          {"state", ToString(c.state)},
+          {"storage",
+           {{"type", c.storage.type},
+            {"host_path", c.storage.host_path},
+            {"storage_path", c.storage.storage_path}}},
+          {"resources", files},
           {"metadata", ParsedOr(c.metadata_json, nlohmann::json::object())},
           {"created_at", c.created_at}};
 }
@@ -105,6 +111,14 @@ nlohmann::json JobsJson(const std::vector<JobRow>& rows) {
                     {"position", row.position ? nlohmann::json(*row.position) : nlohmann::json()},
                     {"pending_reason", row.reason ? nlohmann::json(*row.reason) : nlohmann::json()}});
   return jobs;
+}
+
+nlohmann::json UserJson(const UserRecord& u) {
+  return {{"id", u.id},
+          {"username", u.username},
+          {"role", ToString(u.role)},
+          {"active", u.active},
+          {"created_at", u.created_at}};
 }
 
 }  // namespace ring

@@ -13,6 +13,8 @@ nlohmann::json AllocationJson(const AllocationRecord& a);
 nlohmann::json MetricJson(const MetricReport& m);
 nlohmann::json LogJson(const LogRecord& l);
 nlohmann::json CheckpointJson(const CheckpointRecord& c);
+// A user for the API (never the password hash).
+nlohmann::json UserJson(const UserRecord& u);
 // GET /api/v1/jobs: the scheduling driver's rows.
 nlohmann::json JobsJson(const std::vector<JobRow>& rows);
 

@@ -6,7 +6,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include "common/json_fields.h"
 #include "master/auth/passwords.h"
 #include "master/auth/tokens.h"
 
@@ -39,14 +38,6 @@ Status CheckUsername(const std::string& username) {
   return Status::Ok();
 }
 
-nlohmann::json UserJson(const UserRecord& u) {
-  return {{"id", u.id},
-          {"username", u.username},
-          {"role", u.role},
-          {"active", u.active},
-          {"created_at", u.created_at}};
-}
-
 Accounts::Accounts(Store& store, AccountsOptions options) : store_(store), options_(options) {}
 
 Result<std::optional<std::string>> Accounts::EnsureAdmin(const std::string& password_file) {
@@ -70,7 +61,8 @@ Result<std::optional<std::string>> Accounts::EnsureAdmin(const std::string& pass
   }
   auto hash = HashPassword(password);
   if (!hash.ok()) return hash.status();
-  auto id = store_.CreateUser(UserRecord{.username = "admin", .password_hash = *hash, .role = "admin"});
+  auto id =
+      store_.CreateUser(UserRecord{.username = "admin", .password_hash = *hash, .role = UserRole::kAdmin});
   if (!id.ok()) return id.status();
   if (!password_file.empty()) return std::optional<std::string>();
   return std::optional<std::string>(password);
@@ -153,10 +145,9 @@ Result<Principal> Accounts::Authenticate(const std::string& token) {
 }
 
 Result<UserRecord> Accounts::CreateUser(const Principal& actor, const std::string& username,
-                                        const std::string& password, const std::string& role) {
+                                        const std::string& password, UserRole role) {
   if (!actor.admin()) return Status(ErrorCode::kPermissionDenied, "only an admin may create users");
   if (Status s = CheckUsername(username); !s.ok()) return s;
-  if (role != "admin" && role != "user") return InvalidArgument("role must be \"admin\" or \"user\"");
   auto hash = HashPassword(password);
   if (!hash.ok()) return hash.status();
   auto id = store_.CreateUser(UserRecord{.username = username, .password_hash = *hash, .role = role});
@@ -164,39 +155,33 @@ Result<UserRecord> Accounts::CreateUser(const Principal& actor, const std::strin
     if (id.status().code() == ErrorCode::kConflict) return Conflict("user " + username + " exists");
     return id.status();
   }
-  spdlog::info("[auth] {} created user {} ({})", actor.username, username, role);
+  spdlog::info("[auth] {} created user {} ({})", actor.username, username, ToString(role));
   return store_.GetUser(*id);
 }
 
-Result<UserRecord> Accounts::ChangeUser(const Principal& actor, int64_t id, const nlohmann::json& patch) {
+Result<UserRecord> Accounts::ChangeUser(const Principal& actor, int64_t id, const UserPatch& patch) {
   auto user = store_.GetUser(id);
   if (!user.ok()) return user.status();
   const bool self = actor.user_id == id;
   if (!actor.admin() && !self)
     return Status(ErrorCode::kPermissionDenied, "only an admin may change another user");
-  if (!patch.is_object() || patch.empty())
+  if (!patch.password && !patch.role && !patch.active)
     return InvalidArgument("the request body must be an object with password, role or active");
-  if (Status s = CheckKnownFields(patch, {"password", "role", "active"}, "the request body"); !s.ok())
-    return s;
   UserRecord next = *user;
   bool end_sessions = false;
-  if (patch.contains("role")) {
+  if (patch.role) {
     if (!actor.admin()) return Status(ErrorCode::kPermissionDenied, "only an admin may change roles");
     if (self) return Status(ErrorCode::kPermissionDenied, "an admin may not change their own role");
-    if (!patch["role"].is_string() || (patch["role"] != "admin" && patch["role"] != "user"))
-      return InvalidArgument("role must be \"admin\" or \"user\"");
-    next.role = patch["role"].get<std::string>();
+    next.role = *patch.role;
   }
-  if (patch.contains("active")) {
+  if (patch.active) {
     if (!actor.admin()) return Status(ErrorCode::kPermissionDenied, "only an admin may (de)activate users");
     if (self) return Status(ErrorCode::kPermissionDenied, "an admin may not deactivate themself");
-    if (!patch["active"].is_boolean()) return InvalidArgument("active must be true or false");
-    next.active = patch["active"].get<bool>();
+    next.active = *patch.active;
     end_sessions = end_sessions || !next.active;
   }
-  if (patch.contains("password")) {
-    if (!patch["password"].is_string()) return InvalidArgument("password must be a string");
-    auto hash = HashPassword(patch["password"].get<std::string>());
+  if (patch.password) {
+    auto hash = HashPassword(*patch.password);
     if (!hash.ok()) return hash.status();
     next.password_hash = *hash;
     end_sessions = true;

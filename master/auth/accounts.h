@@ -8,13 +8,12 @@
 // passwords (about 0.1 s each), so call them off the network threads.
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "common/status.h"
 #include "master/auth/principal.h"
@@ -25,6 +24,13 @@ namespace ring {
 struct AccountsOptions {
   std::chrono::seconds session_ttl{std::chrono::hours(24 * 7)};
   int max_failed_logins = 5;
+};
+
+// PATCH /users/{id}, decoded: what to change (at least one).
+struct UserPatch {
+  std::optional<std::string> password;
+  std::optional<UserRole> role;
+  std::optional<bool> active;
 };
 
 struct LoginResult {
@@ -57,10 +63,10 @@ class Accounts {
   // Admins only (kPermissionDenied otherwise). Names: 1-64 of letters,
   // digits, '.', '_' and '-', starting with a letter or digit.
   Result<UserRecord> CreateUser(const Principal& actor, const std::string& username,
-                                const std::string& password, const std::string& role);
-  // {"password"}: the user themself or an admin; {"role", "active"}: admins,
+                                const std::string& password, UserRole role);
+  // The password: the user themself or an admin; the role and active: admins,
   // never on themselves. A new password or deactivation ends the user's sessions.
-  Result<UserRecord> ChangeUser(const Principal& actor, int64_t id, const nlohmann::json& patch);
+  Result<UserRecord> ChangeUser(const Principal& actor, int64_t id, const UserPatch& patch);
   Result<std::vector<UserRecord>> ListUsers();
   Result<UserRecord> GetUser(int64_t id);
 
@@ -82,8 +88,6 @@ class Accounts {
   std::map<std::string, Failures> failures_;  // by "username|address"
 };
 
-// JSON of a user for the API (never the password hash).
-nlohmann::json UserJson(const UserRecord& u);
 Status CheckUsername(const std::string& username);
 
 }  // namespace ring

@@ -3,14 +3,16 @@
 #include <cstdint>
 #include <string>
 
+#include "common/user_role.h"
+
 namespace ring {
 
 struct Principal {
   int64_t user_id = 0;
   std::string username;
-  std::string role;  // "admin" or "user"
+  UserRole role = UserRole::kUser;
 
-  bool admin() const { return role == "admin"; }
+  bool admin() const { return role == UserRole::kAdmin; }
   // Admins manage everything; users what they own.
   bool Manages(const std::string& owner) const { return admin() || owner == username; }
 };

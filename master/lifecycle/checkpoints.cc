@@ -12,17 +12,15 @@
 namespace ring {
 
 std::string Checkpoints::Dir(const CheckpointRecord& c) {
-  auto storage = nlohmann::json::parse(c.storage_json, nullptr, false);
-  std::filesystem::path dir = storage.is_object() ? storage.value("host_path", "") : "";
-  const std::string sub = storage.is_object() ? storage.value("storage_path", "") : "";
-  if (!sub.empty()) dir /= sub;
+  std::filesystem::path dir = c.storage.host_path;
+  if (!c.storage.storage_path.empty()) dir /= c.storage.storage_path;
   return (dir / c.uuid).string();
 }
 
 Result<bool> Checkpoints::Register(int64_t experiment_id, CheckpointRecord c) {
   const ExperimentConfig* config = settings_.Config(experiment_id);
   if (!config) return Internal("the experiment's config cannot be read");
-  c.storage_json = settings_.CheckpointStorage(*config).dump();
+  c.storage = settings_.StorageOf(*config);
   const bool existed = store_.GetCheckpoint(c.uuid).ok();
   if (Status s = store_.AddCheckpoint(c); !s.ok()) return s;
   if (existed) return false;
@@ -68,7 +66,7 @@ void Checkpoints::Collect(int64_t experiment_id) {
     auto validation = store_.GetMetrics(trial.id, "validation");
     if (!checkpoints.ok() || !validation.ok()) return;
     for (const auto& c : *checkpoints) {
-      if (c.state != "ACTIVE") continue;
+      if (c.state != CheckpointState::kActive) continue;
       GcCandidate g{c.uuid,
                     trial.id,
                     c.batches,
@@ -94,7 +92,7 @@ void Checkpoints::Collect(int64_t experiment_id) {
       spdlog::warn("[checkpoints] checkpoint {}: cannot delete {}: {}", uuid, dir, ec.message());
       continue;
     }
-    if (Status s = store_.SetCheckpointState(uuid, "DELETED"); !s.ok())
+    if (Status s = store_.SetCheckpointState(uuid, CheckpointState::kDeleted); !s.ok())
       spdlog::warn("[checkpoints] checkpoint {}: {}", uuid, s.message());
     else
       spdlog::info("[checkpoints] checkpoint {} garbage collected", uuid);

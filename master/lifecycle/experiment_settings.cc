@@ -62,12 +62,11 @@ Status ExperimentSettings::SetResources(int64_t experiment_id, const ResourcesPa
   return Status::Ok();
 }
 
-nlohmann::json ExperimentSettings::CheckpointStorage(const ExperimentConfig& config) const {
+CheckpointStorage ExperimentSettings::StorageOf(const ExperimentConfig& config) const {
   if (config.checkpoint_storage)
-    return {{"type", config.checkpoint_storage->type},
-            {"host_path", config.checkpoint_storage->host_path},
-            {"storage_path", config.checkpoint_storage->storage_path}};
-  return {{"type", "shared_fs"}, {"host_path", checkpoint_root_}, {"storage_path", ""}};
+    return {config.checkpoint_storage->type, config.checkpoint_storage->host_path,
+            config.checkpoint_storage->storage_path};
+  return {"shared_fs", checkpoint_root_, ""};
 }
 
 }  // namespace ring

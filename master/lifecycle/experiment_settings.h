@@ -36,7 +36,7 @@ class ExperimentSettings {
   // Writes the patch (already validated) and applies it at once.
   Status SetResources(int64_t experiment_id, const ResourcesPatch& patch);
   // Where the experiment's checkpoints go: its config's, or the master's root.
-  nlohmann::json CheckpointStorage(const ExperimentConfig& config) const;
+  CheckpointStorage StorageOf(const ExperimentConfig& config) const;
 
  private:
   Store& store_;

@@ -155,12 +155,16 @@ Result<LaunchSpec> SchedulingDriver::SpecFor(const LiveAllocation& alloc) {
   spec.entrypoint = config->entrypoint;
   spec.hparams_json = trial->hparams_json;
   spec.environment = config->environment_variables;
-  const auto storage = settings_.CheckpointStorage(*config);
-  spec.environment["RING_CHECKPOINT_STORAGE"] = storage.dump();
+  const auto storage = settings_.StorageOf(*config);
+  // The trial runtime's contract (trial_runtime: MakeCheckpointStorage).
+  spec.environment["RING_CHECKPOINT_STORAGE"] = nlohmann::json{
+      {"type", storage.type},
+      {"host_path", storage.host_path},
+      {"storage_path", storage.storage_path}}.dump();
   if (!trial->latest_checkpoint.empty()) {
     CheckpointRecord ref;
     ref.uuid = trial->latest_checkpoint;
-    ref.storage_json = storage.dump();
+    ref.storage = storage;
     if (auto stored = store_.GetCheckpoint(trial->latest_checkpoint); stored.ok()) ref = *stored;
     spec.latest_checkpoint = Checkpoints::Dir(ref);
   }

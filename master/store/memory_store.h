@@ -58,7 +58,7 @@ class MemoryStore final : public Store {
   Status AddCheckpoint(const CheckpointRecord& c) override;
   Result<CheckpointRecord> GetCheckpoint(const std::string& uuid) override;
   Result<std::vector<CheckpointRecord>> ListCheckpoints(int64_t trial_id) override;
-  Status SetCheckpointState(const std::string& uuid, const std::string& state) override;
+  Status SetCheckpointState(const std::string& uuid, CheckpointState state) override;
 
   Result<std::vector<int64_t>> CommitSearcherStep(const SearcherStep& step) override;
   Result<std::string> GetSearcherSnapshot(int64_t experiment_id) override;

@@ -5,16 +5,7 @@
 #include "master/store/store_util.h"
 
 namespace ring {
-namespace {
-
-bool KnownCheckpointState(const std::string& state) {
-  return state == "ACTIVE" || state == "DELETED";
-}
-
-}  // namespace
-
 Status MemoryStore::AddCheckpoint(const CheckpointRecord& c) {
-  if (!KnownCheckpointState(c.state)) return InvalidArgument("checkpoint state must be ACTIVE or DELETED");
   std::lock_guard lock(mu_);
   if (auto it = checkpoints_.find(c.uuid); it != checkpoints_.end()) {
     if (it->second.trial_id == c.trial_id && it->second.batches == c.batches) return Status::Ok();
@@ -48,8 +39,7 @@ Result<std::vector<CheckpointRecord>> MemoryStore::ListCheckpoints(int64_t trial
   return out;
 }
 
-Status MemoryStore::SetCheckpointState(const std::string& uuid, const std::string& state) {
-  if (!KnownCheckpointState(state)) return InvalidArgument("checkpoint state must be ACTIVE or DELETED");
+Status MemoryStore::SetCheckpointState(const std::string& uuid, CheckpointState state) {
   std::lock_guard lock(mu_);
   auto it = checkpoints_.find(uuid);
   if (it == checkpoints_.end()) return NotFound("checkpoint " + uuid + " does not exist");

@@ -1,6 +1,7 @@
 // SqliteStore: the checkpoints table.
 #include <utility>
 
+#include "master/store/record_json.h"
 #include "master/store/sqlite_db.h"
 #include "master/store/sqlite_store.h"
 #include "master/store/store_util.h"
@@ -11,28 +12,32 @@ namespace {
 constexpr const char* kCheckpointColumns =
     "uuid, trial_id, allocation_id, batches, state, storage_json, resources_json, metadata_json, created_at";
 
-CheckpointRecord ReadCheckpoint(const Stmt& s) {
+Result<CheckpointRecord> ReadCheckpoint(const Stmt& s) {
   CheckpointRecord c;
   c.uuid = s.Text(0);
   c.trial_id = s.Int(1);
   c.allocation_id = s.Text(2);
   c.batches = s.Int(3);
-  c.state = s.Text(4);
-  c.storage_json = s.Text(5);
-  c.resources_json = s.Text(6);
+  const std::string state = s.Text(4);
+  if (state == "ACTIVE" || state == "DELETED") {
+    c.state = state == "ACTIVE" ? CheckpointState::kActive : CheckpointState::kDeleted;
+  } else {
+    return Internal("checkpoint " + c.uuid + " has unknown state '" + state + "'");
+  }
+  auto storage = StorageFromJson(s.Text(5));
+  if (!storage.ok()) return WithContext(storage.status(), "checkpoint " + c.uuid);
+  c.storage = *storage;
+  auto resources = FilesFromJson(s.Text(6));
+  if (!resources.ok()) return WithContext(resources.status(), "checkpoint " + c.uuid);
+  c.resources = std::move(resources).value();
   c.metadata_json = s.Text(7);
   c.created_at = s.Text(8);
   return c;
 }
 
-bool KnownCheckpointState(const std::string& state) {
-  return state == "ACTIVE" || state == "DELETED";
-}
-
 }  // namespace
 
 Status SqliteStore::AddCheckpoint(const CheckpointRecord& c) {
-  if (!KnownCheckpointState(c.state)) return InvalidArgument("checkpoint state must be ACTIVE or DELETED");
   std::lock_guard lock(mu_);
   SqliteTransaction tx(*db_);
   if (!tx.status().ok()) return tx.status();
@@ -49,8 +54,15 @@ Status SqliteStore::AddCheckpoint(const CheckpointRecord& c) {
       "INSERT INTO checkpoints (uuid, trial_id, allocation_id, batches, state, storage_json, resources_json, "
       "metadata_json, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
   if (!insert.ok()) return insert.status();
-  insert->Bind(1, c.uuid).Bind(2, c.trial_id).Bind(3, c.allocation_id).Bind(4, c.batches).Bind(5, c.state);
-  insert->Bind(6, c.storage_json).Bind(7, c.resources_json).Bind(8, c.metadata_json).Bind(9, NowRfc3339());
+  insert->Bind(1, c.uuid)
+      .Bind(2, c.trial_id)
+      .Bind(3, c.allocation_id)
+      .Bind(4, c.batches)
+      .Bind(5, ToString(c.state));
+  insert->Bind(6, StorageJson(c.storage))
+      .Bind(7, FilesJson(c.resources))
+      .Bind(8, c.metadata_json)
+      .Bind(9, NowRfc3339());
   if (Status s = insert->Run(); !s.ok()) return WithContext(s, "add checkpoint " + c.uuid);
   return tx.Commit();
 }
@@ -80,16 +92,17 @@ Result<std::vector<CheckpointRecord>> SqliteStore::ListCheckpoints(int64_t trial
     Result<bool> row = select->Step();
     if (!row.ok()) return row.status();
     if (!*row) return out;
-    out.push_back(ReadCheckpoint(*select));
+    Result<CheckpointRecord> c = ReadCheckpoint(*select);
+    if (!c.ok()) return c.status();
+    out.push_back(std::move(c).value());
   }
 }
 
-Status SqliteStore::SetCheckpointState(const std::string& uuid, const std::string& state) {
-  if (!KnownCheckpointState(state)) return InvalidArgument("checkpoint state must be ACTIVE or DELETED");
+Status SqliteStore::SetCheckpointState(const std::string& uuid, CheckpointState state) {
   std::lock_guard lock(mu_);
   Result<Stmt> update = db_->Prepare("UPDATE checkpoints SET state = ?2 WHERE uuid = ?1");
   if (!update.ok()) return update.status();
-  update->Bind(1, uuid).Bind(2, state);
+  update->Bind(1, uuid).Bind(2, ToString(state));
   if (Status s = update->Run(); !s.ok()) return WithContext(s, "update checkpoint " + uuid);
   if (db_->Changes() == 0) return NotFound("checkpoint " + uuid + " does not exist");
   return Status::Ok();

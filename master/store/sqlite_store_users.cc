@@ -12,12 +12,15 @@ constexpr const char* kUserByName = RING_USER_COLUMNS "WHERE username = ?1";
 constexpr const char* kUsersById = RING_USER_COLUMNS "ORDER BY id";
 #undef RING_USER_COLUMNS
 
-UserRecord ReadUser(const Stmt& s) {
+Result<UserRecord> ReadUser(const Stmt& s) {
   UserRecord u;
   u.id = s.Int(0);
   u.username = s.Text(1);
   u.password_hash = s.Text(2);
-  u.role = s.Text(3);
+  const std::string role = s.Text(3);
+  const std::optional<UserRole> parsed = ParseUserRole(role);
+  if (!parsed) return Internal("user " + std::to_string(u.id) + " has unknown role '" + role + "'");
+  u.role = *parsed;
   u.active = s.Int(4) != 0;
   u.created_at = s.Text(5);
   return u;
@@ -30,7 +33,7 @@ Result<int64_t> SqliteStore::CreateUser(const UserRecord& u) {
   Result<Stmt> insert = db_->Prepare(
       "INSERT INTO users (username, password_hash, role, active, created_at) VALUES (?1, ?2, ?3, ?4, ?5)");
   if (!insert.ok()) return insert.status();
-  insert->Bind(1, u.username).Bind(2, u.password_hash).Bind(3, u.role).Bind(4, int64_t{u.active});
+  insert->Bind(1, u.username).Bind(2, u.password_hash).Bind(3, ToString(u.role)).Bind(4, int64_t{u.active});
   insert->Bind(5, NowRfc3339());
   if (Status s = insert->Run(); !s.ok()) return WithContext(s, "create user '" + u.username + "'");
   return db_->LastInsertRowid();
@@ -67,7 +70,9 @@ Result<std::vector<UserRecord>> SqliteStore::ListUsers() {
     Result<bool> row = select->Step();
     if (!row.ok()) return row.status();
     if (!*row) return out;
-    out.push_back(ReadUser(*select));
+    Result<UserRecord> user = ReadUser(*select);
+    if (!user.ok()) return user.status();
+    out.push_back(std::move(user).value());
   }
 }
 
@@ -76,7 +81,7 @@ Status SqliteStore::UpdateUser(const UserRecord& u) {
   Result<Stmt> update =
       db_->Prepare("UPDATE users SET password_hash = ?2, role = ?3, active = ?4 WHERE id = ?1");
   if (!update.ok()) return update.status();
-  update->Bind(1, u.id).Bind(2, u.password_hash).Bind(3, u.role).Bind(4, int64_t{u.active});
+  update->Bind(1, u.id).Bind(2, u.password_hash).Bind(3, ToString(u.role)).Bind(4, int64_t{u.active});
   if (Status s = update->Run(); !s.ok()) return WithContext(s, "update user " + std::to_string(u.id));
   if (db_->Changes() == 0) return NotFound("user " + std::to_string(u.id) + " not found");
   return Status::Ok();

@@ -14,6 +14,7 @@
 #include "common/states.h"
 #include "common/status.h"
 #include "common/task_kind.h"
+#include "common/user_role.h"
 
 namespace ring {
 
@@ -114,17 +115,39 @@ struct ResourceOverrides {
   bool operator==(const ResourceOverrides&) const = default;
 };
 
+enum class CheckpointState {
+  kActive,
+  kDeleted,  // garbage collected: its files are gone
+};
+std::string_view ToString(CheckpointState state);  // "ACTIVE", "DELETED"
+
+// Where a checkpoint's files are: <host_path>/<storage_path>/<uuid>.
+struct CheckpointStorage {
+  std::string type = "shared_fs";
+  std::string host_path;
+  std::string storage_path;  // relative to host_path; may be empty
+  bool operator==(const CheckpointStorage&) const = default;
+};
+
+// One file of a checkpoint, relative to its folder.
+struct CheckpointFile {
+  std::string path;
+  int64_t size = 0;
+  std::string sha256;  // 64 lower-case hex digits
+  bool operator==(const CheckpointFile&) const = default;
+};
+
 // A checkpoint registered by a trial after it was completely written.
 struct CheckpointRecord {
   std::string uuid;
   int64_t trial_id = 0;
   std::string allocation_id;
   int64_t batches = 0;
-  std::string state = "ACTIVE";       // "ACTIVE" or "DELETED" (garbage collected)
-  std::string storage_json = "{}";    // {"type":"shared_fs","host_path","storage_path"}
-  std::string resources_json = "[]";  // [{"path","size","sha256"}]
-  std::string metadata_json = "{}";   // the trial's own metadata
-  std::string created_at;             // set by the store
+  CheckpointState state = CheckpointState::kActive;
+  CheckpointStorage storage;
+  std::vector<CheckpointFile> resources;
+  std::string metadata_json = "{}";  // the trial's own metadata, kept as it sent it
+  std::string created_at;            // set by the store
 };
 
 // One decision step of an experiment's searcher: its new snapshot and the
@@ -140,9 +163,9 @@ struct UserRecord {
   int64_t id = 0;
   std::string username;
   std::string password_hash;  // Argon2id, libsodium's crypto_pwhash_str format
-  std::string role = "user";  // "admin" or "user"
-  bool active = true;         // an inactive user cannot sign in
-  std::string created_at;     // set by the store
+  UserRole role = UserRole::kUser;
+  bool active = true;      // an inactive user cannot sign in
+  std::string created_at;  // set by the store
 };
 
 // A signed-in session: the SHA-256 of its bearer token, never the token.
@@ -234,8 +257,7 @@ class Store {
   virtual Result<CheckpointRecord> GetCheckpoint(const std::string& uuid) = 0;  // kNotFound
   // A trial's checkpoints ordered by batches, then created_at (both states).
   virtual Result<std::vector<CheckpointRecord>> ListCheckpoints(int64_t trial_id) = 0;
-  // Sets state ("ACTIVE" or "DELETED"); kNotFound for an unknown uuid.
-  virtual Status SetCheckpointState(const std::string& uuid, const std::string& state) = 0;
+  virtual Status SetCheckpointState(const std::string& uuid, CheckpointState state) = 0;  // kNotFound
 
   // Searchers. Commits the snapshot (replacing the previous one) and creates
   // the new trials atomically; returns their ids in order. A request_id that

@@ -56,8 +56,4 @@ bool IsKnownMetricKind(const std::string& s) {
   return s == "training" || s == "validation";
 }
 
-bool IsKnownRole(const std::string& s) {
-  return s == "admin" || s == "user";
-}
-
 }  // namespace ring

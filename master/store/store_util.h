@@ -22,6 +22,5 @@ bool IsKnown(RunState s);
 bool IsKnown(AllocationState s);
 bool IsKnownAgentState(const std::string& s);  // connected, lost, disconnected
 bool IsKnownMetricKind(const std::string& s);  // training, validation
-bool IsKnownRole(const std::string& s);        // admin, user
 
 }  // namespace ring

@@ -106,7 +106,7 @@ Result<bool> LifecycleDriver::RegisterCheckpoint(const std::string& allocation_i
   return lifecycle_->Run([&](Lifecycle& l) -> Result<bool> {
     auto alloc = l.allocations().Live(allocation_id);
     if (!alloc.ok()) return alloc.status();
-    checkpoint->trial_id = (*alloc)->record.trial_id;
+    checkpoint->trial_id = (*alloc)->trial_id();
     checkpoint->allocation_id = allocation_id;
     return l.checkpoints().Register((*alloc)->experiment_id, *checkpoint);
   });

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "master/api/commands.h"
 #include "master/auth/passwords.h"
 #include "master/store/memory_store.h"
 
@@ -119,47 +120,68 @@ TEST_F(AccountsTest, SessionsExpireAndSignOut) {
 }
 
 TEST_F(AccountsTest, OnlyAdminsCreateUsersAndChangeOthers) {
-  auto ada = accounts_.CreateUser(admin_, "ada", "ada-password", "user");
+  auto ada = accounts_.CreateUser(admin_, "ada", "ada-password", UserRole::kUser);
   ASSERT_TRUE(ada.ok()) << ada.status().message();
   auto ada_login = accounts_.Login("ada", "ada-password", "10.0.0.3");
   ASSERT_TRUE(ada_login.ok());
   const Principal as_ada = *accounts_.Authenticate(ada_login->token);
   EXPECT_FALSE(as_ada.admin());
 
-  EXPECT_EQ(accounts_.CreateUser(as_ada, "eve", "eve-password", "admin").status().code(),
+  EXPECT_EQ(accounts_.CreateUser(as_ada, "eve", "eve-password", UserRole::kAdmin).status().code(),
             ErrorCode::kPermissionDenied);
-  EXPECT_EQ(accounts_.CreateUser(admin_, "ada", "another-password", "user").status().code(),
+  EXPECT_EQ(accounts_.CreateUser(admin_, "ada", "another-password", UserRole::kUser).status().code(),
             ErrorCode::kConflict);
-  EXPECT_EQ(accounts_.CreateUser(admin_, "../x", "a-good-password", "user").status().code(),
+  EXPECT_EQ(accounts_.CreateUser(admin_, "../x", "a-good-password", UserRole::kUser).status().code(),
             ErrorCode::kInvalidArgument);
-  EXPECT_EQ(accounts_.CreateUser(admin_, "x", "short", "user").status().code(), ErrorCode::kInvalidArgument);
-  EXPECT_EQ(accounts_.CreateUser(admin_, "x", "a-good-password", "root").status().code(),
+  EXPECT_EQ(accounts_.CreateUser(admin_, "x", "short", UserRole::kUser).status().code(),
             ErrorCode::kInvalidArgument);
 
-  EXPECT_EQ(accounts_.ChangeUser(as_ada, admin_.user_id, {{"password", "taken-over!"}}).status().code(),
+  EXPECT_EQ(
+      accounts_.ChangeUser(as_ada, admin_.user_id, UserPatch{.password = "taken-over!"}).status().code(),
+      ErrorCode::kPermissionDenied);
+  EXPECT_EQ(accounts_.ChangeUser(as_ada, ada->id, UserPatch{.role = UserRole::kAdmin}).status().code(),
             ErrorCode::kPermissionDenied);
-  EXPECT_EQ(accounts_.ChangeUser(as_ada, ada->id, {{"role", "admin"}}).status().code(),
+  EXPECT_EQ(accounts_.ChangeUser(admin_, admin_.user_id, UserPatch{.active = false}).status().code(),
             ErrorCode::kPermissionDenied);
-  EXPECT_EQ(accounts_.ChangeUser(admin_, admin_.user_id, {{"active", false}}).status().code(),
-            ErrorCode::kPermissionDenied);
-  EXPECT_EQ(accounts_.ChangeUser(as_ada, ada->id, {{"colour", "red"}}).status().code(),
-            ErrorCode::kInvalidArgument);
+  EXPECT_EQ(accounts_.ChangeUser(as_ada, ada->id, UserPatch{}).status().code(), ErrorCode::kInvalidArgument);
 
   // A new password ends the user's sessions; the new one signs in.
-  ASSERT_TRUE(accounts_.ChangeUser(as_ada, ada->id, {{"password", "new-ada-password"}}).ok());
+  ASSERT_TRUE(accounts_.ChangeUser(as_ada, ada->id, UserPatch{.password = "new-ada-password"}).ok());
   EXPECT_FALSE(accounts_.Authenticate(ada_login->token).ok());
   EXPECT_FALSE(accounts_.Login("ada", "ada-password", "10.0.0.3").ok());
   auto relogin = accounts_.Login("ada", "new-ada-password", "10.0.0.3");
   ASSERT_TRUE(relogin.ok());
 
   // Deactivation ends them too and stops signing in; a role change shows at once.
-  ASSERT_TRUE(accounts_.ChangeUser(admin_, ada->id, {{"role", "admin"}}).ok());
+  ASSERT_TRUE(accounts_.ChangeUser(admin_, ada->id, UserPatch{.role = UserRole::kAdmin}).ok());
   EXPECT_TRUE(accounts_.Authenticate(relogin->token)->admin());
-  ASSERT_TRUE(accounts_.ChangeUser(admin_, ada->id, {{"active", false}}).ok());
+  ASSERT_TRUE(accounts_.ChangeUser(admin_, ada->id, UserPatch{.active = false}).ok());
   EXPECT_FALSE(accounts_.Authenticate(relogin->token).ok());
   auto refused = accounts_.Login("ada", "new-ada-password", "10.0.0.3");
   EXPECT_EQ(refused.status().code(), ErrorCode::kUnauthenticated);
   EXPECT_NE(refused.status().message().find("deactivated"), std::string::npos);
+}
+
+// The API decodes request bodies into typed changes; accounts never see JSON.
+TEST(UserBodiesTest, DecodeIntoTypedChangesOrNameTheField) {
+  EXPECT_EQ(*DecodeRole(nlohmann::json::object()), UserRole::kUser);
+  EXPECT_EQ(*DecodeRole({{"role", "admin"}}), UserRole::kAdmin);
+  auto root = DecodeRole({{"role", "root"}});
+  ASSERT_FALSE(root.ok());
+  EXPECT_EQ(root.status().message(), "role must be \"admin\" or \"user\"");
+  EXPECT_FALSE(DecodeRole({{"role", 1}}).ok());
+
+  auto patch = DecodeUserPatch({{"password", "a-new-one"}, {"role", "user"}, {"active", false}});
+  ASSERT_TRUE(patch.ok()) << patch.status().ToString();
+  EXPECT_EQ(patch->password, "a-new-one");
+  EXPECT_EQ(patch->role, UserRole::kUser);
+  EXPECT_EQ(patch->active, false);
+  auto colour = DecodeUserPatch({{"colour", "red"}});
+  ASSERT_FALSE(colour.ok());
+  EXPECT_NE(colour.status().message().find("unknown field \"colour\""), std::string::npos);
+  EXPECT_EQ(DecodeUserPatch(nlohmann::json::object()).status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(DecodeUserPatch({{"active", "no"}}).status().message(), "active must be true or false");
+  EXPECT_EQ(DecodeUserPatch({{"password", 7}}).status().message(), "password must be a string");
 }
 
 }  // namespace

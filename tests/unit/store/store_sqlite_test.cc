@@ -325,7 +325,7 @@ TEST(SqliteStoreDurabilityTest, DataSurvivesReopen) {
     c.batches = 100;
     c.metadata_json = R"({"step":100})";
     ASSERT_TRUE(store.AddCheckpoint(c).ok());
-    ASSERT_TRUE(store.SetCheckpointState("ckpt-1", "DELETED").ok());
+    ASSERT_TRUE(store.SetCheckpointState("ckpt-1", CheckpointState::kDeleted).ok());
   }  // closes the connection
 
   auto reopened = SqliteStore::Open(path);
@@ -347,7 +347,7 @@ TEST(SqliteStoreDurabilityTest, DataSurvivesReopen) {
   ASSERT_TRUE(ckpt.ok()) << ckpt.status().ToString();
   EXPECT_EQ(ckpt->trial_id, trial);
   EXPECT_EQ(ckpt->batches, 100);
-  EXPECT_EQ(ckpt->state, "DELETED");
+  EXPECT_EQ(ckpt->state, CheckpointState::kDeleted);
   EXPECT_EQ(ckpt->metadata_json, R"({"step":100})");
 
   // Ids keep increasing across restarts.

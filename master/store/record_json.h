@@ -1,0 +1,17 @@
+#pragma once
+// The JSON text some typed record fields are kept as in SQLite: a
+// checkpoint's storage and file list. Only the store reads or writes it.
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "master/store/store.h"
+
+namespace ring {
+
+std::string StorageJson(const CheckpointStorage& storage);  // {"type","host_path","storage_path"}
+Result<CheckpointStorage> StorageFromJson(const std::string& text);
+std::string FilesJson(const std::vector<CheckpointFile>& files);  // [{"path","size","sha256"}]
+Result<std::vector<CheckpointFile>> FilesFromJson(const std::string& text);
+
+}  // namespace ring
