@@ -18,7 +18,7 @@
 #include <thread>
 #include <vector>
 
-#include "distributed/hierarchical_topology.h"
+#include "distributed/hierarchical/hierarchical_topology.h"
 #include "ring/trial/distributed.h"
 #include "ring/trial/errors.h"
 #include "ring/trial/kv_store.h"

@@ -6,9 +6,9 @@
 
 #include "distributed/backend.h"
 #include "distributed/collective_args.h"
-#include "distributed/hierarchical_process_group.h"
-#include "distributed/hierarchical_topology.h"
-#include "distributed/nccl_process_group.h"
+#include "distributed/hierarchical/hierarchical_process_group.h"
+#include "distributed/hierarchical/hierarchical_topology.h"
+#include "distributed/nccl/nccl_process_group.h"
 #include "distributed/rendezvous.h"
 #include "distributed/store_keys.h"
 #include "ring/trial/context.h"

@@ -34,8 +34,8 @@
 
 #include "distributed/backend.h"
 #include "distributed/collective_args.h"
-#include "distributed/gloo_mesh.h"
-#include "distributed/gloo_message.h"
+#include "distributed/gloo/gloo_mesh.h"
+#include "distributed/gloo/gloo_message.h"
 #include "distributed/store_keys.h"
 #include "ring/trial/errors.h"
 

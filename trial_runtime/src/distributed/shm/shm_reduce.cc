@@ -1,4 +1,4 @@
-#include "distributed/shm_reduce.h"
+#include "distributed/shm/shm_reduce.h"
 
 #include <algorithm>
 #include <cstdint>

@@ -1,4 +1,4 @@
-#include "distributed/hierarchical_topology.h"
+#include "distributed/hierarchical/hierarchical_topology.h"
 
 #include <map>
 

@@ -7,7 +7,7 @@
 #include <thread>
 #include <vector>
 
-#include "distributed/shm_local_group.h"
+#include "distributed/shm/shm_local_group.h"
 #include "ring/trial/errors.h"
 
 namespace ring::trial::shm {

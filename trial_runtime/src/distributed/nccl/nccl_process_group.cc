@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "distributed/collective_args.h"
-#include "distributed/nccl_process_group.h"
-#include "distributed/nccl_support.h"
+#include "distributed/nccl/nccl_process_group.h"
+#include "distributed/nccl/nccl_support.h"
 #include "distributed/store_keys.h"
 #include "ring/trial/errors.h"
 

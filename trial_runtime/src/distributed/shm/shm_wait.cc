@@ -1,4 +1,4 @@
-#include "distributed/shm_wait.h"
+#include "distributed/shm/shm_wait.h"
 
 #include <linux/futex.h>
 #include <sys/syscall.h>
@@ -9,7 +9,7 @@
 #include <climits>
 #include <ctime>
 
-#include "distributed/shm_layout.h"
+#include "distributed/shm/shm_layout.h"
 
 namespace ring::trial::shm {
 namespace {

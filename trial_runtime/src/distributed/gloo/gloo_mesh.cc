@@ -1,4 +1,4 @@
-#include "distributed/gloo_mesh.h"
+#include "distributed/gloo/gloo_mesh.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -16,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "distributed/gloo_agreement.h"
-#include "distributed/gloo_message.h"
+#include "distributed/gloo/gloo_agreement.h"
+#include "distributed/gloo/gloo_message.h"
 #include "distributed/store_keys.h"
 #include "ring/trial/errors.h"
 

@@ -1,4 +1,4 @@
-#include "distributed/shm_segment.h"
+#include "distributed/shm/shm_segment.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>

@@ -1,4 +1,4 @@
-#include "distributed/nccl_support.h"
+#include "distributed/nccl/nccl_support.h"
 
 #include <thread>
 

@@ -1,6 +1,6 @@
 // The nccl backend of a build without CUDA or NCCL: asking for it is a
 // configuration error, and NcclAvailable() is false.
-#include "distributed/nccl_process_group.h"
+#include "distributed/nccl/nccl_process_group.h"
 #include "ring/trial/errors.h"
 
 namespace ring::trial {

@@ -1,11 +1,11 @@
-#include "distributed/shm_local_group.h"
+#include "distributed/shm/shm_local_group.h"
 
 #include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <vector>
 
-#include "distributed/shm_reduce.h"
+#include "distributed/shm/shm_reduce.h"
 #include "ring/trial/errors.h"
 
 namespace ring::trial::shm {

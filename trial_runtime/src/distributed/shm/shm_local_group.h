@@ -25,9 +25,9 @@
 #include <optional>
 #include <string>
 
-#include "distributed/shm_layout.h"
-#include "distributed/shm_segment.h"
-#include "distributed/shm_wait.h"
+#include "distributed/shm/shm_layout.h"
+#include "distributed/shm/shm_segment.h"
+#include "distributed/shm/shm_wait.h"
 #include "ring/trial/distributed.h"
 #include "ring/trial/kv_store.h"
 

@@ -1,4 +1,4 @@
-#include "distributed/gloo_agreement.h"
+#include "distributed/gloo/gloo_agreement.h"
 
 #include <algorithm>
 

@@ -3,14 +3,14 @@
 // Owns its ShmLocalGroup and two Gloo groups (the leaders' one only on
 // leaders, and none when every agent runs one rank: then the group of every
 // rank serves as the leaders' group). Used by one thread at a time.
-#include "distributed/hierarchical_process_group.h"
+#include "distributed/hierarchical/hierarchical_process_group.h"
 
 #include <cstdlib>
 
 #include "distributed/collective_args.h"
-#include "distributed/hierarchical_topology.h"
-#include "distributed/shm_local_group.h"
-#include "distributed/shm_reduce.h"
+#include "distributed/hierarchical/hierarchical_topology.h"
+#include "distributed/shm/shm_local_group.h"
+#include "distributed/shm/shm_reduce.h"
 #include "distributed/store_keys.h"
 #include "ring/trial/errors.h"
 
