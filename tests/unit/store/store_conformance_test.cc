@@ -3,7 +3,6 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -17,6 +16,7 @@
 
 #include "master/store/memory_store.h"
 #include "master/store/sqlite_store.h"
+#include "tests/unit/store/store_holders.h"
 
 namespace ring {
 namespace {
@@ -82,16 +82,7 @@ class ImplementationNames {
 };
 TYPED_TEST_SUITE(StoreConformanceTest, Implementations, ImplementationNames);
 
-// "2026-11-22T09:01:12.345Z": digits where the template has 'd'.
-bool LooksLikeRfc3339(const std::string& s) {
-  static constexpr std::string_view kShape = "dddd-dd-ddTdd:dd:dd.dddZ";
-  if (s.size() != kShape.size()) return false;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (kShape[i] == 'd' ? !std::isdigit(static_cast<unsigned char>(s[i])) : s[i] != kShape[i]) return false;
-  }
-  return true;
-}
-
+using testing::LooksLikeRfc3339;
 TYPED_TEST(StoreConformanceTest, CreatesAndGetsExperiment) {
   ExperimentRecord e;
   e.name = "mnist";
@@ -324,12 +315,6 @@ TYPED_TEST(StoreConformanceTest, CreatesListsAndUpdatesTrials) {
   EXPECT_EQ(this->store_->UpdateTrial(update).code(), ErrorCode::kInvalidArgument);
 }
 
-TYPED_TEST(StoreConformanceTest, TrialOfUnknownExperimentIsRejected) {
-  TrialRecord t;
-  t.experiment_id = 77;
-  EXPECT_EQ(this->store_->CreateTrial(t).status().code(), ErrorCode::kInvalidArgument);
-}
-
 // An allocation of the trial's task (a trial that does not exist: of a task
 // that does not either).
 AllocationRecord Allocation(Store& store, const std::string& id, int64_t trial) {
@@ -384,83 +369,6 @@ TYPED_TEST(StoreConformanceTest, DuplicateAllocationIsConflict) {
             ErrorCode::kInvalidArgument);
   EXPECT_EQ(this->store_->CreateAllocation(Allocation(*this->store_, "9.0", trial + 100)).code(),
             ErrorCode::kInvalidArgument);
-}
-
-TYPED_TEST(StoreConformanceTest, EveryTrialIsATaskOwnedByItsExperimentsOwner) {
-  const int64_t exp = this->NewExperiment();
-  const int64_t t1 = this->NewTrial(exp);
-  const int64_t t2 = this->NewTrial(exp);
-  auto trial = this->store_->GetTrial(t1);
-  ASSERT_TRUE(trial.ok());
-  ASSERT_GT(trial->task_id, 0);
-  EXPECT_NE(trial->task_id, this->store_->GetTrial(t2)->task_id);
-  auto task = this->store_->GetTask(trial->task_id);
-  ASSERT_TRUE(task.ok()) << task.status().ToString();
-  EXPECT_EQ(task->kind, TaskKind::kTrial);
-  EXPECT_EQ(task->owner, "alice");
-  EXPECT_TRUE(LooksLikeRfc3339(task->created_at));
-  EXPECT_EQ(task->ended_at, "");
-
-  // A trial's task ends with the trial.
-  TrialRecord done = *trial;
-  done.state = RunState::kCompleted;
-  ASSERT_TRUE(this->store_->UpdateTrial(done).ok());
-  EXPECT_EQ(this->store_->GetTask(trial->task_id)->ended_at, this->store_->GetTrial(t1)->ended_at);
-  EXPECT_TRUE(LooksLikeRfc3339(this->store_->GetTask(trial->task_id)->ended_at));
-  // Its task is not another kind's to make.
-  TaskRecord fake;
-  fake.kind = TaskKind::kTrial;
-  EXPECT_EQ(this->store_->CreateTask(fake).status().code(), ErrorCode::kInvalidArgument);
-  EXPECT_EQ(this->store_->GetTask(9999).status().code(), ErrorCode::kNotFound);
-}
-
-// A task that is not a trial needs no experiment and no trial row: its
-// allocations name the task alone.
-TYPED_TEST(StoreConformanceTest, ATaskOfAnotherKindHasAllocationsWithoutATrial) {
-  const int64_t trial = this->NewTrial(this->NewExperiment());
-  TaskRecord command;
-  command.kind = TaskKind::kCommand;
-  command.owner = "bob";
-  auto id = this->store_->CreateTask(command);
-  ASSERT_TRUE(id.ok()) << id.status().ToString();
-  EXPECT_NE(*id, this->store_->GetTrial(trial)->task_id);
-  auto got = this->store_->GetTask(*id);
-  ASSERT_TRUE(got.ok());
-  EXPECT_EQ(got->kind, TaskKind::kCommand);
-  EXPECT_EQ(got->owner, "bob");
-  EXPECT_EQ(got->ended_at, "");
-
-  AllocationRecord a;
-  a.id = "cmd.0";
-  a.task_id = *id;
-  a.slots = 0;
-  ASSERT_TRUE(this->store_->CreateAllocation(a).ok());
-  auto stored = this->store_->GetAllocation("cmd.0");
-  ASSERT_TRUE(stored.ok());
-  EXPECT_EQ(stored->task_id, *id);
-  EXPECT_FALSE(stored->trial_id.has_value());
-  auto listed = this->store_->ListTaskAllocations(*id);
-  ASSERT_TRUE(listed.ok());
-  ASSERT_EQ(listed->size(), 1u);
-  EXPECT_EQ(listed->front().id, "cmd.0");
-  EXPECT_EQ(this->store_->ListTaskAllocations(this->store_->GetTrial(trial)->task_id)->size(), 0u);
-
-  // The trial named must be the task's own: none for a command, its own for a trial's task.
-  AllocationRecord wrong = a;
-  wrong.id = "cmd.1";
-  wrong.trial_id = trial;
-  EXPECT_EQ(this->store_->CreateAllocation(wrong).code(), ErrorCode::kInvalidArgument);
-  AllocationRecord untied = Allocation(*this->store_, "t.0", trial);
-  untied.trial_id.reset();
-  EXPECT_EQ(this->store_->CreateAllocation(untied).code(), ErrorCode::kInvalidArgument);
-  EXPECT_EQ(this->store_->GetAllocation("cmd.1").status().code(), ErrorCode::kNotFound);
-
-  ASSERT_TRUE(this->store_->EndTask(*id).ok());
-  const std::string ended = this->store_->GetTask(*id)->ended_at;
-  EXPECT_TRUE(LooksLikeRfc3339(ended));
-  ASSERT_TRUE(this->store_->EndTask(*id).ok());  // once: a second end keeps the first time
-  EXPECT_EQ(this->store_->GetTask(*id)->ended_at, ended);
-  EXPECT_EQ(this->store_->EndTask(9999).code(), ErrorCode::kNotFound);
 }
 
 TYPED_TEST(StoreConformanceTest, UpdatesAllocationsAndListsLiveOnes) {

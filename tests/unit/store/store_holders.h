@@ -3,9 +3,11 @@
 // file in a scratch folder removed afterwards, and a MemoryStore.
 #include <stdlib.h>
 
+#include <cctype>
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include <gtest/gtest.h>
 
@@ -36,5 +38,15 @@ struct MemoryStoreHolder {
 };
 
 using BothStores = ::testing::Types<SqliteStoreHolder, MemoryStoreHolder>;
+
+// "2026-11-22T09:01:12.345Z": digits where the template has 'd'.
+inline bool LooksLikeRfc3339(const std::string& s) {
+  static constexpr std::string_view kShape = "dddd-dd-ddTdd:dd:dd.dddZ";
+  if (s.size() != kShape.size()) return false;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (kShape[i] == 'd' ? !std::isdigit(static_cast<unsigned char>(s[i])) : s[i] != kShape[i]) return false;
+  }
+  return true;
+}
 
 }  // namespace ring::testing

@@ -1,0 +1,122 @@
+// Trials and tasks: a trial needs its experiment and is a task, and tasks of other kinds hold allocations
+// without a trial. Both Store implementations.
+#include <gtest/gtest.h>
+
+#include "tests/unit/store/store_holders.h"
+
+namespace ring {
+namespace {
+
+using testing::LooksLikeRfc3339;
+
+template <typename Holder>
+class StoreTasksTest : public ::testing::Test {
+ protected:
+  int64_t NewExperiment() {
+    ExperimentRecord e;
+    e.name = "exp";
+    e.owner = "alice";
+    e.config_yaml = "name: exp\n";
+    auto id = store_->CreateExperiment(e, "model");
+    EXPECT_TRUE(id.ok()) << id.status().ToString();
+    return id.ok() ? *id : 0;
+  }
+  int64_t NewTrial(int64_t experiment_id) {
+    TrialRecord t;
+    t.experiment_id = experiment_id;
+    auto id = store_->CreateTrial(t);
+    EXPECT_TRUE(id.ok()) << id.status().ToString();
+    return id.ok() ? *id : 0;
+  }
+  Holder holder_;
+  std::unique_ptr<Store>& store_ = holder_.store;
+};
+
+TYPED_TEST_SUITE(StoreTasksTest, testing::BothStores);
+
+TYPED_TEST(StoreTasksTest, TrialOfUnknownExperimentIsRejected) {
+  TrialRecord t;
+  t.experiment_id = 77;
+  EXPECT_EQ(this->store_->CreateTrial(t).status().code(), ErrorCode::kInvalidArgument);
+}
+
+TYPED_TEST(StoreTasksTest, EveryTrialIsATaskOwnedByItsExperimentsOwner) {
+  const int64_t exp = this->NewExperiment();
+  const int64_t t1 = this->NewTrial(exp);
+  const int64_t t2 = this->NewTrial(exp);
+  auto trial = this->store_->GetTrial(t1);
+  ASSERT_TRUE(trial.ok());
+  ASSERT_GT(trial->task_id, 0);
+  EXPECT_NE(trial->task_id, this->store_->GetTrial(t2)->task_id);
+  auto task = this->store_->GetTask(trial->task_id);
+  ASSERT_TRUE(task.ok()) << task.status().ToString();
+  EXPECT_EQ(task->kind, TaskKind::kTrial);
+  EXPECT_EQ(task->owner, "alice");
+  EXPECT_TRUE(LooksLikeRfc3339(task->created_at));
+  EXPECT_EQ(task->ended_at, "");
+
+  // A trial's task ends with the trial.
+  TrialRecord done = *trial;
+  done.state = RunState::kCompleted;
+  ASSERT_TRUE(this->store_->UpdateTrial(done).ok());
+  EXPECT_EQ(this->store_->GetTask(trial->task_id)->ended_at, this->store_->GetTrial(t1)->ended_at);
+  EXPECT_TRUE(LooksLikeRfc3339(this->store_->GetTask(trial->task_id)->ended_at));
+  // Its task is not another kind's to make.
+  TaskRecord fake;
+  fake.kind = TaskKind::kTrial;
+  EXPECT_EQ(this->store_->CreateTask(fake).status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(this->store_->GetTask(9999).status().code(), ErrorCode::kNotFound);
+}
+
+// A task that is not a trial needs no experiment and no trial row: its
+// allocations name the task alone.
+TYPED_TEST(StoreTasksTest, ATaskOfAnotherKindHasAllocationsWithoutATrial) {
+  const int64_t trial = this->NewTrial(this->NewExperiment());
+  TaskRecord command;
+  command.kind = TaskKind::kCommand;
+  command.owner = "bob";
+  auto id = this->store_->CreateTask(command);
+  ASSERT_TRUE(id.ok()) << id.status().ToString();
+  EXPECT_NE(*id, this->store_->GetTrial(trial)->task_id);
+  auto got = this->store_->GetTask(*id);
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(got->kind, TaskKind::kCommand);
+  EXPECT_EQ(got->owner, "bob");
+  EXPECT_EQ(got->ended_at, "");
+
+  AllocationRecord a;
+  a.id = "cmd.0";
+  a.task_id = *id;
+  a.slots = 0;
+  ASSERT_TRUE(this->store_->CreateAllocation(a).ok());
+  auto stored = this->store_->GetAllocation("cmd.0");
+  ASSERT_TRUE(stored.ok());
+  EXPECT_EQ(stored->task_id, *id);
+  EXPECT_FALSE(stored->trial_id.has_value());
+  auto listed = this->store_->ListTaskAllocations(*id);
+  ASSERT_TRUE(listed.ok());
+  ASSERT_EQ(listed->size(), 1u);
+  EXPECT_EQ(listed->front().id, "cmd.0");
+  EXPECT_EQ(this->store_->ListTaskAllocations(this->store_->GetTrial(trial)->task_id)->size(), 0u);
+
+  // The trial named must be the task's own: none for a command, its own for a trial's task.
+  AllocationRecord wrong = a;
+  wrong.id = "cmd.1";
+  wrong.trial_id = trial;
+  EXPECT_EQ(this->store_->CreateAllocation(wrong).code(), ErrorCode::kInvalidArgument);
+  AllocationRecord untied;  // the trial's task, without its trial
+  untied.id = "t.0";
+  untied.task_id = this->store_->GetTrial(trial)->task_id;
+  EXPECT_EQ(this->store_->CreateAllocation(untied).code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(this->store_->GetAllocation("cmd.1").status().code(), ErrorCode::kNotFound);
+
+  ASSERT_TRUE(this->store_->EndTask(*id).ok());
+  const std::string ended = this->store_->GetTask(*id)->ended_at;
+  EXPECT_TRUE(LooksLikeRfc3339(ended));
+  ASSERT_TRUE(this->store_->EndTask(*id).ok());  // once: a second end keeps the first time
+  EXPECT_EQ(this->store_->GetTask(*id)->ended_at, ended);
+  EXPECT_EQ(this->store_->EndTask(9999).code(), ErrorCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace ring
