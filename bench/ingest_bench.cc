@@ -155,7 +155,7 @@ int Ceiling(const std::string& db, int trials, double seconds, int batch, int me
     std::vector<ring::MetricReport> reports;
     for (int k = 0; k < batch; ++k)
       reports.push_back(
-          {s.trial, "training", next[i] + k, values[static_cast<size_t>(k)].dump(), "bench", ""});
+          {s.trial, ring::MetricKind::kTraining, next[i] + k, values[static_cast<size_t>(k)].dump(), "bench", ""});
     const auto t0 = Clock::now();
     auto stored = (*store)->AddMetrics(reports);
     s.latency_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());

@@ -28,7 +28,7 @@ nlohmann::json CheckpointView(ApiContext& ctx, const CheckpointRecord& c) {
   if (!trial.ok()) return j;
   j["experiment_id"] = trial->experiment_id;
   auto exp = ctx.store.GetExperiment(trial->experiment_id);
-  auto metrics = ctx.store.GetMetrics(c.trial_id, "validation");
+  auto metrics = ctx.store.GetMetrics(c.trial_id, MetricKind::kValidation);
   if (!exp.ok() || !metrics.ok()) return j;
   auto config = ParseExperimentConfig(exp->config_yaml);
   if (!config.ok()) return j;

@@ -50,9 +50,10 @@ Result<std::vector<MetricReport>> DecodeReports(const nlohmann::json& body, int6
     const std::string at = "reports[" + std::to_string(i) + "]";
     if (!r.is_object()) return InvalidArgument(at + " must be an object");
     if (Status s = CheckKnownFields(r, {"kind", "batches", "metrics"}, at); !s.ok()) return s;
-    if (!r.contains("kind") || !r["kind"].is_string() ||
-        (r["kind"] != "training" && r["kind"] != "validation"))
-      return InvalidArgument(at + ".kind must be \"training\" or \"validation\"");
+    const auto kind = r.contains("kind") && r["kind"].is_string()
+                          ? ParseMetricKind(r["kind"].get<std::string>())
+                          : std::nullopt;
+    if (!kind) return InvalidArgument(at + ".kind must be \"training\" or \"validation\"");
     if (!r.contains("batches") || !r["batches"].is_number_integer() || r["batches"].get<int64_t>() < 0)
       return InvalidArgument(at + ".batches must be a non-negative integer");
     if (!r.contains("metrics") || !r["metrics"].is_object())
@@ -62,7 +63,7 @@ Result<std::vector<MetricReport>> DecodeReports(const nlohmann::json& body, int6
         return InvalidArgument(at + ".metrics." + name + " must be a number");
     MetricReport m;
     m.trial_id = trial_id;
-    m.kind = r["kind"].get<std::string>();
+    m.kind = *kind;
     m.batches = r["batches"].get<int64_t>();
     m.metrics_json = r["metrics"].dump();
     m.allocation_id = allocation_id;

@@ -12,6 +12,12 @@ nlohmann::json OrNull(const std::optional<T>& v) {
   return v ? nlohmann::json(*v) : nlohmann::json();
 }
 
+nlohmann::json PlacementsJson(const std::vector<Placement>& placements) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& p : placements) list.push_back({{"agent_id", p.agent_id}, {"slot_ids", p.slot_ids}});
+  return list;
+}
+
 nlohmann::json ParsedOr(const std::string& text, nlohmann::json fallback) {
   auto j = nlohmann::json::parse(text, nullptr, false);
   return j.is_discarded() ? fallback : j;
@@ -56,7 +62,7 @@ nlohmann::json AllocationJson(const AllocationRecord& a) {
           {"trial_id", OrNull(a.trial_id)},
           {"state", ToString(a.state)},
           {"slots", a.slots},
-          {"placements", ParsedOr(a.agent_ids_json, nlohmann::json::array())},
+          {"placements", PlacementsJson(a.placements)},
           {"end_cause", a.end_cause ? nlohmann::json(ToString(*a.end_cause)) : nlohmann::json()},
           {"exit_reason", OrNull(a.exit_reason)},
           {"exit_code", OrNull(a.exit_code)},

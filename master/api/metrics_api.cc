@@ -16,13 +16,12 @@ namespace {
 
 constexpr int64_t kMaxPointsLimit = 100000;
 
-Result<std::string> Kind(const ApiRequest& req, const std::string& fallback) {
+Result<MetricKind> Kind(const ApiRequest& req, MetricKind fallback) {
   auto it = req.query.find("kind");
-  const std::string kind = it == req.query.end() || it->second.empty() ? fallback : it->second;
-  if (kind != "training" && kind != "validation")
-    return InvalidArgument("query parameter kind must be training or validation, got \"" +
-                           kind.substr(0, 64) + "\"");
-  return kind;
+  if (it == req.query.end() || it->second.empty()) return fallback;
+  if (auto kind = ParseMetricKind(it->second)) return *kind;
+  return InvalidArgument("query parameter kind must be training or validation, got \"" +
+                         it->second.substr(0, 64) + "\"");
 }
 
 std::string QueryString(const ApiRequest& req, const std::string& name) {
@@ -34,7 +33,7 @@ std::string QueryString(const ApiRequest& req, const std::string& name) {
 ApiResponse GetTrialMetrics(ApiContext& ctx, ApiRequest& req) {
   auto id = ParseId(req.params[0], "trial id");
   if (!id.ok()) return ApiResponse::Error(id.status());
-  auto kind = Kind(req, "training");
+  auto kind = Kind(req, MetricKind::kTraining);
   if (!kind.ok()) return ApiResponse::Error(kind.status());
   auto max_points = QueryInt(req, "max_points", 0, 2, kMaxPointsLimit);
   if (!max_points.ok()) return ApiResponse::Error(max_points.status());
@@ -70,7 +69,7 @@ ApiResponse GetTrialMetrics(ApiContext& ctx, ApiRequest& req) {
 ApiResponse GetExperimentMetrics(ApiContext& ctx, ApiRequest& req) {
   auto id = ParseId(req.params[0], "experiment id");
   if (!id.ok()) return ApiResponse::Error(id.status());
-  auto kind = Kind(req, "validation");
+  auto kind = Kind(req, MetricKind::kValidation);
   if (!kind.ok()) return ApiResponse::Error(kind.status());
   auto max_points = QueryInt(req, "max_points", 1000, 2, kMaxPointsLimit);
   if (!max_points.ok()) return ApiResponse::Error(max_points.status());
@@ -105,7 +104,7 @@ ApiResponse GetExperimentMetrics(ApiContext& ctx, ApiRequest& req) {
                       {"values", std::move(s.values)},
                       {"total", s.total}});
   }
-  return ApiResponse::Json({{"kind", *kind},
+  return ApiResponse::Json({{"kind", ToString(*kind)},
                             {"metric", metric.empty() ? nlohmann::json() : nlohmann::json(metric)},
                             {"metric_names", names},
                             {"series", std::move(series)}});

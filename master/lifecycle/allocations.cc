@@ -7,26 +7,6 @@
 #include "master/auth/tokens.h"
 
 namespace ring {
-namespace {
-
-nlohmann::json PlacementsJson(const std::vector<Placement>& placements) {
-  nlohmann::json j = nlohmann::json::array();
-  for (const auto& p : placements) j.push_back({{"agent_id", p.agent_id}, {"slot_ids", p.slot_ids}});
-  return j;
-}
-
-std::vector<Placement> PlacementsFromJson(const std::string& text) {
-  std::vector<Placement> out;
-  auto j = nlohmann::json::parse(text, nullptr, false);
-  if (!j.is_array()) return out;
-  for (const auto& p : j) {
-    if (!p.is_object() || !p.contains("agent_id")) continue;
-    out.push_back({p.value("agent_id", ""), p.value("slot_ids", std::vector<int>{})});
-  }
-  return out;
-}
-
-}  // namespace
 
 Allocations::Allocations(Store& store, ResourceManager& rm, AllocationTokens& tokens,
                          RendezvousStore& rendezvous)
@@ -70,10 +50,9 @@ Result<std::string> Allocations::Assign(LiveAllocation& alloc, std::vector<Place
   AllocationRecord next = alloc.record;
   next.state = AllocationState::kAssigned;
   next.token_hash = HashToken(token);
-  next.agent_ids_json = PlacementsJson(placements).dump();
+  next.placements = std::move(placements);
   if (Status s = store_.UpdateAllocation(next); !s.ok()) return s;
   alloc.record = next;
-  alloc.placements = std::move(placements);
   std::erase(queue_, alloc.record.id);
   alloc.started_seq = next_started_seq_++;
   alloc.master_port = ports_.Acquire(alloc.record.id);
@@ -92,7 +71,7 @@ void Allocations::Stop(LiveAllocation& alloc, EndCause why) {
     alloc.record.state = AllocationState::kTerminating;
     Write(alloc.record);
   }
-  rm_.Kill(alloc.record.id, alloc.placements, why);
+  rm_.Kill(alloc.record.id, alloc.placements(), why);
   if (on_dirty_) on_dirty_(alloc.pool);  // it counts as leaving now
 }
 
@@ -154,12 +133,11 @@ Status Allocations::Recover(const std::function<std::string(int64_t)>& pool_of, 
     alloc.experiment_id = trial->experiment_id;
     alloc.pool = pool_of(alloc.experiment_id);
     alloc.world_size = static_cast<int>(rec.slots);
-    alloc.placements = PlacementsFromJson(rec.agent_ids_json);
     if (alloc.pending()) {
       queue_.push_back(rec.id);
     } else {
       // Its nodes get until the deadline to come back and claim it.
-      rm_.Adopt(rec.id, alloc.placements, alloc.pool, deadline);
+      rm_.Adopt(rec.id, alloc.placements(), alloc.pool, deadline);
       alloc.master_port = ports_.Acquire(rec.id);
       rendezvous_.Open(rec.id);  // empty: ranks waiting on keys set before the restart time out
       tokens_.Add(rec.id, rec.token_hash, {*rec.trial_id, alloc.experiment_id});

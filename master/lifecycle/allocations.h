@@ -32,7 +32,8 @@ struct LiveAllocation {
   int64_t trial_id() const { return record.trial_id.value(); }
   int64_t experiment_id = 0;
   std::string pool;
-  std::vector<Placement> placements;  // in rank order; empty while PENDING
+  // In rank order; empty while PENDING.
+  const std::vector<Placement>& placements() const { return record.placements; }
   int world_size = 0;
   std::set<int> exited_ranks;
   std::optional<int> failure_code;            // first non-zero exit of any rank

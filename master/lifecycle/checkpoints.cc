@@ -63,7 +63,7 @@ void Checkpoints::Collect(int64_t experiment_id) {
   std::map<std::string, CheckpointRecord> records;
   for (const auto& trial : *trials) {
     auto checkpoints = store_.ListCheckpoints(trial.id);
-    auto validation = store_.GetMetrics(trial.id, "validation");
+    auto validation = store_.GetMetrics(trial.id, MetricKind::kValidation);
     if (!checkpoints.ok() || !validation.ok()) return;
     for (const auto& c : *checkpoints) {
       if (c.state != CheckpointState::kActive) continue;

@@ -90,7 +90,7 @@ Status Lifecycle::Recover(SteadyTime now) {
   // Allocations of paused experiments were asked to stop before the restart.
   for (auto& [id, alloc] : allocations_.live()) {
     auto exp = store_.GetExperiment(alloc.experiment_id);
-    if (exp.ok() && exp->state == RunState::kPaused && !alloc.placements.empty())
+    if (exp.ok() && exp->state == RunState::kPaused && !alloc.placements().empty())
       allocations_.RequestPreemption(alloc, EndCause::kPaused, now,
                                      ranks_.PreemptionTimeout(alloc.experiment_id));
   }

@@ -15,7 +15,7 @@ std::string DescribeExit(const proto::StateChange& change) {
 }
 
 bool PlacedOn(const LiveAllocation& alloc, const std::string& node) {
-  for (const auto& p : alloc.placements)
+  for (const auto& p : alloc.placements())
     if (p.agent_id == node) return true;
   return false;
 }
@@ -120,7 +120,7 @@ void RankEvents::OnNodeConnected(const std::string& node, const std::vector<prot
     if (!PlacedOn(alloc, node) || reported.count(id)) continue;
     alloc.report_deadline = now + heartbeat_timeout_;
     std::vector<Placement> here;
-    for (const auto& p : alloc.placements)
+    for (const auto& p : alloc.placements())
       if (p.agent_id == node) here.push_back(p);
     rm_.Adopt(id, here, alloc.pool, now);
   }

@@ -64,7 +64,7 @@ void SchedulingDriver::Pass(const std::string& pool, SteadyTime now) {
   }
   if (input.pending.empty()) return;
   for (const auto& [id, alloc] : allocations_.live()) {
-    if (alloc.pool != pool || alloc.pending() || alloc.placements.empty()) continue;
+    if (alloc.pool != pool || alloc.pending() || alloc.placements().empty()) continue;
     const EffectiveResources r = settings_.Resources(alloc.experiment_id);
     RunningAllocation running;
     running.allocation_id = id;
@@ -78,7 +78,7 @@ void SchedulingDriver::Pass(const std::string& pool, SteadyTime now) {
     // stopping is leaving anyway and is not stopped twice.
     running.preemptible = alloc.preemptible && !alloc.stop_cause;
     running.preempting = alloc.preemption.requested() || alloc.stop_cause.has_value();
-    running.placements = alloc.placements;
+    running.placements = alloc.placements();
     input.running.push_back(std::move(running));
   }
   for (const auto& p : pools_) {
@@ -136,7 +136,7 @@ void SchedulingDriver::Launch(LiveAllocation& alloc, const Assignment& assignmen
     return;
   }
   spec->token = *token;
-  spec->placements = alloc.placements;
+  spec->placements = alloc.placements();
   spec->master_port = alloc.master_port;
   rm_.Launch(*spec);
 }

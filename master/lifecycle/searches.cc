@@ -256,7 +256,7 @@ std::optional<int64_t> Searches::TrialOperation(int64_t experiment_id, int64_t t
 
 std::optional<double> Searches::StoredMetric(int64_t trial_id, int64_t length,
                                              const ExperimentConfig& config) {
-  auto metrics = store_.GetMetrics(trial_id, "validation");
+  auto metrics = store_.GetMetrics(trial_id, MetricKind::kValidation);
   if (!metrics.ok()) return std::nullopt;
   for (const auto& m : *metrics) {
     if (m.batches != length) continue;

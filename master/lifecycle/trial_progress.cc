@@ -10,8 +10,8 @@ Status TrialProgress::Record(int64_t trial_id, int64_t experiment_id,
   int64_t trained = -1;
   bool validated = false;
   for (const auto& r : reports) {
-    if (r.kind == "training") trained = std::max(trained, r.batches);
-    validated |= r.kind == "validation";
+    if (r.kind == MetricKind::kTraining) trained = std::max(trained, r.batches);
+    validated |= r.kind == MetricKind::kValidation;
   }
   auto trial = trials_.Get(trial_id);
   const ExperimentConfig* config = settings_.Config(experiment_id);
@@ -24,7 +24,7 @@ Status TrialProgress::Record(int64_t trial_id, int64_t experiment_id,
   const bool smaller = config->searcher.smaller_is_better;
   const auto before = trial->best_validation;
   for (const auto& r : reports) {
-    if (r.kind != "validation") continue;
+    if (r.kind != MetricKind::kValidation) continue;
     auto metrics = nlohmann::json::parse(r.metrics_json, nullptr, false);
     if (!metrics.is_object()) continue;
     auto v = metrics.find(config->searcher.metric);

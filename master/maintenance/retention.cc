@@ -10,7 +10,6 @@
 namespace ring {
 namespace {
 
-constexpr const char* kTraining = "training";
 
 std::string DaysBefore(std::chrono::system_clock::time_point now, int64_t days) {
   return FormatRfc3339(now - std::chrono::hours(24 * days));
@@ -57,10 +56,10 @@ int64_t Retention::LogDays(const ExperimentRecord& e) {
 // max_points of them (LTTB), and a report without any number is kept.
 Status Retention::Thin(const TrialRecord& t, const std::string& cutoff, RetentionReport& report) {
   const auto max_points = static_cast<size_t>(options_.metrics_max_points);
-  auto count = store_.CountMetrics(t.id, kTraining);
+  auto count = store_.CountMetrics(t.id, MetricKind::kTraining);
   if (!count.ok()) return count.status();
   if (*count <= options_.metrics_max_points) return Status::Ok();
-  auto reports = store_.GetMetrics(t.id, kTraining);
+  auto reports = store_.GetMetrics(t.id, MetricKind::kTraining);
   if (!reports.ok()) return reports.status();
   std::vector<MetricReport> old;
   for (auto& r : *reports)
@@ -72,7 +71,7 @@ Status Retention::Thin(const TrialRecord& t, const std::string& cutoff, Retentio
   for (size_t i = 0; i < old.size(); ++i)
     if (!keep[i] && HasNumericMetric(old[i])) drop.push_back(old[i].batches);
   if (drop.empty()) return Status::Ok();
-  auto deleted = store_.DeleteMetrics(t.id, kTraining, drop);
+  auto deleted = store_.DeleteMetrics(t.id, MetricKind::kTraining, drop);
   if (!deleted.ok()) return deleted.status();
   report.trials_thinned += 1;
   report.metric_reports_deleted += *deleted;

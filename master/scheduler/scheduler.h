@@ -57,6 +57,8 @@
 #include <string>
 #include <vector>
 
+#include "common/placement.h"
+
 namespace ring {
 
 struct AgentView {
@@ -66,11 +68,6 @@ struct AgentView {
   std::vector<int> free_slots;  // slot ids
   int total_slots = 0;
   bool enabled = true;  // false: keeps its running work, gets no new placements
-};
-
-struct Placement {
-  std::string agent_id;
-  std::vector<int> slot_ids;
 };
 
 struct Assignment {

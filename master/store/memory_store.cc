@@ -244,7 +244,7 @@ Status MemoryStore::UpdateAllocation(const AllocationRecord& a) {
   AllocationRecord& r = allocations_[it->second];
   r.state = a.state;
   r.token_hash = a.token_hash;
-  r.agent_ids_json = a.agent_ids_json;
+  r.placements = a.placements;
   r.end_cause = a.end_cause;
   r.exit_reason = a.exit_reason;
   r.exit_code = a.exit_code;

@@ -44,10 +44,10 @@ class MemoryStore final : public Store {
   Status UpdateAllocation(const AllocationRecord& a) override;
 
   Result<int64_t> AddMetrics(const std::vector<MetricReport>& reports) override;
-  Result<std::vector<MetricReport>> GetMetrics(int64_t trial_id, const std::string& kind) override;
+  Result<std::vector<MetricReport>> GetMetrics(int64_t trial_id, MetricKind kind) override;
 
-  Result<int64_t> CountMetrics(int64_t trial_id, const std::string& kind) override;
-  Result<int64_t> DeleteMetrics(int64_t trial_id, const std::string& kind,
+  Result<int64_t> CountMetrics(int64_t trial_id, MetricKind kind) override;
+  Result<int64_t> DeleteMetrics(int64_t trial_id, MetricKind kind,
                                 const std::vector<int64_t>& batches) override;
   Result<int64_t> DeleteLogs(int64_t trial_id) override;
   Status Compact() override;
@@ -87,7 +87,7 @@ class MemoryStore final : public Store {
     ExperimentRecord record;
     std::string model_tar_gz;
   };
-  using MetricKey = std::tuple<int64_t, std::string, int64_t>;  // trial, kind, batches
+  using MetricKey = std::tuple<int64_t, MetricKind, int64_t>;  // trial, kind, batches
 
   std::mutex mu_;
   int64_t next_experiment_id_ = 1;

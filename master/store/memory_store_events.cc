@@ -12,9 +12,8 @@ Result<int64_t> MemoryStore::AddMetrics(const std::vector<MetricReport>& reports
   std::lock_guard lock(mu_);
   // All or nothing, as in SqliteStore's single transaction: check every report first.
   for (const MetricReport& r : reports) {
-    std::string what = "add " + r.kind + " metrics of trial " + std::to_string(r.trial_id) + " at batch " +
+    std::string what = "add " + std::string(ToString(r.kind)) + " metrics of trial " + std::to_string(r.trial_id) + " at batch " +
                        std::to_string(r.batches);
-    if (!IsKnownMetricKind(r.kind)) return InvalidArgument(what + ": unknown kind");
     if (r.batches < 0) return InvalidArgument(what + ": batches must not be negative");
     if (!trials_.contains(r.trial_id)) return InvalidArgument(what + ": trial does not exist");
   }
@@ -26,7 +25,7 @@ Result<int64_t> MemoryStore::AddMetrics(const std::vector<MetricReport>& reports
     stored.reported_at = now;
     if (metrics_.try_emplace(MetricKey{r.trial_id, r.kind, r.batches}, std::move(stored)).second) ++added;
     int64_t& total = trials_.at(r.trial_id).total_batches;
-    if (r.kind == "training" && r.batches > total) {
+    if (r.kind == MetricKind::kTraining && r.batches > total) {
       total = r.batches;
       raised = true;
     }
@@ -35,9 +34,7 @@ Result<int64_t> MemoryStore::AddMetrics(const std::vector<MetricReport>& reports
   return added;
 }
 
-Result<std::vector<MetricReport>> MemoryStore::GetMetrics(int64_t trial_id, const std::string& kind) {
-  if (!IsKnownMetricKind(kind))
-    return InvalidArgument("metric kind must be training or validation, got '" + kind + "'");
+Result<std::vector<MetricReport>> MemoryStore::GetMetrics(int64_t trial_id, MetricKind kind) {
   std::lock_guard lock(mu_);
   std::vector<MetricReport> out;
   for (auto it = metrics_.lower_bound(MetricKey{trial_id, kind, INT64_MIN});

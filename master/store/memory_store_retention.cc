@@ -4,17 +4,15 @@
 
 namespace ring {
 
-Result<int64_t> MemoryStore::CountMetrics(int64_t trial_id, const std::string& kind) {
+Result<int64_t> MemoryStore::CountMetrics(int64_t trial_id, MetricKind kind) {
   auto reports = GetMetrics(trial_id, kind);
   if (!reports.ok()) return reports.status();
   return static_cast<int64_t>(reports->size());
 }
 
-Result<int64_t> MemoryStore::DeleteMetrics(int64_t trial_id, const std::string& kind,
+Result<int64_t> MemoryStore::DeleteMetrics(int64_t trial_id, MetricKind kind,
                                            const std::vector<int64_t>& batches) {
   const WriteNotice changes(metrics_generation_);
-  if (!IsKnownMetricKind(kind))
-    return InvalidArgument("metric kind must be training or validation, got '" + kind + "'");
   std::lock_guard lock(mu_);
   int64_t deleted = 0;
   for (const int64_t b : batches)

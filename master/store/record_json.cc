@@ -47,4 +47,27 @@ Result<std::vector<CheckpointFile>> FilesFromJson(const std::string& text) {
   return files;
 }
 
+std::string PlacementsJson(const std::vector<Placement>& placements) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& p : placements) list.push_back({{"agent_id", p.agent_id}, {"slot_ids", p.slot_ids}});
+  return list.dump();
+}
+
+Result<std::vector<Placement>> PlacementsFromJson(const std::string& text) {
+  const auto j = nlohmann::json::parse(text, nullptr, false);
+  if (!j.is_array()) return Internal("placements are not a JSON list: " + text.substr(0, 200));
+  std::vector<Placement> placements;
+  placements.reserve(j.size());
+  for (const auto& p : j) {
+    if (!p.is_object() || !p.contains("agent_id") || !p["agent_id"].is_string())
+      return Internal("a placement is not {agent_id, slot_ids}: " + p.dump().substr(0, 200));
+    Placement placement{p["agent_id"].get<std::string>(), {}};
+    if (const auto ids = p.find("slot_ids"); ids != p.end() && ids->is_array())
+      for (const auto& id : *ids)
+        if (id.is_number_integer()) placement.slot_ids.push_back(id.get<int>());
+    placements.push_back(std::move(placement));
+  }
+  return placements;
+}
+
 }  // namespace ring

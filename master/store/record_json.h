@@ -1,6 +1,7 @@
 #pragma once
 // The JSON text some typed record fields are kept as in SQLite: a
-// checkpoint's storage and file list. Only the store reads or writes it.
+// checkpoint's storage and file list, an allocation's placements. Only the
+// store reads or writes it.
 #include <string>
 #include <vector>
 
@@ -13,5 +14,7 @@ std::string StorageJson(const CheckpointStorage& storage);  // {"type","host_pat
 Result<CheckpointStorage> StorageFromJson(const std::string& text);
 std::string FilesJson(const std::vector<CheckpointFile>& files);  // [{"path","size","sha256"}]
 Result<std::vector<CheckpointFile>> FilesFromJson(const std::string& text);
+std::string PlacementsJson(const std::vector<Placement>& placements);  // [{"agent_id","slot_ids"}]
+Result<std::vector<Placement>> PlacementsFromJson(const std::string& text);
 
 }  // namespace ring

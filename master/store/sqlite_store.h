@@ -53,10 +53,10 @@ class SqliteStore final : public Store {
   Status UpdateAllocation(const AllocationRecord& a) override;
 
   Result<int64_t> AddMetrics(const std::vector<MetricReport>& reports) override;
-  Result<std::vector<MetricReport>> GetMetrics(int64_t trial_id, const std::string& kind) override;
+  Result<std::vector<MetricReport>> GetMetrics(int64_t trial_id, MetricKind kind) override;
 
-  Result<int64_t> CountMetrics(int64_t trial_id, const std::string& kind) override;
-  Result<int64_t> DeleteMetrics(int64_t trial_id, const std::string& kind,
+  Result<int64_t> CountMetrics(int64_t trial_id, MetricKind kind) override;
+  Result<int64_t> DeleteMetrics(int64_t trial_id, MetricKind kind,
                                 const std::vector<int64_t>& batches) override;
   Result<int64_t> DeleteLogs(int64_t trial_id) override;
   Status Compact() override;

@@ -90,14 +90,14 @@ Result<int64_t> SqliteStore::InsertMetricsLocked(const std::vector<MetricReport>
         "INSERT INTO metrics (trial_id, kind, batches, metrics, allocation_id, reported_at) "
         "VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (trial_id, kind, batches) DO NOTHING");
     if (!insert.ok()) return insert.status();
-    insert->Bind(1, r.trial_id).Bind(2, r.kind).Bind(3, r.batches).Bind(4, r.metrics_json);
+    insert->Bind(1, r.trial_id).Bind(2, ToString(r.kind)).Bind(3, r.batches).Bind(4, r.metrics_json);
     insert->Bind(5, r.allocation_id).Bind(6, now);
     if (Status s = insert->Run(); !s.ok()) {
-      return WithContext(s, "add " + r.kind + " metrics of trial " + std::to_string(r.trial_id) +
+      return WithContext(s, "add " + std::string(ToString(r.kind)) + " metrics of trial " + std::to_string(r.trial_id) +
                                 " at batch " + std::to_string(r.batches));
     }
     added += db_->Changes();
-    if (r.kind == "training") trained[r.trial_id] = std::max(trained[r.trial_id], r.batches);
+    if (r.kind == MetricKind::kTraining) trained[r.trial_id] = std::max(trained[r.trial_id], r.batches);
   }
   for (const auto& [trial_id, batches] : trained) {
     Result<Stmt> raise =
@@ -111,15 +111,13 @@ Result<int64_t> SqliteStore::InsertMetricsLocked(const std::vector<MetricReport>
   return added;
 }
 
-Result<std::vector<MetricReport>> SqliteStore::GetMetrics(int64_t trial_id, const std::string& kind) {
-  if (!IsKnownMetricKind(kind))
-    return InvalidArgument("metric kind must be training or validation, got '" + kind + "'");
+Result<std::vector<MetricReport>> SqliteStore::GetMetrics(int64_t trial_id, MetricKind kind) {
   std::lock_guard lock(mu_);
   Result<Stmt> select = db_->Prepare(
       "SELECT batches, metrics, allocation_id, reported_at FROM metrics "
       "WHERE trial_id = ?1 AND kind = ?2 ORDER BY batches");
   if (!select.ok()) return select.status();
-  select->Bind(1, trial_id).Bind(2, kind);
+  select->Bind(1, trial_id).Bind(2, ToString(kind));
   std::vector<MetricReport> out;
   for (;;) {
     Result<bool> row = select->Step();

@@ -16,23 +16,19 @@ Result<int64_t> IntPragma(SqliteDb& db, const char* sql) {
 
 }  // namespace
 
-Result<int64_t> SqliteStore::CountMetrics(int64_t trial_id, const std::string& kind) {
-  if (!IsKnownMetricKind(kind))
-    return InvalidArgument("metric kind must be training or validation, got '" + kind + "'");
+Result<int64_t> SqliteStore::CountMetrics(int64_t trial_id, MetricKind kind) {
   std::lock_guard lock(mu_);
   Result<Stmt> count = db_->Prepare("SELECT COUNT(*) FROM metrics WHERE trial_id = ?1 AND kind = ?2");
   if (!count.ok()) return count.status();
-  count->Bind(1, trial_id).Bind(2, kind);
+  count->Bind(1, trial_id).Bind(2, ToString(kind));
   Result<bool> row = count->Step();
   if (!row.ok()) return row.status();
   return count->Int(0);
 }
 
-Result<int64_t> SqliteStore::DeleteMetrics(int64_t trial_id, const std::string& kind,
+Result<int64_t> SqliteStore::DeleteMetrics(int64_t trial_id, MetricKind kind,
                                            const std::vector<int64_t>& batches) {
   const WriteNotice changes(metrics_generation_);
-  if (!IsKnownMetricKind(kind))
-    return InvalidArgument("metric kind must be training or validation, got '" + kind + "'");
   if (batches.empty()) return int64_t{0};
   std::lock_guard lock(mu_);
   SqliteTransaction tx(*db_);
@@ -41,9 +37,9 @@ Result<int64_t> SqliteStore::DeleteMetrics(int64_t trial_id, const std::string& 
   for (const int64_t b : batches) {
     Result<Stmt> del = db_->Prepare("DELETE FROM metrics WHERE trial_id = ?1 AND kind = ?2 AND batches = ?3");
     if (!del.ok()) return del.status();
-    del->Bind(1, trial_id).Bind(2, kind).Bind(3, b);
+    del->Bind(1, trial_id).Bind(2, ToString(kind)).Bind(3, b);
     if (Status s = del->Run(); !s.ok())
-      return WithContext(s, "delete " + kind + " metrics of trial " + std::to_string(trial_id));
+      return WithContext(s, "delete " + std::string(ToString(kind)) + " metrics of trial " + std::to_string(trial_id));
     deleted += db_->Changes();
   }
   if (Status s = tx.Commit(); !s.ok()) return s;

@@ -1,6 +1,7 @@
 // SqliteStore: the trials and allocations tables.
 #include <utility>
 
+#include "master/store/record_json.h"
 #include "master/store/sqlite_db.h"
 #include "master/store/sqlite_store.h"
 #include "master/store/store_util.h"
@@ -48,7 +49,9 @@ Result<AllocationRecord> ReadAllocation(const Stmt& s) {
   a.state = *parsed;
   a.token_hash = s.Text(3);
   a.slots = s.Int(4);
-  a.agent_ids_json = s.Text(5);
+  auto placements = PlacementsFromJson(s.Text(5));
+  if (!placements.ok()) return WithContext(placements.status(), "allocation " + a.id);
+  a.placements = std::move(*placements);
   a.exit_reason = s.Text(6);
   if (!s.IsNull(7)) a.exit_code = static_cast<int>(s.Int(7));
   a.created_at = s.Text(8);
@@ -167,7 +170,7 @@ Status SqliteStore::CreateAllocation(const AllocationRecord& a) {
   if (!insert.ok()) return insert.status();
   const std::string now = NowRfc3339();
   insert->Bind(1, a.id).Bind(2, a.trial_id).Bind(3, ToString(a.state)).Bind(4, a.token_hash);
-  insert->Bind(5, a.slots).Bind(6, a.agent_ids_json).BindTextOrNull(7, a.exit_reason);
+  insert->Bind(5, a.slots).Bind(6, PlacementsJson(a.placements)).BindTextOrNull(7, a.exit_reason);
   if (a.exit_code) {
     insert->Bind(8, int64_t{*a.exit_code});
   } else {
@@ -226,7 +229,7 @@ Status SqliteStore::UpdateAllocation(const AllocationRecord& a) {
       "UPDATE allocations SET state = ?2, token_hash = ?3, agent_ids = ?4, exit_reason = ?5, exit_code = ?6, "
       "ended_at = COALESCE(?7, CASE WHEN ?8 THEN COALESCE(ended_at, ?9) END), end_cause = ?10 WHERE id = ?1");
   if (!update.ok()) return update.status();
-  update->Bind(1, a.id).Bind(2, ToString(a.state)).Bind(3, a.token_hash).Bind(4, a.agent_ids_json);
+  update->Bind(1, a.id).Bind(2, ToString(a.state)).Bind(3, a.token_hash).Bind(4, PlacementsJson(a.placements));
   update->BindTextOrNull(5, a.exit_reason);
   if (a.exit_code) {
     update->Bind(6, int64_t{*a.exit_code});

@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "common/end_cause.h"
+#include "common/metric_kind.h"
+#include "common/placement.h"
 #include "common/states.h"
 #include "common/status.h"
 #include "common/task_kind.h"
@@ -67,7 +69,7 @@ struct AllocationRecord {
   AllocationState state = AllocationState::kPending;
   std::string token_hash;  // SHA-256 hex of the allocation token
   int64_t slots = 1;
-  std::string agent_ids_json = "[]";  // agents holding the allocation
+  std::vector<Placement> placements;  // one per agent holding it, rank 0's first
   std::optional<EndCause> end_cause;  // set when TERMINATED: what ended it
   std::string exit_reason;            // set when TERMINATED: its detail for people
   std::optional<int> exit_code;
@@ -77,7 +79,7 @@ struct AllocationRecord {
 
 struct MetricReport {
   int64_t trial_id = 0;
-  std::string kind;  // "training" or "validation"
+  MetricKind kind = MetricKind::kTraining;
   int64_t batches = 0;
   std::string metrics_json = "{}";
   std::string allocation_id;
@@ -231,12 +233,12 @@ class Store {
   // rises to its largest training report. Calls from several threads at once
   // may share one commit (SqliteStore's group commit), each with its own result.
   virtual Result<int64_t> AddMetrics(const std::vector<MetricReport>& reports) = 0;
-  virtual Result<std::vector<MetricReport>> GetMetrics(int64_t trial_id, const std::string& kind) = 0;
+  virtual Result<std::vector<MetricReport>> GetMetrics(int64_t trial_id, MetricKind kind) = 0;
 
   // Retention (master/maintenance/retention.h): how many reports of a kind a trial
   // has; deleting a trial's reports at the given batches (returns how many).
-  virtual Result<int64_t> CountMetrics(int64_t trial_id, const std::string& kind) = 0;
-  virtual Result<int64_t> DeleteMetrics(int64_t trial_id, const std::string& kind,
+  virtual Result<int64_t> CountMetrics(int64_t trial_id, MetricKind kind) = 0;
+  virtual Result<int64_t> DeleteMetrics(int64_t trial_id, MetricKind kind,
                                         const std::vector<int64_t>& batches) = 0;
 
   // Logs. Ids are assigned by the store and increase.

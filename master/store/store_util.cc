@@ -52,8 +52,5 @@ bool IsKnown(AllocationState s) {
 bool IsKnownAgentState(const std::string& s) {
   return s == "connected" || s == "lost" || s == "disconnected";
 }
-bool IsKnownMetricKind(const std::string& s) {
-  return s == "training" || s == "validation";
-}
 
 }  // namespace ring

@@ -21,6 +21,5 @@ std::string EndedAt(bool terminal, const std::string& given, const std::string& 
 bool IsKnown(RunState s);
 bool IsKnown(AllocationState s);
 bool IsKnownAgentState(const std::string& s);  // connected, lost, disconnected
-bool IsKnownMetricKind(const std::string& s);  // training, validation
 
 }  // namespace ring

@@ -92,10 +92,10 @@ TEST_F(DistributedControllerTest, RankZeroGoesToTheFirstAgentInRankOrderAndItsAd
   EXPECT_EQ(sa.master_port, sb.master_port);
   EXPECT_EQ(sa.allocation_token, sb.allocation_token);
   // Recorded in rank order, so the trial view and a recovered master agree.
-  auto recorded = nlohmann::json::parse(store_.GetAllocation("1.0")->agent_ids_json);
+  const auto recorded = store_.GetAllocation("1.0")->placements;
   ASSERT_EQ(recorded.size(), 2u);
-  EXPECT_EQ(recorded[0]["agent_id"], "node-a");
-  EXPECT_EQ(recorded[1]["agent_id"], "node-b");
+  EXPECT_EQ(recorded[0].agent_id, "node-a");
+  EXPECT_EQ(recorded[1].agent_id, "node-b");
 }
 
 TEST_F(DistributedControllerTest, RanksOfOneAgentFollowItsSlotIds) {

@@ -379,7 +379,7 @@ TEST_F(UnreadableConfigTest, ARunningTrialOfItCompletesNoOperationAndTheMasterCa
   alloc.trial_id = running;
   alloc.state = AllocationState::kRunning;
   alloc.token_hash = HashToken("secret");
-  alloc.agent_ids_json = R"([{"agent_id": "agent-1", "slot_ids": [0]}])";
+  alloc.placements = {{"agent-1", {0}}};
   ASSERT_TRUE(store_.CreateAllocation(alloc).ok());
   testing::LifecycleDriver restarted(store_, options_);
   ASSERT_TRUE(restarted.Recover(now_).ok());

@@ -66,11 +66,11 @@ class RetentionTest : public ::testing::Test {
     for (int i = 0; i < n; ++i) {
       const double loss = (i == n / 2 ? 50.0 : 1.0 / (1 + i)) + 0.01 * std::sin(i);
       reports.push_back(
-          {trial, "training", i + 1,
+          {trial, MetricKind::kTraining, i + 1,
            "{\"loss\":" + std::to_string(loss) + ",\"lr\":" + std::to_string(0.1 / (1 + i / 100)) + "}", "a",
            ""});
     }
-    reports.push_back({trial, "training", n + 1, "{\"note\":\"text only\"}", "a", ""});
+    reports.push_back({trial, MetricKind::kTraining, n + 1, "{\"note\":\"text only\"}", "a", ""});
     ASSERT_TRUE(store().AddMetrics(reports).ok());
   }
 
@@ -94,13 +94,12 @@ TYPED_TEST_SUITE(RetentionTest, Stores);
 TYPED_TEST(RetentionTest, StoreCountsAndDeletesMetricsAndLogs) {
   const int64_t trial = this->AddTrial(this->AddExperiment(Config()), false);
   this->AddTraining(trial, 10);
-  ASSERT_TRUE(this->store().AddMetrics({{trial, "validation", 5, "{\"loss\":1}", "a", ""}}).ok());
-  EXPECT_EQ(*this->store().CountMetrics(trial, "training"), 11);
-  EXPECT_EQ(*this->store().CountMetrics(trial, "validation"), 1);
-  EXPECT_EQ(*this->store().DeleteMetrics(trial, "training", {2, 3, 99}), 2);
-  EXPECT_EQ(*this->store().CountMetrics(trial, "training"), 9);
-  EXPECT_EQ(*this->store().CountMetrics(trial, "validation"), 1);
-  EXPECT_FALSE(this->store().CountMetrics(trial, "bogus").ok());
+  ASSERT_TRUE(this->store().AddMetrics({{trial, MetricKind::kValidation, 5, "{\"loss\":1}", "a", ""}}).ok());
+  EXPECT_EQ(*this->store().CountMetrics(trial, MetricKind::kTraining), 11);
+  EXPECT_EQ(*this->store().CountMetrics(trial, MetricKind::kValidation), 1);
+  EXPECT_EQ(*this->store().DeleteMetrics(trial, MetricKind::kTraining, {2, 3, 99}), 2);
+  EXPECT_EQ(*this->store().CountMetrics(trial, MetricKind::kTraining), 9);
+  EXPECT_EQ(*this->store().CountMetrics(trial, MetricKind::kValidation), 1);
 
   this->AddLogs(trial, 5);
   EXPECT_EQ(*this->store().DeleteLogs(trial), 5);
@@ -117,21 +116,21 @@ TYPED_TEST(RetentionTest, StoreCountsAndDeletesMetricsAndLogs) {
 TYPED_TEST(RetentionTest, ThinsOnlyOldTrainingMetricsAndKeepsTheCurvesShape) {
   const int64_t trial = this->AddTrial(this->AddExperiment(Config()), true);
   this->AddTraining(trial, 3000);
-  ASSERT_TRUE(this->store().AddMetrics({{trial, "validation", 100, "{\"loss\":0.5}", "a", ""}}).ok());
+  ASSERT_TRUE(this->store().AddMetrics({{trial, MetricKind::kValidation, 100, "{\"loss\":0.5}", "a", ""}}).ok());
   const auto now = std::chrono::system_clock::now();
   Retention retention(this->store(), {.metrics_full_resolution_days = 30, .metrics_max_points = 100});
 
   auto early = retention.Run(now + hours(24 * 29));  // not old enough yet
   ASSERT_TRUE(early.ok()) << early.status().message();
   EXPECT_EQ(early->metric_reports_deleted, 0);
-  EXPECT_EQ(*this->store().CountMetrics(trial, "training"), 3001);
+  EXPECT_EQ(*this->store().CountMetrics(trial, MetricKind::kTraining), 3001);
 
-  auto before = this->store().GetMetrics(trial, "training");
+  auto before = this->store().GetMetrics(trial, MetricKind::kTraining);
   auto pass = retention.Run(now + hours(24 * 31));
   ASSERT_TRUE(pass.ok()) << pass.status().message();
   EXPECT_EQ(pass->trials, 1);
   EXPECT_EQ(pass->trials_thinned, 1);
-  auto after = this->store().GetMetrics(trial, "training");
+  auto after = this->store().GetMetrics(trial, MetricKind::kTraining);
   EXPECT_EQ(pass->metric_reports_deleted, static_cast<int64_t>(before->size() - after->size()));
   // Each metric's 100 points, picked as the chart picks them, are kept; the
   // reports are the union of those picks (and the one without numbers).
@@ -149,12 +148,12 @@ TYPED_TEST(RetentionTest, ThinsOnlyOldTrainingMetricsAndKeepsTheCurvesShape) {
   EXPECT_NEAR(*std::max_element(loss.values.begin(), loss.values.end()), 50.0 + 0.01 * std::sin(1500), 1e-5)
       << "the spike survives";
   EXPECT_EQ(after->back().metrics_json, "{\"note\":\"text only\"}") << "a report without numbers is kept";
-  EXPECT_EQ(*this->store().CountMetrics(trial, "validation"), 1) << "validation metrics are never thinned";
+  EXPECT_EQ(*this->store().CountMetrics(trial, MetricKind::kValidation), 1) << "validation metrics are never thinned";
 
   auto again = retention.Run(now + hours(24 * 32));
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(again->metric_reports_deleted, 0) << "a second pass changes nothing";
-  EXPECT_EQ(*this->store().CountMetrics(trial, "training"), static_cast<int64_t>(after->size()));
+  EXPECT_EQ(*this->store().CountMetrics(trial, MetricKind::kTraining), static_cast<int64_t>(after->size()));
 }
 
 TYPED_TEST(RetentionTest, DeletesLogsOfTrialsEndedLongAgoWithPerExperimentOverrides) {

@@ -32,7 +32,7 @@ class StoreMetricsTest : public ::testing::Test {
   int64_t exp_ = 0;
 };
 
-MetricReport Report(int64_t trial, const std::string& kind, int64_t batches) {
+MetricReport Report(int64_t trial, MetricKind kind, int64_t batches) {
   MetricReport r;
   r.trial_id = trial;
   r.kind = kind;
@@ -49,22 +49,22 @@ TYPED_TEST(StoreMetricsTest, TrainingReportsRaiseTheTrialsTotalBatches) {
   const int64_t a = this->NewTrial(), b = this->NewTrial();
   ASSERT_TRUE(
       this->store()
-          .AddMetrics({Report(a, "training", 300), Report(a, "training", 100), Report(b, "training", 50)})
+          .AddMetrics({Report(a, MetricKind::kTraining, 300), Report(a, MetricKind::kTraining, 100), Report(b, MetricKind::kTraining, 50)})
           .ok());
   EXPECT_EQ(this->TotalBatches(a), 300);
   EXPECT_EQ(this->TotalBatches(b), 50);
   // Validation reports and older training reports leave it where it is.
-  ASSERT_TRUE(this->store().AddMetrics({Report(a, "validation", 900), Report(a, "training", 200)}).ok());
+  ASSERT_TRUE(this->store().AddMetrics({Report(a, MetricKind::kValidation, 900), Report(a, MetricKind::kTraining, 200)}).ok());
   EXPECT_EQ(this->TotalBatches(a), 300);
   // A refused batch raises nothing.
-  EXPECT_FALSE(this->store().AddMetrics({Report(a, "training", 1000), Report(a, "bogus", 1000)}).ok());
+  EXPECT_FALSE(this->store().AddMetrics({Report(a, MetricKind::kTraining, 1000), Report(a, MetricKind::kTraining, -1)}).ok());
   EXPECT_EQ(this->TotalBatches(a), 300);
 }
 
 TYPED_TEST(StoreMetricsTest, AnUpdateReadBeforeAReportDoesNotLowerTheTotal) {
   const int64_t trial = this->NewTrial();
   TrialRecord stale = *this->store().GetTrial(trial);
-  ASSERT_TRUE(this->store().AddMetrics({Report(trial, "training", 400)}).ok());
+  ASSERT_TRUE(this->store().AddMetrics({Report(trial, MetricKind::kTraining, 400)}).ok());
   stale.state = RunState::kPaused;
   ASSERT_TRUE(this->store().UpdateTrial(stale).ok());
   TrialRecord now = *this->store().GetTrial(trial);
@@ -85,11 +85,11 @@ TYPED_TEST(StoreMetricsTest, ConcurrentWritersEachGetTheirOwnAnswer) {
       for (int i = 0; i < kBatches; ++i) {
         std::vector<MetricReport> batch;
         const int64_t first = (int64_t{w} * kBatches + i) * kPerBatch;
-        for (int k = 0; k < kPerBatch; ++k) batch.push_back(Report(trial, "training", first + k));
+        for (int k = 0; k < kPerBatch; ++k) batch.push_back(Report(trial, MetricKind::kTraining, first + k));
         // Every fifth batch of odd writers carries a bad report: that batch
         // alone is refused, whoever shares its commit.
         const bool bad = w % 2 == 1 && i % 5 == 0;
-        if (bad) batch.back().kind = "bogus";
+        if (bad) batch.back().batches = -1;
         auto added = this->store().AddMetrics(batch);
         if (bad) {
           refused += !added.ok() && added.status().code() == ErrorCode::kInvalidArgument;
@@ -103,7 +103,7 @@ TYPED_TEST(StoreMetricsTest, ConcurrentWritersEachGetTheirOwnAnswer) {
   const int bad_batches = (kWriters / 2) * (kBatches / 5);
   EXPECT_EQ(refused.load(), bad_batches);
   EXPECT_EQ(wrong.load(), 0);
-  auto stored = this->store().GetMetrics(trial, "training");
+  auto stored = this->store().GetMetrics(trial, MetricKind::kTraining);
   ASSERT_TRUE(stored.ok());
   EXPECT_EQ(stored->size(), static_cast<size_t>((kWriters * kBatches - bad_batches) * kPerBatch));
   for (const auto& r : *stored) {

@@ -305,7 +305,7 @@ TEST(SqliteStoreDurabilityTest, DataSurvivesReopen) {
     ASSERT_TRUE(store.CreateAllocation(a).ok());
     MetricReport m;
     m.trial_id = trial;
-    m.kind = "validation";
+    m.kind = MetricKind::kValidation;
     m.batches = 100;
     m.metrics_json = R"({"acc":0.9})";
     ASSERT_TRUE(store.AddMetrics({m}).ok());
@@ -340,7 +340,7 @@ TEST(SqliteStoreDurabilityTest, DataSurvivesReopen) {
   ASSERT_TRUE(live.ok());
   ASSERT_EQ(live->size(), 1u);
   EXPECT_EQ((*live)[0].state, AllocationState::kRunning);
-  ASSERT_EQ(store.GetMetrics(trial, "validation")->size(), 1u);
+  ASSERT_EQ(store.GetMetrics(trial, MetricKind::kValidation)->size(), 1u);
   EXPECT_EQ(store.GetLogs(trial, -1, 0, 10)->size(), 2u);
   EXPECT_EQ(store.ListAgents()->size(), 1u);
   auto ckpt = store.GetCheckpoint("ckpt-1");

@@ -77,7 +77,7 @@ class WebUiApiTest : public testing::LifecycleFixture {
     return ids;
   }
 
-  void AddMetrics(int64_t trial_id, const std::string& kind, int64_t count,
+  void AddMetrics(int64_t trial_id, MetricKind kind, int64_t count,
                   const std::function<nlohmann::json(int64_t)>& metrics) {
     std::vector<MetricReport> reports;
     for (int64_t b = 1; b <= count; ++b) {
@@ -100,7 +100,7 @@ class WebUiApiTest : public testing::LifecycleFixture {
 TEST_F(WebUiApiTest, TrialMetricsAreDownsampledOnRequest) {
   const int64_t exp = CreateFrom(GridConfig("g", ""));
   const int64_t trial = TrialIds(exp).front();
-  AddMetrics(trial, "training", 5000, [](int64_t b) {
+  AddMetrics(trial, MetricKind::kTraining, 5000, [](int64_t b) {
     return nlohmann::json{{"loss", 1.0 / static_cast<double>(b)}, {"acc", b == 2500 ? 9.0 : 0.5}};
   });
   const std::string path = "/api/v1/trials/" + std::to_string(trial) + "/metrics";
@@ -136,13 +136,13 @@ TEST_F(WebUiApiTest, TrialMetricsAreDownsampledOnRequest) {
   EXPECT_EQ(status, 404);
 
   // New reports show at once, and so do those thinned by retention.
-  AddMetrics(trial, "training", 5001, [](int64_t) { return nlohmann::json{{"loss", 0.0}}; });
+  AddMetrics(trial, MetricKind::kTraining, 5001, [](int64_t) { return nlohmann::json{{"loss", 0.0}}; });
   EXPECT_EQ(Get(path)["total"], 5001);
-  ASSERT_TRUE(store_.DeleteMetrics(trial, "training", {1, 2, 3}).ok());
+  ASSERT_TRUE(store_.DeleteMetrics(trial, MetricKind::kTraining, {1, 2, 3}).ok());
   EXPECT_EQ(Get(path)["total"], 4998);
   const std::string chart = "/api/v1/experiments/" + std::to_string(exp) + "/metrics";
   EXPECT_EQ(Get(chart, {{"kind", "training"}, {"metric", "loss"}})["series"][0]["total"], 4998);
-  ASSERT_TRUE(store_.DeleteMetrics(trial, "training", {4}).ok());
+  ASSERT_TRUE(store_.DeleteMetrics(trial, MetricKind::kTraining, {4}).ok());
   EXPECT_EQ(Get(chart, {{"kind", "training"}, {"metric", "loss"}})["series"][0]["total"], 4997);
 }
 
@@ -151,11 +151,11 @@ TEST_F(WebUiApiTest, ExperimentMetricsHaveOneSeriesPerTrial) {
   const auto trials = TrialIds(exp);
   ASSERT_EQ(trials.size(), 3u);
   for (size_t i = 0; i < trials.size(); ++i) {
-    AddMetrics(trials[i], "validation", 10 * static_cast<int64_t>(i + 1), [i](int64_t b) {
+    AddMetrics(trials[i], MetricKind::kValidation, 10 * static_cast<int64_t>(i + 1), [i](int64_t b) {
       return nlohmann::json{{"validation_loss", static_cast<double>(i) + 1.0 / static_cast<double>(b)},
                             {"accuracy", 0.1 * static_cast<double>(i)}};
     });
-    AddMetrics(trials[i], "training", 3000, [](int64_t b) { return nlohmann::json{{"loss", b % 7}}; });
+    AddMetrics(trials[i], MetricKind::kTraining, 3000, [](int64_t b) { return nlohmann::json{{"loss", b % 7}}; });
   }
   const std::string path = "/api/v1/experiments/" + std::to_string(exp) + "/metrics";
 
