@@ -6,7 +6,7 @@
 namespace ring {
 namespace {
 
-constexpr std::array<std::pair<EndCause, std::string_view>, 11> kNames{{
+constexpr std::array<std::pair<EndCause, std::string_view>, 11> kEndCauseNames{{
     {EndCause::kCompleted, "COMPLETED"},
     {EndCause::kFailed, "FAILED"},
     {EndCause::kGangMemberFailed, "GANG_MEMBER_FAILED"},
@@ -23,7 +23,7 @@ constexpr std::array<std::pair<EndCause, std::string_view>, 11> kNames{{
 }  // namespace
 
 std::string_view ToString(EndCause c) {
-  for (const auto& [cause, name] : kNames)
+  for (const auto& [cause, name] : kEndCauseNames)
     if (cause == c) return name;
   return "UNKNOWN";
 }
@@ -57,7 +57,7 @@ std::string_view Describe(EndCause c) {
 }
 
 std::optional<EndCause> ParseEndCause(std::string_view s) {
-  for (const auto& [cause, name] : kNames)
+  for (const auto& [cause, name] : kEndCauseNames)
     if (name == s) return cause;
   return std::nullopt;
 }

@@ -6,7 +6,7 @@
 namespace ring {
 namespace {
 
-constexpr std::array<std::pair<TaskKind, std::string_view>, 4> kNames{{
+constexpr std::array<std::pair<TaskKind, std::string_view>, 4> kTaskKindNames{{
     {TaskKind::kTrial, "TRIAL"},
     {TaskKind::kCommand, "COMMAND"},
     {TaskKind::kShell, "SHELL"},
@@ -16,13 +16,13 @@ constexpr std::array<std::pair<TaskKind, std::string_view>, 4> kNames{{
 }  // namespace
 
 std::string_view ToString(TaskKind kind) {
-  for (const auto& [k, name] : kNames)
+  for (const auto& [k, name] : kTaskKindNames)
     if (k == kind) return name;
   return "UNKNOWN";
 }
 
 std::optional<TaskKind> ParseTaskKind(std::string_view text) {
-  for (const auto& [k, name] : kNames)
+  for (const auto& [k, name] : kTaskKindNames)
     if (name == text) return k;
   return std::nullopt;
 }

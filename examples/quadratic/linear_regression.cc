@@ -1,5 +1,6 @@
 #include "linear_regression.h"
 
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <numeric>
@@ -114,18 +115,6 @@ uint64_t GetU64(const std::string& in, size_t& pos) {
   return v;
 }
 
-uint64_t Bits(double d) {
-  uint64_t u;
-  std::memcpy(&u, &d, sizeof u);
-  return u;
-}
-
-double FromBits(uint64_t u) {
-  double d;
-  std::memcpy(&d, &u, sizeof d);
-  return d;
-}
-
 }  // namespace
 
 std::string LinearRegression::SaveState() const {
@@ -134,8 +123,8 @@ std::string LinearRegression::SaveState() const {
   PutU64(out, next_);
   PutU64(out, order_.size());
   for (size_t i : order_) PutU64(out, i);
-  for (double w : weights_) PutU64(out, Bits(w));
-  for (double v : velocity_) PutU64(out, Bits(v));
+  for (double w : weights_) PutU64(out, std::bit_cast<uint64_t>(w));
+  for (double v : velocity_) PutU64(out, std::bit_cast<uint64_t>(v));
   return out;
 }
 
@@ -151,8 +140,8 @@ void LinearRegression::LoadState(const std::string& bytes) {
     i = GetU64(bytes, pos);
     if (i >= order_.size()) throw std::runtime_error("model state has an index out of range");
   }
-  for (auto& w : weights_) w = FromBits(GetU64(bytes, pos));
-  for (auto& v : velocity_) v = FromBits(GetU64(bytes, pos));
+  for (auto& w : weights_) w = std::bit_cast<double>(GetU64(bytes, pos));
+  for (auto& v : velocity_) v = std::bit_cast<double>(GetU64(bytes, pos));
   if (pos != bytes.size()) throw std::runtime_error("model state has trailing bytes");
 }
 

@@ -1,7 +1,7 @@
 #include "trial_state.h"
 
+#include <bit>
 #include <cmath>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -9,18 +9,6 @@
 
 namespace quadratic {
 namespace {
-
-uint64_t Bits(double d) {
-  uint64_t u;
-  std::memcpy(&u, &d, sizeof u);
-  return u;
-}
-
-double FromBits(uint64_t u) {
-  double d;
-  std::memcpy(&d, &u, sizeof d);
-  return d;
-}
 
 std::string ReadAll(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -67,8 +55,8 @@ void SaveCheckpoint(ring::trial::Context& ctx, const LinearRegression& model, co
   ctx.checkpoints().save(loop.batch, [&](const std::filesystem::path& dir) {
     WriteFile(dir / "model.bin", model.SaveState());
     std::ostringstream text;
-    text << loop.batch << ' ' << Bits(loop.loss_sum) << ' ' << loop.loss_count << ' ' << loop.reports << ' '
-         << loop.validated_at << '\n';
+    text << loop.batch << ' ' << std::bit_cast<uint64_t>(loop.loss_sum) << ' ' << loop.loss_count << ' '
+         << loop.reports << ' ' << loop.validated_at << '\n';
     WriteFile(dir / "loop.txt", text.str());
   });
 }
@@ -83,7 +71,7 @@ void RestoreCheckpoint(const ring::trial::CheckpointInfo& info, LinearRegression
     throw ring::trial::CheckpointError("checkpoint " + info.uuid + " is registered at " +
                                        std::to_string(info.batches) + " batches but holds batch " +
                                        std::to_string(loop.batch));
-  loop.loss_sum = FromBits(loss_bits);
+  loop.loss_sum = std::bit_cast<double>(loss_bits);
 }
 
 }  // namespace quadratic

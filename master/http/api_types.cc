@@ -15,6 +15,12 @@ std::string ApiRequest::BearerToken() const {
   return {};
 }
 
+std::string ApiResponse::Header(std::string_view name) const {
+  for (const auto& [k, v] : headers)
+    if (k == name) return v;
+  return {};
+}
+
 ApiResponse ApiResponse::Json(const nlohmann::json& j, int status) {
   ApiResponse r;
   r.status = status;

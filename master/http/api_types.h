@@ -5,6 +5,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -43,6 +44,8 @@ struct ApiResponse {
   std::shared_ptr<const std::string> gzip_body;
 
   static ApiResponse Json(const nlohmann::json& j, int status = 200);
+  // The value of the first header named `name` (as set, case included); empty if none.
+  std::string Header(std::string_view name) const;
   // {"error": {"code", "message"}} with the status chosen from the code.
   static ApiResponse Error(const Status& status);
 };

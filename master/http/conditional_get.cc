@@ -5,17 +5,13 @@
 #include <cstdint>
 #include <cstdio>
 
+#include "master/http/url_codec.h"
+
 namespace ring {
 namespace {
 
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
 std::string_view Opaque(std::string_view tag) {
-  tag = Trim(tag);
+  tag = TrimOws(tag);
   if (tag.size() >= 2 && (tag[0] == 'W' || tag[0] == 'w') && tag[1] == '/') tag.remove_prefix(2);
   return tag;
 }
@@ -44,12 +40,12 @@ std::string BodyEtag(std::string_view body) {
 }
 
 bool EtagMatches(std::string_view if_none_match, std::string_view etag) {
-  if (Trim(if_none_match) == "*") return true;
+  if (TrimOws(if_none_match) == "*") return true;
   const std::string_view want = Opaque(etag);
   while (!if_none_match.empty()) {
     const size_t comma = if_none_match.find(',');
     const std::string_view one = if_none_match.substr(0, comma);
-    if (!Trim(one).empty() && Opaque(one) == want) return true;
+    if (!TrimOws(one).empty() && Opaque(one) == want) return true;
     if (comma == std::string_view::npos) break;
     if_none_match.remove_prefix(comma + 1);
   }

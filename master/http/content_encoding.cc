@@ -7,15 +7,10 @@
 #include <stdexcept>
 
 #include "master/http/conditional_get.h"
+#include "master/http/url_codec.h"
 
 namespace ring {
 namespace {
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
 
 bool EqualsNoCase(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
@@ -30,9 +25,9 @@ bool EqualsNoCase(std::string_view a, std::string_view b) {
 double QValue(std::string_view params) {
   while (!params.empty()) {
     const size_t semi = params.find(';');
-    const std::string_view p = Trim(params.substr(0, semi));
+    const std::string_view p = TrimOws(params.substr(0, semi));
     if (p.size() >= 2 && (p[0] == 'q' || p[0] == 'Q') && p[1] == '=') {
-      const std::string value(Trim(p.substr(2)));
+      const std::string value(TrimOws(p.substr(2)));
       char* end = nullptr;
       const double q = std::strtod(value.c_str(), &end);
       return end == value.c_str() || *end != '\0' || q < 0 || q > 1 ? 0 : q;
@@ -68,7 +63,7 @@ bool AcceptsGzip(std::string_view accept_encoding) {
     const size_t comma = accept_encoding.find(',');
     const std::string_view element = accept_encoding.substr(0, comma);
     const size_t semi = element.find(';');
-    const std::string_view coding = Trim(element.substr(0, semi));
+    const std::string_view coding = TrimOws(element.substr(0, semi));
     const double q = semi == std::string_view::npos ? 1 : QValue(element.substr(semi + 1));
     if (EqualsNoCase(coding, "gzip") || EqualsNoCase(coding, "x-gzip"))
       gzip = q;

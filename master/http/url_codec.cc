@@ -49,4 +49,10 @@ std::optional<std::map<std::string, std::string>> ParseQuery(std::string_view qu
   return out;
 }
 
+std::string_view TrimOws(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
 }  // namespace ring

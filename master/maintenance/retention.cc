@@ -10,7 +10,6 @@
 namespace ring {
 namespace {
 
-
 std::string DaysBefore(std::chrono::system_clock::time_point now, int64_t days) {
   return FormatRfc3339(now - std::chrono::hours(24 * days));
 }

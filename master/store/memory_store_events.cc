@@ -12,8 +12,8 @@ Result<int64_t> MemoryStore::AddMetrics(const std::vector<MetricReport>& reports
   std::lock_guard lock(mu_);
   // All or nothing, as in SqliteStore's single transaction: check every report first.
   for (const MetricReport& r : reports) {
-    std::string what = "add " + std::string(ToString(r.kind)) + " metrics of trial " + std::to_string(r.trial_id) + " at batch " +
-                       std::to_string(r.batches);
+    std::string what = "add " + std::string(ToString(r.kind)) + " metrics of trial " +
+                       std::to_string(r.trial_id) + " at batch " + std::to_string(r.batches);
     if (r.batches < 0) return InvalidArgument(what + ": batches must not be negative");
     if (!trials_.contains(r.trial_id)) return InvalidArgument(what + ": trial does not exist");
   }

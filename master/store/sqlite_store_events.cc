@@ -93,8 +93,8 @@ Result<int64_t> SqliteStore::InsertMetricsLocked(const std::vector<MetricReport>
     insert->Bind(1, r.trial_id).Bind(2, ToString(r.kind)).Bind(3, r.batches).Bind(4, r.metrics_json);
     insert->Bind(5, r.allocation_id).Bind(6, now);
     if (Status s = insert->Run(); !s.ok()) {
-      return WithContext(s, "add " + std::string(ToString(r.kind)) + " metrics of trial " + std::to_string(r.trial_id) +
-                                " at batch " + std::to_string(r.batches));
+      return WithContext(s, "add " + std::string(ToString(r.kind)) + " metrics of trial " +
+                                std::to_string(r.trial_id) + " at batch " + std::to_string(r.batches));
     }
     added += db_->Changes();
     if (r.kind == MetricKind::kTraining) trained[r.trial_id] = std::max(trained[r.trial_id], r.batches);

@@ -39,7 +39,8 @@ Result<int64_t> SqliteStore::DeleteMetrics(int64_t trial_id, MetricKind kind,
     if (!del.ok()) return del.status();
     del->Bind(1, trial_id).Bind(2, ToString(kind)).Bind(3, b);
     if (Status s = del->Run(); !s.ok())
-      return WithContext(s, "delete " + std::string(ToString(kind)) + " metrics of trial " + std::to_string(trial_id));
+      return WithContext(
+          s, "delete " + std::string(ToString(kind)) + " metrics of trial " + std::to_string(trial_id));
     deleted += db_->Changes();
   }
   if (Status s = tx.Commit(); !s.ok()) return s;

@@ -229,7 +229,10 @@ Status SqliteStore::UpdateAllocation(const AllocationRecord& a) {
       "UPDATE allocations SET state = ?2, token_hash = ?3, agent_ids = ?4, exit_reason = ?5, exit_code = ?6, "
       "ended_at = COALESCE(?7, CASE WHEN ?8 THEN COALESCE(ended_at, ?9) END), end_cause = ?10 WHERE id = ?1");
   if (!update.ok()) return update.status();
-  update->Bind(1, a.id).Bind(2, ToString(a.state)).Bind(3, a.token_hash).Bind(4, PlacementsJson(a.placements));
+  update->Bind(1, a.id)
+      .Bind(2, ToString(a.state))
+      .Bind(3, a.token_hash)
+      .Bind(4, PlacementsJson(a.placements));
   update->BindTextOrNull(5, a.exit_reason);
   if (a.exit_code) {
     update->Bind(6, int64_t{*a.exit_code});

@@ -17,6 +17,7 @@
 #include "agent/fake_message_sink.h"
 #include "agent/fake_process_launcher.h"
 #include "agent/posix_process_launcher.h"
+#include "tests/support/wait_until.h"
 
 namespace ring {
 namespace {
@@ -77,15 +78,7 @@ bool HasExited(const std::vector<proto::Message>& messages, const std::string& i
   return false;
 }
 
-template <typename Pred>
-bool WaitUntil(Pred pred, std::chrono::milliseconds timeout = 5s) {
-  auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (!pred()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(5ms);
-  }
-  return true;
-}
+using ring::testing::WaitUntil;
 
 class AgentAllocationRunnerTest : public ::testing::Test {
  protected:

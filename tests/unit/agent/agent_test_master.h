@@ -23,6 +23,7 @@
 #include <boost/beast/websocket.hpp>
 
 #include "common/agent_protocol.h"
+#include "tests/support/wait_until.h"
 
 namespace ring::agent_test {
 
@@ -32,15 +33,7 @@ namespace http = beast::http;
 namespace websocket = beast::websocket;
 using tcp = net::ip::tcp;
 
-template <typename Pred>
-bool WaitUntil(Pred pred, std::chrono::milliseconds timeout = std::chrono::seconds(5)) {
-  auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (!pred()) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  return true;
-}
+using ring::testing::WaitUntil;
 
 // A fake master: accepts agent WebSocket connections (the latest is current), answers hello with
 // welcome, records everything it receives, and can drop or refuse

@@ -14,7 +14,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-proto::Start MakeStart() {
+proto::Start CpuStart() {
   proto::Start s;
   s.allocation_id = "4.0";
   s.allocation_token = "tok";
@@ -25,12 +25,12 @@ proto::Start MakeStart() {
 TEST(AgentTlsTest, TrialsGetTheAgentsCaFile) {
   AgentIdentity agent{"host-1", "10.0.0.7", "/etc/ring/ca.pem"};
   Environment env =
-      BuildTrialEnvironment(MakeStart(), "https://m:8443", agent, {}, {{"RING_CA_FILE", "/old"}});
+      BuildTrialEnvironment(CpuStart(), "https://m:8443", agent, {}, {{"RING_CA_FILE", "/old"}});
   EXPECT_EQ(env["RING_MASTER_URL"], "https://m:8443");
   EXPECT_EQ(env["RING_CA_FILE"], "/etc/ring/ca.pem");
 
   // The agent's wins over the experiment's environment.variables.
-  auto start = MakeStart();
+  auto start = CpuStart();
   start.environment = {{"RING_CA_FILE", "/mine"}};
   EXPECT_EQ(BuildTrialEnvironment(start, "https://m:8443", agent, {}, {})["RING_CA_FILE"],
             "/etc/ring/ca.pem");
@@ -38,7 +38,7 @@ TEST(AgentTlsTest, TrialsGetTheAgentsCaFile) {
   // An agent without one leaves RING_CA_FILE as it is, and sets none.
   AgentIdentity plain{"host-1", "10.0.0.7", ""};
   EXPECT_EQ(BuildTrialEnvironment(start, "https://m:8443", plain, {}, {})["RING_CA_FILE"], "/mine");
-  EXPECT_EQ(BuildTrialEnvironment(MakeStart(), "http://m:8080", plain, {}, {}).count("RING_CA_FILE"), 0u);
+  EXPECT_EQ(BuildTrialEnvironment(CpuStart(), "http://m:8080", plain, {}, {}).count("RING_CA_FILE"), 0u);
 }
 
 class AgentTlsConfigTest : public ::testing::Test {

@@ -13,6 +13,7 @@
 #include "cli/run_cli.h"
 #include "common/archive.h"
 #include "tests/support/fake_http_server.h"
+#include "tests/unit/cli/cli_result.h"
 
 namespace ring::cli {
 namespace {
@@ -21,18 +22,6 @@ namespace fs = std::filesystem;
 using ring::testing::FakeHttpServer;
 using ring::testing::FakeRequest;
 using ring::testing::FakeResponse;
-
-struct CliResult {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-CliResult RunRing(std::vector<std::string> args) {
-  std::ostringstream out, err;
-  int code = RunCli(std::move(args), out, err);
-  return {code, out.str(), err.str()};
-}
 
 nlohmann::json Checkpoint(const std::string& uuid, int64_t trial, int64_t batches, nlohmann::json metric) {
   return {{"uuid", uuid},

@@ -10,15 +10,10 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/run_cli.h"
+#include "tests/unit/cli/cli_result.h"
 
 namespace ring::cli {
 namespace {
-
-struct CliResult {
-  int code;
-  std::string out;
-  std::string err;
-};
 
 class CliPreviewTest : public ::testing::Test {
  protected:
@@ -32,11 +27,9 @@ class CliPreviewTest : public ::testing::Test {
     return (dir_ / name).string();
   }
   static CliResult Run(std::vector<std::string> args) {
-    std::ostringstream out, err;
     // Point at a master nobody listens on: preview must not need one.
     args.insert(args.begin(), {"-m", "http://127.0.0.1:1"});
-    int code = RunCli(std::move(args), out, err);
-    return {code, out.str(), err.str()};
+    return RunRing(std::move(args));
   }
   std::filesystem::path dir_;
 };

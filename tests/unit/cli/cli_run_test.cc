@@ -12,6 +12,7 @@
 
 #include "cli/run_cli.h"
 #include "tests/support/fake_http_server.h"
+#include "tests/unit/cli/cli_result.h"
 
 namespace ring::cli {
 namespace {
@@ -20,12 +21,6 @@ using ring::testing::FakeHttpServer;
 using ring::testing::FakeRequest;
 using ring::testing::FakeResponse;
 
-struct CliResult {
-  int code;
-  std::string out;
-  std::string err;
-};
-
 class CliRunTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -33,11 +28,7 @@ class CliRunTest : public ::testing::Test {
     ::unsetenv("RING_MASTER");
     ::unsetenv("RING_MAX_MODEL_SIZE");
   }
-  static CliResult Run(std::vector<std::string> args) {
-    std::ostringstream out, err;
-    int code = RunCli(std::move(args), out, err);
-    return {code, out.str(), err.str()};
-  }
+  static CliResult Run(std::vector<std::string> args) { return RunRing(std::move(args)); }
 };
 
 TEST_F(CliRunTest, HelpDocumentsExitCodes) {

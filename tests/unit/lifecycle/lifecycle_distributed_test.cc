@@ -14,7 +14,7 @@ namespace {
 using testing::RecordingChannel;
 using namespace std::chrono_literals;
 
-std::string Config(int slots, int max_restarts = 0) {
+std::string DdpConfig(int slots, int max_restarts = 0) {
   return "name: ddp\nentrypoint: /usr/bin/python3 train.py\nsearcher:\n  name: single\n"
          "  metric: validation_loss\n  max_length:\n    batches: 100\nresources:\n  slots_per_trial: " +
          std::to_string(slots) + "\nmax_restarts: " + std::to_string(max_restarts) + "\n";
@@ -76,7 +76,7 @@ TEST_F(DistributedControllerTest, RankZeroGoesToTheFirstAgentInRankOrderAndItsAd
   // Connected in the other order: the ranks still follow agent ids.
   auto b = ConnectAt("node-b", "10.0.0.2", 1);
   auto a = ConnectAt("node-a", "10.0.0.3", 1);
-  CreateFrom(Config(2));
+  CreateFrom(DdpConfig(2));
   ASSERT_EQ(a->Of<proto::Start>().size(), 1u);
   ASSERT_EQ(b->Of<proto::Start>().size(), 1u);
   const auto sa = a->Of<proto::Start>()[0];
@@ -100,7 +100,7 @@ TEST_F(DistributedControllerTest, RankZeroGoesToTheFirstAgentInRankOrderAndItsAd
 
 TEST_F(DistributedControllerTest, RanksOfOneAgentFollowItsSlotIds) {
   auto a = ConnectAt("node-a", "10.0.0.3", 4);
-  CreateFrom(Config(3));
+  CreateFrom(DdpConfig(3));
   auto starts = a->Of<proto::Start>();
   ASSERT_EQ(starts.size(), 3u);
   for (int r = 0; r < 3; ++r) {
@@ -113,8 +113,8 @@ TEST_F(DistributedControllerTest, RanksOfOneAgentFollowItsSlotIds) {
 
 TEST_F(DistributedControllerTest, RendezvousIsScopedToTheAllocationAndItsToken) {
   auto a = ConnectAt("node-a", "10.0.0.3", 2);
-  CreateFrom(Config(1));
-  CreateFrom(Config(1));
+  CreateFrom(DdpConfig(1));
+  CreateFrom(DdpConfig(1));
   auto starts = a->Of<proto::Start>();
   ASSERT_EQ(starts.size(), 2u);
   const std::string one = starts[0].allocation_id, two = starts[1].allocation_id;
@@ -139,7 +139,7 @@ TEST_F(DistributedControllerTest, RendezvousIsScopedToTheAllocationAndItsToken) 
 TEST_F(DistributedControllerTest, AnEndedAllocationsStoreIsDroppedAndItsWaitersWoken) {
   auto a = ConnectAt("node-a", "10.0.0.3", 1);
   auto b = ConnectAt("node-b", "10.0.0.4", 1);
-  CreateFrom(Config(2, 1));
+  CreateFrom(DdpConfig(2, 1));
   const auto start = a->Of<proto::Start>().at(0);
   const std::string token = start.allocation_token;
   ASSERT_TRUE(Set("1.0", token, "master", "10.0.0.3:29500").ok());
@@ -166,8 +166,8 @@ TEST_F(DistributedControllerTest, AnEndedAllocationsStoreIsDroppedAndItsWaitersW
 
 TEST_F(DistributedControllerTest, PendingAllocationHasNoStoreYet) {
   auto a = ConnectAt("node-a", "10.0.0.3", 2);
-  CreateFrom(Config(2));
-  CreateFrom(Config(2));  // waits for the first one's slots
+  CreateFrom(DdpConfig(2));
+  CreateFrom(DdpConfig(2));  // waits for the first one's slots
   EXPECT_EQ(store_.GetAllocation("2.0")->state, AllocationState::kPending);
   const std::string running_token = a->Of<proto::Start>().at(0).allocation_token;
   EXPECT_EQ(Set("2.0", "", "k", "v").code(), ErrorCode::kUnauthenticated);
@@ -176,7 +176,7 @@ TEST_F(DistributedControllerTest, PendingAllocationHasNoStoreYet) {
 
 TEST_F(DistributedControllerTest, RecoveredMasterOpensEmptyStoresForRunningAllocations) {
   auto a = ConnectAt("node-a", "10.0.0.3", 1);
-  CreateFrom(Config(1));
+  CreateFrom(DdpConfig(1));
   const auto start = a->Of<proto::Start>().at(0);
   ASSERT_TRUE(Set("1.0", start.allocation_token, "k", "before").ok());
 
@@ -194,7 +194,7 @@ TEST_F(DistributedControllerTest, RecoveredMasterOpensEmptyStoresForRunningAlloc
 TEST_F(DistributedControllerTest, UnmodifiedScriptThatExitsZeroCompletes) {
   auto a = ConnectAt("node-a", "10.0.0.3", 1);
   auto b = ConnectAt("node-b", "10.0.0.4", 1);
-  const int64_t exp_id = CreateFrom(Config(2));
+  const int64_t exp_id = CreateFrom(DdpConfig(2));
   ASSERT_EQ(a->Of<proto::Start>().size(), 1u);
   Exit("node-b", "1.0", 1, 0);
   EXPECT_EQ(store_.GetTrial(1)->state, RunState::kActive);  // rank 0 still runs

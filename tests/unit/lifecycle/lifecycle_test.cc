@@ -16,7 +16,7 @@ using testing::RecordingChannel;
 
 using namespace std::chrono_literals;
 
-std::string Config(int max_restarts) {
+std::string QuadConfig(int max_restarts) {
   return "name: quad\nentrypoint: ./run.sh\nhyperparameters:\n  lr: 0.5\nsearcher:\n  name: single\n"
          "  metric: validation_loss\n  max_length:\n    batches: 200\nmax_restarts: " +
          std::to_string(max_restarts) + "\nenvironment:\n  variables:\n    FOO: bar\n";
@@ -24,7 +24,7 @@ std::string Config(int max_restarts) {
 
 class LifecycleTest : public testing::LifecycleFixture {
  protected:
-  int64_t Create(int max_restarts) { return CreateFrom(Config(max_restarts)); }
+  int64_t Create(int max_restarts) { return CreateFrom(QuadConfig(max_restarts)); }
 };
 
 TEST_F(LifecycleTest, SingleTrialRunsToCompletion) {
@@ -249,7 +249,7 @@ TEST_F(LifecycleTest, TrialThatIgnoresPreemptionIsKilledAfterTheTimeout) {
 }
 
 TEST_F(LifecycleTest, OneFailedRankEndsTheWholeGang) {
-  auto config = Config(1);
+  auto config = QuadConfig(1);
   config.replace(config.find("max_restarts"), 0, "resources:\n  slots_per_trial: 4\n");
   ASSERT_TRUE(controller_.CreateExperiment(config, model_, true, "bob").ok());
   auto a = Connect("agent-a", 2);
@@ -317,7 +317,7 @@ TEST_F(LifecycleTest, KillCancelsRunningTrial) {
 TEST_F(LifecycleTest, RejectsBadConfigAndBadArchiveWithoutStoring) {
   auto bad = controller_.CreateExperiment("name: x\n", model_, true, "alice");
   EXPECT_EQ(bad.status().code(), ErrorCode::kInvalidConfig);
-  auto bad_tar = controller_.CreateExperiment(Config(0), "garbage", true, "alice");
+  auto bad_tar = controller_.CreateExperiment(QuadConfig(0), "garbage", true, "alice");
   EXPECT_EQ(bad_tar.status().code(), ErrorCode::kInvalidArgument);
   EXPECT_EQ(store_.ListExperiments(10, 0)->total, 0);
 }

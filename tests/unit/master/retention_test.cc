@@ -11,8 +11,8 @@
 #include <memory>
 #include <string>
 
-#include "master/queries/metric_series.h"
 #include "master/maintenance/retention.h"
+#include "master/queries/metric_series.h"
 #include "master/store/memory_store.h"
 #include "master/store/sqlite_store.h"
 #include "tests/unit/store/store_holders.h"
@@ -116,7 +116,8 @@ TYPED_TEST(RetentionTest, StoreCountsAndDeletesMetricsAndLogs) {
 TYPED_TEST(RetentionTest, ThinsOnlyOldTrainingMetricsAndKeepsTheCurvesShape) {
   const int64_t trial = this->AddTrial(this->AddExperiment(Config()), true);
   this->AddTraining(trial, 3000);
-  ASSERT_TRUE(this->store().AddMetrics({{trial, MetricKind::kValidation, 100, "{\"loss\":0.5}", "a", ""}}).ok());
+  ASSERT_TRUE(
+      this->store().AddMetrics({{trial, MetricKind::kValidation, 100, "{\"loss\":0.5}", "a", ""}}).ok());
   const auto now = std::chrono::system_clock::now();
   Retention retention(this->store(), {.metrics_full_resolution_days = 30, .metrics_max_points = 100});
 
@@ -148,7 +149,8 @@ TYPED_TEST(RetentionTest, ThinsOnlyOldTrainingMetricsAndKeepsTheCurvesShape) {
   EXPECT_NEAR(*std::max_element(loss.values.begin(), loss.values.end()), 50.0 + 0.01 * std::sin(1500), 1e-5)
       << "the spike survives";
   EXPECT_EQ(after->back().metrics_json, "{\"note\":\"text only\"}") << "a report without numbers is kept";
-  EXPECT_EQ(*this->store().CountMetrics(trial, MetricKind::kValidation), 1) << "validation metrics are never thinned";
+  EXPECT_EQ(*this->store().CountMetrics(trial, MetricKind::kValidation), 1)
+      << "validation metrics are never thinned";
 
   auto again = retention.Run(now + hours(24 * 32));
   ASSERT_TRUE(again.ok());

@@ -30,7 +30,7 @@ using ring::testing::FakeHttpServer;
 using ring::testing::FakeRequest;
 using ring::testing::FakeResponse;
 
-constexpr const char* kSeed = "11";
+constexpr const char* kSearchSeed = "11";
 constexpr const char* kHparamsJson =
     R"({"learning_rate":0.02,"batch_size":32,"report_every":25,"momentum":0.5})";
 
@@ -132,7 +132,7 @@ class QuadraticSearcherTest : public ::testing::Test {
         {"RING_ALLOCATION_TOKEN", "tok"},
         {"RING_TRIAL_ID", "9"},
         {"RING_MAX_LENGTH_BATCHES", "800"},
-        {"RING_TRIAL_SEED", kSeed},
+        {"RING_TRIAL_SEED", kSearchSeed},
         {"RING_SEARCHER_METRIC", "validation_loss"},
         {"RING_API_RETRY_SECONDS", "5"},
         {"RING_CHECKPOINT_STORAGE",
@@ -155,7 +155,7 @@ using Completions = std::vector<SearchMaster::Completion>;
 TEST_F(QuadraticSearcherTest, OneProcessThroughSeveralOperationsEndsLikeOneOperationToTheLast) {
   // The reference: 800 batches in one operation (local mode).
   Trial single(work_, {"--hparam", "learning_rate=0.02", "--hparam", "batch_size=32", "--hparam",
-                       "report_every=25", "--hparam", "momentum=0.5", "--batches", "800", "--seed", kSeed,
+                       "report_every=25", "--hparam", "momentum=0.5", "--batches", "800", "--seed", kSearchSeed,
                        "--checkpoint-dir", (work_ / "single").string()});
   ASSERT_EQ(single.ExitCode(), 0) << single.err();
   const auto reference = Checkpoints(work_ / "single");
@@ -257,7 +257,7 @@ TEST_F(QuadraticSearcherTest, AResumedRunValidatesWhereTheWholeOneDidUnderMinVal
   auto args = [&](const std::string& dir, std::vector<std::string> extra) {
     std::vector<std::string> a = {
         "--hparam",         "learning_rate=0.02",  "--hparam", "batch_size=32", "--hparam",
-        "report_every=30",  "--batches",           "500",      "--seed",        kSeed,
+        "report_every=30",  "--batches",           "500",      "--seed",        kSearchSeed,
         "--checkpoint-dir", (work_ / dir).string()};
     a.insert(a.end(), extra.begin(), extra.end());
     return a;

@@ -4,6 +4,7 @@
 
 #include "common/searcher/asha_plan.h"
 #include "common/searcher/searcher.h"
+#include "tests/unit/searcher/hyperparameter_range.h"
 
 namespace ring::search {
 namespace {
@@ -16,15 +17,6 @@ SearcherConfig Config(const std::string& name) {
   c.max_length_batches = 100;
   c.max_trials = 4;
   return c;
-}
-
-Hyperparameter Range(Type type, double min, double max, std::optional<int64_t> count = std::nullopt) {
-  Hyperparameter h;
-  h.type = type;
-  h.minval = min;
-  h.maxval = max;
-  h.count = count;
-  return h;
 }
 
 std::string CreateError(const SearcherConfig& c, const std::map<std::string, Hyperparameter>& space = {}) {

@@ -8,21 +8,13 @@
 #include "common/searcher/hparam_sampler.h"
 #include "common/searcher/rng.h"
 #include "common/searcher/searcher.h"
+#include "tests/unit/searcher/hyperparameter_range.h"
 
 namespace ring::search {
 namespace {
 
 using Type = Hyperparameter::Type;
 using nlohmann::json;
-
-Hyperparameter Range(Type type, double min, double max, std::optional<int64_t> count = std::nullopt) {
-  Hyperparameter h;
-  h.type = type;
-  h.minval = min;
-  h.maxval = max;
-  h.count = count;
-  return h;
-}
 
 Hyperparameter Const(json value) {
   Hyperparameter h;

@@ -9,6 +9,7 @@
 #include <deque>
 
 #include "common/searcher/searcher.h"
+#include "tests/unit/searcher/hyperparameter_range.h"
 
 namespace ring::search {
 namespace {
@@ -140,15 +141,6 @@ void ExpectRestoreEquivalentAtEveryStep(const SearcherConfig& config, const Spac
       ASSERT_TRUE(restored->IsShutdown());
     }
   }
-}
-
-Hyperparameter Range(Hyperparameter::Type type, double min, double max, std::optional<int64_t> count = {}) {
-  Hyperparameter h;
-  h.type = type;
-  h.minval = min;
-  h.maxval = max;
-  h.count = count;
-  return h;
 }
 
 const Space kSpace{{"lr", Range(Hyperparameter::Type::kLog, -4, -1, 4)},

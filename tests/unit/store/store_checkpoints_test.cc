@@ -11,29 +11,14 @@
 #include "master/store/migration.h"
 #include "master/store/sqlite_db.h"
 #include "master/store/sqlite_store.h"
+#include "tests/unit/store/store_holders.h"
 
 namespace ring {
 namespace {
 
-// A private directory, removed with everything in it at the end of the test.
-struct ScratchDir {
-  ScratchDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "ring_ckpt_XXXXXX").string();
-    path = mkdtemp(pattern.data());
-  }
-  ~ScratchDir() { std::filesystem::remove_all(path); }
-  std::string path;
-};
-
-struct SqliteStoreHolder {
-  SqliteStoreHolder() { store = std::move(SqliteStore::Open(dir.path + "/ring.db")).value(); }
-  ScratchDir dir;  // declared first: outlives the store
-  std::unique_ptr<Store> store;
-};
-
-struct MemoryStoreHolder {
-  std::unique_ptr<Store> store = std::make_unique<MemoryStore>();
-};
+using testing::MemoryStoreHolder;
+using testing::ScratchDir;
+using testing::SqliteStoreHolder;
 
 template <typename Holder>
 class StoreCheckpointsTest : public ::testing::Test {
@@ -60,8 +45,7 @@ class StoreCheckpointsTest : public ::testing::Test {
   int64_t trial_ = 0;
 };
 
-using Holders = ::testing::Types<SqliteStoreHolder, MemoryStoreHolder>;
-TYPED_TEST_SUITE(StoreCheckpointsTest, Holders);
+TYPED_TEST_SUITE(StoreCheckpointsTest, testing::BothStores);
 
 TYPED_TEST(StoreCheckpointsTest, AddGetAndListInBatchOrder) {
   ASSERT_TRUE(this->store().AddCheckpoint(this->Ckpt("u-300", 300)).ok());

@@ -463,8 +463,8 @@ TYPED_TEST(StoreConformanceTest, InvalidMetricBatchStoresNothing) {
   auto bad_trial = this->store_->AddMetrics(
       {Metric(trial, MetricKind::kTraining, 1, "{}"), Metric(trial + 100, MetricKind::kTraining, 1, "{}")});
   EXPECT_EQ(bad_trial.status().code(), ErrorCode::kInvalidArgument);
-  auto bad_batches =
-      this->store_->AddMetrics({Metric(trial, MetricKind::kTraining, 2, "{}"), Metric(trial, MetricKind::kTraining, -2, "{}")});
+  auto bad_batches = this->store_->AddMetrics(
+      {Metric(trial, MetricKind::kTraining, 2, "{}"), Metric(trial, MetricKind::kTraining, -2, "{}")});
   EXPECT_EQ(bad_batches.status().code(), ErrorCode::kInvalidArgument);
   EXPECT_TRUE(this->store_->GetMetrics(trial, MetricKind::kTraining)->empty());
   auto none = this->store_->AddMetrics({});

@@ -47,17 +47,22 @@ TYPED_TEST_SUITE(StoreMetricsTest, Stores);
 
 TYPED_TEST(StoreMetricsTest, TrainingReportsRaiseTheTrialsTotalBatches) {
   const int64_t a = this->NewTrial(), b = this->NewTrial();
-  ASSERT_TRUE(
-      this->store()
-          .AddMetrics({Report(a, MetricKind::kTraining, 300), Report(a, MetricKind::kTraining, 100), Report(b, MetricKind::kTraining, 50)})
-          .ok());
+  ASSERT_TRUE(this->store()
+                  .AddMetrics({Report(a, MetricKind::kTraining, 300), Report(a, MetricKind::kTraining, 100),
+                               Report(b, MetricKind::kTraining, 50)})
+                  .ok());
   EXPECT_EQ(this->TotalBatches(a), 300);
   EXPECT_EQ(this->TotalBatches(b), 50);
   // Validation reports and older training reports leave it where it is.
-  ASSERT_TRUE(this->store().AddMetrics({Report(a, MetricKind::kValidation, 900), Report(a, MetricKind::kTraining, 200)}).ok());
+  ASSERT_TRUE(
+      this->store()
+          .AddMetrics({Report(a, MetricKind::kValidation, 900), Report(a, MetricKind::kTraining, 200)})
+          .ok());
   EXPECT_EQ(this->TotalBatches(a), 300);
   // A refused batch raises nothing.
-  EXPECT_FALSE(this->store().AddMetrics({Report(a, MetricKind::kTraining, 1000), Report(a, MetricKind::kTraining, -1)}).ok());
+  EXPECT_FALSE(this->store()
+                   .AddMetrics({Report(a, MetricKind::kTraining, 1000), Report(a, MetricKind::kTraining, -1)})
+                   .ok());
   EXPECT_EQ(this->TotalBatches(a), 300);
 }
 

@@ -117,7 +117,7 @@ TEST(SamplerTest, EveryRecordOncePerEpochAndEqualStepsOnEveryRank) {
   for (uint64_t n : {1, 2, 7, 10, 64, 101, 1000}) {
     for (int w : {1, 2, 3, 4, 7}) {
       for (uint64_t b : {1, 3, 8, 32}) {
-        SCOPED_TRACE(testing::Message() << "n=" << n << " w=" << w << " b=" << b);
+        SCOPED_TRACE(::testing::Message() << "n=" << n << " w=" << w << " b=" << b);
         auto ranks = Ranks({.dataset_size = n, .world_size = w, .batch_size = b, .seed = n + w + b});
         const uint64_t capacity = static_cast<uint64_t>(w) * b;
         const uint64_t steps = (n + capacity - 1) / capacity;
@@ -229,8 +229,9 @@ TEST(SamplerTest, ResumingAtEveryStepHandsOutExactlyTheUnseenRecords) {
       const auto order = EpochPermutation(n, 77, 1);
       const uint64_t steps = Ranks(from)[0].steps_per_epoch();
       for (uint64_t k = 0; k <= steps; ++k) {
-        SCOPED_TRACE(testing::Message() << c.from_world << "x" << c.from_batch << " -> " << c.to_world << "x"
-                                        << c.to_batch << " drop_last=" << drop_last << " after step " << k);
+        SCOPED_TRACE(::testing::Message()
+                     << c.from_world << "x" << c.from_batch << " -> " << c.to_world << "x" << c.to_batch
+                     << " drop_last=" << drop_last << " after step " << k);
         auto before = Ranks(from);
         for (auto& s : before) s.restore({.epoch = 1, .position = 0, .dataset_size = n, .seed = 77});
         std::vector<uint64_t> seen;

@@ -7,12 +7,6 @@
 namespace ring {
 namespace {
 
-std::string Header(const ApiResponse& r, const std::string& name) {
-  for (const auto& [k, v] : r.headers)
-    if (k == name) return v;
-  return {};
-}
-
 ApiRequest Get(const std::string& if_none_match = "") {
   ApiRequest req;
   req.method = "GET";
@@ -47,15 +41,15 @@ TEST(ConditionalGetTest, UnchangedBodiesBecome304) {
   ApplyConditionalGet(Get(), res);
   EXPECT_EQ(res.status, 200);
   EXPECT_EQ(res.body, body);
-  const auto etag = Header(res, "ETag");
+  const auto etag = res.Header("ETag");
   EXPECT_EQ(etag, BodyEtag(body));
-  EXPECT_EQ(Header(res, "Cache-Control"), "no-cache");
+  EXPECT_EQ(res.Header("Cache-Control"), "no-cache");
 
   auto again = ApiResponse::Json({{"experiments", nlohmann::json::array()}, {"total", 0}});
   ApplyConditionalGet(Get(etag), again);
   EXPECT_EQ(again.status, 304);
   EXPECT_TRUE(again.body.empty());
-  EXPECT_EQ(Header(again, "ETag"), etag);
+  EXPECT_EQ(again.Header("ETag"), etag);
 
   auto changed = ApiResponse::Json({{"experiments", nlohmann::json::array({1})}, {"total", 1}});
   ApplyConditionalGet(Get(etag), changed);
@@ -69,12 +63,12 @@ TEST(ConditionalGetTest, LeavesOtherAnswersAlone) {
   req.method = "POST";
   ApplyConditionalGet(req, post);
   EXPECT_EQ(post.status, 201);
-  EXPECT_TRUE(Header(post, "ETag").empty());
+  EXPECT_TRUE(post.Header("ETag").empty());
 
   auto error = ApiResponse::Error(NotFound("no such experiment"));
   ApplyConditionalGet(Get("*"), error);
   EXPECT_EQ(error.status, 404);
-  EXPECT_TRUE(Header(error, "ETag").empty());
+  EXPECT_TRUE(error.Header("ETag").empty());
 
   ApiResponse download;
   download.content_type = "application/gzip";
@@ -86,14 +80,14 @@ TEST(ConditionalGetTest, LeavesOtherAnswersAlone) {
   ApiResponse huge = ApiResponse::Json({{"metrics", std::string(kMaxEtagBody, 'x')}});
   ApplyConditionalGet(Get("*"), huge);
   EXPECT_EQ(huge.status, 200);
-  EXPECT_TRUE(Header(huge, "ETag").empty());
+  EXPECT_TRUE(huge.Header("ETag").empty());
 
   ApiResponse page;  // a static file keeps its own Cache-Control
   page.content_type = "text/html; charset=utf-8";
   page.body = "<!doctype html>";
   page.headers.emplace_back("Cache-Control", "no-cache");
   ApplyConditionalGet(Get(), page);
-  EXPECT_FALSE(Header(page, "ETag").empty());
+  EXPECT_FALSE(page.Header("ETag").empty());
   EXPECT_EQ(page.headers.size(), 2u);
 }
 

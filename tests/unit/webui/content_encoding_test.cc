@@ -24,12 +24,6 @@ std::string Gunzip(const std::string& data) {
   return out;
 }
 
-std::string Header(const ApiResponse& r, const std::string& name) {
-  for (const auto& [k, v] : r.headers)
-    if (k == name) return v;
-  return {};
-}
-
 std::string JsonBody() {
   std::string body = "{\"reports\":[";
   for (int i = 0; i < 500; ++i)
@@ -45,7 +39,7 @@ ApiResponse Kept(const std::string& body) {
   return r;
 }
 
-ApiRequest Get(const std::string& accept_encoding) {
+ApiRequest GetAccepting(const std::string& accept_encoding) {
   ApiRequest req;
   req.method = "GET";
   req.path = "/api/v1/trials/1/metrics";
@@ -84,18 +78,18 @@ TEST(ContentEncodingTest, AcceptEncodingForms) {
 TEST(ContentEncodingTest, SendsTheKeptGzipBodyWithItsOwnEtag) {
   const std::string body = JsonBody();
   ApiResponse r = Kept(body);
-  ApplyContentEncoding(Get("gzip, deflate"), r);
-  EXPECT_EQ(Header(r, "Content-Encoding"), "gzip");
-  EXPECT_EQ(Header(r, "Vary"), "Accept-Encoding");
+  ApplyContentEncoding(GetAccepting("gzip, deflate"), r);
+  EXPECT_EQ(r.Header("Content-Encoding"), "gzip");
+  EXPECT_EQ(r.Header("Vary"), "Accept-Encoding");
   EXPECT_EQ(Gunzip(r.body), body);
   EXPECT_EQ(r.etag, GzipEtag(BodyEtag(body)));
   EXPECT_NE(r.etag, BodyEtag(body));
 
-  ApplyConditionalGet(Get("gzip"), r);
-  EXPECT_EQ(Header(r, "ETag"), GzipEtag(BodyEtag(body)));
+  ApplyConditionalGet(GetAccepting("gzip"), r);
+  EXPECT_EQ(r.Header("ETag"), GzipEtag(BodyEtag(body)));
 
   // A client holding the gzip form's tag revalidates it into a 304.
-  ApiRequest again = Get("gzip");
+  ApiRequest again = GetAccepting("gzip");
   again.headers["if-none-match"] = GzipEtag(BodyEtag(body));
   ApiResponse second = Kept(body);
   ApplyContentEncoding(again, second);
@@ -114,27 +108,27 @@ TEST(ContentEncodingTest, SendsTheKeptGzipBodyWithItsOwnEtag) {
 TEST(ContentEncodingTest, IdentityForClientsWithoutGzip) {
   const std::string body = JsonBody();
   ApiResponse r = Kept(body);
-  ApplyContentEncoding(Get(""), r);
-  ApplyConditionalGet(Get(""), r);
+  ApplyContentEncoding(GetAccepting(""), r);
+  ApplyConditionalGet(GetAccepting(""), r);
   EXPECT_EQ(r.body, body);
-  EXPECT_EQ(Header(r, "Content-Encoding"), "");
-  EXPECT_EQ(Header(r, "Vary"), "Accept-Encoding");  // a cache must not give it the gzip form
-  EXPECT_EQ(Header(r, "ETag"), BodyEtag(body));
+  EXPECT_EQ(r.Header("Content-Encoding"), "");
+  EXPECT_EQ(r.Header("Vary"), "Accept-Encoding");  // a cache must not give it the gzip form
+  EXPECT_EQ(r.Header("ETag"), BodyEtag(body));
 }
 
 TEST(ContentEncodingTest, LeavesOtherAnswersAlone) {
   ApiResponse plain;  // nothing kept ready: never compressed per request
   plain.body = JsonBody();
-  ApplyContentEncoding(Get("gzip"), plain);
+  ApplyContentEncoding(GetAccepting("gzip"), plain);
   EXPECT_EQ(plain.body, JsonBody());
   EXPECT_TRUE(plain.headers.empty());
 
   ApiResponse error = Kept(JsonBody());
   error.status = 404;
-  ApplyContentEncoding(Get("gzip"), error);
+  ApplyContentEncoding(GetAccepting("gzip"), error);
   EXPECT_EQ(error.body, JsonBody());
 
-  ApiRequest post = Get("gzip");
+  ApiRequest post = GetAccepting("gzip");
   post.method = "POST";
   ApiResponse posted = Kept(JsonBody());
   ApplyContentEncoding(post, posted);

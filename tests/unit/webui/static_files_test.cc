@@ -14,12 +14,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string Header(const ApiResponse& r, const std::string& name) {
-  for (const auto& [k, v] : r.headers)
-    if (k == name) return v;
-  return {};
-}
-
 class StaticFilesTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -43,7 +37,7 @@ TEST_F(StaticFilesTest, HashedAssetsAreImmutable) {
   EXPECT_EQ(r.status, 200);
   EXPECT_EQ(r.body, "console.log(1)");
   EXPECT_EQ(r.content_type, "text/javascript; charset=utf-8");
-  EXPECT_EQ(Header(r, "Cache-Control"), "public, max-age=31536000, immutable");
+  EXPECT_EQ(r.Header("Cache-Control"), "public, max-age=31536000, immutable");
 }
 
 TEST_F(StaticFilesTest, ThePageAndOtherFilesAreRevalidated) {
@@ -52,11 +46,11 @@ TEST_F(StaticFilesTest, ThePageAndOtherFilesAreRevalidated) {
     auto r = files.Serve(path);
     EXPECT_EQ(r.status, 200) << path;
     EXPECT_EQ(r.content_type, "text/html; charset=utf-8");
-    EXPECT_EQ(Header(r, "Cache-Control"), "no-cache");
+    EXPECT_EQ(r.Header("Cache-Control"), "no-cache");
   }
   auto svg = files.Serve("/favicon.svg");
   EXPECT_EQ(svg.content_type, "image/svg+xml");
-  EXPECT_EQ(Header(svg, "Cache-Control"), "no-cache");
+  EXPECT_EQ(svg.Header("Cache-Control"), "no-cache");
 }
 
 TEST_F(StaticFilesTest, ClientRoutesFallBackToThePage) {
@@ -65,7 +59,7 @@ TEST_F(StaticFilesTest, ClientRoutesFallBackToThePage) {
     auto r = files.Serve(path);
     EXPECT_EQ(r.status, 200) << path;
     EXPECT_EQ(r.body, "<!doctype html><div id=root></div>") << path;
-    EXPECT_EQ(Header(r, "Cache-Control"), "no-cache");
+    EXPECT_EQ(r.Header("Cache-Control"), "no-cache");
   }
 }
 

@@ -155,7 +155,9 @@ TEST_F(WebUiApiTest, ExperimentMetricsHaveOneSeriesPerTrial) {
       return nlohmann::json{{"validation_loss", static_cast<double>(i) + 1.0 / static_cast<double>(b)},
                             {"accuracy", 0.1 * static_cast<double>(i)}};
     });
-    AddMetrics(trials[i], MetricKind::kTraining, 3000, [](int64_t b) { return nlohmann::json{{"loss", b % 7}}; });
+    AddMetrics(trials[i], MetricKind::kTraining, 3000, [](int64_t b) {
+      return nlohmann::json{{"loss", b % 7}};
+    });
   }
   const std::string path = "/api/v1/experiments/" + std::to_string(exp) + "/metrics";
 
