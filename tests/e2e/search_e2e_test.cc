@@ -113,8 +113,9 @@ TEST_F(SearchE2E, AdaptiveAshaFindsANearOptimalLearningRateWithUnderHalfTheBatch
   std::set<int64_t> at;
   for (const auto& v : validations) {
     at.insert(v["batches"].get<int64_t>());
-    if (v["batches"] == 800)  // the search ran what runs alone (printed with 6 digits)
+    if (v["batches"] == 800) {  // the search ran what runs alone (printed with 6 digits)
       EXPECT_NEAR(v["metrics"]["validation_loss"].get<double>(), found, found * 1e-4);
+    }
   }
   // Its bracket's rungs: 50, 200 and 800 batches, or 200 and 800 in the bracket that starts later.
   EXPECT_TRUE(at.count(200) && at.count(800)) << validations.dump();

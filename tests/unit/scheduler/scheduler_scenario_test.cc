@@ -290,7 +290,9 @@ void CheckInvariants(const PoolInput& in, const PoolDecision& d) {
     const bool has_reason = d.pending_reasons.count(r.allocation_id) > 0;
     EXPECT_NE(assigned.count(r.allocation_id) > 0, has_reason)
         << r.allocation_id << ": exactly the requests not assigned have a reason";
-    if (has_reason) EXPECT_FALSE(d.pending_reasons.at(r.allocation_id).empty()) << r.allocation_id;
+    if (has_reason) {
+      EXPECT_FALSE(d.pending_reasons.at(r.allocation_id).empty()) << r.allocation_id;
+    }
   }
   std::vector<std::string> order = d.order, ids;
   for (const auto& r : in.pending) ids.push_back(r.allocation_id);
@@ -339,12 +341,15 @@ TEST_P(SchedulerScenarioTest, Decides) {
   EXPECT_EQ(d.preempt, s.preempt) << Show(d);
   for (const auto& [id, reason] : s.reasons) {
     auto it = d.pending_reasons.find(id);
-    if (it == d.pending_reasons.end())
+    if (it == d.pending_reasons.end()) {
       ADD_FAILURE() << id << " has no pending reason" << Show(d);
-    else
+    } else {
       EXPECT_EQ(it->second, reason) << "reason of " << id;
+    }
   }
-  if (s.order) EXPECT_EQ(d.order, *s.order);
+  if (s.order) {
+    EXPECT_EQ(d.order, *s.order);
+  }
 
   // The order of the input vectors means nothing.
   PoolInput reversed = s.input;
