@@ -50,23 +50,8 @@ class StoreConformanceTest : public ::testing::Test {
  protected:
   void SetUp() override { ASSERT_NE(store_, nullptr); }
 
-  int64_t NewExperiment(const std::string& name = "exp") {
-    ExperimentRecord e;
-    e.name = name;
-    e.owner = "alice";
-    e.config_yaml = "name: " + name + "\n";
-    auto id = store_->CreateExperiment(e, "model");
-    EXPECT_TRUE(id.ok()) << id.status().ToString();
-    return id.ok() ? *id : 0;
-  }
-
-  int64_t NewTrial(int64_t experiment_id) {
-    TrialRecord t;
-    t.experiment_id = experiment_id;
-    auto id = store_->CreateTrial(t);
-    EXPECT_TRUE(id.ok()) << id.status().ToString();
-    return id.ok() ? *id : 0;
-  }
+  int64_t NewExperiment(const std::string& name = "exp") { return testing::NewExperiment(*store_, name); }
+  int64_t NewTrial(int64_t experiment_id) { return testing::NewTrial(*store_, experiment_id); }
 
   Factory factory_;
   std::unique_ptr<Store> store_ = factory_.Make();

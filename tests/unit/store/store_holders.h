@@ -39,6 +39,26 @@ struct MemoryStoreHolder {
 
 using BothStores = ::testing::Types<SqliteStoreHolder, MemoryStoreHolder>;
 
+// An experiment owned by alice (0 after a failed expectation).
+inline int64_t NewExperiment(Store& store, const std::string& name = "exp") {
+  ExperimentRecord e;
+  e.name = name;
+  e.owner = "alice";
+  e.config_yaml = "name: " + name + "\n";
+  auto id = store.CreateExperiment(e, "model");
+  EXPECT_TRUE(id.ok()) << id.status().ToString();
+  return id.ok() ? *id : 0;
+}
+
+// A trial of the experiment with default fields (0 after a failed expectation).
+inline int64_t NewTrial(Store& store, int64_t experiment_id) {
+  TrialRecord t;
+  t.experiment_id = experiment_id;
+  auto id = store.CreateTrial(t);
+  EXPECT_TRUE(id.ok()) << id.status().ToString();
+  return id.ok() ? *id : 0;
+}
+
 // "2026-11-22T09:01:12.345Z": digits where the template has 'd'.
 inline bool LooksLikeRfc3339(const std::string& s) {
   static constexpr std::string_view kShape = "dddd-dd-ddTdd:dd:dd.dddZ";

@@ -12,22 +12,8 @@ using testing::LooksLikeRfc3339;
 template <typename Holder>
 class StoreTasksTest : public ::testing::Test {
  protected:
-  int64_t NewExperiment() {
-    ExperimentRecord e;
-    e.name = "exp";
-    e.owner = "alice";
-    e.config_yaml = "name: exp\n";
-    auto id = store_->CreateExperiment(e, "model");
-    EXPECT_TRUE(id.ok()) << id.status().ToString();
-    return id.ok() ? *id : 0;
-  }
-  int64_t NewTrial(int64_t experiment_id) {
-    TrialRecord t;
-    t.experiment_id = experiment_id;
-    auto id = store_->CreateTrial(t);
-    EXPECT_TRUE(id.ok()) << id.status().ToString();
-    return id.ok() ? *id : 0;
-  }
+  int64_t NewExperiment() { return testing::NewExperiment(*store_); }
+  int64_t NewTrial(int64_t experiment_id) { return testing::NewTrial(*store_, experiment_id); }
   Holder holder_;
   std::unique_ptr<Store>& store_ = holder_.store;
 };
