@@ -13,15 +13,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/agent_slot.h"
 #include "common/status.h"
 
 namespace ring::proto {
-
-struct Slot {
-  int id = 0;        // index on the agent, 0..N-1
-  std::string type;  // "cpu" or "cuda"
-  std::string uuid;  // GPU UUID for cuda slots, empty for cpu
-};
 
 // A process the agent still supervises (sent on reconnect).
 struct RunningProcess {

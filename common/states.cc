@@ -26,6 +26,12 @@ constexpr std::array<std::pair<AllocationState, std::string_view>, 6> kAllocName
     {AllocationState::kTerminated, "TERMINATED"},
 }};
 
+constexpr std::array<std::pair<AgentState, std::string_view>, 3> kAgentNames{{
+    {AgentState::kConnected, "connected"},
+    {AgentState::kDisconnected, "disconnected"},
+    {AgentState::kLost, "lost"},
+}};
+
 using R = RunState;
 // from -> allowed targets. Stopping states drain into their terminal state;
 // any live state may fail straight to ERROR or be canceled.
@@ -89,6 +95,18 @@ std::optional<RunState> ParseRunState(std::string_view s) {
 
 std::optional<AllocationState> ParseAllocationState(std::string_view s) {
   for (const auto& [state, name] : kAllocNames)
+    if (name == s) return state;
+  return std::nullopt;
+}
+
+std::string_view ToString(AgentState s) {
+  for (const auto& [state, name] : kAgentNames)
+    if (state == s) return name;
+  return "unknown";
+}
+
+std::optional<AgentState> ParseAgentState(std::string_view s) {
+  for (const auto& [state, name] : kAgentNames)
     if (name == s) return state;
   return std::nullopt;
 }

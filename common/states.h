@@ -27,10 +27,20 @@ enum class AllocationState {
   kTerminated,
 };
 
+// An agent as the master sees it: connected; disconnected and inside its
+// reconnect window (its slots still held); lost (the window passed).
+enum class AgentState {
+  kConnected,
+  kDisconnected,
+  kLost,
+};
+
 std::string_view ToString(RunState s);
 std::string_view ToString(AllocationState s);
 std::optional<RunState> ParseRunState(std::string_view s);
 std::optional<AllocationState> ParseAllocationState(std::string_view s);
+std::string_view ToString(AgentState s);  // "connected", "disconnected", "lost"
+std::optional<AgentState> ParseAgentState(std::string_view s);
 
 bool IsTerminal(RunState s);
 bool IsTerminal(AllocationState s);

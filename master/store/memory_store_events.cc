@@ -78,8 +78,7 @@ Result<std::vector<LogRecord>> MemoryStore::GetLogs(int64_t trial_id, int rank, 
 Status MemoryStore::UpsertAgent(const AgentRecord& a) {
   std::lock_guard lock(mu_);
   if (a.id.empty()) return InvalidArgument("upsert agent: id must not be empty");
-  if (!IsKnownAgentState(a.state))
-    return InvalidArgument("upsert agent '" + a.id + "': unknown state '" + a.state + "'");
+  if (!IsKnown(a.state)) return InvalidArgument("upsert agent '" + a.id + "': unknown state");
   const std::string now = NowRfc3339();
   AgentRecord stored = a;
   auto it = agents_.find(a.id);

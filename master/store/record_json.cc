@@ -70,4 +70,27 @@ Result<std::vector<Placement>> PlacementsFromJson(const std::string& text) {
   return placements;
 }
 
+std::string SlotsJson(const std::vector<proto::Slot>& slots) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& s : slots) list.push_back({{"id", s.id}, {"type", s.type}, {"uuid", s.uuid}});
+  return list.dump();
+}
+
+Result<std::vector<proto::Slot>> SlotsFromJson(const std::string& text) {
+  const auto j = nlohmann::json::parse(text, nullptr, false);
+  if (!j.is_array()) return Internal("slots are not a JSON list: " + text.substr(0, 200));
+  std::vector<proto::Slot> slots;
+  slots.reserve(j.size());
+  for (const auto& s : j) {
+    if (!s.is_object() || !s.contains("id") || !s["id"].is_number_integer() || !s.contains("type") ||
+        !s["type"].is_string())
+      return Internal("a slot is not {id, type, uuid}: " + s.dump().substr(0, 200));
+    proto::Slot slot{s["id"].get<int>(), s["type"].get<std::string>(), {}};
+    if (const auto uuid = s.find("uuid"); uuid != s.end() && uuid->is_string())
+      slot.uuid = uuid->get<std::string>();
+    slots.push_back(std::move(slot));
+  }
+  return slots;
+}
+
 }  // namespace ring

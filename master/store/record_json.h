@@ -1,6 +1,7 @@
 #pragma once
 // The JSON text some typed record fields are kept as in SQLite: a
-// checkpoint's storage and file list, an allocation's placements. Only the
+// checkpoint's storage and file list, an allocation's placements, an agent's
+// slots. Only the
 // store reads or writes it.
 #include <string>
 #include <vector>
@@ -16,5 +17,7 @@ std::string FilesJson(const std::vector<CheckpointFile>& files);  // [{"path","s
 Result<std::vector<CheckpointFile>> FilesFromJson(const std::string& text);
 std::string PlacementsJson(const std::vector<Placement>& placements);  // [{"agent_id","slot_ids"}]
 Result<std::vector<Placement>> PlacementsFromJson(const std::string& text);
+std::string SlotsJson(const std::vector<proto::Slot>& slots);  // [{"id","type","uuid"}]
+Result<std::vector<proto::Slot>> SlotsFromJson(const std::string& text);
 
 }  // namespace ring

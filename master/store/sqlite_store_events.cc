@@ -4,6 +4,7 @@
 #include <map>
 #include <utility>
 
+#include "master/store/record_json.h"
 #include "master/store/sqlite_db.h"
 #include "master/store/sqlite_store.h"
 #include "master/store/store_util.h"
@@ -188,7 +189,8 @@ Status SqliteStore::UpsertAgent(const AgentRecord& a) {
       "last_seen_at = excluded.last_seen_at");
   if (!upsert.ok()) return upsert.status();
   const std::string now = NowRfc3339();
-  upsert->Bind(1, a.id).Bind(2, a.pool).Bind(3, a.address).Bind(4, a.state).Bind(5, a.slots_json);
+  upsert->Bind(1, a.id).Bind(2, a.pool).Bind(3, a.address).Bind(4, std::string(ToString(a.state)));
+  upsert->Bind(5, SlotsJson(a.slots));
   upsert->Bind(6, now).Bind(7, a.last_seen_at.empty() ? now : a.last_seen_at);
   return WithContext(upsert->Run(), "upsert agent '" + a.id + "'");
 }
@@ -208,8 +210,12 @@ Result<std::vector<AgentRecord>> SqliteStore::ListAgents() {
     a.id = select->Text(0);
     a.pool = select->Text(1);
     a.address = select->Text(2);
-    a.state = select->Text(3);
-    a.slots_json = select->Text(4);
+    auto state = ParseAgentState(select->Text(3));
+    if (!state) return Internal("agent '" + a.id + "' has an unknown state '" + select->Text(3) + "'");
+    a.state = *state;
+    auto slots = SlotsFromJson(select->Text(4));
+    if (!slots.ok()) return WithContext(slots.status(), "agent '" + a.id + "'");
+    a.slots = std::move(*slots);
     a.registered_at = select->Text(5);
     a.last_seen_at = select->Text(6);
     a.enabled = select->Int(7) != 0;

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "common/agent_slot.h"
 #include "common/end_cause.h"
 #include "common/metric_kind.h"
 #include "common/placement.h"
@@ -100,8 +101,8 @@ struct AgentRecord {
   std::string id;
   std::string pool;
   std::string address;
-  std::string state;              // "connected", "lost", "disconnected"
-  std::string slots_json = "[]";  // [{"id","type","uuid"}]
+  AgentState state = AgentState::kConnected;
+  std::vector<proto::Slot> slots;
   std::string registered_at;
   std::string last_seen_at;
   bool enabled = true;    // false: no new placements (set by SetAgentSchedulable)

@@ -49,8 +49,8 @@ bool IsKnown(AllocationState s) {
   return ParseAllocationState(ToString(s)).has_value();
 }
 
-bool IsKnownAgentState(const std::string& s) {
-  return s == "connected" || s == "lost" || s == "disconnected";
+bool IsKnown(AgentState s) {
+  return ParseAgentState(ToString(s)).has_value();
 }
 
 }  // namespace ring

@@ -20,6 +20,6 @@ std::string EndedAt(bool terminal, const std::string& given, const std::string& 
 // True for the states the schema's CHECK constraints accept.
 bool IsKnown(RunState s);
 bool IsKnown(AllocationState s);
-bool IsKnownAgentState(const std::string& s);  // connected, lost, disconnected
+bool IsKnown(AgentState s);
 
 }  // namespace ring

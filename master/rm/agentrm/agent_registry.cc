@@ -4,22 +4,10 @@
 
 namespace ring {
 
-std::string_view ToString(AgentLiveness l) {
-  switch (l) {
-    case AgentLiveness::kConnected:
-      return "connected";
-    case AgentLiveness::kDisconnected:
-      return "disconnected";
-    case AgentLiveness::kLost:
-      return "lost";
-  }
-  return "lost";
-}
-
 AgentEntry& AgentRegistry::Connect(const proto::Hello& hello, std::shared_ptr<AgentChannel> channel,
                                    SteadyTime deadline) {
   AgentEntry& e = agents_[hello.agent_id];
-  const bool was_lost = e.liveness == AgentLiveness::kLost;
+  const bool was_lost = e.liveness == AgentState::kLost;
   e.id = hello.agent_id;
   e.pool = hello.pool.empty() ? "default" : hello.pool;
   e.address = hello.address;
@@ -32,7 +20,7 @@ AgentEntry& AgentRegistry::Connect(const proto::Hello& hello, std::shared_ptr<Ag
     it = exists ? std::next(it) : e.slot_owner.erase(it);
   }
   e.channel = std::move(channel);
-  e.liveness = AgentLiveness::kConnected;
+  e.liveness = AgentState::kConnected;
   e.deadline = deadline;
   e.last_seen_at = NowRfc3339();
   return e;
@@ -47,8 +35,8 @@ void AgentRegistry::Disconnect(const std::string& id, const AgentChannel* channe
   auto* e = Find(id);
   if (!e || e->channel.get() != channel) return;
   e->channel.reset();
-  if (e->liveness != AgentLiveness::kConnected) return;
-  e->liveness = AgentLiveness::kDisconnected;
+  if (e->liveness != AgentState::kConnected) return;
+  e->liveness = AgentState::kDisconnected;
   e->deadline = lost_at;
 }
 
@@ -56,16 +44,16 @@ std::vector<std::string> AgentRegistry::ExpireDeadlines(SteadyTime now,
                                                         std::chrono::milliseconds reconnect_window) {
   std::vector<std::string> lost;
   for (auto& [id, e] : agents_) {
-    if (e.liveness == AgentLiveness::kLost || now < e.deadline) continue;
-    if (e.liveness == AgentLiveness::kConnected) {
+    if (e.liveness == AgentState::kLost || now < e.deadline) continue;
+    if (e.liveness == AgentState::kConnected) {
       // Silent past the heartbeat deadline: drop the connection, open the window.
       if (e.channel) e.channel->Close("heartbeat timeout");
       e.channel.reset();
-      e.liveness = AgentLiveness::kDisconnected;
+      e.liveness = AgentState::kDisconnected;
       e.deadline = now + reconnect_window;
       continue;
     }
-    e.liveness = AgentLiveness::kLost;
+    e.liveness = AgentState::kLost;
     lost.push_back(id);
   }
   return lost;
@@ -87,7 +75,7 @@ void AgentRegistry::Release(const std::string& allocation_id) {
 std::vector<AgentView> AgentRegistry::AllViews() const {
   std::vector<AgentView> views;
   for (const auto& [id, e] : agents_) {
-    if (e.liveness != AgentLiveness::kConnected) continue;
+    if (e.liveness != AgentState::kConnected) continue;
     AgentView v{id,
                 e.pool,
                 e.slots.empty() ? "cpu" : e.slots.front().type,

@@ -12,14 +12,13 @@
 #include <nlohmann/json.hpp>
 
 #include "common/agent_protocol.h"
+#include "common/states.h"
 #include "master/rm/agentrm/agent_channel.h"
 #include "master/scheduler/scheduler.h"
 
 namespace ring {
 
 using SteadyTime = std::chrono::steady_clock::time_point;
-
-enum class AgentLiveness { kConnected, kDisconnected, kLost };
 
 struct AgentEntry {
   std::string id;
@@ -28,7 +27,7 @@ struct AgentEntry {
   std::vector<proto::Slot> slots;
   std::map<int, std::string> slot_owner;  // slot id -> allocation id
   std::shared_ptr<AgentChannel> channel;  // null unless connected
-  AgentLiveness liveness = AgentLiveness::kConnected;
+  AgentState liveness = AgentState::kConnected;
   // Connected: when silence closes the connection. Disconnected: when the
   // reconnect window ends and the agent is lost.
   SteadyTime deadline;
@@ -67,7 +66,5 @@ class AgentRegistry {
  private:
   std::map<std::string, AgentEntry> agents_;
 };
-
-std::string_view ToString(AgentLiveness l);
 
 }  // namespace ring

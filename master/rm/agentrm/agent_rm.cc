@@ -30,8 +30,8 @@ void AgentRm::OnHello(const proto::Hello& hello, std::shared_ptr<AgentChannel> c
           entry.enabled = a.enabled;
           entry.draining = a.draining;
         }
-    rec = {entry.id,     entry.pool,  entry.address, "connected", nlohmann::json(entry.slots).dump(),
-           NowRfc3339(), NowRfc3339()};
+    rec = {entry.id,    entry.pool,   entry.address, AgentState::kConnected,
+           entry.slots, NowRfc3339(), NowRfc3339()};
   }
   if (Status s = store_.UpsertAgent(rec); !s.ok())
     spdlog::warn("[agentrm] agent {}: cannot record: {}", rec.id, s.message());
@@ -44,7 +44,7 @@ void AgentRm::OnHello(const proto::Hello& hello, std::shared_ptr<AgentChannel> c
 void AgentRm::OnMessage(const std::string& agent_id, const proto::Message& message, SteadyTime now) {
   {
     std::lock_guard lock(mu_);
-    if (AgentEntry* e = registry_.Find(agent_id); e && e->liveness == AgentLiveness::kConnected) {
+    if (AgentEntry* e = registry_.Find(agent_id); e && e->liveness == AgentState::kConnected) {
       e->deadline = now + options_.heartbeat_timeout;
       e->last_seen_at = NowRfc3339();
     }
@@ -126,7 +126,7 @@ Status AgentRm::CheckFits(const std::string& pool, int64_t want,
     std::lock_guard lock(mu_);
     for (const auto& [id, a] : registry_.agents()) {
       pools.insert(a.pool);
-      if (a.pool != pool || a.liveness == AgentLiveness::kLost || a.slots.empty()) continue;
+      if (a.pool != pool || a.liveness == AgentState::kLost || a.slots.empty()) continue;
       pool_has_agents = true;
       ++agents_of_size[{a.slots.front().type, static_cast<int>(a.slots.size())}];
     }
@@ -198,7 +198,7 @@ void AgentRm::Adopt(const std::string& allocation_id, const std::vector<Placemen
       // Not back yet after a master restart: it has until the deadline.
       proto::Hello ghost{p.agent_id, pool, "", "", {}, {}};
       auto& e = registry_.Connect(ghost, nullptr, deadline);
-      e.liveness = AgentLiveness::kDisconnected;
+      e.liveness = AgentState::kDisconnected;
     }
     registry_.Hold(p.agent_id, p.slot_ids, allocation_id);
   }
@@ -233,8 +233,7 @@ void AgentRm::Tick(SteadyTime now) {
     silenced = registry_.AllViews().size() != connected_before;
     for (const auto& id : lost)
       if (AgentEntry* e = registry_.Find(id))
-        records.push_back(
-            {e->id, e->pool, e->address, "lost", nlohmann::json(e->slots).dump(), "", e->last_seen_at});
+        records.push_back({e->id, e->pool, e->address, AgentState::kLost, e->slots, "", e->last_seen_at});
   }
   for (const auto& rec : records) {
     spdlog::warn("[agentrm] agent {} lost: not back within the {} ms reconnect window", rec.id,

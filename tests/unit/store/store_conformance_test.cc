@@ -542,8 +542,8 @@ TYPED_TEST(StoreConformanceTest, UpsertsAgents) {
   b.id = "b-host";
   b.pool = "default";
   b.address = "10.0.0.2";
-  b.state = "connected";
-  b.slots_json = R"([{"id":0,"type":"cpu"}])";
+  b.state = AgentState::kConnected;
+  b.slots = {{0, "cpu", ""}, {1, "cuda", "GPU-5d1c"}};
   ASSERT_TRUE(this->store_->UpsertAgent(b).ok());
   AgentRecord a = b;
   a.id = "a-host";
@@ -554,14 +554,14 @@ TYPED_TEST(StoreConformanceTest, UpsertsAgents) {
   ASSERT_EQ(listed->size(), 2u);
   EXPECT_EQ((*listed)[0].id, "a-host");
   EXPECT_EQ((*listed)[1].id, "b-host");
-  EXPECT_EQ((*listed)[1].slots_json, b.slots_json);
+  EXPECT_EQ((*listed)[1].slots, b.slots);
   EXPECT_TRUE(LooksLikeRfc3339((*listed)[1].registered_at));
   EXPECT_TRUE(LooksLikeRfc3339((*listed)[1].last_seen_at));
   const std::string registered = (*listed)[1].registered_at;
 
   std::this_thread::sleep_for(std::chrono::milliseconds(5));
   b.pool = "gpu";
-  b.state = "lost";
+  b.state = AgentState::kLost;
   b.registered_at = "1999-01-01T00:00:00.000Z";  // kept from the first insert
   b.last_seen_at = "2030-01-01T00:00:00.000Z";
   ASSERT_TRUE(this->store_->UpsertAgent(b).ok());
@@ -569,14 +569,14 @@ TYPED_TEST(StoreConformanceTest, UpsertsAgents) {
   ASSERT_TRUE(listed.ok());
   ASSERT_EQ(listed->size(), 2u);
   EXPECT_EQ((*listed)[1].pool, "gpu");
-  EXPECT_EQ((*listed)[1].state, "lost");
+  EXPECT_EQ((*listed)[1].state, AgentState::kLost);
   EXPECT_EQ((*listed)[1].registered_at, registered);
   EXPECT_EQ((*listed)[1].last_seen_at, "2030-01-01T00:00:00.000Z");
 
-  b.state = "sleeping";
+  b.state = static_cast<AgentState>(99);  // a value the enum does not name
   EXPECT_EQ(this->store_->UpsertAgent(b).code(), ErrorCode::kInvalidArgument);
   b.id = "";
-  b.state = "connected";
+  b.state = AgentState::kConnected;
   EXPECT_EQ(this->store_->UpsertAgent(b).code(), ErrorCode::kInvalidArgument);
 }
 

@@ -52,7 +52,7 @@ TYPED_TEST(StoreSchedulingTest, BadOverridesAndUnknownExperimentsChangeNothing) 
 }
 
 TYPED_TEST(StoreSchedulingTest, DisabledAgentsStayDisabledWhenTheyReconnect) {
-  AgentRecord a{"a1", "default", "10.0.0.1", "connected", "[]", "", ""};
+  AgentRecord a{"a1", "default", "10.0.0.1", AgentState::kConnected, {}, "", ""};
   ASSERT_TRUE(this->store().UpsertAgent(a).ok());
   EXPECT_TRUE((*this->store().ListAgents())[0].enabled);
   ASSERT_TRUE(this->store().SetAgentSchedulable("a1", false, true).ok());

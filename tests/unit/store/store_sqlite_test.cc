@@ -316,7 +316,7 @@ TEST(SqliteStoreDurabilityTest, DataSurvivesReopen) {
     last_log_id = store.GetLogs(trial, -1, 0, 10)->back().id;
     AgentRecord agent;
     agent.id = "host-1";
-    agent.state = "connected";
+    agent.state = AgentState::kConnected;
     ASSERT_TRUE(store.UpsertAgent(agent).ok());
     CheckpointRecord c;
     c.uuid = "ckpt-1";
