@@ -7,7 +7,7 @@
 
 #include "tests/support/test_cluster.h"
 
-namespace ring::testing {
+namespace ring::testing::agent_loss_e2e {
 namespace {
 
 std::string SleeperConfig(int max_restarts) {
@@ -115,4 +115,4 @@ TEST(AgentLossE2E, MasterStopsCleanlyOnSigtermWithAgentsConnected) {
 }
 
 }  // namespace
-}  // namespace ring::testing
+}  // namespace ring::testing::agent_loss_e2e

@@ -15,7 +15,7 @@
 
 #include "tests/e2e/digits_harness.h"
 
-namespace ring::testing {
+namespace ring::testing::digits_e2e {
 namespace {
 
 using namespace std::chrono_literals;
@@ -127,4 +127,4 @@ TEST_F(DigitsE2E, PausedMidwayResumesBothRanksToTheSameParametersAsAnUninterrupt
 }
 
 }  // namespace
-}  // namespace ring::testing
+}  // namespace ring::testing::digits_e2e

@@ -15,7 +15,7 @@
 #include "tests/e2e/digits_harness.h"
 #include "tests/support/netns_cluster.h"
 
-namespace ring::testing {
+namespace ring::testing::digits_netns_e2e {
 namespace {
 
 using namespace std::chrono_literals;
@@ -126,4 +126,4 @@ TEST_F(DigitsNetnsE2E, OneRankKilledMidwayRestartsTheGangFromItsCheckpointToTheS
 }
 
 }  // namespace
-}  // namespace ring::testing
+}  // namespace ring::testing::digits_netns_e2e

@@ -7,13 +7,8 @@
 // trial paused after its first checkpoint stops on both ranks and, activated
 // again, ends with exactly the parameters and metrics of an uninterrupted run.
 #include <gtest/gtest.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <climits>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -22,9 +17,10 @@
 #include <set>
 #include <string>
 
+#include "tests/support/python_torch.h"
 #include "tests/support/test_cluster.h"
 
-namespace ring::testing {
+namespace ring::testing::digits_pytorch_e2e {
 namespace {
 
 namespace fs = std::filesystem;
@@ -34,13 +30,6 @@ constexpr const char* kData = "/usr/lib/python3/dist-packages/sklearn/datasets/d
 
 std::string ModelDir() {
   return BinDir() + "/../examples/digits-pytorch/model";
-}
-
-bool PythonHasTorch() {
-  auto r = RunCommand({"/usr/bin/python3", "-c",
-                       "import torch.distributed as d, sys; sys.exit(0 if d.is_gloo_available() else 3)"},
-                      {}, 120s);
-  return r.exit_code == 0;
 }
 
 bool ModelHasModule() {
@@ -64,24 +53,6 @@ std::string WhyNotRunnable() {
            "/usr/bin/python3), so " +
            ModelDir() + " holds no model folder";
   return "";
-}
-
-// Whether this host's name resolves to loopback addresses only: then torch's
-// Gloo binds to loopback by default, else GLOO_SOCKET_IFNAME must say so.
-bool HostnameIsLoopback() {
-  char host[HOST_NAME_MAX + 1] = {};
-  if (gethostname(host, sizeof(host) - 1) != 0) return false;
-  addrinfo* found = nullptr;
-  if (getaddrinfo(host, nullptr, nullptr, &found) != 0) return false;
-  bool loopback = found != nullptr;
-  for (addrinfo* a = found; a; a = a->ai_next) {
-    if (a->ai_family == AF_INET)
-      loopback &= (ntohl(reinterpret_cast<sockaddr_in*>(a->ai_addr)->sin_addr.s_addr) >> 24) == 127;
-    else if (a->ai_family == AF_INET6)
-      loopback &= IN6_IS_ADDR_LOOPBACK(&reinterpret_cast<sockaddr_in6*>(a->ai_addr)->sin6_addr);
-  }
-  freeaddrinfo(found);
-  return loopback;
 }
 
 // batches -> metrics of metric records.
@@ -288,4 +259,4 @@ TEST_F(DigitsPytorchE2E, PausedAfterItsFirstCheckpointResumesToTheResultOfAnUnin
 }
 
 }  // namespace
-}  // namespace ring::testing
+}  // namespace ring::testing::digits_pytorch_e2e

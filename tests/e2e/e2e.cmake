@@ -32,9 +32,6 @@ ring_add_test(e2e_tests LABEL e2e TIMEOUT 300
     e2e/torchrun_script_e2e_test.cc
   LIBS ring_test_support ring_common)
 target_compile_definitions(e2e_tests PRIVATE RING_HAVE_TORCH=${ring_have_torch})
-# Each file carries its own harness helpers under the same names (Outcome,
-# Values, ModelDir...), so these compile one file per unit.
-set_target_properties(e2e_tests PROPERTIES UNITY_BUILD OFF)
 add_dependencies(e2e_tests ringmaster ringagent ring quadratic_model quadratic_trial svm_model)
 foreach(model digits_model digits_pytorch_model)
   if(TARGET ${model})

@@ -13,7 +13,7 @@
 
 #include "tests/support/test_cluster.h"
 
-namespace ring::testing {
+namespace ring::testing::fault_tolerance_e2e {
 namespace {
 
 namespace fs = std::filesystem;
@@ -288,9 +288,9 @@ TEST_F(FaultToleranceE2E, CorruptedCheckpointIsRefusedAtRestore) {
 }
 
 }  // namespace
-}  // namespace ring::testing
+}  // namespace ring::testing::fault_tolerance_e2e
 
-namespace ring::testing {
+namespace ring::testing::fault_tolerance_e2e {
 namespace {
 
 // Preemption by priority: the low-priority trial checkpoints, steps aside for
@@ -321,4 +321,4 @@ TEST_F(FaultToleranceE2E, HigherPriorityPreemptsAndTheVictimEndsLikeAnUninterrup
 }
 
 }  // namespace
-}  // namespace ring::testing
+}  // namespace ring::testing::fault_tolerance_e2e

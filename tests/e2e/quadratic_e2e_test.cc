@@ -9,7 +9,7 @@
 
 #include "tests/support/test_cluster.h"
 
-namespace ring::testing {
+namespace ring::testing::quadratic_e2e {
 namespace {
 
 TEST(QuadraticE2E, ExperimentCompletesWithMetricsAndLogs) {
@@ -60,10 +60,12 @@ TEST(QuadraticE2E, ExperimentCompletesWithMetricsAndLogs) {
     ASSERT_TRUE(scraped.ok());
     ASSERT_EQ(scraped->status, 200);
     const std::string& m = scraped->body;
-    EXPECT_NE(m.find(R"(ringmaster_api_requests_total{code="200",method="GET",route="/api/v1/experiments/{id}"})"),
-              std::string::npos)
+    EXPECT_NE(
+        m.find(R"(ringmaster_api_requests_total{code="200",method="GET",route="/api/v1/experiments/{id}"})"),
+        std::string::npos)
         << m;
-    EXPECT_NE(m.find(R"(ringmaster_scheduler_pass_duration_seconds_count{pool="default"})"), std::string::npos);
+    EXPECT_NE(m.find(R"(ringmaster_scheduler_pass_duration_seconds_count{pool="default"})"),
+              std::string::npos);
     EXPECT_NE(m.find(R"(ringmaster_agents{pool="default",state="connected"} 1)"), std::string::npos);
     EXPECT_NE(m.find(R"(ringmaster_slots{pool="default",state="free"} 2)"), std::string::npos);
     EXPECT_NE(m.find("ringmaster_sqlite_write_duration_seconds_count"), std::string::npos);
@@ -102,4 +104,4 @@ TEST(QuadraticE2E, ExperimentCompletesWithMetricsAndLogs) {
 }
 
 }  // namespace
-}  // namespace ring::testing
+}  // namespace ring::testing::quadratic_e2e

@@ -7,7 +7,7 @@
 
 #include "tests/support/test_cluster.h"
 
-namespace ring::testing {
+namespace ring::testing::scheduling_e2e {
 namespace {
 
 using namespace std::chrono_literals;
@@ -71,4 +71,4 @@ TEST(SchedulingE2E, FairShareSplitsSlotSecondsByWeight) {
 }
 
 }  // namespace
-}  // namespace ring::testing
+}  // namespace ring::testing::scheduling_e2e

@@ -13,7 +13,7 @@
 
 #include "tests/support/test_cluster.h"
 
-namespace ring::testing {
+namespace ring::testing::search_e2e {
 namespace {
 
 namespace fs = std::filesystem;
@@ -173,4 +173,4 @@ TEST_F(SearchE2E, SearchSurvivesKillOfItsMasterWithoutDuplicateTrials) {
 }
 
 }  // namespace
-}  // namespace ring::testing
+}  // namespace ring::testing::search_e2e

@@ -18,7 +18,7 @@
 
 #include "tests/support/test_cluster.h"
 
-namespace ring::testing {
+namespace ring::testing::svm_e2e {
 namespace {
 
 namespace fs = std::filesystem;
@@ -225,4 +225,4 @@ TEST_F(SvmE2E, PausedAfterItsFirstCheckpointResumesToTheWeightsOfAnUninterrupted
 }
 
 }  // namespace
-}  // namespace ring::testing
+}  // namespace ring::testing::svm_e2e

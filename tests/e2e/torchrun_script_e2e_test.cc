@@ -4,46 +4,17 @@
 // group over loopback through MASTER_ADDR and MASTER_PORT alone. The trial
 // and the experiment complete, and both ranks' own checks passed.
 #include <gtest/gtest.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
-#include <climits>
 #include <cstdlib>
 #include <set>
 
+#include "tests/support/python_torch.h"
 #include "tests/support/test_cluster.h"
 
-namespace ring::testing {
+namespace ring::testing::torchrun_script_e2e {
 namespace {
 
 using namespace std::chrono_literals;
-
-bool PythonHasTorch() {
-  auto r = RunCommand({"/usr/bin/python3", "-c",
-                       "import torch.distributed as d, sys; sys.exit(0 if d.is_gloo_available() else 3)"},
-                      {}, 120s);
-  return r.exit_code == 0;
-}
-
-// Whether this host's name resolves to loopback addresses only: then torch's
-// Gloo binds to loopback by default, else GLOO_SOCKET_IFNAME must say so.
-bool HostnameIsLoopback() {
-  char host[HOST_NAME_MAX + 1] = {};
-  if (gethostname(host, sizeof(host) - 1) != 0) return false;
-  addrinfo* found = nullptr;
-  if (getaddrinfo(host, nullptr, nullptr, &found) != 0) return false;
-  bool loopback = found != nullptr;
-  for (addrinfo* a = found; a; a = a->ai_next) {
-    if (a->ai_family == AF_INET)
-      loopback &= (ntohl(reinterpret_cast<sockaddr_in*>(a->ai_addr)->sin_addr.s_addr) >> 24) == 127;
-    else if (a->ai_family == AF_INET6)
-      loopback &= IN6_IS_ADDR_LOOPBACK(&reinterpret_cast<sockaddr_in6*>(a->ai_addr)->sin6_addr);
-  }
-  freeaddrinfo(found);
-  return loopback;
-}
 
 TEST(TorchrunScriptE2E, UnmodifiedScriptTrainsOnTwoAgentsAndCompletes) {
   if (!PythonHasTorch())
@@ -97,4 +68,4 @@ TEST(TorchrunScriptE2E, UnmodifiedScriptTrainsOnTwoAgentsAndCompletes) {
 }
 
 }  // namespace
-}  // namespace ring::testing
+}  // namespace ring::testing::torchrun_script_e2e

@@ -14,11 +14,11 @@
 
 #include "master/api/routes.h"
 #include "master/auth/accounts.h"
-#include "tests/support/lifecycle_driver.h"
 #include "master/store/memory_store.h"
+#include "tests/support/lifecycle_driver.h"
 #include "tests/support/test_cluster.h"
 
-namespace ring::testing {
+namespace ring::testing::authorization {
 namespace {
 
 // Who may call a route.
@@ -271,4 +271,4 @@ TEST(Authorization, MatrixOfEveryRouteAndCaller) {
 }
 
 }  // namespace
-}  // namespace ring::testing
+}  // namespace ring::testing::authorization

@@ -6,11 +6,8 @@
 // request succeeds, the master is still running at the end, and its database
 // passes PRAGMA integrity_check.
 #include <gtest/gtest.h>
-#include <netinet/in.h>
 #include <sqlite3.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -21,62 +18,14 @@
 #include <vector>
 
 #include "common/archive.h"
+#include "tests/support/raw_connection.h"
 #include "tests/support/test_cluster.h"
 
-namespace ring::testing {
+namespace ring::testing::bad_requests {
 namespace {
 
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
-
-// A raw TCP connection to the master, for requests no HTTP client would send.
-class RawConnection {
- public:
-  explicit RawConnection(int port) : fd_(socket(AF_INET, SOCK_STREAM, 0)) {
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    addr.sin_port = htons(static_cast<uint16_t>(port));
-    timeval tv{5, 0};
-    setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    setsockopt(fd_, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-    connected_ = connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
-  }
-  ~RawConnection() { close(fd_); }
-  RawConnection(const RawConnection&) = delete;
-  RawConnection& operator=(const RawConnection&) = delete;
-
-  bool connected() const { return connected_; }
-  bool Send(const std::string& data) {
-    size_t sent = 0;
-    while (sent < data.size()) {
-      const ssize_t n = send(fd_, data.data() + sent, data.size() - sent, MSG_NOSIGNAL);
-      if (n <= 0) return false;
-      sent += static_cast<size_t>(n);
-    }
-    return true;
-  }
-  void CloseWrite() { shutdown(fd_, SHUT_WR); }
-  ssize_t Read(char* buf, size_t n) { return recv(fd_, buf, n, MSG_WAITALL); }
-  // Everything the master sends until it closes (or 5 s of silence).
-  std::string ReadAll() {
-    std::string out;
-    char buf[4096];
-    for (;;) {
-      const ssize_t n = recv(fd_, buf, sizeof buf, 0);
-      if (n <= 0) return out;
-      out.append(buf, static_cast<size_t>(n));
-    }
-  }
-
- private:
-  int fd_;
-  bool connected_ = false;
-};
-
-int PortOf(const std::string& url) {
-  return std::stoi(url.substr(url.rfind(':') + 1));
-}
 
 class BadRequestsTest : public ::testing::Test {
  protected:
@@ -279,4 +228,4 @@ TEST_F(BadRequestsTest, GoodRequestsAreServedThroughAStormOfBadOnesAndTheDatabas
 }
 
 }  // namespace
-}  // namespace ring::testing
+}  // namespace ring::testing::bad_requests

@@ -18,7 +18,7 @@
 #include "ring/trial/kv_store.h"
 #include "tests/support/test_cluster.h"
 
-namespace ring::testing {
+namespace ring::testing::distributed_store {
 namespace {
 
 namespace fs = std::filesystem;
@@ -175,4 +175,4 @@ TEST_F(DistributedMasterStoreTest, TwoRanksAllreduceOverGlooAfterMeetingThroughT
 }
 
 }  // namespace
-}  // namespace ring::testing
+}  // namespace ring::testing::distributed_store

@@ -22,9 +22,6 @@ ring_add_test(integration_tests LABEL integration TIMEOUT 240
     integration/users_cli_test.cc
     integration/webui_http_test.cc
   LIBS ring_test_support ring_common ring_master_http ring_lifecycle_driver ringtrial SQLite::SQLite3)
-# Each file carries its own harness helpers under the same names (RawConnection,
-# PortOf, kRunScript...), so these compile one file per unit.
-set_target_properties(integration_tests PROPERTIES UNITY_BUILD OFF)
 # The binaries the tests start must be built first.
 add_dependencies(integration_tests ringmaster ringagent ring quadratic_model)
 

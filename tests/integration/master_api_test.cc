@@ -5,7 +5,7 @@
 #include "common/archive.h"
 #include "tests/support/test_cluster.h"
 
-namespace ring::testing {
+namespace ring::testing::master_api {
 namespace {
 
 const char* kValidConfig = R"(name: sleeper
@@ -192,4 +192,4 @@ TEST_F(MasterApiTest, StateSurvivesAMasterRestart) {
 }
 
 }  // namespace
-}  // namespace ring::testing
+}  // namespace ring::testing::master_api

@@ -13,7 +13,7 @@
 #include "common/archive.h"
 #include "tests/support/test_cluster.h"
 
-namespace ring::testing {
+namespace ring::testing::rendezvous_integration {
 namespace {
 
 namespace fs = std::filesystem;
@@ -241,4 +241,4 @@ TEST_F(RendezvousIntegrationTest, EndedAllocationGets409AndWaitersAreReleased) {
 }
 
 }  // namespace
-}  // namespace ring::testing
+}  // namespace ring::testing::rendezvous_integration

@@ -9,7 +9,7 @@
 #include "common/archive.h"
 #include "tests/support/test_cluster.h"
 
-namespace ring::testing {
+namespace ring::testing::retention_cli {
 namespace {
 
 class RetentionCliTest : public ::testing::Test {
@@ -118,4 +118,4 @@ TEST(RetentionSettingsTest, BadRetentionSettingsStopTheMasterNamingTheKey) {
 }
 
 }  // namespace
-}  // namespace ring::testing
+}  // namespace ring::testing::retention_cli

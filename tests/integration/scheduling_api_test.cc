@@ -8,7 +8,7 @@
 #include "common/archive.h"
 #include "tests/support/test_cluster.h"
 
-namespace ring::testing {
+namespace ring::testing::scheduling_api {
 namespace {
 
 std::string Config(const std::string& resources) {
@@ -121,4 +121,4 @@ TEST_F(SchedulingApiTest, DisabledAgentsGetNoNewWorkUntilEnabled) {
 }
 
 }  // namespace
-}  // namespace ring::testing
+}  // namespace ring::testing::scheduling_api

@@ -8,65 +8,22 @@
 // port get an answer or a bounded wait while the master keeps serving; and a
 // missing key file stops the master with a message naming it.
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
-#include <cerrno>
 #include <chrono>
 #include <filesystem>
 #include <memory>
 #include <string>
 
 #include "common/http_client.h"
+#include "tests/support/raw_connection.h"
 #include "tests/support/test_certs.h"
 #include "tests/support/test_cluster.h"
 
-namespace ring::testing {
+namespace ring::testing::tls {
 namespace {
 
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
-
-// A raw TCP connection, for bytes no HTTP or TLS client would send.
-class RawConnection {
- public:
-  explicit RawConnection(int port) : fd_(socket(AF_INET, SOCK_STREAM, 0)) {
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    addr.sin_port = htons(static_cast<uint16_t>(port));
-    timeval tv{5, 0};
-    setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    connected_ = connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
-  }
-  ~RawConnection() { close(fd_); }
-  RawConnection(const RawConnection&) = delete;
-  RawConnection& operator=(const RawConnection&) = delete;
-
-  bool connected() const { return connected_; }
-  bool Send(const std::string& data) {
-    return send(fd_, data.data(), data.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(data.size());
-  }
-  void CloseWrite() { shutdown(fd_, SHUT_WR); }
-  // Reads until the peer closes; false when 5 s pass in silence first.
-  bool ReadUntilClosed() {
-    char buf[4096];
-    for (;;) {
-      const ssize_t n = recv(fd_, buf, sizeof buf, 0);
-      if (n == 0) return true;
-      if (n < 0) return errno == ECONNRESET;
-    }
-  }
-
- private:
-  int fd_;
-  bool connected_ = false;
-};
-
-int PortOf(const std::string& url) {
-  return std::stoi(url.substr(url.rfind(':') + 1));
-}
 
 class TlsTest : public ::testing::Test {
  protected:
@@ -243,4 +200,4 @@ TEST_F(TlsTest, TheMasterRefusesToStartWithoutItsKeyFile) {
 }
 
 }  // namespace
-}  // namespace ring::testing
+}  // namespace ring::testing::tls

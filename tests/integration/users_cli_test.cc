@@ -13,7 +13,7 @@
 #include "common/archive.h"
 #include "tests/support/test_cluster.h"
 
-namespace ring::testing {
+namespace ring::testing::users_cli {
 namespace {
 
 namespace fs = std::filesystem;
@@ -222,4 +222,4 @@ TEST(LogFormat, AMasterWithJsonLogsWritesOneObjectPerLine) {
 }
 
 }  // namespace
-}  // namespace ring::testing
+}  // namespace ring::testing::users_cli

@@ -12,7 +12,7 @@
 #include "common/archive.h"
 #include "tests/support/test_cluster.h"
 
-namespace ring::testing {
+namespace ring::testing::webui_http {
 namespace {
 
 const char* kConfig = R"(name: etag
@@ -161,4 +161,4 @@ TEST_F(WebUiHttpTest, ServesTheUiWithCacheHeadersAndClientRoutes) {
 }
 
 }  // namespace
-}  // namespace ring::testing
+}  // namespace ring::testing::webui_http

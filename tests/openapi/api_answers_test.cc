@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <unistd.h>
+
+#include <cstdio>
 #include <thread>
 
 namespace ring::testing {
@@ -16,7 +18,15 @@ std::string Scratch() {
   return ::testing::TempDir() + "/api-answers-" + std::to_string(::getpid()) + ".jsonl";
 }
 
-const std::string kTrial = R"({"id": 4, "task_id": 4, "experiment_id": 3, "state": "ACTIVE", "hparams": {"lr": 0.1},
+// Removes the scratch file when the test program ends.
+class ScratchRemover : public ::testing::Environment {
+ public:
+  void TearDown() override { std::remove(Scratch().c_str()); }
+};
+const auto* const kScratchRemover = ::testing::AddGlobalTestEnvironment(new ScratchRemover);
+
+const std::string kTrial =
+    R"({"id": 4, "task_id": 4, "experiment_id": 3, "state": "ACTIVE", "hparams": {"lr": 0.1},
   "seed": 7, "restarts": 0, "total_batches": 100, "best_validation": null, "latest_checkpoint": null,
   "request_id": 1, "searcher_operation": {"length": 500}, "last_exit_reason": null,
   "created_at": "2024-05-01T10:00:00.000Z", "ended_at": null})";

@@ -111,8 +111,8 @@ TEST(RendezvousStore, WaiterOnAnotherThreadSeesTheValue) {
 TEST(RendezvousStore, InvalidKeysAre400NamingTheKey) {
   RendezvousStore store;
   store.Open("1.0");
-  for (const std::string key : {std::string(), std::string("has space"), std::string("semi;colon"),
-                                std::string("ünï"), std::string(257, 'k'), std::string("a?b")}) {
+  for (const std::string& key : {std::string(), std::string("has space"), std::string("semi;colon"),
+                                 std::string("ünï"), std::string(257, 'k'), std::string("a?b")}) {
     Status s = store.Set("1.0", key, "v");
     EXPECT_EQ(s.code(), ErrorCode::kInvalidArgument) << key;
     EXPECT_NE(s.message().find("rendezvous key \""), std::string::npos) << s.message();
@@ -120,7 +120,7 @@ TEST(RendezvousStore, InvalidKeysAre400NamingTheKey) {
   }
   Status s = store.Set("1.0", "bad key", "v");
   EXPECT_NE(s.message().find("\"bad key\""), std::string::npos) << s.message();
-  for (const std::string key : {std::string("a"), std::string(256, 'k'), std::string("A-z_0.9:/x")})
+  for (const std::string& key : {std::string("a"), std::string(256, 'k'), std::string("A-z_0.9:/x")})
     EXPECT_TRUE(store.Set("1.0", key, "v").ok()) << key;
   EXPECT_EQ(store.CheckKeys("1.0", {"a", "no good"}).status().code(), ErrorCode::kInvalidArgument);
 }
