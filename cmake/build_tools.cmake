@@ -45,8 +45,8 @@ add_compile_options($<$<AND:$<CONFIG:RelWithDebInfo>,$<COMPILE_LANGUAGE:CXX>>:-g
 # code generated once per batch instead of once per file (three of the
 # end-to-end test files: 28.5 s apart, 13.7 s together). Files that must stay
 # alone (each Beast stream file, already one large unit) set
-# SKIP_UNITY_BUILD_INCLUSION; the lifecycle, the part changed most, keeps one
-# file per unit so that touching one rebuilds one. RING_UNITY=OFF compiles
+# SKIP_UNITY_BUILD_INCLUSION; the lifecycle, the part changed most, is
+# batched four at a time so that touching one file rebuilds a small batch. RING_UNITY=OFF compiles
 # every file on its own, which shows a file that leans on its batch-mates.
 option(RING_UNITY "Compile each target's sources in batches (unity build)" ON)
 set(CMAKE_UNITY_BUILD ${RING_UNITY})
