@@ -53,6 +53,7 @@ ConfigSummary SummarizeConfig(const std::string& config_yaml) {
     summary.metric = config->searcher.metric;
     summary.smaller_is_better = config->searcher.smaller_is_better;
     summary.max_trials = config->searcher.max_trials;
+    summary.resources = config->resources;
   }
   std::lock_guard lock(memo.mu);
   if (memo.by_text.size() >= kMaxMemoized) memo.by_text.clear();

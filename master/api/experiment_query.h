@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/experiment_config.h"
 #include "common/states.h"
 #include "common/status.h"
 #include "master/store/store.h"
@@ -28,6 +29,7 @@ struct ConfigSummary {
   std::string metric = "validation_loss";
   bool smaller_is_better = true;
   int64_t max_trials = 1;
+  ResourcesConfig resources;  // as the config says, before any PATCH
 };
 
 // Parses the config (memoized by its text, thread-safe); a config that no

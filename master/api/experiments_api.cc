@@ -49,11 +49,12 @@ Result<nlohmann::json> ExperimentView(ApiContext& ctx, int64_t id) {
   auto trials = ctx.store.ListTrials(id);
   if (!trials.ok()) return trials.status();
   auto view = ExperimentJson(*exp, static_cast<int64_t>(trials->size()));
-  AddConfigSummary(view, SummarizeConfig(exp->config_yaml));
-  auto config = ParseExperimentConfig(exp->config_yaml);
+  // The config's summary is memoized by its text: no YAML parse per GET.
+  const ConfigSummary summary = SummarizeConfig(exp->config_yaml);
+  AddConfigSummary(view, summary);
   auto overrides = ctx.store.GetResourceOverrides(id);
-  const EffectiveResources r = ExperimentSettings::Effective(
-      config.ok() ? *config : ExperimentConfig{}, overrides.ok() ? *overrides : ResourceOverrides{});
+  const EffectiveResources r =
+      ExperimentSettings::Effective(summary.resources, overrides.ok() ? *overrides : ResourceOverrides{});
   view["resources"] = {{"resource_pool", r.pool},
                        {"slots_per_trial", r.slots_per_trial},
                        {"priority", r.priority},
@@ -114,11 +115,14 @@ boost::asio::awaitable<ApiResponse> ListTrials(ApiContext& ctx, ApiRequest& req)
   auto trials = ctx.store.ListTrials(*id);
   if (!trials.ok()) co_return ApiResponse::Error(trials.status());
   std::vector<std::optional<int64_t>> ops(trials->size());
-  co_await OnLifecycle(ctx, [&](Lifecycle& l) {
-    for (size_t i = 0; i < trials->size(); ++i)
-      ops[i] = l.searches().TrialOperation((*trials)[i].experiment_id, (*trials)[i].id);
-    return ApiResponse{};
-  });
+  // The searcher's operations are the lifecycle's: one hop to its thread,
+  // none when there is no trial to ask about.
+  if (!trials->empty())
+    co_await OnLifecycle(ctx, [&](Lifecycle& l) {
+      for (size_t i = 0; i < trials->size(); ++i)
+        ops[i] = l.searches().TrialOperation((*trials)[i].experiment_id, (*trials)[i].id);
+      return ApiResponse{};
+    });
   nlohmann::json list = nlohmann::json::array();
   for (size_t i = 0; i < trials->size(); ++i) {
     auto view = TrialJson((*trials)[i]);

@@ -21,13 +21,13 @@ void ExperimentSettings::Remember(int64_t experiment_id, ExperimentConfig config
   configs_[experiment_id] = std::move(config);
 }
 
-EffectiveResources ExperimentSettings::Effective(const ExperimentConfig& config, const ResourceOverrides& o) {
+EffectiveResources ExperimentSettings::Effective(const ResourcesConfig& config, const ResourceOverrides& o) {
   EffectiveResources r;
-  r.pool = config.resources.resource_pool;
-  r.slots_per_trial = static_cast<int>(config.resources.slots_per_trial);
-  r.priority = o.priority.value_or(config.resources.priority);
-  r.weight = o.weight.value_or(config.resources.weight);
-  r.max_slots = o.max_slots ? o.max_slots : config.resources.max_slots;
+  r.pool = config.resource_pool;
+  r.slots_per_trial = static_cast<int>(config.slots_per_trial);
+  r.priority = o.priority.value_or(config.priority);
+  r.weight = o.weight.value_or(config.weight);
+  r.max_slots = o.max_slots ? o.max_slots : config.max_slots;
   return r;
 }
 
@@ -37,7 +37,7 @@ EffectiveResources ExperimentSettings::Resources(int64_t experiment_id) {
     auto stored = store_.GetResourceOverrides(experiment_id);
     it = overrides_.emplace(experiment_id, stored.ok() ? *stored : ResourceOverrides{}).first;
   }
-  if (const ExperimentConfig* config = Config(experiment_id)) return Effective(*config, it->second);
+  if (const ExperimentConfig* config = Config(experiment_id)) return Effective(config->resources, it->second);
   EffectiveResources r;
   if (it->second.priority) r.priority = *it->second.priority;
   if (it->second.weight) r.weight = *it->second.weight;

@@ -32,7 +32,7 @@ class ExperimentSettings {
   EffectiveResources Resources(int64_t experiment_id);
   // The same from a config and its overrides: what readers off the
   // lifecycle's thread use (the REST views).
-  static EffectiveResources Effective(const ExperimentConfig& config, const ResourceOverrides& overrides);
+  static EffectiveResources Effective(const ResourcesConfig& config, const ResourceOverrides& overrides);
   // Writes the patch (already validated) and applies it at once.
   Status SetResources(int64_t experiment_id, const ResourcesPatch& patch);
   // Where the experiment's checkpoints go: its config's, or the master's root.

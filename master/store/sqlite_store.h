@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "master/store/migration.h"
@@ -104,8 +105,11 @@ class SqliteStore final : public Store {
   Result<int64_t> InsertMetricsLocked(const std::vector<MetricReport>& reports, const std::string& now,
                                       bool& raised_trial);
 
-  std::mutex mu_;  // guards db_ (the connection and its statement cache)
+  std::mutex mu_;  // guards db_ (the connection and its statement cache) and overrides_
   std::unique_ptr<SqliteDb> db_;
+  // Experiments' resource overrides as last read or written: every GET of an
+  // experiment shows them, and they change only through SetResourceOverrides.
+  std::unordered_map<int64_t, ResourceOverrides> overrides_;
   const int schema_version_;
   std::mutex group_mu_;  // guards the two below
   std::condition_variable group_cv_;

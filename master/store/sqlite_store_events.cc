@@ -247,6 +247,7 @@ Status SqliteStore::SetResourceOverrides(int64_t experiment_id, const ResourceOv
       .Bind(4, o.max_slots)
       .Bind(5, NowRfc3339());
   Status s = upsert->Run();
+  if (s.ok()) overrides_[experiment_id] = o;
   if (s.code() == ErrorCode::kInvalidArgument || s.code() == ErrorCode::kInternal) {
     // The foreign key (no such experiment) or a CHECK.
     auto exists = db_->Prepare("SELECT 1 FROM experiments WHERE id = ?1");
@@ -261,6 +262,7 @@ Status SqliteStore::SetResourceOverrides(int64_t experiment_id, const ResourceOv
 
 Result<ResourceOverrides> SqliteStore::GetResourceOverrides(int64_t experiment_id) {
   std::lock_guard lock(mu_);
+  if (auto cached = overrides_.find(experiment_id); cached != overrides_.end()) return cached->second;
   Result<Stmt> select = db_->Prepare(
       "SELECT e.id, r.priority, r.weight, r.max_slots FROM experiments e "
       "LEFT JOIN experiment_resources r ON r.experiment_id = e.id WHERE e.id = ?1");
@@ -269,7 +271,9 @@ Result<ResourceOverrides> SqliteStore::GetResourceOverrides(int64_t experiment_i
   Result<bool> row = select->Step();
   if (!row.ok()) return row.status();
   if (!*row) return NotFound("experiment " + std::to_string(experiment_id) + " not found");
-  return ResourceOverrides{select->OptInt(1), select->OptDouble(2), select->OptInt(3)};
+  ResourceOverrides stored{select->OptInt(1), select->OptDouble(2), select->OptInt(3)};
+  overrides_.emplace(experiment_id, stored);
+  return stored;
 }
 
 }  // namespace ring
