@@ -109,8 +109,7 @@ class MasterLink::Impl : public std::enable_shared_from_this<Impl> {
     bool failing = false;
     while (!stopping_) {
       auto began = std::chrono::steady_clock::now();
-      bool welcomed = url_.scheme == "https" ? co_await RunSession<TlsStream>(failing)
-                                             : co_await RunSession<beast::tcp_stream>(failing);
+      bool welcomed = co_await RunSession(failing);
       if (stopping_) break;
       failing = !welcomed;
       // Only a session that lasted resets the backoff: a master that welcomes
@@ -133,14 +132,13 @@ class MasterLink::Impl : public std::enable_shared_from_this<Impl> {
   // Connects (with the TLS handshake for https), says hello, waits for
   // welcome, then reads until the connection drops. Returns whether the
   // master welcomed this agent.
-  template <class NextLayer>
   awaitable<bool> RunSession(bool failing) {
-    constexpr bool kTls = WsLinkSession<NextLayer>::kTls;
-    if (kTls && !tls_) {
+    const bool secure = url_.scheme == "https";
+    if (secure && !tls_) {
       if (!failing) spdlog::warn("[agent] agent={} cannot connect: {}", options_.agent_id, tls_error_);
       co_return false;
     }
-    auto s = std::make_shared<WsLinkSession<NextLayer>>(strand_, tls_.get());
+    auto s = std::make_shared<LinkSession>(strand_, secure ? tls_.get() : nullptr);
     session_ = s;
     boost::system::error_code ec;
     auto fail = [&](const std::string& what) {
@@ -173,8 +171,8 @@ class MasterLink::Impl : public std::enable_shared_from_this<Impl> {
     // next trial waits on it.
     tcp_stream.socket().set_option(net::ip::tcp::no_delay(true), ec);
     std::string local_address = tcp_stream.socket().local_endpoint(ec).address().to_string();
-    if constexpr (kTls) {
-      auto& tls = s->ws.next_layer();
+    if (auto* secured = s->ws.next_layer().tls()) {
+      auto& tls = *secured;
       if (Status st = PrepareClientTls(tls, url_.host); !st.ok()) {
         fail(st.message());
         co_return false;
@@ -237,7 +235,7 @@ class MasterLink::Impl : public std::enable_shared_from_this<Impl> {
 
     auto self = shared_from_this();
     net::co_spawn(
-        strand_, [self, s] { return self->Writer<NextLayer>(s); }, net::detached);
+        strand_, [self, s] { return self->Writer(s); }, net::detached);
     net::co_spawn(
         strand_, [self, s] { return self->Heartbeats(s); }, net::detached);
 
@@ -276,8 +274,7 @@ class MasterLink::Impl : public std::enable_shared_from_this<Impl> {
   }
 
   // The only coroutine that writes to the socket: heartbeats first, then the queue.
-  template <class NextLayer>
-  awaitable<void> Writer(std::shared_ptr<WsLinkSession<NextLayer>> s) {
+  awaitable<void> Writer(std::shared_ptr<LinkSession> s) {
     boost::system::error_code ec;
     while (!s->closed) {
       std::string frame;

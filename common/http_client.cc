@@ -72,13 +72,23 @@ bool IsCertificateFailure(const Status& status) {
 
 namespace {
 
+// Records an operation's outcome. One handler type for every operation, so
+// each of Beast's operations is instantiated once in this file.
+struct Done {
+  beast::error_code* result;
+  template <class... Rest>
+  void operator()(beast::error_code ec, Rest&&...) const {
+    *result = ec;
+  }
+};
+
 // Runs one asynchronous operation to its end on `ioc`. Beast's blocking calls
 // ignore a stream's expiry; its asynchronous ones honour it, so every step
 // of a request gets the client's timeout this way.
 template <class Initiate>
 beast::error_code RunAsync(net::io_context& ioc, Initiate&& initiate) {
   beast::error_code result = net::error::would_block;
-  initiate([&result](beast::error_code ec, auto&&...) { result = ec; });
+  initiate(Done{&result});
   ioc.restart();
   ioc.run();
   return result;
@@ -94,30 +104,23 @@ void CopyHeaders(const http::response<http::string_body>& res, HttpResponse& out
 
 }  // namespace
 
-// One connection: a plain TCP stream for http, a TLS stream for https.
+// One connection: plain TCP for http, TLS for https.
 struct HttpClient::Connection {
   net::io_context ioc;
-  std::optional<beast::tcp_stream> plain;
-  std::optional<TlsStream> tls;
+  std::optional<AnyStream> stream;
   beast::flat_buffer buffer;
   bool open = false;
 
-  beast::tcp_stream& tcp() { return tls ? beast::get_lowest_layer(*tls) : *plain; }
-  // Calls f with the stream requests go over.
-  template <class F>
-  auto Visit(F&& f) {
-    return tls ? f(*tls) : f(*plain);
-  }
+  beast::tcp_stream& tcp() { return stream->tcp(); }
   // Reads a response, each read of the header and the body getting `timeout`
   // (a deadline on silence, so a large download is not cut off while data flows).
-  template <class Stream>
-  beast::error_code ReadResponse(Stream& stream, http::response_parser<http::string_body>& parser,
+  beast::error_code ReadResponse(http::response_parser<http::string_body>& parser,
                                  std::chrono::milliseconds timeout) {
     tcp().expires_after(timeout);
-    auto ec = RunAsync(ioc, [&](auto h) { http::async_read_header(stream, buffer, parser, std::move(h)); });
+    auto ec = RunAsync(ioc, [&](Done h) { http::async_read_header(*stream, buffer, parser, h); });
     while (!ec && !parser.is_done()) {
       tcp().expires_after(timeout);
-      ec = RunAsync(ioc, [&](auto h) { http::async_read_some(stream, buffer, parser, std::move(h)); });
+      ec = RunAsync(ioc, [&](Done h) { http::async_read_some(*stream, buffer, parser, h); });
     }
     return ec;
   }
@@ -153,25 +156,23 @@ Status HttpClient::Connect() {
       if (!context.ok()) return context.status();
       tls_ = *context;
     }
-    conn_->tls.emplace(conn_->ioc, *tls_);
-    if (Status s = PrepareClientTls(*conn_->tls, base_.host); !s.ok()) return s;
+    conn_->stream.emplace(TlsStream(conn_->ioc, *tls_));
+    if (Status s = PrepareClientTls(*conn_->stream->tls(), base_.host); !s.ok()) return s;
   } else {
-    conn_->plain.emplace(conn_->ioc);
+    conn_->stream.emplace(beast::tcp_stream(conn_->ioc));
   }
   auto& stream = conn_->tcp();
   stream.expires_after(timeout_);
-  ec = RunAsync(conn_->ioc, [&](auto handler) { stream.async_connect(endpoints, std::move(handler)); });
+  ec = RunAsync(conn_->ioc, [&](Done h) { stream.async_connect(endpoints, h); });
   if (ec)
     return Status(ErrorCode::kUnavailable, "cannot connect to " + base_.ToString() + ": " + ec.message());
   stream.socket().set_option(tcp::no_delay(true), ec);  // requests are not held back by Nagle
-  if (conn_->tls) {
+  if (auto* tls = conn_->stream->tls()) {
     stream.expires_after(timeout_);
-    ec = RunAsync(conn_->ioc, [&](auto handler) {
-      conn_->tls->async_handshake(net::ssl::stream_base::client, std::move(handler));
-    });
+    ec = RunAsync(conn_->ioc, [&](Done h) { tls->async_handshake(net::ssl::stream_base::client, h); });
     if (ec == beast::error::timeout)
       return Status(ErrorCode::kTimeout, "TLS handshake with " + base_.ToString() + " timed out");
-    if (ec) return ClientHandshakeError(*conn_->tls, ec, base_.ToString());
+    if (ec) return ClientHandshakeError(*tls, ec, base_.ToString());
   }
   conn_->open = true;
   return Status::Ok();
@@ -199,12 +200,9 @@ Result<HttpResponse> HttpClient::Request(std::string_view method, const std::str
       if (Status s = Connect(); !s.ok()) return s;
     http::response_parser<http::string_body> parser;
     parser.body_limit(1ull << 31);
-    auto ec = conn_->Visit([&](auto& stream) {
-      conn_->tcp().expires_after(timeout_);
-      auto wec = RunAsync(conn_->ioc, [&](auto h) { http::async_write(stream, req, std::move(h)); });
-      if (wec) return wec;
-      return conn_->ReadResponse(stream, parser, timeout_);
-    });
+    conn_->tcp().expires_after(timeout_);
+    auto ec = RunAsync(conn_->ioc, [&](Done h) { http::async_write(*conn_->stream, req, h); });
+    if (!ec) ec = conn_->ReadResponse(parser, timeout_);
     if (ec) {
       conn_->open = false;
       // A reused keep-alive connection may have been closed by the server; retry once on a new one.
@@ -250,10 +248,11 @@ Result<HttpResponse> HttpClient::RequestWithProgress(std::string_view method, co
     http::request_serializer<http::buffer_body> serializer(req);
     http::response_parser<http::string_body> parser;
     parser.body_limit(1ull << 31);
-    auto ec = conn_->Visit([&](auto& stream) {
+    auto ec = [&] {
       auto& ioc = conn_->ioc;
+      auto& stream = *conn_->stream;
       conn_->tcp().expires_after(timeout_);
-      auto wec = RunAsync(ioc, [&](auto h) { http::async_write_header(stream, serializer, std::move(h)); });
+      auto wec = RunAsync(ioc, [&](Done h) { http::async_write_header(stream, serializer, h); });
       uint64_t sent = 0;
       while (!wec) {
         size_t n = static_cast<size_t>(std::min<uint64_t>(chunk_bytes, total - sent));
@@ -261,7 +260,7 @@ Result<HttpResponse> HttpClient::RequestWithProgress(std::string_view method, co
         req.body().size = n;
         req.body().more = sent + n < total;
         conn_->tcp().expires_after(timeout_);
-        wec = RunAsync(ioc, [&](auto h) { http::async_write(stream, serializer, std::move(h)); });
+        wec = RunAsync(ioc, [&](Done h) { http::async_write(stream, serializer, h); });
         if (wec == http::error::need_buffer) wec = {};
         if (wec) break;
         sent += n;
@@ -269,8 +268,8 @@ Result<HttpResponse> HttpClient::RequestWithProgress(std::string_view method, co
         if (sent >= total) break;
       }
       if (wec) return wec;
-      return conn_->ReadResponse(stream, parser, timeout_);
-    });
+      return conn_->ReadResponse(parser, timeout_);
+    }();
     if (ec) {
       conn_->open = false;
       // As in Request: a reused keep-alive connection may have been closed by the server.

@@ -11,14 +11,12 @@
 #include <utility>  // before Asio (std::exchange with g++ 12)
 
 #include <boost/asio/ssl/context.hpp>
-#include <boost/beast/core/tcp_stream.hpp>
-#include <boost/beast/ssl/ssl_stream.hpp>
+
+#include "common/asio/any_stream.h"
 
 #include "common/status.h"
 
 namespace ring {
-
-using TlsStream = boost::beast::ssl_stream<boost::beast::tcp_stream>;
 
 // A client context: system default CA paths, plus `ca_file` (PEM, one or more
 // certificates) when not empty; peers must present a certificate that

@@ -10,9 +10,7 @@
 #include <boost/asio/redirect_error.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core.hpp>
-#include <boost/beast/ssl.hpp>
 #include <boost/beast/websocket.hpp>
-#include <boost/beast/websocket/ssl.hpp>
 
 #include "common/agent_protocol.h"
 #include "master/rm/agentrm/agent_channel.h"
@@ -25,14 +23,11 @@ namespace beast = boost::beast;
 namespace websocket = beast::websocket;
 namespace net = boost::asio;
 
-// NextLayer is beast::tcp_stream (ws) or beast::ssl_stream<beast::tcp_stream> (wss).
-template <class NextLayer>
-class AgentWsSession : public AgentChannel, public std::enable_shared_from_this<AgentWsSession<NextLayer>> {
+// Over plain TCP (ws) or TLS after its handshake (wss).
+class AgentWsSession : public AgentChannel, public std::enable_shared_from_this<AgentWsSession> {
  public:
-  // `next` is what NextLayer is made from: the socket, or the TLS stream after its handshake.
-  template <class Next>
-  AgentWsSession(Next&& next, AgentRm& agents, const AgentWsAcceptor::Defer& defer)
-      : ws_(std::forward<Next>(next)), agents_(agents), defer_(defer) {}
+  AgentWsSession(AnyStream stream, AgentRm& agents, const AgentWsAcceptor::Defer& defer)
+      : ws_(std::move(stream)), agents_(agents), defer_(defer) {}
 
   void Send(std::string frame) override {
     net::post(ws_.get_executor(), [self = this->shared_from_this(), frame = std::move(frame)]() mutable {
@@ -54,9 +49,9 @@ class AgentWsSession : public AgentChannel, public std::enable_shared_from_this<
     net::post(ws_.get_executor(), [self = this->shared_from_this(), reason = std::move(reason)] {
       if (self->closed_) return;
       self->closed_ = true;
-      beast::get_lowest_layer(self->ws_).expires_after(std::chrono::seconds(2));
+      self->ws_.next_layer().tcp().expires_after(std::chrono::seconds(2));
       self->ws_.async_close(websocket::close_reason(websocket::close_code::policy_error, reason),
-                            [self](beast::error_code) { beast::get_lowest_layer(self->ws_).close(); });
+                            [self](beast::error_code) { self->ws_.next_layer().tcp().close(); });
     });
   }
 
@@ -130,7 +125,7 @@ class AgentWsSession : public AgentChannel, public std::enable_shared_from_this<
     writing_ = false;
   }
 
-  websocket::stream<NextLayer> ws_;
+  websocket::stream<AnyStream> ws_;
   AgentRm& agents_;
   const AgentWsAcceptor::Defer& defer_;
   std::string agent_id_;
@@ -139,13 +134,12 @@ class AgentWsSession : public AgentChannel, public std::enable_shared_from_this<
   bool closed_ = false;
 };
 
-template <class NextLayer, class Next>
-void StartSession(Next next, beast::http::request<beast::http::string_body> request, AgentRm& agents,
-                  const AgentWsAcceptor::Defer& defer) {
-  using Session = AgentWsSession<NextLayer>;
-  auto session = std::make_shared<Session>(std::move(next), agents, defer);
+}  // namespace
+
+void AgentWsAcceptor::Accept(AnyStream stream, beast::http::request<beast::http::string_body> request) {
+  auto session = std::make_shared<AgentWsSession>(std::move(stream), agents_, defer_);
   auto executor = session->executor();
-  net::co_spawn(executor, Session::Run(session, std::move(request)), [](std::exception_ptr e) {
+  net::co_spawn(executor, AgentWsSession::Run(session, std::move(request)), [](std::exception_ptr e) {
     if (!e) return;
     try {
       std::rethrow_exception(e);
@@ -153,18 +147,6 @@ void StartSession(Next next, beast::http::request<beast::http::string_body> requ
       spdlog::warn("[agent-ws] session ended with an error: {}", ex.what());
     }
   });
-}
-
-}  // namespace
-
-void AgentWsAcceptor::Accept(net::ip::tcp::socket socket,
-                             beast::http::request<beast::http::string_body> request) {
-  StartSession<beast::tcp_stream>(std::move(socket), std::move(request), agents_, defer_);
-}
-
-void AgentWsAcceptor::Accept(beast::ssl_stream<beast::tcp_stream> stream,
-                             beast::http::request<beast::http::string_body> request) {
-  StartSession<beast::ssl_stream<beast::tcp_stream>>(std::move(stream), std::move(request), agents_, defer_);
 }
 
 }  // namespace ring

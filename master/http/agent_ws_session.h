@@ -18,9 +18,7 @@ class AgentWsAcceptor : public AgentChannelAcceptor {
  public:
   using Defer = std::function<void(std::function<void()>)>;
   AgentWsAcceptor(AgentRm& agents, Defer defer) : agents_(agents), defer_(std::move(defer)) {}
-  void Accept(boost::asio::ip::tcp::socket socket,
-              boost::beast::http::request<boost::beast::http::string_body> request) override;
-  void Accept(boost::beast::ssl_stream<boost::beast::tcp_stream> stream,
+  void Accept(AnyStream stream,
               boost::beast::http::request<boost::beast::http::string_body> request) override;
 
  private:

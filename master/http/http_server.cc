@@ -53,11 +53,11 @@ net::awaitable<void> HttpServer::Impl::Serve(tcp::socket socket, bool refuse) {
   beast::error_code ec;
   const auto remote = socket.remote_endpoint(ec);
   const std::string peer = ec ? std::string("?") : remote.address().to_string();
-  beast::tcp_stream stream(std::move(socket));
   if (tls) {
-    co_await ServeTls(std::move(stream), refuse, peer);
+    co_await ServeTls(beast::tcp_stream(std::move(socket)), refuse, peer);
     co_return;
   }
+  AnyStream stream(beast::tcp_stream(std::move(socket)));
   beast::flat_buffer buffer;
   if (refuse) {
     co_await RefuseHttp(session, stream, buffer);
@@ -77,10 +77,11 @@ net::awaitable<void> HttpServer::Impl::ServeTls(beast::tcp_stream stream, bool r
   if (ec) co_return;  // closed or silent until the deadline
   if (!hello) {
     spdlog::debug("[http] plain HTTP from {} on the HTTPS listener", peer);
-    co_await RejectPlainHttp(session, stream, buffer);
+    AnyStream plain(std::move(stream));
+    co_await RejectPlainHttp(session, plain, buffer);
     co_return;
   }
-  beast::ssl_stream<beast::tcp_stream> tls_stream(std::move(stream), *tls);
+  TlsStream tls_stream(std::move(stream), *tls);
   beast::get_lowest_layer(tls_stream).expires_after(options.tls_handshake_timeout);
   const auto used = co_await tls_stream.async_handshake(ssl::stream_base::server, buffer.data(),
                                                         net::redirect_error(net::use_awaitable, ec));
@@ -89,10 +90,11 @@ net::awaitable<void> HttpServer::Impl::ServeTls(beast::tcp_stream stream, bool r
     co_return;
   }
   buffer.consume(used);
+  AnyStream secured(std::move(tls_stream));
   if (refuse) {
-    co_await RefuseHttp(session, tls_stream, buffer);
+    co_await RefuseHttp(session, secured, buffer);
   } else {
-    co_await ServeHttp(session, tls_stream, buffer, peer);
+    co_await ServeHttp(session, secured, buffer, peer);
   }
 }
 

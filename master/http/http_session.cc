@@ -9,7 +9,6 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
-#include <boost/beast/ssl.hpp>
 #include <boost/beast/websocket/rfc6455.hpp>
 
 #include "master/http/conditional_get.h"
@@ -25,7 +24,6 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 namespace net = boost::asio;
 using tcp = net::ip::tcp;
-using TlsStream = beast::ssl_stream<beast::tcp_stream>;
 
 namespace {
 
@@ -81,30 +79,14 @@ bool TokensEqual(std::string_view a, std::string_view b) {
 
 // Ends the connection from this side: a FIN for TCP; close_notify for TLS
 // (waiting a few seconds at most for the client's).
-net::awaitable<void> Shutdown(beast::tcp_stream& stream) {
+net::awaitable<void> Shutdown(AnyStream& stream) {
   beast::error_code ec;
-  stream.socket().shutdown(tcp::socket::shutdown_send, ec);
-  co_return;
-}
-
-net::awaitable<void> Shutdown(TlsStream& stream) {
-  beast::error_code ec;
-  beast::get_lowest_layer(stream).expires_after(kTlsShutdownTimeout);
+  stream.tcp().expires_after(kTlsShutdownTimeout);
   co_await stream.async_shutdown(net::redirect_error(net::use_awaitable, ec));
 }
 
-// Gives an upgraded connection to the agent channel.
-void HandOver(AgentChannelAcceptor& agents, beast::tcp_stream& stream, http::request<http::string_body> req) {
-  agents.Accept(stream.release_socket(), std::move(req));
-}
-
-void HandOver(AgentChannelAcceptor& agents, TlsStream& stream, http::request<http::string_body> req) {
-  agents.Accept(std::move(stream), std::move(req));
-}
-
 // Writes `status` (a 4xx or 5xx naming the limit) and ends the connection.
-template <class Stream>
-net::awaitable<void> WriteAndClose(Stream& stream, const Status& status, int http_status) {
+net::awaitable<void> WriteAndClose(AnyStream& stream, const Status& status, int http_status) {
   auto api = ApiResponse::Error(status);
   if (http_status) api.status = http_status;
   auto res = ToBeast(std::move(api), 11, false);
@@ -142,11 +124,10 @@ net::awaitable<http::response<http::string_body>> Handle(const HttpSessionContex
 
 }  // namespace
 
-template <class Stream>
-net::awaitable<void> ServeHttp(const HttpSessionContext& ctx, Stream& stream, beast::flat_buffer& buffer,
+net::awaitable<void> ServeHttp(const HttpSessionContext& ctx, AnyStream& stream, beast::flat_buffer& buffer,
                                std::string peer) {
   const HttpServerOptions& options = ctx.options;
-  auto& tcp_stream = beast::get_lowest_layer(stream);
+  auto& tcp_stream = stream.tcp();
   for (;;) {
     http::request_parser<http::string_body> parser;
     parser.header_limit(options.header_limit);
@@ -208,7 +189,7 @@ net::awaitable<void> ServeHttp(const HttpSessionContext& ctx, Stream& stream, be
           co_return;
         }
         tcp_stream.expires_never();
-        HandOver(ctx.agents, stream, std::move(req));
+        ctx.agents.Accept(std::move(stream), std::move(req));  // the agent channel's from here
         co_return;
       }
       auto res =
@@ -231,9 +212,9 @@ net::awaitable<void> ServeHttp(const HttpSessionContext& ctx, Stream& stream, be
   co_await Shutdown(stream);
 }
 
-template <class Stream>
-net::awaitable<void> RefuseHttp(const HttpSessionContext& ctx, Stream& stream, beast::flat_buffer& buffer) {
-  beast::get_lowest_layer(stream).expires_after(std::chrono::seconds(5));
+net::awaitable<void> RefuseHttp(const HttpSessionContext& ctx, AnyStream& stream,
+                                beast::flat_buffer& buffer) {
+  stream.tcp().expires_after(std::chrono::seconds(5));
   // Read what the client sent first (up to a few KiB), so closing does not
   // reset the connection before it reads the answer.
   beast::error_code ec;
@@ -247,13 +228,13 @@ net::awaitable<void> RefuseHttp(const HttpSessionContext& ctx, Stream& stream, b
                          503);
 }
 
-net::awaitable<void> RejectPlainHttp(const HttpSessionContext& ctx, beast::tcp_stream& stream,
+net::awaitable<void> RejectPlainHttp(const HttpSessionContext& ctx, AnyStream& stream,
                                      beast::flat_buffer& buffer) {
   // Read the request's header first (bounded in size and time), so closing
   // does not reset the connection before the client reads the answer.
   http::request_parser<http::empty_body> parser;
   parser.header_limit(ctx.options.header_limit);
-  stream.expires_after(std::chrono::seconds(5));
+  stream.tcp().expires_after(std::chrono::seconds(5));
   beast::error_code ec;
   co_await http::async_read_header(stream, buffer, parser, net::redirect_error(net::use_awaitable, ec));
   co_await WriteAndClose(stream,
@@ -261,12 +242,5 @@ net::awaitable<void> RejectPlainHttp(const HttpSessionContext& ctx, beast::tcp_s
                                          "or RING_CA_FILE when its certificate has a private CA)"),
                          400);
 }
-
-template net::awaitable<void> ServeHttp(const HttpSessionContext&, beast::tcp_stream&, beast::flat_buffer&,
-                                        std::string);
-template net::awaitable<void> ServeHttp(const HttpSessionContext&, TlsStream&, beast::flat_buffer&,
-                                        std::string);
-template net::awaitable<void> RefuseHttp(const HttpSessionContext&, beast::tcp_stream&, beast::flat_buffer&);
-template net::awaitable<void> RefuseHttp(const HttpSessionContext&, TlsStream&, beast::flat_buffer&);
 
 }  // namespace ring

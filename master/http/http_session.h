@@ -1,16 +1,16 @@
 #pragma once
 // Internal to the master's HTTP layer: the request loop of one connection,
-// the same over plain TCP and over TLS. Stream is beast::tcp_stream or
-// beast::ssl_stream<beast::tcp_stream> (instantiated for those two in the
-// .cc). Runs on the connection's strand; ends by closing the connection or
-// by handing it to the agent channel (WebSocket upgrade).
+// the same over plain TCP and over TLS (an AnyStream). Runs on the
+// connection's strand; ends by closing the connection or by handing it to
+// the agent channel (WebSocket upgrade).
 #include <string>
 
 #include <utility>  // before Asio
 
 #include <boost/asio/awaitable.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
-#include <boost/beast/core/tcp_stream.hpp>
+
+#include "common/asio/any_stream.h"
 
 #include "master/http/http_server.h"
 
@@ -31,18 +31,16 @@ struct HttpSessionContext {
 // Reads requests (with the read deadline, header and body limits) and
 // answers them until the client closes, keep-alive ends or an agent's
 // WebSocket upgrade takes the stream. `buffer` may hold bytes already read.
-template <class Stream>
-boost::asio::awaitable<void> ServeHttp(const HttpSessionContext& ctx, Stream& stream,
+boost::asio::awaitable<void> ServeHttp(const HttpSessionContext& ctx, AnyStream& stream,
                                        boost::beast::flat_buffer& buffer, std::string peer);
 
 // Answers 503 (at the connection limit) and closes.
-template <class Stream>
-boost::asio::awaitable<void> RefuseHttp(const HttpSessionContext& ctx, Stream& stream,
+boost::asio::awaitable<void> RefuseHttp(const HttpSessionContext& ctx, AnyStream& stream,
                                         boost::beast::flat_buffer& buffer);
 
 // A plain-HTTP request on a TLS listener: answers 400 in plain text saying
 // to use https://, and closes. `buffer` holds the bytes read so far.
-boost::asio::awaitable<void> RejectPlainHttp(const HttpSessionContext& ctx, boost::beast::tcp_stream& stream,
+boost::asio::awaitable<void> RejectPlainHttp(const HttpSessionContext& ctx, AnyStream& stream,
                                              boost::beast::flat_buffer& buffer);
 
 }  // namespace ring

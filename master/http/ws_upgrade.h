@@ -4,22 +4,19 @@
 // implementation include it.
 #include <utility>  // before Asio
 
-#include <boost/asio/ip/tcp.hpp>
-#include <boost/beast/core/tcp_stream.hpp>
 #include <boost/beast/http/message.hpp>
 #include <boost/beast/http/string_body.hpp>
-#include <boost/beast/ssl/ssl_stream.hpp>
+
+#include "common/asio/any_stream.h"
 
 namespace ring {
 
 class AgentChannelAcceptor {
  public:
   virtual ~AgentChannelAcceptor() = default;
-  // Takes ownership of the socket and completes the WebSocket handshake.
-  virtual void Accept(boost::asio::ip::tcp::socket socket,
-                      boost::beast::http::request<boost::beast::http::string_body> request) = 0;
-  // The same over TLS (wss): the handshake is done, the stream is the session's.
-  virtual void Accept(boost::beast::ssl_stream<boost::beast::tcp_stream> stream,
+  // Takes the connection (plain TCP, or TLS after its handshake) and
+  // completes the WebSocket handshake answering `request`.
+  virtual void Accept(AnyStream stream,
                       boost::beast::http::request<boost::beast::http::string_body> request) = 0;
 };
 
