@@ -17,6 +17,7 @@ for tool in wrk sqlite3; do
 done
 
 . bench/lib.sh
+bench_build ingest_bench
 bench_init ingest
 bench_start_master
 bench_start_agent bench-agent "$trials"

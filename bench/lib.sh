@@ -4,6 +4,12 @@
 # Needs `bin` (the build's bin folder) set by the caller.
 
 bench_pids=()
+# bench_build TARGET...: builds benchmark executables into the build of $bin
+# (they are not part of the default build).
+bench_build() {
+  cmake --build "$bin/.." --target "$@" >&2
+}
+
 # bench_init NAME: makes $work and stops everything at exit.
 bench_init() {
   work=$(mktemp -d "${TMPDIR:-/tmp}/ring-bench-$1.XXXXXX")

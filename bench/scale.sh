@@ -21,6 +21,7 @@ done
 ulimit -n 8192 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 
 . bench/lib.sh
+bench_build agents_load
 bench_init scale
 bench_start_master
 
