@@ -6,17 +6,22 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 ./deploy/install-deps.sh
-./deploy/build.sh
 
 # The fuzzing tree (clang with sanitizers, build-fuzz/) compiles at the
-# lowest priority while the suites run: they spend about a third of their
-# time waiting on processes and sockets, and the compile takes only what
-# they leave. The fuzzers themselves run after the suites, at full priority,
-# for their whole time.
+# lowest priority from the start: it takes what the main build leaves
+# (its configure step, its links) and what the suites leave (they spend
+# about a third of their time waiting on processes and sockets). Its own
+# session, so it can be stopped as a group, is its own scheduling group
+# (autogroup), whose niceness is set too: `nice` alone ranks a process only
+# within its group. The fuzzers themselves run after the suites, at full
+# priority, for their whole time.
 fuzz_build_log=$(mktemp "${TMPDIR:-/tmp}/ring-fuzz-build.XXXXXX")
-setsid nice -n 19 ./deploy/fuzz.sh --build-only >"$fuzz_build_log" 2>&1 &
+setsid bash -c 'echo 19 >/proc/self/autogroup 2>/dev/null; exec nice -n 19 ./deploy/fuzz.sh --build-only' \
+  >"$fuzz_build_log" 2>&1 &
 fuzz_build=$!
 trap 'kill -- -"$fuzz_build" 2>/dev/null || true; rm -f "$fuzz_build_log"' EXIT
+
+./deploy/build.sh
 
 jobs=$(nproc 2>/dev/null || echo 2)
 status=0

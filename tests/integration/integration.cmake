@@ -28,4 +28,4 @@ add_dependencies(integration_tests ringmaster ringagent ring quadratic_model)
 # `cmake --install` into a temporary prefix: the layout, the systemd units, the installed master serving
 # the installed web UI, and a trial built against the installed runtime.
 add_test(NAME install_test COMMAND ${PROJECT_SOURCE_DIR}/tests/install/install_test.sh ${CMAKE_BINARY_DIR})
-set_tests_properties(install_test PROPERTIES LABELS integration TIMEOUT 180)
+set_tests_properties(install_test PROPERTIES LABELS integration TIMEOUT 180 COST ${RING_TEST_COST_INTEGRATION})
