@@ -115,14 +115,20 @@ boost::asio::awaitable<ApiResponse> ListTrials(ApiContext& ctx, ApiRequest& req)
   auto trials = ctx.store.ListTrials(*id);
   if (!trials.ok()) co_return ApiResponse::Error(trials.status());
   std::vector<std::optional<int64_t>> ops(trials->size());
-  // The searcher's operations are the lifecycle's: one hop to its thread,
-  // none when there is no trial to ask about.
-  if (!trials->empty())
-    co_await OnLifecycle(ctx, [&](Lifecycle& l) {
+  // The searcher's operations as the lifecycle published them; one hop to
+  // its thread (which loads the searcher) only when it has not.
+  if (!trials->empty()) {
+    if (auto published = ctx.lifecycle.searches().operations_view().Of(*id)) {
       for (size_t i = 0; i < trials->size(); ++i)
-        ops[i] = l.searches().TrialOperation((*trials)[i].experiment_id, (*trials)[i].id);
-      return ApiResponse{};
-    });
+        if (auto op = published->find((*trials)[i].id); op != published->end()) ops[i] = op->second;
+    } else {
+      co_await OnLifecycle(ctx, [&](Lifecycle& l) {
+        for (size_t i = 0; i < trials->size(); ++i)
+          ops[i] = l.searches().TrialOperation((*trials)[i].experiment_id, (*trials)[i].id);
+        return ApiResponse{};
+      });
+    }
+  }
   nlohmann::json list = nlohmann::json::array();
   for (size_t i = 0; i < trials->size(); ++i) {
     auto view = TrialJson((*trials)[i]);

@@ -20,11 +20,17 @@ net::awaitable<ApiResponse> GetTrial(ApiContext& ctx, ApiRequest& req) {
   auto trial = ctx.store.GetTrial(*id);
   if (!trial.ok()) co_return ApiResponse::Error(trial.status());
   auto view = TrialJson(*trial);
+  // As the lifecycle published it; one hop to its thread (which loads the
+  // searcher) only when it has not.
   std::optional<int64_t> op;
-  co_await OnLifecycle(ctx, [&](Lifecycle& l) {
-    op = l.searches().TrialOperation(trial->experiment_id, trial->id);
-    return ApiResponse{};
-  });
+  if (auto published = ctx.lifecycle.searches().operations_view().Of(trial->experiment_id, trial->id)) {
+    op = *published;
+  } else {
+    co_await OnLifecycle(ctx, [&](Lifecycle& l) {
+      op = l.searches().TrialOperation(trial->experiment_id, trial->id);
+      return ApiResponse{};
+    });
+  }
   view["searcher_operation"] = op ? nlohmann::json{{"length", *op}} : nlohmann::json();
   // Why its last allocation ended: what a user reads first when a trial failed.
   view["last_exit_reason"] = nullptr;

@@ -44,6 +44,7 @@ ExperimentSearch* Searches::Find(int64_t experiment_id) {
     auto exp = store_.GetExperiment(experiment_id);
     if (exp.ok() && !IsTerminal(exp->state))
       Run(experiment_id, [](search::Searcher& s) { return s.Start(); });
+    Publish(experiment_id);
     auto it = searches_.find(experiment_id);
     return it == searches_.end() ? nullptr : &it->second;
   }
@@ -60,7 +61,9 @@ ExperimentSearch* Searches::Find(int64_t experiment_id) {
     search.trial_of[*t.request_id] = t.id;
     search.request_of[t.id] = *t.request_id;
   }
-  return &searches_.emplace(experiment_id, std::move(search)).first->second;
+  auto* loaded = &searches_.emplace(experiment_id, std::move(search)).first->second;
+  Publish(experiment_id);
+  return loaded;
 }
 
 bool Searches::Finished(int64_t experiment_id) {
@@ -74,7 +77,10 @@ void Searches::Run(int64_t experiment_id, Event event) {
   while (!queue.empty()) {
     auto it = searches_.find(experiment_id);
     auto exp = store_.GetExperiment(experiment_id);
-    if (it == searches_.end() || !exp.ok()) return;
+    if (it == searches_.end() || !exp.ok()) {
+      Publish(experiment_id);
+      return;
+    }
     ExperimentSearch& search = it->second;
     const std::string before = search.searcher.Snapshot().dump();
     std::vector<search::Action> actions = queue.front()(search.searcher);
@@ -102,6 +108,7 @@ void Searches::Run(int64_t experiment_id, Event event) {
       spdlog::error("[searcher] experiment {}: cannot record a decision: {}", experiment_id,
                     ids.status().message());
       searches_.erase(experiment_id);
+      Publish(experiment_id);
       return;
     }
     for (size_t i = 0; i < ids->size(); ++i) {
@@ -111,8 +118,21 @@ void Searches::Run(int64_t experiment_id, Event event) {
     }
     for (const auto& action : actions) Apply(experiment_id, action, queue);
   }
+  Publish(experiment_id);
   UpdateProgress(experiment_id);
   if (on_settled_) on_settled_(experiment_id);
+}
+
+void Searches::Publish(int64_t experiment_id) {
+  auto it = searches_.find(experiment_id);
+  if (it == searches_.end()) {
+    operations_view_.Forget(experiment_id);
+    return;
+  }
+  TrialOperationsView::Operations operations;
+  for (const auto& [trial_id, request] : it->second.request_of)
+    operations[trial_id] = it->second.searcher.Operation(request);
+  operations_view_.Publish(experiment_id, std::move(operations));
 }
 
 void Searches::Apply(int64_t experiment_id, const search::Action& action, std::deque<Event>& follow_ups) {

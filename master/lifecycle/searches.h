@@ -15,6 +15,7 @@
 #include "master/lifecycle/allocations.h"
 #include "master/lifecycle/commands.h"
 #include "master/lifecycle/experiment_settings.h"
+#include "master/lifecycle/trial_operations_view.h"
 #include "master/lifecycle/trials.h"
 
 namespace ring {
@@ -53,6 +54,8 @@ class Searches {
   Result<OperationAnswer> Operation(LiveAllocation& alloc, std::optional<int64_t> after);
   bool Complete(const LiveAllocation& alloc, const OperationCompletion& done);
   std::optional<int64_t> TrialOperation(int64_t experiment_id, int64_t trial_id);
+  // The same, published for other threads (safe to read from any thread).
+  const TrialOperationsView& operations_view() const { return operations_view_; }
   // What the searcher says of a trial whose allocation finished on its own.
   SearcherVerdict Verdict(const TrialRecord& trial, const LiveAllocation& alloc);
   // Tells the searcher a trial ended (closed, or exited early).
@@ -60,6 +63,9 @@ class Searches {
 
  private:
   void Run(int64_t experiment_id, Event event);
+  // Publishes the experiment's trials' operations (or forgets them when
+  // its searcher is not loaded).
+  void Publish(int64_t experiment_id);
   void Apply(int64_t experiment_id, const search::Action& action, std::deque<Event>& follow_ups);
   std::optional<double> StoredMetric(int64_t trial_id, int64_t length, const ExperimentConfig& config);
 
@@ -69,6 +75,7 @@ class Searches {
   Allocations& allocations_;
   SettledHandler on_settled_;
   std::map<int64_t, ExperimentSearch> searches_;  // by experiment id
+  TrialOperationsView operations_view_;           // what searches_ says, for other threads
 };
 
 }  // namespace ring

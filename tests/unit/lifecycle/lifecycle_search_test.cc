@@ -40,6 +40,13 @@ class ControllerSearchTest : public testing::LifecycleFixture {
         now_);
   }
   RunState TrialState(int64_t id) { return store_.GetTrial(id)->state; }
+  // The operation the REST API reads from another thread: what the
+  // lifecycle published, which it must have once the searcher ran.
+  std::optional<int64_t> Published(int64_t experiment, int64_t trial) {
+    auto op = controller_.lifecycle().searches().operations_view().Of(experiment, trial);
+    EXPECT_TRUE(op.has_value()) << "experiment " << experiment << " published no operations";
+    return op ? *op : std::nullopt;
+  }
   std::optional<proto::Start> StartOf(const RecordingChannel& c, const std::string& allocation) {
     for (const auto& s : c.Of<proto::Start>())
       if (s.allocation_id == allocation) return s;
@@ -105,9 +112,12 @@ TEST_F(ControllerSearchTest, AshaPromotesAWaitingTrialFromItsCheckpoint) {
   Exit("agent-1", first, 0);
   EXPECT_EQ(TrialState(1), RunState::kActive);  // waiting, holding no slot
   EXPECT_FALSE(controller_.TrialOperation(exp, 1).has_value());
+  EXPECT_FALSE(Published(exp, 1).has_value());
+  EXPECT_EQ(Published(exp, 2), 50);
 
   EXPECT_TRUE(Complete(second, 50, 0.9));
   EXPECT_EQ(controller_.TrialOperation(exp, 1), 100);  // promoted
+  EXPECT_EQ(Published(exp, 1), 100);
   auto resumed = StartOf(*agent, "1.1");
   ASSERT_TRUE(resumed.has_value());
   EXPECT_EQ(Op(*resumed)["operation"]["length"], 100);
