@@ -15,7 +15,7 @@ build=${1:-$root/build}
 bin=$build/bin
 cmake --build "$build" --target allreduce_sweep >&2
 # OpenMPI's peer exists when MPI was found at configure time.
-if ninja -C "$build" -t targets all | grep -q '^mpi_allreduce:'; then
+if ninja -C "$build" -t query mpi_allreduce >/dev/null 2>&1; then
   cmake --build "$build" --target mpi_allreduce >&2
 fi
 out=$(mktemp /tmp/ring-collectives-XXXXXX)

@@ -21,7 +21,7 @@ done
 netns=$root/deploy/netns-cluster.sh
 bench=$build/bin/train_step_bench
 # It exists when libtorch was found at configure time.
-if ninja -C "$build" -t targets all | grep -q '^train_step_bench:'; then
+if ninja -C "$build" -t query train_step_bench >/dev/null 2>&1; then
   cmake --build "$build" --target train_step_bench >&2
 fi
 [ -x "$bench" ] || { echo "training_step: $bench was not built (it needs libtorch)" >&2; exit 1; }
