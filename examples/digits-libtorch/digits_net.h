@@ -1,7 +1,16 @@
 #pragma once
 // The digits example's network and its tensors. Includes torch: only the
 // example's torch translation units include this header.
-#include <torch/torch.h>
+#include <torch/nn/functional/dropout.h>
+#include <torch/nn/functional/loss.h>
+#include <torch/nn/functional/pooling.h>
+#include <torch/nn/module.h>
+#include <torch/nn/modules/conv.h>
+#include <torch/nn/modules/linear.h>
+#include <torch/nn/pimpl.h>
+#include <torch/optim/sgd.h>
+#include <torch/types.h>
+#include <torch/utils.h>
 
 #include <cstdint>
 

@@ -5,7 +5,12 @@
 // refuses ranks with different models; the torch state travels between ranks
 // and through checkpoints, and bad checkpoints are named.
 #include <gtest/gtest.h>
-#include <torch/torch.h>
+#include <torch/nn/functional/loss.h>
+#include <torch/nn/module.h>
+#include <torch/nn/modules/linear.h>
+#include <torch/optim/sgd.h>
+#include <torch/types.h>
+#include <torch/utils.h>
 #include <unistd.h>
 
 #include <filesystem>

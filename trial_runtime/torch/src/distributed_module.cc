@@ -1,6 +1,7 @@
 #include "ring/trial/torch/distributed_module.h"
 
-#include <torch/torch.h>
+#include <torch/nn/module.h>
+#include <torch/types.h>
 
 #include <atomic>
 #include <span>

@@ -1,6 +1,9 @@
 #include "ring/trial/torch/torch_checkpoint.h"
 
-#include <torch/torch.h>
+#include <torch/nn/module.h>
+#include <torch/optim/optimizer.h>
+#include <torch/serialize/input-archive.h>
+#include <torch/serialize/output-archive.h>
 
 #include <cstring>
 #include <span>
