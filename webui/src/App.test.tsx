@@ -4,8 +4,7 @@ import { App } from './App';
 import { SESSION_KEY, getSessionState } from './auth/session';
 import { experiment, fakeFetch, json, signIn } from './test/fixtures';
 
-// uPlot needs a canvas jsdom does not have.
-vi.mock('./components/LineChart', () => ({ LineChart: () => null }));
+vi.mock('./components/LineChart', () => import('./test/LineChartStub'));
 
 const list = { experiments: [experiment()], total: 1, facets: { owners: ['default'], labels: ['demo'] } };
 const noPools = { pools: [], total: 0 };

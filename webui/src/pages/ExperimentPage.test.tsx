@@ -3,18 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { experiment, fakeFetch, json, signIn, trial } from '../test/fixtures';
 import { ExperimentPage } from './ExperimentPage';
 
-// uPlot draws on a canvas jsdom does not have: record what the chart gets.
-vi.mock('../components/LineChart', () => ({
-  LineChart: ({ title, series, data }: { title: string; series: { label: string }[]; data: unknown[][] }) => (
-    <figure aria-label={title} data-points={data[0].length}>
-      {series.map((s) => (
-        <span key={s.label} className="series">
-          {s.label}
-        </span>
-      ))}
-    </figure>
-  ),
-}));
+vi.mock('../components/LineChart', () => import('../test/LineChartStub'));
 
 describe('ExperimentPage', () => {
   it('shows the header, one curve per trial, the trials with their hyperparameters and the best one', async () => {
