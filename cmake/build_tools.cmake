@@ -51,28 +51,3 @@ add_compile_options($<$<AND:$<CONFIG:RelWithDebInfo>,$<COMPILE_LANGUAGE:CXX>>:-g
 option(RING_UNITY "Compile each target's sources in batches (unity build)" ON)
 set(CMAKE_UNITY_BUILD ${RING_UNITY})
 set(CMAKE_UNITY_BUILD_BATCH_SIZE 8)
-
-# g++ collects its own garbage whenever its heap grows past a small floor
-# (128 MiB by default); the Beast, coroutine and GoogleTest units here grow
-# to about 1 GiB, so it collects again and again for nothing. With memory to
-# spare (2 GiB per parallel compile), a 1 GiB floor lets most units finish
-# without a collection: 5-10% less compile time per unit, up to about 1 GiB
-# more memory each. RING_GCC_GC_FLOOR_MIB overrides the floor (0: g++'s own).
-cmake_host_system_information(RESULT ring_memory_mib QUERY TOTAL_PHYSICAL_MEMORY)
-cmake_host_system_information(RESULT ring_cores QUERY NUMBER_OF_LOGICAL_CORES)
-if(ring_memory_mib GREATER_EQUAL 0 AND ring_cores GREATER 0)
-  math(EXPR ring_memory_per_core "${ring_memory_mib} / ${ring_cores}")
-else()
-  set(ring_memory_per_core 0)
-endif()
-if(ring_memory_per_core GREATER_EQUAL 2048)
-  set(ring_gc_floor_default 1024)
-else()
-  set(ring_gc_floor_default 0)
-endif()
-set(RING_GCC_GC_FLOOR_MIB ${ring_gc_floor_default} CACHE STRING
-  "g++ garbage-collects its heap only above this many MiB (0: g++'s default)")
-if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND RING_GCC_GC_FLOOR_MIB GREATER 0)
-  math(EXPR ring_gc_floor_kib "${RING_GCC_GC_FLOOR_MIB} * 1024")
-  add_compile_options($<$<COMPILE_LANGUAGE:CXX>:--param=ggc-min-heapsize=${ring_gc_floor_kib}>)
-endif()
