@@ -33,3 +33,39 @@ function(ring_precompile_headers target)
   endif()
   target_precompile_headers(${target} PRIVATE ${headers})
 endfunction()
+
+# ring_shared_precompiled_headers(name [LOG] [ASIO] LIBS lib...): one set of
+# precompiled headers for several targets, on an object library of its own
+# that links LIBS (so it is compiled with their definitions and options, as
+# its users are). A user takes it with ring_reuse_precompiled_headers; g++
+# refuses (-Winvalid-pch says so) a header compiled with other options.
+function(ring_shared_precompiled_headers name)
+  cmake_parse_arguments(P "LOG;ASIO" "" "LIBS" ${ARGN})
+  if(NOT RING_PCH)
+    return()
+  endif()
+  set(anchor ${CMAKE_CURRENT_BINARY_DIR}/${name}.cc)
+  if(NOT EXISTS ${anchor})
+    file(WRITE ${anchor} "// Anchors the precompiled headers of ${name}.\n")
+  endif()
+  add_library(${name} OBJECT ${anchor})
+  # ring_warnings too: -Wpedantic changes what g++ predefines
+  # (__cpp_runtime_arrays), and so whether a header compiled without it fits.
+  target_link_libraries(${name} PRIVATE ${P_LIBS} ring_warnings)
+  set(flags)
+  if(P_LOG)
+    list(APPEND flags LOG)
+  endif()
+  if(P_ASIO)
+    list(APPEND flags ASIO)
+  endif()
+  ring_precompile_headers(${name} ${flags})
+endfunction()
+
+# ring_reuse_precompiled_headers(target owner): target compiles with owner's
+# precompiled headers instead of its own.
+function(ring_reuse_precompiled_headers target owner)
+  if(RING_PCH)
+    target_precompile_headers(${target} REUSE_FROM ${owner})
+  endif()
+endfunction()
