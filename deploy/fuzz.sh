@@ -5,12 +5,14 @@
 # the crashing input and how to reproduce it, on any finding: a crash, a
 # sanitizer report, a failed check, a timeout or running out of memory.
 #   deploy/fuzz.sh [--seconds N] [--jobs N]   (default 20 s per target, nproc at a time)
+#   deploy/fuzz.sh --timeout N                (an input taking N s is a finding; default 10)
 #   deploy/fuzz.sh --build-only               (build the targets, run nothing)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 
 seconds=20
+timeout=10
 jobs=$(nproc 2>/dev/null || echo 2)
 build_only=0
 while [ $# -gt 0 ]; do
@@ -19,12 +21,15 @@ while [ $# -gt 0 ]; do
     --seconds=*) seconds=${1#--seconds=}; shift ;;
     --jobs) jobs=${2:?--jobs needs a number}; shift 2 ;;
     --jobs=*) jobs=${1#--jobs=}; shift ;;
+    --timeout) timeout=${2:?--timeout needs a number}; shift 2 ;;
+    --timeout=*) timeout=${1#--timeout=}; shift ;;
     --build-only) build_only=1; shift ;;
-    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
-    *) echo "fuzz: unknown argument $1 (use --seconds N, --jobs N or --build-only)" >&2; exit 2 ;;
+    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    *) echo "fuzz: unknown argument $1 (use --seconds N, --jobs N, --timeout N or --build-only)" >&2; exit 2 ;;
   esac
 done
 case "$seconds" in ''|*[!0-9]*) echo "fuzz: --seconds needs a whole number, got $seconds" >&2; exit 2 ;; esac
+case "$timeout" in ''|0|*[!0-9]*) echo "fuzz: --timeout needs a positive whole number, got $timeout" >&2; exit 2 ;; esac
 case "$jobs" in ''|0|*[!0-9]*) echo "fuzz: --jobs needs a positive whole number, got $jobs" >&2; exit 2 ;; esac
 
 targets=(fuzz_config fuzz_agent_protocol fuzz_api fuzz_archive)
@@ -48,7 +53,7 @@ fuzz_one() {
     if [ -d "$seeds" ]; then find "$seeds" -maxdepth 1 -type f ! -name '.*' -exec cp {} "$corpus/" \;; fi
   done
   echo "fuzz: $t for ${seconds}s ($(find "$corpus" -type f | wc -l) seeds)"
-  TMPDIR=$work/tmp/$t "$build/fuzz/$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+  TMPDIR=$work/tmp/$t "$build/fuzz/$t" -max_total_time="$seconds" -timeout="$timeout" -rss_limit_mb=2048 \
     -print_final_stats=1 -artifact_prefix="$artifacts/" "$corpus" >"$work/$t.log" 2>&1 || rc=$?
   echo "$rc" >"$work/$t.rc"
 }
