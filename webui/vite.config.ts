@@ -22,7 +22,8 @@ export default defineConfig({
     // (three quarters of the suite's time): 28 -> 7 CPU-s. Files therefore
     // share modules: setup.ts resets the DOM, storage and session after every
     // test, and a module is mocked the same way in every file that mocks it
-    // (src/test/LineChartStub.tsx). CI-like check: --sequence.shuffle.
+    // (src/test/RecordingLineChart.tsx). `npx vitest run --sequence.shuffle`
+    // runs the files in another order to show that none depends on it.
     pool: 'threads',
     isolate: false,
     include: ['src/**/*.test.{ts,tsx}'],

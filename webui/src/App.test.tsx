@@ -4,7 +4,7 @@ import { App } from './App';
 import { SESSION_KEY, getSessionState } from './auth/session';
 import { experiment, fakeFetch, json, signIn } from './test/fixtures';
 
-vi.mock('./components/LineChart', () => import('./test/LineChartStub'));
+vi.mock('./components/LineChart', () => import('./test/RecordingLineChart'));
 
 const list = { experiments: [experiment()], total: 1, facets: { owners: ['default'], labels: ['demo'] } };
 const noPools = { pools: [], total: 0 };

@@ -3,7 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { experiment, fakeFetch, json, signIn, trial } from '../test/fixtures';
 import { ExperimentPage } from './ExperimentPage';
 
-vi.mock('../components/LineChart', () => import('../test/LineChartStub'));
+vi.mock('../components/LineChart', () => import('../test/RecordingLineChart'));
 
 describe('ExperimentPage', () => {
   it('shows the header, one curve per trial, the trials with their hyperparameters and the best one', async () => {
