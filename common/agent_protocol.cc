@@ -27,7 +27,7 @@ void Field(const json& j, const char* key, T& out, bool required = true) {
     return;
   }
   bool integers_fit = true;
-  if constexpr (std::is_integral_v<T>) integers_fit = FitsInteger<T>(*it);
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) integers_fit = FitsInteger<T>(*it);
   if constexpr (std::is_same_v<T, std::vector<int>>)
     for (const auto& v : *it) integers_fit = integers_fit && FitsInteger<int>(v);
   if (!integers_fit) throw std::invalid_argument(std::string("field \"") + key + "\" has the wrong type");
@@ -77,9 +77,10 @@ std::string Encode(const Message& message) {
           json running = json::array();
           for (const auto& r : m.running)
             running.push_back({{"allocation_id", r.allocation_id}, {"rank", r.rank}, {"pid", r.pid}});
-          return {{"type", "hello"},      {"agent_id", m.agent_id}, {"pool", m.pool},
-                  {"address", m.address}, {"version", m.version},   {"slots", m.slots},
-                  {"running", running}};
+          return {{"type", "hello"},      {"agent_id", m.agent_id},
+                  {"pool", m.pool},       {"address", m.address},
+                  {"version", m.version}, {"slots", m.slots},
+                  {"running", running},   {"runs_as_owner", m.runs_as_owner}};
         } else if constexpr (std::is_same_v<M, Welcome>) {
           return {{"type", "welcome"},
                   {"heartbeat_interval_ms", m.heartbeat_interval_ms},
@@ -87,24 +88,32 @@ std::string Encode(const Message& message) {
         } else if constexpr (std::is_same_v<M, Heartbeat>) {
           return {{"type", "heartbeat"}};
         } else if constexpr (std::is_same_v<M, Start>) {
-          return {{"type", "start"},
-                  {"allocation_id", m.allocation_id},
-                  {"allocation_token", m.allocation_token},
-                  {"trial_id", m.trial_id},
-                  {"experiment_id", m.experiment_id},
-                  {"rank", m.rank},
-                  {"world_size", m.world_size},
-                  {"local_rank", m.local_rank},
-                  {"local_world_size", m.local_world_size},
-                  {"master_addr", m.master_addr},
-                  {"master_port", m.master_port},
-                  {"slot_ids", m.slot_ids},
-                  {"slot_type", m.slot_type},
-                  {"entrypoint", m.entrypoint},
-                  {"hparams", m.hparams_json},
-                  {"latest_checkpoint", m.latest_checkpoint},
-                  {"environment", m.environment},
-                  {"model_definition_path", m.model_definition_path}};
+          json out = {{"type", "start"},
+                      {"allocation_id", m.allocation_id},
+                      {"allocation_token", m.allocation_token},
+                      {"trial_id", m.trial_id},
+                      {"experiment_id", m.experiment_id},
+                      {"rank", m.rank},
+                      {"world_size", m.world_size},
+                      {"local_rank", m.local_rank},
+                      {"local_world_size", m.local_world_size},
+                      {"master_addr", m.master_addr},
+                      {"master_port", m.master_port},
+                      {"slot_ids", m.slot_ids},
+                      {"slot_type", m.slot_type},
+                      {"entrypoint", m.entrypoint},
+                      {"hparams", m.hparams_json},
+                      {"latest_checkpoint", m.latest_checkpoint},
+                      {"environment", m.environment},
+                      {"model_definition_path", m.model_definition_path},
+                      {"owner", m.owner}};
+          if (m.run_as) {
+            out["run_as"] = {{"uid", m.run_as->uid},
+                             {"gid", m.run_as->gid},
+                             {"user", m.run_as->user},
+                             {"group", m.run_as->group}};
+          }
+          return out;
         } else if constexpr (std::is_same_v<M, Kill>) {
           return {{"type", "kill"},
                   {"allocation_id", m.allocation_id},
@@ -156,6 +165,7 @@ Result<Message> Decode(const std::string& text) {
           m.running.push_back(std::move(p));
         }
       }
+      Field(j, "runs_as_owner", m.runs_as_owner, false);
       return Message{std::move(m)};
     }
     if (type == "welcome") {
@@ -184,6 +194,17 @@ Result<Message> Decode(const std::string& text) {
       Field(j, "latest_checkpoint", m.latest_checkpoint, false);
       Field(j, "environment", m.environment, false);
       Field(j, "model_definition_path", m.model_definition_path);
+      Field(j, "owner", m.owner, false);
+      if (auto it = j.find("run_as"); it != j.end() && !it->is_null()) {
+        RunAs run_as;
+        Field(*it, "uid", run_as.uid);
+        Field(*it, "gid", run_as.gid);
+        Field(*it, "user", run_as.user, false);
+        Field(*it, "group", run_as.group, false);
+        if (run_as.uid < 0 || run_as.uid > 0xfffffffe || run_as.gid < 0 || run_as.gid > 0xfffffffe)
+          throw std::invalid_argument("field \"run_as\" has a uid or gid out of range");
+        m.run_as = std::move(run_as);
+      }
       return Message{std::move(m)};
     }
     if (type == "kill") {

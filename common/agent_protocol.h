@@ -32,6 +32,9 @@ struct Hello {
   std::string version;
   std::vector<Slot> slots;
   std::vector<RunningProcess> running;
+  // True when the agent runs each task as its owner's Unix account (it can
+  // switch users); false in single-user mode, where tasks run as the agent.
+  bool runs_as_owner = false;
 };
 
 struct Welcome {
@@ -40,6 +43,14 @@ struct Welcome {
 };
 
 struct Heartbeat {};
+
+// The Unix account a task runs as, when its owner is linked to one.
+struct RunAs {
+  int64_t uid = -1;
+  int64_t gid = -1;
+  std::string user;   // account name, for supplementary groups (may be empty)
+  std::string group;  // group name, informational (may be empty)
+};
 
 struct Start {
   std::string allocation_id;
@@ -59,6 +70,8 @@ struct Start {
   std::string latest_checkpoint;                   // RING_LATEST_CHECKPOINT, empty if none
   std::map<std::string, std::string> environment;  // environment.variables
   std::string model_definition_path;               // GET path on the master (tar.gz)
+  std::string owner;                               // the Ringmaster user who owns the task
+  std::optional<RunAs> run_as;                     // absent: the owner has no linked account
 };
 
 struct Kill {

@@ -30,8 +30,10 @@ TEST(AgentProtocolTest, HelloRoundTrips) {
            "10.0.0.2",
            "0.3.1",
            {{0, "cuda", "GPU-aaaa"}, {1, "cuda", "GPU-bbbb"}, {2, "cpu", ""}},
-           {{"7.0", 1, 4242}, {"8.1", 0, 99}}};
+           {{"7.0", 1, 4242}, {"8.1", 0, 99}},
+           true};
   const Hello out = RoundTrip(in);
+  EXPECT_TRUE(out.runs_as_owner);
   EXPECT_EQ(out.agent_id, "agent-1");
   EXPECT_EQ(out.pool, "gpus");
   EXPECT_EQ(out.address, "10.0.0.2");
@@ -53,6 +55,7 @@ TEST(AgentProtocolTest, HelloRoundTrips) {
   ASSERT_TRUE(bare.ok()) << bare.status().message();
   EXPECT_EQ(std::get<Hello>(*bare).pool, "default");
   EXPECT_TRUE(std::get<Hello>(*bare).running.empty());
+  EXPECT_FALSE(std::get<Hello>(*bare).runs_as_owner);  // single-user mode unless it says so
 }
 
 TEST(AgentProtocolTest, WelcomeHeartbeatAndKillRoundTrip) {
@@ -105,6 +108,24 @@ TEST(AgentProtocolTest, StartRoundTrips) {
   EXPECT_EQ(out.latest_checkpoint, in.latest_checkpoint);
   EXPECT_EQ(out.environment, in.environment);
   EXPECT_EQ(out.model_definition_path, in.model_definition_path);
+  EXPECT_FALSE(out.run_as.has_value());
+
+  in.owner = "alice";
+  in.run_as = RunAs{1001, 1002, "alice", "team"};
+  const Start linked = RoundTrip(in);
+  EXPECT_EQ(linked.owner, "alice");
+  ASSERT_TRUE(linked.run_as.has_value());
+  EXPECT_EQ(linked.run_as->uid, 1001);
+  EXPECT_EQ(linked.run_as->gid, 1002);
+  EXPECT_EQ(linked.run_as->user, "alice");
+  EXPECT_EQ(linked.run_as->group, "team");
+
+  // A uid that no account can have is refused, naming the field.
+  std::string bad = Encode(in);
+  bad.replace(bad.find("1001"), 4, "-5");
+  auto refused = Decode(bad);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("run_as"), std::string::npos);
 }
 
 TEST(AgentProtocolTest, StateChangeCarriesExitCodeOrSignal) {
