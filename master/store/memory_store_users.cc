@@ -11,6 +11,7 @@ Result<int64_t> MemoryStore::CreateUser(const UserRecord& u) {
       return Conflict("create user '" + u.username + "': the name is taken");
   UserRecord r = u;
   r.id = next_user_id_++;
+  r.unix_account.reset();  // linked only through SetUserUnixAccount, as in SQLite
   r.created_at = NowRfc3339();
   users_.emplace(r.id, r);
   return r.id;
@@ -44,6 +45,15 @@ Status MemoryStore::UpdateUser(const UserRecord& u) {
   it->second.password_hash = u.password_hash;
   it->second.role = u.role;
   it->second.active = u.active;
+  return Status::Ok();
+}
+
+Status MemoryStore::SetUserUnixAccount(int64_t id, const std::optional<UnixAccount>& account) {
+  if (Status s = CheckUnixIds(account); !s.ok()) return s;
+  std::lock_guard lock(mu_);
+  auto it = users_.find(id);
+  if (it == users_.end()) return NotFound("user " + std::to_string(id) + " not found");
+  it->second.unix_account = account;
   return Status::Ok();
 }
 

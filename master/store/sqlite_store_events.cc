@@ -183,22 +183,24 @@ Status SqliteStore::UpsertAgent(const AgentRecord& a) {
   std::lock_guard lock(mu_);
   // registered_at is set on the first insert and kept afterwards.
   Result<Stmt> upsert = db_->Prepare(
-      "INSERT INTO agents (id, pool, address, state, slots, registered_at, last_seen_at) "
-      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT (id) DO UPDATE SET pool = excluded.pool, "
+      "INSERT INTO agents (id, pool, address, state, slots, registered_at, last_seen_at, runs_as_owner) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT (id) DO UPDATE SET pool = excluded.pool, "
       "address = excluded.address, state = excluded.state, slots = excluded.slots, "
-      "last_seen_at = excluded.last_seen_at");
+      "last_seen_at = excluded.last_seen_at, runs_as_owner = excluded.runs_as_owner");
   if (!upsert.ok()) return upsert.status();
   const std::string now = NowRfc3339();
   upsert->Bind(1, a.id).Bind(2, a.pool).Bind(3, a.address).Bind(4, std::string(ToString(a.state)));
   upsert->Bind(5, SlotsJson(a.slots));
   upsert->Bind(6, now).Bind(7, a.last_seen_at.empty() ? now : a.last_seen_at);
+  upsert->Bind(8, int64_t{a.runs_as_owner});
   return WithContext(upsert->Run(), "upsert agent '" + a.id + "'");
 }
 
 Result<std::vector<AgentRecord>> SqliteStore::ListAgents() {
   std::lock_guard lock(mu_);
   Result<Stmt> select = db_->Prepare(
-      "SELECT id, pool, address, state, slots, registered_at, last_seen_at, enabled, draining FROM agents "
+      "SELECT id, pool, address, state, slots, registered_at, last_seen_at, enabled, draining, runs_as_owner "
+      "FROM agents "
       "ORDER BY id");
   if (!select.ok()) return select.status();
   std::vector<AgentRecord> out;
@@ -220,6 +222,7 @@ Result<std::vector<AgentRecord>> SqliteStore::ListAgents() {
     a.last_seen_at = select->Text(6);
     a.enabled = select->Int(7) != 0;
     a.draining = select->Int(8) != 0;
+    a.runs_as_owner = select->Int(9) != 0;
     out.push_back(std::move(a));
   }
 }

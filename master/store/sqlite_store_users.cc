@@ -6,7 +6,9 @@
 namespace ring {
 namespace {
 
-#define RING_USER_COLUMNS "SELECT id, username, password_hash, role, active, created_at FROM users "
+#define RING_USER_COLUMNS                                                                         \
+  "SELECT id, username, password_hash, role, active, created_at, unix_uid, unix_gid, unix_user, " \
+  "unix_group FROM users "
 constexpr const char* kUserById = RING_USER_COLUMNS "WHERE id = ?1";
 constexpr const char* kUserByName = RING_USER_COLUMNS "WHERE username = ?1";
 constexpr const char* kUsersById = RING_USER_COLUMNS "ORDER BY id";
@@ -23,6 +25,7 @@ Result<UserRecord> ReadUser(const Stmt& s) {
   u.role = *parsed;
   u.active = s.Int(4) != 0;
   u.created_at = s.Text(5);
+  if (!s.IsNull(6)) u.unix_account = UnixAccount{s.Int(6), s.Int(7), s.Text(8), s.Text(9)};
   return u;
 }
 
@@ -84,6 +87,23 @@ Status SqliteStore::UpdateUser(const UserRecord& u) {
   update->Bind(1, u.id).Bind(2, u.password_hash).Bind(3, ToString(u.role)).Bind(4, int64_t{u.active});
   if (Status s = update->Run(); !s.ok()) return WithContext(s, "update user " + std::to_string(u.id));
   if (db_->Changes() == 0) return NotFound("user " + std::to_string(u.id) + " not found");
+  return Status::Ok();
+}
+
+Status SqliteStore::SetUserUnixAccount(int64_t id, const std::optional<UnixAccount>& account) {
+  if (Status s = CheckUnixIds(account); !s.ok()) return s;
+  std::lock_guard lock(mu_);
+  Result<Stmt> update = db_->Prepare(
+      "UPDATE users SET unix_uid = ?2, unix_gid = ?3, unix_user = ?4, unix_group = ?5 WHERE id = ?1");
+  if (!update.ok()) return update.status();
+  update->Bind(1, id);
+  if (account) {
+    update->Bind(2, account->uid).Bind(3, account->gid).Bind(4, account->user).Bind(5, account->group);
+  } else {
+    update->BindNull(2).BindNull(3).Bind(4, std::string()).Bind(5, std::string());
+  }
+  if (Status s = update->Run(); !s.ok()) return WithContext(s, "link user " + std::to_string(id));
+  if (db_->Changes() == 0) return NotFound("user " + std::to_string(id) + " not found");
   return Status::Ok();
 }
 

@@ -105,8 +105,9 @@ struct AgentRecord {
   std::vector<proto::Slot> slots;
   std::string registered_at;
   std::string last_seen_at;
-  bool enabled = true;    // false: no new placements (set by SetAgentSchedulable)
-  bool draining = false;  // disabled, letting running work finish
+  bool enabled = true;         // false: no new placements (set by SetAgentSchedulable)
+  bool draining = false;       // disabled, letting running work finish
+  bool runs_as_owner = false;  // runs tasks as their owners; false: single-user mode
 };
 
 // An experiment's scheduling settings as changed while it runs; an empty
@@ -161,14 +162,25 @@ struct SearcherStep {
   std::vector<TrialRecord> new_trials;  // each with a request_id
 };
 
+// The Unix account a user's tasks run as on agents that switch users.
+// Never root: uid and gid are 1..4294967294.
+struct UnixAccount {
+  int64_t uid = 0;
+  int64_t gid = 0;
+  std::string user;   // account name; empty when linked by number only
+  std::string group;  // group name; empty when linked by number only
+  bool operator==(const UnixAccount&) const = default;
+};
+
 // An account. Usernames never change: experiments record theirs as owner.
 struct UserRecord {
   int64_t id = 0;
   std::string username;
   std::string password_hash;  // Argon2id, libsodium's crypto_pwhash_str format
   UserRole role = UserRole::kUser;
-  bool active = true;      // an inactive user cannot sign in
-  std::string created_at;  // set by the store
+  bool active = true;                       // an inactive user cannot sign in
+  std::string created_at;                   // set by the store
+  std::optional<UnixAccount> unix_account;  // set by SetUserUnixAccount; absent: not linked
 };
 
 // A signed-in session: the SHA-256 of its bearer token, never the token.
@@ -285,6 +297,9 @@ class Store {
   virtual Result<std::vector<UserRecord>> ListUsers() = 0;                    // by id
   // Writes password_hash, role and active.
   virtual Status UpdateUser(const UserRecord& u) = 0;  // kNotFound
+  // Links the user to a Unix account, or unlinks them (nullopt). kNotFound;
+  // kInvalidArgument for a uid or gid outside 1..4294967294.
+  virtual Status SetUserUnixAccount(int64_t id, const std::optional<UnixAccount>& account) = 0;
 
   // Sessions. A token hash is unique (kConflict).
   virtual Status CreateSession(const SessionRecord& s) = 0;

@@ -53,4 +53,12 @@ bool IsKnown(AgentState s) {
   return ParseAgentState(ToString(s)).has_value();
 }
 
+Status CheckUnixIds(const std::optional<UnixAccount>& account) {
+  constexpr int64_t kMaxId = 4294967294;
+  if (!account) return Status::Ok();
+  if (account->uid < 1 || account->uid > kMaxId || account->gid < 1 || account->gid > kMaxId)
+    return InvalidArgument("a linked Unix account's uid and gid must be 1 to 4294967294");
+  return Status::Ok();
+}
+
 }  // namespace ring

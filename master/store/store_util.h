@@ -2,10 +2,12 @@
 // Rules both Store implementations share, so SqliteStore and MemoryStore cannot
 // disagree on them. Pure functions, any thread.
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "common/states.h"
 #include "common/status.h"
+#include "master/store/store.h"
 
 namespace ring {
 
@@ -21,5 +23,8 @@ std::string EndedAt(bool terminal, const std::string& given, const std::string& 
 bool IsKnown(RunState s);
 bool IsKnown(AllocationState s);
 bool IsKnown(AgentState s);
+
+// A linked account's uid and gid are 1..4294967294: never root, never -1.
+Status CheckUnixIds(const std::optional<UnixAccount>& account);
 
 }  // namespace ring

@@ -573,6 +573,16 @@ TYPED_TEST(StoreConformanceTest, UpsertsAgents) {
   EXPECT_EQ((*listed)[1].registered_at, registered);
   EXPECT_EQ((*listed)[1].last_seen_at, "2030-01-01T00:00:00.000Z");
 
+  EXPECT_FALSE((*listed)[1].runs_as_owner);
+
+  // Whether it runs tasks as their owners is what its last hello said.
+  b.runs_as_owner = true;
+  ASSERT_TRUE(this->store_->UpsertAgent(b).ok());
+  listed = this->store_->ListAgents();
+  ASSERT_TRUE(listed.ok());
+  EXPECT_TRUE((*listed)[1].runs_as_owner);
+  EXPECT_FALSE((*listed)[0].runs_as_owner);
+
   b.state = static_cast<AgentState>(99);  // a value the enum does not name
   EXPECT_EQ(this->store_->UpsertAgent(b).code(), ErrorCode::kInvalidArgument);
   b.id = "";
