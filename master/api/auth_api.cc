@@ -57,9 +57,14 @@ ApiResponse ChangeUser(ApiContext& ctx, const ApiRequest& req) {
   if (!body.ok()) return ApiResponse::Error(body.status());
   if (!req.principal->admin() && req.principal->user_id != *id)
     return ApiResponse::Error({ErrorCode::kPermissionDenied, "only an admin may change another user"});
+  // Refused before the value is read: no Unix account is anyone's to pick
+  // but an admin's, whatever the value.
+  if (!req.principal->admin() && body->is_object() && body->contains("unix"))
+    return ApiResponse::Error(
+        {ErrorCode::kPermissionDenied, "unix: only an admin may link a user to a Unix account"});
   auto patch = DecodeUserPatch(*body);
   if (!patch.ok()) return ApiResponse::Error(patch.status());
-  auto user = ctx.accounts->ChangeUser(*req.principal, *id, *patch);
+  auto user = ctx.accounts->ChangeUser(*req.principal, *id, *patch, req.peer);
   if (!user.ok()) return ApiResponse::Error(user.status());
   return ApiResponse::Json(UserJson(*user));
 }

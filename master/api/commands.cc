@@ -34,6 +34,54 @@ bool NestsDeeperThan(const nlohmann::json& j, int limit) {
   return false;
 }
 
+// A Unix account or group name as useradd accepts it: 1-32 of letters,
+// digits, '.', '_' and '-', not starting with '-' (and an optional final '$').
+bool IsUnixName(const std::string& name) {
+  static const std::regex pattern("[A-Za-z0-9_.][A-Za-z0-9_.-]{0,30}[$]?|[A-Za-z0-9_.][A-Za-z0-9_.-]{0,31}");
+  return std::regex_match(name, pattern);
+}
+
+Result<int64_t> UnixId(const nlohmann::json& unix, const char* name) {
+  const std::string field = std::string("unix.") + name;
+  if (!unix.contains(name)) return InvalidArgument(field + " is required");
+  const nlohmann::json& v = unix[name];
+  constexpr int64_t kMax = 4294967294;
+  if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<uint64_t>() > uint64_t{kMax}) ||
+      v.get<int64_t>() < 1 || v.get<int64_t>() > kMax)
+    return InvalidArgument(
+        field + " must be an integer from 1 to 4294967294 (tasks never run as root), got " + v.dump());
+  return v.get<int64_t>();
+}
+
+Result<std::string> UnixName(const nlohmann::json& unix, const char* name) {
+  const std::string field = std::string("unix.") + name;
+  if (!unix.contains(name) || unix[name].is_null()) return std::string();
+  if (!unix[name].is_string() ||
+      (!unix[name].get<std::string>().empty() && !IsUnixName(unix[name].get<std::string>())))
+    return InvalidArgument(field +
+                           " must be a Unix name: up to 32 letters, digits, '.', '_' or '-', not starting "
+                           "with '-'");
+  return unix[name].get<std::string>();
+}
+
+// "unix": {"uid", "gid", "user", "group"} links; null unlinks.
+Result<std::optional<UnixAccount>> DecodeUnixAccount(const nlohmann::json& unix) {
+  if (unix.is_null()) return std::optional<UnixAccount>();
+  if (!unix.is_object())
+    return InvalidArgument("unix must be null or an object with uid, gid and optionally user and group");
+  if (Status s = CheckKnownFields(unix, {"uid", "gid", "user", "group"}, "unix"); !s.ok()) return s;
+  UnixAccount account;
+  auto uid = UnixId(unix, "uid");
+  if (!uid.ok()) return uid.status();
+  auto gid = UnixId(unix, "gid");
+  if (!gid.ok()) return gid.status();
+  auto user = UnixName(unix, "user");
+  if (!user.ok()) return user.status();
+  auto group = UnixName(unix, "group");
+  if (!group.ok()) return group.status();
+  return std::optional<UnixAccount>(UnixAccount{*uid, *gid, *user, *group});
+}
+
 }  // namespace
 
 Result<std::vector<MetricReport>> DecodeReports(const nlohmann::json& body, int64_t trial_id,
@@ -170,8 +218,10 @@ Result<UserRole> DecodeRole(const nlohmann::json& body) {
 
 Result<UserPatch> DecodeUserPatch(const nlohmann::json& body) {
   if (!body.is_object() || body.empty())
-    return InvalidArgument("the request body must be an object with password, role or active");
-  if (Status s = CheckKnownFields(body, {"password", "role", "active"}, "the request body"); !s.ok())
+    return InvalidArgument("the request body must be an object with password, role, active or unix");
+  if (Status s = CheckKnownFields(body, {"password", "current_password", "role", "active", "unix"},
+                                  "the request body");
+      !s.ok())
     return s;
   UserPatch patch;
   if (body.contains("role")) {
@@ -186,6 +236,15 @@ Result<UserPatch> DecodeUserPatch(const nlohmann::json& body) {
   if (body.contains("password")) {
     if (!body["password"].is_string()) return InvalidArgument("password must be a string");
     patch.password = body["password"].get<std::string>();
+  }
+  if (body.contains("current_password")) {
+    if (!body["current_password"].is_string()) return InvalidArgument("current_password must be a string");
+    patch.current_password = body["current_password"].get<std::string>();
+  }
+  if (body.contains("unix")) {
+    auto account = DecodeUnixAccount(body["unix"]);
+    if (!account.ok()) return account.status();
+    patch.unix_account = *account;
   }
   return patch;
 }

@@ -27,7 +27,8 @@ Result<OperationCompletion> DecodeCompletion(const nlohmann::json& body);
 Result<std::string> DecodeInvalidHparams(const nlohmann::json& body);
 // The "role" of POST /users ("user" when absent).
 Result<UserRole> DecodeRole(const nlohmann::json& body);
-// PATCH /users/{id}: any of password, role, active.
+// PATCH /users/{id}: any of password (with current_password for one's own),
+// role, active, and unix ({uid, gid, user, group} to link, null to unlink).
 Result<UserPatch> DecodeUserPatch(const nlohmann::json& body);
 
 }  // namespace ring

@@ -120,11 +120,14 @@ nlohmann::json JobsJson(const std::vector<JobRow>& rows) {
 }
 
 nlohmann::json UserJson(const UserRecord& u) {
-  return {{"id", u.id},
-          {"username", u.username},
-          {"role", ToString(u.role)},
-          {"active", u.active},
-          {"created_at", u.created_at}};
+  nlohmann::json unix;  // null: not linked
+  if (u.unix_account)
+    unix = {{"uid", u.unix_account->uid},
+            {"gid", u.unix_account->gid},
+            {"user", u.unix_account->user},
+            {"group", u.unix_account->group}};
+  return {{"id", u.id},         {"username", u.username},     {"role", ToString(u.role)},
+          {"active", u.active}, {"created_at", u.created_at}, {"unix", unix}};
 }
 
 }  // namespace ring

@@ -159,14 +159,17 @@ Result<UserRecord> Accounts::CreateUser(const Principal& actor, const std::strin
   return store_.GetUser(*id);
 }
 
-Result<UserRecord> Accounts::ChangeUser(const Principal& actor, int64_t id, const UserPatch& patch) {
+Result<UserRecord> Accounts::ChangeUser(const Principal& actor, int64_t id, const UserPatch& patch,
+                                        const std::string& peer) {
   auto user = store_.GetUser(id);
   if (!user.ok()) return user.status();
   const bool self = actor.user_id == id;
   if (!actor.admin() && !self)
     return Status(ErrorCode::kPermissionDenied, "only an admin may change another user");
-  if (!patch.password && !patch.role && !patch.active)
-    return InvalidArgument("the request body must be an object with password, role or active");
+  if (!patch.password && !patch.role && !patch.active && !patch.unix_account)
+    return InvalidArgument("the request body must be an object with password, role, active or unix");
+  if (patch.unix_account && !actor.admin())
+    return Status(ErrorCode::kPermissionDenied, "unix: only an admin may link a user to a Unix account");
   UserRecord next = *user;
   bool end_sessions = false;
   if (patch.role) {
@@ -180,6 +183,17 @@ Result<UserRecord> Accounts::ChangeUser(const Principal& actor, int64_t id, cons
     next.active = *patch.active;
     end_sessions = end_sessions || !next.active;
   }
+  if (patch.password && self) {
+    if (!patch.current_password)
+      return InvalidArgument("current_password is required to change your own password");
+    const std::string key = user->username + "|" + peer;
+    if (Status s = CheckLockout(key); !s.ok()) return s;
+    if (!VerifyPassword(*patch.current_password, user->password_hash)) {
+      NoteFailure(key);
+      spdlog::warn("[auth] {}: wrong current password from {}", user->username, peer);
+      return Status(ErrorCode::kPermissionDenied, "current_password is not your current password");
+    }
+  }
   if (patch.password) {
     auto hash = HashPassword(*patch.password);
     if (!hash.ok()) return hash.status();
@@ -187,6 +201,15 @@ Result<UserRecord> Accounts::ChangeUser(const Principal& actor, int64_t id, cons
     end_sessions = true;
   }
   if (Status s = store_.UpdateUser(next); !s.ok()) return s;
+  if (patch.unix_account) {
+    if (Status s = store_.SetUserUnixAccount(id, *patch.unix_account); !s.ok()) return s;
+    next.unix_account = *patch.unix_account;
+    if (next.unix_account)
+      spdlog::info("[auth] {} linked user {} to Unix uid {} gid {}", actor.username, next.username,
+                   next.unix_account->uid, next.unix_account->gid);
+    else
+      spdlog::info("[auth] {} unlinked user {} from its Unix account", actor.username, next.username);
+  }
   if (end_sessions)
     if (Status s = store_.DeleteUserSessions(id); !s.ok()) return s;
   spdlog::info("[auth] {} changed user {}", actor.username, next.username);

@@ -31,6 +31,11 @@ struct UserPatch {
   std::optional<std::string> password;
   std::optional<UserRole> role;
   std::optional<bool> active;
+  // Set: link the user to this account, or unlink them (the inner nullopt).
+  std::optional<std::optional<UnixAccount>> unix_account;
+  // Needed when a user changes their own password; admins resetting another
+  // user's password do without it.
+  std::optional<std::string> current_password;
 };
 
 struct LoginResult {
@@ -64,9 +69,13 @@ class Accounts {
   // digits, '.', '_' and '-', starting with a letter or digit.
   Result<UserRecord> CreateUser(const Principal& actor, const std::string& username,
                                 const std::string& password, UserRole role);
-  // The password: the user themself or an admin; the role and active: admins,
-  // never on themselves. A new password or deactivation ends the user's sessions.
-  Result<UserRecord> ChangeUser(const Principal& actor, int64_t id, const UserPatch& patch);
+  // The password: the user themself, who must give the current one
+  // (kInvalidArgument when missing, kPermissionDenied when wrong, counted
+  // like a failed sign-in from `peer`), or an admin; the role and active:
+  // admins, never on themselves; the Unix account: admins only. A new
+  // password or deactivation ends the user's sessions.
+  Result<UserRecord> ChangeUser(const Principal& actor, int64_t id, const UserPatch& patch,
+                                const std::string& peer = "");
   Result<std::vector<UserRecord>> ListUsers();
   Result<UserRecord> GetUser(int64_t id);
 

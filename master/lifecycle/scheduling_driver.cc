@@ -141,6 +141,19 @@ void SchedulingDriver::Launch(LiveAllocation& alloc, const Assignment& assignmen
   rm_.Launch(*spec);
 }
 
+Status SchedulingDriver::AddOwner(int64_t task_id, LaunchSpec& spec) {
+  auto task = store_.GetTask(task_id);
+  if (!task.ok()) return task.status();
+  spec.owner = task->owner;
+  auto user = store_.GetUserByName(task->owner);
+  if (!user.ok() && user.status().code() != ErrorCode::kNotFound) return user.status();
+  if (user.ok() && user->unix_account) {
+    const UnixAccount& a = *user->unix_account;
+    spec.run_as = proto::RunAs{a.uid, a.gid, a.user, a.group};
+  }
+  return Status::Ok();
+}
+
 Result<LaunchSpec> SchedulingDriver::SpecFor(const LiveAllocation& alloc) {
   auto trial = trials_.Get(alloc.trial_id());
   if (!trial.ok()) return trial.status();
@@ -176,6 +189,9 @@ Result<LaunchSpec> SchedulingDriver::SpecFor(const LiveAllocation& alloc) {
   spec.environment["RING_SEARCHER_METRIC"] = config->searcher.metric;
   spec.environment["RING_TRIAL_SEED"] = std::to_string(trial->seed);
   spec.model_definition_path = "/api/v1/allocations/" + alloc.record.id + "/model_definition";
+  // Every task runs as its owner: the agent switches to the owner's linked
+  // Unix account, or to its unprivileged default when there is none.
+  if (Status s = AddOwner(alloc.record.task_id, spec); !s.ok()) return s;
   return spec;
 }
 

@@ -61,6 +61,9 @@ class SchedulingDriver {
   // Assigns and launches; an allocation that cannot be launched ends.
   void Launch(LiveAllocation& alloc, const Assignment& assignment);
   Result<LaunchSpec> SpecFor(const LiveAllocation& alloc);
+  // The task's owner and, when the owner is linked to one, the Unix account
+  // its ranks run as. A user that no longer exists runs unlinked.
+  Status AddOwner(int64_t task_id, LaunchSpec& spec);
   bool IsQueued(const std::string& allocation_id);
 
   Store& store_;

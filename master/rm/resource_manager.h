@@ -7,6 +7,7 @@
 // the lifecycle (docs/architecture.md says how).
 #include <chrono>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,8 @@ struct LaunchSpec {
   std::string latest_checkpoint;  // a directory, empty if none
   std::map<std::string, std::string> environment;
   std::string model_definition_path;
+  std::string owner;                   // the Ringmaster user who owns the task
+  std::optional<proto::RunAs> run_as;  // the owner's linked Unix account; absent when unlinked
 };
 
 // What a resource manager reports. Called on any thread: the lifecycle's

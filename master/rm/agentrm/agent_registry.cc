@@ -12,6 +12,7 @@ AgentEntry& AgentRegistry::Connect(const proto::Hello& hello, std::shared_ptr<Ag
   e.pool = hello.pool.empty() ? "default" : hello.pool;
   e.address = hello.address;
   e.slots = hello.slots;
+  e.runs_as_owner = hello.runs_as_owner;
   if (was_lost) e.slot_owner.clear();
   // Forget holdings of slots the agent no longer has.
   for (auto it = e.slot_owner.begin(); it != e.slot_owner.end();) {
@@ -124,6 +125,7 @@ nlohmann::json AgentRegistry::AgentsJson(const std::vector<AgentEntry>& agents) 
                     {"slots", slots},
                     {"enabled", e.enabled},
                     {"draining", e.draining},
+                    {"runs_as_owner", e.runs_as_owner},
                     {"last_seen_at", e.last_seen_at}});
   }
   return list;

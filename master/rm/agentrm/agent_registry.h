@@ -34,6 +34,9 @@ struct AgentEntry {
   std::string last_seen_at;
   bool enabled = true;    // false: no new placements (kept across reconnects)
   bool draining = false;  // disabled while its running work finishes
+  // From its hello: it runs each task as the owner's Unix account (false:
+  // single-user mode, tasks run as the agent's own user).
+  bool runs_as_owner = false;
 };
 
 class AgentRegistry {

@@ -32,11 +32,13 @@ void AgentRm::OnHello(const proto::Hello& hello, std::shared_ptr<AgentChannel> c
         }
     rec = {entry.id,    entry.pool,   entry.address, AgentState::kConnected,
            entry.slots, NowRfc3339(), NowRfc3339()};
+    rec.runs_as_owner = entry.runs_as_owner;
   }
   if (Status s = store_.UpsertAgent(rec); !s.ok())
     spdlog::warn("[agentrm] agent {}: cannot record: {}", rec.id, s.message());
-  spdlog::info("[agentrm] agent {} connected: pool {}, {} slots, {} running", rec.id, rec.pool,
-               hello.slots.size(), hello.running.size());
+  spdlog::info("[agentrm] agent {} connected: pool {}, {} slots, {} running, {}", rec.id, rec.pool,
+               hello.slots.size(), hello.running.size(),
+               hello.runs_as_owner ? "runs tasks as their owners" : "single-user mode");
   events_.OnNodeConnected(hello.agent_id, hello.running, now);
   events_.OnCapacityChanged();
 }
@@ -183,6 +185,8 @@ void AgentRm::Launch(const LaunchSpec& spec) {
       start.environment = spec.environment;
       start.latest_checkpoint = spec.latest_checkpoint;
       start.model_definition_path = spec.model_definition_path;
+      start.owner = spec.owner;
+      start.run_as = spec.run_as;
       agent->channel->Send(proto::Encode(start));
     }
     spdlog::info("[agentrm] allocation {} started on agent {} slots {}", spec.allocation_id, p.agent_id,
@@ -232,8 +236,10 @@ void AgentRm::Tick(SteadyTime now) {
     lost = registry_.ExpireDeadlines(now, options_.reconnect_window);
     silenced = registry_.AllViews().size() != connected_before;
     for (const auto& id : lost)
-      if (AgentEntry* e = registry_.Find(id))
+      if (AgentEntry* e = registry_.Find(id)) {
         records.push_back({e->id, e->pool, e->address, AgentState::kLost, e->slots, "", e->last_seen_at});
+        records.back().runs_as_owner = e->runs_as_owner;
+      }
   }
   for (const auto& rec : records) {
     spdlog::warn("[agentrm] agent {} lost: not back within the {} ms reconnect window", rec.id,

@@ -146,7 +146,10 @@ TEST_F(AccountsTest, OnlyAdminsCreateUsersAndChangeOthers) {
   EXPECT_EQ(accounts_.ChangeUser(as_ada, ada->id, UserPatch{}).status().code(), ErrorCode::kInvalidArgument);
 
   // A new password ends the user's sessions; the new one signs in.
-  ASSERT_TRUE(accounts_.ChangeUser(as_ada, ada->id, UserPatch{.password = "new-ada-password"}).ok());
+  ASSERT_TRUE(accounts_
+                  .ChangeUser(as_ada, ada->id,
+                              UserPatch{.password = "new-ada-password", .current_password = "ada-password"})
+                  .ok());
   EXPECT_FALSE(accounts_.Authenticate(ada_login->token).ok());
   EXPECT_FALSE(accounts_.Login("ada", "ada-password", "10.0.0.3").ok());
   auto relogin = accounts_.Login("ada", "new-ada-password", "10.0.0.3");
@@ -160,6 +163,73 @@ TEST_F(AccountsTest, OnlyAdminsCreateUsersAndChangeOthers) {
   auto refused = accounts_.Login("ada", "new-ada-password", "10.0.0.3");
   EXPECT_EQ(refused.status().code(), ErrorCode::kUnauthenticated);
   EXPECT_NE(refused.status().message().find("deactivated"), std::string::npos);
+}
+
+TEST_F(AccountsTest, ChangingYourOwnPasswordTakesTheCurrentOne) {
+  auto ada = accounts_.CreateUser(admin_, "ada", "ada-password", UserRole::kUser);
+  ASSERT_TRUE(ada.ok());
+  auto login = accounts_.Login("ada", "ada-password", "10.0.0.3");
+  ASSERT_TRUE(login.ok());
+  const Principal as_ada = *accounts_.Authenticate(login->token);
+
+  // A stolen session alone cannot take the account over.
+  auto missing = accounts_.ChangeUser(as_ada, ada->id, UserPatch{.password = "stolen-password"}, "10.0.0.3");
+  EXPECT_EQ(missing.status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(missing.status().message().find("current_password"), std::string::npos);
+  auto wrong = accounts_.ChangeUser(
+      as_ada, ada->id, UserPatch{.password = "stolen-password", .current_password = "a-guess"}, "10.0.0.3");
+  EXPECT_EQ(wrong.status().code(), ErrorCode::kPermissionDenied);
+  EXPECT_NE(wrong.status().message().find("current_password"), std::string::npos);
+  EXPECT_TRUE(accounts_.Authenticate(login->token).ok());  // nothing changed
+  EXPECT_TRUE(accounts_.Login("ada", "ada-password", "10.0.0.4").ok());
+
+  // Guessing it is counted like failed sign-ins: locked out after a few.
+  for (int i = 0; i < 5; ++i)
+    (void)accounts_.ChangeUser(
+        as_ada, ada->id, UserPatch{.password = "stolen-password", .current_password = "guess"}, "10.0.0.3");
+  EXPECT_EQ(
+      accounts_
+          .ChangeUser(as_ada, ada->id,
+                      UserPatch{.password = "new-password", .current_password = "ada-password"}, "10.0.0.3")
+          .status()
+          .code(),
+      ErrorCode::kTooManyRequests);
+  now_ += seconds(600);
+  ASSERT_TRUE(accounts_
+                  .ChangeUser(as_ada, ada->id,
+                              UserPatch{.password = "new-password", .current_password = "ada-password"},
+                              "10.0.0.3")
+                  .ok());
+
+  // An admin resetting another user's password needs none.
+  ASSERT_TRUE(accounts_.ChangeUser(admin_, ada->id, UserPatch{.password = "reset-by-admin"}).ok());
+  EXPECT_TRUE(accounts_.Login("ada", "reset-by-admin", "10.0.0.5").ok());
+}
+
+TEST_F(AccountsTest, OnlyAdminsLinkUnixAccounts) {
+  auto ada = accounts_.CreateUser(admin_, "ada", "ada-password", UserRole::kUser);
+  ASSERT_TRUE(ada.ok());
+  const Principal as_ada{ada->id, "ada", UserRole::kUser};
+  const UnixAccount account{1001, 1001, "ada", ""};
+  EXPECT_EQ(accounts_.ChangeUser(as_ada, ada->id, UserPatch{.unix_account = account}).status().code(),
+            ErrorCode::kPermissionDenied);
+  EXPECT_FALSE(store_.GetUser(ada->id)->unix_account.has_value());
+
+  auto linked = accounts_.ChangeUser(admin_, ada->id, UserPatch{.unix_account = account});
+  ASSERT_TRUE(linked.ok()) << linked.status().ToString();
+  EXPECT_EQ(linked->unix_account, account);
+  EXPECT_EQ(store_.GetUser(ada->id)->unix_account, account);
+  EXPECT_EQ(
+      accounts_
+          .ChangeUser(as_ada, ada->id, UserPatch{.unix_account = std::optional<UnixAccount>(std::nullopt)})
+          .status()
+          .code(),
+      ErrorCode::kPermissionDenied);
+  auto unlinked = accounts_.ChangeUser(admin_, ada->id,
+                                       UserPatch{.unix_account = std::optional<UnixAccount>(std::nullopt)});
+  ASSERT_TRUE(unlinked.ok());
+  EXPECT_FALSE(unlinked->unix_account.has_value());
+  EXPECT_FALSE(store_.GetUser(ada->id)->unix_account.has_value());
 }
 
 // The API decodes request bodies into typed changes; accounts never see JSON.
@@ -182,6 +252,43 @@ TEST(UserBodiesTest, DecodeIntoTypedChangesOrNameTheField) {
   EXPECT_EQ(DecodeUserPatch(nlohmann::json::object()).status().code(), ErrorCode::kInvalidArgument);
   EXPECT_EQ(DecodeUserPatch({{"active", "no"}}).status().message(), "active must be true or false");
   EXPECT_EQ(DecodeUserPatch({{"password", 7}}).status().message(), "password must be a string");
+  EXPECT_EQ(DecodeUserPatch({{"password", "x"}, {"current_password", 7}}).status().message(),
+            "current_password must be a string");
+  EXPECT_EQ(DecodeUserPatch({{"password", "x"}, {"current_password", "y"}})->current_password, "y");
+}
+
+TEST(UserBodiesTest, DecodeUnixAccountsOrNameTheField) {
+  auto linked =
+      DecodeUserPatch({{"unix", {{"uid", 1001}, {"gid", 1002}, {"user", "ada"}, {"group", "team"}}}});
+  ASSERT_TRUE(linked.ok()) << linked.status().ToString();
+  ASSERT_TRUE(linked->unix_account.has_value());
+  EXPECT_EQ(*linked->unix_account, (UnixAccount{1001, 1002, "ada", "team"}));
+  auto numbers = DecodeUserPatch({{"unix", {{"uid", 4294967294}, {"gid", 1}}}});
+  ASSERT_TRUE(numbers.ok()) << numbers.status().ToString();
+  EXPECT_EQ(*numbers->unix_account, (UnixAccount{4294967294, 1, "", ""}));
+  auto unlinked = DecodeUserPatch({{"unix", nullptr}});
+  ASSERT_TRUE(unlinked.ok());
+  ASSERT_TRUE(unlinked->unix_account.has_value());
+  EXPECT_FALSE(unlinked->unix_account->has_value());
+
+  const auto message = [](const nlohmann::json& unix) {
+    return DecodeUserPatch({{"unix", unix}}).status().message();
+  };
+  EXPECT_EQ(message({{"uid", 0}, {"gid", 5}}),
+            "unix.uid must be an integer from 1 to 4294967294 (tasks never run as root), got 0");
+  EXPECT_EQ(message({{"uid", 5}, {"gid", 0}}).rfind("unix.gid must be", 0), 0u);
+  EXPECT_EQ(message({{"uid", -1}, {"gid", 5}}).rfind("unix.uid must be", 0), 0u);
+  EXPECT_EQ(message({{"uid", 4294967295}, {"gid", 5}}).rfind("unix.uid must be", 0), 0u);
+  EXPECT_EQ(message({{"uid", 1.5}, {"gid", 5}}).rfind("unix.uid must be", 0), 0u);
+  EXPECT_EQ(message({{"uid", "1001"}, {"gid", 5}}).rfind("unix.uid must be", 0), 0u);
+  EXPECT_EQ(message({{"gid", 5}}), "unix.uid is required");
+  EXPECT_EQ(message({{"uid", 5}}), "unix.gid is required");
+  EXPECT_EQ(message({{"uid", 5}, {"gid", 5}, {"user", "-rf"}}).rfind("unix.user must be a Unix name", 0), 0u);
+  EXPECT_EQ(message({{"uid", 5}, {"gid", 5}, {"group", std::string(40, 'a')}}).rfind("unix.group must be", 0),
+            0u);
+  EXPECT_NE(message({{"uid", 5}, {"gid", 5}, {"home", "/"}}).find("unknown field \"home\""),
+            std::string::npos);
+  EXPECT_EQ(message("alice").rfind("unix must be null or an object", 0), 0u);
 }
 
 }  // namespace
