@@ -14,7 +14,7 @@ int ListAgents(CliEnv& env) {
     env.out << res->dump(2) << '\n';
     return kExitOk;
   }
-  Table table({"id", "pool", "state", "address", "slots", "used", "last seen"});
+  Table table({"id", "pool", "state", "mode", "address", "slots", "used", "last seen"});
   const auto& agents = Member(*res, "agents");
   if (agents.is_array()) {
     for (const auto& a : agents) {
@@ -35,7 +35,9 @@ int ListAgents(CliEnv& env) {
       if (Member(a, "enabled").is_boolean() && !Member(a, "enabled").get<bool>())
         state += Member(a, "draining").is_boolean() && Member(a, "draining").get<bool>() ? " (draining)"
                                                                                          : " (disabled)";
-      table.AddRow({Field(a, "id"), Field(a, "pool"), state, Field(a, "address"),
+      const auto& as_owner = Member(a, "runs_as_owner");
+      const std::string mode = as_owner.is_boolean() && as_owner.get<bool>() ? "as owner" : "single-user";
+      table.AddRow({Field(a, "id"), Field(a, "pool"), state, mode, Field(a, "address"),
                     std::to_string(total) + (type_list.empty() ? "" : " " + type_list), std::to_string(used),
                     Field(a, "last_seen_at")});
     }

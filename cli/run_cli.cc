@@ -13,6 +13,7 @@
 #include "cli/agent_commands.h"
 #include "cli/checkpoint_commands.h"
 #include "cli/cli_env.h"
+#include "cli/credentials.h"
 #include "cli/experiment_commands.h"
 #include "cli/experiment_wait.h"
 #include "cli/format.h"
@@ -21,7 +22,6 @@
 #include "cli/scheduling_commands.h"
 #include "cli/trial_commands.h"
 #include "cli/user_commands.h"
-#include "cli/credentials.h"
 
 namespace ring::cli {
 namespace {
@@ -58,6 +58,7 @@ struct Args {
   std::string agent_id;
   bool drain = false;
   UserOptions user;
+  UnixLinkOptions unix_link;
 };
 
 std::chrono::milliseconds PollInterval() {
@@ -207,7 +208,8 @@ int RunCli(std::vector<std::string> args, std::ostream& out, std::ostream& err) 
   master_cmd->require_subcommand(1);
   auto* master_info = master_cmd->add_subcommand("info", "Version, uptime, database size and counts");
   master_info->callback([&] { action = [&](CliEnv& env) { return MasterInfo(env); }; });
-  auto* backup = master_cmd->add_subcommand("backup", "Copy the master's database, online, into FILE (admins)");
+  auto* backup =
+      master_cmd->add_subcommand("backup", "Copy the master's database, online, into FILE (admins)");
   backup->add_option("FILE", a.dir, "The new file (must not exist)")->required();
   backup->callback([&] { action = [&](CliEnv& env) { return MasterBackup(env, a.dir); }; });
   auto* cleanup = master_cmd->add_subcommand(
@@ -234,17 +236,36 @@ int RunCli(std::vector<std::string> args, std::ostream& out, std::ostream& err) 
   auto* passwd = user->add_subcommand("change-password", "Change your password, or another user's (admins)");
   passwd->add_option("USERNAME", a.user.username, "Whose (default: yours)");
   passwd->add_option("--password-file", a.user.password_file, "Read the new password from this file");
+  passwd->add_option("--current-password-file", a.user.current_password_file,
+                     "Read your current password from this file (needed to change your own)");
   passwd->callback([&] { action = [&](CliEnv& env) { return ChangePassword(env, a.user); }; });
   for (const char* verb : {"activate", "deactivate"}) {
-    auto* cmd = user->add_subcommand(verb, std::string(verb == std::string("activate")
-                                                           ? "Let a user sign in again (admins only)"
-                                                           : "Stop a user from signing in (admins only)"));
+    auto* cmd = user->add_subcommand(
+        verb, std::string(verb == std::string("activate") ? "Let a user sign in again (admins only)"
+                                                          : "Stop a user from signing in (admins only)"));
     cmd->add_option("USERNAME", a.user.username, "The user")->required();
     const bool active = verb == std::string("activate");
     cmd->callback([&, active] {
       action = [&, active](CliEnv& env) { return SetUserActive(env, a.user.username, active); };
     });
   }
+
+  auto* link = user->add_subcommand(
+      "link-unix",
+      "Run a user's tasks as a Unix account on agents that switch users (admins only); by number "
+      "(--uid, --gid) or by name, looked up on this host (--unix-user, --unix-group)");
+  link->add_option("USERNAME", a.unix_link.username, "The Ringmaster user")->required();
+  auto* uid = link->add_option("--uid", a.unix_link.uid, "The account's uid (1 to 4294967294; never root)");
+  auto* gid = link->add_option("--gid", a.unix_link.gid, "The group's gid (1 to 4294967294)");
+  link->add_option("--unix-user", a.unix_link.unix_user,
+                   "The account's name: its uid, and its primary group unless --gid or --unix-group")
+      ->excludes(uid);
+  link->add_option("--unix-group", a.unix_link.unix_group, "The group's name: its gid")->excludes(gid);
+  link->callback([&] { action = [&](CliEnv& env) { return LinkUnix(env, a.unix_link); }; });
+  auto* unlink = user->add_subcommand(
+      "unlink-unix", "Unlink a user's Unix account: agents run their tasks as their default account");
+  unlink->add_option("USERNAME", a.user.username, "The Ringmaster user")->required();
+  unlink->callback([&] { action = [&](CliEnv& env) { return UnlinkUnix(env, a.user.username); }; });
 
   auto* preview = app.add_subcommand(
       "preview-search", "Simulate CONFIG's searcher (no master needed): trials per rung, batches in all");

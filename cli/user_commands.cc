@@ -149,10 +149,10 @@ int ListUsers(CliEnv& env) {
     env.out << res->dump(2) << '\n';
     return kExitOk;
   }
-  Table table({"id", "username", "role", "active", "created"});
+  Table table({"id", "username", "role", "active", "unix account", "created"});
   for (const auto& u : Member(*res, "users"))
-    table.AddRow(
-        {Field(u, "id"), Field(u, "username"), Field(u, "role"), Field(u, "active"), Field(u, "created_at")});
+    table.AddRow({Field(u, "id"), Field(u, "username"), Field(u, "role"), Field(u, "active"),
+                  DescribeUnixAccount(Member(u, "unix")), Field(u, "created_at")});
   table.Print(env.out);
   return kExitOk;
 }
@@ -165,9 +165,16 @@ int ChangePassword(CliEnv& env, const UserOptions& o) {
   if (!self) user = FindUser(env, o.username);
   if (!user.ok()) return env.Fail(user.status());
   const std::string name = GetString(*user, "username");
+  nlohmann::json patch = nlohmann::json::object();
+  if (self) {  // the master wants the current password of whoever changes their own
+    auto current = ReadPassword(env, o.current_password_file, "current password of " + name, false);
+    if (!current.ok()) return env.Fail(current.status());
+    patch["current_password"] = *current;
+  }
   auto password = ReadPassword(env, o.password_file, "new password for " + name, true);
   if (!password.ok()) return env.Fail(password.status());
-  auto res = env.master.Patch("/api/v1/users/" + Field(*user, "id"), {{"password", *password}});
+  patch["password"] = *password;
+  auto res = env.master.Patch("/api/v1/users/" + Field(*user, "id"), patch);
   if (!res.ok()) return env.Fail(res.status());
   // A new password ends the user's sessions, this one too: sign in again.
   if (self) {
@@ -184,6 +191,36 @@ int SetUserActive(CliEnv& env, const std::string& username, bool active) {
   auto res = env.master.Patch("/api/v1/users/" + Field(*user, "id"), {{"active", active}});
   if (!res.ok()) return env.Fail(res.status());
   env.out << (active ? "Activated " : "Deactivated ") << username << '\n';
+  return kExitOk;
+}
+
+int LinkUnix(CliEnv& env, const UnixLinkOptions& o) {
+  auto unix = ResolveUnixAccount(o);
+  if (!unix.ok()) return env.Fail(unix.status());
+  auto user = FindUser(env, o.username);
+  if (!user.ok()) return env.Fail(user.status());
+  auto res = env.master.Patch("/api/v1/users/" + Field(*user, "id"), {{"unix", *unix}});
+  if (!res.ok()) return env.Fail(res.status());
+  if (env.json) {
+    env.out << res->dump(2) << '\n';
+    return kExitOk;
+  }
+  env.out << "Linked " << o.username << " to the Unix account " << DescribeUnixAccount(Member(*res, "unix"))
+          << "; agents that switch users run their tasks as it\n";
+  return kExitOk;
+}
+
+int UnlinkUnix(CliEnv& env, const std::string& username) {
+  auto user = FindUser(env, username);
+  if (!user.ok()) return env.Fail(user.status());
+  auto res = env.master.Patch("/api/v1/users/" + Field(*user, "id"), {{"unix", nullptr}});
+  if (!res.ok()) return env.Fail(res.status());
+  if (env.json) {
+    env.out << res->dump(2) << '\n';
+    return kExitOk;
+  }
+  env.out << "Unlinked " << username
+          << " from its Unix account; agents run their tasks as their unprivileged default account\n";
   return kExitOk;
 }
 

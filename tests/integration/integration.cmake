@@ -5,6 +5,7 @@
 #   tls_test                an HTTPS master, an agent over wss, trials and the CLI verifying its certificate
 #   authorization_test      every route × every kind of caller (the authorisation matrix)
 #   users_cli_test          sign-in, whoami, creation, passwords, deactivation, the first admin
+#   unix_accounts_test      linking users to Unix accounts (admins only), own passwords, agents' modes
 #   retention_cli_test      `ring master cleanup` against a real master and agent
 #   webui_http_test         ETag/304 on the API, cache headers and the web UI's client-route fallback
 #   distributed_store_test  MasterStore and a Gloo group through a real master and agents
@@ -19,6 +20,7 @@ ring_add_test(integration_tests LABEL integration TIMEOUT 240
     integration/retention_cli_test.cc
     integration/scheduling_api_test.cc
     integration/tls_test.cc
+    integration/unix_accounts_test.cc
     integration/users_cli_test.cc
     integration/webui_http_test.cc
   LIBS ring_test_support ring_common ring_master_http ring_lifecycle_driver ringtrial SQLite::SQLite3)

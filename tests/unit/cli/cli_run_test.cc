@@ -212,13 +212,19 @@ TEST_F(CliRunTest, ListsAgentsWithSlotUse) {
     return FakeResponse{200,
                         R"({"agents":[{"id":"a1","pool":"default","state":"CONNECTED","address":"10.0.0.1",)"
                         R"("slots":[{"id":0,"type":"cpu","allocation_id":"7.0"},{"id":1,"type":"cpu",)"
-                        R"("allocation_id":null}],"last_seen_at":"now"}],"total":1})"};
+                        R"("allocation_id":null}],"runs_as_owner":false,"last_seen_at":"now"},)"
+                        R"({"id":"a2","pool":"default","state":"CONNECTED","address":"10.0.0.2",)"
+                        R"("slots":[],"runs_as_owner":true,"last_seen_at":"now"}],"total":2})"};
   });
   auto r = Run({"-m", server.url(), "agent", "list"});
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_NE(r.out.find("ID  POOL     STATE      ADDRESS   SLOTS  USED  LAST SEEN"), std::string::npos)
+  EXPECT_NE(r.out.find("ID  POOL     STATE      MODE         ADDRESS   SLOTS  USED  LAST SEEN"),
+            std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("a1  default  CONNECTED  10.0.0.1  2 cpu  1     now"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("a1  default  CONNECTED  single-user  10.0.0.1  2 cpu  1     now"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("a2  default  CONNECTED  as owner     10.0.0.2  0      0     now"), std::string::npos)
+      << r.out;
 }
 
 }  // namespace
