@@ -65,6 +65,8 @@ describe('App and the session', () => {
     expect(window.location.pathname).toBe('/cluster');
     const header = screen.getByRole('banner');
     expect(header.textContent).toContain('Signed in as admin admin');
+    const nav = screen.getByRole('navigation', { name: 'Main' });
+    expect(within(nav).getByRole('link', { name: 'Users' }).getAttribute('href')).toBe('/users');
     await waitFor(() => expect(fake.calls.some((c) => c.url.startsWith('/api/v1/agents'))).toBe(true));
     for (const call of fake.calls.filter((c) => !c.url.startsWith('/api/v1/auth/')))
       expect((call.init?.headers as Record<string, string>).Authorization).toBe('Bearer tok-1');
@@ -104,6 +106,9 @@ describe('App and the session', () => {
     expect(await screen.findByText('quadratic-grid')).toBeTruthy();
     const header = screen.getByRole('banner');
     expect(header.textContent).toContain('Signed in as alice user');
+    // User administration is for admins: not in a user's navigation.
+    const nav = screen.getByRole('navigation', { name: 'Main' });
+    expect(within(nav).queryByRole('link', { name: 'Users' })).toBeNull();
     await act(async () => {
       fireEvent.click(within(header).getByRole('button', { name: 'Sign out' }));
     });

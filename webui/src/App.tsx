@@ -9,6 +9,7 @@ import { ExperimentPage } from './pages/ExperimentPage';
 import { ExperimentsPage } from './pages/ExperimentsPage';
 import { SignInPage } from './pages/SignInPage';
 import { TrialPage } from './pages/TrialPage';
+import { UsersPage } from './pages/UsersPage';
 import { Link, matchRoute, paths, useLocation, type Route } from './router';
 
 function Page({ route }: { route: Route }) {
@@ -21,6 +22,8 @@ function Page({ route }: { route: Route }) {
       return <TrialPage key={route.id} id={route.id} />;
     case 'cluster':
       return <ClusterPage />;
+    case 'users':
+      return <UsersPage />;
     default:
       return (
         <section>
@@ -79,6 +82,13 @@ export function App() {
                   Cluster
                 </Link>
               </li>
+              {session.role === 'admin' && (
+                <li>
+                  <Link href={paths.users()} aria-current={current(['users'])}>
+                    Users
+                  </Link>
+                </li>
+              )}
             </ul>
           </nav>
         )}

@@ -9,6 +9,7 @@ describe('router', () => {
     expect(matchRoute('/experiments/42')).toEqual({ page: 'experiment', id: 42 });
     expect(matchRoute('/trials/7')).toEqual({ page: 'trial', id: 7 });
     expect(matchRoute('/cluster')).toEqual({ page: 'cluster' });
+    expect(matchRoute('/users')).toEqual({ page: 'users' });
     expect(matchRoute('/experiments/x')).toEqual({ page: 'not-found', path: '/experiments/x' });
   });
   it('navigates in place on a plain click only', () => {

@@ -1,5 +1,5 @@
 // Client-side routes on the History API (the master answers every non-API,
-// non-file path with index.html). Small on purpose: four pages and links.
+// non-file path with index.html). Small on purpose: five pages and links.
 import { useEffect, useState, type AnchorHTMLAttributes, type MouseEvent } from 'react';
 
 export type Route =
@@ -7,12 +7,14 @@ export type Route =
   | { page: 'experiment'; id: number }
   | { page: 'trial'; id: number }
   | { page: 'cluster' }
+  | { page: 'users' }
   | { page: 'not-found'; path: string };
 
 export function matchRoute(pathname: string): Route {
   const path = pathname.replace(/\/+$/, '') || '/';
   if (path === '/' || path === '/experiments') return { page: 'experiments' };
   if (path === '/cluster') return { page: 'cluster' };
+  if (path === '/users') return { page: 'users' };
   let m = /^\/experiments\/(\d+)$/.exec(path);
   if (m) return { page: 'experiment', id: Number(m[1]) };
   m = /^\/trials\/(\d+)$/.exec(path);
@@ -25,6 +27,7 @@ export const paths = {
   experiment: (id: number) => `/experiments/${id}`,
   trial: (id: number) => `/trials/${id}`,
   cluster: () => '/cluster',
+  users: () => '/users',
 };
 
 const listeners = new Set<() => void>();

@@ -21,6 +21,9 @@ import type {
   Trial,
   TrialList,
   TrialMetrics,
+  User,
+  UserList,
+  UserPatch,
 } from './types';
 import { currentSession, endSession, subscribeSession } from '../auth/session';
 
@@ -76,7 +79,7 @@ async function errorFrom(res: Response): Promise<ApiError> {
 }
 
 interface SendOptions {
-  method?: 'GET' | 'POST';
+  method?: 'GET' | 'POST' | 'PATCH';
   headers?: Record<string, string>;
   body?: unknown;
   signal?: AbortSignal;
@@ -113,7 +116,7 @@ export class ApiClient {
     const token = ownToken ? options.token : this.token();
     const headers: Record<string, string> = { Accept: 'application/json', ...options.headers };
     if (token) headers.Authorization = `Bearer ${token}`;
-    if (options.method === 'POST') headers['Content-Type'] = 'application/json';
+    if (options.method === 'POST' || options.method === 'PATCH') headers['Content-Type'] = 'application/json';
     let res: Response;
     try {
       res = await this.fetchImpl(url, {
@@ -160,12 +163,29 @@ export class ApiClient {
     return (await res.json()) as T;
   }
 
+  async patch<T>(path: string, body: unknown): Promise<T> {
+    const res = await this.send(buildUrl(this.base, path), { method: 'PATCH', body });
+    return (await res.json()) as T;
+  }
+
   // Users. Signing in sends no token, and its 401 means a wrong password.
   login(username: string, password: string) {
     return this.post<LoginAnswer>('/api/v1/auth/login', { username, password }, null);
   }
   logout(token: string) {
     return this.post<LogoutAnswer>('/api/v1/auth/logout', undefined, token);
+  }
+
+  // User administration (admins): the list, a new user, and changes to one
+  // (password, active, linked Unix account).
+  users(signal?: AbortSignal) {
+    return this.get<UserList>('/api/v1/users', undefined, signal);
+  }
+  createUser(username: string, password: string, role: 'admin' | 'user') {
+    return this.post<User>('/api/v1/users', { username, password, role });
+  }
+  changeUser(id: number, patch: UserPatch) {
+    return this.patch<User>(`/api/v1/users/${id}`, patch);
   }
 
   // Experiments.

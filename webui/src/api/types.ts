@@ -53,5 +53,8 @@ export type ExperimentAction = paths['/api/v1/experiments/{id}/{action}']['post'
 // POST /api/v1/auth/login answers the token and the user it belongs to; an
 // admin may act on every experiment, anyone else on their own.
 export type User = Schemas['User'];
+export type UserList = Schemas['UserList'];
+export type UnixAccount = Schemas['UnixAccount'];
+export type UserPatch = NonNullable<paths['/api/v1/users/{id}']['patch']['requestBody']>['content']['application/json'];
 export type LoginAnswer = Schemas['LoginAnswer'];
 export type LogoutAnswer = paths['/api/v1/auth/logout']['post']['responses'][200]['content']['application/json'];

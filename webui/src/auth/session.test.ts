@@ -33,7 +33,7 @@ describe('parseSession', () => {
       sessionFromLogin({
         token: 'tok-1',
         expires_at: '2026-12-01T10:00:00Z',
-        user: { id: 1, username: 'admin', role: 'admin', active: true, created_at: '2026-01-01T00:00:00Z' },
+        user: { id: 1, username: 'admin', role: 'admin', active: true, created_at: '2026-01-01T00:00:00Z', unix: null },
       }),
     ).toEqual({ token: 'tok-1', username: 'admin', role: 'admin', expires_at: '2026-12-01T10:00:00Z' });
   });

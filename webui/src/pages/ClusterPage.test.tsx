@@ -9,7 +9,10 @@ describe('ClusterPage', () => {
       'fetch',
       fakeFetch({
         '/api/v1/agents': () =>
-          json({ agents: [agent('agent-1', ['3.0', '4.0']), agent('agent-2', [null, null])], total: 2 }),
+          json({
+            agents: [agent('agent-1', ['3.0', '4.0']), { ...agent('agent-2', [null, null]), runs_as_owner: false }],
+            total: 2,
+          }),
         '/api/v1/jobs': () =>
           json({
             jobs: [
@@ -50,6 +53,11 @@ describe('ClusterPage', () => {
         .getAllByRole('link')
         .map((a) => a.getAttribute('href')),
     ).toEqual(['/trials/3', '/trials/4']);
+    // Each agent says whether it runs tasks as their owners or in single-user mode.
+    const card1 = screen.getByRole('heading', { name: 'agent-1' }).closest('li')!;
+    expect(within(card1 as HTMLElement).getByText('runs tasks as their owners')).toBeTruthy();
+    const card2 = screen.getByRole('heading', { name: 'agent-2' }).closest('li')!;
+    expect(within(card2 as HTMLElement).getByText('single-user')).toBeTruthy();
     const slots2 = screen.getByRole('list', { name: 'Slots of agent-2' });
     expect(within(slots2).queryAllByRole('link')).toHaveLength(0);
     const waiting = (await screen.findByText('waiting for 1 free slot in pool default')).closest('tr')!;

@@ -111,7 +111,17 @@ function Agents({ agents, jobs }: { agents: Agent[]; jobs: Job[] }) {
               <StateBadge state={a.state} />
             </div>
             <p className="muted small">
-              pool {a.pool} · {a.address || 'no address'} · seen {formatAgo(a.last_seen_at, now)}
+              pool {a.pool} · {a.address || 'no address'} ·{' '}
+              <span
+                title={
+                  a.runs_as_owner
+                    ? 'runs each task as its owner’s Unix account'
+                    : 'runs every task as the agent’s own user'
+                }
+              >
+                {a.runs_as_owner ? 'runs tasks as their owners' : 'single-user'}
+              </span>{' '}
+              · seen {formatAgo(a.last_seen_at, now)}
               {!a.enabled && (a.draining ? ' · disabled, draining' : ' · disabled')}
             </p>
             <SlotGrid agent={a} jobs={jobs} />

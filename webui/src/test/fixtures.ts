@@ -64,6 +64,7 @@ export function agent(id: string, allocations: (string | null)[]): Agent {
     slots: allocations.map((a, i) => ({ id: i, type: 'cpu', uuid: '', allocation_id: a })),
     enabled: true,
     draining: false,
+    runs_as_owner: true,
     last_seen_at: new Date().toISOString(),
   };
 }
