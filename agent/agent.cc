@@ -12,12 +12,33 @@
 #include "agent/http_model_fetcher.h"
 #include "agent/posix_process_launcher.h"
 #include "agent/trial_environment.h"
+#include "agent/work_folder.h"
 
 namespace ring {
 namespace {
 
 // Beyond the trials' grace: time to send the last states and close.
 constexpr auto kShutdownSlack = std::chrono::seconds(5);
+
+ProcessContainment DetectContainment(const AgentConfig& config) {
+  bool is_auto = true;
+  ContainmentKind kind = ContainmentKind::kProcessGroup;
+  ParseContainment(config.containment, is_auto, kind);
+  std::vector<ContainmentKind> wanted = {ContainmentKind::kCgroup2, ContainmentKind::kFreezer};
+  if (!is_auto) wanted = {kind};
+  std::string why;
+  auto containment = ProcessContainment::Detect(config.id, wanted, why);
+  if (containment.kind() == ContainmentKind::kProcessGroup) {
+    spdlog::warn(
+        "[agent] agent={} tasks are contained by process groups only: a process that leaves its group "
+        "(setsid, double fork) can outlive its task ({})",
+        config.id, why.empty() ? "containment: process_group" : why);
+  } else {
+    spdlog::info("[agent] agent={} each task runs in a {} cgroup below {}", config.id,
+                 ToString(containment.kind()), containment.root());
+  }
+  return containment;
+}
 
 std::vector<proto::Slot> DetectSlots(const AgentConfig& config) {
   std::vector<proto::Slot> gpus;
@@ -27,10 +48,12 @@ std::vector<proto::Slot> DetectSlots(const AgentConfig& config) {
 
 }  // namespace
 
-Agent::Agent(AgentConfig config)
+Agent::Agent(AgentConfig config, RunAsPolicy run_as, std::string run_as_notice)
     : config_(std::move(config)),
+      run_as_(std::move(run_as)),
+      run_as_notice_(std::move(run_as_notice)),
       slots_(DetectSlots(config_)),
-      launcher_(std::make_unique<PosixProcessLauncher>()),
+      launcher_(std::make_unique<PosixProcessLauncher>(DetectContainment(config_))),
       fetcher_(std::make_unique<HttpModelFetcher>(*Url::Parse(config_.master_url), config_.download_timeout,
                                                   config_.ca_file)),
       signals_(io_, SIGTERM, SIGINT),
@@ -54,6 +77,7 @@ Agent::Agent(AgentConfig config)
     hello.version = AgentVersion();
     hello.slots = slots_;
     hello.running = supervisor_->Running();
+    hello.runs_as_owner = run_as_.switch_users;
     return hello;
   };
   callbacks.on_start = [this](proto::Start start) { supervisor_->HandleStart(std::move(start)); };
@@ -73,7 +97,8 @@ Agent::Agent(AgentConfig config)
   };
   context.work_root = config_.work_dir;
   context.slots = slots_;
-  context.inherited_env = CurrentEnvironment();
+  context.inherited_env = AllowedAgentEnvironment(CurrentEnvironment());
+  context.run_as = run_as_;
   supervisor_ = std::make_unique<AllocationSupervisor>(std::move(context));
 }
 
@@ -82,12 +107,20 @@ Agent::~Agent() {
 }
 
 int Agent::Run() {
-  std::error_code ec;
-  std::filesystem::create_directories(config_.work_dir, ec);
-  if (ec) {
-    spdlog::error("[agent] agent={} cannot create --work-dir {}: {}", config_.id, config_.work_dir,
-                  ec.message());
-    return 1;
+  if (Status s = PrepareWorkRoot(config_.work_dir, run_as_.switch_users); !s.ok()) {
+    spdlog::error("[agent] agent={} {}", config_.id, s.message());
+    return 2;
+  }
+  if (run_as_.switch_users) {
+    spdlog::info(
+        "[agent] agent={} runs each task as its owner's Unix account; tasks of users with no "
+        "linked account run as {} (uid {})",
+        config_.id, run_as_.unlinked.user, run_as_.unlinked.uid);
+  } else {
+    spdlog::warn(
+        "[agent] agent={} single-user mode: every task runs as the agent's own account {} (uid {}), "
+        "so tasks can read and change each other's files and the agent's ({})",
+        config_.id, run_as_.agent.user, run_as_.agent.uid, run_as_notice_);
   }
   int gpus = 0;
   for (const auto& slot : slots_) gpus += slot.type == "cuda";

@@ -4,7 +4,9 @@
 // blocking work, the process launcher, the model fetcher, the master link and
 // the allocation supervisor, declared in dependency order. SIGTERM/SIGINT
 // start a clean shutdown: trial process groups get SIGTERM, SIGKILL after the
-// grace period, the last states are sent, then Run returns.
+// grace period, the last states are sent, then Run returns. Each task runs
+// as its owner's account (or the agent's, in single-user mode), in a cgroup
+// of its own where the host offers one.
 #include <memory>
 #include <mutex>
 #include <string>
@@ -22,13 +24,15 @@
 #include "agent/master_link.h"
 #include "agent/model_fetcher.h"
 #include "agent/process_launcher.h"
+#include "agent/run_as.h"
 
 namespace ring {
 
 class Agent {
  public:
-  // `config` must have gone through ResolveAgentConfig.
-  explicit Agent(AgentConfig config);
+  // `config` must have gone through ResolveAgentConfig, `run_as` through
+  // ResolveRunAsPolicy (`run_as_notice` says why tasks run as the agent).
+  Agent(AgentConfig config, RunAsPolicy run_as, std::string run_as_notice);
   ~Agent();
   Agent(const Agent&) = delete;
   Agent& operator=(const Agent&) = delete;
@@ -40,6 +44,8 @@ class Agent {
   void BeginShutdown();
 
   const AgentConfig config_;
+  const RunAsPolicy run_as_;
+  const std::string run_as_notice_;
   std::vector<proto::Slot> slots_;
   boost::asio::io_context io_;
   std::unique_ptr<ProcessLauncher> launcher_;

@@ -7,8 +7,10 @@
 
 #include <cctype>
 #include <climits>
+#include <cstdlib>
 #include <filesystem>
 
+#include "agent/process_containment.h"
 #include "common/http_client.h"
 
 #ifndef RING_VERSION
@@ -19,6 +21,15 @@ namespace ring {
 
 const char* AgentVersion() {
   return RING_VERSION;
+}
+
+std::string DefaultWorkDir() {
+  // Never under /tmp, where any user may have made the folder first.
+  if (::geteuid() == 0) return "/var/lib/ringagent/work";
+  const char* state = std::getenv("XDG_STATE_HOME");
+  if (state && state[0] == '/') return std::string(state) + "/ringagent/work";
+  const char* home = std::getenv("HOME");
+  return std::string(home && home[0] == '/' ? home : "/var/lib") + "/.local/state/ringagent/work";
 }
 
 Status ResolveAgentConfig(AgentConfig& config) {
@@ -62,7 +73,7 @@ Status ResolveAgentConfig(AgentConfig& config) {
     if (Status s = CheckCaFile(config.ca_file); !s.ok()) return InvalidArgument("--ca-file: " + s.message());
   }
   if (config.cpu_slots < 0) return InvalidArgument("--cpu-slots must be 0 or more");
-  if (config.work_dir.empty()) config.work_dir = "/tmp/ringagent-" + config.id;
+  if (config.work_dir.empty()) config.work_dir = DefaultWorkDir();
   // Absolute, so trial working directories and log lines do not depend on where the agent started.
   std::error_code ec;
   auto absolute = std::filesystem::absolute(config.work_dir, ec);
@@ -73,6 +84,11 @@ Status ResolveAgentConfig(AgentConfig& config) {
   bool level_ok = false;
   for (const char* l : kLevels) level_ok = level_ok || config.log_level == l;
   if (!level_ok) return InvalidArgument("--log-level must be one of trace, debug, info, warn, error");
+  bool is_auto = false;
+  ContainmentKind kind{};
+  if (!ParseContainment(config.containment, is_auto, kind))
+    return InvalidArgument("--containment must be auto, cgroup2, freezer or process_group, got \"" +
+                           config.containment + "\"");
   if (config.shutdown_grace.count() < 0) return InvalidArgument("--shutdown-grace-ms must be 0 or more");
   return Status::Ok();
 }

@@ -16,7 +16,8 @@ struct AgentConfig {
   std::string pool = "default";    // --pool: resource pool this agent's slots belong to
   int cpu_slots = 0;               // --cpu-slots: CPU slots to offer; 0 = number of CPUs when no GPU is found
   bool detect_gpus = true;         // --no-gpus turns NVML detection off
-  std::string work_dir;            // --work-dir: trial work directories; default /tmp/ringagent-<id>
+  std::string work_dir;            // --work-dir: trial work directories; default /var/lib/ringagent/work
+                                   //   as root, else ~/.local/state/ringagent/work (never under /tmp)
   std::string token;               // --token: cluster token sent as "Authorization: Bearer"
   std::string token_file;          // --token-file: read into `token` (the master's cluster-token file)
   std::string ca_file;             // --ca-file / RING_CA_FILE: CA (PEM) trusted for an https master besides
@@ -28,11 +29,19 @@ struct AgentConfig {
   std::chrono::milliseconds download_timeout{120000};  // model definition download timeout
   size_t max_queued_log_bytes = 32u << 20;  // log batches kept while disconnected (oldest dropped first)
   std::string nvml_library = "libnvidia-ml.so.1";  // loaded with dlopen to find GPUs
+  bool single_user = false;                        // --single-user: run every task as the agent itself
+  std::string unlinked_user = "nobody";  // --unlinked-user: account for tasks of owners with no linked one
+  bool allow_root_trials = false;        // a task whose owner is linked to uid 0 may run as root
+  std::string containment = "auto";      // --containment: auto, cgroup2, freezer or process_group
 };
 
 // Fills the defaults that depend on the host (id, work_dir) and checks every
 // field; an error names the offending flag.
 Status ResolveAgentConfig(AgentConfig& config);
+
+// The work folder when --work-dir is not given: /var/lib/ringagent/work for
+// root, else under the user's state folder (XDG_STATE_HOME or ~/.local/state).
+std::string DefaultWorkDir();
 
 // The agent's version string, sent in hello.
 const char* AgentVersion();

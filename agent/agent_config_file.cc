@@ -50,11 +50,20 @@ Status LoadAgentConfigFile(const std::string& path, AgentConfig& config, std::st
         log_format = v.as<std::string>();
       else if (key == "shutdown_grace_ms")
         config.shutdown_grace = std::chrono::milliseconds(v.as<int64_t>());
+      else if (key == "single_user")
+        config.single_user = v.as<bool>();
+      else if (key == "unlinked_user")
+        config.unlinked_user = v.as<std::string>();
+      else if (key == "allow_root_trials")
+        config.allow_root_trials = v.as<bool>();
+      else if (key == "containment")
+        config.containment = v.as<std::string>();
       else
         return KeyError(path, kv.first,
                         "unknown key \"" + key +
                             "\" (known: master, id, pool, cpu_slots, gpus, work_dir, token_file, ca_file, "
-                            "address, log_level, log_format, shutdown_grace_ms)");
+                            "address, log_level, log_format, shutdown_grace_ms, single_user, unlinked_user, "
+                            "allow_root_trials, containment)");
     } catch (const YAML::Exception&) {
       return KeyError(path, v, key + " has the wrong type");
     }

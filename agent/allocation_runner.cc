@@ -7,6 +7,8 @@
 #include <spdlog/spdlog.h>
 #include <boost/asio/post.hpp>
 
+#include "agent/work_folder.h"
+
 namespace ring {
 namespace {
 
@@ -53,7 +55,7 @@ void AllocationRunner::SendState(proto::ProcessState state) {
 }
 
 void AllocationRunner::Begin() {
-  spdlog::info("[agent] {}: starting", Ids());
+  spdlog::info("[agent] {}: starting for owner \"{}\"", Ids(), start_.owner);
   SendState(proto::ProcessState::kStarting);
   if (!IsSafePathComponent(start_.allocation_id)) {
     ReportExit(ExitStatus{1, std::nullopt}, "invalid allocation id \"" + start_.allocation_id + "\"");
@@ -68,11 +70,14 @@ void AllocationRunner::Begin() {
 }
 
 Status AllocationRunner::Prepare() {
-  std::error_code ec;
-  std::filesystem::remove_all(work_dir_, ec);
-  std::filesystem::create_directories(work_dir_, ec);
-  if (ec) return Internal("cannot create the work directory " + work_dir_ + ": " + ec.message());
-  return context_.fetcher->Fetch(start_, work_dir_);
+  auto account = AccountFor(context_.run_as, start_);
+  if (!account.ok()) return account.status();
+  account_ = *account;
+  if (Status s = MakeWorkDir(work_dir_); !s.ok()) return s;
+  // Unpacked by the agent into a folder only it can enter, then handed over.
+  if (Status s = context_.fetcher->Fetch(start_, work_dir_); !s.ok()) return s;
+  if (context_.run_as.switch_users) return ChownTree(work_dir_, account_.uid, account_.gid);
+  return Status::Ok();
 }
 
 void AllocationRunner::OnPrepared(const Status& status) {
@@ -88,9 +93,14 @@ void AllocationRunner::OnPrepared(const Status& status) {
   }
   const AgentIdentity agent{context_.agent_id, context_.agent_address ? context_.agent_address() : "",
                             context_.ca_file};
-  Environment env =
-      BuildTrialEnvironment(start_, context_.master_url, agent, context_.slots, context_.inherited_env);
+  Environment base = context_.inherited_env;
+  base["HOME"] = account_.home;
+  base["USER"] = account_.user;
+  base["LOGNAME"] = account_.user;
+  Environment env = BuildTrialEnvironment(start_, context_.master_url, agent, context_.slots, base);
   ProcessSpec spec{ShellCommand(start_.entrypoint), work_dir_, ToEnvp(env)};
+  if (context_.run_as.switch_users) spec.run_as = SwitchIds{account_.uid, account_.gid, account_.groups};
+  spec.group = std::filesystem::path(work_dir_).filename().string();
   auto self = shared_from_this();
   ProcessCallbacks callbacks;
   callbacks.on_line = [self](OutputStream stream, std::string line) {
@@ -109,7 +119,8 @@ void AllocationRunner::OnPrepared(const Status& status) {
   }
   pid_ = handle->pid;
   phase_ = Phase::kRunning;
-  spdlog::info("[agent] {}: running pid={} in {}", Ids(), handle->pid, work_dir_);
+  spdlog::info("[agent] {}: running pid={} as {} (uid {}) in {}", Ids(), handle->pid, account_.user,
+               account_.uid, work_dir_);
   SendState(proto::ProcessState::kRunning);
 }
 
@@ -194,9 +205,8 @@ void AllocationRunner::Kill(std::chrono::milliseconds grace, const std::string& 
 
 void AllocationRunner::Cleanup() {
   boost::asio::post(context_.blocking, [self = shared_from_this()] {
-    std::error_code ec;
-    std::filesystem::remove_all(self->work_dir_, ec);
-    if (ec) spdlog::warn("[agent] {}: cannot remove {}: {}", self->Ids(), self->work_dir_, ec.message());
+    if (Status s = RemoveTree(self->work_dir_); !s.ok())
+      spdlog::warn("[agent] {}: cannot remove its work folder: {}", self->Ids(), s.message());
     boost::asio::post(self->context_.strand, [self] {
       self->phase_ = Phase::kDone;
       self->on_done_();

@@ -2,9 +2,10 @@
 // Runs one rank of one allocation on this agent: reports `starting`,
 // fetches and unpacks the model definition on a worker thread, launches the
 // entrypoint, streams its output as `log` batches, reports `exited`, and
-// removes the work directory. State lives on the supervisor's strand; output
-// lines arrive on the launcher's thread and go through a mutex-guarded
-// LogBatcher. Kept alive by shared_ptr captures until on_done has run.
+// removes the work directory. The rank runs as the account the run-as
+// policy gives its owner, in a work folder of that account's (0700). State lives on the supervisor's strand;
+// output lines arrive on the launcher's thread and go through a mutex-guarded LogBatcher. Kept alive by
+// shared_ptr captures until on_done has run.
 #include <atomic>
 #include <chrono>
 #include <functional>
@@ -24,6 +25,7 @@
 #include "agent/message_sink.h"
 #include "agent/model_fetcher.h"
 #include "agent/process_launcher.h"
+#include "agent/run_as.h"
 #include "agent/trial_environment.h"
 
 namespace ring {
@@ -45,7 +47,9 @@ struct RunnerContext {
   std::function<std::string()> agent_address;
   std::string work_root;           // work directories are <work_root>/<allocation_id>.r<rank>
   std::vector<proto::Slot> slots;  // this agent's slots (GPU UUIDs)
-  Environment inherited_env;       // the agent's own environment
+  // What trials get of the agent's own environment (AllowedAgentEnvironment).
+  Environment inherited_env;
+  RunAsPolicy run_as;  // who each task runs as (the agent itself when !switch_users)
 };
 
 class AllocationRunner : public std::enable_shared_from_this<AllocationRunner> {
@@ -78,6 +82,7 @@ class AllocationRunner : public std::enable_shared_from_this<AllocationRunner> {
   const RunnerContext& context_;
   const proto::Start start_;
   const std::string work_dir_;
+  UnixAccount account_;  // set by Prepare, read on the strand after it
   std::function<void()> on_done_;
   std::atomic<Phase> phase_{Phase::kPreparing};
   std::atomic<int64_t> pid_{0};

@@ -1,4 +1,6 @@
 // ringagent: parses flags into AgentConfig and runs the Agent.
+#include <sys/prctl.h>
+
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
@@ -7,9 +9,13 @@
 #include "agent/agent.h"
 #include "agent/agent_config.h"
 #include "agent/agent_config_file.h"
+#include "agent/run_as.h"
 #include "common/log_format.h"
 
 int main(int argc, char** argv) {
+  // Not dumpable: processes of the same account (trials in single-user mode)
+  // can neither read /proc/<agent>/environ or /mem nor ptrace the agent.
+  ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
   ring::AgentConfig config;
   std::string log_format = "text";
   // The settings file first, so that flags override it.
@@ -33,7 +39,17 @@ int main(int argc, char** argv) {
   app.add_option("--cpu-slots", config.cpu_slots, "CPU slots to offer (0: one per CPU when no GPU is found)")
       ->capture_default_str();
   app.add_flag("--no-gpus", no_gpus, "Do not look for GPUs");
-  app.add_option("--work-dir", config.work_dir, "Trial work directories (default: /tmp/ringagent-<id>)");
+  app.add_option("--work-dir", config.work_dir,
+                 "Trial work directories (default: /var/lib/ringagent/work as root, else "
+                 "~/.local/state/ringagent/work); must be the agent's own and not writable by others");
+  app.add_flag("--single-user", config.single_user,
+               "Run every task as the agent's own Unix user instead of as its owner (for a laptop)");
+  app.add_option("--unlinked-user", config.unlinked_user,
+                 "Unprivileged account that tasks of users with no linked Unix account run as")
+      ->capture_default_str();
+  app.add_option("--containment", config.containment,
+                 "How a task's processes are kept together: auto, cgroup2, freezer or process_group")
+      ->capture_default_str();
   app.add_option("--token", config.token, "Cluster token presented to the master")
       ->envname("RING_AGENT_TOKEN");
   app.add_option("--token-file", config.token_file,
@@ -73,6 +89,12 @@ int main(int argc, char** argv) {
     return 2;
   }
   spdlog::set_level(spdlog::level::from_str(config.log_level));
-  ring::Agent agent(std::move(config));
+  std::string run_as_notice;
+  auto run_as = ring::ResolveRunAsPolicy(config, run_as_notice);
+  if (!run_as.ok()) {
+    spdlog::error("[agent] {}", run_as.status().message());
+    return 2;
+  }
+  ring::Agent agent(std::move(config), std::move(*run_as), std::move(run_as_notice));
   return agent.Run();
 }

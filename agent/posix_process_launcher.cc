@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -12,6 +13,8 @@
 #include <cstring>
 #include <thread>
 #include <utility>
+
+#include <linux/capability.h>
 
 #include "agent/line_splitter.h"
 
@@ -44,20 +47,85 @@ struct Pipes {
   int err[2] = {-1, -1};
   int exec_error[2] = {-1, -1};  // the child writes errno here when exec fails
   int dev_null = -1;
+  int cgroup_procs = -1;  // the containment group's cgroup.procs, or -1
   ~Pipes() {
-    for (int* fd : {&out[0], &out[1], &err[0], &err[1], &exec_error[0], &exec_error[1], &dev_null})
+    for (int* fd :
+         {&out[0], &out[1], &err[0], &err[1], &exec_error[0], &exec_error[1], &dev_null, &cgroup_procs})
       CloseFd(*fd);
   }
 };
 
+// What the child switches to, prepared before fork.
+struct ChildIds {
+  bool switch_user = false;
+  uid_t uid = 0;
+  gid_t gid = 0;
+  std::vector<gid_t> groups;
+};
+
+// Drops every capability of the calling process (permitted, effective,
+// inheritable and ambient), so that nothing passes through exec. Raw system
+// calls: the child of a threaded process may not use libc's setxid helpers.
+bool DropCapabilities() {
+  ::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct data[2] = {};
+  return ::syscall(SYS_capset, &header, data) == 0;
+}
+
+// What the child was doing when it failed, reported with errno.
+enum class ChildStep { kSetup, kJoinGroup, kSwitchUser, kDropCapabilities, kRegainedRoot, kChdir, kExec };
+
+const char* Describe(ChildStep step) {
+  switch (step) {
+    case ChildStep::kSetup:
+      return "cannot set up its descriptors";
+    case ChildStep::kJoinGroup:
+      return "cannot join its cgroup";
+    case ChildStep::kSwitchUser:
+      return "cannot switch to its Unix account";
+    case ChildStep::kDropCapabilities:
+      return "cannot drop the agent's capabilities";
+    case ChildStep::kRegainedRoot:
+      return "could become root again after switching users";
+    case ChildStep::kChdir:
+      return "cannot enter its working directory";
+    case ChildStep::kExec:
+      return "cannot execute the program";
+  }
+  return "cannot start";
+}
+
 // Runs in the child between fork and exec: async-signal-safe calls only.
-[[noreturn]] void ExecChild(const Pipes& p, const char* cwd, char* const* argv, char* const* envp) {
+[[noreturn]] void ExecChild(const Pipes& p, const ChildIds& ids, const char* cwd, char* const* argv,
+                            char* const* envp) {
+  ChildStep step = ChildStep::kSetup;
   auto fail = [&](int err) {
-    ssize_t unused = ::write(p.exec_error[1], &err, sizeof(err));
+    int report[2] = {static_cast<int>(step), err};
+    ssize_t unused = ::write(p.exec_error[1], report, sizeof(report));
     (void)unused;
     _exit(127);
   };
   ::setpgid(0, 0);
+  // Into the containment group first, before anything can fork.
+  step = ChildStep::kJoinGroup;
+  if (p.cgroup_procs >= 0 && ::write(p.cgroup_procs, "0", 1) != 1) fail(errno);
+  step = ChildStep::kSwitchUser;
+  if (ids.switch_user) {
+    // Groups first (they need the rights setuid gives up), then the gid, then
+    // the uid: real, effective and saved, so there is no way back.
+    if (::syscall(SYS_setgroups, ids.groups.size(), ids.groups.data()) != 0) fail(errno);
+    if (::syscall(SYS_setresgid, ids.gid, ids.gid, ids.gid) != 0) fail(errno);
+    if (::syscall(SYS_setresuid, ids.uid, ids.uid, ids.uid) != 0) fail(errno);
+  }
+  // An agent given capabilities (CAP_SETUID under systemd) hands none on.
+  step = ChildStep::kDropCapabilities;
+  if (!DropCapabilities()) fail(errno);
+  step = ChildStep::kRegainedRoot;
+  if (ids.switch_user && ids.uid != 0) {
+    // Proof there is no way back: becoming root again must fail.
+    if (::syscall(SYS_setresuid, 0, 0, 0) == 0 || ::syscall(SYS_setresgid, 0, 0, 0) == 0) fail(EPERM);
+  }
   if (::dup2(p.dev_null, 0) < 0 || ::dup2(p.out[1], 1) < 0 || ::dup2(p.err[1], 2) < 0) fail(errno);
   // Keep only 0-2 and the exec error pipe (moved to 3, close-on-exec): the
   // agent's sockets must not leak into trials.
@@ -69,7 +137,9 @@ struct Pipes {
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
   for (int s = 1; s < NSIG; ++s) ::signal(s, SIG_DFL);
+  step = ChildStep::kChdir;
   if (cwd[0] != '\0' && ::chdir(cwd) != 0) fail(errno);
+  step = ChildStep::kExec;
   ::execve(argv[0], argv, envp);
   fail(errno);
   _exit(127);
@@ -79,6 +149,7 @@ struct Pipes {
 
 struct PosixProcessLauncher::Process {
   int64_t pid = 0;
+  std::string group;  // containment group, empty for none
   int out_fd = -1;
   int err_fd = -1;
   int pid_fd = -1;
@@ -102,6 +173,7 @@ PosixProcessLauncher::~PosixProcessLauncher() {
   for (auto& [pid, process] : processes) {
     if (process->watcher.joinable()) process->watcher.join();
   }
+  containment_.RemoveRoot();
 }
 
 Result<ProcessHandle> PosixProcessLauncher::Launch(const ProcessSpec& spec, ProcessCallbacks callbacks) {
@@ -121,32 +193,48 @@ Result<ProcessHandle> PosixProcessLauncher::Launch(const ProcessSpec& spec, Proc
     return Internal(std::string("pipe: ") + std::strerror(errno));
   p.dev_null = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   if (p.dev_null < 0) return Internal(std::string("open /dev/null: ") + std::strerror(errno));
+  ChildIds ids;
+  if (spec.run_as) {
+    ids.switch_user = true;
+    ids.uid = static_cast<uid_t>(spec.run_as->uid);
+    ids.gid = static_cast<gid_t>(spec.run_as->gid);
+    ids.groups.assign(spec.run_as->groups.begin(), spec.run_as->groups.end());
+  }
+  if (!spec.group.empty()) {
+    auto procs = containment_.Create(spec.group);
+    if (!procs.ok()) return procs.status();
+    p.cgroup_procs = *procs;
+  }
 
   std::lock_guard lock(mutex_);
   JoinFinishedLocked();
   pid_t pid = ::fork();
   if (pid < 0) return Status(ErrorCode::kUnavailable, std::string("fork: ") + std::strerror(errno));
-  if (pid == 0) ExecChild(p, spec.cwd.c_str(), argv.data(), envp.data());
+  if (pid == 0) ExecChild(p, ids, spec.cwd.c_str(), argv.data(), envp.data());
 
   ::setpgid(pid, pid);  // also in the parent, so a signal sent right away reaches the group
   CloseFd(p.out[1]);
   CloseFd(p.err[1]);
   CloseFd(p.exec_error[1]);
-  int child_errno = 0;
+  int report[2] = {0, 0};  // ChildStep, errno
   ssize_t n;
   do {
-    n = ::read(p.exec_error[0], &child_errno, sizeof(child_errno));
+    n = ::read(p.exec_error[0], report, sizeof(report));
   } while (n < 0 && errno == EINTR);
   if (n > 0) {
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
+    if (!spec.group.empty()) containment_.Remove(spec.group);
     std::string what = spec.cwd.empty() ? spec.argv[0] : spec.argv[0] + " in " + spec.cwd;
-    return Status(ErrorCode::kInvalidArgument, "cannot start " + what + ": " + std::strerror(child_errno));
+    return Status(ErrorCode::kInvalidArgument, "cannot start " + what + ": " +
+                                                   Describe(static_cast<ChildStep>(report[0])) + ": " +
+                                                   std::strerror(report[1]));
   }
 
   auto process = std::make_shared<Process>();
   process->pid = pid;
+  process->group = spec.group;
   process->out_fd = std::exchange(p.out[0], -1);
   process->err_fd = std::exchange(p.err[0], -1);
   process->pid_fd = OpenPidFd(pid);
@@ -176,6 +264,8 @@ void PosixProcessLauncher::Terminate(int64_t pid, std::chrono::milliseconds grac
     return;
   }
   ::kill(-static_cast<pid_t>(pid), SIGTERM);
+  // Those that left the process group are asked too.
+  if (!it->second->group.empty()) containment_.SignalAll(it->second->group, SIGTERM);
   auto& current = it->second->kill_deadline;
   if (!current || deadline < *current) current = deadline;
 }
@@ -231,13 +321,16 @@ void PosixProcessLauncher::Watch(const std::shared_ptr<Process>& process) {
         }
       }
     }
+    bool kill_now = false;
     {
       std::lock_guard lock(mutex_);
       if (!leader_exited && process->kill_deadline && Clock::now() >= *process->kill_deadline) {
         ::kill(-pid, SIGKILL);
         process->kill_deadline.reset();
+        kill_now = true;
       }
     }
+    if (kill_now && !process->group.empty()) containment_.KillAll(process->group);
     if (!leader_exited) {
       // WNOWAIT keeps the zombie, so its pid (and group id) cannot be reused
       // while the stragglers of its group are killed.
@@ -247,6 +340,9 @@ void PosixProcessLauncher::Watch(const std::shared_ptr<Process>& process) {
         leader_exited = true;
         CloseFd(process->pid_fd);
         ::kill(-pid, SIGKILL);
+        // And whatever left the group (setsid, double fork) but not the cgroup.
+        if (!process->group.empty() && !containment_.KillAll(process->group))
+          emit(1, {"ringagent: some processes of this trial could not be killed"});
         drain_deadline = Clock::now() + kDrainTimeout;
       }
     }
@@ -265,6 +361,7 @@ void PosixProcessLauncher::Watch(const std::shared_ptr<Process>& process) {
     }
     process->reaped = true;
   }
+  if (!process->group.empty()) containment_.Remove(process->group);
   ExitStatus exit;
   if (WIFSIGNALED(status)) {
     exit.signal = WTERMSIG(status);

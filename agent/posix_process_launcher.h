@@ -4,18 +4,24 @@
 // pipes as stdout/stderr. One watcher thread per process reads the pipes line
 // by line, enforces the SIGKILL deadline of Terminate, and reaps it; the
 // callbacks run on that watcher thread. When the leader exits, whatever it
-// left running in its group is killed (it would hold the slots otherwise).
+// left running in its group is killed (it would hold the slots otherwise),
+// and so is everything in its containment group (a cgroup, see
+// process_containment.h), which also holds the processes that left the
+// process group. A spec with run_as is switched to those ids in the child,
+// between fork and exec, with every capability dropped.
 #include <memory>
 #include <mutex>
 #include <unordered_map>
+#include <utility>
 
+#include "agent/process_containment.h"
 #include "agent/process_launcher.h"
 
 namespace ring {
 
 class PosixProcessLauncher : public ProcessLauncher {
  public:
-  PosixProcessLauncher() = default;
+  explicit PosixProcessLauncher(ProcessContainment containment = {}) : containment_(std::move(containment)) {}
   // SIGKILLs every process group still running and joins the watchers.
   ~PosixProcessLauncher() override;
   PosixProcessLauncher(const PosixProcessLauncher&) = delete;
@@ -30,6 +36,7 @@ class PosixProcessLauncher : public ProcessLauncher {
   void Watch(const std::shared_ptr<Process>& process);
   void JoinFinishedLocked();
 
+  const ProcessContainment containment_;
   std::mutex mutex_;  // guards processes_ and each Process's kill fields
   std::unordered_map<int64_t, std::shared_ptr<Process>> processes_;
 };

@@ -13,10 +13,23 @@
 
 namespace ring {
 
+// The Unix identity a process is switched to before exec.
+struct SwitchIds {
+  uint32_t uid = 0;
+  uint32_t gid = 0;
+  std::vector<uint32_t> groups;  // supplementary groups (the complete list)
+};
+
 struct ProcessSpec {
   std::vector<std::string> argv;  // argv[0] is the program's absolute path
-  std::string cwd;                // working directory ("" = the agent's)
+  std::string cwd;                // working directory ("" = the agent's), entered as `run_as`
   std::vector<std::string> env;   // the complete environment, "NAME=value"
+  // Absent: the process runs as the agent (single-user mode). Present: it
+  // runs as these ids with no way back to the agent's (or root's) rights.
+  std::optional<SwitchIds> run_as;
+  // Name of the process's own containment group (a cgroup where the host has
+  // one), e.g. "<allocation>.r<rank>"; empty = its process group only.
+  std::string group;
 };
 
 // `/bin/sh -c <command>`.
@@ -51,13 +64,16 @@ struct ProcessHandle {
 class ProcessLauncher {
  public:
   virtual ~ProcessLauncher() = default;
-  // Starts the process in its own process group. A failure to start (missing
-  // program, bad cwd) is an error and no callback is ever called.
+  // Starts the process in its own process group (and containment group). A
+  // failure to start (missing program, bad cwd, refused switch of user) is
+  // an error and no callback is ever called.
   virtual Result<ProcessHandle> Launch(const ProcessSpec& spec, ProcessCallbacks callbacks) = 0;
   // Sends `signal` to the whole process group. NotFound once it was reaped.
   virtual Status Signal(int64_t pid, int signal) = 0;
   // SIGTERM to the group now, SIGKILL to the group if the process is still
-  // alive after `grace` (grace 0 = SIGKILL at once).
+  // alive after `grace` (grace 0 = SIGKILL at once). Once the process has
+  // ended, everything left in its containment group is killed too, including
+  // processes that left its process group.
   virtual void Terminate(int64_t pid, std::chrono::milliseconds grace) = 0;
 };
 

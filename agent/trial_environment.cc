@@ -49,6 +49,15 @@ Environment BuildTrialEnvironment(const proto::Start& start, const std::string& 
   return env;
 }
 
+Environment AllowedAgentEnvironment(const Environment& agent) {
+  Environment env;
+  for (const auto& [name, value] : agent) {
+    if (name == "PATH" || name == "LANG" || name == "TZ" || name.rfind("LC_", 0) == 0) env[name] = value;
+  }
+  if (env.count("PATH") == 0) env["PATH"] = "/usr/local/bin:/usr/bin:/bin";
+  return env;
+}
+
 Environment CurrentEnvironment() {
   Environment env;
   for (char** e = environ; e && *e; ++e) {

@@ -20,7 +20,8 @@ struct AgentIdentity {
                         // (--ca-file); empty = the agent has none, RING_CA_FILE is left as it is
 };
 
-// Starts from `inherited` (the agent's environment), adds the experiment's
+// Starts from `inherited` (what the trial gets of the agent's environment,
+// AllowedAgentEnvironment, plus HOME, USER and LOGNAME of its account), adds the experiment's
 // environment.variables from `start.environment`, then the variables Ringmaster
 // manages (RING_*, the torchrun set, CUDA_VISIBLE_DEVICES), which win over
 // both so a trial can never be handed another allocation's or agent's identity.
@@ -30,6 +31,11 @@ struct AgentIdentity {
 Environment BuildTrialEnvironment(const proto::Start& start, const std::string& master_url,
                                   const AgentIdentity& agent, const std::vector<proto::Slot>& agent_slots,
                                   const Environment& inherited);
+
+// The part of the agent's environment a trial may see: PATH, LANG, LC_*
+// and TZ. Nothing else passes (no token, no secret, no other variable);
+// PATH is a standard one when the agent has none.
+Environment AllowedAgentEnvironment(const Environment& agent);
 
 // The calling process's environment (reads `environ`).
 Environment CurrentEnvironment();

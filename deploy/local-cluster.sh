@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # A master and N CPU agents on this machine, in the background, with all their
-# data and logs in one directory.
+# data and logs in one directory. The agents run in single-user mode
+# (--single-user): every trial runs as the user who ran this script, with that
+# user's rights, which is what a laptop needs and what `ring agent list` shows;
+# a shared cluster runs its agents as root or with CAP_SETUID/CAP_SETGID so
+# each trial runs as its owner (docs/security.md).
 #
 #   deploy/local-cluster.sh start [--agents N] [--slots S] [--port P] [--dir DIR]
 #   deploy/local-cluster.sh stop  [--dir DIR]
@@ -77,7 +81,7 @@ start() {
   echo "$url" >"$dir/master.url"
   for i in $(seq 1 "$agents"); do
     "$bin/ringagent" --master "$url" --id "agent-$i" --cpu-slots "$slots" --work-dir "$dir/agent-$i" \
-      --token-file "$dir/master/cluster-token" \
+      --token-file "$dir/master/cluster-token" --single-user \
       >>"$dir/logs/agent-$i.log" 2>&1 &
     echo "$! agent-$i" >>"$pids_file"
   done

@@ -130,9 +130,10 @@ TEST_F(BadRequestsTest, AgentsWithoutTheClusterTokenAreRefused) {
 
   // A real agent with a wrong token: refused, it says why, and never joins.
   const std::string wrong = cluster_.WriteFile("wrong-token", "0123456789abcdef0123456789abcdef\n");
-  ChildProcess agent({BinDir() + "/ringagent", "--master", cluster_.url(), "--id", "intruder", "--cpu-slots",
-                      "1", "--work-dir", cluster_.dir() + "/intruder", "--token-file", wrong},
-                     {}, cluster_.dir() + "/intruder.log");
+  ChildProcess agent(
+      {BinDir() + "/ringagent", "--master", cluster_.url(), "--id", "intruder", "--cpu-slots", "1",
+       "--work-dir", cluster_.dir() + "/intruder", "--token-file", wrong, "--single-user"},
+      {}, cluster_.dir() + "/intruder.log");
   EXPECT_TRUE(TestCluster::WaitFor(
       [&] { return ReadFileText(cluster_.dir() + "/intruder.log").find("401") != std::string::npos; }, 10s))
       << ReadFileText(cluster_.dir() + "/intruder.log");

@@ -130,6 +130,8 @@ ChildProcess& TestCluster::StartAgent(const std::string& id, int cpu_slots, cons
                            std::to_string(cpu_slots), "--work-dir", dir_ + "/agent-" + id, "--token-file",
                            cluster_token_file(), "--log-level", "debug"});
   if (!ca_file_.empty()) argv.insert(argv.end(), {"--ca-file", ca_file_});
+  if (!options.run_as_owner) argv.push_back("--single-user");
+  argv.insert(argv.end(), options.extra_args.begin(), options.extra_args.end());
   agents_.erase(id);
   agents_.emplace(id, ChildProcess(argv, {}, dir_ + "/agent-" + id + ".log"));
   bool connected = WaitFor(

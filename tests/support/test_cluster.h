@@ -42,6 +42,11 @@ class TestCluster {
   };
   struct AgentOptions {
     std::vector<std::string> launcher;  // as MasterOptions::launcher
+    // False (the default): --single-user, trials run as the test's own user
+    // (root here) and can use its folders. True: the agent runs each trial
+    // as its owner's Unix account (the test makes the accounts and folders).
+    bool run_as_owner = false;
+    std::vector<std::string> extra_args;  // appended to the agent's command line
   };
 
   TestCluster();

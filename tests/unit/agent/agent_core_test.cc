@@ -290,7 +290,8 @@ TEST(AgentConfig, DefaultsAndValidation) {
   c.master_url = "http://127.0.0.1:8080/";
   ASSERT_TRUE(ResolveAgentConfig(c).ok());
   EXPECT_FALSE(c.id.empty());
-  EXPECT_EQ(c.work_dir, "/tmp/ringagent-" + c.id);
+  EXPECT_EQ(c.work_dir, DefaultWorkDir());
+  EXPECT_NE(c.work_dir.rfind("/tmp/", 0), 0u) << c.work_dir;
   EXPECT_EQ(c.master_url, "http://127.0.0.1:8080");
 
   AgentConfig ws;

@@ -97,7 +97,8 @@ class AgentDaemonTest : public ::testing::Test {
     agent_ = std::make_unique<AgentProcess>(
         std::vector<std::string>{"--master", master_.url(), "--id", "daemon-1", "--cpu-slots", "2",
                                  "--work-dir", (dir_ / "work").string(), "--token", "cluster-token",
-                                 "--log-level", "debug", "--shutdown-grace-ms", "1000", "--no-gpus"},
+                                 "--log-level", "debug", "--shutdown-grace-ms", "1000", "--no-gpus",
+                                 "--single-user"},
         dir_ / "agent.log");
     ASSERT_TRUE(agent_->started());
   }
