@@ -65,12 +65,12 @@ Result<std::string> UnixName(const nlohmann::json& unix, const char* name) {
 }
 
 // "unix": {"uid", "gid", "user", "group"} links; null unlinks.
-Result<std::optional<UnixAccount>> DecodeUnixAccount(const nlohmann::json& unix) {
-  if (unix.is_null()) return std::optional<UnixAccount>();
+Result<std::optional<UserUnixAccount>> DecodeUnixAccount(const nlohmann::json& unix) {
+  if (unix.is_null()) return std::optional<UserUnixAccount>();
   if (!unix.is_object())
     return InvalidArgument("unix must be null or an object with uid, gid and optionally user and group");
   if (Status s = CheckKnownFields(unix, {"uid", "gid", "user", "group"}, "unix"); !s.ok()) return s;
-  UnixAccount account;
+  UserUnixAccount account;
   auto uid = UnixId(unix, "uid");
   if (!uid.ok()) return uid.status();
   auto gid = UnixId(unix, "gid");
@@ -79,7 +79,7 @@ Result<std::optional<UnixAccount>> DecodeUnixAccount(const nlohmann::json& unix)
   if (!user.ok()) return user.status();
   auto group = UnixName(unix, "group");
   if (!group.ok()) return group.status();
-  return std::optional<UnixAccount>(UnixAccount{*uid, *gid, *user, *group});
+  return std::optional<UserUnixAccount>(UserUnixAccount{*uid, *gid, *user, *group});
 }
 
 }  // namespace

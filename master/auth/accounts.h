@@ -32,7 +32,7 @@ struct UserPatch {
   std::optional<UserRole> role;
   std::optional<bool> active;
   // Set: link the user to this account, or unlink them (the inner nullopt).
-  std::optional<std::optional<UnixAccount>> unix_account;
+  std::optional<std::optional<UserUnixAccount>> unix_account;
   // Needed when a user changes their own password; admins resetting another
   // user's password do without it.
   std::optional<std::string> current_password;

@@ -148,7 +148,7 @@ Status SchedulingDriver::AddOwner(int64_t task_id, LaunchSpec& spec) {
   auto user = store_.GetUserByName(task->owner);
   if (!user.ok() && user.status().code() != ErrorCode::kNotFound) return user.status();
   if (user.ok() && user->unix_account) {
-    const UnixAccount& a = *user->unix_account;
+    const UserUnixAccount& a = *user->unix_account;
     spec.run_as = proto::RunAs{a.uid, a.gid, a.user, a.group};
   }
   return Status::Ok();

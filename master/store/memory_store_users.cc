@@ -48,7 +48,7 @@ Status MemoryStore::UpdateUser(const UserRecord& u) {
   return Status::Ok();
 }
 
-Status MemoryStore::SetUserUnixAccount(int64_t id, const std::optional<UnixAccount>& account) {
+Status MemoryStore::SetUserUnixAccount(int64_t id, const std::optional<UserUnixAccount>& account) {
   if (Status s = CheckUnixIds(account); !s.ok()) return s;
   std::lock_guard lock(mu_);
   auto it = users_.find(id);

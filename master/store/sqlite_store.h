@@ -85,7 +85,7 @@ class SqliteStore final : public Store {
   Result<UserRecord> GetUserByName(const std::string& username) override;
   Result<std::vector<UserRecord>> ListUsers() override;
   Status UpdateUser(const UserRecord& u) override;
-  Status SetUserUnixAccount(int64_t id, const std::optional<UnixAccount>& account) override;
+  Status SetUserUnixAccount(int64_t id, const std::optional<UserUnixAccount>& account) override;
 
   Status CreateSession(const SessionRecord& s) override;
   Result<SessionRecord> GetSession(const std::string& token_hash) override;

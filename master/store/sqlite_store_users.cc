@@ -25,7 +25,7 @@ Result<UserRecord> ReadUser(const Stmt& s) {
   u.role = *parsed;
   u.active = s.Int(4) != 0;
   u.created_at = s.Text(5);
-  if (!s.IsNull(6)) u.unix_account = UnixAccount{s.Int(6), s.Int(7), s.Text(8), s.Text(9)};
+  if (!s.IsNull(6)) u.unix_account = UserUnixAccount{s.Int(6), s.Int(7), s.Text(8), s.Text(9)};
   return u;
 }
 
@@ -90,7 +90,7 @@ Status SqliteStore::UpdateUser(const UserRecord& u) {
   return Status::Ok();
 }
 
-Status SqliteStore::SetUserUnixAccount(int64_t id, const std::optional<UnixAccount>& account) {
+Status SqliteStore::SetUserUnixAccount(int64_t id, const std::optional<UserUnixAccount>& account) {
   if (Status s = CheckUnixIds(account); !s.ok()) return s;
   std::lock_guard lock(mu_);
   Result<Stmt> update = db_->Prepare(

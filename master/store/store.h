@@ -164,12 +164,12 @@ struct SearcherStep {
 
 // The Unix account a user's tasks run as on agents that switch users.
 // Never root: uid and gid are 1..4294967294.
-struct UnixAccount {
+struct UserUnixAccount {
   int64_t uid = 0;
   int64_t gid = 0;
   std::string user;   // account name; empty when linked by number only
   std::string group;  // group name; empty when linked by number only
-  bool operator==(const UnixAccount&) const = default;
+  bool operator==(const UserUnixAccount&) const = default;
 };
 
 // An account. Usernames never change: experiments record theirs as owner.
@@ -178,9 +178,9 @@ struct UserRecord {
   std::string username;
   std::string password_hash;  // Argon2id, libsodium's crypto_pwhash_str format
   UserRole role = UserRole::kUser;
-  bool active = true;                       // an inactive user cannot sign in
-  std::string created_at;                   // set by the store
-  std::optional<UnixAccount> unix_account;  // set by SetUserUnixAccount; absent: not linked
+  bool active = true;                           // an inactive user cannot sign in
+  std::string created_at;                       // set by the store
+  std::optional<UserUnixAccount> unix_account;  // set by SetUserUnixAccount; absent: not linked
 };
 
 // A signed-in session: the SHA-256 of its bearer token, never the token.
@@ -299,7 +299,7 @@ class Store {
   virtual Status UpdateUser(const UserRecord& u) = 0;  // kNotFound
   // Links the user to a Unix account, or unlinks them (nullopt). kNotFound;
   // kInvalidArgument for a uid or gid outside 1..4294967294.
-  virtual Status SetUserUnixAccount(int64_t id, const std::optional<UnixAccount>& account) = 0;
+  virtual Status SetUserUnixAccount(int64_t id, const std::optional<UserUnixAccount>& account) = 0;
 
   // Sessions. A token hash is unique (kConflict).
   virtual Status CreateSession(const SessionRecord& s) = 0;

@@ -53,7 +53,7 @@ bool IsKnown(AgentState s) {
   return ParseAgentState(ToString(s)).has_value();
 }
 
-Status CheckUnixIds(const std::optional<UnixAccount>& account) {
+Status CheckUnixIds(const std::optional<UserUnixAccount>& account) {
   constexpr int64_t kMaxId = 4294967294;
   if (!account) return Status::Ok();
   if (account->uid < 1 || account->uid > kMaxId || account->gid < 1 || account->gid > kMaxId)

@@ -25,6 +25,6 @@ bool IsKnown(AllocationState s);
 bool IsKnown(AgentState s);
 
 // A linked account's uid and gid are 1..4294967294: never root, never -1.
-Status CheckUnixIds(const std::optional<UnixAccount>& account);
+Status CheckUnixIds(const std::optional<UserUnixAccount>& account);
 
 }  // namespace ring

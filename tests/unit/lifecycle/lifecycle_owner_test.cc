@@ -16,7 +16,7 @@ class LifecycleOwnerTest : public testing::LifecycleFixture {};
 TEST_F(LifecycleOwnerTest, StartsCarryTheOwnersLinkedAccount) {
   auto alice = store_.CreateUser(UserRecord{.username = "alice", .password_hash = "h"});
   ASSERT_TRUE(alice.ok());
-  ASSERT_TRUE(store_.SetUserUnixAccount(*alice, UnixAccount{1234, 2345, "alice", "team"}).ok());
+  ASSERT_TRUE(store_.SetUserUnixAccount(*alice, UserUnixAccount{1234, 2345, "alice", "team"}).ok());
   CreateFrom(kTwoRanks);  // submitted by alice
   auto channel = Connect("agent-1", 2);
   auto starts = channel->Of<proto::Start>();
@@ -47,7 +47,7 @@ TEST_F(LifecycleOwnerTest, ALinkMadeWhileQueuedCountsAtLaunch) {
   auto alice = store_.CreateUser(UserRecord{.username = "alice", .password_hash = "h"});
   ASSERT_TRUE(alice.ok());
   CreateFrom(kTwoRanks);  // waits: no agent yet
-  ASSERT_TRUE(store_.SetUserUnixAccount(*alice, UnixAccount{4321, 4321, "", ""}).ok());
+  ASSERT_TRUE(store_.SetUserUnixAccount(*alice, UserUnixAccount{4321, 4321, "", ""}).ok());
   auto channel = Connect("agent-1", 2);
   auto starts = channel->Of<proto::Start>();
   ASSERT_EQ(starts.size(), 2u);

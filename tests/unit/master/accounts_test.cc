@@ -210,7 +210,7 @@ TEST_F(AccountsTest, OnlyAdminsLinkUnixAccounts) {
   auto ada = accounts_.CreateUser(admin_, "ada", "ada-password", UserRole::kUser);
   ASSERT_TRUE(ada.ok());
   const Principal as_ada{ada->id, "ada", UserRole::kUser};
-  const UnixAccount account{1001, 1001, "ada", ""};
+  const UserUnixAccount account{1001, 1001, "ada", ""};
   EXPECT_EQ(accounts_.ChangeUser(as_ada, ada->id, UserPatch{.unix_account = account}).status().code(),
             ErrorCode::kPermissionDenied);
   EXPECT_FALSE(store_.GetUser(ada->id)->unix_account.has_value());
@@ -219,14 +219,14 @@ TEST_F(AccountsTest, OnlyAdminsLinkUnixAccounts) {
   ASSERT_TRUE(linked.ok()) << linked.status().ToString();
   EXPECT_EQ(linked->unix_account, account);
   EXPECT_EQ(store_.GetUser(ada->id)->unix_account, account);
-  EXPECT_EQ(
-      accounts_
-          .ChangeUser(as_ada, ada->id, UserPatch{.unix_account = std::optional<UnixAccount>(std::nullopt)})
-          .status()
-          .code(),
-      ErrorCode::kPermissionDenied);
-  auto unlinked = accounts_.ChangeUser(admin_, ada->id,
-                                       UserPatch{.unix_account = std::optional<UnixAccount>(std::nullopt)});
+  EXPECT_EQ(accounts_
+                .ChangeUser(as_ada, ada->id,
+                            UserPatch{.unix_account = std::optional<UserUnixAccount>(std::nullopt)})
+                .status()
+                .code(),
+            ErrorCode::kPermissionDenied);
+  auto unlinked = accounts_.ChangeUser(
+      admin_, ada->id, UserPatch{.unix_account = std::optional<UserUnixAccount>(std::nullopt)});
   ASSERT_TRUE(unlinked.ok());
   EXPECT_FALSE(unlinked->unix_account.has_value());
   EXPECT_FALSE(store_.GetUser(ada->id)->unix_account.has_value());
@@ -262,10 +262,10 @@ TEST(UserBodiesTest, DecodeUnixAccountsOrNameTheField) {
       DecodeUserPatch({{"unix", {{"uid", 1001}, {"gid", 1002}, {"user", "ada"}, {"group", "team"}}}});
   ASSERT_TRUE(linked.ok()) << linked.status().ToString();
   ASSERT_TRUE(linked->unix_account.has_value());
-  EXPECT_EQ(*linked->unix_account, (UnixAccount{1001, 1002, "ada", "team"}));
+  EXPECT_EQ(*linked->unix_account, (UserUnixAccount{1001, 1002, "ada", "team"}));
   auto numbers = DecodeUserPatch({{"unix", {{"uid", 4294967294}, {"gid", 1}}}});
   ASSERT_TRUE(numbers.ok()) << numbers.status().ToString();
-  EXPECT_EQ(*numbers->unix_account, (UnixAccount{4294967294, 1, "", ""}));
+  EXPECT_EQ(*numbers->unix_account, (UserUnixAccount{4294967294, 1, "", ""}));
   auto unlinked = DecodeUserPatch({{"unix", nullptr}});
   ASSERT_TRUE(unlinked.ok());
   ASSERT_TRUE(unlinked->unix_account.has_value());

@@ -77,7 +77,7 @@ TYPED_TEST(StoreUsersTest, LinksAndUnlinksUnixAccounts) {
   const int64_t bob = this->AddUser("bob");
   EXPECT_FALSE(this->store().GetUser(ada)->unix_account.has_value());
 
-  const UnixAccount account{1001, 1002, "ada", "team"};
+  const UserUnixAccount account{1001, 1002, "ada", "team"};
   ASSERT_TRUE(this->store().SetUserUnixAccount(ada, account).ok());
   EXPECT_EQ(this->store().GetUser(ada)->unix_account, account);
   EXPECT_EQ(this->store().GetUserByName("ada")->unix_account, account);
@@ -94,18 +94,18 @@ TYPED_TEST(StoreUsersTest, LinksAndUnlinksUnixAccounts) {
   EXPECT_EQ(this->store().GetUser(ada)->unix_account, account);
 
   // Linked by number only: the names stay empty.
-  ASSERT_TRUE(this->store().SetUserUnixAccount(bob, UnixAccount{4294967294, 7, "", ""}).ok());
-  EXPECT_EQ(this->store().GetUser(bob)->unix_account, (UnixAccount{4294967294, 7, "", ""}));
+  ASSERT_TRUE(this->store().SetUserUnixAccount(bob, UserUnixAccount{4294967294, 7, "", ""}).ok());
+  EXPECT_EQ(this->store().GetUser(bob)->unix_account, (UserUnixAccount{4294967294, 7, "", ""}));
 
   ASSERT_TRUE(this->store().SetUserUnixAccount(ada, std::nullopt).ok());
   EXPECT_FALSE(this->store().GetUser(ada)->unix_account.has_value());
 
   // Never root, never out of range; an unknown user is not found.
-  for (const UnixAccount& bad : {UnixAccount{0, 1002, "", ""}, UnixAccount{1001, 0, "", ""},
-                                 UnixAccount{-1, 5, "", ""}, UnixAccount{4294967295, 5, "", ""}})
+  for (const UserUnixAccount& bad : {UserUnixAccount{0, 1002, "", ""}, UserUnixAccount{1001, 0, "", ""},
+                                     UserUnixAccount{-1, 5, "", ""}, UserUnixAccount{4294967295, 5, "", ""}})
     EXPECT_EQ(this->store().SetUserUnixAccount(bob, bad).code(), ErrorCode::kInvalidArgument)
         << bad.uid << ":" << bad.gid;
-  EXPECT_EQ(this->store().GetUser(bob)->unix_account, (UnixAccount{4294967294, 7, "", ""}));
+  EXPECT_EQ(this->store().GetUser(bob)->unix_account, (UserUnixAccount{4294967294, 7, "", ""}));
   EXPECT_EQ(this->store().SetUserUnixAccount(99, account).code(), ErrorCode::kNotFound);
 }
 
