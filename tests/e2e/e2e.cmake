@@ -1,6 +1,8 @@
 # Whole experiments on a real master, agents and trial processes, one binary:
 #   agent_loss_e2e_test       a trial that fails, an agent that dies under a running trial
 #   quadratic_e2e_test        `ring experiment create` to metrics in SQLite, the CLI and REST
+#   run_as_owner_e2e_test     `ring user link-unix`: a trial runs as another Unix account and owns
+#                             its files (skips when not root)
 #   fault_tolerance_e2e_test  kill -9 and SIGSTOP while the quadratic trial trains; same result
 #   search_e2e_test           every searcher's example config; ASHA; kill -9 of the master mid-search
 #   scheduling_e2e_test       fair share (weights 1 and 3) on 4 CPU slots
@@ -26,6 +28,7 @@ ring_add_test(e2e_tests LABEL e2e TIMEOUT 300
     e2e/digits_pytorch_e2e_test.cc
     e2e/fault_tolerance_e2e_test.cc
     e2e/quadratic_e2e_test.cc
+    e2e/run_as_owner_e2e_test.cc
     e2e/scheduling_e2e_test.cc
     e2e/search_e2e_test.cc
     e2e/svm_e2e_test.cc
