@@ -7,9 +7,10 @@
 // runs the example grid search (configs/experiments/quadratic-grid.yaml) to
 // the end, starts a slow random search that keeps slots busy and jobs
 // waiting, then drives Debian's chromium (headless, through playwright-core):
-// the sign-in page (a wrong password, then the right one), then the four
+// the sign-in page (a wrong password, then the right one), then the five
 // pages: experiments, experiment (one curve per trial), trial (logs), cluster
-// (slots). It kills the slow search through the UI, checks a narrow window,
+// (slots, each agent's mode), users (create, link a Unix account, deactivate).
+// It kills the slow search through the UI, checks a narrow window,
 // keyboard focus, the number of requests while idle, signing out, a revoked
 // token sending the browser back to the sign-in page (and signing in
 // returning to the page), that a user who is not an admin gets no actions on
@@ -262,6 +263,9 @@ async function main() {
       path.join(tmp, id),
       '--token-file',
       path.join(tmp, 'master', 'cluster-token'),
+      // Trials run as this script's user and use its temporary folders; the
+      // cluster page shows the mode.
+      '--single-user',
     ]);
   await waitFor(
     'two connected agents',
@@ -508,6 +512,10 @@ max_restarts: 0
   );
   log(`a waiting job's reason: ${pendingReasons[0]}`);
   check((await page.locator('[data-pool="default"]').count()) === 1, 'the default pool is shown');
+  check(
+    (await page.locator('[data-agent]').filter({ hasText: 'single-user' }).count()) === 2,
+    'each agent says it runs in single-user mode',
+  );
   await shot('cluster', { fullPage: true });
 
   // 5. Kill the slow search from the experiment page, with the confirmation.
@@ -594,7 +602,42 @@ max_restarts: 0
   await page.locator('.slot-grid').first().waitFor({ timeout: 20000 });
   check(new URL(page.url()).pathname === '/cluster', 'signing in again returns to the cluster page');
 
-  // 11. A user who is not an admin gets no actions on someone else's
+  // 11. Users (admins): an admin creates carol, links her to a Unix account
+  // (root is refused before anything is sent), deactivates her; the master
+  // has each change.
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Users' }).click();
+  await page.waitForURL(`${url}/users`);
+  await page.locator('tr[data-user="admin"]').waitFor({ timeout: 20000 });
+  const newUser = page.getByRole('form', { name: 'Create a user' });
+  await newUser.getByLabel('Username').fill('carol');
+  await newUser.getByLabel('Password').fill(crypto.randomBytes(12).toString('base64url'));
+  await newUser.getByRole('button', { name: 'Create user' }).click();
+  await page.getByText('Created carol (user).').waitFor({ timeout: 20000 });
+  const carolRow = page.locator('tr[data-user="carol"]');
+  await carolRow.waitFor({ timeout: 20000 });
+  await carolRow.getByRole('button', { name: 'Link carol to a Unix account' }).click();
+  const linkForm = page.getByRole('form', { name: 'Unix account of carol' });
+  await linkForm.getByLabel('UID').fill('0');
+  await linkForm.getByLabel('GID').fill('4100');
+  await linkForm.getByRole('button', { name: 'Link' }).click();
+  await linkForm.getByRole('alert').waitFor();
+  check(/never run as root/.test(await linkForm.getByRole('alert').textContent()), 'linking to root is refused');
+  await linkForm.getByLabel('UID').fill('4100');
+  await linkForm.getByLabel('Account name (optional)').fill('carol');
+  await linkForm.getByRole('button', { name: 'Link' }).click();
+  await carolRow.getByText('carol 4100:4100').waitFor({ timeout: 20000 });
+  let carol = (await getJson(`${url}/api/v1/users`)).users.find((u) => u.username === 'carol');
+  check(
+    carol?.unix?.uid === 4100 && carol.unix.gid === 4100 && carol.unix.user === 'carol',
+    `the master has carol's link: ${JSON.stringify(carol)}`,
+  );
+  await carolRow.getByRole('button', { name: 'Deactivate carol' }).click();
+  await carolRow.getByText('deactivated').waitFor({ timeout: 20000 });
+  carol = (await getJson(`${url}/api/v1/users`)).users.find((u) => u.username === 'carol');
+  check(carol?.active === false, `the master has carol deactivated: ${JSON.stringify(carol)}`);
+  await shot('users', { fullPage: true });
+
+  // 12. A user who is not an admin gets no actions on someone else's
   // experiment (and the master refuses them with a 403 anyway).
   const bobPassword = crypto.randomBytes(12).toString('base64url');
   const created = await fetch(`${url}/api/v1/users`, {
@@ -633,6 +676,12 @@ max_restarts: 0
     (await bobPage.locator('header .whoami').textContent()).replace(/\s+/g, ' ').trim() === 'Signed in as bob user',
     'the header shows bob and his role',
   );
+  check(
+    (await bobPage.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Users' }).count()) === 0,
+    'the Users page is not in the navigation of a user who is not an admin',
+  );
+  const bobUsers = await fetch(`${url}/api/v1/users`, { headers: { Authorization: `Bearer ${bobToken}` } });
+  check(bobUsers.status === 403, `bob listing users answered ${bobUsers.status}, want 403`);
 
   check(problems.length === 0, `the browser saw no errors, but:\n  ${problems.join('\n  ')}`);
   checkAnswers();
