@@ -53,12 +53,12 @@ class TestAccount {
 };
 
 // Prints who runs it and what it owns, then runs the quadratic trial.
-constexpr const char* kProbe = R"(echo "probe uid=$(id -u) gid=$(id -g)"
+constexpr const char* kProbe = R"sh(echo "probe uid=$(id -u) gid=$(id -g)"
 echo "probe folder=$(stat -c '%u %g %a' .)"
 echo made-by-the-trial > made-by-the-trial.txt
 echo "probe file=$(stat -c '%u %g' made-by-the-trial.txt)"
 exec sh run.sh
-)";
+)sh";
 
 constexpr const char* kConfig = R"(name: run-as-owner
 entrypoint: sh probe.sh
@@ -96,12 +96,12 @@ TEST(RunAsOwnerE2E, ALinkedUsersTrialRunsAsTheirUnixAccountAndOwnsItsFiles) {
 
   // The folders a team sets up: every folder above the agent's work folder
   // lets other accounts pass (o+x, no listing), and the checkpoint root lets
-  // each account make its own checkpoint folders but not touch others'
-  // (sticky, write and pass for all, no listing).
+  // each account make its own checkpoint folders but not remove others'
+  // (sticky, like /tmp; the runtime opens it to sync each new folder).
   ASSERT_EQ(::chmod(cluster.dir().c_str(), 0711), 0);
   const std::string checkpoints = cluster.dir() + "/checkpoints";
   fs::create_directories(checkpoints);
-  ASSERT_EQ(::chmod(checkpoints.c_str(), 01733), 0);
+  ASSERT_EQ(::chmod(checkpoints.c_str(), 01777), 0);
   const std::string master_yaml = cluster.WriteFile("master.yaml", "checkpoint_root: " + checkpoints + "\n");
   TestCluster::MasterOptions master;
   master.extra_args = {"--config", master_yaml};
@@ -143,12 +143,13 @@ TEST(RunAsOwnerE2E, ALinkedUsersTrialRunsAsTheirUnixAccountAndOwnsItsFiles) {
       120s));
   auto experiment = cluster.GetJson("/api/v1/experiments/1");
   EXPECT_EQ(experiment["owner"], "carol");
+  const nlohmann::json logs = cluster.GetJson("/api/v1/trials/1/logs?limit=1000");
   if (experiment["state"] != "COMPLETED") cluster.DumpLogs();
-  ASSERT_EQ(experiment["state"], "COMPLETED") << experiment.dump();
+  ASSERT_EQ(experiment["state"], "COMPLETED") << experiment.dump() << "\n" << logs.dump(1);
 
   // The trial's processes ran as the linked account, in a folder of its own.
   std::map<std::string, std::string> probe;
-  for (const auto& line : cluster.GetJson("/api/v1/trials/1/logs?limit=1000")["logs"]) {
+  for (const auto& line : logs["logs"]) {
     const std::string text = line.value("line", "");
     if (text.rfind("probe ", 0) != 0) continue;
     const auto eq = text.find('=');
@@ -160,11 +161,13 @@ TEST(RunAsOwnerE2E, ALinkedUsersTrialRunsAsTheirUnixAccountAndOwnsItsFiles) {
   EXPECT_EQ(probe["folder"], uid + " " + gid + " 700") << "the work folder is the account's, 0700";
   EXPECT_EQ(probe["file"], uid + " " + gid);
 
-  // Every checkpoint it wrote is the account's, folder and files.
+  // Every checkpoint it wrote (and the master kept) is the account's, folder
+  // and files.
   auto listed = cluster.GetJson("/api/v1/trials/1/checkpoints");
   ASSERT_FALSE(listed["checkpoints"].empty()) << listed.dump();
   int checked = 0;
   for (const auto& c : listed["checkpoints"]) {
+    if (c.value("state", "") != "ACTIVE") continue;  // garbage collected already
     const std::string uuid = c.value("uuid", "");
     fs::path dir;
     for (const auto& entry : fs::recursive_directory_iterator(checkpoints))

@@ -26,7 +26,8 @@ class UnixAccountsTest : public ::testing::Test {
   }
 
   int64_t UserId(const std::string& name) {
-    for (const auto& u : cluster_.GetJson("/api/v1/users")["users"])
+    const nlohmann::json users = cluster_.GetJson("/api/v1/users");
+    for (const auto& u : users["users"])
       if (u["username"] == name) return u["id"].get<int64_t>();
     return 0;
   }
