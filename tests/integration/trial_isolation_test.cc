@@ -207,7 +207,7 @@ TEST_F(TrialIsolationTest, RankRunsAsItsAccountInItsOwnFolderSeesNoSecretAndTake
       << Alive(escaped) << ", orphan " << orphan << ": " << Alive(orphan) << ")";
   // The work folder and the cgroup are cleaned up.
   EXPECT_TRUE(TestCluster::WaitFor([&] { return fs::is_empty(cluster_.dir() + "/agent-owner-agent"); }, 20s));
-  const std::string cgroups = "/sys/fs/cgroup/unified/ringagent-owner-agent";
+  const std::string cgroups = "/sys/fs/cgroup/unified/ringagent-owner-agent." + std::to_string(agent.pid());
   if (fs::exists(cgroups)) {
     EXPECT_TRUE(TestCluster::WaitFor(
         [&] {
