@@ -94,7 +94,7 @@ start() {
     sleep 0.1
   done
   echo "master: $url (logs in $dir/logs)"
-  echo "agents: $agents with $slots CPU slots each"
+  echo "agents: $agents with $slots CPU slots each, single-user: trials run as $(id -un), not as their owners"
   echo "signed in as admin; the password is in $(admin_password_file)"
 }
 
