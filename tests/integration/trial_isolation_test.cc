@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -61,6 +62,8 @@ echo "folder=$(stat -c '%u %g %a' .)"
 echo "model=$(stat -c '%u %g' run.sh)"
 env | sed 's/^/env:/'
 if cat /proc/$AGENT_PID/environ >/dev/null 2>&1; then echo "agent_environ=readable"; else echo "agent_environ=refused"; fi
+grep -E '^Cap(Prm|Eff|Amb)' /proc/self/status | tr -d '\t' | tr ':' '='
+mkdir -p left/deep && echo x > left/deep/file && chmod 500 left/deep left
 setsid sh -c 'echo "escaped=$$"; exec sleep 300' &
 (sh -c 'echo "orphan=$$"; exec sleep 300' &)
 sleep 1
@@ -187,6 +190,7 @@ TEST_F(TrialIsolationTest, RankRunsAsItsAccountInItsOwnFolderSeesNoSecretAndTake
   EXPECT_TRUE(vars.contains("RING_ALLOCATION_TOKEN"));
   EXPECT_EQ(vars["AGENT_PID"], std::to_string(agent.pid()));
   EXPECT_EQ(probe["agent_environ"], "refused");
+  for (const auto* caps : {"CapPrm", "CapEff", "CapAmb"}) EXPECT_EQ(probe[caps], "0000000000000000") << caps;
 
   // The processes that left the process group run as the account too...
   const std::string escaped = probe["escaped"];
@@ -217,6 +221,87 @@ TEST_F(TrialIsolationTest, RankRunsAsItsAccountInItsOwnFolderSeesNoSecretAndTake
         },
         20s))
         << "the trial's cgroup was not removed";
+  }
+}
+
+TEST_F(TrialIsolationTest, AnAgentWithOnlyTheSystemdUnitsCapabilitiesRunsTasksAsTheirOwners) {
+  // As deploy/systemd/ringagent.service.in runs it: an ordinary account with
+  // CAP_SETUID, CAP_SETGID, CAP_KILL, CAP_CHOWN and CAP_DAC_OVERRIDE ambient.
+  TestAccount service("svc");
+  TestAccount unlinked("un2");
+  ASSERT_NE(service.uid(), 0u);
+  const std::string work = cluster_.dir() + "/agent-capable";
+  fs::create_directories(work);
+  ASSERT_EQ(::chown(work.c_str(), service.uid(), service.gid()), 0);
+  ::chmod(work.c_str(), 0711);
+  const std::string token = cluster_.dir() + "/capable-token";
+  fs::copy_file(cluster_.cluster_token_file(), token);
+  ASSERT_EQ(::chown(token.c_str(), service.uid(), service.gid()), 0);
+  ::chmod(token.c_str(), 0400);
+  // Delegate=yes: the agent starts in a cgroup of its own that its account owns.
+  const std::string delegated = "/sys/fs/cgroup/unified/ringt-delegated-" + std::to_string(::getpid());
+  const bool can_delegate =
+      fs::exists("/sys/fs/cgroup/unified/cgroup.procs") && ::mkdir(delegated.c_str(), 0755) == 0;
+  if (can_delegate) {
+    for (const char* file : {"", "/cgroup.procs", "/cgroup.threads", "/cgroup.subtree_control"})
+      EXPECT_EQ(::chown((delegated + file).c_str(), service.uid(), service.gid()), 0) << file;
+  }
+  const std::string caps = "+setuid,+setgid,+kill,+chown,+dac_override";
+  TestCluster::AgentOptions options;
+  if (can_delegate)
+    options.launcher = {"sh", "-c", "echo $$ > " + delegated + "/cgroup.procs && exec \"$0\" \"$@\""};
+  options.launcher.insert(
+      options.launcher.end(),
+      {"setpriv", "--reuid=" + std::to_string(service.uid()), "--regid=" + std::to_string(service.gid()),
+       "--clear-groups", "--inh-caps=" + caps, "--ambient-caps=" + caps, "--"});
+  options.run_as_owner = true;
+  options.token_file = token;
+  options.work_dir = work;
+  options.extra_args = {"--unlinked-user", unlinked.name()};
+  auto& agent = cluster_.StartAgent("capable", 1, options);
+  EXPECT_NE(ReadFileText(agent.log_path()).find("runs each task as its owner's Unix account"),
+            std::string::npos)
+      << "CAP_SETUID and CAP_SETGID must be enough to switch users";
+
+  const int64_t experiment = SubmitProbe(agent.pid());
+  std::vector<std::string> env;
+  auto probe = WaitForProbe(experiment, env);
+  const std::string uid = std::to_string(unlinked.uid());
+  const std::string gid = std::to_string(unlinked.gid());
+  EXPECT_EQ(probe["uid"], uid + " gid=" + gid);
+  EXPECT_EQ(probe["folder"], uid + " " + gid + " 700");
+  EXPECT_EQ(probe["model"], uid + " " + gid) << "CAP_CHOWN hands the model definition over";
+  for (const auto* cap : {"CapPrm", "CapEff", "CapAmb"})
+    EXPECT_EQ(probe[cap], "0000000000000000") << cap << ": the agent's capabilities reached the trial";
+
+  int status = 0;
+  cluster_.PostJson("/api/v1/experiments/" + std::to_string(experiment) + "/kill", nlohmann::json::object(),
+                    &status);
+  EXPECT_EQ(status, 200);
+  // CAP_KILL ends the account's processes; in the delegated cgroup, all of them.
+  if (can_delegate) {
+    EXPECT_NE(ReadFileText(agent.log_path()).find("cgroup2 cgroup below " + delegated), std::string::npos);
+    EXPECT_TRUE(
+        TestCluster::WaitFor([&] { return !Alive(probe["escaped"]) && !Alive(probe["orphan"]); }, 20s))
+        << "a process that left the trial's process group outlived it under a delegated cgroup";
+  }
+  EXPECT_TRUE(TestCluster::WaitFor(
+      [&] {
+        auto trials = cluster_.GetJson("/api/v1/experiments/" + std::to_string(experiment) + "/trials");
+        return trials.contains("trials") && !trials["trials"].empty() &&
+               trials["trials"][0].value("state", "") == "CANCELED";
+      },
+      30s));
+  // CAP_DAC_OVERRIDE removes what the trial left in its 0700 folder, read-only folders included.
+  EXPECT_TRUE(TestCluster::WaitFor([&] { return fs::is_empty(work); }, 20s))
+      << "the trial's work folder was not removed";
+  for (const auto* key : {"escaped", "orphan"})
+    if (!probe[key].empty()) ::kill(std::stoi(probe[key]), SIGKILL);
+  if (can_delegate) {
+    agent.Stop();
+    for (const auto& entry : fs::directory_iterator(delegated))
+      if (entry.is_directory()) ::rmdir(entry.path().c_str());
+    EXPECT_EQ(::rmdir(delegated.c_str()), 0) << "the agent left cgroups behind: " << std::strerror(errno);
   }
 }
 
