@@ -209,7 +209,11 @@ Result<ProcessHandle> PosixProcessLauncher::Launch(const ProcessSpec& spec, Proc
   std::lock_guard lock(mutex_);
   JoinFinishedLocked();
   pid_t pid = ::fork();
-  if (pid < 0) return Status(ErrorCode::kUnavailable, std::string("fork: ") + std::strerror(errno));
+  if (pid < 0) {
+    Status failed(ErrorCode::kUnavailable, std::string("fork: ") + std::strerror(errno));
+    if (!spec.group.empty()) containment_.Remove(spec.group);
+    return failed;
+  }
   if (pid == 0) ExecChild(p, ids, spec.cwd.c_str(), argv.data(), envp.data());
 
   ::setpgid(pid, pid);  // also in the parent, so a signal sent right away reaches the group

@@ -67,11 +67,43 @@ std::string ReadText(const std::string& path) {
   return text.str();
 }
 
-// Makes <mount><own path>/ringagent-<id>; empty when it cannot.
+// Removes the empty groups of `folder`, then the folder if it is empty.
+void RemoveEmpty(const std::string& folder) {
+  if (DIR* dir = ::opendir(folder.c_str())) {
+    while (dirent* entry = ::readdir(dir)) {
+      if (entry->d_type == DT_DIR && entry->d_name[0] != '.') ::rmdir((folder + "/" + entry->d_name).c_str());
+    }
+    ::closedir(dir);
+  }
+  ::rmdir(folder.c_str());
+}
+
+// Folders that agents of this id which are no longer running left in `base`
+// ("ringagent-<id>.<pid>"): their empty groups go, and they do when empty;
+// groups still holding processes stay for an operator to look at.
+void RemoveLeftovers(const std::string& base, const std::string& agent_id) {
+  const std::string prefix = "ringagent-" + agent_id + ".";
+  DIR* dir = ::opendir(base.c_str());
+  if (!dir) return;
+  std::vector<std::string> stale;
+  while (dirent* entry = ::readdir(dir)) {
+    std::string name = entry->d_name;
+    if (entry->d_type != DT_DIR || name.rfind(prefix, 0) != 0) continue;
+    const std::string pid = name.substr(prefix.size());
+    if (pid.empty() || pid.find_first_not_of("0123456789") != std::string::npos) continue;
+    if (::kill(std::stoi(pid), 0) != 0 && errno == ESRCH) stale.push_back(base + "/" + name);
+  }
+  ::closedir(dir);
+  for (const auto& folder : stale) RemoveEmpty(folder);
+}
+
+// Makes <mount><own path>/ringagent-<id>.<pid> (the pid keeps two agents of
+// one id, as tests start them, apart); empty when it cannot.
 std::string MakeRoot(const std::string& mount, const std::string& own, const std::string& agent_id,
                      std::string& why) {
   std::string base = mount + (own == "/" ? "" : own);
-  std::string root = base + "/ringagent-" + agent_id;
+  RemoveLeftovers(base, agent_id);
+  std::string root = base + "/ringagent-" + agent_id + "." + std::to_string(::getpid());
   if (::mkdir(root.c_str(), 0755) != 0 && errno != EEXIST) {
     why += "cannot make " + root + ": " + std::strerror(errno) + "; ";
     return {};
@@ -148,14 +180,6 @@ ProcessContainment ProcessContainment::Detect(const std::string& agent_id,
     if (root.empty()) continue;
     result.kind_ = kind;
     result.root_ = root;
-    // Groups a previous run of this agent left: empty ones go, the rest
-    // (still running) stay for an operator to look at.
-    if (DIR* dir = ::opendir(root.c_str())) {
-      while (dirent* entry = ::readdir(dir)) {
-        if (entry->d_type == DT_DIR && entry->d_name[0] != '.') ::rmdir((root + "/" + entry->d_name).c_str());
-      }
-      ::closedir(dir);
-    }
     return result;
   }
   return result;

@@ -24,8 +24,8 @@ class ProcessContainment {
   // Process groups only.
   ProcessContainment() = default;
   // Finds the hierarchy to use for the agent `agent_id` and makes its folder
-  // there (<agent's cgroup>/ringagent-<agent_id>), removing empty groups a
-  // previous run left. `wanted` empty: the first that works of cgroup v2,
+  // there (<agent's cgroup>/ringagent-<agent_id>.<pid>), removing the empty
+  // groups that earlier runs of this agent left. `wanted` empty: the first that works of cgroup v2,
   // freezer; a kind given: only that one. Falls back to process groups when
   // none works; `why` then says what failed.
   static ProcessContainment Detect(const std::string& agent_id, const std::vector<ContainmentKind>& wanted,

@@ -2,14 +2,12 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <mutex>
 
 namespace ring {
 namespace {
@@ -51,11 +49,35 @@ Status RemoveAt(int parent_fd, const char* name, const std::string& path, int de
   return status;
 }
 
-uint32_t g_uid = 0;  // ChownTree's target for nftw's callback (ChownTree runs one at a time)
-uint32_t g_gid = 0;
-
-int ChownEntry(const char* path, const struct stat*, int, FTW*) {
-  return ::lchown(path, g_uid, g_gid) == 0 ? 0 : -1;
+// Gives everything in the open folder `fd` to uid:gid, by descriptor.
+Status ChownIn(int fd, const std::string& path, uint32_t uid, uint32_t gid, int depth) {
+  if (depth >= kMaxDepth) return Internal(path + " is nested too deeply");
+  DIR* dir = ::fdopendir(fd);
+  if (!dir) {
+    ::close(fd);
+    return Internal(Error("cannot list", path));
+  }
+  Status status = Status::Ok();
+  while (dirent* entry = ::readdir(dir)) {
+    if (std::strcmp(entry->d_name, ".") == 0 || std::strcmp(entry->d_name, "..") == 0) continue;
+    const std::string child = path + "/" + entry->d_name;
+    if (::fchownat(::dirfd(dir), entry->d_name, uid, gid, AT_SYMLINK_NOFOLLOW) != 0) {
+      status = Internal(Error("cannot give away", child));
+      break;
+    }
+    struct stat st {};
+    if (::fstatat(::dirfd(dir), entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode))
+      continue;
+    int sub = ::openat(::dirfd(dir), entry->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (sub < 0) {
+      status = Internal(Error("cannot open", child));
+      break;
+    }
+    status = ChownIn(sub, child, uid, gid, depth + 1);
+    if (!status.ok()) break;
+  }
+  ::closedir(dir);
+  return status;
 }
 
 }  // namespace
@@ -105,15 +127,15 @@ Status MakeWorkDir(const std::string& dir) {
 }
 
 Status ChownTree(const std::string& dir, uint32_t uid, uint32_t gid) {
-  static std::mutex mutex;
-  std::lock_guard lock(mutex);
-  g_uid = uid;
-  g_gid = gid;
-  // The tree was just made by the agent in a folder only it can enter, so
-  // nothing can swap a part of it for a link while this walks it.
-  if (::nftw(dir.c_str(), ChownEntry, 64, FTW_PHYS | FTW_MOUNT) != 0)
+  // The tree was just made by the agent in a folder only it can enter; it is
+  // walked by descriptor anyway, links changed themselves and never followed.
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return Internal(Error("cannot open the work folder", dir));
+  if (::fchown(fd, uid, gid) != 0) {
+    ::close(fd);
     return Internal(Error("cannot give the work folder to its account:", dir));
-  return Status::Ok();
+  }
+  return ChownIn(fd, dir, uid, gid, 0);
 }
 
 Status RemoveTree(const std::string& dir) {

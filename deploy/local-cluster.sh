@@ -94,8 +94,8 @@ start() {
     sleep 0.1
   done
   echo "master: $url (logs in $dir/logs)"
-  echo "agents: $agents with $slots CPU slots each, single-user: every trial runs as $(id -un)" \
-    "(ring agent list shows the mode; docs/operations.md says what it gives up)"
+  echo "agents: $agents with $slots CPU slots each, single-user: trials run as $(id -un), not as their" \
+    "owners (ring agent list shows the mode; docs/operations.md says what it gives up)"
   echo "signed in as admin; the password is in $(admin_password_file)"
 }
 

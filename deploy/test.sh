@@ -23,6 +23,8 @@ fuzz=$!
 trap 'kill -- -"$fuzz" 2>/dev/null || true; rm -f "$fuzz_log"' EXIT
 
 ./deploy/build.sh
+# The systemd units, rendered against this build (skipped without systemd-analyze).
+./deploy/verify-units.sh build
 
 jobs=$(nproc 2>/dev/null || echo 2)
 status=0

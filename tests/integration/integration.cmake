@@ -10,6 +10,8 @@
 #   webui_http_test         ETag/304 on the API, cache headers and the web UI's client-route fallback
 #   distributed_store_test  MasterStore and a Gloo group through a real master and agents
 #   rendezvous_integration_test  multi-node rendezvous, MASTER_PORT and rank order on real agents
+#   trial_isolation_test    trials run as their account in a 0700 folder, see no agent secret, and take
+#                           every process (setsid, double fork) with them (needs root)
 ring_add_test(integration_tests LABEL integration TIMEOUT 240
   SOURCES
     integration/authorization_test.cc
@@ -20,6 +22,7 @@ ring_add_test(integration_tests LABEL integration TIMEOUT 240
     integration/retention_cli_test.cc
     integration/scheduling_api_test.cc
     integration/tls_test.cc
+    integration/trial_isolation_test.cc
     integration/unix_accounts_test.cc
     integration/users_cli_test.cc
     integration/webui_http_test.cc

@@ -126,14 +126,16 @@ void TestCluster::StopMaster() {
 
 ChildProcess& TestCluster::StartAgent(const std::string& id, int cpu_slots, const AgentOptions& options) {
   std::vector<std::string> argv = options.launcher;
-  argv.insert(argv.end(), {BinDir() + "/ringagent", "--master", url(), "--id", id, "--cpu-slots",
-                           std::to_string(cpu_slots), "--work-dir", dir_ + "/agent-" + id, "--token-file",
-                           cluster_token_file(), "--log-level", "debug"});
+  argv.insert(
+      argv.end(),
+      {BinDir() + "/ringagent", "--master", url(), "--id", id, "--cpu-slots", std::to_string(cpu_slots),
+       "--work-dir", options.work_dir.empty() ? dir_ + "/agent-" + id : options.work_dir, "--token-file",
+       options.token_file.empty() ? cluster_token_file() : options.token_file, "--log-level", "debug"});
   if (!ca_file_.empty()) argv.insert(argv.end(), {"--ca-file", ca_file_});
   if (!options.run_as_owner) argv.push_back("--single-user");
   argv.insert(argv.end(), options.extra_args.begin(), options.extra_args.end());
   agents_.erase(id);
-  agents_.emplace(id, ChildProcess(argv, {}, dir_ + "/agent-" + id + ".log"));
+  agents_.emplace(id, ChildProcess(argv, options.env, dir_ + "/agent-" + id + ".log"));
   bool connected = WaitFor(
       [&] {
         auto agents = GetJson("/api/v1/agents");

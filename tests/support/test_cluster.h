@@ -46,7 +46,10 @@ class TestCluster {
     // (root here) and can use its folders. True: the agent runs each trial
     // as its owner's Unix account (the test makes the accounts and folders).
     bool run_as_owner = false;
-    std::vector<std::string> extra_args;  // appended to the agent's command line
+    std::vector<std::string> extra_args;     // appended to the agent's command line
+    std::map<std::string, std::string> env;  // added to the agent's environment
+    std::string token_file;                  // default: cluster_token_file()
+    std::string work_dir;                    // default: dir()/agent-<id>
   };
 
   TestCluster();

@@ -39,6 +39,10 @@ address: 10.0.0.11
 log_level: debug
 log_format: json
 shutdown_grace_ms: 2500
+single_user: true
+unlinked_user: ringtrials
+allow_root_trials: true
+containment: freezer
 )");
   ASSERT_TRUE(LoadAgentConfigFile(path, c, format).ok());
   EXPECT_EQ(c.master_url, "http://10.0.0.1:8080");
@@ -53,6 +57,10 @@ shutdown_grace_ms: 2500
   EXPECT_EQ(c.log_level, "debug");
   EXPECT_EQ(format, "json");
   EXPECT_EQ(c.shutdown_grace, std::chrono::milliseconds(2500));
+  EXPECT_TRUE(c.single_user);
+  EXPECT_EQ(c.unlinked_user, "ringtrials");
+  EXPECT_TRUE(c.allow_root_trials);
+  EXPECT_EQ(c.containment, "freezer");
 }
 
 TEST(AgentConfigFile, UnknownKeysAndWrongTypesNameTheLine) {

@@ -1,5 +1,6 @@
 // The ringagent binary against the in-test fake master: model download,
 // a real trial process, reconnect with running processes, and SIGTERM.
+#include <pwd.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -93,13 +94,25 @@ class AgentDaemonTest : public ::testing::Test {
     fs::remove_all(dir_);
   }
 
-  void StartAgent() {
-    agent_ = std::make_unique<AgentProcess>(
-        std::vector<std::string>{"--master", master_.url(), "--id", "daemon-1", "--cpu-slots", "2",
-                                 "--work-dir", (dir_ / "work").string(), "--token", "cluster-token",
-                                 "--log-level", "debug", "--shutdown-grace-ms", "1000", "--no-gpus",
-                                 "--single-user"},
-        dir_ / "agent.log");
+  // `extra` empty: single-user mode; otherwise these flags instead.
+  void StartAgent(std::vector<std::string> extra = {"--single-user"}) {
+    std::vector<std::string> args{"--master",
+                                  master_.url(),
+                                  "--id",
+                                  "daemon-1",
+                                  "--cpu-slots",
+                                  "2",
+                                  "--work-dir",
+                                  (dir_ / "work").string(),
+                                  "--token",
+                                  "cluster-token",
+                                  "--log-level",
+                                  "debug",
+                                  "--shutdown-grace-ms",
+                                  "1000",
+                                  "--no-gpus"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    agent_ = std::make_unique<AgentProcess>(args, dir_ / "agent.log");
     ASSERT_TRUE(agent_->started());
   }
 
@@ -163,6 +176,7 @@ TEST_F(AgentDaemonTest, RunsATrialFromItsModelDefinitionAndStopsCleanlyOnSigterm
   EXPECT_FALSE(hello.version.empty());
   ASSERT_EQ(hello.slots.size(), 2u);
   EXPECT_EQ(hello.slots[1].type, "cpu");
+  EXPECT_FALSE(hello.runs_as_owner) << "--single-user: tasks run as the agent, and hello says so";
   EXPECT_EQ(master_.authorization(), "Bearer cluster-token");
 
   master_.Push(MakeStart("a1", "sh run.sh; echo ready; exec sleep 30"));
@@ -183,6 +197,53 @@ TEST_F(AgentDaemonTest, RunsATrialFromItsModelDefinitionAndStopsCleanlyOnSigterm
   EXPECT_EQ(states[2].signal, SIGTERM);
   EXPECT_TRUE(master_.close_frame_seen());
   EXPECT_FALSE(fs::exists(dir_ / "work" / "a1.r0"));
+}
+
+TEST_F(AgentDaemonTest, RunsEachTaskAsTheAccountItsStartNamesAndRefusesRoot) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root: makes an account and switches to it";
+  const std::string name = "ringt_link_" + std::to_string(::getpid());
+  std::system(("userdel " + name +
+               " 2>/dev/null; useradd --system --no-create-home --user-group --shell "
+               "/usr/sbin/nologin " +
+               name)
+                  .c_str());
+  struct Cleanup {
+    std::string name;
+    ~Cleanup() { std::system(("userdel " + name + " 2>/dev/null").c_str()); }
+  } cleanup{name};
+  passwd* pw = ::getpwnam(name.c_str());
+  ASSERT_NE(pw, nullptr);
+  const uid_t uid = pw->pw_uid;
+  const gid_t gid = pw->pw_gid;
+  std::ofstream(dir_ / "model" / "run.sh")
+      << "echo \"ids=$(id -u):$(id -g) folder=$(stat -c '%u:%g:%a' .)\"\n";
+  ServeModel("linked", "tok-linked");
+  ServeModel("root", "tok-root");
+  StartAgent({});
+  ASSERT_TRUE(
+      WaitUntil([&] { return master_.connections() == 1 && !master_.Received<proto::Hello>().empty(); }));
+  EXPECT_TRUE(master_.Received<proto::Hello>()[0].runs_as_owner);
+
+  // A linked owner: the rank runs as the account, in a 0700 folder of its own.
+  auto linked = MakeStart("linked", "sh run.sh");
+  linked.owner = "ada";
+  linked.run_as = proto::RunAs{uid, gid, name, name};
+  master_.Push(linked);
+  ASSERT_TRUE(WaitUntil([&] { return Exited("linked"); }));
+  const std::string ids = std::to_string(uid) + ":" + std::to_string(gid);
+  EXPECT_EQ(LogLines("linked"), (std::vector<std::string>{"ids=" + ids + " folder=" + ids + ":700"}));
+  EXPECT_EQ(States("linked").back().exit_code, 0);
+
+  // An owner linked to root: refused, nothing runs.
+  auto root = MakeStart("root", "sh run.sh");
+  root.owner = "eve";
+  root.run_as = proto::RunAs{0, 0, "root", "root"};
+  master_.Push(root);
+  ASSERT_TRUE(WaitUntil([&] { return Exited("root"); }));
+  auto states = States("root");
+  EXPECT_EQ(states.back().exit_code, 1);
+  EXPECT_NE(states.back().message.find("refused to run as root"), std::string::npos) << states.back().message;
+  EXPECT_TRUE(LogLines("root").empty());
 }
 
 TEST_F(AgentDaemonTest, RefusedDownloadEndsTheAllocationWithAMessage) {
