@@ -31,7 +31,7 @@ constexpr const char* kSecret = "s3cr3t-value-the-trial-must-not-see";
 class TestAccount {
  public:
   explicit TestAccount(const std::string& tag) : name_("ringt_" + tag + "_" + std::to_string(::getpid())) {
-    RunCommand({"userdel", name_});
+    RunCommand({"userdel", "--force", name_});
     auto made = RunCommand({"useradd", "--system", "--no-create-home", "--user-group", "--shell",
                             "/usr/sbin/nologin", "--home-dir", "/nonexistent-" + name_, name_});
     EXPECT_EQ(made.exit_code, 0) << made.err;
@@ -41,7 +41,7 @@ class TestAccount {
       home_ = pw->pw_dir;
     }
   }
-  ~TestAccount() { RunCommand({"userdel", name_}); }
+  ~TestAccount() { RunCommand({"userdel", "--force", name_}); }
   const std::string& name() const { return name_; }
   uid_t uid() const { return uid_; }
   gid_t gid() const { return gid_; }
