@@ -157,7 +157,12 @@ TEST_F(TrialIsolationTest, RankRunsAsItsAccountInItsOwnFolderSeesNoSecretAndTake
   TestCluster::AgentOptions options;
   options.run_as_owner = true;
   options.extra_args = {"--unlinked-user", unlinked.name()};
-  options.env = {{"SECRET_X", kSecret}, {"RING_SECRET_Y", kSecret}, {"AWS_SECRET_ACCESS_KEY", kSecret}};
+  // RING_AGENT_TOKEN itself cannot be given beside --token-file; its file's
+  // name stands in for it.
+  options.env = {{"SECRET_X", kSecret},
+                 {"RING_SECRET_Y", kSecret},
+                 {"AWS_SECRET_ACCESS_KEY", kSecret},
+                 {"RING_AGENT_TOKEN_FILE", cluster_.cluster_token_file()}};
   auto& agent = cluster_.StartAgent("owner-agent", 2, options);
   EXPECT_NE(ReadFileText(agent.log_path()).find("runs each task as its owner's Unix account"),
             std::string::npos);
@@ -183,6 +188,7 @@ TEST_F(TrialIsolationTest, RankRunsAsItsAccountInItsOwnFolderSeesNoSecretAndTake
   EXPECT_FALSE(vars.contains("SECRET_X"));
   EXPECT_FALSE(vars.contains("RING_SECRET_Y"));
   EXPECT_FALSE(vars.contains("AWS_SECRET_ACCESS_KEY"));
+  EXPECT_FALSE(vars.contains("RING_AGENT_TOKEN_FILE"));
   EXPECT_EQ(vars["USER"], unlinked.name());
   EXPECT_EQ(vars["LOGNAME"], unlinked.name());
   EXPECT_EQ(vars["HOME"], unlinked.home());
