@@ -217,8 +217,14 @@ TEST_F(TrialIsolationTest, RankRunsAsItsAccountInItsOwnFolderSeesNoSecretAndTake
       << Alive(escaped) << ", orphan " << orphan << ": " << Alive(orphan) << ")";
   // The work folder and the cgroup are cleaned up.
   EXPECT_TRUE(TestCluster::WaitFor([&] { return fs::is_empty(cluster_.dir() + "/agent-owner-agent"); }, 20s));
-  const std::string cgroups = "/sys/fs/cgroup/unified/ringagent-owner-agent." + std::to_string(agent.pid());
-  if (fs::exists(cgroups)) {
+  // Where the agent put its cgroups, as its log says (none: process groups only).
+  const std::string log = ReadFileText(agent.log_path());
+  const std::string marker = " cgroup below ";
+  const auto at = log.find(marker);
+  if (at != std::string::npos) {
+    const std::string cgroups = log.substr(at + marker.size(), log.find('\n', at) - at - marker.size());
+    EXPECT_NE(cgroups.find("/ringagent-owner-agent." + std::to_string(agent.pid())), std::string::npos)
+        << cgroups;
     EXPECT_TRUE(TestCluster::WaitFor(
         [&] {
           for (const auto& entry : fs::directory_iterator(cgroups))
