@@ -31,7 +31,7 @@ constexpr const char* kSecret = "s3cr3t-value-the-trial-must-not-see";
 class TestAccount {
  public:
   explicit TestAccount(const std::string& tag) : name_("ringt_" + tag + "_" + std::to_string(::getpid())) {
-    RunCommand({"userdel", name_});
+    RunCommand({"userdel", "--force", name_});
     auto made = RunCommand({"useradd", "--system", "--no-create-home", "--user-group", "--shell",
                             "/usr/sbin/nologin", "--home-dir", "/nonexistent-" + name_, name_});
     EXPECT_EQ(made.exit_code, 0) << made.err;
@@ -41,7 +41,7 @@ class TestAccount {
       home_ = pw->pw_dir;
     }
   }
-  ~TestAccount() { RunCommand({"userdel", name_}); }
+  ~TestAccount() { RunCommand({"userdel", "--force", name_}); }
   const std::string& name() const { return name_; }
   uid_t uid() const { return uid_; }
   gid_t gid() const { return gid_; }
@@ -157,7 +157,12 @@ TEST_F(TrialIsolationTest, RankRunsAsItsAccountInItsOwnFolderSeesNoSecretAndTake
   TestCluster::AgentOptions options;
   options.run_as_owner = true;
   options.extra_args = {"--unlinked-user", unlinked.name()};
-  options.env = {{"SECRET_X", kSecret}, {"RING_SECRET_Y", kSecret}, {"AWS_SECRET_ACCESS_KEY", kSecret}};
+  // RING_AGENT_TOKEN itself cannot be given beside --token-file; its file's
+  // name stands in for it.
+  options.env = {{"SECRET_X", kSecret},
+                 {"RING_SECRET_Y", kSecret},
+                 {"AWS_SECRET_ACCESS_KEY", kSecret},
+                 {"RING_AGENT_TOKEN_FILE", cluster_.cluster_token_file()}};
   auto& agent = cluster_.StartAgent("owner-agent", 2, options);
   EXPECT_NE(ReadFileText(agent.log_path()).find("runs each task as its owner's Unix account"),
             std::string::npos);
@@ -183,6 +188,7 @@ TEST_F(TrialIsolationTest, RankRunsAsItsAccountInItsOwnFolderSeesNoSecretAndTake
   EXPECT_FALSE(vars.contains("SECRET_X"));
   EXPECT_FALSE(vars.contains("RING_SECRET_Y"));
   EXPECT_FALSE(vars.contains("AWS_SECRET_ACCESS_KEY"));
+  EXPECT_FALSE(vars.contains("RING_AGENT_TOKEN_FILE"));
   EXPECT_EQ(vars["USER"], unlinked.name());
   EXPECT_EQ(vars["LOGNAME"], unlinked.name());
   EXPECT_EQ(vars["HOME"], unlinked.home());
@@ -211,8 +217,14 @@ TEST_F(TrialIsolationTest, RankRunsAsItsAccountInItsOwnFolderSeesNoSecretAndTake
       << Alive(escaped) << ", orphan " << orphan << ": " << Alive(orphan) << ")";
   // The work folder and the cgroup are cleaned up.
   EXPECT_TRUE(TestCluster::WaitFor([&] { return fs::is_empty(cluster_.dir() + "/agent-owner-agent"); }, 20s));
-  const std::string cgroups = "/sys/fs/cgroup/unified/ringagent-owner-agent." + std::to_string(agent.pid());
-  if (fs::exists(cgroups)) {
+  // Where the agent put its cgroups, as its log says (none: process groups only).
+  const std::string log = ReadFileText(agent.log_path());
+  const std::string marker = " cgroup below ";
+  const auto at = log.find(marker);
+  if (at != std::string::npos) {
+    const std::string cgroups = log.substr(at + marker.size(), log.find('\n', at) - at - marker.size());
+    EXPECT_NE(cgroups.find("/ringagent-owner-agent." + std::to_string(agent.pid())), std::string::npos)
+        << cgroups;
     EXPECT_TRUE(TestCluster::WaitFor(
         [&] {
           for (const auto& entry : fs::directory_iterator(cgroups))

@@ -202,14 +202,14 @@ TEST_F(AgentDaemonTest, RunsATrialFromItsModelDefinitionAndStopsCleanlyOnSigterm
 TEST_F(AgentDaemonTest, RunsEachTaskAsTheAccountItsStartNamesAndRefusesRoot) {
   if (::geteuid() != 0) GTEST_SKIP() << "needs root: makes an account and switches to it";
   const std::string name = "ringt_link_" + std::to_string(::getpid());
-  std::system(("userdel " + name +
+  std::system(("userdel --force " + name +
                " 2>/dev/null; useradd --system --no-create-home --user-group --shell "
                "/usr/sbin/nologin " +
                name)
                   .c_str());
   struct Cleanup {
     std::string name;
-    ~Cleanup() { std::system(("userdel " + name + " 2>/dev/null").c_str()); }
+    ~Cleanup() { std::system(("userdel --force " + name + " 2>/dev/null").c_str()); }
   } cleanup{name};
   passwd* pw = ::getpwnam(name.c_str());
   ASSERT_NE(pw, nullptr);
