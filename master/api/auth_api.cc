@@ -1,6 +1,10 @@
 // Sign-in and users: POST /api/v1/auth/login|logout, /api/v1/users...
 // Hashing a password takes about 0.1 s, so the handlers that hash run on
-// ctx.slow_work and the connection's strand waits without blocking.
+// ctx.slow_work and the connection's strand waits without blocking; that
+// queue is bounded (ctx.slow_work_gate), past it the answer is 429.
+#include <cctype>
+#include <optional>
+
 #include "common/json_fields.h"
 #include "master/api/commands.h"
 #include "master/api/json_views.h"
@@ -17,6 +21,21 @@ Result<std::string> StringField(const nlohmann::json& body, const char* name, bo
   }
   if (!body[name].is_string()) return InvalidArgument(std::string(name) + " must be a string");
   return body[name].get<std::string>();
+}
+
+// Sign-in takes JSON only: a form post from another site (which a browser
+// sends without asking, as text/plain or x-www-form-urlencoded) is refused
+// before any password is hashed.
+std::optional<ApiResponse> RefuseNonJson(const ApiRequest& req) {
+  std::string type = req.Header("content-type");
+  type = type.substr(0, type.find(';'));
+  while (!type.empty() && (type.back() == ' ' || type.back() == '\t')) type.pop_back();
+  for (auto& c : type) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (type == "application/json") return std::nullopt;
+  auto refused = ApiResponse::Error(InvalidArgument("sign-in takes Content-Type: application/json, got \"" +
+                                                    req.Header("content-type").substr(0, 64) + "\""));
+  refused.status = 415;
+  return refused;
 }
 
 ApiResponse Login(ApiContext& ctx, const ApiRequest& req) {
@@ -78,9 +97,11 @@ ApiResponse GetUser(ApiContext& ctx, const ApiRequest& req) {
 
 void RegisterAuthRoutes(Router& router, ApiContext& ctx) {
   router.SetAuthenticator([&ctx](const std::string& token) { return ctx.accounts->Authenticate(token); });
-  router.Add("POST", "/api/v1/auth/login", Access::kPublic, [&ctx](ApiRequest& req) {
-    return OffNetworkThread(ctx, [&ctx, &req] { return Login(ctx, req); });
-  });
+  router.Add("POST", "/api/v1/auth/login", Access::kPublic,
+             [&ctx](ApiRequest& req) -> boost::asio::awaitable<ApiResponse> {
+               if (auto refused = RefuseNonJson(req)) co_return *refused;
+               co_return co_await HashOffNetworkThread(ctx, [&ctx, &req] { return Login(ctx, req); });
+             });
   router.Add("POST", "/api/v1/auth/logout", Access::kUser, [&ctx](ApiRequest& req) {
     return OffNetworkThread(ctx, [&ctx, &req] {
       if (Status s = ctx.accounts->Logout(req.BearerToken()); !s.ok()) return ApiResponse::Error(s);
@@ -100,12 +121,12 @@ void RegisterAuthRoutes(Router& router, ApiContext& ctx) {
     return ApiResponse::Json({{"users", list}, {"total", list.size()}});
   });
   router.Add("POST", "/api/v1/users", Access::kAdmin, [&ctx](ApiRequest& req) {
-    return OffNetworkThread(ctx, [&ctx, &req] { return CreateUser(ctx, req); });
+    return HashOffNetworkThread(ctx, [&ctx, &req] { return CreateUser(ctx, req); });
   });
   router.AddSync("GET", "/api/v1/users/{id}", Access::kUser,
                  [&ctx](ApiRequest& req) { return GetUser(ctx, req); });
   router.Add("PATCH", "/api/v1/users/{id}", Access::kUser, [&ctx](ApiRequest& req) {
-    return OffNetworkThread(ctx, [&ctx, &req] { return ChangeUser(ctx, req); });
+    return HashOffNetworkThread(ctx, [&ctx, &req] { return ChangeUser(ctx, req); });
   });
 }
 
