@@ -192,7 +192,9 @@ TEST_F(HardeningTest, LogsAreLimitedInBytesAndReadBackInBoundedPages) {
       bytes += l["line"].get<std::string>().size();
       lines.push_back(l["line"].get<std::string>());
     }
-    if (page["logs"].size() > 1) EXPECT_LE(bytes, 4096u) << "page " << pages;
+    if (page["logs"].size() > 1) {
+      EXPECT_LE(bytes, 4096u) << "page " << pages;
+    }
     more = page["more"].get<bool>();
     offset = page["offset"].get<int64_t>();
   }
@@ -312,7 +314,8 @@ TEST_F(HardeningTest, APoolKeptForNamedUsersRefusesEveryoneElse) {
   const std::string in_private = "resources:\n  resource_pool: private\n";
   auto refused = Submit(bob, SingleConfig("bob-private", in_private), "true\n", false);
   EXPECT_EQ(refused.status, 403) << refused.body;
-  EXPECT_NE(refused.body.find("\"private\""), std::string::npos) << refused.body;
+  const auto error = nlohmann::json::parse(refused.body, nullptr, false);
+  EXPECT_NE(error["error"].value("message", "").find("pool \"private\""), std::string::npos) << refused.body;
   EXPECT_EQ(Submit(bob, SingleConfig("bob-default"), "true\n", false).status, 201);
   EXPECT_EQ(Submit(carol, SingleConfig("carol-private", in_private), "true\n", false).status, 201);
   EXPECT_EQ(Submit(cluster_.admin_token(), SingleConfig("admin-private", in_private), "true\n", false).status,
