@@ -47,8 +47,13 @@ ApiResponse Login(ApiContext& ctx, const ApiRequest& req) {
   if (!username.ok()) return ApiResponse::Error(username.status());
   auto password = StringField(*body, "password", true);
   if (!password.ok()) return ApiResponse::Error(password.status());
-  auto login = ctx.accounts->Login(*username, *password, req.peer);
-  if (!login.ok()) return ApiResponse::Error(login.status());
+  int64_t retry_after = 0;
+  auto login = ctx.accounts->Login(*username, *password, req.peer, &retry_after);
+  if (!login.ok()) {
+    auto refused = ApiResponse::Error(login.status());
+    if (retry_after > 0) refused.headers.emplace_back("Retry-After", std::to_string(retry_after));
+    return refused;
+  }
   return ApiResponse::Json(
       {{"token", login->token}, {"expires_at", login->expires_at}, {"user", UserJson(login->user)}});
 }

@@ -71,11 +71,13 @@ Result<std::optional<std::string>> Accounts::EnsureAdmin(const std::string& pass
   return std::optional<std::string>(password);
 }
 
-Status Accounts::CheckLockout(const std::string& key, const std::string& username, const std::string& peer) {
+Status Accounts::CheckLockout(const std::string& key, const std::string& username, const std::string& peer,
+                              int64_t& wait_seconds) {
   std::lock_guard lock(mu_);
   const auto now = now_();
   if (auto it = failures_.find(key); it != failures_.end() && it->second.locked_until > now) {
     const auto wait = std::chrono::ceil<std::chrono::seconds>(it->second.locked_until - now).count();
+    wait_seconds = wait;
     return {ErrorCode::kTooManyRequests,
             "too many failed sign-ins for this user from this address; try again in " + std::to_string(wait) +
                 " s"};
@@ -85,6 +87,7 @@ Status Accounts::CheckLockout(const std::string& key, const std::string& usernam
   const auto& known = it->second.known_addresses;
   if (std::find(known.begin(), known.end(), peer) != known.end()) return Status::Ok();
   const auto wait = std::chrono::ceil<std::chrono::seconds>(it->second.failures.locked_until - now).count();
+  wait_seconds = wait;
   return {ErrorCode::kTooManyRequests,
           "too many failed sign-ins for this user from several addresses; try again in " +
               std::to_string(wait) + " s (addresses this user signed in from before are not held)"};
@@ -122,10 +125,14 @@ void Accounts::NoteSuccess(const std::string& key, const std::string& username, 
 }
 
 Result<LoginResult> Accounts::Login(const std::string& username, const std::string& password,
-                                    const std::string& peer) {
+                                    const std::string& peer, int64_t* retry_after) {
   const std::string name = username.substr(0, 64);
   const std::string key = name + "|" + peer;
-  if (Status s = CheckLockout(key, name, peer); !s.ok()) return s;
+  int64_t wait = 0;
+  if (Status s = CheckLockout(key, name, peer, wait); !s.ok()) {
+    if (retry_after != nullptr) *retry_after = wait;
+    return s;
+  }
   auto user = store_.GetUserByName(username);
   if (!user.ok() && user.status().code() != ErrorCode::kNotFound) return user.status();
   const bool match = VerifyPassword(password, user.ok() ? user->password_hash : DummyHash());

@@ -60,8 +60,9 @@ class Accounts {
 
   // kUnauthenticated for a wrong name or password (the same message for
   // both) and for a deactivated user; kTooManyRequests while locked out.
-  Result<LoginResult> Login(const std::string& username, const std::string& password,
-                            const std::string& peer);
+  // While locked out, `retry_after` (when given) receives the wait in seconds.
+  Result<LoginResult> Login(const std::string& username, const std::string& password, const std::string& peer,
+                            int64_t* retry_after = nullptr);
   Status Logout(const std::string& token);
   // The user a bearer token signs in; kUnauthenticated with a message that
   // says what to do when the token is missing, unknown or expired.
@@ -85,7 +86,8 @@ class Accounts {
     int count = 0;
     Clock::time_point locked_until{};
   };
-  Status CheckLockout(const std::string& key, const std::string& username, const std::string& peer);
+  Status CheckLockout(const std::string& key, const std::string& username, const std::string& peer,
+                      int64_t& wait_seconds);
   void NoteFailure(const std::string& key, const std::string& username);
   void NoteSuccess(const std::string& key, const std::string& username, const std::string& peer);
 
