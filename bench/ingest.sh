@@ -19,7 +19,7 @@ done
 . bench/lib.sh
 bench_build ingest_bench
 bench_init ingest
-bench_start_master
+bench_start_master 1024  # wrk opens up to 256 connections from 127.0.0.1, beside the trial and curl
 bench_start_agent bench-agent "$trials"
 
 # 64 trials that write down their allocation and wait.

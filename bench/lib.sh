@@ -24,19 +24,24 @@ bench_cleanup() {
   rm -rf "$work"
 }
 
-# bench_start_master: a master on a free port with its data in $work/data;
-# sets master (its pid), port, url and token (the admin's, signed in).
+# bench_start_master [PER_ADDRESS]: a master on a free port with its data in
+# $work/data; sets master (its pid), port, url and token (the admin's, signed
+# in). Every client of a bench connects from 127.0.0.1: a bench that opens
+# more connections than the master's default max_connections_per_address
+# (256) names the cap it needs.
 bench_start_master() {
   (umask 077; head -c 18 /dev/urandom | base64 | tr -d '/+=\n' >"$work/admin-password")
-  "$bin/ringmaster" --listen 127.0.0.1:0 --port-file "$work/port" --data-dir "$work/data" \
-    --admin-password-file "$work/admin-password" --log-level warn >"$work/master.log" 2>&1 &
+  printf 'max_connections_per_address: %s\n' "${1:-256}" >"$work/master.yaml"
+  "$bin/ringmaster" --config "$work/master.yaml" --listen 127.0.0.1:0 --port-file "$work/port" \
+    --data-dir "$work/data" --admin-password-file "$work/admin-password" --log-level warn \
+    >"$work/master.log" 2>&1 &
   master=$!
   bench_pids+=("$master")
   local _
   for _ in $(seq 1 100); do [ -s "$work/port" ] && break; sleep 0.1; done
   port=$(cat "$work/port")
   url="http://127.0.0.1:$port"
-  token=$(curl -fsS -X POST "$url/api/v1/auth/login" \
+  token=$(curl -fsS -X POST "$url/api/v1/auth/login" -H "Content-Type: application/json" \
     -d "{\"username\":\"admin\",\"password\":\"$(cat "$work/admin-password")\"}" |
     python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')
 }

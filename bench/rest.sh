@@ -15,7 +15,7 @@ command -v wrk >/dev/null || { echo "rest: wrk is not installed (deploy/install-
 
 . bench/lib.sh
 bench_init rest
-bench_start_master
+bench_start_master 1024  # wrk: up to 256 connections from 127.0.0.1, beside curl
 
 echo "rest: storing 1,000 experiments" >&2
 bench_store_experiments 1000

@@ -23,7 +23,7 @@ ulimit -n 8192 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 . bench/lib.sh
 bench_build agents_load
 bench_init scale
-bench_start_master
+bench_start_master 1024  # wrk: 200 API clients from 127.0.0.1, beside the simulated agents
 
 bench_store_experiments 100  # paused: nothing runs on the simulated agents
 

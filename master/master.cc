@@ -18,6 +18,7 @@
 
 #include "common/thread_role.h"
 #include "master/api/routes.h"
+#include "master/api/work_gate.h"
 #include "master/auth/accounts.h"
 #include "master/http/agent_ws_session.h"
 #include "master/http/http_server.h"
@@ -45,9 +46,11 @@ struct Master::Parts {
   // time. After the lifecycle, so it is joined before the lifecycle goes.
   net::thread_pool lifecycle_thread{1};
   std::unique_ptr<Accounts> accounts;
-  std::unique_ptr<Retention> retention;  // before its thread, which is joined first
-  net::thread_pool slow_work{1};         // password hashing
-  net::thread_pool maintenance{1};       // retention passes
+  std::unique_ptr<Retention> retention;      // before its thread, which is joined first
+  net::thread_pool slow_work{1};             // password hashing
+  std::unique_ptr<WorkGate> slow_work_gate;  // bounds what waits for slow_work
+  net::thread_pool backup_work{1};           // database backups, never beside password hashing
+  net::thread_pool maintenance{1};           // retention passes
   // Metric reports: a caller waits here for its group commit, so the reports
   // of up to this many requests share one.
   net::thread_pool metric_writes{16};
@@ -112,8 +115,15 @@ Status WritePortFile(const std::string& path, uint16_t port) {
 Status Master::Run() {
   auto& p = *parts_;
   std::error_code ec;
-  std::filesystem::create_directories(config_.data_dir, ec);
+  // The data folder holds the database, the cluster token and the admin's
+  // first password: made 0700 whatever the umask.
+  const bool created_dir = std::filesystem::create_directories(config_.data_dir, ec);
   if (ec) return Internal("cannot create data dir " + config_.data_dir + ": " + ec.message());
+  if (created_dir) {
+    std::filesystem::permissions(config_.data_dir, std::filesystem::perms::owner_all,
+                                 std::filesystem::perm_options::replace, ec);
+    if (ec) return Internal("cannot make data dir " + config_.data_dir + " private: " + ec.message());
+  }
 
   auto cluster_token = LoadOrCreateClusterToken(config_.cluster_token_file);
   if (!cluster_token.ok()) return cluster_token.status();
@@ -132,7 +142,8 @@ Status Master::Run() {
   options.heartbeat_timeout = agent_options.heartbeat_timeout;
   options.max_model_bytes = static_cast<uint64_t>(config_.max_model_bytes);
   options.log_limits = {config_.log_lines_per_second, config_.log_burst_lines,
-                        static_cast<size_t>(config_.max_log_line_bytes)};
+                        static_cast<size_t>(config_.max_log_line_bytes), config_.log_bytes_per_second,
+                        config_.log_burst_bytes};
   options.reconnect_window = std::chrono::milliseconds(config_.reconnect_window_ms);
   options.checkpoint_root = config_.checkpoint_root;
   options.pools = config_.resource_pools;
@@ -154,8 +165,10 @@ Status Master::Run() {
   net::post(p.lifecycle_thread, [&recover] { recover(); });
   if (Status s = recovered.get(); !s.ok()) return s;
 
-  p.accounts =
-      std::make_unique<Accounts>(*p.store, AccountsOptions{std::chrono::hours(config_.session_ttl_hours)});
+  AccountsOptions accounts;
+  accounts.session_ttl = std::chrono::hours(config_.session_ttl_hours);
+  accounts.max_failed_logins_per_user = static_cast<int>(config_.max_failed_logins_per_user);
+  p.accounts = std::make_unique<Accounts>(*p.store, accounts);
   auto made = p.accounts->EnsureAdmin(config_.admin_password_file);
   if (!made.ok()) return made.status();
   if (*made)
@@ -170,6 +183,10 @@ Status Master::Run() {
       std::make_unique<ApiContext>(ApiContext{*p.store, *p.lifecycle, *p.agent_rm, "0.1.0", p.accounts.get(),
                                               &p.slow_work, config_.db, p.store->schema_version()});
   p.api->lifecycle_thread = &p.lifecycle_thread;
+  p.slow_work_gate = std::make_unique<WorkGate>(config_.max_queued_sign_ins, std::chrono::milliseconds(100));
+  p.api->slow_work_gate = p.slow_work_gate.get();
+  p.api->backup_work = &p.backup_work;
+  p.api->max_log_page_bytes = static_cast<size_t>(config_.max_log_page_bytes);
   p.api->metrics = &p.metrics;
   p.retention = std::make_unique<Retention>(*p.store, config_.retention);
   p.api->retention = p.retention.get();
@@ -187,6 +204,7 @@ Status Master::Run() {
   http.port = static_cast<uint16_t>(std::stoi(config_.listen.substr(colon + 1)));
   http.read_timeout = std::chrono::milliseconds(config_.request_timeout_ms);
   http.max_connections = static_cast<uint32_t>(config_.max_connections);
+  http.max_connections_per_address = static_cast<uint32_t>(config_.max_connections_per_address);
   http.header_limit = static_cast<uint32_t>(config_.max_header_bytes);
   http.upload_body_limit = static_cast<uint64_t>(config_.max_model_bytes) * 4 / 3 + (1 << 20);
   http.webui_dir = config_.webui_dir;

@@ -45,6 +45,13 @@ Result<std::vector<PoolSettings>> ParsePools(const std::string& path, const YAML
           else
             return KeyError(path, s.first, "unknown key \"" + at + ".scheduler." + skey + "\"");
         }
+      } else if (key == "allowed_users") {
+        if (!kv.second.IsSequence())
+          return KeyError(path, kv.second, at + ".allowed_users must be a list of user names");
+        for (const auto& u : kv.second) {
+          if (!u.IsScalar()) return KeyError(path, u, at + ".allowed_users must be a list of user names");
+          pool.allowed_users.push_back(u.as<std::string>());
+        }
       } else {
         return KeyError(path, kv.first, "unknown key \"" + at + "." + key + "\"");
       }
@@ -158,6 +165,18 @@ Result<MasterConfig> MasterConfig::FromYamlFile(const std::string& path) {
         c.request_timeout_ms = v.as<int64_t>();
       else if (key == "max_connections")
         c.max_connections = v.as<int64_t>();
+      else if (key == "max_connections_per_address")
+        c.max_connections_per_address = v.as<int64_t>();
+      else if (key == "max_queued_sign_ins")
+        c.max_queued_sign_ins = v.as<int64_t>();
+      else if (key == "max_failed_logins_per_user")
+        c.max_failed_logins_per_user = v.as<int64_t>();
+      else if (key == "log_bytes_per_second")
+        c.log_bytes_per_second = v.as<double>();
+      else if (key == "log_burst_bytes")
+        c.log_burst_bytes = v.as<double>();
+      else if (key == "max_log_page_bytes")
+        c.max_log_page_bytes = v.as<int64_t>();
       else if (key == "max_header_bytes")
         c.max_header_bytes = v.as<int64_t>();
       else if (key == "log_lines_per_second")
@@ -226,6 +245,16 @@ Status MasterConfig::Finalize(const std::string& argv0) {
   if (request_timeout_ms <= 0) return InvalidArgument("request_timeout_ms must be positive");
   if (max_connections < 1 || max_connections > 1000000)
     return InvalidArgument("max_connections must be from 1 to 1000000");
+  if (max_connections_per_address < 1 || max_connections_per_address > 1000000)
+    return InvalidArgument("max_connections_per_address must be from 1 to 1000000");
+  if (max_queued_sign_ins < 1 || max_queued_sign_ins > 100000)
+    return InvalidArgument("max_queued_sign_ins must be from 1 to 100000");
+  if (max_failed_logins_per_user < 1 || max_failed_logins_per_user > 1000000)
+    return InvalidArgument("max_failed_logins_per_user must be from 1 to 1000000");
+  if (!(log_bytes_per_second >= 1024)) return InvalidArgument("log_bytes_per_second must be at least 1024");
+  if (!(log_burst_bytes >= 1024)) return InvalidArgument("log_burst_bytes must be at least 1024");
+  if (max_log_page_bytes < 4096 || max_log_page_bytes > (256 << 20))
+    return InvalidArgument("max_log_page_bytes must be from 4096 to 268435456");
   if (max_header_bytes < 1024 || max_header_bytes > (16 << 20))
     return InvalidArgument("max_header_bytes must be from 1024 to 16777216");
   if (!(log_lines_per_second >= 1)) return InvalidArgument("log_lines_per_second must be at least 1");

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "common/status.h"
-#include "master/scheduler/pool_settings.h"
 #include "master/maintenance/retention.h"
+#include "master/scheduler/pool_settings.h"
 
 namespace ring {
 
@@ -21,30 +21,36 @@ struct MasterTlsConfig {
 };
 
 struct MasterConfig {
-  std::string listen = "127.0.0.1:8080";   // HOST:PORT; port 0 picks a free port
-  std::string data_dir;                    // default $HOME/.ringmaster
-  std::string db;                          // default <data_dir>/ringmaster.db
-  std::string port_file;                   // receives the bound port (for tests)
-  std::string webui_dir;                   // static UI files; default <bin>/../webui
-  std::string cluster_token_file;          // agents' secret (0600); default <data_dir>/cluster-token
-  std::string admin_password_file;         // the admin's first password; empty: a random one, logged once
-  int64_t session_ttl_hours = 168;         // how long a sign-in token lasts
-  std::string log_level = "info";          // trace, debug, info, warn, error
-  std::string log_format = "text";         // text, or json (one object per line)
-  int64_t heartbeat_interval_ms = 1000;    // how often agents send heartbeats
-  int64_t heartbeat_timeout_ms = 10000;    // silence that closes an agent's connection
-  int64_t reconnect_window_ms = 25000;     // a disconnected agent is lost after this; its trials move
-  std::string checkpoint_root;             // shared_fs default for configs without checkpoint_storage
-  int64_t kill_grace_ms = 10000;           // SIGTERM to SIGKILL for trial processes
-  int64_t max_model_bytes = 64ll << 20;    // model definition (tar.gz) limit
-  int64_t request_timeout_ms = 30000;      // reading one request, and idle keep-alive
-  int64_t max_connections = 4096;          // HTTP connections open at once; more get a 503
-  int64_t max_header_bytes = 64 * 1024;    // request line and headers; more get a 431
-  double log_lines_per_second = 1000;      // per allocation; lines beyond are dropped, with a notice
-  double log_burst_lines = 20000;          // how far a burst may go above that rate
-  int64_t max_log_line_bytes = 64 * 1024;  // longer log lines are cut
-  int threads = 2;                         // io threads
-  MasterTlsConfig tls;                     // tls: {cert_file, key_file}; HTTPS only when set
+  std::string listen = "127.0.0.1:8080";      // HOST:PORT; port 0 picks a free port
+  std::string data_dir;                       // default $HOME/.ringmaster
+  std::string db;                             // default <data_dir>/ringmaster.db
+  std::string port_file;                      // receives the bound port (for tests)
+  std::string webui_dir;                      // static UI files; default <bin>/../webui
+  std::string cluster_token_file;             // agents' secret (0600); default <data_dir>/cluster-token
+  std::string admin_password_file;            // the admin's first password; empty: a random one, logged once
+  int64_t session_ttl_hours = 168;            // how long a sign-in token lasts
+  std::string log_level = "info";             // trace, debug, info, warn, error
+  std::string log_format = "text";            // text, or json (one object per line)
+  int64_t heartbeat_interval_ms = 1000;       // how often agents send heartbeats
+  int64_t heartbeat_timeout_ms = 10000;       // silence that closes an agent's connection
+  int64_t reconnect_window_ms = 25000;        // a disconnected agent is lost after this; its trials move
+  std::string checkpoint_root;                // shared_fs default for configs without checkpoint_storage
+  int64_t kill_grace_ms = 10000;              // SIGTERM to SIGKILL for trial processes
+  int64_t max_model_bytes = 64ll << 20;       // model definition (tar.gz) limit
+  int64_t request_timeout_ms = 30000;         // reading one request, and idle keep-alive
+  int64_t max_connections = 4096;             // HTTP connections open at once; more get a 503
+  int64_t max_connections_per_address = 256;  // of those, from one client address; agents not counted
+  int64_t max_queued_sign_ins = 64;           // sign-ins waiting for password hashing; more get a 429
+  int64_t max_failed_logins_per_user = 20;    // in a row from any address; then new addresses wait
+  int64_t max_header_bytes = 64 * 1024;       // request line and headers; more get a 431
+  double log_lines_per_second = 1000;         // per allocation; lines beyond are dropped, with a notice
+  double log_burst_lines = 20000;             // how far a burst may go above that rate
+  int64_t max_log_line_bytes = 64 * 1024;     // longer log lines are cut
+  double log_bytes_per_second = 1 << 20;      // per allocation; lines beyond are dropped, with a notice
+  double log_burst_bytes = 16 << 20;          // how far a burst may go above that rate
+  int64_t max_log_page_bytes = 4 << 20;       // log text in one answer of GET /trials/{id}/logs
+  int threads = 2;                            // io threads
+  MasterTlsConfig tls;                        // tls: {cert_file, key_file}; HTTPS only when set
   std::vector<PoolSettings> resource_pools = DefaultPools();  // resource_pools: [...]
   RetentionOptions retention;  // retention: {interval_minutes, log_retention_days, metrics_*}
 

@@ -1,6 +1,10 @@
 // Sign-in and users: POST /api/v1/auth/login|logout, /api/v1/users...
 // Hashing a password takes about 0.1 s, so the handlers that hash run on
-// ctx.slow_work and the connection's strand waits without blocking.
+// ctx.slow_work and the connection's strand waits without blocking; that
+// queue is bounded (ctx.slow_work_gate), past it the answer is 429.
+#include <cctype>
+#include <optional>
+
 #include "common/json_fields.h"
 #include "master/api/commands.h"
 #include "master/api/json_views.h"
@@ -19,6 +23,21 @@ Result<std::string> StringField(const nlohmann::json& body, const char* name, bo
   return body[name].get<std::string>();
 }
 
+// Sign-in takes JSON only: a form post from another site (which a browser
+// sends without asking, as text/plain or x-www-form-urlencoded) is refused
+// before any password is hashed.
+std::optional<ApiResponse> RefuseNonJson(const ApiRequest& req) {
+  std::string type = req.Header("content-type");
+  type = type.substr(0, type.find(';'));
+  while (!type.empty() && (type.back() == ' ' || type.back() == '\t')) type.pop_back();
+  for (auto& c : type) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (type == "application/json") return std::nullopt;
+  auto refused = ApiResponse::Error(InvalidArgument("sign-in takes Content-Type: application/json, got \"" +
+                                                    req.Header("content-type").substr(0, 64) + "\""));
+  refused.status = 415;
+  return refused;
+}
+
 ApiResponse Login(ApiContext& ctx, const ApiRequest& req) {
   auto body = ParseJsonBody(req);
   if (!body.ok()) return ApiResponse::Error(body.status());
@@ -28,8 +47,13 @@ ApiResponse Login(ApiContext& ctx, const ApiRequest& req) {
   if (!username.ok()) return ApiResponse::Error(username.status());
   auto password = StringField(*body, "password", true);
   if (!password.ok()) return ApiResponse::Error(password.status());
-  auto login = ctx.accounts->Login(*username, *password, req.peer);
-  if (!login.ok()) return ApiResponse::Error(login.status());
+  int64_t retry_after = 0;
+  auto login = ctx.accounts->Login(*username, *password, req.peer, &retry_after);
+  if (!login.ok()) {
+    auto refused = ApiResponse::Error(login.status());
+    if (retry_after > 0) refused.headers.emplace_back("Retry-After", std::to_string(retry_after));
+    return refused;
+  }
   return ApiResponse::Json(
       {{"token", login->token}, {"expires_at", login->expires_at}, {"user", UserJson(login->user)}});
 }
@@ -83,9 +107,11 @@ ApiResponse GetUser(ApiContext& ctx, const ApiRequest& req) {
 
 void RegisterAuthRoutes(Router& router, ApiContext& ctx) {
   router.SetAuthenticator([&ctx](const std::string& token) { return ctx.accounts->Authenticate(token); });
-  router.Add("POST", "/api/v1/auth/login", Access::kPublic, [&ctx](ApiRequest& req) {
-    return OffNetworkThread(ctx, [&ctx, &req] { return Login(ctx, req); });
-  });
+  router.Add("POST", "/api/v1/auth/login", Access::kPublic,
+             [&ctx](ApiRequest& req) -> boost::asio::awaitable<ApiResponse> {
+               if (auto refused = RefuseNonJson(req)) co_return *refused;
+               co_return co_await HashOffNetworkThread(ctx, [&ctx, &req] { return Login(ctx, req); });
+             });
   router.Add("POST", "/api/v1/auth/logout", Access::kUser, [&ctx](ApiRequest& req) {
     return OffNetworkThread(ctx, [&ctx, &req] {
       if (Status s = ctx.accounts->Logout(req.BearerToken()); !s.ok()) return ApiResponse::Error(s);
@@ -105,12 +131,12 @@ void RegisterAuthRoutes(Router& router, ApiContext& ctx) {
     return ApiResponse::Json({{"users", list}, {"total", list.size()}});
   });
   router.Add("POST", "/api/v1/users", Access::kAdmin, [&ctx](ApiRequest& req) {
-    return OffNetworkThread(ctx, [&ctx, &req] { return CreateUser(ctx, req); });
+    return HashOffNetworkThread(ctx, [&ctx, &req] { return CreateUser(ctx, req); });
   });
   router.AddSync("GET", "/api/v1/users/{id}", Access::kUser,
                  [&ctx](ApiRequest& req) { return GetUser(ctx, req); });
   router.Add("PATCH", "/api/v1/users/{id}", Access::kUser, [&ctx](ApiRequest& req) {
-    return OffNetworkThread(ctx, [&ctx, &req] { return ChangeUser(ctx, req); });
+    return HashOffNetworkThread(ctx, [&ctx, &req] { return ChangeUser(ctx, req); });
   });
 }
 

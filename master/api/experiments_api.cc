@@ -17,6 +17,12 @@
 namespace ring {
 namespace {
 
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out;
+}
+
 boost::asio::awaitable<ApiResponse> CreateExperiment(ApiContext& ctx, ApiRequest& req) {
   auto body = ParseJsonBody(req);
   if (!body.ok()) co_return ApiResponse::Error(body.status());
@@ -36,7 +42,16 @@ boost::asio::awaitable<ApiResponse> CreateExperiment(ApiContext& ctx, ApiRequest
   const std::string config = j["config"].get<std::string>();
   const bool activate = j.value("activate", true);
   const std::string owner = req.principal ? req.principal->username : "default";
+  const bool admin = req.principal && req.principal->admin();
+  const std::string pool = SummarizeConfig(config).resources.resource_pool;
   co_return co_await OnLifecycle(ctx, [&](Lifecycle& l) {
+    // A pool may be kept for named users (master.yaml allowed_users).
+    for (const auto& settings : l.scheduling().pools())
+      if (settings.name == pool && !MaySubmitTo(settings, owner, admin))
+        return ApiResponse::Error(
+            {ErrorCode::kPermissionDenied,
+             "resources.resource_pool: pool \"" + pool + "\" is only for its allowed_users (" +
+                 JoinNames(settings.allowed_users) + ") and admins; " + owner + " may not submit to it"});
     auto id = l.experiments().Create(config, *model, activate, owner);
     if (!id.ok()) return ApiResponse::Error(id.status());
     return ApiResponse::Json({{"id", *id}}, 201);
@@ -179,7 +194,8 @@ boost::asio::awaitable<ApiResponse> Action(ApiContext& ctx, ApiRequest& req) {
   co_return ApiResponse::Json(*view);
 }
 
-// PATCH {"priority", "weight", "max_slots"}: the experiment's scheduling, live.
+// PATCH {"priority", "weight", "max_slots"}: the experiment's scheduling,
+// live. What an admin sets bounds what the owner may set after.
 boost::asio::awaitable<ApiResponse> Patch(ApiContext& ctx, ApiRequest& req) {
   auto id = ParseId(req.params[0], "experiment id");
   if (!id.ok()) co_return ApiResponse::Error(id.status());
@@ -189,7 +205,7 @@ boost::asio::awaitable<ApiResponse> Patch(ApiContext& ctx, ApiRequest& req) {
   auto patch = DecodeResourcesPatch(*body);
   if (!patch.ok()) co_return ApiResponse::Error(patch.status());
   ApiResponse done = co_await OnLifecycle(ctx, [&](Lifecycle& l) {
-    Status s = l.settings().SetResources(*id, *patch);
+    Status s = l.settings().SetResources(*id, *patch, req.principal->admin());
     if (s.ok()) l.scheduling().MarkDirty(l.settings().Resources(*id).pool);
     return s.ok() ? ApiResponse{} : ApiResponse::Error(s);
   });

@@ -108,8 +108,9 @@ void RegisterMetaRoutes(Router& router, ApiContext& ctx) {
     });
   });
   // Copying runs off the network threads.
-  router.Add("GET", "/api/v1/master/backup", Access::kAdmin,
-             [&ctx](ApiRequest&) { return OffNetworkThread(ctx, [&ctx] { return Backup(ctx); }); });
+  router.Add("GET", "/api/v1/master/backup", Access::kAdmin, [&ctx](ApiRequest&) {
+    return OffNetworkThread(ctx.backup_work, [&ctx] { return Backup(ctx); });
+  });
   router.AddSync("GET", "/api/v1/openapi.json", Access::kPublic, [](ApiRequest&) {
     ApiResponse r;
     r.body = std::string(OpenApiDocument());

@@ -6,6 +6,7 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include "master/api/routes.h"
+#include "master/api/work_gate.h"
 #include "master/lifecycle/lifecycle.h"
 #include "master/store/store.h"
 
@@ -59,6 +60,23 @@ boost::asio::awaitable<ApiResponse> OffNetworkThread(boost::asio::thread_pool* p
 
 boost::asio::awaitable<ApiResponse> OffNetworkThread(ApiContext& ctx, std::function<ApiResponse()> work) {
   return OffNetworkThread(ctx.slow_work, std::move(work));
+}
+
+boost::asio::awaitable<ApiResponse> HashOffNetworkThread(ApiContext& ctx, std::function<ApiResponse()> work) {
+  std::unique_ptr<WorkGate::Ticket> ticket;
+  if (ctx.slow_work_gate != nullptr) {
+    ticket = ctx.slow_work_gate->Enter();
+    if (!ticket) {
+      const int64_t wait = ctx.slow_work_gate->RetryAfterSeconds();
+      auto busy = ApiResponse::Error(
+          {ErrorCode::kTooManyRequests,
+           "the master is busy checking passwords (" + std::to_string(ctx.slow_work_gate->limit()) +
+               " queued, max_queued_sign_ins); try again in " + std::to_string(wait) + " s"});
+      busy.headers.emplace_back("Retry-After", std::to_string(wait));
+      co_return busy;
+    }
+  }
+  co_return co_await OffNetworkThread(ctx.slow_work, std::move(work));
 }
 
 boost::asio::awaitable<ApiResponse> OnLifecycle(ApiContext& ctx,

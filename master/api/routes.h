@@ -21,6 +21,7 @@ class AgentRm;
 class Accounts;
 class MasterMetrics;
 class Retention;
+class WorkGate;
 
 struct ApiContext {
   Store& store;
@@ -46,6 +47,15 @@ struct ApiContext {
   // The lifecycle's own thread: handlers that use it hop there
   // (OnLifecycle); null runs it in place (component tests).
   boost::asio::thread_pool* lifecycle_thread = nullptr;
+  // The bound on what waits for slow_work (sign-ins, new passwords); past it
+  // the answer is 429 with Retry-After. Null: no bound (component tests).
+  WorkGate* slow_work_gate = nullptr;
+  // Where database backups run, so a backup never holds up sign-ins on
+  // slow_work; null runs them in place.
+  boost::asio::thread_pool* backup_work = nullptr;
+  // GET /trials/{id}/logs answers at most this much log text (and at least
+  // one line); the answer's offset is where the next page starts.
+  size_t max_log_page_bytes = 4 << 20;
 };
 
 void RegisterExperimentRoutes(Router& router, ApiContext& ctx);
@@ -79,6 +89,9 @@ Result<nlohmann::json> ParseJsonBody(const ApiRequest& req);
 // connection's strand waits without blocking: for handlers that hash
 // passwords or copy the database.
 boost::asio::awaitable<ApiResponse> OffNetworkThread(ApiContext& ctx, std::function<ApiResponse()> work);
+// The same, for work that hashes a password: refused with 429 and a
+// Retry-After when ctx.slow_work_gate's queue is full.
+boost::asio::awaitable<ApiResponse> HashOffNetworkThread(ApiContext& ctx, std::function<ApiResponse()> work);
 // The same on another pool (in place when null).
 boost::asio::awaitable<ApiResponse> OffNetworkThread(boost::asio::thread_pool* pool,
                                                      std::function<ApiResponse()> work);

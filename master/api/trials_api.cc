@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include <utility>  // before Asio
 
 #include <boost/asio/steady_timer.hpp>
@@ -54,8 +56,10 @@ ApiResponse ListAllocations(ApiContext& ctx, ApiRequest& req) {
   return ApiResponse::Json({{"allocations", list}, {"total", allocs->size()}});
 }
 
-// Lines after `offset`; with follow=true waits up to 20 s for the first new
-// line, polling the store, so `ring trial logs -f` needs no busy loop.
+// Lines after `offset`, at most `limit` of them and ctx.max_log_page_bytes of
+// text (at least one line), with `more` when the page stopped at either
+// limit; with follow=true waits up to 20 s for the first new line, polling
+// the store, so `ring trial logs -f` needs no busy loop.
 net::awaitable<ApiResponse> GetLogs(ApiContext& ctx, ApiRequest& req) {
   auto id = ParseId(req.params[0], "trial id");
   if (!id.ok()) co_return ApiResponse::Error(id.status());
@@ -71,20 +75,35 @@ net::awaitable<ApiResponse> GetLogs(ApiContext& ctx, ApiRequest& req) {
 
   net::steady_timer timer(co_await net::this_coro::executor);
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  // Read from the store in chunks, so a page of long lines never holds more
+  // than about one chunk beyond max_log_page_bytes.
+  constexpr int64_t kChunk = 256;
   for (;;) {
     auto trial = ctx.store.GetTrial(*id);
     if (!trial.ok()) co_return ApiResponse::Error(trial.status());
-    auto logs = ctx.store.GetLogs(*id, static_cast<int>(*rank), *offset, *limit);
-    if (!logs.ok()) co_return ApiResponse::Error(logs.status());
-    if (!logs->empty() || !wait || IsTerminal(trial->state) || std::chrono::steady_clock::now() >= give_up) {
-      nlohmann::json list = nlohmann::json::array();
-      int64_t last = *offset;
+    nlohmann::json list = nlohmann::json::array();
+    int64_t last = *offset;
+    size_t bytes = 0;
+    bool more = false;
+    for (bool full = false; !full;) {
+      const int64_t want = std::min<int64_t>(kChunk, *limit - static_cast<int64_t>(list.size()));
+      auto logs = ctx.store.GetLogs(*id, static_cast<int>(*rank), last, static_cast<int>(want));
+      if (!logs.ok()) co_return ApiResponse::Error(logs.status());
       for (const auto& l : *logs) {
+        if (!list.empty() && bytes + l.line.size() > ctx.max_log_page_bytes) {
+          more = full = true;
+          break;
+        }
+        bytes += l.line.size();
         list.push_back(LogJson(l));
         last = l.id;
       }
+      if (static_cast<int64_t>(list.size()) >= *limit) more = full = true;
+      if (static_cast<int64_t>(logs->size()) < want) full = true;  // no more lines now
+    }
+    if (!list.empty() || !wait || IsTerminal(trial->state) || std::chrono::steady_clock::now() >= give_up) {
       co_return ApiResponse::Json(
-          {{"logs", list}, {"offset", last}, {"trial_state", ToString(trial->state)}});
+          {{"logs", list}, {"offset", last}, {"more", more}, {"trial_state", ToString(trial->state)}});
     }
     timer.expires_after(std::chrono::milliseconds(200));
     co_await timer.async_wait(net::use_awaitable);

@@ -13,6 +13,9 @@ namespace ring {
 namespace {
 
 constexpr std::chrono::seconds kMaxLockout{300};
+constexpr std::chrono::seconds kMaxUserLockout{60};
+constexpr size_t kKnownAddresses = 16;
+constexpr size_t kMaxTracked = 100000;  // entries kept; bounded memory under a flood of names
 // Verified when the name is unknown, so a wrong name costs as long as a wrong
 // password and timing does not tell which names exist.
 const std::string& DummyHash() {
@@ -68,44 +71,77 @@ Result<std::optional<std::string>> Accounts::EnsureAdmin(const std::string& pass
   return std::optional<std::string>(password);
 }
 
-Status Accounts::CheckLockout(const std::string& key) {
+Status Accounts::CheckLockout(const std::string& key, const std::string& username, const std::string& peer,
+                              int64_t& wait_seconds) {
   std::lock_guard lock(mu_);
-  auto it = failures_.find(key);
-  if (it == failures_.end()) return Status::Ok();
   const auto now = now_();
-  if (it->second.locked_until <= now) return Status::Ok();
-  const auto wait = std::chrono::ceil<std::chrono::seconds>(it->second.locked_until - now).count();
+  if (auto it = failures_.find(key); it != failures_.end() && it->second.locked_until > now) {
+    const auto wait = std::chrono::ceil<std::chrono::seconds>(it->second.locked_until - now).count();
+    wait_seconds = wait;
+    return {ErrorCode::kTooManyRequests,
+            "too many failed sign-ins for this user from this address; try again in " + std::to_string(wait) +
+                " s"};
+  }
+  auto it = user_failures_.find(username);
+  if (it == user_failures_.end() || it->second.failures.locked_until <= now) return Status::Ok();
+  const auto& known = it->second.known_addresses;
+  if (std::find(known.begin(), known.end(), peer) != known.end()) return Status::Ok();
+  const auto wait = std::chrono::ceil<std::chrono::seconds>(it->second.failures.locked_until - now).count();
+  wait_seconds = wait;
   return {ErrorCode::kTooManyRequests,
-          "too many failed sign-ins for this user from this address; try again in " + std::to_string(wait) +
-              " s"};
+          "too many failed sign-ins for this user from several addresses; try again in " +
+              std::to_string(wait) + " s (addresses this user signed in from before are not held)"};
 }
 
-void Accounts::NoteFailure(const std::string& key) {
+void Accounts::NoteFailure(const std::string& key, const std::string& username) {
   std::lock_guard lock(mu_);
-  if (failures_.size() > 100000) failures_.clear();  // bounded memory under a flood of names
+  if (failures_.size() > kMaxTracked) failures_.clear();
+  if (user_failures_.size() > kMaxTracked) user_failures_.clear();
+  const auto now = now_();
   Failures& f = failures_[key];
   ++f.count;
-  if (f.count < options_.max_failed_logins) return;
-  const int doublings = std::min(f.count - options_.max_failed_logins, 9);
-  f.locked_until = now_() + std::min(kMaxLockout, std::chrono::seconds(1) * (1 << doublings));
+  if (f.count >= options_.max_failed_logins) {
+    const int doublings = std::min(f.count - options_.max_failed_logins, 9);
+    f.locked_until = now + std::min(kMaxLockout, std::chrono::seconds(1) * (1 << doublings));
+  }
+  Failures& u = user_failures_[username].failures;
+  ++u.count;
+  if (u.count >= options_.max_failed_logins_per_user) {
+    const int doublings = std::min(u.count - options_.max_failed_logins_per_user, 6);
+    u.locked_until = now + std::min(kMaxUserLockout, std::chrono::seconds(1) * (1 << doublings));
+  }
+}
+
+void Accounts::NoteSuccess(const std::string& key, const std::string& username, const std::string& peer) {
+  std::lock_guard lock(mu_);
+  failures_.erase(key);
+  if (user_failures_.size() > kMaxTracked) user_failures_.clear();
+  UserFailures& u = user_failures_[username];
+  u.failures = {};
+  auto& known = u.known_addresses;
+  known.erase(std::remove(known.begin(), known.end(), peer), known.end());
+  known.push_back(peer);
+  if (known.size() > kKnownAddresses) known.erase(known.begin());
 }
 
 Result<LoginResult> Accounts::Login(const std::string& username, const std::string& password,
-                                    const std::string& peer) {
-  const std::string key = username.substr(0, 64) + "|" + peer;
-  if (Status s = CheckLockout(key); !s.ok()) return s;
+                                    const std::string& peer, int64_t* retry_after) {
+  const std::string name = username.substr(0, 64);
+  const std::string key = name + "|" + peer;
+  int64_t wait = 0;
+  if (Status s = CheckLockout(key, name, peer, wait); !s.ok()) {
+    if (retry_after != nullptr) *retry_after = wait;
+    return s;
+  }
   auto user = store_.GetUserByName(username);
   if (!user.ok() && user.status().code() != ErrorCode::kNotFound) return user.status();
   const bool match = VerifyPassword(password, user.ok() ? user->password_hash : DummyHash());
   if (!user.ok() || !match) {
-    NoteFailure(key);
+    NoteFailure(key, name);
     spdlog::warn("[auth] failed sign-in for '{}' from {}", username.substr(0, 64), peer);
     return WrongCredentials();
   }
-  {
-    std::lock_guard lock(mu_);
-    failures_.erase(key);
-  }
+  NoteSuccess(key, name, peer);
   if (!user->active) return Status(ErrorCode::kUnauthenticated, "user " + username + " is deactivated");
   const auto now = now_();
   (void)store_.DeleteExpiredSessions(FormatRfc3339(now));

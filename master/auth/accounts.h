@@ -4,8 +4,14 @@
 // both in the Store. Signing in fails slowly on purpose: after
 // `max_failed_logins` wrong passwords in a row for one user from one address,
 // that pair waits (1 s, doubling, up to 5 min) before it may try again, and
-// the answer says how long. Thread-safe; Login, CreateUser and ChangeUser hash
-// passwords (about 0.1 s each), so call them off the network threads.
+// the answer says how long. A guesser spread over many addresses is slowed
+// per user: after `max_failed_logins_per_user` failures in a row from any
+// addresses, addresses the user has not signed in from (since the master
+// started) wait 1 s, doubling up to 1 min. The addresses the user did sign
+// in from are never held by this, so nobody can lock the admin out of their
+// own machine, and no wait lasts longer than a minute after the guessing
+// stops. Thread-safe; Login, CreateUser and ChangeUser hash passwords (about
+// 0.1 s each), so call them off the network threads.
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -23,7 +29,8 @@ namespace ring {
 
 struct AccountsOptions {
   std::chrono::seconds session_ttl{std::chrono::hours(24 * 7)};
-  int max_failed_logins = 5;
+  int max_failed_logins = 5;            // in a row, per user and address
+  int max_failed_logins_per_user = 20;  // in a row, per user from any address
 };
 
 // PATCH /users/{id}, decoded: what to change (at least one).
@@ -58,8 +65,9 @@ class Accounts {
 
   // kUnauthenticated for a wrong name or password (the same message for
   // both) and for a deactivated user; kTooManyRequests while locked out.
-  Result<LoginResult> Login(const std::string& username, const std::string& password,
-                            const std::string& peer);
+  // While locked out, `retry_after` (when given) receives the wait in seconds.
+  Result<LoginResult> Login(const std::string& username, const std::string& password, const std::string& peer,
+                            int64_t* retry_after = nullptr);
   Status Logout(const std::string& token);
   // The user a bearer token signs in; kUnauthenticated with a message that
   // says what to do when the token is missing, unknown or expired.
@@ -87,14 +95,21 @@ class Accounts {
     int count = 0;
     Clock::time_point locked_until{};
   };
-  Status CheckLockout(const std::string& key);
-  void NoteFailure(const std::string& key);
+  Status CheckLockout(const std::string& key, const std::string& username, const std::string& peer,
+                      int64_t& wait_seconds);
+  void NoteFailure(const std::string& key, const std::string& username);
+  void NoteSuccess(const std::string& key, const std::string& username, const std::string& peer);
 
   Store& store_;
   AccountsOptions options_;
   std::function<Clock::time_point()> now_ = [] { return Clock::now(); };
   std::mutex mu_;
   std::map<std::string, Failures> failures_;  // by "username|address"
+  struct UserFailures {
+    Failures failures;
+    std::vector<std::string> known_addresses;  // signed in from, newest last, at most 16
+  };
+  std::map<std::string, UserFailures> user_failures_;  // by username
 };
 
 Status CheckUsername(const std::string& username);

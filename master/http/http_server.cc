@@ -1,7 +1,5 @@
 #include "master/http/http_server.h"
 
-#include <atomic>
-
 #include <utility>  // before Asio
 
 #include <spdlog/spdlog.h>
@@ -34,39 +32,34 @@ struct HttpServer::Impl {
   HttpSessionContext session;
   std::shared_ptr<ssl::context> tls;  // set by Start when options name a certificate
   tcp::acceptor acceptor;
-  std::atomic<uint32_t> connections{0};  // open, counted from accept to close
+  ConnectionCounts counts;  // open connections, from accept to close
 
   Impl(net::io_context& c, HttpServerOptions o, const Router& r, AgentChannelAcceptor& a)
       : ioc(c),
         options(std::move(o)),
         static_files(options.webui_dir),
         session{options, r, a, static_files},
-        acceptor(net::make_strand(c)) {}
+        acceptor(net::make_strand(c)),
+        counts(options.max_connections, options.max_connections_per_address) {}
 
   net::awaitable<void> Listen();
-  // Serves one accepted connection, or only answers 503 when `refuse`.
-  net::awaitable<void> Serve(tcp::socket socket, bool refuse);
-  net::awaitable<void> ServeTls(beast::tcp_stream stream, bool refuse, std::string peer);
+  // Serves one accepted connection, counted by `ticket` until it ends.
+  net::awaitable<void> Serve(tcp::socket socket, ConnectionCounts::Ticket ticket);
+  net::awaitable<void> ServeTls(beast::tcp_stream stream, ConnectionCounts::Ticket& ticket);
 };
 
-net::awaitable<void> HttpServer::Impl::Serve(tcp::socket socket, bool refuse) {
-  beast::error_code ec;
-  const auto remote = socket.remote_endpoint(ec);
-  const std::string peer = ec ? std::string("?") : remote.address().to_string();
+net::awaitable<void> HttpServer::Impl::Serve(tcp::socket socket, ConnectionCounts::Ticket ticket) {
   if (tls) {
-    co_await ServeTls(beast::tcp_stream(std::move(socket)), refuse, peer);
+    co_await ServeTls(beast::tcp_stream(std::move(socket)), ticket);
     co_return;
   }
   AnyStream stream(beast::tcp_stream(std::move(socket)));
   beast::flat_buffer buffer;
-  if (refuse) {
-    co_await RefuseHttp(session, stream, buffer);
-  } else {
-    co_await ServeHttp(session, stream, buffer, peer);
-  }
+  co_await ServeHttp(session, stream, buffer, ticket);
 }
 
-net::awaitable<void> HttpServer::Impl::ServeTls(beast::tcp_stream stream, bool refuse, std::string peer) {
+net::awaitable<void> HttpServer::Impl::ServeTls(beast::tcp_stream stream, ConnectionCounts::Ticket& ticket) {
+  const std::string& peer = ticket.address();
   // The client speaks first: a TLS ClientHello, or a plain-HTTP request
   // that gets a readable 400 instead of a failed handshake.
   beast::flat_buffer buffer;
@@ -91,11 +84,7 @@ net::awaitable<void> HttpServer::Impl::ServeTls(beast::tcp_stream stream, bool r
   }
   buffer.consume(used);
   AnyStream secured(std::move(tls_stream));
-  if (refuse) {
-    co_await RefuseHttp(session, secured, buffer);
-  } else {
-    co_await ServeHttp(session, secured, buffer, peer);
-  }
+  co_await ServeHttp(session, secured, buffer, ticket);
 }
 
 net::awaitable<void> HttpServer::Impl::Listen() {
@@ -112,9 +101,9 @@ net::awaitable<void> HttpServer::Impl::Listen() {
     // not wait for the peer's delayed ACK of the previous one (Nagle).
     socket.set_option(net::ip::tcp::no_delay(true), ec);
     auto executor = socket.get_executor();
-    const bool refuse = connections.fetch_add(1) >= options.max_connections;
-    net::co_spawn(executor, Serve(std::move(socket), refuse), [this](std::exception_ptr e) {
-      connections.fetch_sub(1);
+    const auto remote = socket.remote_endpoint(ec);
+    auto ticket = counts.Open(ec ? std::string("?") : remote.address().to_string());
+    net::co_spawn(executor, Serve(std::move(socket), std::move(ticket)), [](std::exception_ptr e) {
       if (!e) return;
       try {
         std::rethrow_exception(e);

@@ -27,9 +27,12 @@ struct HttpServerOptions {
   uint64_t body_limit = 8ull << 20;               // default request body limit
   uint64_t upload_body_limit = 200ull << 20;      // POST /api/v1/experiments
   uint32_t header_limit = 64 * 1024;              // request line and header fields
-  // HTTP connections open at once (an agent's WebSocket counts until its
-  // upgrade); one more gets a 503 and is closed.
+  // Users' HTTP connections open at once, and from one client address; one
+  // more gets a 503 naming the limit and is closed. An agent's WebSocket
+  // counts from its first request on apart from these, and is never refused
+  // for lack of room (ConnectionCounts).
   uint32_t max_connections = 4096;
+  uint32_t max_connections_per_address = 256;
   std::string webui_dir;  // static files; empty = none
   // The cluster token agents present (Authorization: Bearer) to open their
   // WebSocket; a missing or wrong one gets a 401.

@@ -1,6 +1,9 @@
 #include "master/http/http_session.h"
 
+#include <algorithm>
+#include <array>
 #include <limits>
+#include <optional>
 
 #include <utility>  // before Asio
 
@@ -14,6 +17,7 @@
 #include "master/http/conditional_get.h"
 #include "master/http/content_encoding.h"
 #include "master/http/router.h"
+#include "master/http/security_headers.h"
 #include "master/http/static_files.h"
 #include "master/http/url_codec.h"
 #include "master/http/ws_upgrade.h"
@@ -28,8 +32,10 @@ using tcp = net::ip::tcp;
 namespace {
 
 constexpr auto kTlsShutdownTimeout = std::chrono::seconds(5);
+constexpr std::chrono::milliseconds kRefusedReadTimeout{5000};
 
-ApiRequest ToApiRequest(const http::request<http::string_body>& req, const std::string& peer, Status& error) {
+// The method, path, query and headers of a request (its body is the caller's).
+ApiRequest ToApiRequest(const http::request_header<>& req, const std::string& peer, Status& error) {
   ApiRequest out;
   out.method = std::string(req.method_string());
   out.peer = peer;
@@ -54,7 +60,6 @@ ApiRequest ToApiRequest(const http::request<http::string_body>& req, const std::
     for (auto& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     out.headers[name] = std::string(field.value());
   }
-  out.body = req.body();
   return out;
 }
 
@@ -85,14 +90,46 @@ net::awaitable<void> Shutdown(AnyStream& stream) {
   co_await stream.async_shutdown(net::redirect_error(net::use_awaitable, ec));
 }
 
-// Writes `status` (a 4xx or 5xx naming the limit) and ends the connection.
-net::awaitable<void> WriteAndClose(AnyStream& stream, const Status& status, int http_status) {
-  auto api = ApiResponse::Error(status);
-  if (http_status) api.status = http_status;
+// Reads and drops what the client still sends (a body it was told not to
+// send), a little and briefly, so closing does not reset the connection
+// before the client has read the answer.
+net::awaitable<void> Drain(AnyStream& stream) {
+  stream.tcp().expires_after(std::chrono::seconds(2));
+  std::array<char, 16384> sink;
+  size_t drained = 0;
+  beast::error_code ec;
+  while (!ec && drained < (1u << 20))
+    drained +=
+        co_await stream.async_read_some(net::buffer(sink), net::redirect_error(net::use_awaitable, ec));
+}
+
+// Writes `api` and ends the connection; `drain` when the request's body is
+// still unread.
+net::awaitable<void> WriteAndClose(AnyStream& stream, ApiResponse api, bool drain) {
+  AddSecurityHeaders(api, AnswerKind::kApi);
   auto res = ToBeast(std::move(api), 11, false);
   beast::error_code ec;
   co_await http::async_write(stream, res, net::redirect_error(net::use_awaitable, ec));
   co_await Shutdown(stream);
+  if (drain && !ec) co_await Drain(stream);
+}
+
+// Writes `status` (a 4xx or 5xx naming the limit) and ends the connection.
+net::awaitable<void> WriteAndClose(AnyStream& stream, const Status& status, int http_status) {
+  auto api = ApiResponse::Error(status);
+  if (http_status) api.status = http_status;
+  co_await WriteAndClose(stream, std::move(api), false);
+}
+
+Status RefusalStatus(const HttpServerOptions& options, ConnectionRefusal refusal) {
+  if (refusal == ConnectionRefusal::kPerAddress)
+    return {ErrorCode::kUnavailable,
+            "this address has " + std::to_string(options.max_connections_per_address) +
+                " open connections, the master's limit per client address (max_connections_per_address); "
+                "close some or try again later"};
+  return {ErrorCode::kUnavailable, "the master is at its limit of " +
+                                       std::to_string(options.max_connections) +
+                                       " open connections; try again later"};
 }
 
 net::awaitable<http::response<http::string_body>> Handle(const HttpSessionContext& ctx,
@@ -100,7 +137,9 @@ net::awaitable<http::response<http::string_body>> Handle(const HttpSessionContex
                                                          const std::string& peer) {
   Status parse_error;
   ApiRequest api = ToApiRequest(req, peer, parse_error);
+  api.body = std::move(req.body());
   ApiResponse response;
+  bool page = false;
   if (!parse_error.ok()) {
     response = ApiResponse::Error(parse_error);
   } else if (api.path.rfind("/api/", 0) == 0 || api.path == "/metrics") {
@@ -112,6 +151,7 @@ net::awaitable<http::response<http::string_body>> Handle(const HttpSessionContex
     }
   } else if (api.method == "GET" || api.method == "HEAD") {
     response = ctx.static_files.Serve(api.path);
+    page = response.status == 200;
   } else {
     response = ApiResponse::Error(NotFound("no such endpoint: " + api.method + " " + api.path));
   }
@@ -119,16 +159,18 @@ net::awaitable<http::response<http::string_body>> Handle(const HttpSessionContex
     ApplyContentEncoding(api, response);  // the gzip body of a cached answer
     ApplyConditionalGet(api, response);   // ETag, 304 when unchanged
   }
+  AddSecurityHeaders(response, page ? AnswerKind::kPage : AnswerKind::kApi);
   co_return ToBeast(std::move(response), req.version(), req.keep_alive());
 }
 
 }  // namespace
 
 net::awaitable<void> ServeHttp(const HttpSessionContext& ctx, AnyStream& stream, beast::flat_buffer& buffer,
-                               std::string peer) {
+                               ConnectionCounts::Ticket& ticket) {
   const HttpServerOptions& options = ctx.options;
+  const std::string& peer = ticket.address();
   auto& tcp_stream = stream.tcp();
-  for (;;) {
+  for (bool first = true;; first = false) {
     http::request_parser<http::string_body> parser;
     parser.header_limit(options.header_limit);
     // Beast compares a Content-Length with the body limit as soon as the
@@ -136,7 +178,12 @@ net::awaitable<void> ServeHttp(const HttpSessionContext& ctx, AnyStream& stream,
     // apply the route's own limit below, with a 413 instead of a dropped
     // connection. (Not boost::none: Beast 1.74 then refuses every body.)
     parser.body_limit(std::numeric_limits<uint64_t>::max());
-    tcp_stream.expires_after(options.read_timeout);
+    // A connection over a limit waits only briefly for the request that
+    // shows whether it is an agent's.
+    const bool refused = first && ticket.refusal() != ConnectionRefusal::kNone;
+    tcp_stream.expires_after(
+        refused ? std::min<std::chrono::milliseconds>(options.read_timeout, kRefusedReadTimeout)
+                : options.read_timeout);
     beast::error_code hec;
     auto hn = co_await http::async_read_header(stream, buffer, parser,
                                                net::redirect_error(net::use_awaitable, hec));
@@ -150,10 +197,34 @@ net::awaitable<void> ServeHttp(const HttpSessionContext& ctx, AnyStream& stream,
     }
     if (hec) break;  // closed, timed out or malformed header: drop the connection
     const auto& header = parser.get();
+    // Agents' channels are counted apart from users' connections and let in
+    // whatever users hold; their cluster token is checked below.
+    const bool agent_channel = header.target() == "/api/v1/agents/ws" && beast::websocket::is_upgrade(header);
+    if (agent_channel) {
+      ticket.BecomeAgent();
+    } else if (refused) {
+      co_await WriteAndClose(stream, ApiResponse::Error(RefusalStatus(options, ticket.refusal())),
+                             parser.content_length().value_or(0) > 0 || parser.chunked());
+      co_return;
+    }
     const bool upload = header.method() == http::verb::post && header.target() == "/api/v1/experiments";
     const uint64_t body_limit = upload ? options.upload_body_limit : options.body_limit;
     parser.body_limit(body_limit);
     beast::error_code bec;
+    const bool has_body = parser.content_length().value_or(0) > 0 || parser.chunked();
+    if (has_body && header.target().substr(0, 5) == "/api/") {
+      // The caller must be let in before its body is read: a client without
+      // a token cannot make the master take in megabytes.
+      Status parse_error;
+      ApiRequest api = ToApiRequest(header, peer, parse_error);
+      std::optional<ApiResponse> refusal = parse_error.ok()
+                                               ? ctx.router.Admit(api)
+                                               : std::optional<ApiResponse>(ApiResponse::Error(parse_error));
+      if (refusal) {
+        co_await WriteAndClose(stream, std::move(*refusal), true);
+        co_return;
+      }
+    }
     if (parser.content_length() && *parser.content_length() > body_limit) {
       bec = http::error::body_limit;
     } else {
@@ -171,7 +242,7 @@ net::awaitable<void> ServeHttp(const HttpSessionContext& ctx, AnyStream& stream,
     if (bec) break;
     auto req = parser.release();
     if (beast::websocket::is_upgrade(req)) {
-      if (req.target() == "/api/v1/agents/ws") {
+      if (agent_channel) {
         const auto auth = req[http::field::authorization];
         const std::string_view prefix = "Bearer ";
         const bool presented = auth.size() > prefix.size() && auth.substr(0, prefix.size()) == prefix;
@@ -210,22 +281,6 @@ net::awaitable<void> ServeHttp(const HttpSessionContext& ctx, AnyStream& stream,
     if (wec || !keep_alive) break;
   }
   co_await Shutdown(stream);
-}
-
-net::awaitable<void> RefuseHttp(const HttpSessionContext& ctx, AnyStream& stream,
-                                beast::flat_buffer& buffer) {
-  stream.tcp().expires_after(std::chrono::seconds(5));
-  // Read what the client sent first (up to a few KiB), so closing does not
-  // reset the connection before it reads the answer.
-  beast::error_code ec;
-  if (buffer.size() == 0) {
-    co_await stream.async_read_some(buffer.prepare(4096), net::redirect_error(net::use_awaitable, ec));
-  }
-  co_await WriteAndClose(stream,
-                         {ErrorCode::kUnavailable, "the master is at its limit of " +
-                                                       std::to_string(ctx.options.max_connections) +
-                                                       " open connections; try again later"},
-                         503);
 }
 
 net::awaitable<void> RejectPlainHttp(const HttpSessionContext& ctx, AnyStream& stream,

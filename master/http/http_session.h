@@ -12,6 +12,7 @@
 
 #include "common/asio/any_stream.h"
 
+#include "master/http/connection_counts.h"
 #include "master/http/http_server.h"
 
 namespace ring {
@@ -31,12 +32,12 @@ struct HttpSessionContext {
 // Reads requests (with the read deadline, header and body limits) and
 // answers them until the client closes, keep-alive ends or an agent's
 // WebSocket upgrade takes the stream. `buffer` may hold bytes already read.
+// A connection accepted over a limit (ticket.refusal()) is answered 503
+// naming the limit, unless its request is an agent's WebSocket. A request
+// with a body is refused (401, 403, 404, 405) before its body is read when
+// the router would refuse it.
 boost::asio::awaitable<void> ServeHttp(const HttpSessionContext& ctx, AnyStream& stream,
-                                       boost::beast::flat_buffer& buffer, std::string peer);
-
-// Answers 503 (at the connection limit) and closes.
-boost::asio::awaitable<void> RefuseHttp(const HttpSessionContext& ctx, AnyStream& stream,
-                                        boost::beast::flat_buffer& buffer);
+                                       boost::beast::flat_buffer& buffer, ConnectionCounts::Ticket& ticket);
 
 // A plain-HTTP request on a TLS listener: answers 400 in plain text saying
 // to use https://, and closes. `buffer` holds the bytes read so far.

@@ -17,6 +17,13 @@ std::vector<std::string> SplitPath(const std::string& path) {
   return out;
 }
 
+const char* MethodLabel(const std::string& method) {
+  static const char* const kKnown[] = {"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"};
+  for (const char* known : kKnown)
+    if (method == known) return known;
+  return "other";
+}
+
 const char* AccessName(Access access) {
   switch (access) {
     case Access::kPublic:
@@ -69,12 +76,12 @@ boost::asio::awaitable<ApiResponse> Router::Dispatch(ApiRequest& req) const {
   std::string pattern = "unmatched";
   ApiResponse response = co_await Route(req, pattern);
   if (observer_)
-    observer_(req.method, pattern, response.status,
+    observer_(MethodLabel(req.method), pattern, response.status,
               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   co_return response;
 }
 
-boost::asio::awaitable<ApiResponse> Router::Route(ApiRequest& req, std::string& pattern) const {
+const Router::RouteEntry* Router::Find(ApiRequest& req, Status& error) const {
   const auto segments = SplitPath(req.path);
   bool path_matched = false;
   for (const auto& route : routes_) {
@@ -92,17 +99,37 @@ boost::asio::awaitable<ApiResponse> Router::Route(ApiRequest& req, std::string& 
     path_matched = true;
     if (route.method != req.method) continue;
     req.params = std::move(params);
-    pattern = route.pattern;
-    if (Status s = Authorize(req, route.access); !s.ok()) co_return ApiResponse::Error(s);
-    co_return co_await route.handler(req);
+    return &route;
   }
-  if (path_matched) {
-    auto r = ApiResponse::Error(
-        {ErrorCode::kInvalidArgument, "method " + req.method + " is not allowed on " + req.path});
-    r.status = 405;
-    co_return r;
-  }
-  co_return ApiResponse::Error(NotFound("no such endpoint: " + req.method + " " + req.path));
+  if (path_matched)
+    error = {ErrorCode::kInvalidArgument, "method " + req.method + " is not allowed on " + req.path};
+  else
+    error = NotFound("no such endpoint: " + req.method + " " + req.path);
+  return nullptr;
+}
+
+ApiResponse Router::ErrorAnswer(const Status& error) {
+  auto r = ApiResponse::Error(error);
+  // Only a wrong method on a known path is an invalid argument here.
+  if (error.code() == ErrorCode::kInvalidArgument) r.status = 405;
+  return r;
+}
+
+std::optional<ApiResponse> Router::Admit(ApiRequest& req) const {
+  Status error;
+  const RouteEntry* route = Find(req, error);
+  if (route == nullptr) return ErrorAnswer(error);
+  if (Status s = Authorize(req, route->access); !s.ok()) return ApiResponse::Error(s);
+  return std::nullopt;
+}
+
+boost::asio::awaitable<ApiResponse> Router::Route(ApiRequest& req, std::string& pattern) const {
+  Status error;
+  const RouteEntry* route = Find(req, error);
+  if (route == nullptr) co_return ErrorAnswer(error);
+  pattern = route->pattern;
+  if (Status s = Authorize(req, route->access); !s.ok()) co_return ApiResponse::Error(s);
+  co_return co_await route->handler(req);
 }
 
 }  // namespace ring

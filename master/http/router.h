@@ -11,6 +11,7 @@
 // checks the trial's token against the allocation in the path. So no body
 // is looked at before its caller is known. kPublic routes need nothing.
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -56,10 +57,12 @@ class Router {
   void SetAllocationAuthorizer(AllocationAuthorizer authorizer) {
     allocation_authorizer_ = std::move(authorizer);
   }
-  // Called after every dispatched request with its method, route pattern
-  // ("unmatched" when none), status and duration (for the master's metrics).
-  using Observer = std::function<void(const std::string& method, const std::string& pattern, int status,
-                                      double seconds)>;
+  // Called after every dispatched request with its method (MethodLabel),
+  // route pattern ("unmatched" when none), status and duration (for the
+  // master's metrics). Both come from closed sets, so requests with made-up
+  // methods or paths cannot add metric series.
+  using Observer =
+      std::function<void(const std::string& method, const std::string& pattern, int status, double seconds)>;
   void SetObserver(Observer observer) { observer_ = std::move(observer); }
   // Every route, in registration order (for the authorisation matrix test).
   std::vector<RouteInfo> Routes() const;
@@ -67,9 +70,14 @@ class Router {
   // Finds the handler and fills req.params. A path that matches with another
   // method gives 405; no match gives 404.
   boost::asio::awaitable<ApiResponse> Dispatch(ApiRequest& req) const;
+  // Before a request's body is read: the answer that refuses `req` (no such
+  // route, a wrong method, or a caller the route's Access does not let in),
+  // or nullopt when Dispatch would run its handler. Looks only at the method,
+  // path and headers, so a body is never read for a caller who may not send it.
+  std::optional<ApiResponse> Admit(ApiRequest& req) const;
 
  private:
-  struct Route {
+  struct RouteEntry {
     std::string method;
     std::string pattern;
     std::vector<std::string> segments;  // "{x}" marks a capture
@@ -79,14 +87,21 @@ class Router {
   // The error that stops `req` from reaching a route of `access`, if any;
   // fills req.principal.
   Status Authorize(ApiRequest& req, Access access) const;
+  // The route of req's method and path (filling req.params), or null with
+  // the reason in `error`.
+  const RouteEntry* Find(ApiRequest& req, Status& error) const;
+  static ApiResponse ErrorAnswer(const Status& error);
 
-  std::vector<Route> routes_;
+  std::vector<RouteEntry> routes_;
   boost::asio::awaitable<ApiResponse> Route(ApiRequest& req, std::string& pattern) const;
 
   Authenticator authenticator_;
   AllocationAuthorizer allocation_authorizer_;
   Observer observer_;
 };
+
+// The method as a metric label: one of the methods the API uses, or "other".
+const char* MethodLabel(const std::string& method);
 
 // Splits "/a/b/c" into {"a","b","c"}.
 std::vector<std::string> SplitPath(const std::string& path);

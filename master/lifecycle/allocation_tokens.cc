@@ -1,5 +1,8 @@
 #include "master/lifecycle/allocation_tokens.h"
 
+#include <cctype>
+#include <string>
+
 #include "master/auth/tokens.h"
 #include "master/store/store.h"
 
@@ -32,6 +35,48 @@ Result<AllocationTokens::Holder> AllocationTokens::Authorize(const std::string& 
   if (rec->state != AllocationState::kTerminated)
     return Conflict("allocation " + allocation_id + " has not started");
   return Conflict("allocation " + allocation_id + " has ended (" + rec->exit_reason + ")");
+}
+
+namespace {
+
+constexpr size_t kTokenHexDigits = 64;
+
+bool IsHex(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+}  // namespace
+
+std::string AllocationTokens::Redact(std::string text) const {
+  if (text.size() < kTokenHexDigits) return text;
+  size_t i = 0;
+  while (i < text.size()) {
+    if (!IsHex(text[i])) {
+      ++i;
+      continue;
+    }
+    size_t end = i;
+    while (end < text.size() && IsHex(text[end])) ++end;
+    if (end - i != kTokenHexDigits) {
+      i = end;
+      continue;
+    }
+    std::string candidate = text.substr(i, kTokenHexDigits);
+    for (auto& c : candidate) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const std::string hash = HashToken(candidate);
+    bool live = false;
+    {
+      std::lock_guard lock(mu_);
+      for (const auto& [id, entry] : live_) live = live || entry.token_hash == hash;
+    }
+    if (!live) {
+      i = end;
+      continue;
+    }
+    text.replace(i, kTokenHexDigits, kHiddenToken);
+    i += std::char_traits<char>::length(kHiddenToken);
+  }
+  return text;
 }
 
 }  // namespace ring

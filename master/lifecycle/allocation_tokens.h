@@ -29,6 +29,13 @@ class AllocationTokens {
   // `allocation_id`; kUnauthenticated for a missing or wrong token,
   // kConflict for an ended allocation, kNotFound for none.
   Result<Holder> Authorize(const std::string& allocation_id, const std::string& token) const;
+  // `text` with every token of a live allocation in it (a run of 64 hex
+  // digits whose SHA-256 is a live token's) replaced by kHiddenToken: log
+  // lines are readable by other users, and a trial that prints its
+  // environment must not hand them its token. Only hashes are kept, so each
+  // run of the right shape is hashed and compared.
+  std::string Redact(std::string text) const;
+  static constexpr const char* kHiddenToken = "[allocation token hidden]";
 
  private:
   struct Entry {

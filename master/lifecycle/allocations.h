@@ -54,6 +54,7 @@ class Allocations {
   using EndedHandler = std::function<void(LiveAllocation&)>;
   using DirtyHandler = std::function<void(const std::string& pool)>;
   Allocations(Store& store, ResourceManager& rm, AllocationTokens& tokens, RendezvousStore& rendezvous);
+  const AllocationTokens& tokens() const { return tokens_; }
   // What runs when an allocation ends, and when a pool's queue or running
   // set changes (the scheduling driver's dirty mark).
   void SetHandlers(EndedHandler on_ended, DirtyHandler on_dirty);

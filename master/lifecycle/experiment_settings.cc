@@ -45,11 +45,29 @@ EffectiveResources ExperimentSettings::Resources(int64_t experiment_id) {
   return r;
 }
 
-Status ExperimentSettings::SetResources(int64_t experiment_id, const ResourcesPatch& patch) {
+Status ExperimentSettings::SetResources(int64_t experiment_id, const ResourcesPatch& patch, bool by_admin) {
   auto exp = store_.GetExperiment(experiment_id);
   if (!exp.ok()) return exp.status();
   Resources(experiment_id);  // loads the current overrides
   ResourceOverrides next = overrides_[experiment_id];
+  if (by_admin) {
+    if (patch.priority) next.admin_priority = patch.priority;
+    if (patch.set_max_slots) next.admin_max_slots = patch.max_slots;
+  } else {
+    // Lower numbers run first: an owner may only move away from the admin's.
+    if (patch.priority && next.admin_priority && *patch.priority < *next.admin_priority)
+      return {ErrorCode::kPermissionDenied,
+              "priority: an admin set experiment " + std::to_string(experiment_id) + "'s priority to " +
+                  std::to_string(*next.admin_priority) +
+                  "; its owner may not make it more important (a number below " +
+                  std::to_string(*next.admin_priority) + ")"};
+    if (patch.set_max_slots && next.admin_max_slots &&
+        (!patch.max_slots || *patch.max_slots > *next.admin_max_slots))
+      return {ErrorCode::kPermissionDenied,
+              "max_slots: an admin set experiment " + std::to_string(experiment_id) + "'s max_slots to " +
+                  std::to_string(*next.admin_max_slots) + "; its owner may not raise it" +
+                  (patch.max_slots ? "" : " or remove it")};
+  }
   if (patch.priority) next.priority = patch.priority;
   if (patch.weight) next.weight = patch.weight;
   if (patch.set_max_slots) next.max_slots = patch.max_slots;

@@ -33,8 +33,11 @@ class ExperimentSettings {
   // The same from a config and its overrides: what readers off the
   // lifecycle's thread use (the REST views).
   static EffectiveResources Effective(const ResourcesConfig& config, const ResourceOverrides& overrides);
-  // Writes the patch (already validated) and applies it at once.
-  Status SetResources(int64_t experiment_id, const ResourcesPatch& patch);
+  // Writes the patch (already validated) and applies it at once. What an
+  // admin sets becomes the owner's bound: an owner's patch that makes the
+  // priority more important than, or max_slots larger (or unlimited) than,
+  // what an admin set is kPermissionDenied naming the field.
+  Status SetResources(int64_t experiment_id, const ResourcesPatch& patch, bool by_admin);
   // Where the experiment's checkpoints go: its config's, or the master's root.
   CheckpointStorage StorageOf(const ExperimentConfig& config) const;
 

@@ -86,8 +86,10 @@ void RankEvents::OnLogs(const proto::LogBatch& batch) {
   log_seq_[key] = batch.seq;
   std::vector<LogRecord> lines;
   lines.reserve(batch.lines.size());
+  // Other users may read these lines: a token the trial printed is hidden.
   for (const auto& l : batch.lines)
-    lines.push_back({0, alloc->trial_id(), batch.allocation_id, batch.rank, l.stream, l.line, l.ts_ms});
+    lines.push_back({0, alloc->trial_id(), batch.allocation_id, batch.rank, l.stream,
+                     allocations_.tokens().Redact(l.line), l.ts_ms});
   const auto now = std::chrono::steady_clock::now().time_since_epoch();
   lines = log_limiter_.Admit(batch.allocation_id, std::move(lines),
                              std::chrono::duration_cast<std::chrono::milliseconds>(now).count());

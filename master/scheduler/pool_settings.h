@@ -1,6 +1,7 @@
 #pragma once
 // A resource pool as master.yaml declares it: a name agents join with
 // `--pool`, and the policy its scheduler follows.
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -12,7 +13,12 @@ struct PoolSettings {
   std::string scheduler = "priority";   // priority | fair_share
   bool preemption = true;               // may a waiting request stop running work?
   std::string fitting_policy = "best";  // best (pack) | worst (spread)
+  // Who may submit to the pool: these users and every admin. Empty: anyone.
+  std::vector<std::string> allowed_users;
 };
+
+// Whether `username` (an admin when `admin`) may submit work to `pool`.
+bool MaySubmitTo(const PoolSettings& pool, const std::string& username, bool admin);
 
 // The pools when master.yaml names none: "default", priority, preemption on, best fit.
 std::vector<PoolSettings> DefaultPools();

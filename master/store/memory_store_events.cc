@@ -111,7 +111,9 @@ Status MemoryStore::SetResourceOverrides(int64_t experiment_id, const ResourceOv
   if (!experiments_.contains(experiment_id))
     return NotFound("experiment " + std::to_string(experiment_id) + " not found");
   if ((o.priority && (*o.priority < 1 || *o.priority > 99)) || (o.weight && !(*o.weight > 0)) ||
-      (o.max_slots && *o.max_slots < 1))
+      (o.max_slots && *o.max_slots < 1) ||
+      (o.admin_priority && (*o.admin_priority < 1 || *o.admin_priority > 99)) ||
+      (o.admin_max_slots && *o.admin_max_slots < 1))
     return InvalidArgument("resource overrides: priority 1-99, weight > 0, max_slots >= 1");
   overrides_[experiment_id] = o;
   return Status::Ok();

@@ -2,7 +2,13 @@
 
 #include "common/thread_role.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <utility>
 
 namespace ring {
@@ -161,6 +167,18 @@ std::optional<int64_t> Stmt::OptInt(int column) const {
 }
 
 Result<std::unique_ptr<SqliteDb>> SqliteDb::Open(const std::string& path) {
+  // A new database file is made 0600 whatever the umask: SQLite gives its
+  // -wal and -shm files the database file's mode, so they follow.
+  if (!path.empty() && path != ":memory:" && path.rfind("file:", 0) != 0) {
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd >= 0) {
+      const int changed = ::fchmod(fd, 0600);
+      ::close(fd);
+      if (changed != 0) return Internal("cannot make database " + path + " private (chmod 0600)");
+    } else if (errno != EEXIST) {
+      return Internal("cannot create database " + path + ": " + std::strerror(errno));
+    }
+  }
   sqlite3* raw = nullptr;
   int rc = sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
   std::unique_ptr<SqliteDb> db(new SqliteDb(raw));  // closes `raw` on every path

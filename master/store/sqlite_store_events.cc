@@ -240,15 +240,19 @@ Status SqliteStore::SetAgentSchedulable(const std::string& id, bool enabled, boo
 Status SqliteStore::SetResourceOverrides(int64_t experiment_id, const ResourceOverrides& o) {
   std::lock_guard lock(mu_);
   Result<Stmt> upsert = db_->Prepare(
-      "INSERT INTO experiment_resources (experiment_id, priority, weight, max_slots, updated_at) "
-      "VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (experiment_id) DO UPDATE SET priority = excluded.priority, "
-      "weight = excluded.weight, max_slots = excluded.max_slots, updated_at = excluded.updated_at");
+      "INSERT INTO experiment_resources (experiment_id, priority, weight, max_slots, updated_at, "
+      "admin_priority, admin_max_slots) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT (experiment_id) DO "
+      "UPDATE SET priority = excluded.priority, weight = excluded.weight, max_slots = excluded.max_slots, "
+      "updated_at = excluded.updated_at, admin_priority = excluded.admin_priority, "
+      "admin_max_slots = excluded.admin_max_slots");
   if (!upsert.ok()) return upsert.status();
   upsert->Bind(1, experiment_id)
       .Bind(2, o.priority)
       .Bind(3, o.weight)
       .Bind(4, o.max_slots)
-      .Bind(5, NowRfc3339());
+      .Bind(5, NowRfc3339())
+      .Bind(6, o.admin_priority)
+      .Bind(7, o.admin_max_slots);
   Status s = upsert->Run();
   if (s.ok()) overrides_[experiment_id] = o;
   if (s.code() == ErrorCode::kInvalidArgument || s.code() == ErrorCode::kInternal) {
@@ -267,14 +271,16 @@ Result<ResourceOverrides> SqliteStore::GetResourceOverrides(int64_t experiment_i
   std::lock_guard lock(mu_);
   if (auto cached = overrides_.find(experiment_id); cached != overrides_.end()) return cached->second;
   Result<Stmt> select = db_->Prepare(
-      "SELECT e.id, r.priority, r.weight, r.max_slots FROM experiments e "
+      "SELECT e.id, r.priority, r.weight, r.max_slots, r.admin_priority, r.admin_max_slots FROM experiments "
+      "e "
       "LEFT JOIN experiment_resources r ON r.experiment_id = e.id WHERE e.id = ?1");
   if (!select.ok()) return select.status();
   select->Bind(1, experiment_id);
   Result<bool> row = select->Step();
   if (!row.ok()) return row.status();
   if (!*row) return NotFound("experiment " + std::to_string(experiment_id) + " not found");
-  ResourceOverrides stored{select->OptInt(1), select->OptDouble(2), select->OptInt(3)};
+  ResourceOverrides stored{select->OptInt(1), select->OptDouble(2), select->OptInt(3), select->OptInt(4),
+                           select->OptInt(5)};
   overrides_.emplace(experiment_id, stored);
   return stored;
 }

@@ -116,6 +116,10 @@ struct ResourceOverrides {
   std::optional<int64_t> priority;
   std::optional<double> weight;
   std::optional<int64_t> max_slots;
+  // What an admin last set: the owner may not go past it (more important
+  // than admin_priority, more slots than admin_max_slots).
+  std::optional<int64_t> admin_priority;
+  std::optional<int64_t> admin_max_slots;
   bool operator==(const ResourceOverrides&) const = default;
 };
 

@@ -2,6 +2,10 @@
 #   master_api_test         the REST API
 #   scheduling_api_test     pools, priorities and the queue through the API and CLI
 #   bad_requests_test       limits and a storm of bad requests
+#   hardening_test          security headers, private data folder, log bytes and pages, hidden tokens,
+#                           admin-set bounds, pools for named users
+#   limits_test             limits without credentials: metric labels, connections per address, sign-in queue
+#                           and lockout, bodies after the token, log rates and pages, security headers, ...
 #   tls_test                an HTTPS master, an agent over wss, trials and the CLI verifying its certificate
 #   authorization_test      every route × every kind of caller (the authorisation matrix)
 #   users_cli_test          sign-in, whoami, creation, passwords, deactivation, the first admin
@@ -17,6 +21,8 @@ ring_add_test(integration_tests LABEL integration TIMEOUT 240
     integration/authorization_test.cc
     integration/bad_requests_test.cc
     integration/distributed_store_test.cc
+    integration/hardening_test.cc
+    integration/limits_test.cc
     integration/master_api_test.cc
     integration/rendezvous_integration_test.cc
     integration/retention_cli_test.cc

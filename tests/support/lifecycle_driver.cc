@@ -46,7 +46,7 @@ Status LifecycleDriver::SetResources(int64_t id, const nlohmann::json& body) {
   auto patch = DecodeResourcesPatch(body);
   if (!patch.ok()) return patch.status();
   return lifecycle_->Run([&](Lifecycle& l) {
-    Status s = l.settings().SetResources(id, *patch);
+    Status s = l.settings().SetResources(id, *patch, /*by_admin=*/true);
     if (s.ok()) l.scheduling().MarkDirty(l.settings().Resources(id).pool);
     return s;
   });

@@ -10,8 +10,10 @@ namespace ring::testing {
 
 class RawConnection {
  public:
-  // Connects to 127.0.0.1:port; reads and writes give up after 5 s.
-  explicit RawConnection(int port);
+  // Connects to 127.0.0.1:port, from `source` (an IPv4 address such as
+  // 127.0.0.2, bound before connecting) when given; reads and writes give up
+  // after 5 s.
+  explicit RawConnection(int port, const std::string& source = "");
   ~RawConnection();
   RawConnection(const RawConnection&) = delete;
   RawConnection& operator=(const RawConnection&) = delete;

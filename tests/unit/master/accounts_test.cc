@@ -100,6 +100,34 @@ TEST_F(AccountsTest, RepeatedFailuresLockOneUserAtOneAddressForGrowingWaits) {
   EXPECT_EQ(accounts_.Login("admin", admin_password_, "10.0.0.9").status().code(), ErrorCode::kOk);
 }
 
+TEST_F(AccountsTest, GuessesFromManyAddressesHoldNewAddressesForAMinuteAtMost) {
+  Accounts accounts{store_, AccountsOptions{hours(1), 3, 4}};
+  accounts.SetClockForTest([this] { return now_; });
+  ASSERT_TRUE(accounts.Login("admin", admin_password_, "10.0.0.1").ok());  // the admin's own machine
+  // One guess from each of four addresses: none reaches the per-address limit.
+  for (int i = 0; i < 4; ++i)
+    EXPECT_FALSE(accounts.Login("admin", "guess", "10.0.1." + std::to_string(i)).ok());
+  auto held = accounts.Login("admin", admin_password_, "10.0.2.1");
+  EXPECT_EQ(held.status().code(), ErrorCode::kTooManyRequests);
+  EXPECT_NE(held.status().message().find("several addresses; try again in 1 s"), std::string::npos)
+      << held.status().message();
+  // Each further guess doubles the wait, up to a minute.
+  for (int i = 0; i < 10; ++i) {
+    now_ += seconds(61);
+    EXPECT_FALSE(accounts.Login("admin", "guess", "10.0.3." + std::to_string(i)).ok());
+  }
+  EXPECT_NE(accounts.Login("admin", admin_password_, "10.0.2.1").status().message().find("try again in 60 s"),
+            std::string::npos);
+  // The admin's own address is never held; a minute after the last guess nobody is.
+  EXPECT_TRUE(accounts.Login("admin", admin_password_, "10.0.0.1").ok());
+  for (int i = 0; i < 4; ++i)
+    EXPECT_FALSE(accounts.Login("admin", "guess", "10.0.4." + std::to_string(i)).ok());
+  EXPECT_EQ(accounts.Login("admin", admin_password_, "10.0.2.1").status().code(),
+            ErrorCode::kTooManyRequests);
+  now_ += seconds(61);
+  EXPECT_TRUE(accounts.Login("admin", admin_password_, "10.0.2.1").ok());
+}
+
 TEST_F(AccountsTest, SessionsExpireAndSignOut) {
   auto login = accounts_.Login("admin", admin_password_, "10.0.0.1");
   ASSERT_TRUE(login.ok());

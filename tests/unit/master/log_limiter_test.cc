@@ -56,5 +56,26 @@ TEST(LogLimiterTest, EachAllocationHasItsOwnBucketAndForgetResetsIt) {
   EXPECT_TRUE(limiter.Admit("1.0", {}, 0).empty());
 }
 
+TEST(LogLimiterTest, BytesBeyondTheByteRateAreDroppedAndTheNoticeNamesThatLimit) {
+  LogLimiter limiter({.lines_per_second = 1e6,
+                      .burst_lines = 1e6,
+                      .max_line_bytes = 10000,
+                      .bytes_per_second = 1000,
+                      .burst_bytes = 5000});
+  // 100 lines of 1000 bytes (1001 with the newline): 4 fit in the burst.
+  auto out = limiter.Admit("7.0", Lines(100, 1000), 1000);
+  ASSERT_EQ(out.size(), 5u);
+  EXPECT_EQ(out.back().line,
+            "[ringmaster] 96 log lines dropped: this allocation is over its limit of 1000 bytes per second "
+            "(log_bytes_per_second, bursts of 5000)");
+  // Short lines still pass while their bytes fit; the bucket refills at the byte rate.
+  out = limiter.Admit("7.0", Lines(10, 9), 1000);
+  EXPECT_EQ(out.size(), 10u);
+  out = limiter.Admit("7.0", Lines(10, 1000), 3100);  // about 2 lines' worth came back
+  size_t admitted = 0;
+  for (const auto& l : out) admitted += l.line.size() == 1000;
+  EXPECT_EQ(admitted, 2u);
+}
+
 }  // namespace
 }  // namespace ring

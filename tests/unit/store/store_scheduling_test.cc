@@ -38,6 +38,12 @@ TYPED_TEST(StoreSchedulingTest, OverridesStartEmptyAndAreReplacedWhole) {
   o = {std::nullopt, 0.5, 8};
   ASSERT_TRUE(this->store().SetResourceOverrides(this->exp_, o).ok());
   EXPECT_EQ(*this->store().GetResourceOverrides(this->exp_), o);
+  o = {30, std::nullopt, 2, 30, 2};  // with the bounds an admin set
+  ASSERT_TRUE(this->store().SetResourceOverrides(this->exp_, o).ok());
+  EXPECT_EQ(*this->store().GetResourceOverrides(this->exp_), o);
+  EXPECT_EQ(this->store().SetResourceOverrides(this->exp_, {30, std::nullopt, 2, 0, 2}).code(),
+            ErrorCode::kInvalidArgument);
+  EXPECT_EQ(*this->store().GetResourceOverrides(this->exp_), o);
 }
 
 TYPED_TEST(StoreSchedulingTest, BadOverridesAndUnknownExperimentsChangeNothing) {

@@ -44,7 +44,7 @@ describe('ApiClient', () => {
   it('sends the bearer token when there is one, on every kind of request', async () => {
     const fake = fakeFetch({
       '/api/v1/agents': () => json({ agents: [], total: 0 }, 200, { ETag: '"a1"' }),
-      '/api/v1/trials/3/logs': () => json({ logs: [], offset: 0, trial_state: 'ACTIVE' }),
+      '/api/v1/trials/3/logs': () => json({ logs: [], offset: 0, more: false, trial_state: 'ACTIVE' }),
       '/api/v1/experiments/1/pause': () => json({ id: 1 }),
     });
     const client = new ApiClient({ fetch: fake.fn, token: () => 'secret' });

@@ -25,6 +25,7 @@ describe('LogViewer', () => {
         return json({
           logs: fresh,
           offset: fresh.length ? fresh[fresh.length - 1].id : offset,
+          more: false,
           trial_state: 'COMPLETED',
         });
       },
@@ -46,10 +47,30 @@ describe('LogViewer', () => {
     expect(screen.queryByText('validation_loss 0.25')).toBeNull();
   });
 
+  it('reads every page of an ended trial while the master says a page stopped at its limit', async () => {
+    // Pages of one line each, as when lines are long and max_log_page_bytes ends each answer.
+    const pages = [line(1, 0, 'first page'), line(2, 0, 'second page'), line(3, 0, 'third page')];
+    const fake = fakeFetch({
+      '/api/v1/trials/6/logs': (url) => {
+        const offset = Number(new URL(url, 'http://x').searchParams.get('offset'));
+        const next = pages.filter((l) => l.id > offset).slice(0, 1);
+        const last = next.length ? next[0].id : offset;
+        return json({ logs: next, offset: last, more: last < 3, trial_state: 'COMPLETED' });
+      },
+    });
+    vi.stubGlobal('fetch', fake.fn);
+    render(<LogViewer trialId={6} />);
+    expect(await screen.findByText('third page')).toBeTruthy();
+    expect(screen.getByText('3 lines')).toBeTruthy();
+    const offsets = fake.calls.map((c) => new URL(c.url, 'http://x').searchParams.get('offset'));
+    expect(offsets.slice(0, 3)).toEqual(['0', '1', '2']);
+  });
+
   it('says when there is nothing yet', async () => {
     vi.stubGlobal(
       'fetch',
-      fakeFetch({ '/api/v1/trials/5/logs': () => json({ logs: [], offset: 0, trial_state: 'CANCELED' }) }).fn,
+      fakeFetch({ '/api/v1/trials/5/logs': () => json({ logs: [], offset: 0, more: false, trial_state: 'CANCELED' }) })
+        .fn,
     );
     render(<LogViewer trialId={5} />);
     expect(await screen.findByText('No log lines yet.')).toBeTruthy();

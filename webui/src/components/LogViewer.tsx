@@ -57,7 +57,7 @@ export function LogViewer({ trialId, worldSize = 0 }: { trialId: number; worldSi
           offset = page.offset;
           const terminal = isTerminal(page.trial_state as RunState);
           setStatus({ loading: false, live: !terminal, error: null });
-          if (page.logs.length >= PAGE) continue;
+          if (page.more) continue; // a full page (lines or bytes): read on at once
           if (terminal) {
             if (ended) break; // read once more after the end: lines flushed late
             ended = true;

@@ -1,0 +1,73 @@
+#pragma once
+// Who holds the master's connections. Users' connections (everything that
+// is not an agent's channel) are capped in all (max_connections) and per
+// client address (max_connections_per_address), so one address cannot take
+// them all; a connection counts as a user's from accept until its first
+// request shows it is an agent's WebSocket, which is then counted apart and
+// never refused for lack of room. Thread-safe: connections open on the
+// acceptor's strand and close on their own.
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <utility>
+
+namespace ring {
+
+enum class ConnectionRefusal {
+  kNone,
+  kTotal,       // max_connections user connections are open
+  kPerAddress,  // max_connections_per_address are open from this address
+};
+
+class ConnectionCounts {
+ public:
+  ConnectionCounts(uint32_t max_connections, uint32_t max_per_address)
+      : max_connections_(max_connections), max_per_address_(max_per_address) {}
+
+  // One connection of a client; closes it when destroyed.
+  class Ticket {
+   public:
+    Ticket(ConnectionCounts& counts, std::string address, ConnectionRefusal refusal)
+        : counts_(&counts), address_(std::move(address)), refusal_(refusal) {}
+    Ticket(Ticket&& other) noexcept;
+    Ticket(const Ticket&) = delete;
+    Ticket& operator=(const Ticket&) = delete;
+    Ticket& operator=(Ticket&&) = delete;
+    ~Ticket();
+
+    // Whether it was over a limit when accepted (a user's connection is then
+    // answered 503; an agent's is let in).
+    ConnectionRefusal refusal() const { return refusal_; }
+    const std::string& address() const { return address_; }
+    // Its request is an agent's WebSocket: it stops counting against users.
+    void BecomeAgent();
+
+   private:
+    ConnectionCounts* counts_;
+    std::string address_;
+    ConnectionRefusal refusal_;
+    bool agent_ = false;
+  };
+
+  // Counts a new connection from `address`.
+  Ticket Open(const std::string& address);
+
+  uint32_t max_connections() const { return max_connections_; }
+  uint32_t max_per_address() const { return max_per_address_; }
+  uint32_t users() const;
+  uint32_t agents() const;
+
+ private:
+  void Close(const std::string& address, bool agent);
+  void MoveToAgents(const std::string& address);
+
+  const uint32_t max_connections_;
+  const uint32_t max_per_address_;
+  mutable std::mutex mu_;
+  uint32_t users_ = 0;
+  uint32_t agents_ = 0;
+  std::map<std::string, uint32_t> per_address_;  // users' connections; no entry at 0
+};
+
+}  // namespace ring
