@@ -24,6 +24,7 @@
 #include "master/http/router.h"
 #include "master/lifecycle/lifecycle.h"
 #include "master/maintenance/retention.h"
+#include "master/http/stream_slots.h"
 #include "master/observability/master_metrics.h"
 #include "master/rm/agentrm/agent_rm.h"
 #include "master/store/sqlite_db.h"
@@ -48,6 +49,8 @@ struct Master::Parts {
   std::unique_ptr<Retention> retention;  // before its thread, which is joined first
   net::thread_pool slow_work{1};         // password hashing
   net::thread_pool maintenance{1};       // retention passes
+  net::thread_pool file_work{2};         // checking a download's files before it starts
+  std::unique_ptr<StreamSlots> streams;  // large answers at once (max_streamed_answers)
   // Metric reports: a caller waits here for its group commit, so the reports
   // of up to this many requests share one.
   net::thread_pool metric_writes{16};
@@ -135,6 +138,7 @@ Status Master::Run() {
                         static_cast<size_t>(config_.max_log_line_bytes)};
   options.reconnect_window = std::chrono::milliseconds(config_.reconnect_window_ms);
   options.checkpoint_root = config_.checkpoint_root;
+  options.checkpoint_allowed_roots = config_.checkpoint_allowed_roots;
   options.pools = config_.resource_pools;
   options.on_scheduler_pass = [&p](const std::string& pool, double seconds) {
     p.metrics.ObserveSchedulerPass(pool, seconds);
@@ -175,6 +179,10 @@ Status Master::Run() {
   p.api->retention = p.retention.get();
   p.api->maintenance = &p.maintenance;
   p.api->metric_writes = &p.metric_writes;
+  p.api->experiments_team_readable = config_.experiments_team_readable;
+  p.streams = std::make_unique<StreamSlots>(config_.max_streamed_answers);
+  p.api->streams = p.streams.get();
+  p.api->file_work = &p.file_work;
   RegisterAllRoutes(p.router, *p.api);
   p.router.SetObserver([&p](const std::string& method, const std::string& route, int status, double seconds) {
     p.metrics.ObserveRequest(method, route, status, seconds);

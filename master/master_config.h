@@ -35,6 +35,11 @@ struct MasterConfig {
   int64_t heartbeat_timeout_ms = 10000;    // silence that closes an agent's connection
   int64_t reconnect_window_ms = 25000;     // a disconnected agent is lost after this; its trials move
   std::string checkpoint_root;             // shared_fs default for configs without checkpoint_storage
+  // checkpoint_storage.allowed_roots: absolute folders an experiment's
+  // host_path may be (or be below); checkpoint_root is always allowed.
+  std::vector<std::string> checkpoint_allowed_roots;
+  bool experiments_team_readable = true;   // other users may download experiments' checkpoints and models
+  int64_t max_streamed_answers = 8;        // checkpoint downloads, backups, model definitions at once
   int64_t kill_grace_ms = 10000;           // SIGTERM to SIGKILL for trial processes
   int64_t max_model_bytes = 64ll << 20;    // model definition (tar.gz) limit
   int64_t request_timeout_ms = 30000;      // reading one request, and idle keep-alive

@@ -21,6 +21,7 @@ class AgentRm;
 class Accounts;
 class MasterMetrics;
 class Retention;
+class StreamSlots;
 
 struct ApiContext {
   Store& store;
@@ -46,6 +47,15 @@ struct ApiContext {
   // The lifecycle's own thread: handlers that use it hop there
   // (OnLifecycle); null runs it in place (component tests).
   boost::asio::thread_pool* lifecycle_thread = nullptr;
+  // master.yaml experiments_team_readable: other users may read (and
+  // download the checkpoints and model definitions of) experiments they do
+  // not own. Owners and admins always may.
+  bool experiments_team_readable = true;
+  // Large answers sent as streams, at most this many at once; null: no limit.
+  StreamSlots* streams = nullptr;
+  // Where a download's files are checked (hashed) before it starts, off the
+  // network threads; null runs it in place.
+  boost::asio::thread_pool* file_work = nullptr;
 };
 
 void RegisterExperimentRoutes(Router& router, ApiContext& ctx);
@@ -88,5 +98,11 @@ boost::asio::awaitable<ApiResponse> OnLifecycle(ApiContext& ctx, std::function<A
 // Ok when the signed-in user owns experiment `experiment_id` or is an admin;
 // else kPermissionDenied saying whose it is (kNotFound when it does not exist).
 Status CheckManages(ApiContext& ctx, const ApiRequest& req, int64_t experiment_id, const std::string& verb);
+// Ok when the signed-in user may download experiment `experiment_id`'s
+// checkpoints and model definition: its owner, an admin, or anyone when
+// ctx.experiments_team_readable; else kPermissionDenied naming the rule.
+Status CheckDownloads(ApiContext& ctx, const ApiRequest& req, int64_t experiment_id, const std::string& what);
+// A slot for one large answer, or kUnavailable naming max_streamed_answers.
+Result<std::shared_ptr<void>> TakeStreamSlot(ApiContext& ctx);
 
 }  // namespace ring
