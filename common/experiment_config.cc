@@ -193,14 +193,14 @@ CheckpointStorageConfig ConfigParser::ParseCheckpointStorage(const YAML::Node& n
     w_.Fail(host, p + ".host_path must be an absolute path, got \"" + c.host_path + "\"");
   c.host_path_line = host.Mark().line + 1;
   for (const auto& part : std::filesystem::path(c.host_path))
-    if (part == "..")
-      w_.Fail(host, p + ".host_path must not contain \"..\", got \"" + c.host_path + "\"");
+    if (part == "..") w_.Fail(host, p + ".host_path must not contain \"..\", got \"" + c.host_path + "\"");
   if (node["storage_path"]) {
     const auto sub = node["storage_path"];
     c.storage_path = w_.String(sub, p + ".storage_path");
     c.storage_path_line = sub.Mark().line + 1;
     if (!c.storage_path.empty() && c.storage_path.front() == '/')
-      w_.Fail(sub, p + ".storage_path must be a relative path below host_path, got \"" + c.storage_path + "\"");
+      w_.Fail(sub,
+              p + ".storage_path must be a relative path below host_path, got \"" + c.storage_path + "\"");
     for (const auto& part : std::filesystem::path(c.storage_path))
       if (part == ".." || part == ".")
         w_.Fail(sub, p + ".storage_path must not contain \"" + part.string() + "\", got \"" + c.storage_path +

@@ -86,16 +86,19 @@ Result<std::vector<std::string>> ParseCheckpointStorage(const std::string& path,
   std::vector<std::string> roots;
   for (const auto& kv : node) {
     const auto key = kv.first.as<std::string>();
-    if (key != "allowed_roots") return KeyError(path, kv.first, "unknown key \"checkpoint_storage." + key + "\"");
+    if (key != "allowed_roots")
+      return KeyError(path, kv.first, "unknown key \"checkpoint_storage." + key + "\"");
     if (!kv.second.IsSequence())
       return KeyError(path, kv.second, "checkpoint_storage.allowed_roots must be a list of absolute folders");
     for (const auto& root : kv.second) {
       const std::string text = root.IsScalar() ? root.as<std::string>() : "";
       if (text.empty() || text.front() != '/')
-        return KeyError(path, root, "checkpoint_storage.allowed_roots must hold absolute folders, got \"" + text + "\"");
+        return KeyError(path, root,
+                        "checkpoint_storage.allowed_roots must hold absolute folders, got \"" + text + "\"");
       for (const auto& part : std::filesystem::path(text))
         if (part == "..")
-          return KeyError(path, root, "checkpoint_storage.allowed_roots must not contain \"..\", got \"" + text + "\"");
+          return KeyError(path, root,
+                          "checkpoint_storage.allowed_roots must not contain \"..\", got \"" + text + "\"");
       roots.push_back(text);
     }
   }

@@ -7,11 +7,11 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
-#include "master/files/checkpoint_archive.h"
-#include "master/files/checkpoint_folder.h"
 #include "master/api/commands.h"
 #include "master/api/json_views.h"
 #include "master/api/routes.h"
+#include "master/files/checkpoint_archive.h"
+#include "master/files/checkpoint_folder.h"
 #include "master/lifecycle/lifecycle.h"
 
 namespace ring {
@@ -146,7 +146,8 @@ void RegisterCheckpointRoutes(Router& router, ApiContext& ctx) {
                co_return co_await OnLifecycle(ctx, [&](Lifecycle& l) {
                  auto alloc = l.allocations().Live(req.params[0]);
                  if (!alloc.ok()) return ApiResponse::Error(alloc.status());
-                 auto issued = l.checkpoints().Prepare((*alloc)->experiment_id, (*alloc)->trial_id(), req.params[0]);
+                 auto issued =
+                     l.checkpoints().Prepare((*alloc)->experiment_id, (*alloc)->trial_id(), req.params[0]);
                  if (!issued.ok()) return ApiResponse::Error(issued.status());
                  CheckpointRecord where;
                  where.uuid = issued->uuid;

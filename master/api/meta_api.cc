@@ -115,11 +115,12 @@ void RegisterMetaRoutes(Router& router, ApiContext& ctx) {
     });
   });
   // Copying runs off the network threads.
-  router.Add("GET", "/api/v1/master/backup", Access::kAdmin, [&ctx](ApiRequest&) -> net::awaitable<ApiResponse> {
-    auto slot = TakeStreamSlot(ctx);
-    if (!slot.ok()) co_return ApiResponse::Error(slot.status());
-    co_return co_await OffNetworkThread(ctx.file_work, [&ctx, &slot] { return Backup(ctx, *slot); });
-  });
+  router.Add(
+      "GET", "/api/v1/master/backup", Access::kAdmin, [&ctx](ApiRequest&) -> net::awaitable<ApiResponse> {
+        auto slot = TakeStreamSlot(ctx);
+        if (!slot.ok()) co_return ApiResponse::Error(slot.status());
+        co_return co_await OffNetworkThread(ctx.file_work, [&ctx, &slot] { return Backup(ctx, *slot); });
+      });
   router.AddSync("GET", "/api/v1/openapi.json", Access::kPublic, [](ApiRequest&) {
     ApiResponse r;
     r.body = std::string(OpenApiDocument());

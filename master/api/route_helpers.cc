@@ -98,14 +98,16 @@ Status CheckManages(ApiContext& ctx, const ApiRequest& req, int64_t experiment_i
                                             exp->owner + "; only its owner or an admin may " + verb + " it"};
 }
 
-Status CheckDownloads(ApiContext& ctx, const ApiRequest& req, int64_t experiment_id, const std::string& what) {
+Status CheckDownloads(ApiContext& ctx, const ApiRequest& req, int64_t experiment_id,
+                      const std::string& what) {
   auto exp = ctx.store.GetExperiment(experiment_id);
   if (!exp.ok()) return exp.status();
   if (!req.principal) return {ErrorCode::kUnauthenticated, "sign in first"};
   if (req.principal->Manages(exp->owner) || ctx.experiments_team_readable) return Status::Ok();
-  return {ErrorCode::kPermissionDenied,
-          "experiment " + std::to_string(experiment_id) + " belongs to " + exp->owner + "; only its owner or an " +
-              "admin may download its " + what + " (this master has experiments_team_readable: false)"};
+  return {ErrorCode::kPermissionDenied, "experiment " + std::to_string(experiment_id) + " belongs to " +
+                                            exp->owner + "; only its owner or an " +
+                                            "admin may download its " + what +
+                                            " (this master has experiments_team_readable: false)"};
 }
 
 Result<std::shared_ptr<void>> TakeStreamSlot(ApiContext& ctx) {

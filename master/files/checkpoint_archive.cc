@@ -45,7 +45,8 @@ class CheckpointArchiveStream final : public BodyStream {
     for (const auto& d : dirs) entries_.push_back({d, Entry::Kind::kDir, nullptr});
     for (const auto& f : record_.resources) entries_.push_back({f.path, Entry::Kind::kFile, &f});
     entries_.push_back({kManifestName, Entry::Kind::kManifest, nullptr});
-    std::sort(entries_.begin(), entries_.end(), [](const Entry& a, const Entry& b) { return a.path < b.path; });
+    std::sort(entries_.begin(), entries_.end(),
+              [](const Entry& a, const Entry& b) { return a.path < b.path; });
   }
 
   ~CheckpointArchiveStream() override {
@@ -144,7 +145,8 @@ class CheckpointArchiveStream final : public BodyStream {
   Status FinishFile() {
     file_ = UniqueFd();
     if (sha_->HexDigest() != current_->file->sha256)
-      return InvalidArgument(current_->path + " does not have its registered SHA-256 (changed since it was registered)");
+      return InvalidArgument(current_->path +
+                             " does not have its registered SHA-256 (changed since it was registered)");
     return Status::Ok();
   }
 
@@ -169,7 +171,8 @@ class CheckpointArchiveStream final : public BodyStream {
 
 std::string CheckpointManifestText(const CheckpointRecord& c) {
   nlohmann::json files = nlohmann::json::array();
-  for (const auto& f : c.resources) files.push_back({{"path", f.path}, {"size", f.size}, {"sha256", f.sha256}});
+  for (const auto& f : c.resources)
+    files.push_back({{"path", f.path}, {"size", f.size}, {"sha256", f.sha256}});
   auto metadata = nlohmann::json::parse(c.metadata_json, nullptr, false);
   if (metadata.is_discarded()) metadata = nlohmann::json::object();
   const nlohmann::json manifest = {{"batches", c.batches}, {"metadata", metadata}, {"resources", files}};

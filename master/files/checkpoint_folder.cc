@@ -21,7 +21,9 @@ Status InFolder(const std::string& uuid, const Status& s) {
 Sha256::Sha256() : ctx_(EVP_MD_CTX_new()) {
   EVP_DigestInit_ex(static_cast<EVP_MD_CTX*>(ctx_), EVP_sha256(), nullptr);
 }
-Sha256::~Sha256() { EVP_MD_CTX_free(static_cast<EVP_MD_CTX*>(ctx_)); }
+Sha256::~Sha256() {
+  EVP_MD_CTX_free(static_cast<EVP_MD_CTX*>(ctx_));
+}
 void Sha256::Update(const char* data, size_t size) {
   EVP_DigestUpdate(static_cast<EVP_MD_CTX*>(ctx_), data, size);
 }
@@ -116,7 +118,8 @@ Status VerifyRegisteredFiles(int folder_fd, const std::vector<CheckpointFile>& f
       sha.Update(buffer.data(), static_cast<size_t>(n));
     }
     if (sha.HexDigest() != f.sha256)
-      return InvalidArgument(f.path + " does not have its registered SHA-256 (changed since it was registered)");
+      return InvalidArgument(f.path +
+                             " does not have its registered SHA-256 (changed since it was registered)");
   }
   return Status::Ok();
 }

@@ -66,8 +66,8 @@ Result<CheckpointLocation> CheckpointRoots::Locate(const CheckpointStorage& stor
   const std::string path = Normal(storage.host_path);
   CheckpointLocation best;
   for (const auto& root : allowed_) {  // the deepest root that holds it
-    const bool holds = path == root || (path.compare(0, root.size(), root) == 0 &&
-                                        (root == "/" || path[root.size()] == '/'));
+    const bool holds = path == root ||
+                       (path.compare(0, root.size(), root) == 0 && (root == "/" || path[root.size()] == '/'));
     if (holds && root.size() >= best.root.size()) best.root = root;
   }
   best.rel = path.size() > best.root.size() ? path.substr(best.root == "/" ? 1 : best.root.size() + 1) : "";

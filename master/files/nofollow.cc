@@ -23,7 +23,9 @@ std::vector<std::string> Components(const std::string& rel) {
   return out;
 }
 
-std::string Errno(const std::string& what) { return what + ": " + std::strerror(errno); }
+std::string Errno(const std::string& what) {
+  return what + ": " + std::strerror(errno);
+}
 
 // Why opening `name` failed, in words a user can act on.
 Status OpenError(const std::string& name) {

@@ -15,7 +15,8 @@ namespace http = beast::http;
 namespace net = boost::asio;
 
 net::awaitable<beast::error_code> WriteStreamedAnswer(AnyStream& stream,
-                                                      http::response<http::string_body> head, BodyStream& body,
+                                                      http::response<http::string_body> head,
+                                                      BodyStream& body,
                                                       std::chrono::steady_clock::duration timeout) {
   http::response<http::buffer_body> res{std::move(head.base())};
   res.erase(http::field::content_length);

@@ -65,7 +65,8 @@ Result<bool> Checkpoints::Register(int64_t experiment_id, CheckpointRecord c) {
     return false;
   }
   if (!IsCheckpointUuid(c.uuid))
-    return InvalidArgument("uuid \"" + c.uuid + "\" was not issued by the master: ask POST "
+    return InvalidArgument("uuid \"" + c.uuid +
+                           "\" was not issued by the master: ask POST "
                            "/api/v1/allocations/{id}/checkpoints/prepare for one");
   auto issued = store_.GetCheckpointReservation(c.uuid);
   if (!issued.ok() || issued->allocation_id != c.allocation_id || issued->trial_id != c.trial_id)
@@ -78,15 +79,17 @@ Result<bool> Checkpoints::Register(int64_t experiment_id, CheckpointRecord c) {
   }
   for (const auto& f : c.resources)  // "a" and "a/b" cannot both be files
     if (std::any_of(paths.begin(), paths.end(), [&](const std::string& p) {
-          return p.size() > f.path.size() && p.compare(0, f.path.size(), f.path) == 0 && p[f.path.size()] == '/';
+          return p.size() > f.path.size() && p.compare(0, f.path.size(), f.path) == 0 &&
+                 p[f.path.size()] == '/';
         }))
       return InvalidArgument("resources name " + f.path + " both as a file and as a folder");
   c.storage = issued->storage;
   CheckOffIoThread("checking a checkpoint's files");
   auto folder = OpenCheckpointFolder(settings_.roots(), c.storage, c.uuid);
   if (!folder.ok())
-    return InvalidArgument("checkpoint " + c.uuid + " is not a folder the runtime wrote below an allowed root: " +
-                           folder.status().message());
+    return InvalidArgument(
+        "checkpoint " + c.uuid +
+        " is not a folder the runtime wrote below an allowed root: " + folder.status().message());
   if (Status s = CheckRegisteredFiles(folder->get(), c.resources); !s.ok())
     return InvalidArgument("checkpoint " + c.uuid + ": " + s.message());
   if (Status s = store_.AddCheckpoint(c); !s.ok()) return s;

@@ -113,7 +113,8 @@ Status SqliteStore::ReserveCheckpoint(const CheckpointReservation& r) {
   SqliteTransaction tx(*db_);
   if (!tx.status().ok()) return tx.status();
   Result<Stmt> existing = db_->Prepare(
-      "SELECT 1 FROM checkpoints WHERE uuid = ?1 UNION ALL SELECT 1 FROM checkpoint_reservations WHERE uuid = ?1");
+      "SELECT 1 FROM checkpoints WHERE uuid = ?1 UNION ALL SELECT 1 FROM checkpoint_reservations WHERE uuid "
+      "= ?1");
   if (!existing.ok()) return existing.status();
   existing->Bind(1, r.uuid);
   Result<bool> row = existing->Step();

@@ -131,8 +131,7 @@ TEST(CheckpointPermissions, OwnersWriteTheMasterReadsAndDeletesOthersCannotRead)
   fs::create_directories(root);
   ASSERT_EQ(::chown(root.c_str(), m.uid, m.gid), 0);
   ASSERT_EQ(::chmod(root.c_str(), 03773), 0);
-  const std::string yaml = cluster.WriteFile(
-      "master.yaml", "checkpoint_root: " + root.string() + "\n");
+  const std::string yaml = cluster.WriteFile("master.yaml", "checkpoint_root: " + root.string() + "\n");
   ::chmod(yaml.c_str(), 0644);
 
   TestCluster::MasterOptions options;
@@ -143,8 +142,9 @@ TEST(CheckpointPermissions, OwnersWriteTheMasterReadsAndDeletesOthersCannotRead)
   cluster.StartAgent("agent-1", 1);
   const std::string flag = (dir / "alloc").string();
   const std::string model = cluster.MakeModelDir(
-      "sleeper", {{"run.sh", "echo \"$RING_EXPERIMENT_ID $RING_ALLOCATION_ID $RING_ALLOCATION_TOKEN\" > \"" + flag +
-                                 ".tmp\"\nmv \"" + flag + ".tmp\" \"" + flag + "\"\nexec sleep 300\n"}});
+      "sleeper",
+      {{"run.sh", "echo \"$RING_EXPERIMENT_ID $RING_ALLOCATION_ID $RING_ALLOCATION_TOKEN\" > \"" + flag +
+                      ".tmp\"\nmv \"" + flag + ".tmp\" \"" + flag + "\"\nexec sleep 300\n"}});
   const std::string config = cluster.WriteFile(
       "sleeper.yaml",
       "name: sleeper\nentrypoint: sh run.sh\nsearcher:\n  name: single\n  metric: loss\n  max_length:\n"
@@ -198,8 +198,9 @@ TEST(CheckpointPermissions, OwnersWriteTheMasterReadsAndDeletesOthersCannotRead)
       sha.Update(bytes.data(), bytes.size());
       resources.push_back({{"path", path}, {"size", bytes.size()}, {"sha256", sha.HexDigest()}});
     }
-    auto registered = trial->Post("/api/v1/allocations/" + alloc + "/checkpoints",
-                                  nlohmann::json{{"uuid", uuid}, {"batches", 1}, {"resources", resources}}.dump());
+    auto registered =
+        trial->Post("/api/v1/allocations/" + alloc + "/checkpoints",
+                    nlohmann::json{{"uuid", uuid}, {"batches", 1}, {"resources", resources}}.dump());
     ASSERT_TRUE(registered.ok());
     EXPECT_EQ(registered->status, 201) << registered->body;
     auto tar = cluster.client().Get("/api/v1/checkpoints/" + uuid + "/download");

@@ -9,9 +9,9 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <cstring>
 #include <random>
 #include <sstream>
 #include <thread>
@@ -60,7 +60,8 @@ struct Trial {
     return res.ok() ? nlohmann::json::parse(res->body, nullptr, false) : nlohmann::json();
   }
   // Registers `uuid` with `files` (path → the size and SHA-256 of these bytes).
-  std::pair<int, std::string> Register(const std::string& uuid, const std::map<std::string, std::string>& files) {
+  std::pair<int, std::string> Register(const std::string& uuid,
+                                       const std::map<std::string, std::string>& files) {
     nlohmann::json resources = nlohmann::json::array();
     for (const auto& [path, bytes] : files)
       resources.push_back({{"path", path}, {"size", bytes.size()}, {"sha256", Sha(bytes)}});
@@ -76,8 +77,9 @@ Trial StartTrial(TestCluster& cluster, const std::string& owner_token, const std
   const std::string tag = std::to_string(++n);
   const std::string flag = cluster.dir() + "/alloc-" + tag;
   const std::string model = cluster.MakeModelDir(
-      "sleeper-" + tag, {{"run.sh", "echo \"$RING_EXPERIMENT_ID $RING_ALLOCATION_ID $RING_ALLOCATION_TOKEN\" > \"" +
-                                        flag + ".tmp\"\nmv \"" + flag + ".tmp\" \"" + flag + "\"\nexec sleep 300\n"}});
+      "sleeper-" + tag,
+      {{"run.sh", "echo \"$RING_EXPERIMENT_ID $RING_ALLOCATION_ID $RING_ALLOCATION_TOKEN\" > \"" + flag +
+                      ".tmp\"\nmv \"" + flag + ".tmp\" \"" + flag + "\"\nexec sleep 300\n"}});
   const std::string config = cluster.WriteFile("sleeper-" + tag + ".yaml", SleeperConfig(extra_config));
   auto made = RunCommand({BinDir() + "/ring", "-m", cluster.url(), "experiment", "create", config, model},
                          {{"RING_TOKEN", owner_token}});
@@ -102,7 +104,8 @@ struct Secrets {
 Secrets ReadSecrets(TestCluster& cluster) {
   Secrets s;
   s.data = cluster.dir() + "/master";
-  for (const char* name : {"ringmaster.db", "cluster-token"}) s.files[name] = ReadFileText((s.data / name).string());
+  for (const char* name : {"ringmaster.db", "cluster-token"})
+    s.files[name] = ReadFileText((s.data / name).string());
   s.files["admin-password"] = ReadFileText(cluster.admin_password_file());
   EXPECT_FALSE(s.files["cluster-token"].empty());
   return s;
@@ -117,7 +120,8 @@ bool Leaks(const std::string& answer, const Secrets& s) {
 }
 
 // GET as `token`; the status and body.
-std::pair<int, std::string> Download(TestCluster& cluster, const std::string& token, const std::string& uuid) {
+std::pair<int, std::string> Download(TestCluster& cluster, const std::string& token,
+                                     const std::string& uuid) {
   auto http = cluster.NewClient();
   http->SetBearerToken(token);
   auto res = http->Get("/api/v1/checkpoints/" + uuid + "/download");
@@ -208,7 +212,8 @@ TEST_F(CheckpointAttacks, DownloadSendsOnlyRegisteredFilesAndNeverFollowsLinks) 
   // A good checkpoint, with a file the trial left but did not register.
   auto good = trial.Prepare();
   const fs::path dir = good["path"].get<std::string>();
-  const std::map<std::string, std::string> files = {{"w.bin", std::string(100000, 'w')}, {"sub/o.bin", "opt"}};
+  const std::map<std::string, std::string> files = {{"w.bin", std::string(100000, 'w')},
+                                                    {"sub/o.bin", "opt"}};
   for (const auto& [path, bytes] : files) WriteBytes(dir / path, bytes);
   fs::create_symlink(secrets.data / "cluster-token", dir / "extra-token");
   ASSERT_EQ(trial.Register(good["uuid"], files).first, 201);
@@ -331,8 +336,9 @@ TEST_F(StorageRoots, SubmitRefusesStorageOutsideTheAllowedRoots) {
   const std::string shared = cluster_.dir() + "/shared";
   fs::create_directories(shared);
   TestCluster::MasterOptions options;
-  options.extra_args = {"--config", cluster_.WriteFile("roots.yaml", "checkpoint_storage:\n  allowed_roots: [" +
-                                                                         shared + "]\n")};
+  options.extra_args = {
+      "--config",
+      cluster_.WriteFile("roots.yaml", "checkpoint_storage:\n  allowed_roots: [" + shared + "]\n")};
   cluster_.StartMaster(options);
   auto tar = PackDirectory(cluster_.MakeModelDir("m", {{"run.sh", "true\n"}}));
   ASSERT_TRUE(tar.ok());
@@ -340,8 +346,8 @@ TEST_F(StorageRoots, SubmitRefusesStorageOutsideTheAllowedRoots) {
     const std::string config = SleeperConfig("checkpoint_storage:\n" + storage);
     int status = 0;
     auto body = cluster_.PostJson(
-        "/api/v1/experiments", {{"config", config}, {"model_definition", Base64Encode(*tar)}, {"activate", false}},
-        &status);
+        "/api/v1/experiments",
+        {{"config", config}, {"model_definition", Base64Encode(*tar)}, {"activate", false}}, &status);
     if (message) *message = body.dump();
     return status;
   };
@@ -352,9 +358,11 @@ TEST_F(StorageRoots, SubmitRefusesStorageOutsideTheAllowedRoots) {
   EXPECT_EQ(submit("  host_path: " + shared + "/../master\n", &message), 400);
   EXPECT_NE(message.find("checkpoint_storage.host_path"), std::string::npos) << message;
   EXPECT_EQ(submit("  host_path: " + shared + "\n  storage_path: ../../master\n", &message), 400);
-  EXPECT_NE(message.find("experiment.yaml:11: checkpoint_storage.storage_path"), std::string::npos) << message;
+  EXPECT_NE(message.find("experiment.yaml:11: checkpoint_storage.storage_path"), std::string::npos)
+      << message;
   EXPECT_EQ(submit("  host_path: " + shared + "\n  storage_path: /etc\n", &message), 400);
-  EXPECT_NE(message.find("experiment.yaml:11: checkpoint_storage.storage_path"), std::string::npos) << message;
+  EXPECT_NE(message.find("experiment.yaml:11: checkpoint_storage.storage_path"), std::string::npos)
+      << message;
   EXPECT_EQ(cluster_.GetJson("/api/v1/experiments").value("total", -1), 0) << "refusals store nothing";
   EXPECT_EQ(submit("  host_path: " + shared + "/team-a\n  storage_path: runs/1\n", &message), 201) << message;
   EXPECT_EQ(submit("  host_path: " + cluster_.dir() + "/master/checkpoints\n", &message), 201)
@@ -411,8 +419,9 @@ TEST(StreamedAnswers, ASlowReaderHoldsOneBufferAndTheLimitRefusesTheNext) {
     read += piece.size();
     peak = std::max(peak, VmRssKiB(master));
   }
-  EXPECT_LT(peak - before, 48 * 1024) << "the master grew by " << (peak - before) << " KiB for a slow reader of a "
-                                      << (kBytes >> 20) << " MiB checkpoint";
+  EXPECT_LT(peak - before, 48 * 1024)
+      << "the master grew by " << (peak - before) << " KiB for a slow reader of a " << (kBytes >> 20)
+      << " MiB checkpoint";
 
   // The one slot is taken: the next large answer is refused, and says why.
   auto [busy, body] = Download(cluster, cluster.admin_token(), small["uuid"]);
@@ -430,7 +439,8 @@ TEST(StreamedAnswers, ASlowReaderHoldsOneBufferAndTheLimitRefusesTheNext) {
   }
   EXPECT_GT(read, kBytes) << "the whole checkpoint came";
   EXPECT_TRUE(TestCluster::WaitFor(
-      [&] { return Download(cluster, cluster.admin_token(), small["uuid"]).first == 200; }, std::chrono::seconds(30)));
+      [&] { return Download(cluster, cluster.admin_token(), small["uuid"]).first == 200; },
+      std::chrono::seconds(30)));
 }
 
 }  // namespace

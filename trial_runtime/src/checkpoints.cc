@@ -152,7 +152,8 @@ std::string Checkpoints::IssuedUuid() {
     throw CheckpointError("the master refused a checkpoint uuid: " + detail::Describe(reply));
   }
   if (!reply.body.is_object() || !reply.body.contains("uuid") || !reply.body["uuid"].is_string())
-    throw CheckpointError("the master answered a checkpoint uuid request without a uuid: " + reply.body.dump());
+    throw CheckpointError("the master answered a checkpoint uuid request without a uuid: " +
+                          reply.body.dump());
   const std::string uuid = reply.body["uuid"].get<std::string>();
   if (uuid.empty() || uuid.find('/') != std::string::npos || uuid.front() == '.')
     throw CheckpointError("the master issued an unusable checkpoint uuid: " + uuid);

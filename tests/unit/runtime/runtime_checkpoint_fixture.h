@@ -16,6 +16,7 @@
 
 #include "ring/trial/trial.h"
 #include "tests/support/fake_http_server.h"
+#include "tests/unit/runtime/issued_uuids.h"
 
 namespace ring::trial::checkpoint_testing {
 
@@ -95,6 +96,8 @@ class CheckpointTest : public ::testing::Test {
       if (before)
         if (auto r = before(req)) return *r;
       const std::string prefix = "/api/v1/allocations/3.0/checkpoints";
+      if (req.method == "POST" && testing_uuids::IsPrepare(req.target))
+        return {201, testing_uuids::IssuedUuidBody()};
       if (req.method == "POST" && req.target == prefix) {
         ++posts;
         auto body = nlohmann::json::parse(req.body);
