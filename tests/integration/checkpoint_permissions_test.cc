@@ -167,14 +167,14 @@ TEST(CheckpointPermissions, OwnersWriteTheMasterReadsAndDeletesOthersCannotRead)
     const fs::path folder = root / uuid;
 
     ASSERT_EQ(RunAs(a, mask, [&] { return WriteCheckpoint(root, uuid); }), 0) << "user A cannot write";
-    for (const fs::path p : {folder, folder / "sub"}) {
+    for (const fs::path& p : {folder, folder / "sub"}) {
       struct stat st {};
       ASSERT_EQ(::lstat(p.c_str(), &st), 0);
       EXPECT_EQ(st.st_uid, a.uid) << p;
       EXPECT_EQ(st.st_gid, m.gid) << p << ": the group comes from the root (setgid)";
       EXPECT_EQ(st.st_mode & 0777, 0770u) << p;
     }
-    for (const fs::path p : {folder / "w.bin", folder / "sub" / "o.bin"}) {
+    for (const fs::path& p : {folder / "w.bin", folder / "sub" / "o.bin"}) {
       struct stat st {};
       ASSERT_EQ(::lstat(p.c_str(), &st), 0);
       EXPECT_EQ(st.st_gid, m.gid) << p;

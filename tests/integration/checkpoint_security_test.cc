@@ -384,8 +384,8 @@ TEST(StreamedAnswers, ASlowReaderHoldsOneBufferAndTheLimitRefusesTheNext) {
   cluster.StartMaster(options);
   cluster.StartAgent("agent-1", 1);
   Trial trial = StartTrial(cluster, cluster.admin_token());
-  // 192 MiB that gzip cannot shrink.
-  constexpr size_t kBytes = 192u << 20;
+  // 128 MiB that gzip cannot shrink.
+  constexpr size_t kBytes = 128u << 20;
   std::string bytes(kBytes, '\0');
   std::mt19937_64 random(7);
   for (size_t i = 0; i + 8 <= bytes.size(); i += 8) {

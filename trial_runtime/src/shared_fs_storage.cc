@@ -23,6 +23,25 @@ void FsyncPath(const fs::path& p, bool directory) {
   if (rc != 0) throw CheckpointError("cannot sync " + p.string());
 }
 
+// Makes a rename into `root` durable: an fsync of the folder, or, where the
+// trial may add entries but not read the folder (a shared root of mode 3773:
+// docs/operations.md), a sync of the file system that holds it.
+void SyncParent(const fs::path& root, const fs::path& renamed) {
+  const int fd = ::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd >= 0) {
+    const int rc = ::fsync(fd);
+    ::close(fd);
+    if (rc != 0) throw CheckpointError("cannot sync " + root.string());
+    return;
+  }
+  if (errno != EACCES) throw CheckpointError("cannot open " + root.string() + " to sync it");
+  const int inside = ::open(renamed.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (inside < 0) throw CheckpointError("cannot open " + renamed.string() + " to sync it");
+  const int rc = ::syncfs(inside);
+  ::close(inside);
+  if (rc != 0) throw CheckpointError("cannot sync the file system of " + root.string());
+}
+
 fs::path TempDir(const fs::path& root, const std::string& uuid) {
   return root / (".tmp-" + uuid);
 }
@@ -110,7 +129,7 @@ fs::path SharedFsStorage::Commit(const std::string& uuid) {
     throw CheckpointError("checkpoint " + final_dir.string() + " already exists");
   fs::rename(tmp, final_dir, ec);
   if (ec) throw CheckpointError("cannot move " + tmp.string() + " into place: " + ec.message());
-  FsyncPath(root_, true);  // makes the rename itself durable
+  SyncParent(root_, final_dir);  // makes the rename itself durable
   return final_dir;
 }
 
