@@ -93,11 +93,12 @@ class CheckpointTest : public ::testing::Test {
     std::atomic<int> posts{0};
     std::function<std::optional<FakeResponse>(const FakeRequest&)> before;  // injected answers
     FakeResponse Handle(const FakeRequest& req) {
+      // Uuids are issued first: `before` sees registrations and lookups only.
+      if (req.method == "POST" && testing_uuids::IsPrepare(req.target))
+        return {201, testing_uuids::IssuedUuidBody()};
       if (before)
         if (auto r = before(req)) return *r;
       const std::string prefix = "/api/v1/allocations/3.0/checkpoints";
-      if (req.method == "POST" && testing_uuids::IsPrepare(req.target))
-        return {201, testing_uuids::IssuedUuidBody()};
       if (req.method == "POST" && req.target == prefix) {
         ++posts;
         auto body = nlohmann::json::parse(req.body);
