@@ -42,7 +42,7 @@ TEST_F(UsersCliTest, AdminCreatesAUserWhoSignsInWorksAndIsLimited) {
 
   auto info = cluster_.Ring({"master", "info"});
   ASSERT_EQ(info.exit_code, 0) << info.err;
-  EXPECT_NE(info.out.find("schema version 7"), std::string::npos) << info.out;
+  EXPECT_NE(info.out.find("schema version 10"), std::string::npos) << info.out;
   EXPECT_NE(info.out.find("experiments: 0, agents: 0, users: 1"), std::string::npos) << info.out;
 
   // An online backup while another client keeps creating experiments.
