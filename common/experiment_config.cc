@@ -1,5 +1,7 @@
 #include "common/experiment_config.h"
 
+#include <filesystem>
+
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -189,7 +191,21 @@ CheckpointStorageConfig ConfigParser::ParseCheckpointStorage(const YAML::Node& n
   c.host_path = w_.String(host, p + ".host_path", true);
   if (c.host_path.front() != '/')
     w_.Fail(host, p + ".host_path must be an absolute path, got \"" + c.host_path + "\"");
-  if (node["storage_path"]) c.storage_path = w_.String(node["storage_path"], p + ".storage_path");
+  c.host_path_line = host.Mark().line + 1;
+  for (const auto& part : std::filesystem::path(c.host_path))
+    if (part == "..") w_.Fail(host, p + ".host_path must not contain \"..\", got \"" + c.host_path + "\"");
+  if (node["storage_path"]) {
+    const auto sub = node["storage_path"];
+    c.storage_path = w_.String(sub, p + ".storage_path");
+    c.storage_path_line = sub.Mark().line + 1;
+    if (!c.storage_path.empty() && c.storage_path.front() == '/')
+      w_.Fail(sub,
+              p + ".storage_path must be a relative path below host_path, got \"" + c.storage_path + "\"");
+    for (const auto& part : std::filesystem::path(c.storage_path))
+      if (part == ".." || part == ".")
+        w_.Fail(sub, p + ".storage_path must not contain \"" + part.string() + "\", got \"" + c.storage_path +
+                         "\"");
+  }
   for (auto [key, field] : {std::pair{"save_experiment_best", &c.save_experiment_best},
                             std::pair{"save_trial_best", &c.save_trial_best},
                             std::pair{"save_trial_latest", &c.save_trial_latest}})

@@ -53,6 +53,10 @@ struct CheckpointStorageConfig {
   std::string type = "shared_fs";
   std::string host_path;
   std::string storage_path;
+  // Lines of host_path and storage_path in the YAML (0 when absent), so that
+  // the master's check of its allowed roots can name them.
+  int host_path_line = 0;
+  int storage_path_line = 0;
   int64_t save_experiment_best = 0;
   int64_t save_trial_best = 1;
   int64_t save_trial_latest = 1;

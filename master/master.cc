@@ -23,6 +23,7 @@
 #include "master/http/agent_ws_session.h"
 #include "master/http/http_server.h"
 #include "master/http/router.h"
+#include "master/http/stream_slots.h"
 #include "master/lifecycle/lifecycle.h"
 #include "master/maintenance/retention.h"
 #include "master/observability/master_metrics.h"
@@ -49,8 +50,9 @@ struct Master::Parts {
   std::unique_ptr<Retention> retention;      // before its thread, which is joined first
   net::thread_pool slow_work{1};             // password hashing
   std::unique_ptr<WorkGate> slow_work_gate;  // bounds what waits for slow_work
-  net::thread_pool backup_work{1};           // database backups, never beside password hashing
   net::thread_pool maintenance{1};           // retention passes
+  net::thread_pool file_work{2};             // backups, checking a download's files before it starts
+  std::unique_ptr<StreamSlots> streams;      // large answers at once (max_streamed_answers)
   // Metric reports: a caller waits here for its group commit, so the reports
   // of up to this many requests share one.
   net::thread_pool metric_writes{16};
@@ -146,6 +148,7 @@ Status Master::Run() {
                         config_.log_burst_bytes};
   options.reconnect_window = std::chrono::milliseconds(config_.reconnect_window_ms);
   options.checkpoint_root = config_.checkpoint_root;
+  options.checkpoint_allowed_roots = config_.checkpoint_allowed_roots;
   options.pools = config_.resource_pools;
   options.on_scheduler_pass = [&p](const std::string& pool, double seconds) {
     p.metrics.ObserveSchedulerPass(pool, seconds);
@@ -185,13 +188,16 @@ Status Master::Run() {
   p.api->lifecycle_thread = &p.lifecycle_thread;
   p.slow_work_gate = std::make_unique<WorkGate>(config_.max_queued_sign_ins, std::chrono::milliseconds(100));
   p.api->slow_work_gate = p.slow_work_gate.get();
-  p.api->backup_work = &p.backup_work;
   p.api->max_log_page_bytes = static_cast<size_t>(config_.max_log_page_bytes);
   p.api->metrics = &p.metrics;
   p.retention = std::make_unique<Retention>(*p.store, config_.retention);
   p.api->retention = p.retention.get();
   p.api->maintenance = &p.maintenance;
   p.api->metric_writes = &p.metric_writes;
+  p.api->experiments_team_readable = config_.experiments_team_readable;
+  p.streams = std::make_unique<StreamSlots>(config_.max_streamed_answers);
+  p.api->streams = p.streams.get();
+  p.api->file_work = &p.file_work;
   RegisterAllRoutes(p.router, *p.api);
   p.router.SetObserver([&p](const std::string& method, const std::string& route, int status, double seconds) {
     p.metrics.ObserveRequest(method, route, status, seconds);

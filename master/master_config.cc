@@ -88,6 +88,30 @@ Result<MasterTlsConfig> ParseTls(const std::string& path, const YAML::Node& node
 }
 
 // retention: {interval_minutes, log_retention_days, metrics_full_resolution_days, metrics_max_points}
+Result<std::vector<std::string>> ParseCheckpointStorage(const std::string& path, const YAML::Node& node) {
+  if (!node.IsMap()) return KeyError(path, node, "checkpoint_storage must be a map with allowed_roots");
+  std::vector<std::string> roots;
+  for (const auto& kv : node) {
+    const auto key = kv.first.as<std::string>();
+    if (key != "allowed_roots")
+      return KeyError(path, kv.first, "unknown key \"checkpoint_storage." + key + "\"");
+    if (!kv.second.IsSequence())
+      return KeyError(path, kv.second, "checkpoint_storage.allowed_roots must be a list of absolute folders");
+    for (const auto& root : kv.second) {
+      const std::string text = root.IsScalar() ? root.as<std::string>() : "";
+      if (text.empty() || text.front() != '/')
+        return KeyError(path, root,
+                        "checkpoint_storage.allowed_roots must hold absolute folders, got \"" + text + "\"");
+      for (const auto& part : std::filesystem::path(text))
+        if (part == "..")
+          return KeyError(path, root,
+                          "checkpoint_storage.allowed_roots must not contain \"..\", got \"" + text + "\"");
+      roots.push_back(text);
+    }
+  }
+  return roots;
+}
+
 Result<RetentionOptions> ParseRetention(const std::string& path, const YAML::Node& node) {
   if (!node.IsMap()) return KeyError(path, node, "retention must be a map");
   RetentionOptions r;
@@ -153,6 +177,14 @@ Result<MasterConfig> MasterConfig::FromYamlFile(const std::string& path) {
         c.reconnect_window_ms = v.as<int64_t>();
       else if (key == "checkpoint_root")
         c.checkpoint_root = v.as<std::string>();
+      else if (key == "checkpoint_storage") {
+        auto roots = ParseCheckpointStorage(path, v);
+        if (!roots.ok()) return roots.status();
+        c.checkpoint_allowed_roots = std::move(roots).value();
+      } else if (key == "experiments_team_readable")
+        c.experiments_team_readable = v.as<bool>();
+      else if (key == "max_streamed_answers")
+        c.max_streamed_answers = v.as<int64_t>();
       else if (key == "resource_pools") {
         auto pools = ParsePools(path, v);
         if (!pools.ok()) return pools.status();
@@ -261,6 +293,8 @@ Status MasterConfig::Finalize(const std::string& argv0) {
   if (!(log_burst_lines >= 1)) return InvalidArgument("log_burst_lines must be at least 1");
   if (max_log_line_bytes < 80 || max_log_line_bytes > (16 << 20))
     return InvalidArgument("max_log_line_bytes must be from 80 to 16777216");
+  if (max_streamed_answers < 1 || max_streamed_answers > 10000)
+    return InvalidArgument("max_streamed_answers must be from 1 to 10000");
   if (threads < 1 || threads > 64) return InvalidArgument("threads must be from 1 to 64");
   if (tls.enabled() && tls.cert_file.empty())
     return InvalidArgument("tls.key_file (--tls-key) is set but tls.cert_file (--tls-cert) is not");

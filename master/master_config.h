@@ -21,20 +21,25 @@ struct MasterTlsConfig {
 };
 
 struct MasterConfig {
-  std::string listen = "127.0.0.1:8080";      // HOST:PORT; port 0 picks a free port
-  std::string data_dir;                       // default $HOME/.ringmaster
-  std::string db;                             // default <data_dir>/ringmaster.db
-  std::string port_file;                      // receives the bound port (for tests)
-  std::string webui_dir;                      // static UI files; default <bin>/../webui
-  std::string cluster_token_file;             // agents' secret (0600); default <data_dir>/cluster-token
-  std::string admin_password_file;            // the admin's first password; empty: a random one, logged once
-  int64_t session_ttl_hours = 168;            // how long a sign-in token lasts
-  std::string log_level = "info";             // trace, debug, info, warn, error
-  std::string log_format = "text";            // text, or json (one object per line)
-  int64_t heartbeat_interval_ms = 1000;       // how often agents send heartbeats
-  int64_t heartbeat_timeout_ms = 10000;       // silence that closes an agent's connection
-  int64_t reconnect_window_ms = 25000;        // a disconnected agent is lost after this; its trials move
-  std::string checkpoint_root;                // shared_fs default for configs without checkpoint_storage
+  std::string listen = "127.0.0.1:8080";  // HOST:PORT; port 0 picks a free port
+  std::string data_dir;                   // default $HOME/.ringmaster
+  std::string db;                         // default <data_dir>/ringmaster.db
+  std::string port_file;                  // receives the bound port (for tests)
+  std::string webui_dir;                  // static UI files; default <bin>/../webui
+  std::string cluster_token_file;         // agents' secret (0600); default <data_dir>/cluster-token
+  std::string admin_password_file;        // the admin's first password; empty: a random one, logged once
+  int64_t session_ttl_hours = 168;        // how long a sign-in token lasts
+  std::string log_level = "info";         // trace, debug, info, warn, error
+  std::string log_format = "text";        // text, or json (one object per line)
+  int64_t heartbeat_interval_ms = 1000;   // how often agents send heartbeats
+  int64_t heartbeat_timeout_ms = 10000;   // silence that closes an agent's connection
+  int64_t reconnect_window_ms = 25000;    // a disconnected agent is lost after this; its trials move
+  std::string checkpoint_root;            // shared_fs default for configs without checkpoint_storage
+  // checkpoint_storage.allowed_roots: absolute folders an experiment's
+  // host_path may be (or be below); checkpoint_root is always allowed.
+  std::vector<std::string> checkpoint_allowed_roots;
+  bool experiments_team_readable = true;      // other users may download experiments' checkpoints and models
+  int64_t max_streamed_answers = 8;           // checkpoint downloads, backups, model definitions at once
   int64_t kill_grace_ms = 10000;              // SIGTERM to SIGKILL for trial processes
   int64_t max_model_bytes = 64ll << 20;       // model definition (tar.gz) limit
   int64_t request_timeout_ms = 30000;         // reading one request, and idle keep-alive

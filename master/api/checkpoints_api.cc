@@ -7,10 +7,11 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
-#include "common/archive.h"
 #include "master/api/commands.h"
 #include "master/api/json_views.h"
 #include "master/api/routes.h"
+#include "master/files/checkpoint_archive.h"
+#include "master/files/checkpoint_folder.h"
 #include "master/lifecycle/lifecycle.h"
 
 namespace ring {
@@ -77,21 +78,34 @@ ApiResponse GetCheckpoint(ApiContext& ctx, ApiRequest& req) {
   return ApiResponse::Json(CheckpointView(ctx, *c));
 }
 
-ApiResponse Download(ApiContext& ctx, ApiRequest& req) {
+// Streams exactly the registered files, each opened without following links
+// and hashed first (off the network threads), then again as it is sent.
+net::awaitable<ApiResponse> Download(ApiContext& ctx, ApiRequest& req) {
   auto c = ctx.store.GetCheckpoint(req.params[0]);
-  if (!c.ok()) return ApiResponse::Error(c.status());
+  if (!c.ok()) co_return ApiResponse::Error(c.status());
+  auto trial = ctx.store.GetTrial(c->trial_id);
+  if (!trial.ok()) co_return ApiResponse::Error(trial.status());
+  if (Status s = CheckDownloads(ctx, req, trial->experiment_id, "checkpoints"); !s.ok())
+    co_return ApiResponse::Error(s);
   if (c->state != CheckpointState::kActive)
-    return ApiResponse::Error(Conflict("checkpoint " + c->uuid + " was garbage collected"));
-  PackOptions options;
-  options.max_bytes = 16ull << 30;
-  auto tar = PackDirectory(Checkpoints::Dir(*c), options);
-  if (!tar.ok())
-    return ApiResponse::Error(Unavailable("checkpoint files cannot be read: " + tar.status().message()));
-  ApiResponse r;
-  r.content_type = "application/gzip";
-  r.body = std::move(tar).value();
-  r.headers.emplace_back("Content-Disposition", "attachment; filename=\"" + c->uuid + ".tar.gz\"");
-  return r;
+    co_return ApiResponse::Error(Conflict("checkpoint " + c->uuid + " was garbage collected"));
+  auto slot = TakeStreamSlot(ctx);
+  if (!slot.ok()) co_return ApiResponse::Error(slot.status());
+  const CheckpointRoots& roots = ctx.lifecycle.settings().roots();  // const after start
+  co_return co_await OffNetworkThread(ctx.file_work, [&]() -> ApiResponse {
+    auto refused = [&](const Status& s) {
+      spdlog::warn("[checkpoints] checkpoint {}: download refused: {}", c->uuid, s.message());
+      return ApiResponse::Error(Conflict("checkpoint " + c->uuid + " cannot be downloaded: " + s.message()));
+    };
+    auto folder = OpenCheckpointFolder(roots, c->storage, c->uuid);
+    if (!folder.ok()) return refused(folder.status());
+    if (Status s = VerifyRegisteredFiles(folder->get(), c->resources); !s.ok()) return refused(s);
+    ApiResponse r;
+    r.content_type = "application/gzip";
+    r.stream = MakeCheckpointArchiveStream(*c, std::move(folder).value(), *slot);
+    r.headers.emplace_back("Content-Disposition", "attachment; filename=\"" + c->uuid + ".tar.gz\"");
+    return r;
+  });
 }
 
 // Long poll: answers as soon as the allocation is asked to stop, or after timeout_s.
@@ -124,8 +138,29 @@ void RegisterCheckpointRoutes(Router& router, ApiContext& ctx) {
                  [&ctx](ApiRequest& r) { return ExperimentCheckpoints(ctx, r); });
   router.AddSync("GET", "/api/v1/checkpoints/{uuid}", Access::kUser,
                  [&ctx](ApiRequest& r) { return GetCheckpoint(ctx, r); });
-  router.AddSync("GET", "/api/v1/checkpoints/{uuid}/download", Access::kUser,
-                 [&ctx](ApiRequest& r) { return Download(ctx, r); });
+  router.Add("GET", "/api/v1/checkpoints/{uuid}/download", Access::kUser,
+             [&ctx](ApiRequest& r) { return Download(ctx, r); });
+  // A new checkpoint's uuid and folder, issued before the trial writes it.
+  router.Add("POST", "/api/v1/allocations/{id}/checkpoints/prepare", Access::kAllocation,
+             [&ctx](ApiRequest& req) -> net::awaitable<ApiResponse> {
+               co_return co_await OnLifecycle(ctx, [&](Lifecycle& l) {
+                 auto alloc = l.allocations().Live(req.params[0]);
+                 if (!alloc.ok()) return ApiResponse::Error(alloc.status());
+                 auto issued =
+                     l.checkpoints().Prepare((*alloc)->experiment_id, (*alloc)->trial_id(), req.params[0]);
+                 if (!issued.ok()) return ApiResponse::Error(issued.status());
+                 CheckpointRecord where;
+                 where.uuid = issued->uuid;
+                 where.storage = issued->storage;
+                 return ApiResponse::Json({{"uuid", issued->uuid},
+                                           {"storage",
+                                            {{"type", issued->storage.type},
+                                             {"host_path", issued->storage.host_path},
+                                             {"storage_path", issued->storage.storage_path}}},
+                                           {"path", Checkpoints::Dir(where)}},
+                                          201);
+               });
+             });
 
   router.Add("POST", "/api/v1/allocations/{id}/checkpoints", Access::kAllocation,
              [&ctx](ApiRequest& req) -> net::awaitable<ApiResponse> {

@@ -3,6 +3,7 @@
 // GET /api/v1/master/backup (admins; `ring master backup FILE`),
 // POST /api/v1/master/retention (admins; `ring master cleanup`) and the
 // Prometheus metrics at GET /metrics (public: counts and timings only).
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -12,6 +13,7 @@
 
 #include "master/api/json_views.h"
 #include "master/api/routes.h"
+#include "master/files/file_stream.h"
 #include "master/lifecycle/lifecycle.h"
 #include "master/maintenance/retention.h"
 #include "master/observability/master_metrics.h"
@@ -21,6 +23,8 @@
 
 namespace ring {
 namespace {
+
+namespace net = boost::asio;
 
 // Size of a file, or -1 when it is missing.
 int64_t FileBytes(const std::string& path) {
@@ -71,8 +75,9 @@ ApiResponse RunRetention(ApiContext& ctx) {
 }
 
 // A consistent copy of the database, made next to it (same file system,
-// the master's own folder) and removed once read.
-ApiResponse Backup(ApiContext& ctx) {
+// the master's own folder), unlinked at once and streamed from its open
+// descriptor, so it is gone when the answer ends however it ends.
+ApiResponse Backup(ApiContext& ctx, std::shared_ptr<void> slot) {
   if (ctx.db_path.empty()) return ApiResponse::Error(Unavailable("this master has no database file"));
   namespace fs = std::filesystem;
   const fs::path dir = fs::absolute(ctx.db_path).parent_path();
@@ -83,14 +88,16 @@ ApiResponse Backup(ApiContext& ctx) {
   std::error_code ec;
   fs::remove(tmpl, ec);  // the backup creates it afresh
   auto size = BackupSqliteDatabase(ctx.db_path, tmpl);
-  if (!size.ok()) return ApiResponse::Error(size.status());
-  std::ifstream in(tmpl, std::ios::binary);
+  if (!size.ok()) {
+    fs::remove(tmpl, ec);
+    return ApiResponse::Error(size.status());
+  }
+  UniqueFd file(::open(tmpl.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
+  fs::remove(tmpl, ec);
+  if (!file.valid()) return ApiResponse::Error(Internal("the backup could not be read back"));
   ApiResponse r;
   r.content_type = "application/vnd.sqlite3";
-  r.body.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  fs::remove(tmpl, ec);
-  if (static_cast<int64_t>(r.body.size()) != *size)
-    return ApiResponse::Error(Internal("the backup could not be read back whole"));
+  r.stream = MakeFileStream(std::move(file), static_cast<uint64_t>(*size), std::move(slot));
   return r;
 }
 
@@ -108,9 +115,12 @@ void RegisterMetaRoutes(Router& router, ApiContext& ctx) {
     });
   });
   // Copying runs off the network threads.
-  router.Add("GET", "/api/v1/master/backup", Access::kAdmin, [&ctx](ApiRequest&) {
-    return OffNetworkThread(ctx.backup_work, [&ctx] { return Backup(ctx); });
-  });
+  router.Add(
+      "GET", "/api/v1/master/backup", Access::kAdmin, [&ctx](ApiRequest&) -> net::awaitable<ApiResponse> {
+        auto slot = TakeStreamSlot(ctx);
+        if (!slot.ok()) co_return ApiResponse::Error(slot.status());
+        co_return co_await OffNetworkThread(ctx.file_work, [&ctx, &slot] { return Backup(ctx, *slot); });
+      });
   router.AddSync("GET", "/api/v1/openapi.json", Access::kPublic, [](ApiRequest&) {
     ApiResponse r;
     r.body = std::string(OpenApiDocument());

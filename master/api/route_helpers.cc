@@ -7,6 +7,7 @@
 
 #include "master/api/routes.h"
 #include "master/api/work_gate.h"
+#include "master/http/stream_slots.h"
 #include "master/lifecycle/lifecycle.h"
 #include "master/store/store.h"
 
@@ -113,6 +114,27 @@ Status CheckManages(ApiContext& ctx, const ApiRequest& req, int64_t experiment_i
   if (req.principal->Manages(exp->owner)) return Status::Ok();
   return {ErrorCode::kPermissionDenied, "experiment " + std::to_string(experiment_id) + " belongs to " +
                                             exp->owner + "; only its owner or an admin may " + verb + " it"};
+}
+
+Status CheckDownloads(ApiContext& ctx, const ApiRequest& req, int64_t experiment_id,
+                      const std::string& what) {
+  auto exp = ctx.store.GetExperiment(experiment_id);
+  if (!exp.ok()) return exp.status();
+  if (!req.principal) return {ErrorCode::kUnauthenticated, "sign in first"};
+  if (req.principal->Manages(exp->owner) || ctx.experiments_team_readable) return Status::Ok();
+  return {ErrorCode::kPermissionDenied, "experiment " + std::to_string(experiment_id) + " belongs to " +
+                                            exp->owner + "; only its owner or an " +
+                                            "admin may download its " + what +
+                                            " (this master has experiments_team_readable: false)"};
+}
+
+Result<std::shared_ptr<void>> TakeStreamSlot(ApiContext& ctx) {
+  if (ctx.streams == nullptr) return std::shared_ptr<void>();
+  auto slot = ctx.streams->TryTake();
+  if (!slot)
+    return Unavailable("the master is sending " + std::to_string(ctx.streams->max()) +
+                       " large answers already (max_streamed_answers in master.yaml); try again shortly");
+  return slot;
 }
 
 }  // namespace ring

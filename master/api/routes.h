@@ -22,6 +22,7 @@ class Accounts;
 class MasterMetrics;
 class Retention;
 class WorkGate;
+class StreamSlots;
 
 struct ApiContext {
   Store& store;
@@ -50,12 +51,18 @@ struct ApiContext {
   // The bound on what waits for slow_work (sign-ins, new passwords); past it
   // the answer is 429 with Retry-After. Null: no bound (component tests).
   WorkGate* slow_work_gate = nullptr;
-  // Where database backups run, so a backup never holds up sign-ins on
-  // slow_work; null runs them in place.
-  boost::asio::thread_pool* backup_work = nullptr;
   // GET /trials/{id}/logs answers at most this much log text (and at least
   // one line); the answer's offset is where the next page starts.
   size_t max_log_page_bytes = 4 << 20;
+  // master.yaml experiments_team_readable: other users may read (and
+  // download the checkpoints and model definitions of) experiments they do
+  // not own. Owners and admins always may.
+  bool experiments_team_readable = true;
+  // Large answers sent as streams, at most this many at once; null: no limit.
+  StreamSlots* streams = nullptr;
+  // Where a download's files are checked (hashed) before it starts, off the
+  // network threads; null runs it in place.
+  boost::asio::thread_pool* file_work = nullptr;
 };
 
 void RegisterExperimentRoutes(Router& router, ApiContext& ctx);
@@ -101,5 +108,11 @@ boost::asio::awaitable<ApiResponse> OnLifecycle(ApiContext& ctx, std::function<A
 // Ok when the signed-in user owns experiment `experiment_id` or is an admin;
 // else kPermissionDenied saying whose it is (kNotFound when it does not exist).
 Status CheckManages(ApiContext& ctx, const ApiRequest& req, int64_t experiment_id, const std::string& verb);
+// Ok when the signed-in user may download experiment `experiment_id`'s
+// checkpoints and model definition: its owner, an admin, or anyone when
+// ctx.experiments_team_readable; else kPermissionDenied naming the rule.
+Status CheckDownloads(ApiContext& ctx, const ApiRequest& req, int64_t experiment_id, const std::string& what);
+// A slot for one large answer, or kUnavailable naming max_streamed_answers.
+Result<std::shared_ptr<void>> TakeStreamSlot(ApiContext& ctx);
 
 }  // namespace ring

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/body_stream.h"
 #include "common/status.h"
 #include "master/auth/principal.h"
 
@@ -42,6 +43,9 @@ struct ApiResponse {
   // clients that accept it (ApplyContentEncoding). Empty / null otherwise.
   std::string etag;
   std::shared_ptr<const std::string> gzip_body;
+  // A large answer sent as it is produced (chunked), instead of `body`
+  // (streamed_body.h). Content-Type and headers apply; no ETag, no gzip.
+  std::shared_ptr<BodyStream> stream;
 
   static ApiResponse Json(const nlohmann::json& j, int status = 200);
   // The value of the first header named `name` (as set, case included); empty if none.

@@ -19,6 +19,7 @@
 #include "master/http/router.h"
 #include "master/http/security_headers.h"
 #include "master/http/static_files.h"
+#include "master/http/streamed_body.h"
 #include "master/http/url_codec.h"
 #include "master/http/ws_upgrade.h"
 
@@ -134,7 +135,8 @@ Status RefusalStatus(const HttpServerOptions& options, ConnectionRefusal refusal
 
 net::awaitable<http::response<http::string_body>> Handle(const HttpSessionContext& ctx,
                                                          http::request<http::string_body>& req,
-                                                         const std::string& peer) {
+                                                         const std::string& peer,
+                                                         std::shared_ptr<BodyStream>& stream) {
   Status parse_error;
   ApiRequest api = ToApiRequest(req, peer, parse_error);
   api.body = std::move(req.body());
@@ -155,7 +157,8 @@ net::awaitable<http::response<http::string_body>> Handle(const HttpSessionContex
   } else {
     response = ApiResponse::Error(NotFound("no such endpoint: " + api.method + " " + api.path));
   }
-  if (parse_error.ok()) {
+  stream = std::move(response.stream);
+  if (parse_error.ok() && !stream) {
     ApplyContentEncoding(api, response);  // the gzip body of a cached answer
     ApplyConditionalGet(api, response);   // ETag, 304 when unchanged
   }
@@ -273,11 +276,17 @@ net::awaitable<void> ServeHttp(const HttpSessionContext& ctx, AnyStream& stream,
       break;
     }
     const bool keep_alive = req.keep_alive();
-    auto res = co_await Handle(ctx, req, peer);
+    std::shared_ptr<BodyStream> body_stream;
+    auto res = co_await Handle(ctx, req, peer, body_stream);
     tcp_stream.expires_after(options.read_timeout);
     beast::error_code wec;
-    auto wn = co_await http::async_write(stream, res, net::redirect_error(net::use_awaitable, wec));
-    (void)wn;
+    if (body_stream) {
+      wec = co_await WriteStreamedAnswer(stream, std::move(res), *body_stream, options.read_timeout);
+      body_stream.reset();  // frees its slot before the next request
+    } else {
+      auto wn = co_await http::async_write(stream, res, net::redirect_error(net::use_awaitable, wec));
+      (void)wn;
+    }
     if (wec || !keep_alive) break;
   }
   co_await Shutdown(stream);

@@ -1,15 +1,41 @@
 #include "master/lifecycle/checkpoints.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
+#include <random>
+#include <set>
 #include <vector>
 
 #include <spdlog/spdlog.h>
 
 #include "common/thread_role.h"
+#include "master/files/checkpoint_folder.h"
 #include "master/maintenance/checkpoint_gc.h"
 
 namespace ring {
+namespace {
+
+// A random (version 4) uuid, 122 bits from the system's entropy source.
+std::string NewUuid() {
+  std::random_device rd;
+  uint64_t hi = (static_cast<uint64_t>(rd()) << 32) | rd();
+  uint64_t lo = (static_cast<uint64_t>(rd()) << 32) | rd();
+  hi = (hi & 0xffffffffffff0fffull) | 0x0000000000004000ull;
+  lo = (lo & 0x3fffffffffffffffull) | 0x8000000000000000ull;
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (int i = 0; i < 32; ++i) {
+    const uint64_t word = i < 16 ? hi : lo;
+    out += kHex[(word >> (60 - 4 * (i % 16))) & 15];
+    if (i == 7 || i == 11 || i == 15 || i == 19) out += '-';
+  }
+  return out;
+}
+
+constexpr const char* kManifest = ".ring-checkpoint.json";
+
+}  // namespace
 
 std::string Checkpoints::Dir(const CheckpointRecord& c) {
   std::filesystem::path dir = c.storage.host_path;
@@ -17,13 +43,58 @@ std::string Checkpoints::Dir(const CheckpointRecord& c) {
   return (dir / c.uuid).string();
 }
 
-Result<bool> Checkpoints::Register(int64_t experiment_id, CheckpointRecord c) {
+Result<CheckpointReservation> Checkpoints::Prepare(int64_t experiment_id, int64_t trial_id,
+                                                   const std::string& allocation_id) {
   const ExperimentConfig* config = settings_.Config(experiment_id);
   if (!config) return Internal("the experiment's config cannot be read");
-  c.storage = settings_.StorageOf(*config);
-  const bool existed = store_.GetCheckpoint(c.uuid).ok();
+  CheckpointReservation r;
+  r.uuid = NewUuid();
+  r.trial_id = trial_id;
+  r.allocation_id = allocation_id;
+  r.storage = settings_.StorageOf(*config);
+  CheckOffIoThread("creating checkpoint folders");
+  if (Status s = EnsureCheckpointParent(settings_.roots(), r.storage); !s.ok())
+    return Status(s.code(), "the checkpoint storage folder cannot be made ready: " + s.message());
+  if (Status s = store_.ReserveCheckpoint(r); !s.ok()) return s;
+  return r;
+}
+
+Result<bool> Checkpoints::Register(int64_t experiment_id, CheckpointRecord c) {
+  if (auto existing = store_.GetCheckpoint(c.uuid); existing.ok()) {  // a retried registration
+    if (Status s = store_.AddCheckpoint(c); !s.ok()) return s;
+    return false;
+  }
+  if (!IsCheckpointUuid(c.uuid))
+    return InvalidArgument("uuid \"" + c.uuid +
+                           "\" was not issued by the master: ask POST "
+                           "/api/v1/allocations/{id}/checkpoints/prepare for one");
+  auto issued = store_.GetCheckpointReservation(c.uuid);
+  if (!issued.ok() || issued->allocation_id != c.allocation_id || issued->trial_id != c.trial_id)
+    return InvalidArgument("uuid " + c.uuid + " was not issued to allocation " + c.allocation_id +
+                           ": ask POST /api/v1/allocations/{id}/checkpoints/prepare for one");
+  std::set<std::string> paths;
+  for (const auto& f : c.resources) {
+    if (!paths.insert(f.path).second) return InvalidArgument("resources name " + f.path + " twice");
+    if (f.path == kManifest) return InvalidArgument(std::string("resources must not name ") + kManifest);
+  }
+  for (const auto& f : c.resources)  // "a" and "a/b" cannot both be files
+    if (std::any_of(paths.begin(), paths.end(), [&](const std::string& p) {
+          return p.size() > f.path.size() && p.compare(0, f.path.size(), f.path) == 0 &&
+                 p[f.path.size()] == '/';
+        }))
+      return InvalidArgument("resources name " + f.path + " both as a file and as a folder");
+  c.storage = issued->storage;
+  CheckOffIoThread("checking a checkpoint's files");
+  auto folder = OpenCheckpointFolder(settings_.roots(), c.storage, c.uuid);
+  if (!folder.ok())
+    return InvalidArgument(
+        "checkpoint " + c.uuid +
+        " is not a folder the runtime wrote below an allowed root: " + folder.status().message());
+  if (Status s = CheckRegisteredFiles(folder->get(), c.resources); !s.ok())
+    return InvalidArgument("checkpoint " + c.uuid + ": " + s.message());
   if (Status s = store_.AddCheckpoint(c); !s.ok()) return s;
-  if (existed) return false;
+  if (Status s = store_.DeleteCheckpointReservation(c.uuid); !s.ok())
+    spdlog::warn("[checkpoints] checkpoint {}: {}", c.uuid, s.message());
 
   auto trial = trials_.Get(c.trial_id);
   if (!trial.ok()) return trial.status();
@@ -36,8 +107,8 @@ Result<bool> Checkpoints::Register(int64_t experiment_id, CheckpointRecord c) {
     trial->latest_checkpoint = c.uuid;
     if (Status s = trials_.Save(*trial); !s.ok()) return s;
   }
-  spdlog::info("[checkpoints] trial {} allocation {}: checkpoint {} at {} batches registered", c.trial_id,
-               c.allocation_id, c.uuid, c.batches);
+  spdlog::info("[checkpoints] experiment {} trial {} allocation {}: checkpoint {} at {} batches registered",
+               experiment_id, c.trial_id, c.allocation_id, c.uuid, c.batches);
   return true;
 }
 
@@ -86,10 +157,10 @@ void Checkpoints::Collect(int64_t experiment_id) {
   for (const auto& uuid : CheckpointsToDelete(candidates, policy)) {
     const std::string dir = Dir(records[uuid]);
     CheckOffIoThread("deleting a checkpoint");
-    std::error_code ec;
-    std::filesystem::remove_all(dir, ec);  // already missing is fine
-    if (ec) {
-      spdlog::warn("[checkpoints] checkpoint {}: cannot delete {}: {}", uuid, dir, ec.message());
+    // Below an allowed root, without following links: a folder replaced by
+    // a link loses the link, never what it points to.
+    if (Status s = RemoveCheckpointFolder(settings_.roots(), records[uuid].storage, uuid); !s.ok()) {
+      spdlog::warn("[checkpoints] checkpoint {}: cannot delete {}: {}", uuid, dir, s.message());
       continue;
     }
     if (Status s = store_.SetCheckpointState(uuid, CheckpointState::kDeleted); !s.ok())

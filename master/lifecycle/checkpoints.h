@@ -17,13 +17,23 @@ class Checkpoints {
       : store_(store), settings_(settings), trials_(trials) {}
   // Where a checkpoint's files are, from its storage description.
   static std::string Dir(const CheckpointRecord& c);
+  // Issues a new checkpoint uuid to an allocation of trial `trial_id` and
+  // makes sure the experiment's storage folder exists (creating missing
+  // levels below its allowed root with the shared folder mode). The trial
+  // writes <storage>/<uuid> and then registers it.
+  Result<CheckpointReservation> Prepare(int64_t experiment_id, int64_t trial_id,
+                                        const std::string& allocation_id);
   // Registers `c` (uuid, batches, files and metadata, validated by the API)
-  // for a trial of experiment `experiment_id`; true when newly stored. The
-  // trial's latest checkpoint moves to it unless it has a later one.
+  // for a trial of experiment `experiment_id`; true when newly stored. Only
+  // a uuid issued to that allocation by Prepare, whose folder is a real
+  // folder (no link) below an allowed root holding each registered file
+  // (regular, one link, its size). The trial's latest checkpoint moves to it
+  // unless it has a later one.
   Result<bool> Register(int64_t experiment_id, CheckpointRecord c);
   // A checkpoint of `trial_id`, for verifying a restore; kNotFound otherwise.
   Result<CheckpointRecord> OfTrial(int64_t trial_id, const std::string& uuid);
-  // Deletes what the experiment's policy does not keep.
+  // Deletes what the experiment's policy does not keep: registered
+  // checkpoints only, inside the allowed roots, never following a link.
   void Collect(int64_t experiment_id);
 
  private:

@@ -3,6 +3,32 @@
 #include <spdlog/spdlog.h>
 
 namespace ring {
+namespace {
+
+std::vector<std::string> WithDefault(std::string root, std::vector<std::string> allowed) {
+  allowed.insert(allowed.begin(), std::move(root));
+  return allowed;
+}
+
+}  // namespace
+
+ExperimentSettings::ExperimentSettings(Store& store, std::string checkpoint_root,
+                                       std::vector<std::string> allowed_roots)
+    : store_(store),
+      checkpoint_root_(checkpoint_root),
+      roots_(WithDefault(std::move(checkpoint_root), std::move(allowed_roots))) {}
+
+Status ExperimentSettings::CheckStorage(const ExperimentConfig& config) const {
+  if (!config.checkpoint_storage) return Status::Ok();
+  const CheckpointStorageConfig& c = *config.checkpoint_storage;
+  if (Status s = roots_.CheckHostPath(c.host_path); !s.ok())
+    return Status(ErrorCode::kInvalidConfig, "experiment.yaml:" + std::to_string(c.host_path_line) +
+                                                 ": checkpoint_storage.host_path " + s.message());
+  if (Status s = CheckpointRoots::CheckStoragePath(c.storage_path); !s.ok())
+    return Status(ErrorCode::kInvalidConfig, "experiment.yaml:" + std::to_string(c.storage_path_line) +
+                                                 ": checkpoint_storage.storage_path " + s.message());
+  return Status::Ok();
+}
 
 const ExperimentConfig* ExperimentSettings::Config(int64_t experiment_id) {
   if (auto it = configs_.find(experiment_id); it != configs_.end()) return &it->second;

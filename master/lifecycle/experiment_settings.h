@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/experiment_config.h"
+#include "master/files/checkpoint_roots.h"
 #include "master/lifecycle/commands.h"
 #include "master/store/store.h"
 
@@ -24,8 +25,9 @@ struct EffectiveResources {
 
 class ExperimentSettings {
  public:
-  ExperimentSettings(Store& store, std::string checkpoint_root)
-      : store_(store), checkpoint_root_(std::move(checkpoint_root)) {}
+  // `allowed_roots`: master.yaml checkpoint_storage.allowed_roots; the
+  // default root is always allowed.
+  ExperimentSettings(Store& store, std::string checkpoint_root, std::vector<std::string> allowed_roots = {});
   // Null when the experiment does not exist or its stored config no longer parses.
   const ExperimentConfig* Config(int64_t experiment_id);
   void Remember(int64_t experiment_id, ExperimentConfig config);
@@ -40,10 +42,16 @@ class ExperimentSettings {
   Status SetResources(int64_t experiment_id, const ResourcesPatch& patch, bool by_admin);
   // Where the experiment's checkpoints go: its config's, or the master's root.
   CheckpointStorage StorageOf(const ExperimentConfig& config) const;
+  // Where checkpoints may be (the default root and the allowed roots).
+  const CheckpointRoots& roots() const { return roots_; }
+  // Why the config's checkpoint_storage is outside the allowed roots, as
+  // "experiment.yaml:<line>: checkpoint_storage.<key> ..."; Ok when inside.
+  Status CheckStorage(const ExperimentConfig& config) const;
 
  private:
   Store& store_;
   const std::string checkpoint_root_;
+  const CheckpointRoots roots_;
   std::map<int64_t, ExperimentConfig> configs_;
   std::map<int64_t, ResourceOverrides> overrides_;  // read through from the store
 };

@@ -25,6 +25,7 @@ Result<int64_t> Experiments::Create(const std::string& config_yaml, const std::s
                                     bool activate, const std::string& owner) {
   auto config = ParseExperimentConfig(config_yaml);
   if (!config.ok()) return config.status();
+  if (Status s = settings_.CheckStorage(*config); !s.ok()) return s;
   if (Status s =
           rm_.CheckFits(config->resources.resource_pool, config->resources.slots_per_trial, declared_pools_);
       !s.ok())

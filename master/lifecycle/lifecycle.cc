@@ -56,7 +56,7 @@ Lifecycle::Lifecycle(Store& store, LifecycleOptions options, const RmFactory& ma
       tokens_(store),
       events_(std::make_unique<Events>(*this, std::move(post))),
       rm_(make_rm(*events_)),
-      settings_(store, options_.checkpoint_root),
+      settings_(store, options_.checkpoint_root, options_.checkpoint_allowed_roots),
       trials_(store),
       allocations_(store, *rm_, tokens_, rendezvous_),
       ranks_(store, allocations_, settings_, *rm_, options_.log_limits, options_.heartbeat_timeout),

@@ -38,6 +38,7 @@ struct LifecycleOptions {
   std::chrono::milliseconds reconnect_window{25000};  // with the timeout: how long recovery waits for nodes
   uint64_t max_model_bytes = 64ull << 20;             // model definition tar.gz limit
   std::string checkpoint_root;                        // shared_fs host_path when a config has none
+  std::vector<std::string> checkpoint_allowed_roots;  // besides checkpoint_root, where host_path may be
   std::vector<PoolSettings> pools = DefaultPools();   // resource pools and their policies
   LogLimits log_limits;                               // per allocation: line length and rate
   // Observers for the master's metrics; each may be empty.

@@ -59,6 +59,9 @@ class MemoryStore final : public Store {
   Result<CheckpointRecord> GetCheckpoint(const std::string& uuid) override;
   Result<std::vector<CheckpointRecord>> ListCheckpoints(int64_t trial_id) override;
   Status SetCheckpointState(const std::string& uuid, CheckpointState state) override;
+  Status ReserveCheckpoint(const CheckpointReservation& r) override;
+  Result<CheckpointReservation> GetCheckpointReservation(const std::string& uuid) override;
+  Status DeleteCheckpointReservation(const std::string& uuid) override;
 
   Result<std::vector<int64_t>> CommitSearcherStep(const SearcherStep& step) override;
   Result<std::string> GetSearcherSnapshot(int64_t experiment_id) override;
@@ -104,9 +107,10 @@ class MemoryStore final : public Store {
   std::map<MetricKey, MetricReport> metrics_;       // ordered by trial, kind, batches
   std::map<int64_t, std::vector<LogRecord>> logs_;  // by trial, ids increasing
   std::map<std::string, AgentRecord> agents_;
-  std::map<std::string, CheckpointRecord> checkpoints_;  // by uuid
-  std::map<int64_t, std::string> searcher_snapshots_;    // by experiment
-  std::map<int64_t, ResourceOverrides> overrides_;       // by experiment
+  std::map<std::string, CheckpointRecord> checkpoints_;        // by uuid
+  std::map<std::string, CheckpointReservation> reservations_;  // by uuid
+  std::map<int64_t, std::string> searcher_snapshots_;          // by experiment
+  std::map<int64_t, ResourceOverrides> overrides_;             // by experiment
   int64_t next_user_id_ = 1;
   std::map<int64_t, UserRecord> users_;
   std::map<std::string, SessionRecord> sessions_;  // by token hash

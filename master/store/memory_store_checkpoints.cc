@@ -47,4 +47,30 @@ Status MemoryStore::SetCheckpointState(const std::string& uuid, CheckpointState 
   return Status::Ok();
 }
 
+Status MemoryStore::ReserveCheckpoint(const CheckpointReservation& r) {
+  std::lock_guard lock(mu_);
+  if (r.uuid.size() != 36) return InvalidArgument("reserve checkpoint: uuid must have 36 characters");
+  if (checkpoints_.contains(r.uuid) || reservations_.contains(r.uuid))
+    return Conflict("checkpoint " + r.uuid + " was already issued");
+  if (!trials_.contains(r.trial_id))
+    return InvalidArgument("reserve checkpoint " + r.uuid + ": trial does not exist");
+  CheckpointReservation stored = r;
+  stored.created_at = NowRfc3339();
+  reservations_.emplace(r.uuid, std::move(stored));
+  return Status::Ok();
+}
+
+Result<CheckpointReservation> MemoryStore::GetCheckpointReservation(const std::string& uuid) {
+  std::lock_guard lock(mu_);
+  auto it = reservations_.find(uuid);
+  if (it == reservations_.end()) return NotFound("checkpoint " + uuid + " was not issued");
+  return it->second;
+}
+
+Status MemoryStore::DeleteCheckpointReservation(const std::string& uuid) {
+  std::lock_guard lock(mu_);
+  reservations_.erase(uuid);
+  return Status::Ok();
+}
+
 }  // namespace ring

@@ -69,6 +69,9 @@ class SqliteStore final : public Store {
   Result<CheckpointRecord> GetCheckpoint(const std::string& uuid) override;
   Result<std::vector<CheckpointRecord>> ListCheckpoints(int64_t trial_id) override;
   Status SetCheckpointState(const std::string& uuid, CheckpointState state) override;
+  Status ReserveCheckpoint(const CheckpointReservation& r) override;
+  Result<CheckpointReservation> GetCheckpointReservation(const std::string& uuid) override;
+  Status DeleteCheckpointReservation(const std::string& uuid) override;
 
   Result<std::vector<int64_t>> CommitSearcherStep(const SearcherStep& step) override;
   Result<std::string> GetSearcherSnapshot(int64_t experiment_id) override;

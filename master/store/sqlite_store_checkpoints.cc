@@ -108,4 +108,55 @@ Status SqliteStore::SetCheckpointState(const std::string& uuid, CheckpointState 
   return Status::Ok();
 }
 
+Status SqliteStore::ReserveCheckpoint(const CheckpointReservation& r) {
+  std::lock_guard lock(mu_);
+  SqliteTransaction tx(*db_);
+  if (!tx.status().ok()) return tx.status();
+  Result<Stmt> existing = db_->Prepare(
+      "SELECT 1 FROM checkpoints WHERE uuid = ?1 UNION ALL SELECT 1 FROM checkpoint_reservations WHERE uuid "
+      "= ?1");
+  if (!existing.ok()) return existing.status();
+  existing->Bind(1, r.uuid);
+  Result<bool> row = existing->Step();
+  if (!row.ok()) return row.status();
+  if (*row) return Conflict("checkpoint " + r.uuid + " was already issued");
+  Result<Stmt> insert = db_->Prepare(
+      "INSERT INTO checkpoint_reservations (uuid, trial_id, allocation_id, storage_json, created_at) "
+      "VALUES (?1, ?2, ?3, ?4, ?5)");
+  if (!insert.ok()) return insert.status();
+  insert->Bind(1, r.uuid).Bind(2, r.trial_id).Bind(3, r.allocation_id);
+  insert->Bind(4, StorageJson(r.storage)).Bind(5, NowRfc3339());
+  if (Status s = insert->Run(); !s.ok()) return WithContext(s, "reserve checkpoint " + r.uuid);
+  return tx.Commit();
+}
+
+Result<CheckpointReservation> SqliteStore::GetCheckpointReservation(const std::string& uuid) {
+  std::lock_guard lock(mu_);
+  Result<Stmt> select = db_->Prepare(
+      "SELECT uuid, trial_id, allocation_id, storage_json, created_at FROM checkpoint_reservations "
+      "WHERE uuid = ?1");
+  if (!select.ok()) return select.status();
+  select->Bind(1, uuid);
+  Result<bool> row = select->Step();
+  if (!row.ok()) return row.status();
+  if (!*row) return NotFound("checkpoint " + uuid + " was not issued");
+  CheckpointReservation r;
+  r.uuid = select->Text(0);
+  r.trial_id = select->Int(1);
+  r.allocation_id = select->Text(2);
+  auto storage = StorageFromJson(select->Text(3));
+  if (!storage.ok()) return WithContext(storage.status(), "checkpoint reservation " + uuid);
+  r.storage = *storage;
+  r.created_at = select->Text(4);
+  return r;
+}
+
+Status SqliteStore::DeleteCheckpointReservation(const std::string& uuid) {
+  std::lock_guard lock(mu_);
+  Result<Stmt> del = db_->Prepare("DELETE FROM checkpoint_reservations WHERE uuid = ?1");
+  if (!del.ok()) return del.status();
+  del->Bind(1, uuid);
+  return del->Run();
+}
+
 }  // namespace ring

@@ -158,6 +158,16 @@ struct CheckpointRecord {
   std::string created_at;            // set by the store
 };
 
+// A checkpoint uuid the master issued to an allocation before its trial wrote
+// the files: registration accepts only these, in this storage.
+struct CheckpointReservation {
+  std::string uuid;
+  int64_t trial_id = 0;
+  std::string allocation_id;
+  CheckpointStorage storage;
+  std::string created_at;  // set by the store
+};
+
 // One decision step of an experiment's searcher: its new snapshot and the
 // trials its decisions create, written in one transaction.
 struct SearcherStep {
@@ -277,6 +287,10 @@ class Store {
   // A trial's checkpoints ordered by batches, then created_at (both states).
   virtual Result<std::vector<CheckpointRecord>> ListCheckpoints(int64_t trial_id) = 0;
   virtual Status SetCheckpointState(const std::string& uuid, CheckpointState state) = 0;  // kNotFound
+  // Issued checkpoint uuids. A uuid already issued or registered is kConflict.
+  virtual Status ReserveCheckpoint(const CheckpointReservation& r) = 0;
+  virtual Result<CheckpointReservation> GetCheckpointReservation(const std::string& uuid) = 0;  // kNotFound
+  virtual Status DeleteCheckpointReservation(const std::string& uuid) = 0;  // missing is fine
 
   // Searchers. Commits the snapshot (replacing the previous one) and creates
   // the new trials atomically; returns their ids in order. A request_id that

@@ -57,7 +57,7 @@ class FaultToleranceE2E : public ::testing::Test {
            "max_restarts: 3\n"
            "min_checkpoint_period:\n  batches: 100\n"
            "checkpoint_storage:\n  type: shared_fs\n  host_path: " +
-           cluster_.dir() + "/checkpoints\n  storage_path: " + name +
+           cluster_.dir() + "/master/checkpoints\n  storage_path: " + name +  // the default root: allowed
            "\n  save_trial_best: 0\n  save_trial_latest: 1\n"
            "environment:\n  variables:\n    PID_DIR: " +
            cluster_.dir() + "\n";

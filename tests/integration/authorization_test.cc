@@ -73,6 +73,7 @@ const std::vector<RouteRule>& Rules() {
       {"GET", "/api/v1/checkpoints/{uuid}", Rule::kRead, ""},
       {"GET", "/api/v1/checkpoints/{uuid}/download", Rule::kRead, ""},
       {"POST", "/api/v1/allocations/{id}/checkpoints", Rule::kTrial, "{}"},
+      {"POST", "/api/v1/allocations/{id}/checkpoints/prepare", Rule::kTrial, ""},
       {"GET", "/api/v1/allocations/{id}/checkpoints/{uuid}", Rule::kTrial, ""},
       {"GET", "/api/v1/allocations/{id}/preemption", Rule::kTrial, ""},
       {"POST", "/api/v1/allocations/{id}/preemption/ack", Rule::kTrial, ""},

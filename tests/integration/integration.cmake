@@ -6,6 +6,10 @@
 #                           admin-set bounds, pools for named users
 #   limits_test             limits without credentials: metric labels, connections per address, sign-in queue
 #                           and lockout, bodies after the token, log rates and pages, security headers, ...
+#   checkpoint_permissions_test  the shared checkpoint folder's modes with real Unix accounts and a master
+#                           running as its own account
+#   checkpoint_security_test  links, unissued names and swapped folders in checkpoint storage; the download
+#                           rule; allowed storage roots; streamed answers and their limit
 #   tls_test                an HTTPS master, an agent over wss, trials and the CLI verifying its certificate
 #   authorization_test      every route × every kind of caller (the authorisation matrix)
 #   users_cli_test          sign-in, whoami, creation, passwords, deactivation, the first admin
@@ -20,6 +24,8 @@ ring_add_test(integration_tests LABEL integration TIMEOUT 240
   SOURCES
     integration/authorization_test.cc
     integration/bad_requests_test.cc
+    integration/checkpoint_permissions_test.cc
+    integration/checkpoint_security_test.cc
     integration/distributed_store_test.cc
     integration/hardening_test.cc
     integration/limits_test.cc

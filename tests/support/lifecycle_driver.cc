@@ -97,6 +97,17 @@ Result<std::string> LifecycleDriver::ModelDefinition(const std::string& allocati
   return store_.GetModelDefinition(holder->experiment_id);
 }
 
+Result<CheckpointReservation> LifecycleDriver::PrepareCheckpoint(const std::string& allocation_id,
+                                                                 const std::string& token) {
+  auto holder = lifecycle_->tokens().Authorize(allocation_id, token);
+  if (!holder.ok()) return holder.status();
+  return lifecycle_->Run([&](Lifecycle& l) -> Result<CheckpointReservation> {
+    auto alloc = l.allocations().Live(allocation_id);
+    if (!alloc.ok()) return alloc.status();
+    return l.checkpoints().Prepare((*alloc)->experiment_id, (*alloc)->trial_id(), allocation_id);
+  });
+}
+
 Result<bool> LifecycleDriver::RegisterCheckpoint(const std::string& allocation_id, const std::string& token,
                                                  const nlohmann::json& body) {
   auto holder = lifecycle_->tokens().Authorize(allocation_id, token);

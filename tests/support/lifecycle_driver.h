@@ -56,6 +56,8 @@ class LifecycleDriver {
   Result<int64_t> ReportMetrics(const std::string& allocation_id, const std::string& token,
                                 const nlohmann::json& body);
   Result<std::string> ModelDefinition(const std::string& allocation_id, const std::string& token);
+  // POST /allocations/{id}/checkpoints/prepare: a new checkpoint's uuid and storage.
+  Result<CheckpointReservation> PrepareCheckpoint(const std::string& allocation_id, const std::string& token);
   Result<bool> RegisterCheckpoint(const std::string& allocation_id, const std::string& token,
                                   const nlohmann::json& body);
   Result<CheckpointRecord> TrialCheckpoint(const std::string& allocation_id, const std::string& token,

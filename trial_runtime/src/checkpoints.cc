@@ -116,7 +116,7 @@ std::string Checkpoints::save(int64_t batches, const Writer& writer, const nlohm
   if (!metadata.is_object()) throw CheckpointError("checkpoint metadata must be a JSON object");
   nlohmann::json meta = metadata;
   if (validations_) validations_->AddTo(meta);
-  const std::string uuid = NewUuid();
+  const std::string uuid = api_ ? IssuedUuid() : NewUuid();
   std::vector<CheckpointFile> files;
   try {
     const fs::path dir = storage_->BeginWrite(uuid);
@@ -140,6 +140,23 @@ std::string Checkpoints::save(int64_t batches, const Writer& writer, const nlohm
     Register(uuid, batches, files, meta);
   }
   last_saved_ = batches;
+  return uuid;
+}
+
+// The master issues each checkpoint's uuid (and so its folder) before it is
+// written, and registers no other.
+std::string Checkpoints::IssuedUuid() {
+  const auto reply = api_->Call("POST", "/checkpoints/prepare", "{}");
+  if (!reply.ok()) {
+    detail::ThrowIfUnreachableOrEnded(reply, "asking for a checkpoint uuid");
+    throw CheckpointError("the master refused a checkpoint uuid: " + detail::Describe(reply));
+  }
+  if (!reply.body.is_object() || !reply.body.contains("uuid") || !reply.body["uuid"].is_string())
+    throw CheckpointError("the master answered a checkpoint uuid request without a uuid: " +
+                          reply.body.dump());
+  const std::string uuid = reply.body["uuid"].get<std::string>();
+  if (uuid.empty() || uuid.find('/') != std::string::npos || uuid.front() == '.')
+    throw CheckpointError("the master issued an unusable checkpoint uuid: " + uuid);
   return uuid;
 }
 

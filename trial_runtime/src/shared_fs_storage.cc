@@ -1,5 +1,10 @@
+#include <dirent.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <vector>
 
@@ -18,8 +23,69 @@ void FsyncPath(const fs::path& p, bool directory) {
   if (rc != 0) throw CheckpointError("cannot sync " + p.string());
 }
 
+// Makes a rename into `root` durable: an fsync of the folder, or, where the
+// trial may add entries but not read the folder (a shared root of mode 3773:
+// docs/operations.md), a sync of the file system that holds it.
+void SyncParent(const fs::path& root, const fs::path& renamed) {
+  const int fd = ::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd >= 0) {
+    const int rc = ::fsync(fd);
+    ::close(fd);
+    if (rc != 0) throw CheckpointError("cannot sync " + root.string());
+    return;
+  }
+  if (errno != EACCES) throw CheckpointError("cannot open " + root.string() + " to sync it");
+  const int inside = ::open(renamed.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (inside < 0) throw CheckpointError("cannot open " + renamed.string() + " to sync it");
+  const int rc = ::syncfs(inside);
+  ::close(inside);
+  if (rc != 0) throw CheckpointError("cannot sync the file system of " + root.string());
+}
+
 fs::path TempDir(const fs::path& root, const std::string& uuid) {
   return root / (".tmp-" + uuid);
+}
+
+// Sets the modes of a written checkpoint whatever the umask and whatever the
+// writer chose: folders 0770, files 0640 (0750 when the owner may run them).
+// The group is the one the files got from the storage folder (setgid: the
+// master's group), so the master reads and deletes them and other users,
+// outside that group, cannot read them (docs/operations.md, "Checkpoint
+// folders"). Links are never followed (the writer may leave none).
+void SealTree(int dir_fd, const std::string& shown) {
+  if (::fchmod(dir_fd, 0770) != 0) throw CheckpointError("cannot set the mode of " + shown);
+  const int dup = ::fcntl(dir_fd, F_DUPFD_CLOEXEC, 0);
+  DIR* dir = dup >= 0 ? ::fdopendir(dup) : nullptr;
+  if (dir == nullptr) {
+    if (dup >= 0) ::close(dup);
+    throw CheckpointError("cannot list " + shown);
+  }
+  std::vector<std::string> names;
+  while (struct dirent* e = ::readdir(dir)) {
+    const std::string name = e->d_name;
+    if (name != "." && name != "..") names.push_back(name);
+  }
+  ::closedir(dir);
+  for (const auto& name : names) {
+    const int fd = ::openat(dir_fd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) throw CheckpointError("cannot open " + shown + "/" + name + " (links are not stored)");
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) {
+      ::close(fd);
+      throw CheckpointError("cannot stat " + shown + "/" + name);
+    }
+    try {
+      if (S_ISDIR(st.st_mode)) {
+        SealTree(fd, shown + "/" + name);
+      } else if (::fchmod(fd, (st.st_mode & S_IXUSR) ? 0750 : 0640) != 0) {
+        throw CheckpointError("cannot set the mode of " + shown + "/" + name);
+      }
+    } catch (...) {
+      ::close(fd);
+      throw;
+    }
+    ::close(fd);
+  }
 }
 
 }  // namespace
@@ -34,14 +100,27 @@ fs::path SharedFsStorage::BeginWrite(const std::string& uuid) {
   for (const auto& p : missing) FsyncPath(p.has_parent_path() ? p.parent_path() : fs::path("."), true);
   const fs::path tmp = TempDir(root_, uuid);
   fs::remove_all(tmp, ec);
-  fs::create_directory(tmp, ec);
-  if (ec) throw CheckpointError("cannot create " + tmp.string() + ": " + ec.message());
+  // Owner only while it is written; the group comes from the storage folder
+  // (setgid) and is given read access when it is sealed (Commit).
+  if (::mkdir(tmp.c_str(), 0700) != 0)
+    throw CheckpointError("cannot create " + tmp.string() + ": " + std::strerror(errno));
   return tmp;
 }
 
 fs::path SharedFsStorage::Commit(const std::string& uuid) {
   const fs::path tmp = TempDir(root_, uuid);
   const fs::path final_dir = root_ / uuid;
+  {
+    const int fd = ::open(tmp.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) throw CheckpointError("cannot open " + tmp.string());
+    try {
+      SealTree(fd, tmp.string());
+    } catch (...) {
+      ::close(fd);
+      throw;
+    }
+    ::close(fd);
+  }
   for (const auto& entry : fs::recursive_directory_iterator(tmp))
     FsyncPath(entry.path(), entry.is_directory());
   FsyncPath(tmp, true);
@@ -50,7 +129,7 @@ fs::path SharedFsStorage::Commit(const std::string& uuid) {
     throw CheckpointError("checkpoint " + final_dir.string() + " already exists");
   fs::rename(tmp, final_dir, ec);
   if (ec) throw CheckpointError("cannot move " + tmp.string() + " into place: " + ec.message());
-  FsyncPath(root_, true);  // makes the rename itself durable
+  SyncParent(root_, final_dir);  // makes the rename itself durable
   return final_dir;
 }
 

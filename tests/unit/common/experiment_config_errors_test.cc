@@ -229,6 +229,13 @@ const BadConfig kBadValues[] = {
      "experiment.yaml:9: resources.weight must be positive, got -1"},
     {"relative checkpoint path", kHead + "checkpoint_storage:\n  host_path: ckpt\n",
      "experiment.yaml:9: checkpoint_storage.host_path must be an absolute path, got \"ckpt\""},
+    {"host_path with ..", kHead + "checkpoint_storage:\n  host_path: /c/../etc\n",
+     "experiment.yaml:9: checkpoint_storage.host_path must not contain \"..\", got \"/c/../etc\""},
+    {"storage_path with ..", kHead + "checkpoint_storage:\n  host_path: /c\n  storage_path: a/../../x\n",
+     "experiment.yaml:10: checkpoint_storage.storage_path must not contain \"..\", got \"a/../../x\""},
+    {"absolute storage_path", kHead + "checkpoint_storage:\n  host_path: /c\n  storage_path: /etc\n",
+     "experiment.yaml:10: checkpoint_storage.storage_path must be a relative path below host_path, got "
+     "\"/etc\""},
     {"checkpoint storage type", kHead + "checkpoint_storage:\n  type: s3\n  host_path: /c\n",
      "experiment.yaml:9: checkpoint_storage.type must be shared_fs, got \"s3\""},
     {"environment item without =", kHead + "environment:\n  variables:\n    - NOVALUE\n",

@@ -171,7 +171,8 @@ TEST_F(LifecycleTest, CheckpointsAreRegisteredOnceAndRestartsResumeFromTheLatest
   Create(2);
   auto channel = Connect("agent-1", 1);
   const auto start = channel->Of<proto::Start>()[0];
-  EXPECT_EQ(nlohmann::json::parse(start.environment.at("RING_CHECKPOINT_STORAGE"))["host_path"], "/ckpt");
+  const std::string root = options_.checkpoint_root;
+  EXPECT_EQ(nlohmann::json::parse(start.environment.at("RING_CHECKPOINT_STORAGE"))["host_path"], root);
   EXPECT_TRUE(start.latest_checkpoint.empty());
   const std::string sha(64, 'a');
   auto ckpt = [&](const std::string& uuid, int batches) {
@@ -180,12 +181,24 @@ TEST_F(LifecycleTest, CheckpointsAreRegisteredOnceAndRestartsResumeFromTheLatest
                           {"resources", {{{"path", "state.bin"}, {"size", 10}, {"sha256", sha}}}},
                           {"metadata", {{"note", "x"}}}};
   };
-  EXPECT_TRUE(controller_.RegisterCheckpoint("1.0", start.allocation_token, ckpt("aaaa-0001", 100)).value());
-  EXPECT_FALSE(controller_.RegisterCheckpoint("1.0", start.allocation_token, ckpt("aaaa-0001", 100)).value());
-  EXPECT_TRUE(controller_.RegisterCheckpoint("1.0", start.allocation_token, ckpt("aaaa-0002", 200)).value());
-  EXPECT_EQ(
-      controller_.RegisterCheckpoint("1.0", start.allocation_token, ckpt("aaaa-0002", 300)).status().code(),
-      ErrorCode::kConflict);
+  // The master issues each uuid; the trial writes <root>/<uuid>/state.bin.
+  auto issue = [&] {
+    auto issued = controller_.PrepareCheckpoint("1.0", start.allocation_token);
+    EXPECT_TRUE(issued.ok()) << issued.status().ToString();
+    const std::string uuid = issued.ok() ? issued->uuid : "";
+    std::filesystem::create_directories(root + "/" + uuid);
+    std::ofstream(root + "/" + uuid + "/state.bin") << "0123456789";
+    return uuid;
+  };
+  const std::string first = issue(), second = issue();
+  EXPECT_TRUE(controller_.RegisterCheckpoint("1.0", start.allocation_token, ckpt(first, 100)).value());
+  EXPECT_FALSE(controller_.RegisterCheckpoint("1.0", start.allocation_token, ckpt(first, 100)).value());
+  EXPECT_TRUE(controller_.RegisterCheckpoint("1.0", start.allocation_token, ckpt(second, 200)).value());
+  EXPECT_EQ(controller_.RegisterCheckpoint("1.0", start.allocation_token, ckpt(second, 300)).status().code(),
+            ErrorCode::kConflict);
+  auto unissued = controller_.RegisterCheckpoint("1.0", start.allocation_token, ckpt("aaaa-0005", 300));
+  EXPECT_EQ(unissued.status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_NE(unissued.status().message().find("not issued"), std::string::npos) << unissued.status().message();
   auto bad = ckpt("aaaa-0003", 300);
   bad["resources"][0]["path"] = "../escape";
   EXPECT_EQ(controller_.RegisterCheckpoint("1.0", start.allocation_token, bad).status().code(),
@@ -199,14 +212,15 @@ TEST_F(LifecycleTest, CheckpointsAreRegisteredOnceAndRestartsResumeFromTheLatest
   auto refused = controller_.RegisterCheckpoint("1.0", start.allocation_token, deep);
   EXPECT_EQ(refused.status().code(), ErrorCode::kInvalidArgument);
   EXPECT_EQ(refused.status().message(), "metadata must not nest deeper than 64 levels");
-  EXPECT_EQ(store_.GetTrial(1)->latest_checkpoint, "aaaa-0002");
-  EXPECT_EQ(controller_.TrialCheckpoint("1.0", start.allocation_token, "aaaa-0001")->batches, 100);
+  EXPECT_EQ(store_.GetTrial(1)->latest_checkpoint, second);
+  EXPECT_EQ(controller_.TrialCheckpoint("1.0", start.allocation_token, first)->batches, 100);
 
   Report("agent-1", "1.0", proto::ProcessState::kExited, std::nullopt, 9);  // killed: a user failure
   EXPECT_EQ(store_.GetTrial(1)->restarts, 1);
   auto restarted = channel->Of<proto::Start>();
   ASSERT_EQ(restarted.size(), 2u);
-  EXPECT_EQ(restarted[1].latest_checkpoint, "/ckpt/aaaa-0002");
+  EXPECT_EQ(restarted[1].latest_checkpoint, root + "/" + second);
+  std::filesystem::remove_all(root);
 }
 
 TEST_F(LifecycleTest, PauseAsksTrialsToCheckpointAndActivateResumes) {

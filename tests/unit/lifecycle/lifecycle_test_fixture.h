@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "common/archive.h"
-#include "tests/support/lifecycle_driver.h"
 #include "master/store/memory_store.h"
+#include "tests/support/lifecycle_driver.h"
 
 namespace ring::testing {
 
@@ -78,7 +78,10 @@ class LifecycleFixture : public ::testing::Test {
     DriverOptions o;
     o.heartbeat_timeout = 3s;
     o.reconnect_window = 2s;
-    o.checkpoint_root = "/ckpt";
+    // Real folders: registration checks the files the trial wrote.
+    o.checkpoint_root =
+        (std::filesystem::temp_directory_path() / ("ring-lifecycle-ckpt-" + std::to_string(::getpid())))
+            .string();
     return o;
   }();
   LifecycleDriver controller_{store_, options_};

@@ -45,6 +45,17 @@ TEST_F(MasterConfigTest, PoolsParseWithTheirPolicies) {
   EXPECT_EQ(MasterConfig{}.resource_pools.size(), 1u);  // without the key: "default"
 }
 
+TEST_F(MasterConfigTest, CheckpointStorageAndDownloadSettings) {
+  auto c = Load(
+      "checkpoint_storage:\n  allowed_roots: [/mnt/a, /mnt/b]\nexperiments_team_readable: false\n"
+      "max_streamed_answers: 2\n");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->checkpoint_allowed_roots, (std::vector<std::string>{"/mnt/a", "/mnt/b"}));
+  EXPECT_FALSE(c->experiments_team_readable);
+  EXPECT_EQ(c->max_streamed_answers, 2);
+  EXPECT_TRUE(MasterConfig{}.experiments_team_readable) << "team-readable by default, as in Determined";
+}
+
 TEST_F(MasterConfigTest, MistakesNameTheKeyAndLine) {
   struct Case {
     std::string yaml, expected;
@@ -59,6 +70,10 @@ TEST_F(MasterConfigTest, MistakesNameTheKeyAndLine) {
            {"resource_pools:\n  - name: a\n    colour: red\n", "unknown key \"resource_pools[0].colour\""},
            {"resource_pools: []\n", "resource_pools must be a non-empty list"},
            {"reconnect_window_ms: soon\n", "reconnect_window_ms has the wrong type"},
+           {"checkpoint_storage:\n  allowed_roots: [relative]\n",
+            ":2: checkpoint_storage.allowed_roots must hold absolute folders, got \"relative\""},
+           {"checkpoint_storage:\n  allowed_roots: [/a/../etc]\n", "must not contain \"..\""},
+           {"checkpoint_storage:\n  roots: [/a]\n", "unknown key \"checkpoint_storage.roots\""},
        }) {
     auto c = Load(yaml);
     ASSERT_FALSE(c.ok()) << yaml;

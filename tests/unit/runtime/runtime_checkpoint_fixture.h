@@ -16,6 +16,7 @@
 
 #include "ring/trial/trial.h"
 #include "tests/support/fake_http_server.h"
+#include "tests/unit/runtime/issued_uuids.h"
 
 namespace ring::trial::checkpoint_testing {
 
@@ -92,6 +93,9 @@ class CheckpointTest : public ::testing::Test {
     std::atomic<int> posts{0};
     std::function<std::optional<FakeResponse>(const FakeRequest&)> before;  // injected answers
     FakeResponse Handle(const FakeRequest& req) {
+      // Uuids are issued first: `before` sees registrations and lookups only.
+      if (req.method == "POST" && testing_uuids::IsPrepare(req.target))
+        return {201, testing_uuids::IssuedUuidBody()};
       if (before)
         if (auto r = before(req)) return *r;
       const std::string prefix = "/api/v1/allocations/3.0/checkpoints";

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "tests/unit/runtime/issued_uuids.h"
 #include "tests/unit/runtime/runtime_checkpoint_fixture.h"
 
 namespace ring::trial {
@@ -163,6 +164,7 @@ TEST_F(RuntimeCheckpointRegistrationTest, RestoreUnderAMasterTrustsTheRegistrati
 TEST_F(RuntimeCheckpointRegistrationTest, RegistrationGivesUpAfterTheRetryBudgetAndKeepsTheFiles) {
   std::atomic<int> posts{0};
   FakeHttpServer master([&](const FakeRequest& req) {
+    if (testing_uuids::IsPrepare(req.target)) return FakeResponse{201, testing_uuids::IssuedUuidBody()};
     if (req.method == "POST") ++posts;
     return FakeResponse{503, R"({"error":{"code":"unavailable","message":"restarting"}})"};
   });

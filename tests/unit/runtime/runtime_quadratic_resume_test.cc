@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/support/fake_http_server.h"
+#include "tests/unit/runtime/issued_uuids.h"
 #include "tests/unit/runtime/runtime_quadratic_fixture.h"
 
 namespace {
@@ -157,6 +158,8 @@ struct PreemptingMaster {
       }
       return {200, R"({"stored":1})"};
     }
+    if (req.method == "POST" && req.target == base + "/checkpoints/prepare")
+      return {201, ring::trial::testing_uuids::IssuedUuidBody()};
     if (req.method == "POST" && req.target == base + "/checkpoints") {
       auto body = nlohmann::json::parse(req.body);
       checkpoints[body["uuid"]] = body;

@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/support/fake_http_server.h"
+#include "tests/unit/runtime/issued_uuids.h"
 #include "tests/unit/runtime/runtime_quadratic_fixture.h"
 
 namespace {
@@ -74,6 +75,8 @@ struct SearchMaster {
       }
       return {200, R"({"stored":1})"};
     }
+    if (req.method == "POST" && path == "/checkpoints/prepare")
+      return {201, ring::trial::testing_uuids::IssuedUuidBody()};
     if (req.method == "POST" && path == "/checkpoints") {
       const auto body = nlohmann::json::parse(req.body);
       checkpoints[body["uuid"]] = body;
@@ -155,8 +158,8 @@ using Completions = std::vector<SearchMaster::Completion>;
 TEST_F(QuadraticSearcherTest, OneProcessThroughSeveralOperationsEndsLikeOneOperationToTheLast) {
   // The reference: 800 batches in one operation (local mode).
   Trial single(work_, {"--hparam", "learning_rate=0.02", "--hparam", "batch_size=32", "--hparam",
-                       "report_every=25", "--hparam", "momentum=0.5", "--batches", "800", "--seed", kSearchSeed,
-                       "--checkpoint-dir", (work_ / "single").string()});
+                       "report_every=25", "--hparam", "momentum=0.5", "--batches", "800", "--seed",
+                       kSearchSeed, "--checkpoint-dir", (work_ / "single").string()});
   ASSERT_EQ(single.ExitCode(), 0) << single.err();
   const auto reference = Checkpoints(work_ / "single");
 
@@ -256,9 +259,9 @@ TEST_F(QuadraticSearcherTest, AResumedRunValidatesWhereTheWholeOneDidUnderMinVal
   const std::map<std::string, std::string> env = {{"RING_MIN_VALIDATION_PERIOD_BATCHES", "70"}};
   auto args = [&](const std::string& dir, std::vector<std::string> extra) {
     std::vector<std::string> a = {
-        "--hparam",         "learning_rate=0.02",  "--hparam", "batch_size=32", "--hparam",
-        "report_every=30",  "--batches",           "500",      "--seed",        kSearchSeed,
-        "--checkpoint-dir", (work_ / dir).string()};
+        "--hparam", "learning_rate=0.02", "--hparam",         "batch_size=32",
+        "--hparam", "report_every=30",    "--batches",        "500",
+        "--seed",   kSearchSeed,          "--checkpoint-dir", (work_ / dir).string()};
     a.insert(a.end(), extra.begin(), extra.end());
     return a;
   };

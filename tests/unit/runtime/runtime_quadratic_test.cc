@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/support/fake_http_server.h"
+#include "tests/unit/runtime/issued_uuids.h"
 
 namespace {
 
@@ -150,6 +151,8 @@ TEST(QuadraticTrialTest, ClusterModePostsMetricsToTheMaster) {
   FakeHttpServer master([](const auto& req) {
     if (req.target.find("/searcher/") != std::string::npos)
       return FakeResponse{404, R"({"error":{"code":"not_found","message":"no such route"}})"};
+    if (ring::trial::testing_uuids::IsPrepare(req.target))
+      return FakeResponse{201, ring::trial::testing_uuids::IssuedUuidBody()};
     return FakeResponse{200, R"({"stored":1})"};
   });
   const auto storage =

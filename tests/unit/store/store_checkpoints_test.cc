@@ -47,6 +47,25 @@ class StoreCheckpointsTest : public ::testing::Test {
 
 TYPED_TEST_SUITE(StoreCheckpointsTest, testing::BothStores);
 
+TYPED_TEST(StoreCheckpointsTest, IssuedUuidsAreKeptOnceAndNeverReissued) {
+  const std::string uuid = "0b0e6f57-7d1e-4f53-9a3c-6a1d1c0b9e11";
+  CheckpointReservation r{uuid, this->trial_, "1.0", {"shared_fs", "/c", "run-1"}, ""};
+  ASSERT_TRUE(this->store().ReserveCheckpoint(r).ok());
+  EXPECT_EQ(this->store().ReserveCheckpoint(r).code(), ErrorCode::kConflict);
+  auto got = this->store().GetCheckpointReservation(uuid);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(got->allocation_id, "1.0");
+  EXPECT_EQ(got->storage, (CheckpointStorage{"shared_fs", "/c", "run-1"}));
+  EXPECT_FALSE(got->created_at.empty());
+  EXPECT_EQ(this->store().GetCheckpointReservation("0b0e6f57-7d1e-4f53-9a3c-6a1d1c0b9e12").status().code(),
+            ErrorCode::kNotFound);
+  ASSERT_TRUE(this->store().AddCheckpoint(this->Ckpt(uuid, 10)).ok());
+  ASSERT_TRUE(this->store().DeleteCheckpointReservation(uuid).ok());
+  EXPECT_EQ(this->store().GetCheckpointReservation(uuid).status().code(), ErrorCode::kNotFound);
+  EXPECT_EQ(this->store().ReserveCheckpoint(r).code(), ErrorCode::kConflict) << "a registered uuid";
+  EXPECT_TRUE(this->store().DeleteCheckpointReservation(uuid).ok()) << "missing is fine";
+}
+
 TYPED_TEST(StoreCheckpointsTest, AddGetAndListInBatchOrder) {
   ASSERT_TRUE(this->store().AddCheckpoint(this->Ckpt("u-300", 300)).ok());
   ASSERT_TRUE(this->store().AddCheckpoint(this->Ckpt("u-100", 100)).ok());

@@ -106,6 +106,7 @@ class Checkpoints {
   CheckpointInfo Verify(CheckpointInfo info);  // checks info.files in info.path
   void Register(const std::string& uuid, int64_t batches, const std::vector<CheckpointFile>& files,
                 const nlohmann::json& metadata);
+  std::string IssuedUuid();  // POST .../checkpoints/prepare
 
   std::unique_ptr<CheckpointStorage> storage_;
   std::shared_ptr<detail::TrialApi> api_;
