@@ -40,6 +40,7 @@ class Agent {
   void BeginShutdown();
 
   const AgentConfig config_;
+  Status startup_error_ = Status::Ok();  // an unreadable credential, or none and no token
   std::vector<proto::Slot> slots_;
   boost::asio::io_context io_;
   std::unique_ptr<ProcessLauncher> launcher_;

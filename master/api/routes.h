@@ -21,6 +21,7 @@ class AgentRm;
 class Accounts;
 class MasterMetrics;
 class Retention;
+class AgentEnrolments;
 
 struct ApiContext {
   Store& store;
@@ -46,6 +47,9 @@ struct ApiContext {
   // The lifecycle's own thread: handlers that use it hop there
   // (OnLifecycle); null runs it in place (component tests).
   boost::asio::thread_pool* lifecycle_thread = nullptr;
+  // Agent enrolment, removal, slot allowances and the cluster token
+  // (RegisterAgentRoutes); null answers 503.
+  AgentEnrolments* enrolments = nullptr;
 };
 
 void RegisterExperimentRoutes(Router& router, ApiContext& ctx);
@@ -57,6 +61,9 @@ void RegisterSearcherRoutes(Router& router, ApiContext& ctx);
 void RegisterRendezvousRoutes(Router& router, ApiContext& ctx);
 void RegisterMetricRoutes(Router& router, ApiContext& ctx);
 void RegisterPoolRoutes(Router& router, ApiContext& ctx);
+// Agent identity: enrolment with the cluster token, removal, slot
+// allowances, rotating the cluster token.
+void RegisterAgentIdentityRoutes(Router& router, ApiContext& ctx);
 // The OpenAPI document and the master's own facts (version, uptime, database).
 void RegisterMetaRoutes(Router& router, ApiContext& ctx);
 // The text of docs/openapi.json, compiled in.

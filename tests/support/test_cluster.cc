@@ -126,9 +126,10 @@ void TestCluster::StopMaster() {
 
 ChildProcess& TestCluster::StartAgent(const std::string& id, int cpu_slots, const AgentOptions& options) {
   std::vector<std::string> argv = options.launcher;
-  argv.insert(argv.end(), {BinDir() + "/ringagent", "--master", url(), "--id", id, "--cpu-slots",
-                           std::to_string(cpu_slots), "--work-dir", dir_ + "/agent-" + id, "--token-file",
-                           cluster_token_file(), "--log-level", "debug"});
+  argv.insert(argv.end(),
+              {BinDir() + "/ringagent", "--master", url(), "--id", id, "--cpu-slots",
+               std::to_string(cpu_slots), "--work-dir", dir_ + "/agent-" + id, "--state-dir",
+               agent_state_dir(id), "--token-file", cluster_token_file(), "--log-level", "debug"});
   if (!ca_file_.empty()) argv.insert(argv.end(), {"--ca-file", ca_file_});
   agents_.erase(id);
   agents_.emplace(id, ChildProcess(argv, {}, dir_ + "/agent-" + id + ".log"));

@@ -260,6 +260,8 @@ async function main() {
       '2',
       '--work-dir',
       path.join(tmp, id),
+      '--state-dir',
+      path.join(tmp, `${id}-state`),
       '--token-file',
       path.join(tmp, 'master', 'cluster-token'),
     ]);

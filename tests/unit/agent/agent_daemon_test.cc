@@ -94,10 +94,20 @@ class AgentDaemonTest : public ::testing::Test {
   }
 
   void StartAgent() {
+    // Enrolled already: the fake master knows this credential.
+    fs::create_directories(dir_ / "state");
+    fs::permissions(dir_ / "state", fs::perms::owner_all, fs::perm_options::replace);
+    {
+      std::ofstream(dir_ / "state" / "credential")
+          << R"({"agent_id":"daemon-1","credential":"cluster-token"})";
+    }
+    fs::permissions(dir_ / "state" / "credential", fs::perms::owner_read | fs::perms::owner_write,
+                    fs::perm_options::replace);
     agent_ = std::make_unique<AgentProcess>(
         std::vector<std::string>{"--master", master_.url(), "--id", "daemon-1", "--cpu-slots", "2",
-                                 "--work-dir", (dir_ / "work").string(), "--token", "cluster-token",
-                                 "--log-level", "debug", "--shutdown-grace-ms", "1000", "--no-gpus"},
+                                 "--work-dir", (dir_ / "work").string(), "--state-dir",
+                                 (dir_ / "state").string(), "--log-level", "debug", "--shutdown-grace-ms",
+                                 "1000", "--no-gpus"},
         dir_ / "agent.log");
     ASSERT_TRUE(agent_->started());
   }
