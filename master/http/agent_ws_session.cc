@@ -47,10 +47,12 @@ class AgentWsSession : public AgentChannel, public std::enable_shared_from_this<
   }
 
   void Close(std::string reason) override {
-    net::post(ws_.get_executor(), [self = this->shared_from_this(), reason = std::move(reason)] {
+    net::post(ws_.get_executor(), [self = this->shared_from_this(), reason = std::move(reason)]() mutable {
       if (self->closed_) return;
       self->closed_ = true;
       self->ws_.next_layer().tcp().expires_after(std::chrono::seconds(2));
+      // A close frame's reason holds at most 123 bytes (RFC 6455 5.5).
+      if (kMaxCloseReason < reason.size()) reason.resize(kMaxCloseReason);
       self->ws_.async_close(websocket::close_reason(websocket::close_code::policy_error, reason),
                             [self](beast::error_code) { self->ws_.next_layer().tcp().close(); });
     });
@@ -106,6 +108,7 @@ class AgentWsSession : public AgentChannel, public std::enable_shared_from_this<
   }
 
   static constexpr size_t kMaxQueued = 10000;
+  static constexpr size_t kMaxCloseReason = 123;
 
   static net::awaitable<void> WriteLoop(std::shared_ptr<AgentWsSession> self) { return self->Write(self); }
 
