@@ -107,43 +107,41 @@ bool FakeAgent::Send(const proto::Message& message) {
   return !closed_;
 }
 
-std::vector<proto::Message> FakeAgent::Read(std::chrono::milliseconds how_long) {
-  std::vector<proto::Message> out;
-  if (!upgraded()) return out;
-  const auto until = std::chrono::steady_clock::now() + how_long;
-  while (!closed_ && std::chrono::steady_clock::now() < until) {
+std::optional<proto::Message> FakeAgent::ReadOne(std::chrono::milliseconds timeout) {
+  if (!upgraded() || closed_) return std::nullopt;
+  impl_->ioc.restart();
+  bool done = false;
+  beast::error_code ec;
+  impl_->ws.async_read(impl_->buffer, [&](beast::error_code e, size_t) {
+    ec = e;
+    done = true;
+  });
+  impl_->ioc.run_for(timeout);
+  if (!done) {
+    // A WebSocket read cannot be abandoned halfway: this ends the connection.
+    beast::get_lowest_layer(impl_->ws).cancel();
     impl_->ioc.restart();
-    bool done = false;
-    beast::error_code ec;
-    impl_->ws.async_read(impl_->buffer, [&](beast::error_code e, size_t) {
-      ec = e;
-      done = true;
-    });
-    impl_->ioc.run_until(until);
-    if (!done) {
-      // Out of time: cancel the read and let it finish.
-      beast::get_lowest_layer(impl_->ws).cancel();
-      impl_->ioc.restart();
-      impl_->ioc.run_for(std::chrono::seconds(1));
-      break;
-    }
-    if (ec) {
-      closed_ = true;
-      break;
-    }
-    auto message = proto::Decode(beast::buffers_to_string(impl_->buffer.data()));
-    impl_->buffer.consume(impl_->buffer.size());
-    if (message.ok()) out.push_back(std::move(*message));
+    impl_->ioc.run_for(std::chrono::seconds(1));
+    closed_ = true;
+    return std::nullopt;
   }
-  return out;
+  if (ec) {
+    closed_ = true;
+    return std::nullopt;
+  }
+  auto message = proto::Decode(beast::buffers_to_string(impl_->buffer.data()));
+  impl_->buffer.consume(impl_->buffer.size());
+  if (!message.ok()) return std::nullopt;
+  return std::move(*message);
 }
 
 bool FakeAgent::Hello(const proto::Hello& hello) {
   if (!Send(hello)) return false;
   const auto until = std::chrono::steady_clock::now() + kWait;
   while (!closed_ && std::chrono::steady_clock::now() < until) {
-    for (const auto& m : Read(std::chrono::milliseconds(200)))
-      if (std::holds_alternative<proto::Welcome>(m)) return true;
+    auto m = ReadOne(
+        std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now()));
+    if (m && std::holds_alternative<proto::Welcome>(*m)) return true;
   }
   return false;
 }

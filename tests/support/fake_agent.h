@@ -6,6 +6,7 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,8 +45,10 @@ class FakeAgent {
   // connection instead (or says nothing within 5 s).
   bool Hello(const proto::Hello& hello);
   bool Send(const proto::Message& message);
-  // Reads what the master sends for `how_long` (answering nothing).
-  std::vector<proto::Message> Read(std::chrono::milliseconds how_long);
+  // The next frame the master sends; nullopt when the connection closed or
+  // `timeout` passed, which ends the connection (a WebSocket read cannot be
+  // abandoned halfway).
+  std::optional<proto::Message> ReadOne(std::chrono::milliseconds timeout);
   // Whether the master closed the connection (seen by a read).
   bool closed() const { return closed_; }
 

@@ -48,7 +48,7 @@ void AgentRm::OnHello(const std::string& agent_id, const proto::Hello& offered,
                                    : "hello names agent " + offered.agent_id.substr(0, kMaxAgentIdLength);
       Refuse(*verdict.refused, agent_id, what);
       channel->Close(*verdict.refused == AgentRefusal::kPoolMismatch ? "pool differs from the enrolled one"
-                                                                      : "hello names another agent id");
+                                                                     : "hello names another agent id");
       return;
     }
     for (AgentRefusal cut : verdict.trimmed)
