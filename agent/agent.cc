@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 #include <boost/asio/strand.hpp>
 
+#include "agent/agent_state.h"
 #include "agent/gpu_detector.h"
 #include "agent/http_model_fetcher.h"
 #include "agent/posix_process_launcher.h"
@@ -61,7 +62,18 @@ Agent::Agent(AgentConfig config, RunAsPolicy run_as, std::string run_as_notice)
   MasterLink::Options link_options;
   link_options.master_url = config_.master_url;
   link_options.agent_id = config_.id;
-  link_options.token = config_.token;
+  link_options.cluster_token = config_.token;
+  link_options.credential_file = CredentialPath(config_.state_dir);
+  if (Status dir = PrepareStateDir(config_.state_dir); !dir.ok())
+    startup_error_ = dir;
+  else if (auto credential = LoadCredential(config_.state_dir, config_.id); !credential.ok())
+    startup_error_ = credential.status();
+  else
+    link_options.credential = credential->value_or("");
+  if (startup_error_.ok() && link_options.credential.empty() && config_.token.empty())
+    startup_error_ = InvalidArgument("agent " + config_.id + " is not enrolled yet (no credential in " +
+                                     link_options.credential_file +
+                                     "): give --token-file with the master's cluster token to enrol it");
   link_options.ca_file = config_.ca_file;
   link_options.max_queued_log_bytes = config_.max_queued_log_bytes;
   MasterLink::Callbacks callbacks;
@@ -82,6 +94,9 @@ Agent::Agent(AgentConfig config, RunAsPolicy run_as, std::string run_as_notice)
   };
   callbacks.on_start = [this](proto::Start start) { supervisor_->HandleStart(std::move(start)); };
   callbacks.on_kill = [this](proto::Kill kill) { supervisor_->HandleKill(std::move(kill)); };
+  callbacks.on_enrolled = [this](const std::string& credential) {
+    return SaveCredential(config_.state_dir, config_.id, credential);
+  };
   link_ = std::make_unique<MasterLink>(io_, std::move(link_options), std::move(callbacks));
 
   RunnerContext context{boost::asio::make_strand(io_), workers_.get_executor()};
@@ -107,6 +122,10 @@ Agent::~Agent() {
 }
 
 int Agent::Run() {
+  if (!startup_error_.ok()) {
+    spdlog::error("[agent] agent={} {}", config_.id, startup_error_.message());
+    return 2;
+  }
   if (Status s = PrepareWorkRoot(config_.work_dir, run_as_.switch_users); !s.ok()) {
     spdlog::error("[agent] agent={} {}", config_.id, s.message());
     return 2;

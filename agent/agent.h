@@ -46,6 +46,7 @@ class Agent {
   const AgentConfig config_;
   const RunAsPolicy run_as_;
   const std::string run_as_notice_;
+  Status startup_error_ = Status::Ok();  // an unreadable credential, or none and no token
   std::vector<proto::Slot> slots_;
   boost::asio::io_context io_;
   std::unique_ptr<ProcessLauncher> launcher_;

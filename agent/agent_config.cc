@@ -1,8 +1,5 @@
 #include "agent/agent_config.h"
 
-#include <fstream>
-#include <sstream>
-
 #include <unistd.h>
 
 #include <cctype>
@@ -10,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "agent/agent_state.h"
 #include "agent/process_containment.h"
 #include "common/http_client.h"
 
@@ -54,17 +52,32 @@ Status ResolveAgentConfig(AgentConfig& config) {
   }
   if (config.pool.empty()) return InvalidArgument("--pool must not be empty");
   if (!config.token_file.empty()) {
-    if (!config.token.empty())
-      return InvalidArgument("give the cluster token with --token or --token-file, not both");
-    std::ifstream in(config.token_file);
-    std::stringstream text;
-    text << in.rdbuf();
-    if (!in) return InvalidArgument("--token-file " + config.token_file + " cannot be read");
-    config.token = text.str();
-    while (!config.token.empty() && std::isspace(static_cast<unsigned char>(config.token.back())))
-      config.token.pop_back();
-    if (config.token.empty()) return InvalidArgument("--token-file " + config.token_file + " is empty");
+    auto token = ReadTokenFile(config.token_file);
+    if (!token.ok()) return token.status();
+    config.token = *token;
   }
+  if (config.state_dir.empty()) {
+    if (::geteuid() == 0) {
+      config.state_dir = "/var/lib/ringagent/" + config.id;
+    } else {
+      const char* xdg = std::getenv("XDG_STATE_HOME");
+      const char* home = std::getenv("HOME");
+      if (xdg && *xdg == '/')
+        config.state_dir = std::string(xdg) + "/ringagent/" + config.id;
+      else if (home && *home == '/')
+        config.state_dir = std::string(home) + "/.local/state/ringagent/" + config.id;
+      else
+        return InvalidArgument("--state-dir is required: neither XDG_STATE_HOME nor HOME is set");
+    }
+  }
+  {
+    std::error_code ec;
+    auto absolute = std::filesystem::absolute(config.state_dir, ec);
+    if (ec) return InvalidArgument("--state-dir " + config.state_dir + ": " + ec.message());
+    config.state_dir = absolute.lexically_normal().string();
+    while (config.state_dir.size() > 1 && config.state_dir.back() == '/') config.state_dir.pop_back();
+  }
+
   if (!config.ca_file.empty()) {
     // Absolute, since trials get it as RING_CA_FILE and run in their own directories.
     std::error_code ec;

@@ -18,8 +18,13 @@ struct AgentConfig {
   bool detect_gpus = true;         // --no-gpus turns NVML detection off
   std::string work_dir;            // --work-dir: trial work directories; default /var/lib/ringagent/work
                                    //   as root, else ~/.local/state/ringagent/work (never under /tmp)
-  std::string token;               // --token: cluster token sent as "Authorization: Bearer"
-  std::string token_file;          // --token-file: read into `token` (the master's cluster-token file)
+  std::string token;               // the cluster token, read from token_file (never from flags or the
+                                   //   environment); only used to enrol
+  std::string token_file;          // --token-file: the master's cluster-token file, 0600 (0400) for this
+                                   //   user; needed until the agent is enrolled
+  std::string state_dir;           // --state-dir: the agent's own folder (0700) keeping the credential of
+                                   //   its id; default /var/lib/ringagent/<id> as root, else
+                                   //   ${XDG_STATE_HOME:-~/.local/state}/ringagent/<id>
   std::string ca_file;             // --ca-file / RING_CA_FILE: CA (PEM) trusted for an https master besides
                                    //   the system's; made absolute, and handed to trials as RING_CA_FILE
   std::string address;             // --address: host other ranks reach this agent at; default: the
@@ -35,8 +40,9 @@ struct AgentConfig {
   std::string containment = "auto";      // --containment: auto, cgroup2, freezer or process_group
 };
 
-// Fills the defaults that depend on the host (id, work_dir) and checks every
-// field; an error names the offending flag.
+// Fills the defaults that depend on the host (id, work_dir, state_dir) and
+// checks every field; an error names the offending flag. Reads the token
+// file (refusing one that group or others may read); touches no folder.
 Status ResolveAgentConfig(AgentConfig& config);
 
 // The work folder when --work-dir is not given: /var/lib/ringagent/work for

@@ -40,6 +40,8 @@ Status LoadAgentConfigFile(const std::string& path, AgentConfig& config, std::st
         config.work_dir = v.as<std::string>();
       else if (key == "token_file")
         config.token_file = v.as<std::string>();
+      else if (key == "state_dir")
+        config.state_dir = v.as<std::string>();
       else if (key == "ca_file")
         config.ca_file = v.as<std::string>();
       else if (key == "address")
@@ -61,9 +63,9 @@ Status LoadAgentConfigFile(const std::string& path, AgentConfig& config, std::st
       else
         return KeyError(path, kv.first,
                         "unknown key \"" + key +
-                            "\" (known: master, id, pool, cpu_slots, gpus, work_dir, token_file, ca_file, "
-                            "address, log_level, log_format, shutdown_grace_ms, single_user, unlinked_user, "
-                            "allow_root_trials, containment)");
+                            "\" (known: master, id, pool, cpu_slots, gpus, work_dir, token_file, state_dir, "
+                            "ca_file, address, log_level, log_format, shutdown_grace_ms, single_user, "
+                            "unlinked_user, allow_root_trials, containment)");
     } catch (const YAML::Exception&) {
       return KeyError(path, v, key + " has the wrong type");
     }

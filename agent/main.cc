@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <cstdlib>
 
 #include "agent/agent.h"
 #include "agent/agent_config.h"
@@ -50,11 +51,16 @@ int main(int argc, char** argv) {
   app.add_option("--containment", config.containment,
                  "How a task's processes are kept together: auto, cgroup2, freezer or process_group")
       ->capture_default_str();
-  app.add_option("--token", config.token, "Cluster token presented to the master")
-      ->envname("RING_AGENT_TOKEN");
+  std::string token_on_command_line;
+  app.add_option("--token", token_on_command_line,
+                 "Refused: a token on the command line shows in ps; use --token-file");
   app.add_option("--token-file", config.token_file,
-                 "File holding the cluster token (the master's <data-dir>/cluster-token)")
+                 "File holding the cluster token (the master's <data-dir>/cluster-token), readable by this "
+                 "user only; needed to enrol, i.e. until the state folder holds a credential")
       ->envname("RING_AGENT_TOKEN_FILE");
+  app.add_option("--state-dir", config.state_dir,
+                 "This agent's own folder (0700) keeping the credential the master issued its id "
+                 "(default: /var/lib/ringagent/<id> as root, else ~/.local/state/ringagent/<id>)");
   app.add_option("--ca-file", config.ca_file,
                  "CA certificate(s) (PEM) to trust for an https:// master besides the system's; trials get "
                  "it as RING_CA_FILE")
@@ -68,6 +74,20 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::IsMember({"text", "json"}));
   CLI11_PARSE(app, argc, argv);
+  if (!token_on_command_line.empty()) {
+    std::fprintf(stderr,
+                 "ringagent: --token is refused: every user on this host sees the command line (ps). Put the "
+                 "cluster token in a file only this user can read (chmod 600) and pass --token-file FILE\n");
+    return 2;
+  }
+  // Not read any more: the environment is visible to the agent's children
+  // and in /proc. Refused rather than ignored, so it is not left behind.
+  if (std::getenv("RING_AGENT_TOKEN") != nullptr) {
+    std::fprintf(stderr,
+                 "ringagent: RING_AGENT_TOKEN is no longer read (the environment reaches trials and "
+                 "/proc); unset it and pass --token-file FILE (a file only this user can read)\n");
+    return 2;
+  }
   if (config.master_url.empty()) {
     std::fprintf(stderr, "ringagent: --master is required (or master: in --config)\n");
     return 2;

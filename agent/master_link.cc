@@ -17,7 +17,9 @@
 #include <boost/asio/strand.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
 #include <boost/beast/websocket.hpp>
+#include <nlohmann/json.hpp>
 
 #include "agent/link_session.h"
 #include "agent/outbound_queue.h"
@@ -185,10 +187,20 @@ class MasterLink::Impl : public std::enable_shared_from_this<Impl> {
       }
     }
 
-    s->ws.set_option(
-        websocket::stream_base::decorator([token = options_.token](websocket::request_type& req) {
+    if (credential_.empty() && !options_.cluster_token.empty()) {
+      Status enrolled = co_await Enrol(*s, local_address);
+      if (!enrolled.ok() || stopping_) {
+        fail(enrolled.message());
+        co_return false;
+      }
+    }
+    s->ws.set_option(websocket::stream_base::decorator(
+        [id = options_.agent_id, credential = credential_](websocket::request_type& req) {
           req.set(beast::http::field::user_agent, "ringagent");
-          if (!token.empty()) req.set(beast::http::field::authorization, "Bearer " + token);
+          if (!credential.empty()) {
+            req.set("X-Ring-Agent-Id", id);
+            req.set(beast::http::field::authorization, "Bearer " + credential);
+          }
         }));
     s->ws.read_message_max(kMaxIncomingMessage);
     websocket::response_type response;
@@ -197,7 +209,13 @@ class MasterLink::Impl : public std::enable_shared_from_this<Impl> {
                                    net::redirect_error(use_awaitable, ec));
     if (ec || stopping_) {
       if (ec == websocket::error::upgrade_declined) {
-        std::string hint = response.result_int() == 401 ? " (check --token)" : "";
+        std::string hint =
+            response.result_int() != 401 ? ""
+            : credential_.empty()
+                ? " (no credential: give --token-file so the agent can enrol)"
+                : " (the master refused this agent's credential: an admin removed it, or the master's "
+                  "database is another; to enrol again, delete " +
+                      options_.credential_file + " and start with --token-file)";
         fail("refused the agent connection: HTTP " + std::to_string(response.result_int()) + hint);
       } else {
         fail("WebSocket upgrade failed: " + ec.message());
@@ -251,6 +269,46 @@ class MasterLink::Impl : public std::enable_shared_from_this<Impl> {
     }
     CloseSession(*s);
     co_return true;
+  }
+
+  // POST /api/v1/agents/enrol on the connection's stream, before its
+  // upgrade: the cluster token buys this id its credential, which is kept
+  // (on_enrolled) before anything uses it.
+  awaitable<Status> Enrol(LinkSession& s, const std::string& local_address) {
+    namespace http = beast::http;
+    const proto::Hello hello = callbacks_.make_hello(local_address);
+    http::request<http::string_body> req{http::verb::post, url_.path + "/api/v1/agents/enrol", 11};
+    req.set(http::field::host, url_.host + ":" + url_.port);
+    req.set(http::field::user_agent, "ringagent");
+    req.set(http::field::authorization, "Bearer " + options_.cluster_token);
+    req.set(http::field::content_type, "application/json");
+    req.keep_alive(true);
+    req.body() =
+        nlohmann::json{{"agent_id", options_.agent_id}, {"pool", hello.pool}, {"slots", hello.slots.size()}}
+            .dump();
+    req.prepare_payload();
+    boost::system::error_code ec;
+    s.tcp().expires_after(options_.connect_timeout);
+    co_await http::async_write(s.ws.next_layer(), req, net::redirect_error(use_awaitable, ec));
+    if (ec) co_return Unavailable("enrolment failed: " + ec.message());
+    beast::flat_buffer buffer;
+    http::response<http::string_body> res;
+    co_await http::async_read(s.ws.next_layer(), buffer, res, net::redirect_error(use_awaitable, ec));
+    if (ec) co_return Unavailable("enrolment failed: " + ec.message());
+    auto body = nlohmann::json::parse(res.body(), nullptr, false);
+    const std::string said = body.is_object() && body.contains("error") && body["error"].is_object()
+                                 ? body["error"].value("message", "")
+                                 : "";
+    if (res.result_int() != 201 || !body.is_object() || !body["credential"].is_string())
+      co_return Unavailable("refused the enrolment of agent " + options_.agent_id + ": HTTP " +
+                            std::to_string(res.result_int()) + (said.empty() ? "" : ": " + said));
+    const std::string credential = body["credential"].get<std::string>();
+    if (callbacks_.on_enrolled)
+      if (Status kept = callbacks_.on_enrolled(credential); !kept.ok()) co_return kept;
+    credential_ = credential;
+    spdlog::info("[agent] agent={} enrolled with master {}; its credential is in {}", options_.agent_id,
+                 url_.ToString(), options_.credential_file);
+    co_return Status::Ok();
   }
 
   void Dispatch(const std::string& text) {
@@ -364,6 +422,7 @@ class MasterLink::Impl : public std::enable_shared_from_this<Impl> {
 
   Strand strand_;
   Options options_;
+  std::string credential_ = options_.credential;  // strand: set at enrolment
   Callbacks callbacks_;
   Url url_;
   std::shared_ptr<net::ssl::context> tls_;  // https masters; shared by every connection

@@ -1,6 +1,10 @@
 #pragma once
 // The agent's WebSocket connection to the master (/api/v1/agents/ws).
-// Connects, sends hello, waits for welcome, then sends heartbeats at the
+// Connects; without a credential yet, enrols first on the same connection
+// (POST /api/v1/agents/enrol with the cluster token, answered with the
+// credential of its id, which `on_enrolled` keeps); upgrades presenting its
+// id (X-Ring-Agent-Id) and credential (Authorization: Bearer); sends hello,
+// waits for welcome, then sends heartbeats at the
 // interval the master asked for and dispatches start/kill to the callbacks.
 // Reconnects forever with exponential backoff and jitter (100 ms doubling to
 // 5 s) until Stop. State and log messages sent while disconnected wait in a
@@ -23,10 +27,12 @@ namespace ring {
 class MasterLink : public MessageSink {
  public:
   struct Options {
-    std::string master_url;  // "http[s]://host:port[/prefix]"; https connects with wss
-    std::string agent_id;    // for log lines only
-    std::string token;       // cluster token, sent as "Authorization: Bearer" when not empty
-    std::string ca_file;     // https: CA (PEM) trusted besides the system's; "" = the system's only
+    std::string master_url;       // "http[s]://host:port[/prefix]"; https connects with wss
+    std::string agent_id;         // sent as X-Ring-Agent-Id at the upgrade, and in log lines
+    std::string credential;       // this id's credential from enrolment; empty: enrol first
+    std::string cluster_token;    // enrols this agent when it has no credential yet
+    std::string credential_file;  // where the credential is kept, for messages
+    std::string ca_file;          // https: CA (PEM) trusted besides the system's; "" = the system's only
     std::chrono::milliseconds backoff_initial{100};
     std::chrono::milliseconds backoff_max{5000};
     std::chrono::milliseconds connect_timeout{10000};  // connect + upgrade + hello/welcome
@@ -39,6 +45,9 @@ class MasterLink : public MessageSink {
     std::function<proto::Hello(const std::string& local_address)> make_hello;
     std::function<void(proto::Start)> on_start;  // called on the link's strand
     std::function<void(proto::Kill)> on_kill;    // called on the link's strand
+    // Keeps the credential the master issued at enrolment before it is used
+    // (called on the link's strand); an error stops this attempt.
+    std::function<Status(const std::string& credential)> on_enrolled;
   };
 
   MasterLink(boost::asio::io_context& io, Options options, Callbacks callbacks);

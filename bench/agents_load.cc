@@ -1,5 +1,7 @@
-// Simulated agents for bench/scale.sh: N agents, each over its own WebSocket
-// at /api/v1/agents/ws with the cluster token, saying hello with one CPU
+// Simulated agents for bench/scale.sh: N agents, each enrolling its id with
+// the cluster token (POST /api/v1/agents/enrol) and then, on the same
+// connection, opening its WebSocket at /api/v1/agents/ws with the credential
+// it was given, as ringagent does on its first start, saying hello with one CPU
 // slot and then heartbeating at the interval the master's welcome gives, as
 // ringagent does, from one process and one thread. Messages from the master
 // are read and dropped (the benchmark runs no trials).
@@ -22,6 +24,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
 #include <boost/beast/websocket.hpp>
 #include <nlohmann/json.hpp>
 
@@ -57,15 +60,39 @@ net::awaitable<void> Agent(std::string host, std::string port, std::string token
   auto endpoints = co_await resolver.async_resolve(host, port, net::redirect_error(use_awaitable, ec));
   if (!ec)
     co_await beast::get_lowest_layer(*ws).async_connect(endpoints, net::redirect_error(use_awaitable, ec));
+  const std::string id = "sim-" + std::to_string(index);
+  std::string credential;
   if (!ec) {
-    ws->set_option(websocket::stream_base::decorator([&token](websocket::request_type& req) {
-      req.set(beast::http::field::authorization, "Bearer " + token);
+    namespace http = beast::http;
+    http::request<http::string_body> req{http::verb::post, "/api/v1/agents/enrol", 11};
+    req.set(http::field::host, host + ":" + port);
+    req.set(http::field::authorization, "Bearer " + token);
+    req.set(http::field::content_type, "application/json");
+    req.keep_alive(true);
+    req.body() = nlohmann::json{{"agent_id", id}, {"slots", 1}}.dump();
+    req.prepare_payload();
+    co_await http::async_write(beast::get_lowest_layer(*ws), req, net::redirect_error(use_awaitable, ec));
+    beast::flat_buffer enrol_buffer;
+    http::response<http::string_body> res;
+    if (!ec)
+      co_await http::async_read(beast::get_lowest_layer(*ws), enrol_buffer, res,
+                                net::redirect_error(use_awaitable, ec));
+    auto body = nlohmann::json::parse(res.body(), nullptr, false);
+    if (!ec && res.result_int() == 201 && body.is_object() && body["credential"].is_string())
+      credential = body["credential"].get<std::string>();
+    else if (!ec)
+      ec = beast::http::error::bad_status;
+  }
+  if (!ec) {
+    ws->set_option(websocket::stream_base::decorator([&id, &credential](websocket::request_type& req) {
+      req.set("X-Ring-Agent-Id", id);
+      req.set(beast::http::field::authorization, "Bearer " + credential);
     }));
     co_await ws->async_handshake(host + ":" + port, "/api/v1/agents/ws",
                                  net::redirect_error(use_awaitable, ec));
   }
   ring::proto::Hello hello;
-  hello.agent_id = "sim-" + std::to_string(index);
+  hello.agent_id = id;
   hello.address = "127.0.0.1";
   hello.version = "bench";
   hello.slots = {{0, "cpu", ""}};

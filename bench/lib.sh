@@ -50,7 +50,7 @@ bench_start_master() {
 # returned once the master lists it as connected; sets agent (its pid).
 bench_start_agent() {
   "$bin/ringagent" --master "$url" --id "$1" --cpu-slots "$2" --work-dir "$work/agent-$1" \
-    --token-file "$work/data/cluster-token" --single-user --log-level warn >"$work/agent-$1.log" 2>&1 &
+    --state-dir "$work/agent-$1-state" --token-file "$work/data/cluster-token" --single-user --log-level warn >"$work/agent-$1.log" 2>&1 &
   agent=$!
   bench_pids+=("$agent")
   local _

@@ -47,6 +47,10 @@ Result<nlohmann::json> MasterClient::Patch(const std::string& target, const nloh
   return Decode(http_->Request("PATCH", target, *text));
 }
 
+Result<nlohmann::json> MasterClient::Delete(const std::string& target) {
+  return Decode(http_->Request("DELETE", target, ""));
+}
+
 Result<nlohmann::json> MasterClient::PostWithProgress(const std::string& target, const std::string& body,
                                                       const HttpClient::UploadProgress& progress) {
   return Decode(http_->RequestWithProgress("POST", target, body, progress));

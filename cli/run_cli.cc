@@ -57,6 +57,7 @@ struct Args {
   std::string value;
   std::string agent_id;
   bool drain = false;
+  bool print_token = false;  // ring master rotate-cluster-token --print
   UserOptions user;
   UnixLinkOptions unix_link;
 };
@@ -180,7 +181,7 @@ int RunCli(std::vector<std::string> args, std::ostream& out, std::ostream& err) 
     };
   });
 
-  auto* agent = app.add_subcommand("agent", "Inspect, disable and enable agents");
+  auto* agent = app.add_subcommand("agent", "Inspect, disable, enable and remove agents");
   agent->require_subcommand(1);
   auto* agent_list = agent->add_subcommand("list", "List agents and their slots");
   agent_list->callback([&] { action = [&](CliEnv& env) { return ListAgents(env); }; });
@@ -193,6 +194,18 @@ int RunCli(std::vector<std::string> args, std::ostream& out, std::ostream& err) 
   enable->add_option("ID", a.agent_id, "Agent id")->required();
   enable->callback(
       [&] { action = [&](CliEnv& env) { return SetAgentEnabled(env, a.agent_id, true, false); }; });
+  auto* remove = agent->add_subcommand(
+      "remove", "Revoke an agent (admins): close its connection, end its work; it must enrol again");
+  remove->add_option("ID", a.agent_id, "Agent id")->required();
+  remove->callback([&] { action = [&](CliEnv& env) { return RemoveAgent(env, a.agent_id); }; });
+  auto* allow_slots = agent->add_subcommand(
+      "allow-slots", "Let an agent offer up to N slots, beyond what it enrolled with (admins)");
+  allow_slots->add_option("ID", a.agent_id, "Agent id")->required();
+  allow_slots->add_option("N", a.id, "Most slots its hellos may offer")
+      ->required()
+      ->check(CLI::NonNegativeNumber);
+  allow_slots->callback(
+      [&] { action = [&](CliEnv& env) { return AllowAgentSlots(env, a.agent_id, a.id); }; });
 
   auto* checkpoint = app.add_subcommand("checkpoint", "List and download checkpoints");
   checkpoint->require_subcommand(1);
@@ -215,6 +228,12 @@ int RunCli(std::vector<std::string> args, std::ostream& out, std::ostream& err) 
   auto* cleanup = master_cmd->add_subcommand(
       "cleanup", "Run a retention pass now: thin old metrics, delete expired logs, give space back (admins)");
   cleanup->callback([&] { action = [&](CliEnv& env) { return MasterCleanup(env); }; });
+  auto* rotate = master_cmd->add_subcommand(
+      "rotate-cluster-token",
+      "Write a new cluster token (admins): enrolled agents stay connected, new agents need the new one");
+  rotate->add_flag("--print", a.print_token,
+                   "Print the new token alone (for scripts) instead of where it is");
+  rotate->callback([&] { action = [&](CliEnv& env) { return RotateClusterToken(env, a.print_token); }; });
 
   auto* user = app.add_subcommand("user", "Sign in and out, and manage users");
   user->require_subcommand(1);

@@ -32,7 +32,7 @@ case "$seconds" in ''|*[!0-9]*) echo "fuzz: --seconds needs a whole number, got 
 case "$timeout" in ''|0|*[!0-9]*) echo "fuzz: --timeout needs a positive whole number, got $timeout" >&2; exit 2 ;; esac
 case "$jobs" in ''|0|*[!0-9]*) echo "fuzz: --jobs needs a positive whole number, got $jobs" >&2; exit 2 ;; esac
 
-targets=(fuzz_config fuzz_agent_protocol fuzz_api fuzz_archive)
+targets=(fuzz_config fuzz_agent_protocol fuzz_agent_enrolment fuzz_api fuzz_archive)
 build=build-fuzz
 if [ ! -f "$build/build.ninja" ]; then
   CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DRING_FUZZ=ON -DCMAKE_BUILD_TYPE=None >/dev/null

@@ -81,7 +81,7 @@ start() {
   echo "$url" >"$dir/master.url"
   for i in $(seq 1 "$agents"); do
     "$bin/ringagent" --master "$url" --id "agent-$i" --cpu-slots "$slots" --work-dir "$dir/agent-$i" \
-      --token-file "$dir/master/cluster-token" --single-user \
+      --state-dir "$dir/agent-$i-state" --token-file "$dir/master/cluster-token" --single-user \
       >>"$dir/logs/agent-$i.log" 2>&1 &
     echo "$! agent-$i" >>"$pids_file"
   done

@@ -1,6 +1,6 @@
 #include "master/master.h"
 
-#include "master/cluster_token.h"
+#include "master/auth/cluster_token.h"
 
 #include <filesystem>
 #include <fstream>
@@ -27,6 +27,7 @@
 #include "master/lifecycle/lifecycle.h"
 #include "master/maintenance/retention.h"
 #include "master/observability/master_metrics.h"
+#include "master/rm/agentrm/agent_enrolments.h"
 #include "master/rm/agentrm/agent_rm.h"
 #include "master/store/sqlite_db.h"
 #include "master/store/sqlite_store.h"
@@ -41,7 +42,8 @@ struct Master::Parts {
   net::io_context ioc;
   MasterMetrics metrics;  // before the store and lifecycle, which report to it
   std::unique_ptr<SqliteStore> store;
-  AgentRm* agent_rm = nullptr;  // owned by the lifecycle
+  std::unique_ptr<AgentEnrolments> enrolments;  // agents' credentials and the cluster token
+  AgentRm* agent_rm = nullptr;                  // owned by the lifecycle
   std::unique_ptr<Lifecycle> lifecycle;
   // The lifecycle's own thread: every lifecycle event runs there, one at a
   // time. After the lifecycle, so it is joined before the lifecycle goes.
@@ -134,12 +136,18 @@ Status Master::Run() {
   auto store = SqliteStore::Open(config_.db);
   if (!store.ok()) return store.status();
   p.store = std::move(store).value();
+  p.enrolments =
+      std::make_unique<AgentEnrolments>(*p.store, config_.cluster_token_file, *cluster_token,
+                                        [&p](AgentRefusal why) { p.metrics.CountAgentRefusal(why); });
+  if (Status s = p.enrolments->Load(); !s.ok()) return s;
 
   AgentRmOptions agent_options;
   agent_options.heartbeat_interval = std::chrono::milliseconds(config_.heartbeat_interval_ms);
   agent_options.heartbeat_timeout = std::chrono::milliseconds(config_.heartbeat_timeout_ms);
   agent_options.reconnect_window = std::chrono::milliseconds(config_.reconnect_window_ms);
   agent_options.kill_grace = std::chrono::milliseconds(config_.kill_grace_ms);
+  agent_options.enrolments = p.enrolments.get();
+  agent_options.count_refusal = [&p](AgentRefusal why) { p.metrics.CountAgentRefusal(why); };
   LifecycleOptions options;
   options.heartbeat_timeout = agent_options.heartbeat_timeout;
   options.max_model_bytes = static_cast<uint64_t>(config_.max_model_bytes);
@@ -189,6 +197,7 @@ Status Master::Run() {
   p.slow_work_gate = std::make_unique<WorkGate>(config_.max_queued_sign_ins, std::chrono::milliseconds(100));
   p.api->slow_work_gate = p.slow_work_gate.get();
   p.api->max_log_page_bytes = static_cast<size_t>(config_.max_log_page_bytes);
+  p.api->enrolments = p.enrolments.get();
   p.api->metrics = &p.metrics;
   p.retention = std::make_unique<Retention>(*p.store, config_.retention);
   p.api->retention = p.retention.get();
@@ -202,7 +211,7 @@ Status Master::Run() {
   p.router.SetObserver([&p](const std::string& method, const std::string& route, int status, double seconds) {
     p.metrics.ObserveRequest(method, route, status, seconds);
   });
-  p.agents = std::make_unique<AgentWsAcceptor>(*p.agent_rm, to_lifecycle);
+  p.agents = std::make_unique<AgentWsAcceptor>(*p.agent_rm, *p.enrolments, to_lifecycle);
 
   HttpServerOptions http;
   const auto colon = config_.listen.rfind(':');
@@ -214,7 +223,6 @@ Status Master::Run() {
   http.header_limit = static_cast<uint32_t>(config_.max_header_bytes);
   http.upload_body_limit = static_cast<uint64_t>(config_.max_model_bytes) * 4 / 3 + (1 << 20);
   http.webui_dir = config_.webui_dir;
-  http.agent_token = *cluster_token;
   http.tls_cert_file = config_.tls.cert_file;
   http.tls_key_file = config_.tls.key_file;
   p.server = std::make_unique<HttpServer>(p.ioc, http, p.router, *p.agents);
@@ -224,7 +232,7 @@ Status Master::Run() {
     if (Status s = WritePortFile(config_.port_file, *port); !s.ok()) return s;
   spdlog::info("[master] listening on {}://{}:{} (db {})", config_.tls.enabled() ? "https" : "http",
                http.host, *port, config_.db);
-  spdlog::info("[master] agents connect with the cluster token in {} (ringagent --token-file)",
+  spdlog::info("[master] agents enrol with the cluster token in {} (ringagent --token-file)",
                config_.cluster_token_file);
 
   net::signal_set signals(p.ioc, SIGTERM, SIGINT);

@@ -105,6 +105,7 @@ void RegisterAllRoutes(Router& router, ApiContext& ctx) {
   RegisterRendezvousRoutes(router, ctx);
   RegisterMetricRoutes(router, ctx);
   RegisterPoolRoutes(router, ctx);
+  RegisterAgentIdentityRoutes(router, ctx);
 }
 
 Status CheckManages(ApiContext& ctx, const ApiRequest& req, int64_t experiment_id, const std::string& verb) {

@@ -23,6 +23,7 @@ class MasterMetrics;
 class Retention;
 class WorkGate;
 class StreamSlots;
+class AgentEnrolments;
 
 struct ApiContext {
   Store& store;
@@ -63,6 +64,9 @@ struct ApiContext {
   // Where a download's files are checked (hashed) before it starts, off the
   // network threads; null runs it in place.
   boost::asio::thread_pool* file_work = nullptr;
+  // Agent enrolment, removal, slot allowances and the cluster token
+  // (RegisterAgentRoutes); null answers 503.
+  AgentEnrolments* enrolments = nullptr;
 };
 
 void RegisterExperimentRoutes(Router& router, ApiContext& ctx);
@@ -74,6 +78,9 @@ void RegisterSearcherRoutes(Router& router, ApiContext& ctx);
 void RegisterRendezvousRoutes(Router& router, ApiContext& ctx);
 void RegisterMetricRoutes(Router& router, ApiContext& ctx);
 void RegisterPoolRoutes(Router& router, ApiContext& ctx);
+// Agent identity: enrolment with the cluster token, removal, slot
+// allowances, rotating the cluster token.
+void RegisterAgentIdentityRoutes(Router& router, ApiContext& ctx);
 // The OpenAPI document and the master's own facts (version, uptime, database).
 void RegisterMetaRoutes(Router& router, ApiContext& ctx);
 // The text of docs/openapi.json, compiled in.

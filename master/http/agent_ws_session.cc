@@ -14,6 +14,7 @@
 
 #include "common/agent_protocol.h"
 #include "master/rm/agentrm/agent_channel.h"
+#include "master/rm/agentrm/agent_enrolments.h"
 #include "master/rm/agentrm/agent_rm.h"
 
 namespace ring {
@@ -26,8 +27,8 @@ namespace net = boost::asio;
 // Over plain TCP (ws) or TLS after its handshake (wss).
 class AgentWsSession : public AgentChannel, public std::enable_shared_from_this<AgentWsSession> {
  public:
-  AgentWsSession(AnyStream stream, AgentRm& agents, const AgentWsAcceptor::Defer& defer)
-      : ws_(std::move(stream)), agents_(agents), defer_(defer) {}
+  AgentWsSession(AnyStream stream, AgentRm& agents, const AgentWsAcceptor::Defer& defer, std::string agent_id)
+      : ws_(std::move(stream)), agents_(agents), defer_(defer), agent_id_(std::move(agent_id)) {}
 
   void Send(std::string frame) override {
     net::post(ws_.get_executor(), [self = this->shared_from_this(), frame = std::move(frame)]() mutable {
@@ -46,10 +47,12 @@ class AgentWsSession : public AgentChannel, public std::enable_shared_from_this<
   }
 
   void Close(std::string reason) override {
-    net::post(ws_.get_executor(), [self = this->shared_from_this(), reason = std::move(reason)] {
+    net::post(ws_.get_executor(), [self = this->shared_from_this(), reason = std::move(reason)]() mutable {
       if (self->closed_) return;
       self->closed_ = true;
       self->ws_.next_layer().tcp().expires_after(std::chrono::seconds(2));
+      // A close frame's reason holds at most 123 bytes (RFC 6455 5.5).
+      if (kMaxCloseReason < reason.size()) reason.resize(kMaxCloseReason);
       self->ws_.async_close(websocket::close_reason(websocket::close_code::policy_error, reason),
                             [self](beast::error_code) { self->ws_.next_layer().tcp().close(); });
     });
@@ -88,13 +91,9 @@ class AgentWsSession : public AgentChannel, public std::enable_shared_from_this<
       }
       const auto now = std::chrono::steady_clock::now();
       if (auto* hello = std::get_if<proto::Hello>(&*message)) {
-        if (hello->agent_id.empty()) {
-          Close("hello without agent_id");
-          break;
-        }
-        agent_id_ = hello->agent_id;
-        defer_([this, self, hello = *hello, now] { agents_.OnHello(hello, self, now); });
-      } else if (agent_id_.empty()) {
+        said_hello_ = true;
+        defer_([this, self, hello = *hello, now] { agents_.OnHello(agent_id_, hello, self, now); });
+      } else if (!said_hello_) {
         Close("the first message must be hello");
         break;
       } else {
@@ -102,13 +101,14 @@ class AgentWsSession : public AgentChannel, public std::enable_shared_from_this<
       }
     }
     closed_ = true;
-    if (!agent_id_.empty())
+    if (said_hello_)
       defer_([this, self, id = agent_id_, now = std::chrono::steady_clock::now()] {
         agents_.OnDisconnected(id, this, now);
       });
   }
 
   static constexpr size_t kMaxQueued = 10000;
+  static constexpr size_t kMaxCloseReason = 123;
 
   static net::awaitable<void> WriteLoop(std::shared_ptr<AgentWsSession> self) { return self->Write(self); }
 
@@ -128,7 +128,8 @@ class AgentWsSession : public AgentChannel, public std::enable_shared_from_this<
   websocket::stream<AnyStream> ws_;
   AgentRm& agents_;
   const AgentWsAcceptor::Defer& defer_;
-  std::string agent_id_;
+  const std::string agent_id_;  // authenticated at the upgrade
+  bool said_hello_ = false;
   std::deque<std::string> outbox_;  // owned by the strand
   bool writing_ = false;
   bool closed_ = false;
@@ -136,8 +137,17 @@ class AgentWsSession : public AgentChannel, public std::enable_shared_from_this<
 
 }  // namespace
 
-void AgentWsAcceptor::Accept(AnyStream stream, beast::http::request<beast::http::string_body> request) {
-  auto session = std::make_shared<AgentWsSession>(std::move(stream), agents_, defer_);
+Result<std::string> AgentWsAcceptor::Admit(const beast::http::request<beast::http::string_body>& request,
+                                           const std::string& peer) {
+  auto id = request.find(std::string(kAgentIdHeader));
+  return enrolments_.Authenticate(request[beast::http::field::authorization],
+                                  id == request.end() ? std::string_view() : std::string_view(id->value()),
+                                  peer);
+}
+
+void AgentWsAcceptor::Accept(AnyStream stream, beast::http::request<beast::http::string_body> request,
+                             std::string agent_id) {
+  auto session = std::make_shared<AgentWsSession>(std::move(stream), agents_, defer_, std::move(agent_id));
   auto executor = session->executor();
   net::co_spawn(executor, AgentWsSession::Run(session, std::move(request)), [](std::exception_ptr e) {
     if (!e) return;

@@ -13,16 +13,24 @@
 namespace ring {
 
 class AgentRm;
+class AgentEnrolments;
 
+// The upgrade carries "X-Ring-Agent-Id: <id>" and "Authorization: Bearer
+// <credential>" (AgentEnrolments::Authenticate); the connection then belongs
+// to that id, and a hello naming another is refused.
 class AgentWsAcceptor : public AgentChannelAcceptor {
  public:
   using Defer = std::function<void(std::function<void()>)>;
-  AgentWsAcceptor(AgentRm& agents, Defer defer) : agents_(agents), defer_(std::move(defer)) {}
-  void Accept(AnyStream stream,
-              boost::beast::http::request<boost::beast::http::string_body> request) override;
+  AgentWsAcceptor(AgentRm& agents, AgentEnrolments& enrolments, Defer defer)
+      : agents_(agents), enrolments_(enrolments), defer_(std::move(defer)) {}
+  Result<std::string> Admit(const boost::beast::http::request<boost::beast::http::string_body>& request,
+                            const std::string& peer) override;
+  void Accept(AnyStream stream, boost::beast::http::request<boost::beast::http::string_body> request,
+              std::string agent_id) override;
 
  private:
   AgentRm& agents_;
+  AgentEnrolments& enrolments_;
   Defer defer_;
 };
 

@@ -34,9 +34,6 @@ struct HttpServerOptions {
   uint32_t max_connections = 4096;
   uint32_t max_connections_per_address = 256;
   std::string webui_dir;  // static files; empty = none
-  // The cluster token agents present (Authorization: Bearer) to open their
-  // WebSocket; a missing or wrong one gets a 401.
-  std::string agent_token;
   // TLS: both set = HTTPS (and wss) only, TLS 1.2 or newer; a plain-HTTP
   // request gets a 400 saying to use https://. Both empty = plain HTTP.
   std::string tls_cert_file;  // PEM: the certificate, then any intermediates

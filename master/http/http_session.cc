@@ -75,14 +75,6 @@ http::response<http::string_body> ToBeast(ApiResponse api, unsigned version, boo
   return res;
 }
 
-// Equal, in time that does not depend on where they differ.
-bool TokensEqual(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  unsigned char diff = 0;
-  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i]);
-  return diff == 0;
-}
-
 // Ends the connection from this side: a FIN for TCP; close_notify for TLS
 // (waiting a few seconds at most for the client's).
 net::awaitable<void> Shutdown(AnyStream& stream) {
@@ -246,24 +238,15 @@ net::awaitable<void> ServeHttp(const HttpSessionContext& ctx, AnyStream& stream,
     auto req = parser.release();
     if (beast::websocket::is_upgrade(req)) {
       if (agent_channel) {
-        const auto auth = req[http::field::authorization];
-        const std::string_view prefix = "Bearer ";
-        const bool presented = auth.size() > prefix.size() && auth.substr(0, prefix.size()) == prefix;
-        if (options.agent_token.empty() || !presented ||
-            !TokensEqual(auth.substr(prefix.size()), options.agent_token)) {
-          spdlog::warn("[http] agent connection from {} refused: {} cluster token", peer,
-                       presented ? "wrong" : "no");
-          co_await WriteAndClose(
-              stream,
-              {ErrorCode::kUnauthenticated,
-               std::string(presented ? "wrong" : "no") +
-                   " cluster token: agents present the token of the master's cluster token "
-                   "file (ringagent --token-file FILE)"},
-              0);
+        // The agent's id and credential are checked before the upgrade: a
+        // refusal is a 401 and never reaches (or disturbs) a live connection.
+        auto agent_id = ctx.agents.Admit(req, peer);
+        if (!agent_id.ok()) {
+          co_await WriteAndClose(stream, agent_id.status(), 0);
           co_return;
         }
         tcp_stream.expires_never();
-        ctx.agents.Accept(std::move(stream), std::move(req));  // the agent channel's from here
+        ctx.agents.Accept(std::move(stream), std::move(req), *agent_id);  // the agent channel's from here
         co_return;
       }
       auto res =

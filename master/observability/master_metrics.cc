@@ -53,6 +53,12 @@ struct MasterMetrics::Impl {
                                       .Help("Trials restarted after a failed allocation")
                                       .Register(*registry)
                                       .Add({});
+  prometheus::Family<prometheus::Counter>& agent_refusals =
+      prometheus::BuildCounter()
+          .Name("ringmaster_agent_refusals_total")
+          .Help("What agents (or clients posing as agents) sent that the master refused, by reason")
+          .Register(*registry);
+  std::map<AgentRefusal, prometheus::Counter*> refusal_counters;  // every reason, made at start
   prometheus::Family<prometheus::Gauge>& jobs = prometheus::BuildGauge()
                                                     .Name("ringmaster_jobs")
                                                     .Help("Allocations in each pool's queue, by state")
@@ -76,7 +82,14 @@ struct MasterMetrics::Impl {
   }
 };
 
-MasterMetrics::MasterMetrics() : impl_(std::make_unique<Impl>()) {}
+MasterMetrics::MasterMetrics() : impl_(std::make_unique<Impl>()) {
+  for (AgentRefusal why : kAllAgentRefusals)
+    impl_->refusal_counters[why] = &impl_->agent_refusals.Add({{"reason", std::string(ToString(why))}});
+}
+
+void MasterMetrics::CountAgentRefusal(AgentRefusal why) {
+  impl_->refusal_counters.at(why)->Increment();
+}
 MasterMetrics::~MasterMetrics() = default;
 
 void MasterMetrics::ObserveRequest(const std::string& method, const std::string& route, int status,

@@ -1,13 +1,16 @@
 #pragma once
 // The master's Prometheus metrics (prometheus-cpp), served at GET /metrics in
 // the text format: API requests by method, route pattern and status, the
-// scheduling pass time per pool, SQLite write latency, trial restarts, and
+// scheduling pass time per pool, SQLite write latency, trial restarts, what
+// agents sent that was refused (by reason), and
 // gauges of the job queue, agents and slots read from the controller when
 // scraped. Only counts and timings: no names, ids or secrets. Thread-safe.
 #include <memory>
 #include <string>
 
 #include <nlohmann/json.hpp>
+
+#include "master/rm/agentrm/agent_refusal.h"
 
 namespace ring {
 
@@ -22,6 +25,9 @@ class MasterMetrics {
   void ObserveSchedulerPass(const std::string& pool, double seconds);
   void ObserveStoreWrite(double seconds);
   void CountTrialRestart();
+  // ringmaster_agent_refusals_total{reason}: one series per AgentRefusal,
+  // all present from the start (at 0).
+  void CountAgentRefusal(AgentRefusal why);
   // Sets the gauges from the controller's views: AgentsJson() ({"agents":
   // [{pool, state, slots: [{allocation_id}]}]}) and JobsJson() ({"jobs":
   // [{pool, state}]}).

@@ -82,6 +82,8 @@ class SqliteStore final : public Store {
   Status UpsertAgent(const AgentRecord& a) override;
   Result<std::vector<AgentRecord>> ListAgents() override;
   Status SetAgentSchedulable(const std::string& id, bool enabled, bool draining) override;
+  Status PutAgentEnrolment(const AgentEnrolmentRecord& e) override;
+  Result<std::vector<AgentEnrolmentRecord>> ListAgentEnrolments() override;
 
   Result<int64_t> CreateUser(const UserRecord& u) override;
   Result<UserRecord> GetUser(int64_t id) override;

@@ -110,6 +110,16 @@ struct AgentRecord {
   bool runs_as_owner = false;  // runs tasks as their owners; false: single-user mode
 };
 
+// An agent id bound to its credential (agent_enrolments).
+struct AgentEnrolmentRecord {
+  std::string agent_id;
+  std::string credential_hash;  // SHA-256 of the credential, hex
+  std::string pool;             // the pool it enrolled in
+  int64_t slots = 0;            // most slots its hellos may offer
+  std::string enrolled_at;      // RFC 3339
+  std::string revoked_at;       // empty while the credential is valid
+};
+
 // An experiment's scheduling settings as changed while it runs; an empty
 // field keeps the value of its config.
 struct ResourceOverrides {
@@ -307,6 +317,9 @@ class Store {
   virtual Status UpsertAgent(const AgentRecord& a) = 0;
   virtual Result<std::vector<AgentRecord>> ListAgents() = 0;
   virtual Status SetAgentSchedulable(const std::string& id, bool enabled, bool draining) = 0;  // kNotFound
+  // Agent enrolments: PutAgentEnrolment inserts or replaces the row of its id.
+  virtual Status PutAgentEnrolment(const AgentEnrolmentRecord& e) = 0;
+  virtual Result<std::vector<AgentEnrolmentRecord>> ListAgentEnrolments() = 0;  // by id
 
   // Users. CreateUser: kConflict when the username is taken.
   virtual Result<int64_t> CreateUser(const UserRecord& u) = 0;

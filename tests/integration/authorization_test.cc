@@ -23,12 +23,13 @@ namespace {
 
 // Who may call a route.
 enum class Rule {
-  kPublic,       // anyone
-  kRead,         // any signed-in user
-  kOwned,        // the owner of the experiment, or an admin
-  kAdminOnly,    // admins
-  kSelfOrAdmin,  // the user named by the path, or an admin
-  kTrial,        // the trial process of that allocation
+  kPublic,        // anyone
+  kRead,          // any signed-in user
+  kOwned,         // the owner of the experiment, or an admin
+  kAdminOnly,     // admins
+  kSelfOrAdmin,   // the user named by the path, or an admin
+  kTrial,         // the trial process of that allocation
+  kClusterToken,  // agents holding the cluster token (no user or trial token does)
 };
 
 struct RouteRule {
@@ -59,6 +60,10 @@ const std::vector<RouteRule>& Rules() {
       {"GET", "/api/v1/jobs", Rule::kRead, ""},
       {"POST", "/api/v1/agents/{id}/disable", Rule::kAdminOnly, R"({"drain":true})"},
       {"POST", "/api/v1/agents/{id}/enable", Rule::kAdminOnly, ""},
+      {"POST", "/api/v1/agents/enrol", Rule::kClusterToken, R"({"agent_id":"matrix","slots":1})"},
+      {"DELETE", "/api/v1/agents/{id}", Rule::kAdminOnly, ""},
+      {"POST", "/api/v1/agents/{id}/slots", Rule::kAdminOnly, R"({"slots":1})"},
+      {"POST", "/api/v1/master/cluster-token/rotate", Rule::kAdminOnly, ""},
       {"POST", "/api/v1/experiments", Rule::kRead, "{}"},
       {"GET", "/api/v1/experiments", Rule::kRead, ""},
       {"GET", "/api/v1/experiments/{id}", Rule::kRead, ""},
@@ -116,6 +121,8 @@ int Expected(Rule rule, Caller c) {
       return c == Caller::kAdmin ? kThrough : 403;
     case Rule::kTrial:
       return c == Caller::kOwnTrial ? kThrough : 401;
+    case Rule::kClusterToken:
+      return 401;
   }
   return -1;
 }
@@ -123,6 +130,7 @@ int Expected(Rule rule, Caller c) {
 Access AccessOf(Rule rule) {
   switch (rule) {
     case Rule::kPublic:
+    case Rule::kClusterToken:  // the handler checks the cluster token
       return Access::kPublic;
     case Rule::kAdminOnly:
       return Access::kAdmin;
@@ -219,6 +227,9 @@ TEST(Authorization, MatrixOfEveryRouteAndCaller) {
     auto fill = [&](const std::string& name, const std::string& value) {
       if (auto at = path.find(name); at != std::string::npos) path.replace(at, name.size(), value);
     };
+    // Removing an agent or changing its slots would upset the rest of the
+    // matrix: those calls name an agent that does not exist (404 for admins).
+    if (r.method == "DELETE" || r.pattern.ends_with("/slots")) fill("{id}", "no-such-agent");
     if (path.find("/agents/") != std::string::npos) fill("{id}", "agent-1");
     if (path.find("/users/") != std::string::npos) fill("{id}", std::to_string(ada_id));
     if (path.find("/allocations/") != std::string::npos) fill("{id}", alloc[1].first);

@@ -42,6 +42,13 @@ ring_add_test(integration_tests LABEL integration TIMEOUT 240
 # The binaries the tests start must be built first.
 add_dependencies(integration_tests ringmaster ringagent ring quadratic_model)
 
+# Agents prove who they are: enrolment, credentials, removal, rotation, and
+# fake agents (a raw WebSocket client) attacking a real master and agent.
+ring_add_test(agent_identity_tests LABEL integration TIMEOUT 240
+  SOURCES integration/agent_identity_test.cc
+  LIBS ring_test_support ring_fake_agent ring_common)
+add_dependencies(agent_identity_tests ringmaster ringagent ring)
+
 # `cmake --install` into a temporary prefix: the layout, the systemd units, the installed master serving
 # the installed web UI, and a trial built against the installed runtime.
 add_test(NAME install_test COMMAND ${PROJECT_SOURCE_DIR}/tests/install/install_test.sh ${CMAKE_BINARY_DIR})

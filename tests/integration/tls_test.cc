@@ -100,10 +100,11 @@ TEST_F(TlsTest, AClientWithoutTheCaIsToldToPassIt) {
   EXPECT_NE(cli.err.find("--ca-file"), std::string::npos) << cli.err;
 
   // An agent without the CA does not connect, and its log says why.
-  ChildProcess agent({BinDir() + "/ringagent", "--master", cluster_.url(), "--id", "untrusting",
-                      "--cpu-slots", "1", "--work-dir", cluster_.dir() + "/agent-untrusting", "--token-file",
-                      cluster_.cluster_token_file(), "--single-user"},
-                     {}, cluster_.dir() + "/agent-untrusting.log");
+  ChildProcess agent(
+      {BinDir() + "/ringagent", "--master", cluster_.url(), "--id", "untrusting", "--cpu-slots", "1",
+       "--work-dir", cluster_.dir() + "/agent-untrusting", "--state-dir",
+       cluster_.dir() + "/untrusting-state", "--token-file", cluster_.cluster_token_file(), "--single-user"},
+      {}, cluster_.dir() + "/agent-untrusting.log");
   EXPECT_TRUE(TestCluster::WaitFor(
       [&] { return ReadFileText(agent.log_path()).find("certificate verify failed") != std::string::npos; },
       15s))

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "common/archive.h"
+#include "master/store/migration.h"
 #include "tests/support/test_cluster.h"
 
 namespace ring::testing::users_cli {

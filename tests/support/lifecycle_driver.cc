@@ -224,7 +224,7 @@ Result<RendezvousStore::Check> LifecycleDriver::RendezvousCheck(const std::strin
 
 void LifecycleDriver::OnAgentHello(const proto::Hello& hello, std::shared_ptr<AgentChannel> channel,
                                    SteadyTime now) {
-  lifecycle_->Run([&](Lifecycle&) { agents_->OnHello(hello, std::move(channel), now); });
+  lifecycle_->Run([&](Lifecycle&) { agents_->OnHello(hello.agent_id, hello, std::move(channel), now); });
 }
 
 void LifecycleDriver::OnAgentMessage(const std::string& agent_id, const proto::Message& message,

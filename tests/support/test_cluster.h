@@ -72,6 +72,8 @@ class TestCluster {
   const std::string& dir() const { return dir_; }
   // The cluster token agents present, made by the master at its first start.
   std::string cluster_token_file() const { return dir_ + "/master/cluster-token"; }
+  // The state folder (credential) of an agent StartAgent started.
+  std::string agent_state_dir(const std::string& id) const { return dir_ + "/agent-" + id + "-state"; }
   CheckedHttpClient& client() { return *client_; }
   // A client of its own (one per thread, or another user's token), without
   // a token; its answers are checked like client()'s.

@@ -261,6 +261,8 @@ async function main() {
       '2',
       '--work-dir',
       path.join(tmp, id),
+      '--state-dir',
+      path.join(tmp, `${id}-state`),
       '--token-file',
       path.join(tmp, 'master', 'cluster-token'),
       // Trials run as this script's user and use its temporary folders; the

@@ -13,7 +13,16 @@ AgentEntry& AgentRegistry::Connect(const proto::Hello& hello, std::shared_ptr<Ag
   e.address = hello.address;
   e.slots = hello.slots;
   e.runs_as_owner = hello.runs_as_owner;
-  if (was_lost) e.slot_owner.clear();
+  if (was_lost) {
+    e.slot_owner.clear();
+    for (const auto& [allocation, ranks] : e.ranks) {
+      auto on = placed_on_.find(allocation);
+      if (on == placed_on_.end()) continue;
+      on->second.erase(e.id);
+      if (on->second.empty()) placed_on_.erase(on);
+    }
+    e.ranks.clear();
+  }
   // Forget holdings of slots the agent no longer has.
   for (auto it = e.slot_owner.begin(); it != e.slot_owner.end();) {
     bool exists = false;
@@ -67,10 +76,33 @@ void AgentRegistry::Hold(const std::string& agent_id, const std::vector<int>& sl
   for (int s : slot_ids) e->slot_owner[s] = allocation_id;
 }
 
+void AgentRegistry::PlaceRanks(const std::string& agent_id, const std::string& allocation_id, int first_rank,
+                               int count, bool only_if_unknown) {
+  auto* e = Find(agent_id);
+  if (!e) return;
+  auto& ranks = e->ranks[allocation_id];
+  if (only_if_unknown && !ranks.empty()) return;
+  for (int r = first_rank; r < first_rank + count; ++r) ranks.insert(r);
+  placed_on_[allocation_id].insert(agent_id);
+}
+
 void AgentRegistry::Release(const std::string& allocation_id) {
-  for (auto& [id, e] : agents_)
+  for (auto& [id, e] : agents_) {
     for (auto it = e.slot_owner.begin(); it != e.slot_owner.end();)
       it = it->second == allocation_id ? e.slot_owner.erase(it) : std::next(it);
+    e.ranks.erase(allocation_id);
+  }
+  placed_on_.erase(allocation_id);
+}
+
+AgentRegistry::Report AgentRegistry::JudgeReport(const std::string& agent_id,
+                                                 const std::string& allocation_id, int rank) const {
+  auto agent = agents_.find(agent_id);
+  if (agent != agents_.end()) {
+    auto here = agent->second.ranks.find(allocation_id);
+    if (here != agent->second.ranks.end() && here->second.count(rank)) return Report::kPlacedHere;
+  }
+  return Live(allocation_id) ? Report::kForeign : Report::kNotLive;
 }
 
 std::vector<AgentView> AgentRegistry::AllViews() const {

@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,9 @@ struct AgentEntry {
   std::string address;
   std::vector<proto::Slot> slots;
   std::map<int, std::string> slot_owner;  // slot id -> allocation id
+  // allocation id -> the ranks the master placed here: the only ranks whose
+  // states and logs this agent may report.
+  std::map<std::string, std::set<int>> ranks;
   std::shared_ptr<AgentChannel> channel;  // null unless connected
   AgentState liveness = AgentState::kConnected;
   // Connected: when silence closes the connection. Disconnected: when the
@@ -53,7 +57,18 @@ class AgentRegistry {
   std::vector<std::string> ExpireDeadlines(SteadyTime now, std::chrono::milliseconds reconnect_window);
 
   void Hold(const std::string& agent_id, const std::vector<int>& slot_ids, const std::string& allocation_id);
+  // Records ranks [first_rank, first_rank + count) of an allocation as placed
+  // on the agent; with `only_if_unknown`, only when none are recorded yet.
+  void PlaceRanks(const std::string& agent_id, const std::string& allocation_id, int first_rank, int count,
+                  bool only_if_unknown);
   void Release(const std::string& allocation_id);
+
+  enum class Report { kPlacedHere, kNotLive, kForeign };
+  // Whether `agent_id` may report on rank `rank` of `allocation_id`: placed
+  // there, or an allocation no agent holds any more (a late report, dropped
+  // quietly), or one placed elsewhere (refused).
+  Report JudgeReport(const std::string& agent_id, const std::string& allocation_id, int rank) const;
+  bool Live(const std::string& allocation_id) const { return placed_on_.count(allocation_id) > 0; }
 
   // Connected agents with their free slots, for the scheduler; disabled
   // ones are left out of SchedulableViews and marked in AllViews.
@@ -68,6 +83,7 @@ class AgentRegistry {
 
  private:
   std::map<std::string, AgentEntry> agents_;
+  std::map<std::string, std::set<std::string>> placed_on_;  // allocation id -> agents holding its ranks
 };
 
 }  // namespace ring

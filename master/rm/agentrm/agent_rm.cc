@@ -13,10 +13,51 @@ namespace ring {
 AgentRm::AgentRm(Store& store, AgentRmOptions options, RmEvents& events)
     : store_(store), options_(options), events_(events) {}
 
-void AgentRm::OnHello(const proto::Hello& hello, std::shared_ptr<AgentChannel> channel, SteadyTime now) {
+void AgentRm::Refuse(AgentRefusal why, const std::string& agent_id, const std::string& what) const {
+  if (options_.count_refusal) options_.count_refusal(why);
+  spdlog::warn("[agentrm] agent {}: refused ({}): {}", agent_id, ToString(why), what);
+}
+
+void AgentRm::OnHello(const std::string& agent_id, const proto::Hello& offered,
+                      std::shared_ptr<AgentChannel> channel, SteadyTime now) {
+  std::optional<Enrolment> enrolment;
+  if (options_.enrolments) {
+    enrolment = options_.enrolments->Find(agent_id);
+    if (!enrolment || enrolment->revoked) {  // removed between its upgrade and its hello
+      Refuse(AgentRefusal::kRevoked, agent_id, "hello after the agent was removed");
+      channel->Close("this agent was removed");
+      return;
+    }
+  } else {
+    enrolment = Enrolment{"", offered.pool.empty() ? "default" : offered.pool,
+                          static_cast<int64_t>(offered.slots.size()), "", false};
+  }
   AgentRecord rec;
+  proto::Hello hello;
   {
     std::lock_guard lock(mu_);
+    PlacedRanks placed;
+    if (AgentEntry* known = registry_.Find(agent_id)) placed = known->ranks;
+    HelloVerdict verdict = JudgeHello(offered, agent_id, *enrolment, placed,
+                                      [this](const std::string& id) { return registry_.Live(id); });
+    if (verdict.refused) {
+      const std::string what = *verdict.refused == AgentRefusal::kPoolMismatch
+                                   ? "hello names pool " + offered.pool + " but the agent enrolled in pool " +
+                                         enrolment->pool + "; an admin removes it (ring agent remove " +
+                                         agent_id + ") to enrol it again"
+                                   : "hello names agent " + offered.agent_id.substr(0, kMaxAgentIdLength);
+      Refuse(*verdict.refused, agent_id, what);
+      channel->Close(*verdict.refused == AgentRefusal::kPoolMismatch ? "pool differs from the enrolled one"
+                                                                     : "hello names another agent id");
+      return;
+    }
+    for (AgentRefusal cut : verdict.trimmed)
+      Refuse(cut, agent_id,
+             cut == AgentRefusal::kSlotsOverEnrolled
+                 ? "hello offers " + std::to_string(offered.slots.size()) + " slots; it enrolled with " +
+                       std::to_string(enrolment->slots) + " (an admin raises it: ring agent allow-slots)"
+                 : "hello lists running ranks the master did not place on it");
+    hello = std::move(verdict.admitted);
     AgentEntry* previous = registry_.Find(hello.agent_id);
     if (previous && previous->channel && previous->channel != channel)
       previous->channel->Close("replaced by a newer connection of the same agent");
@@ -51,9 +92,26 @@ void AgentRm::OnMessage(const std::string& agent_id, const proto::Message& messa
       e->last_seen_at = NowRfc3339();
     }
   }
-  if (const auto* change = std::get_if<proto::StateChange>(&message))
+  const auto* change = std::get_if<proto::StateChange>(&message);
+  const auto* logs = std::get_if<proto::LogBatch>(&message);
+  if (!change && !logs) return;
+  const std::string& allocation = change ? change->allocation_id : logs->allocation_id;
+  const int rank = change ? change->rank : logs->rank;
+  AgentRegistry::Report report;
+  {
+    std::lock_guard lock(mu_);
+    report = registry_.JudgeReport(agent_id, allocation, rank);
+  }
+  if (report == AgentRegistry::Report::kNotLive) return;  // a late report of an ended allocation
+  if (report == AgentRegistry::Report::kForeign) {
+    Refuse(change ? AgentRefusal::kForeignState : AgentRefusal::kForeignLogs, agent_id,
+           std::string(change ? "state" : "logs") + " of allocation " + allocation.substr(0, 128) + " rank " +
+               std::to_string(rank) + ", which the master did not place on this agent");
+    return;
+  }
+  if (change)
     events_.OnRankState(agent_id, *change);
-  else if (const auto* logs = std::get_if<proto::LogBatch>(&message))
+  else
     events_.OnLogs(*logs);
 }
 
@@ -103,13 +161,43 @@ Status AgentRm::Enable(const std::string& agent_id) {
   return Status::Ok();
 }
 
+Status AgentRm::Remove(const std::string& agent_id) {
+  AgentRecord rec;
+  {
+    std::lock_guard lock(mu_);
+    AgentEntry* agent = registry_.Find(agent_id);
+    if (!agent) return NotFound("agent " + agent_id + " has never connected");
+    if (agent->channel) agent->channel->Close("removed by an admin");
+    agent->channel.reset();
+    const bool was_lost = agent->liveness == AgentState::kLost;
+    agent->liveness = AgentState::kLost;
+    rec = {agent->id, agent->pool, agent->address, AgentState::kLost, agent->slots, "", agent->last_seen_at};
+    if (was_lost) return Status::Ok();
+  }
+  if (Status s = store_.UpsertAgent(rec); !s.ok())
+    spdlog::warn("[agentrm] agent {}: cannot record: {}", rec.id, s.message());
+  spdlog::warn("[agentrm] agent {} removed by an admin: its work ends", agent_id);
+  events_.OnNodeLost(agent_id);
+  events_.OnCapacityChanged();
+  return Status::Ok();
+}
+
 nlohmann::json AgentRm::AgentsJson() const {
   std::vector<AgentEntry> agents;
   {
     std::lock_guard lock(mu_);
     agents = registry_.Snapshot();
   }
-  return AgentRegistry::AgentsJson(agents);  // after the lock: heartbeats need not wait
+  auto list = AgentRegistry::AgentsJson(agents);  // after the lock: heartbeats need not wait
+  if (!options_.enrolments) return list;
+  const auto enrolled = options_.enrolments->Snapshot();
+  for (auto& a : list) {
+    auto it = enrolled.find(a["id"].get<std::string>());
+    a["enrolled_at"] = it == enrolled.end() ? nlohmann::json() : nlohmann::json(it->second.enrolled_at);
+    a["enrolled_slots"] = it == enrolled.end() ? nlohmann::json() : nlohmann::json(it->second.slots);
+    a["revoked"] = it != enrolled.end() && it->second.revoked;
+  }
+  return list;
 }
 
 std::vector<AgentView> AgentRm::Offers() const {
@@ -161,6 +249,7 @@ void AgentRm::Launch(const LaunchSpec& spec) {
   const std::string master_addr = chief && !chief->address.empty() ? chief->address : "127.0.0.1";
   int rank = 0;
   for (const auto& p : spec.placements) {
+    registry_.PlaceRanks(p.agent_id, spec.allocation_id, rank, static_cast<int>(p.slot_ids.size()), false);
     AgentEntry* agent = registry_.Find(p.agent_id);
     if (!agent || !agent->channel) {
       rank += static_cast<int>(p.slot_ids.size());  // its ranks keep their numbers; it reports them lost
@@ -197,6 +286,7 @@ void AgentRm::Launch(const LaunchSpec& spec) {
 void AgentRm::Adopt(const std::string& allocation_id, const std::vector<Placement>& placements,
                     const std::string& pool, SteadyTime deadline) {
   std::lock_guard lock(mu_);
+  int rank = 0;  // placements are in rank order; a reconnect adopts only its own (ranks known already)
   for (const auto& p : placements) {
     if (!registry_.Find(p.agent_id)) {
       // Not back yet after a master restart: it has until the deadline.
@@ -205,6 +295,8 @@ void AgentRm::Adopt(const std::string& allocation_id, const std::vector<Placemen
       e.liveness = AgentState::kDisconnected;
     }
     registry_.Hold(p.agent_id, p.slot_ids, allocation_id);
+    registry_.PlaceRanks(p.agent_id, allocation_id, rank, static_cast<int>(p.slot_ids.size()), true);
+    rank += static_cast<int>(p.slot_ids.size());
   }
 }
 

@@ -19,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "master/rm/agentrm/agent_enrolments.h"
 #include "master/rm/agentrm/agent_registry.h"
 #include "master/rm/resource_manager.h"
 
@@ -31,19 +32,28 @@ struct AgentRmOptions {
   std::chrono::milliseconds heartbeat_timeout{10000};  // silence that closes an agent's connection
   std::chrono::milliseconds reconnect_window{25000};   // a disconnected agent is lost after this
   std::chrono::milliseconds kill_grace{10000};         // SIGTERM to SIGKILL on the agent
+  // Who is enrolled with which pool and slots; hellos are judged against it.
+  // Null (component tests) admits hellos as they come.
+  const AgentEnrolments* enrolments = nullptr;
+  AgentRefusalCounter count_refusal;  // the master's metric; may be empty
 };
 
 class AgentRm : public ResourceManager {
  public:
   AgentRm(Store& store, AgentRmOptions options, RmEvents& events);
 
-  // A connection said hello: answers with welcome, records the agent and
-  // tells the lifecycle what it still runs. Replaces an older connection of
-  // the same agent.
-  void OnHello(const proto::Hello& hello, std::shared_ptr<AgentChannel> channel, SteadyTime now);
+  // A connection authenticated as `agent_id` (its credential, checked at the
+  // upgrade) said hello: judged against its enrolment (JudgeHello: another
+  // id or pool closes the connection; slots beyond the enrolled count and
+  // ranks placed elsewhere are cut), then answered with welcome; the agent
+  // is recorded and the lifecycle told what it still runs. Replaces an older
+  // connection of the same agent, which only the same credential can do.
+  void OnHello(const std::string& agent_id, const proto::Hello& hello, std::shared_ptr<AgentChannel> channel,
+               SteadyTime now);
   // A frame from a connected agent: pushes its heartbeat deadline back and
-  // hands process states and logs to the lifecycle (which posts them to
-  // its executor). Safe on any thread; takes only mu_, never waits.
+  // hands process states and logs of ranks placed on it to the lifecycle
+  // (which posts them to its executor); reports on ranks placed elsewhere are
+  // refused and counted. Safe on any thread; takes only mu_, never waits.
   void OnMessage(const std::string& agent_id, const proto::Message& message, SteadyTime now);
   // Only if `channel` is still the agent's connection: lost unless it comes
   // back within the reconnect window.
@@ -53,6 +63,10 @@ class AgentRm : public ResourceManager {
   // preempted (OnNodeEvicted). kNotFound for an unknown agent.
   Status Disable(const std::string& agent_id, bool drain);
   Status Enable(const std::string& agent_id);
+  // `ring agent remove` (after its enrolment is revoked): closes its
+  // connection and loses it now, so its allocations end (and their trials
+  // restart elsewhere). kNotFound for an agent never seen.
+  Status Remove(const std::string& agent_id);
   // GET /api/v1/agents: copied under mu_, turned into JSON after it.
   nlohmann::json AgentsJson() const;
   const AgentRmOptions& options() const { return options_; }
@@ -71,6 +85,7 @@ class AgentRm : public ResourceManager {
 
  private:
   void Send(const std::string& agent_id, const std::string& frame);
+  void Refuse(AgentRefusal why, const std::string& agent_id, const std::string& what) const;
 
   Store& store_;
   const AgentRmOptions options_;

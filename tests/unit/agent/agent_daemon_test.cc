@@ -96,6 +96,15 @@ class AgentDaemonTest : public ::testing::Test {
 
   // `extra` empty: single-user mode; otherwise these flags instead.
   void StartAgent(std::vector<std::string> extra = {"--single-user"}) {
+    // Enrolled already: the fake master knows this credential.
+    fs::create_directories(dir_ / "state");
+    fs::permissions(dir_ / "state", fs::perms::owner_all, fs::perm_options::replace);
+    {
+      std::ofstream(dir_ / "state" / "credential")
+          << R"({"agent_id":"daemon-1","credential":"cluster-token"})";
+    }
+    fs::permissions(dir_ / "state" / "credential", fs::perms::owner_read | fs::perms::owner_write,
+                    fs::perm_options::replace);
     std::vector<std::string> args{"--master",
                                   master_.url(),
                                   "--id",
@@ -104,8 +113,8 @@ class AgentDaemonTest : public ::testing::Test {
                                   "2",
                                   "--work-dir",
                                   (dir_ / "work").string(),
-                                  "--token",
-                                  "cluster-token",
+                                  "--state-dir",
+                                  (dir_ / "state").string(),
                                   "--log-level",
                                   "debug",
                                   "--shutdown-grace-ms",

@@ -24,7 +24,8 @@ class LinkHarness {
   explicit LinkHarness(const std::string& url, std::string token = "") {
     MasterLink::Options options;
     options.master_url = url;
-    options.token = std::move(token);
+    options.agent_id = "agent-1";
+    options.credential = std::move(token);
     options.backoff_initial = 20ms;
     options.backoff_max = 200ms;
     MasterLink::Callbacks callbacks;

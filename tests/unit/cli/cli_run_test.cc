@@ -207,24 +207,50 @@ TEST_F(CliRunTest, LogsPageThroughAndFollowUntilTheTrialEnds) {
       << server.requests().back().target;
 }
 
-TEST_F(CliRunTest, ListsAgentsWithSlotUse) {
+TEST_F(CliRunTest, ListsAgentsWithSlotUseAndWhenTheyEnrolled) {
   FakeHttpServer server([](const FakeRequest&) {
-    return FakeResponse{200,
-                        R"({"agents":[{"id":"a1","pool":"default","state":"CONNECTED","address":"10.0.0.1",)"
-                        R"("slots":[{"id":0,"type":"cpu","allocation_id":"7.0"},{"id":1,"type":"cpu",)"
-                        R"("allocation_id":null}],"runs_as_owner":false,"last_seen_at":"now"},)"
-                        R"({"id":"a2","pool":"default","state":"CONNECTED","address":"10.0.0.2",)"
-                        R"("slots":[],"runs_as_owner":true,"last_seen_at":"now"}],"total":2})"};
+    return FakeResponse{
+        200, R"({"agents":[{"id":"a1","pool":"default","state":"CONNECTED","address":"10.0.0.1",)"
+             R"("slots":[{"id":0,"type":"cpu","allocation_id":"7.0"},{"id":1,"type":"cpu",)"
+             R"("allocation_id":null}],"runs_as_owner":false,"last_seen_at":"now","enrolled_at":"then",)"
+             R"("revoked":false},)"
+             R"({"id":"a2","pool":"default","state":"LOST","address":"10.0.0.2","slots":[],)"
+             R"("runs_as_owner":true,"last_seen_at":"now","enrolled_at":"then","revoked":true}],"total":2})"};
   });
   auto r = Run({"-m", server.url(), "agent", "list"});
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_NE(r.out.find("ID  POOL     STATE      MODE         ADDRESS   SLOTS  USED  LAST SEEN"),
+  EXPECT_NE(
+      r.out.find("ID  POOL     STATE           MODE         ADDRESS   SLOTS  USED  ENROLLED  LAST SEEN"),
+      std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("a1  default  CONNECTED       single-user  10.0.0.1  2 cpu  1     then      now"),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("a1  default  CONNECTED  single-user  10.0.0.1  2 cpu  1     now"), std::string::npos)
-      << r.out;
-  EXPECT_NE(r.out.find("a2  default  CONNECTED  as owner     10.0.0.2  0      0     now"), std::string::npos)
-      << r.out;
+  EXPECT_NE(r.out.find("a2  default  LOST (removed)  as owner     10.0.0.2"), std::string::npos) << r.out;
+}
+
+TEST_F(CliRunTest, RemovesAgentsAllowsSlotsAndRotatesTheClusterToken) {
+  FakeHttpServer server([](const FakeRequest& req) {
+    if (req.target.find("/cluster-token/rotate") != std::string::npos)
+      return FakeResponse{
+          200, R"({"cluster_token_file":"/var/lib/ringmaster/cluster-token","cluster_token":"t0k"})"};
+    if (req.target.find("/slots") != std::string::npos)
+      return FakeResponse{200, R"({"id":"a1","enrolled_slots":4})"};
+    return FakeResponse{200, R"({"id":"a1","removed":true})"};
+  });
+  auto removed = Run({"-m", server.url(), "agent", "remove", "a1"});
+  ASSERT_EQ(removed.code, 0) << removed.err;
+  EXPECT_EQ(server.requests().back().method, "DELETE");
+  EXPECT_EQ(server.requests().back().target, "/api/v1/agents/a1");
+  auto allowed = Run({"-m", server.url(), "agent", "allow-slots", "a1", "4"});
+  ASSERT_EQ(allowed.code, 0) << allowed.err;
+  EXPECT_EQ(server.requests().back().body, R"({"slots":4})");
+  auto rotated = Run({"-m", server.url(), "master", "rotate-cluster-token"});
+  ASSERT_EQ(rotated.code, 0) << rotated.err;
+  EXPECT_NE(rotated.out.find("/var/lib/ringmaster/cluster-token"), std::string::npos) << rotated.out;
+  EXPECT_EQ(rotated.out.find("t0k"), std::string::npos) << rotated.out;
+  auto printed = Run({"-m", server.url(), "master", "rotate-cluster-token", "--print"});
+  EXPECT_EQ(printed.out, "t0k\n");
 }
 
 }  // namespace

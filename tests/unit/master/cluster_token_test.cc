@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "master/cluster_token.h"
+#include "master/auth/cluster_token.h"
 
 namespace ring {
 namespace {
@@ -54,6 +54,21 @@ TEST_F(ClusterTokenTest, RefusesAFileOthersMayReadAndOneWithoutAToken) {
   auto empty = LoadOrCreateClusterToken(path);
   EXPECT_EQ(empty.status().code(), ErrorCode::kInvalidArgument);
   EXPECT_NE(empty.status().message().find("is empty"), std::string::npos) << empty.status().ToString();
+}
+
+TEST_F(ClusterTokenTest, RotationWritesANewPrivateTokenInPlace) {
+  const std::string path = dir_ + "/cluster-token";
+  const std::string first = *LoadOrCreateClusterToken(path);
+  auto rotated = RotateClusterToken(path);
+  ASSERT_TRUE(rotated.ok()) << rotated.status().ToString();
+  EXPECT_NE(*rotated, first);
+  EXPECT_EQ(rotated->size(), 64u);
+  struct stat st {};
+  ASSERT_EQ(stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  EXPECT_FALSE(fs::exists(path + ".tmp"));
+  EXPECT_EQ(*LoadOrCreateClusterToken(path), *rotated);
+  EXPECT_FALSE(RotateClusterToken(dir_ + "/missing/cluster-token").ok());
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-#include "master/cluster_token.h"
+#include "master/auth/cluster_token.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -26,7 +26,9 @@ std::string Trimmed(std::string text) {
 // into place, so a crash never leaves a half-written token.
 Status CreateTokenFile(const std::string& path, const std::string& token) {
   const std::string tmp = path + ".tmp";
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  std::error_code ignored;
+  std::filesystem::remove(tmp, ignored);  // a leftover of a crash may have other modes
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0) return Internal("cannot create the cluster token file " + tmp + ": " + std::strerror(errno));
   const std::string text = token + "\n";
   const bool written =
@@ -34,6 +36,15 @@ Status CreateTokenFile(const std::string& path, const std::string& token) {
   ::close(fd);
   std::error_code ec;
   if (written) std::filesystem::rename(tmp, path, ec);
+  if (written && !ec) {
+    // The rename is durable once the folder is synced.
+    const std::string folder = std::filesystem::path(path).parent_path().string();
+    const int dir = ::open(folder.empty() ? "." : folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir >= 0) {
+      ::fsync(dir);
+      ::close(dir);
+    }
+  }
   if (!written || ec) {
     std::filesystem::remove(tmp, ec);
     return Internal("cannot write the cluster token file " + path);
@@ -65,6 +76,12 @@ Result<std::string> LoadOrCreateClusterToken(const std::string& path) {
     return InvalidArgument("the cluster token in " + path + " is " +
                            (token.empty() ? std::string("empty") : "shorter than 16 characters") +
                            "; delete the file to have a new one made");
+  return token;
+}
+
+Result<std::string> RotateClusterToken(const std::string& path) {
+  const std::string token = NewToken();
+  if (Status s = CreateTokenFile(path, token); !s.ok()) return s;
   return token;
 }
 
