@@ -223,9 +223,10 @@ Result<UserRecord> Accounts::ChangeUser(const Principal& actor, int64_t id, cons
     if (!patch.current_password)
       return InvalidArgument("current_password is required to change your own password");
     const std::string key = user->username + "|" + peer;
-    if (Status s = CheckLockout(key); !s.ok()) return s;
+    int64_t wait_seconds = 0;
+    if (Status s = CheckLockout(key, user->username, peer, wait_seconds); !s.ok()) return s;
     if (!VerifyPassword(*patch.current_password, user->password_hash)) {
-      NoteFailure(key);
+      NoteFailure(key, user->username);
       spdlog::warn("[auth] {}: wrong current password from {}", user->username, peer);
       return Status(ErrorCode::kPermissionDenied, "current_password is not your current password");
     }
