@@ -195,7 +195,11 @@ net::awaitable<void> ServeHttp(const HttpSessionContext& ctx, AnyStream& stream,
     // Agents' channels are counted apart from users' connections and let in
     // whatever users hold; their cluster token is checked below.
     const bool agent_channel = header.target() == "/api/v1/agents/ws" && beast::websocket::is_upgrade(header);
-    if (agent_channel) {
+    // An agent enrols just before its first upgrade, on the same connection:
+    // that request is an agent's too. Its route checks the cluster token; a
+    // refused enrolment closes the connection, so nothing else rides on it.
+    const bool enrolment = header.method() == http::verb::post && header.target() == "/api/v1/agents/enrol";
+    if (agent_channel || enrolment) {
       ticket.BecomeAgent();
     } else if (refused) {
       co_await WriteAndClose(stream, ApiResponse::Error(RefusalStatus(options, ticket.refusal())),
@@ -258,9 +262,13 @@ net::awaitable<void> ServeHttp(const HttpSessionContext& ctx, AnyStream& stream,
       }
       break;
     }
-    const bool keep_alive = req.keep_alive();
+    bool keep_alive = req.keep_alive();
     std::shared_ptr<BodyStream> body_stream;
     auto res = co_await Handle(ctx, req, peer, body_stream);
+    if (enrolment && res.result() != http::status::created) {
+      keep_alive = false;
+      res.keep_alive(false);
+    }
     tcp_stream.expires_after(options.read_timeout);
     beast::error_code wec;
     if (body_stream) {

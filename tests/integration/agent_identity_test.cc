@@ -316,7 +316,7 @@ TEST_F(AgentIdentityTest, RotatingTheClusterTokenKeepsEnrolledAgents) {
   ASSERT_EQ(chmod(stale.c_str(), 0600), 0);
   ChildProcess restarted({BinDir() + "/ringagent", "--master", cluster_.url(), "--id", "steady",
                           "--cpu-slots", "1", "--work-dir", cluster_.dir() + "/agent-steady", "--state-dir",
-                          cluster_.agent_state_dir("steady"), "--token-file", stale},
+                          cluster_.agent_state_dir("steady"), "--token-file", stale, "--single-user"},
                          {}, cluster_.dir() + "/steady-again.log");
   EXPECT_TRUE(TestCluster::WaitFor([&] { return Connected("steady"); }, 15s))
       << ReadText(cluster_.dir() + "/steady-again.log");

@@ -139,7 +139,14 @@ TEST(CheckpointPermissions, OwnersWriteTheMasterReadsAndDeletesOthersCannotRead)
                       "--clear-groups", "--"};
   options.extra_args = {"--config", yaml};
   cluster.StartMaster(options);
-  cluster.StartAgent("agent-1", 1);
+  // The agent (root here) takes only a token file of its own, as on a real
+  // agent machine where the token is copied over.
+  const std::string agent_token = (dir / "agent-token").string();
+  fs::copy_file(cluster.cluster_token_file(), agent_token);
+  ASSERT_EQ(::chmod(agent_token.c_str(), 0600), 0);
+  TestCluster::AgentOptions agent_options;
+  agent_options.token_file = agent_token;
+  cluster.StartAgent("agent-1", 1, agent_options);
   const std::string flag = (dir / "alloc").string();
   const std::string model = cluster.MakeModelDir(
       "sleeper",

@@ -159,7 +159,8 @@ TEST_F(LimitsTest, OneAddressCannotTakeEveryConnectionAndAgentsAlwaysGetIn) {
     return std::make_unique<ChildProcess>(
         std::vector<std::string>{BinDir() + "/ringagent", "--master", cluster_.url(), "--id", id,
                                  "--cpu-slots", "1", "--work-dir", cluster_.dir() + "/agent-" + id,
-                                 "--token-file", cluster_.cluster_token_file()},
+                                 "--state-dir", cluster_.agent_state_dir(id), "--token-file",
+                                 cluster_.cluster_token_file(), "--single-user"},
         std::map<std::string, std::string>{}, cluster_.dir() + "/agent-" + id + ".log");
   };
   // The agent connects from 127.0.0.1, which is at its limit.

@@ -319,26 +319,29 @@ TEST_F(TrialIsolationTest, AnAgentWithOnlyTheSystemdUnitsCapabilitiesRunsTasksAs
 
 TEST_F(TrialIsolationTest, AnUnlinkedUserThatIsRootOrTheAgentIsRefusedAtStart) {
   for (const std::string& account : {std::string("root")}) {
-    auto run = RunCommand({BinDir() + "/ringagent", "--master", cluster_.url(), "--id", "refusing",
-                           "--work-dir", cluster_.dir() + "/refusing", "--token-file",
-                           cluster_.cluster_token_file(), "--unlinked-user", account},
-                          {}, 20s);
+    auto run =
+        RunCommand({BinDir() + "/ringagent", "--master", cluster_.url(), "--id", "refusing", "--state-dir",
+                    cluster_.dir() + "/refusing-state", "--work-dir", cluster_.dir() + "/refusing",
+                    "--token-file", cluster_.cluster_token_file(), "--unlinked-user", account},
+                   {}, 20s);
     EXPECT_EQ(run.exit_code, 2) << run.err;
     EXPECT_NE(run.err.find("unlinked_user \"root\" is root"), std::string::npos) << run.err;
   }
-  auto missing = RunCommand({BinDir() + "/ringagent", "--master", cluster_.url(), "--id", "refusing",
-                             "--work-dir", cluster_.dir() + "/refusing", "--token-file",
-                             cluster_.cluster_token_file(), "--unlinked-user", "ringt-no-such-account"},
-                            {}, 20s);
+  auto missing =
+      RunCommand({BinDir() + "/ringagent", "--master", cluster_.url(), "--id", "refusing", "--state-dir",
+                  cluster_.dir() + "/refusing-state", "--work-dir", cluster_.dir() + "/refusing",
+                  "--token-file", cluster_.cluster_token_file(), "--unlinked-user", "ringt-no-such-account"},
+                 {}, 20s);
   EXPECT_EQ(missing.exit_code, 2) << missing.err;
   EXPECT_NE(missing.err.find("is not an account on this host"), std::string::npos) << missing.err;
   // A work folder others may write to is refused, naming it.
   const std::string open = cluster_.dir() + "/open-work";
   fs::create_directories(open);
   ::chmod(open.c_str(), 0777);
-  auto writable = RunCommand({BinDir() + "/ringagent", "--master", cluster_.url(), "--id", "refusing",
-                              "--work-dir", open, "--token-file", cluster_.cluster_token_file()},
-                             {}, 20s);
+  auto writable = RunCommand(
+      {BinDir() + "/ringagent", "--master", cluster_.url(), "--id", "refusing", "--state-dir",
+       cluster_.dir() + "/refusing-state", "--work-dir", open, "--token-file", cluster_.cluster_token_file()},
+      {}, 20s);
   EXPECT_EQ(writable.exit_code, 2) << writable.err;
   EXPECT_NE(writable.err.find("--work-dir " + open + " is writable by its group or by others"),
             std::string::npos)
@@ -361,8 +364,14 @@ TEST_F(TrialIsolationTest, InSingleUserModeATrialOfTheAgentsAccountCannotReadThe
   TestCluster::AgentOptions options;
   options.launcher = {"setpriv", "--reuid=" + std::to_string(runner.uid()),
                       "--regid=" + std::to_string(runner.gid()), "--clear-groups", "--"};
+  // Its state folder (the credential the master issues it) is its own too.
+  const std::string state = cluster_.dir() + "/agent-solo-state";
+  fs::create_directories(state);
+  ASSERT_EQ(::chown(state.c_str(), runner.uid(), runner.gid()), 0);
+  ::chmod(state.c_str(), 0700);
   options.token_file = token;
   options.work_dir = work;
+  options.state_dir = state;
   options.env = {{"SECRET_X", kSecret}};
   auto& agent = cluster_.StartAgent("solo", 1, options);
   EXPECT_NE(ReadFileText(agent.log_path()).find("single-user mode"), std::string::npos);

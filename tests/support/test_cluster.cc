@@ -130,7 +130,7 @@ ChildProcess& TestCluster::StartAgent(const std::string& id, int cpu_slots, cons
       argv.end(),
       {BinDir() + "/ringagent", "--master", url(), "--id", id, "--cpu-slots", std::to_string(cpu_slots),
        "--work-dir", options.work_dir.empty() ? dir_ + "/agent-" + id : options.work_dir, "--state-dir",
-       agent_state_dir(id), "--token-file",
+       options.state_dir.empty() ? agent_state_dir(id) : options.state_dir, "--token-file",
        options.token_file.empty() ? cluster_token_file() : options.token_file, "--log-level", "debug"});
   if (!ca_file_.empty()) argv.insert(argv.end(), {"--ca-file", ca_file_});
   if (!options.run_as_owner) argv.push_back("--single-user");

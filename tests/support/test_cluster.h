@@ -50,6 +50,7 @@ class TestCluster {
     std::map<std::string, std::string> env;  // added to the agent's environment
     std::string token_file;                  // default: cluster_token_file()
     std::string work_dir;                    // default: dir()/agent-<id>
+    std::string state_dir;                   // default: agent_state_dir(id)
   };
 
   TestCluster();

@@ -15,6 +15,7 @@ import textwrap
 import threading
 import time
 import unittest
+import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import ringtrial
@@ -188,6 +189,7 @@ class FakeMaster:
         self.lock = threading.Lock()
         self.requests = []  # (method, path, body, authorization)
         self.checkpoints = {}
+        self.issued = 0
         self.preempt = threading.Event()
         master = self
 
@@ -240,6 +242,10 @@ class FakeMaster:
             return 200, {"operation": None, "done": True}
         if method == "GET" and path.startswith("/preemption"):
             return 200, {"preempt": self.preempt.wait(1.0)}  # a short long poll
+        if method == "POST" and path == "/checkpoints/prepare":
+            # The master issues each checkpoint's uuid before it is written.
+            self.issued += 1
+            return 201, {"uuid": str(uuid.UUID(int=self.issued))}
         if method == "POST" and path == "/checkpoints":
             self.checkpoints[body["uuid"]] = body
             return 200, {}
