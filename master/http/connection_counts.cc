@@ -2,8 +2,11 @@
 
 namespace ring {
 
+ConnectionCounts::ConnectionCounts(uint32_t max_connections, uint32_t max_per_address)
+    : state_(std::make_shared<State>(max_connections, max_per_address)) {}
+
 ConnectionCounts::Ticket::Ticket(Ticket&& other) noexcept
-    : counts_(other.counts_),
+    : counts_(std::move(other.counts_)),
       address_(std::move(other.address_)),
       refusal_(other.refusal_),
       agent_(other.agent_) {
@@ -21,44 +24,52 @@ void ConnectionCounts::Ticket::BecomeAgent() {
 }
 
 ConnectionCounts::Ticket ConnectionCounts::Open(const std::string& address) {
-  std::lock_guard lock(mu_);
-  const uint32_t from_address = ++per_address_[address];
-  ++users_;
+  std::lock_guard lock(state_->mu);
+  const uint32_t from_address = ++state_->per_address[address];
+  ++state_->users;
   ConnectionRefusal refusal = ConnectionRefusal::kNone;
-  if (from_address > max_per_address_)
+  if (from_address > state_->max_per_address)
     refusal = ConnectionRefusal::kPerAddress;
-  else if (users_ > max_connections_)
+  else if (state_->users > state_->max_connections)
     refusal = ConnectionRefusal::kTotal;
-  return Ticket(*this, address, refusal);
+  return Ticket(state_, address, refusal);
 }
 
-void ConnectionCounts::MoveToAgents(const std::string& address) {
-  std::lock_guard lock(mu_);
-  auto it = per_address_.find(address);
-  if (it != per_address_.end() && --it->second == 0) per_address_.erase(it);
-  --users_;
-  ++agents_;
+void ConnectionCounts::State::MoveToAgents(const std::string& address) {
+  std::lock_guard lock(mu);
+  auto it = per_address.find(address);
+  if (it != per_address.end() && --it->second == 0) per_address.erase(it);
+  --users;
+  ++agents;
 }
 
-void ConnectionCounts::Close(const std::string& address, bool agent) {
-  std::lock_guard lock(mu_);
+void ConnectionCounts::State::Close(const std::string& address, bool agent) {
+  std::lock_guard lock(mu);
   if (agent) {
-    --agents_;
+    --agents;
     return;
   }
-  auto it = per_address_.find(address);
-  if (it != per_address_.end() && --it->second == 0) per_address_.erase(it);
-  --users_;
+  auto it = per_address.find(address);
+  if (it != per_address.end() && --it->second == 0) per_address.erase(it);
+  --users;
+}
+
+uint32_t ConnectionCounts::max_connections() const {
+  return state_->max_connections;
+}
+
+uint32_t ConnectionCounts::max_per_address() const {
+  return state_->max_per_address;
 }
 
 uint32_t ConnectionCounts::users() const {
-  std::lock_guard lock(mu_);
-  return users_;
+  std::lock_guard lock(state_->mu);
+  return state_->users;
 }
 
 uint32_t ConnectionCounts::agents() const {
-  std::lock_guard lock(mu_);
-  return agents_;
+  std::lock_guard lock(state_->mu);
+  return state_->agents;
 }
 
 }  // namespace ring

@@ -5,9 +5,13 @@
 // them all; a connection counts as a user's from accept until its first
 // request shows it is an agent's WebSocket, which is then counted apart and
 // never refused for lack of room. Thread-safe: connections open on the
-// acceptor's strand and close on their own.
+// acceptor's strand and close on their own. The counts are shared with the
+// tickets, so a ticket may outlive the ConnectionCounts that issued it (the
+// io_context destroys the frames of connections still open at shutdown
+// after the server is gone).
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -21,15 +25,16 @@ enum class ConnectionRefusal {
 };
 
 class ConnectionCounts {
+  struct State;
+
  public:
-  ConnectionCounts(uint32_t max_connections, uint32_t max_per_address)
-      : max_connections_(max_connections), max_per_address_(max_per_address) {}
+  ConnectionCounts(uint32_t max_connections, uint32_t max_per_address);
 
   // One connection of a client; closes it when destroyed.
   class Ticket {
    public:
-    Ticket(ConnectionCounts& counts, std::string address, ConnectionRefusal refusal)
-        : counts_(&counts), address_(std::move(address)), refusal_(refusal) {}
+    Ticket(std::shared_ptr<State> counts, std::string address, ConnectionRefusal refusal)
+        : counts_(std::move(counts)), address_(std::move(address)), refusal_(refusal) {}
     Ticket(Ticket&& other) noexcept;
     Ticket(const Ticket&) = delete;
     Ticket& operator=(const Ticket&) = delete;
@@ -44,7 +49,7 @@ class ConnectionCounts {
     void BecomeAgent();
 
    private:
-    ConnectionCounts* counts_;
+    std::shared_ptr<State> counts_;  // null once moved from
     std::string address_;
     ConnectionRefusal refusal_;
     bool agent_ = false;
@@ -53,21 +58,26 @@ class ConnectionCounts {
   // Counts a new connection from `address`.
   Ticket Open(const std::string& address);
 
-  uint32_t max_connections() const { return max_connections_; }
-  uint32_t max_per_address() const { return max_per_address_; }
+  uint32_t max_connections() const;
+  uint32_t max_per_address() const;
   uint32_t users() const;
   uint32_t agents() const;
 
  private:
-  void Close(const std::string& address, bool agent);
-  void MoveToAgents(const std::string& address);
+  struct State {
+    State(uint32_t max_connections, uint32_t max_per_address)
+        : max_connections(max_connections), max_per_address(max_per_address) {}
+    void Close(const std::string& address, bool agent);
+    void MoveToAgents(const std::string& address);
 
-  const uint32_t max_connections_;
-  const uint32_t max_per_address_;
-  mutable std::mutex mu_;
-  uint32_t users_ = 0;
-  uint32_t agents_ = 0;
-  std::map<std::string, uint32_t> per_address_;  // users' connections; no entry at 0
+    const uint32_t max_connections;
+    const uint32_t max_per_address;
+    mutable std::mutex mu;
+    uint32_t users = 0;
+    uint32_t agents = 0;
+    std::map<std::string, uint32_t> per_address;  // users' connections; no entry at 0
+  };
+  std::shared_ptr<State> state_;
 };
 
 }  // namespace ring
