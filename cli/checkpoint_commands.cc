@@ -1,5 +1,6 @@
 #include "cli/checkpoint_commands.h"
 
+#include <cctype>
 #include <filesystem>
 
 #include "cli/format.h"
@@ -61,6 +62,29 @@ int ListCheckpoints(CliEnv& env, int64_t experiment_id) {
   return kExitOk;
 }
 
+namespace {
+
+// Unpacks a downloaded tar.gz into `dir` and says where: {"<key>": id, "path"} with --json.
+int UnpackDownload(CliEnv& env, const std::string& tar, const std::string& dir, const UnpackLimits& limits,
+                   const std::string& what, const nlohmann::json& key) {
+  if (Status s = UnpackArchive(tar, dir, limits); !s.ok())
+    return env.Fail(Status(s.code(), "cannot unpack " + what + " into " + dir + ": " + s.message()));
+  std::error_code ec;
+  const std::string path = std::filesystem::absolute(dir, ec).lexically_normal().string();
+  if (env.json) {
+    nlohmann::json out = key;
+    out["path"] = path;
+    env.out << out.dump() << '\n';
+  } else {
+    std::string said = what;
+    said[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(said[0])));
+    env.out << said << " downloaded to " << path << '\n';
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
 int DownloadCheckpoint(CliEnv& env, const std::string& uuid, const std::string& dir) {
   auto tar = env.master.GetBytes("/api/v1/checkpoints/" + PercentEncode(uuid) + "/download");
   if (!tar.ok()) {
@@ -75,17 +99,21 @@ int DownloadCheckpoint(CliEnv& env, const std::string& uuid, const std::string& 
   UnpackLimits limits;
   limits.max_total_bytes = 64ull << 30;
   limits.max_files = 1000000;
-  if (Status s = UnpackArchive(*tar, dir, limits); !s.ok())
-    return env.Fail(
-        Status(s.code(), "cannot unpack checkpoint " + uuid + " into " + dir + ": " + s.message()));
-  std::error_code ec;
-  const std::string path = std::filesystem::absolute(dir, ec).lexically_normal().string();
-  if (env.json) {
-    env.out << nlohmann::json{{"uuid", uuid}, {"path", path}}.dump() << '\n';
-  } else {
-    env.out << "Checkpoint " << uuid << " downloaded to " << path << '\n';
+  return UnpackDownload(env, *tar, dir, limits, "checkpoint " + uuid, {{"uuid", uuid}});
+}
+
+int DownloadModelDefinition(CliEnv& env, int64_t experiment_id, const std::string& dir) {
+  const std::string id = std::to_string(experiment_id);
+  auto tar = env.master.GetBytes("/api/v1/experiments/" + id + "/model_definition");
+  if (!tar.ok()) {
+    Status s = tar.status();
+    if (s.code() == ErrorCode::kNotFound)
+      return env.Fail(Status(s.code(), "experiment " + id + " not found (see ring experiment list)"));
+    return env.Fail(s);
   }
-  return kExitOk;
+  // What the master accepted at submit: within the archive limits it checks.
+  return UnpackDownload(env, *tar, dir, UnpackLimits{}, "the model definition of experiment " + id,
+                        {{"experiment_id", experiment_id}});
 }
 
 }  // namespace ring::cli

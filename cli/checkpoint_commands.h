@@ -1,5 +1,6 @@
 #pragma once
-// `ring checkpoint list EXP_ID` and `ring checkpoint download UUID DIR`.
+// `ring checkpoint list EXP_ID`, `ring checkpoint download UUID DIR` and
+// `ring experiment download-model-def ID DIR`: downloads unpacked into a folder.
 #include <cstdint>
 #include <string>
 
@@ -9,5 +10,6 @@ namespace ring::cli {
 
 int ListCheckpoints(CliEnv& env, int64_t experiment_id);
 int DownloadCheckpoint(CliEnv& env, const std::string& uuid, const std::string& dir);
+int DownloadModelDefinition(CliEnv& env, int64_t experiment_id, const std::string& dir);
 
 }  // namespace ring::cli

@@ -147,6 +147,13 @@ int RunCli(std::vector<std::string> args, std::ostream& out, std::ostream& err) 
     cmd->callback([&, v] { action = [&, v](CliEnv& env) { return ExperimentAction(env, a.id, v); }; });
   }
 
+  auto* model_def = experiment->add_subcommand(
+      "download-model-def", "Download the model definition an experiment was submitted with into DIR");
+  id_arg(model_def, "Experiment id");
+  model_def->add_option("DIR", a.dir, "Folder to write the files into (created if missing)")->required();
+  model_def->callback(
+      [&] { action = [&](CliEnv& env) { return DownloadModelDefinition(env, a.id, a.dir); }; });
+
   auto* set = experiment->add_subcommand("set", "Change an experiment's priority, weight or max-slots live");
   set->add_option("SETTING", a.setting, "priority (1-99, lower first), weight (> 0) or max-slots (N or none)")
       ->required()

@@ -7,6 +7,7 @@
 #include "master/api/commands.h"
 #include "master/api/routes.h"
 #include "master/lifecycle/lifecycle.h"
+#include "master/store/model_definition_stream.h"
 #include "master/store/store.h"
 
 namespace ring {
@@ -41,15 +42,16 @@ void RegisterAllocationRoutes(Router& router, ApiContext& ctx) {
                if (recorded.status != 200) co_return recorded;
                co_return ApiResponse::Json({{"stored", stored}});
              });
+  // Streamed out of the store without a stream slot: these are bounded by
+  // the ranks the master itself starts, and a rank must not wait behind
+  // users' downloads to start.
   router.AddSync("GET", "/api/v1/allocations/{id}/model_definition", Access::kAllocation,
                  [&ctx](ApiRequest& req) {
                    auto holder = ctx.lifecycle.tokens().Authorize(req.params[0], req.BearerToken());
                    if (!holder.ok()) return ApiResponse::Error(holder.status());
-                   auto model = ctx.store.GetModelDefinition(holder->experiment_id);
-                   if (!model.ok()) return ApiResponse::Error(model.status());
                    ApiResponse r;
                    r.content_type = "application/gzip";
-                   r.body = std::move(model).value();
+                   r.stream = MakeModelDefinitionStream(ctx.store, holder->experiment_id, nullptr);
                    return r;
                  });
 }

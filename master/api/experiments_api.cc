@@ -13,6 +13,7 @@
 #include "master/api/response_cache.h"
 #include "master/api/routes.h"
 #include "master/lifecycle/lifecycle.h"
+#include "master/store/model_definition_stream.h"
 
 namespace ring {
 namespace {
@@ -215,6 +216,22 @@ boost::asio::awaitable<ApiResponse> Patch(ApiContext& ctx, ApiRequest& req) {
   co_return ApiResponse::Json(*view);
 }
 
+// The experiment's model definition as it was submitted (tar.gz), streamed
+// out of the store; who may have it is the checkpoints' rule.
+ApiResponse DownloadModelDefinition(ApiContext& ctx, ApiRequest& req) {
+  auto id = ParseId(req.params[0], "experiment id");
+  if (!id.ok()) return ApiResponse::Error(id.status());
+  if (Status s = CheckDownloads(ctx, req, *id, "model definition"); !s.ok()) return ApiResponse::Error(s);
+  auto slot = TakeStreamSlot(ctx);
+  if (!slot.ok()) return ApiResponse::Error(slot.status());
+  ApiResponse r;
+  r.content_type = "application/gzip";
+  r.stream = MakeModelDefinitionStream(ctx.store, *id, *slot);
+  r.headers.emplace_back("Content-Disposition",
+                         "attachment; filename=\"experiment_" + std::to_string(*id) + "_model_def.tar.gz\"");
+  return r;
+}
+
 }  // namespace
 
 void RegisterExperimentRoutes(Router& router, ApiContext& ctx) {
@@ -227,6 +244,8 @@ void RegisterExperimentRoutes(Router& router, ApiContext& ctx) {
                  [&ctx](ApiRequest& r) { return GetExperiment(ctx, r); });
   router.Add("GET", "/api/v1/experiments/{id}/trials", Access::kUser,
              [&ctx](ApiRequest& r) { return ListTrials(ctx, r); });
+  router.AddSync("GET", "/api/v1/experiments/{id}/model_definition", Access::kUser,
+                 [&ctx](ApiRequest& r) { return DownloadModelDefinition(ctx, r); });
   router.Add("PATCH", "/api/v1/experiments/{id}", Access::kUser,
              [&ctx](ApiRequest& r) { return Patch(ctx, r); });
   router.Add("POST", "/api/v1/experiments/{id}/{action}", Access::kUser,

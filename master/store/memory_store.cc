@@ -76,6 +76,21 @@ Result<std::string> MemoryStore::GetModelDefinition(int64_t experiment_id) {
   return it->second.model_tar_gz;
 }
 
+Result<BlobPiece> MemoryStore::ReadModelDefinition(int64_t experiment_id, int64_t offset, char* out,
+                                                   size_t size) {
+  std::lock_guard lock(mu_);
+  auto it = experiments_.find(experiment_id);
+  if (it == experiments_.end()) return NotFound("experiment " + std::to_string(experiment_id) + " not found");
+  const std::string& model = it->second.model_tar_gz;
+  BlobPiece piece;
+  piece.total = static_cast<int64_t>(model.size());
+  if (offset < 0 || offset > piece.total)
+    return InvalidArgument("offset " + std::to_string(offset) + " is past the model definition's " +
+                           std::to_string(piece.total) + " bytes");
+  piece.bytes = model.copy(out, size, static_cast<size_t>(offset));
+  return piece;
+}
+
 Status MemoryStore::UpdateExperiment(const ExperimentRecord& e) {
   const WriteNotice changes(experiments_generation_);
   std::lock_guard lock(mu_);

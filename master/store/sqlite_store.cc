@@ -1,6 +1,7 @@
 // SqliteStore: opening the database, and the experiments table.
 #include "master/store/sqlite_store.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "master/store/migrator.h"
@@ -159,6 +160,40 @@ Result<std::string> SqliteStore::GetModelDefinition(int64_t experiment_id) {
   if (!row.ok()) return row.status();
   if (!*row) return NotFound("experiment " + std::to_string(experiment_id) + " not found");
   return select->Blob(0);
+}
+
+// The incremental blob API reads only the pages that hold the piece; the
+// handle is opened per piece, so no read transaction outlives the lock.
+Result<BlobPiece> SqliteStore::ReadModelDefinition(int64_t experiment_id, int64_t offset, char* out,
+                                                   size_t size) {
+  std::lock_guard lock(mu_);
+  sqlite3_blob* blob = nullptr;
+  int rc = sqlite3_blob_open(db_->raw(), "main", "experiments", "model_definition", experiment_id, 0, &blob);
+  if (rc != SQLITE_OK) {
+    Status s = SqliteStatus(db_->raw(), rc, "open the model definition");
+    sqlite3_blob_close(blob);
+    Result<Stmt> exists = db_->Prepare("SELECT 1 FROM experiments WHERE id = ?1");
+    if (!exists.ok()) return exists.status();
+    exists->Bind(1, experiment_id);
+    Result<bool> row = exists->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) return NotFound("experiment " + std::to_string(experiment_id) + " not found");
+    return s;
+  }
+  BlobPiece piece;
+  piece.total = sqlite3_blob_bytes(blob);
+  if (offset < 0 || offset > piece.total) {
+    sqlite3_blob_close(blob);
+    return InvalidArgument("offset " + std::to_string(offset) + " is past the model definition's " +
+                           std::to_string(piece.total) + " bytes");
+  }
+  piece.bytes = static_cast<size_t>(std::min<int64_t>(static_cast<int64_t>(size), piece.total - offset));
+  if (piece.bytes > 0)
+    rc = sqlite3_blob_read(blob, out, static_cast<int>(piece.bytes), static_cast<int>(offset));
+  const int closed = sqlite3_blob_close(blob);
+  if (rc == SQLITE_OK) rc = closed;
+  if (rc != SQLITE_OK) return SqliteStatus(db_->raw(), rc, "read the model definition");
+  return piece;
 }
 
 Status SqliteStore::UpdateExperiment(const ExperimentRecord& e) {

@@ -35,6 +35,8 @@ class SqliteStore final : public Store {
   Result<ExperimentRecord> GetExperiment(int64_t id) override;
   Result<Page<ExperimentRecord>> ListExperiments(int64_t limit, int64_t offset) override;
   Result<std::string> GetModelDefinition(int64_t experiment_id) override;
+  Result<BlobPiece> ReadModelDefinition(int64_t experiment_id, int64_t offset, char* out,
+                                        size_t size) override;
   Status UpdateExperiment(const ExperimentRecord& e) override;
 
   Result<int64_t> CreateTask(const TaskRecord& t) override;

@@ -215,6 +215,12 @@ struct SessionRecord {
   std::string expires_at;  // RFC 3339 UTC, as NowRfc3339 writes it
 };
 
+// What one piece read of a stored blob gave: `bytes` copied, of `total`.
+struct BlobPiece {
+  size_t bytes = 0;
+  int64_t total = 0;
+};
+
 template <typename T>
 struct Page {
   std::vector<T> items;
@@ -235,6 +241,10 @@ class Store {
   virtual Result<ExperimentRecord> GetExperiment(int64_t id) = 0;  // kNotFound
   virtual Result<Page<ExperimentRecord>> ListExperiments(int64_t limit, int64_t offset) = 0;
   virtual Result<std::string> GetModelDefinition(int64_t experiment_id) = 0;
+  // Up to `size` bytes of the model definition from `offset` into `out`, so
+  // that it is sent in pieces (kNotFound once the experiment is gone).
+  virtual Result<BlobPiece> ReadModelDefinition(int64_t experiment_id, int64_t offset, char* out,
+                                                size_t size) = 0;
   // Writes every mutable field of `e` (state, archived, progress, best_*, ended_at).
   virtual Status UpdateExperiment(const ExperimentRecord& e) = 0;
 

@@ -75,6 +75,7 @@ const std::vector<RouteRule>& Rules() {
       {"GET", "/api/v1/trials/{id}/logs", Rule::kRead, ""},
       {"GET", "/api/v1/trials/{id}/checkpoints", Rule::kRead, ""},
       {"GET", "/api/v1/experiments/{id}/checkpoints", Rule::kRead, ""},
+      {"GET", "/api/v1/experiments/{id}/model_definition", Rule::kRead, ""},
       {"GET", "/api/v1/checkpoints/{uuid}", Rule::kRead, ""},
       {"GET", "/api/v1/checkpoints/{uuid}/download", Rule::kRead, ""},
       {"POST", "/api/v1/allocations/{id}/checkpoints", Rule::kTrial, "{}"},

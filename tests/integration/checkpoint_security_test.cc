@@ -129,6 +129,18 @@ std::pair<int, std::string> Download(TestCluster& cluster, const std::string& to
   return {res.ok() ? res->status : 0, res.ok() ? res->body : ""};
 }
 
+// `ring experiment download-model-def` as `token` into a new folder; the
+// command's result and the folder.
+std::pair<CommandResult, std::string> DownloadModel(TestCluster& cluster, const std::string& token,
+                                                    int64_t experiment_id) {
+  static int n = 0;
+  const std::string dir = cluster.dir() + "/model-download-" + std::to_string(++n);
+  auto run = RunCommand({BinDir() + "/ring", "-m", cluster.url(), "experiment", "download-model-def",
+                         std::to_string(experiment_id), dir},
+                        {{"RING_TOKEN", token}});
+  return {run, dir};
+}
+
 class CheckpointAttacks : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -313,6 +325,10 @@ TEST_F(CheckpointAttacks, OtherUsersDownloadOnlyWhenExperimentsAreTeamReadable) 
   WriteBytes(fs::path(c["path"].get<std::string>()) / "w.bin", "weights");
   ASSERT_EQ(trial.Register(c["uuid"], {{"w.bin", "weights"}}).first, 201);
   EXPECT_EQ(Download(cluster_, bob_, c["uuid"]).first, 200) << "team-readable by default";
+  auto [team_model, team_dir] = DownloadModel(cluster_, bob_, trial.experiment_id);
+  EXPECT_EQ(team_model.exit_code, 0) << team_model.out << team_model.err;
+  EXPECT_NE(ReadFileText(team_dir + "/run.sh").find("exec sleep 300"), std::string::npos)
+      << "the model definition as submitted";
 
   cluster_.StopMaster();
   TestCluster::MasterOptions options;
@@ -325,6 +341,16 @@ TEST_F(CheckpointAttacks, OtherUsersDownloadOnlyWhenExperimentsAreTeamReadable) 
   EXPECT_NE(body.find("experiments_team_readable"), std::string::npos) << body;
   EXPECT_EQ(Download(cluster_, ada, c["uuid"]).first, 200) << "the owner always may";
   EXPECT_EQ(Download(cluster_, cluster_.admin_token(), c["uuid"]).first, 200) << "admins always may";
+
+  auto [refused, refused_dir] = DownloadModel(cluster_, bob, trial.experiment_id);
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_NE(refused.err.find("experiments_team_readable"), std::string::npos) << refused.err;
+  EXPECT_FALSE(fs::exists(refused_dir + "/run.sh"));
+  for (const std::string& token : {ada, cluster_.admin_token()}) {
+    auto [model, dir] = DownloadModel(cluster_, token, trial.experiment_id);
+    EXPECT_EQ(model.exit_code, 0) << model.out << model.err;
+    EXPECT_TRUE(fs::exists(dir + "/run.sh"));
+  }
 }
 
 class StorageRoots : public ::testing::Test {
@@ -427,6 +453,19 @@ TEST(StreamedAnswers, ASlowReaderHoldsOneBufferAndTheLimitRefusesTheNext) {
   auto [busy, body] = Download(cluster, cluster.admin_token(), small["uuid"]);
   EXPECT_EQ(busy, 503) << body;
   EXPECT_NE(body.find("max_streamed_answers"), std::string::npos) << body;
+  auto model_http = cluster.NewClient();
+  model_http->SetBearerToken(cluster.admin_token());
+  auto model_busy =
+      model_http->Get("/api/v1/experiments/" + std::to_string(trial.experiment_id) + "/model_definition");
+  ASSERT_TRUE(model_busy.ok());
+  EXPECT_EQ(model_busy->status, 503) << "a user's model download takes a slot too";
+  // A trial's own fetch is streamed as well, and never waits behind users' downloads.
+  auto model = trial.http->Get("/api/v1/allocations/" + trial.alloc + "/model_definition");
+  ASSERT_TRUE(model.ok());
+  EXPECT_EQ(model->status, 200) << model->body;
+  EXPECT_EQ(model->headers["transfer-encoding"], "chunked");
+  EXPECT_EQ(model->headers.count("content-length"), 0u);
+  EXPECT_EQ(model->body.substr(0, 2), "\x1f\x8b") << "a gzip stream";
 
   // Read it all: a whole, valid answer; then the slot is free again.
   std::string rest;

@@ -205,6 +205,17 @@ export class ApiClient {
       signal,
     );
   }
+  // A file the master sends (tar.gz), whole, for the browser to save.
+  async download(path: string): Promise<Blob> {
+    const res = await this.send(buildUrl(this.base, path), { headers: { Accept: 'application/gzip' } });
+    return res.blob();
+  }
+  modelDefinitionPath(experimentId: number) {
+    return `/api/v1/experiments/${experimentId}/model_definition`;
+  }
+  checkpointDownloadPath(uuid: string) {
+    return `/api/v1/checkpoints/${encodeURIComponent(uuid)}/download`;
+  }
   experimentAction(id: number, action: ExperimentAction) {
     return this.post<Experiment>(`/api/v1/experiments/${id}/${action}`);
   }

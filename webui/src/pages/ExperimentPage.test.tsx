@@ -73,7 +73,9 @@ describe('ExperimentPage', () => {
     expect(
       await screen.findByText('This is alice’s experiment: only they or an admin can pause or kill it.'),
     ).toBeTruthy();
-    expect(screen.queryByRole('button', { name: /experiment 1$/ })).toBeNull();
+    expect(screen.queryByRole('button', { name: /^(Pause|Activate|Kill|Archive|Unarchive) experiment 1$/ })).toBeNull();
+    // Reading is the team's (experiments_team_readable); the master says no otherwise.
+    expect(screen.getByRole('button', { name: 'Download the model definition of experiment 1' })).toBeTruthy();
   });
 
   it('says when an experiment does not exist', async () => {

@@ -6,6 +6,7 @@ import { api } from '../api/client';
 import type { Experiment } from '../api/types';
 import { BestMetric } from '../components/BestMetric';
 import { ErrorMessage, Loading, StaleNotice } from '../components/DataState';
+import { DownloadButton } from '../components/DownloadButton';
 import { ExperimentActions } from '../components/ExperimentActions';
 import { HparamViews } from '../components/HparamViews';
 import { ProgressBar } from '../components/ProgressBar';
@@ -83,7 +84,15 @@ function ExperimentHeader({ e, onChanged }: { e: Experiment; onChanged: () => vo
             <ProgressBar value={e.progress} label={`Progress of experiment ${e.id}`} />
           </div>
         </div>
-        <ExperimentActions experiment={e} onDone={onChanged} />
+        <div className="head-actions">
+          <ExperimentActions experiment={e} onDone={onChanged} />
+          <DownloadButton
+            path={api.modelDefinitionPath(e.id)}
+            filename={`experiment_${e.id}_model_def.tar.gz`}
+            label="Download model"
+            ariaLabel={`Download the model definition of experiment ${e.id}`}
+          />
+        </div>
       </div>
       {e.description && <p className="description">{e.description}</p>}
       <dl className="facts">

@@ -5,6 +5,7 @@ import { useEffect, useMemo, useState } from 'react';
 import { api } from '../api/client';
 import type { Allocation, Checkpoint, MetricKind, Trial, TrialMetrics } from '../api/types';
 import { Empty, ErrorMessage, Loading, StaleNotice } from '../components/DataState';
+import { DownloadButton } from '../components/DownloadButton';
 import { LineChart } from '../components/LineChart';
 import { LogViewer } from '../components/LogViewer';
 import { StateBadge } from '../components/StateBadge';
@@ -294,6 +295,9 @@ function Checkpoints({ checkpoints }: { checkpoints: Checkpoint[] }) {
               Validation
             </th>
             <th scope="col">Saved</th>
+            <th scope="col">
+              <span className="sr-only">Download</span>
+            </th>
           </tr>
         </thead>
         <tbody>
@@ -308,6 +312,17 @@ function Checkpoints({ checkpoints }: { checkpoints: Checkpoint[] }) {
               <td className="col-num">{formatBytes(c.resources.reduce((n, r) => n + r.size, 0))}</td>
               <td className="col-num">{formatMetric(c.validation_metric ?? null)}</td>
               <td>{formatDateTime(c.created_at)}</td>
+              <td>
+                {c.state !== 'DELETED' && (
+                  <DownloadButton
+                    path={api.checkpointDownloadPath(c.uuid)}
+                    filename={`${c.uuid}.tar.gz`}
+                    label="Download"
+                    ariaLabel={`Download checkpoint ${c.uuid}`}
+                    small
+                  />
+                )}
+              </td>
             </tr>
           ))}
         </tbody>
