@@ -38,6 +38,13 @@ export class ApiError extends Error {
   }
 }
 
+// What to tell the user when a request they made failed: a refusal (403)
+// says so, anything else is the master's (or the network's) message.
+export function failureText(e: unknown): string {
+  if (e instanceof ApiError && e.status === 403) return `Not allowed: ${e.message}`;
+  return (e as Error).message;
+}
+
 export interface Fetched<T> {
   data: T;
   changed: boolean;

@@ -3,12 +3,7 @@
 // as `filename`. A refusal (403 when experiments are not team-readable, 503
 // when the master is busy) is shown next to it.
 import { useState } from 'react';
-import { ApiError, api } from '../api/client';
-
-function downloadError(e: unknown): string {
-  if (e instanceof ApiError && e.status === 403) return `Not allowed: ${e.message}`;
-  return (e as Error).message;
-}
+import { api, failureText } from '../api/client';
 
 export function DownloadButton({
   path,
@@ -40,7 +35,7 @@ export function DownloadButton({
       a.remove();
       setTimeout(() => URL.revokeObjectURL(url), 0);
     } catch (e) {
-      setError(downloadError(e));
+      setError(failureText(e));
     } finally {
       setBusy(false);
     }

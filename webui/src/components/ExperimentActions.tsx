@@ -3,16 +3,11 @@
 // Only its owner and admins get the buttons; the page of someone else's
 // experiment says why there are none (the list just leaves them out).
 import { useState } from 'react';
-import { ApiError, api } from '../api/client';
+import { api, failureText } from '../api/client';
 import type { Experiment, ExperimentAction } from '../api/types';
 import { useSession } from '../auth/session';
 import { ACTIONS, availableActions, mayChange } from '../lib/experiments';
 import { ConfirmDialog } from './ConfirmDialog';
-
-function actionError(e: unknown): string {
-  if (e instanceof ApiError && e.status === 403) return `Not allowed: ${e.message}`;
-  return (e as Error).message;
-}
 
 export function ExperimentActions({
   experiment,
@@ -47,7 +42,7 @@ export function ExperimentActions({
       setPending(null);
       onDone(updated, done);
     } catch (e) {
-      setError(actionError(e));
+      setError(failureText(e));
     } finally {
       setBusy(false);
     }

@@ -5,18 +5,13 @@
 // (the master refuses them too). Changing one's own password here asks for
 // the current one, as the master does.
 import { useEffect, useId, useState, type FormEvent } from 'react';
-import { ApiError, api } from '../api/client';
+import { api, failureText } from '../api/client';
 import type { User } from '../api/types';
 import { useSession } from '../auth/session';
 import { Empty, ErrorMessage, Loading, StaleNotice } from '../components/DataState';
 import { usePoll } from '../hooks/usePoll';
 import { formatDateTime } from '../lib/format';
 import { describeUnix, parseUnixForm } from '../lib/users';
-
-function failure(e: unknown): string {
-  if (e instanceof ApiError && e.status === 403) return `Not allowed: ${e.message}`;
-  return (e as Error).message;
-}
 
 export function UsersPage() {
   const { session } = useSession();
@@ -75,7 +70,7 @@ function UserTable({ users, me, onChanged }: { users: User[]; me: string; onChan
       onChanged();
       return true;
     } catch (e) {
-      setMessage({ text: failure(e), error: true });
+      setMessage({ text: failureText(e), error: true });
       return false;
     } finally {
       setBusy(null);
@@ -327,7 +322,7 @@ function CreateUserForm({ onCreated }: { onCreated: () => void }) {
       setRole('user');
       onCreated();
     } catch (err) {
-      setMessage({ text: failure(err), error: true });
+      setMessage({ text: failureText(err), error: true });
     } finally {
       setBusy(false);
     }
