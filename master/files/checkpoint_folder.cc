@@ -88,20 +88,12 @@ Status EnsureCheckpointParent(const CheckpointRoots& roots, const CheckpointStor
   return Status::Ok();
 }
 
-Status CheckRegisteredFiles(int folder_fd, const std::vector<CheckpointFile>& files) {
-  for (const auto& f : files) {
-    struct stat st {};
-    auto fd = OpenRegularFileAt(folder_fd, f.path, &st);
-    if (!fd.ok()) return fd.status();
-    if (st.st_size != f.size)
-      return InvalidArgument(f.path + " has " + std::to_string(st.st_size) + " bytes, registered with " +
-                             std::to_string(f.size));
-  }
-  return Status::Ok();
-}
+namespace {
 
-Status VerifyRegisteredFiles(int folder_fd, const std::vector<CheckpointFile>& files) {
-  std::string buffer(1 << 16, '\0');
+// Each file opened without links and checked for its size, then, with
+// `hash`, read whole for its SHA-256.
+Status CheckFiles(int folder_fd, const std::vector<CheckpointFile>& files, bool hash) {
+  std::string buffer(hash ? 1 << 16 : 0, '\0');
   for (const auto& f : files) {
     struct stat st {};
     auto fd = OpenRegularFileAt(folder_fd, f.path, &st);
@@ -109,6 +101,7 @@ Status VerifyRegisteredFiles(int folder_fd, const std::vector<CheckpointFile>& f
     if (st.st_size != f.size)
       return InvalidArgument(f.path + " has " + std::to_string(st.st_size) + " bytes, registered with " +
                              std::to_string(f.size));
+    if (!hash) continue;
     Sha256 sha;
     for (;;) {
       const ssize_t n = ::read(fd->get(), buffer.data(), buffer.size());
@@ -122,6 +115,16 @@ Status VerifyRegisteredFiles(int folder_fd, const std::vector<CheckpointFile>& f
                              " does not have its registered SHA-256 (changed since it was registered)");
   }
   return Status::Ok();
+}
+
+}  // namespace
+
+Status CheckRegisteredFiles(int folder_fd, const std::vector<CheckpointFile>& files) {
+  return CheckFiles(folder_fd, files, false);
+}
+
+Status VerifyRegisteredFiles(int folder_fd, const std::vector<CheckpointFile>& files) {
+  return CheckFiles(folder_fd, files, true);
 }
 
 Status RemoveCheckpointFolder(const CheckpointRoots& roots, const CheckpointStorage& storage,
