@@ -447,6 +447,32 @@ class ClusterModeTest(unittest.TestCase):
         self.assertEqual(registered, [".determined-shards.json", "common", "part-0", "part-1", "part-2"])
 
 
+    def test_tutorial_stage_4_on_two_nodes_as_per_node_launch_starts_it(self):
+        """4_distributed.py, unmodified: one `launcher` process per node with the
+        variables per-node launch sets; its 4 workers allgather every step."""
+        script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "tests",
+                              "determined", "core_api", "4_distributed.py")
+        procs = []
+        for node in range(2):
+            env = self.env(RANK=str(node * 2), WORLD_SIZE="4", LOCAL_RANK="0", LOCAL_WORLD_SIZE="2",
+                           RING_SLOT_IDS="0,1", RING_CONTAINER_ADDRS="127.0.0.1,127.0.0.1",
+                           RING_CONTAINER_RANK=str(node), RING_LAUNCH_MODE="per_node",
+                           RING_HPARAMS='{"increment_by": 3}', PYTHONPATH=PYTHONPATH,
+                           PATH=os.environ.get("PATH", "/usr/bin:/bin"))
+            procs.append(subprocess.Popen([sys.executable, script, "launcher"], env=env, stdout=subprocess.PIPE,
+                                          stderr=subprocess.PIPE, text=True))
+        outputs = [p.communicate(timeout=120) for p in procs]
+        for p, (out, err) in zip(procs, outputs):
+            self.assertEqual(p.returncode, 0, err[-3000:])
+        logs = outputs[0][1] + outputs[1][1]
+        for rank in range(4):
+            self.assertIn(f"[rank={rank}] ", logs)
+        reports = [r for body in self.master.posted("/metrics") for r in body["reports"]]
+        validation = [r for r in reports if r["kind"] == "validation"]
+        self.assertEqual(validation[-1]["batches"], 100)
+        self.assertEqual(validation[-1]["metrics"]["x"], 4 * 3 * 100)  # four ranks' increment_by each step
+        self.assertEqual(sorted(r["batches"] for r in self.master.checkpoints.values()), list(range(10, 101, 10)))
+
 class LaunchTest(unittest.TestCase):
     def test_wrap_rank_prefixes_each_line_and_keeps_the_exit_code(self):
         result = subprocess.run(
