@@ -11,6 +11,8 @@
 #                             torch or the ringtrial module was not built)
 #   determined_core_api_e2e_test  Determined's Core API tutorial, unmodified, through the
 #                             `determined` package (skips when the ringtrial module was not built)
+#   determined_collective_attack_e2e_test  a stranger on the chief's collective port cannot join
+#                             or inject a pickle
 #   torchrun_script_e2e_test  an unmodified torchrun-style script (examples/torchrun-script) on two
 #                             agents (skips when /usr/bin/python3 has no torch)
 #   digits_e2e_test           the digits-libtorch example on loopback, and
@@ -27,6 +29,7 @@ ring_add_test(e2e_tests LABEL e2e TIMEOUT 300
     e2e/digits_e2e_test.cc
     e2e/digits_harness.cc
     e2e/digits_netns_e2e_test.cc
+    e2e/determined_collective_attack_e2e_test.cc
     e2e/determined_core_api_e2e_test.cc
     e2e/digits_pytorch_e2e_test.cc
     e2e/fault_tolerance_e2e_test.cc
