@@ -527,6 +527,21 @@ class LaunchTest(unittest.TestCase):
 
 
 class InterpreterTest(unittest.TestCase):
+    def test_without_ringtrial_cluster_information_works_and_init_says_why_not(self):
+        with tempfile.TemporaryDirectory() as alone:
+            shutil.copytree(os.path.join(PYTHONPATH.split(os.pathsep)[0], "determined"),
+                            os.path.join(alone, "determined"))
+            result = subprocess.run([sys.executable, "-c", textwrap.dedent("""
+                import determined as det
+                print(det.get_cluster_info().trial.trial_id)
+                det.core.init()
+            """)], capture_output=True, text=True, timeout=30,
+                env={"PYTHONPATH": alone, "RING_MASTER_URL": "http://127.0.0.1:1", "RING_TRIAL_ID": "5"})
+        self.assertEqual(result.stdout.strip(), "5")
+        self.assertNotEqual(result.returncode, 0)
+        self.assertIn("ringtrial module", result.stderr)
+        self.assertIn("How a site chooses the trial's Python", result.stderr)
+
     def test_the_first_python3_on_path_imports_the_package_too(self):
         other = shutil.which("python3")
         if other is None or os.path.realpath(other) == os.path.realpath(sys.executable):

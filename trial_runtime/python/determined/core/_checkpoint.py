@@ -227,10 +227,10 @@ class CheckpointContext:
                 return info
         if not self._root:
             raise FileNotFoundError(f"checkpoint {storage_id}: this trial has no checkpoint storage")
-        import ringtrial
+        from determined.core import _runtime
 
-        return self._ctx.checkpoints.restore(ringtrial.CheckpointInfo(storage_id,
-                                                                      os.path.join(self._root, storage_id)))
+        info = _runtime.ringtrial_module().CheckpointInfo(storage_id, os.path.join(self._root, storage_id))
+        return self._ctx.checkpoints.restore(info)
 
     @contextlib.contextmanager
     def restore_path(self, storage_id: str, download_mode: DownloadMode = DownloadMode.LocalWorkersShareDownload,

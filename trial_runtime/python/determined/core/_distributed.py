@@ -83,9 +83,7 @@ class DistributedContext:
             raise RuntimeError("collectives between processes need a Ringmaster cluster (RING_MASTER_URL "
                                "is not set): local mode runs one process, size 1")
         ctx = _runtime.context(self.rank, self.size, self.local_rank, self.local_size)
-        import ringtrial
-
-        return ringtrial.allocation_store(ctx)
+        return _runtime.ringtrial_module().allocation_store(ctx)
 
     def _world_star(self) -> _star.Star:
         if self._world is None:

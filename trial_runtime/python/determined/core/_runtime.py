@@ -11,8 +11,6 @@ import os
 import sys
 from typing import Optional
 
-import ringtrial
-
 from determined import _env
 
 _context = None  # the ringtrial.Context, once made
@@ -39,12 +37,27 @@ def local_checkpoint_dir(checkpoint_storage) -> str:
     return os.path.join(base, "determined")
 
 
+def ringtrial_module():
+    """The ringtrial module, imported when first needed (cluster information and
+    the launchers work without it), with the reason when it cannot be."""
+    try:
+        import ringtrial
+    except ImportError as e:
+        version = ".".join(map(str, sys.version_info[:2]))
+        raise ImportError(
+            f"determined needs Ringmaster's ringtrial module beside it, built for the CPython version that "
+            f"runs the trial; {sys.executable} is {version} and cannot import it ({e}). See "
+            "docs/migrating-from-determined.md, \"How a site chooses the trial's Python\"") from e
+    return ringtrial
+
+
 def context(rank: int = 0, size: int = 1, local_rank: int = 0, local_size: int = 1,
-            checkpoint_storage=None) -> "ringtrial.Context":
-    """This process's ringtrial Context, made on the first call with these ranks."""
+            checkpoint_storage=None):
+    """This process's ringtrial.Context, made on the first call with these ranks."""
     global _context
     if _context is not None:
         return _context
+    ringtrial = ringtrial_module()
     env = dict(os.environ)
     env.update(RANK=str(rank), WORLD_SIZE=str(size), LOCAL_RANK=str(local_rank),
                LOCAL_WORLD_SIZE=str(local_size))
@@ -55,5 +68,5 @@ def context(rank: int = 0, size: int = 1, local_rank: int = 0, local_size: int =
     return _context
 
 
-def existing() -> Optional["ringtrial.Context"]:
+def existing():
     return _context
