@@ -55,7 +55,7 @@ class DeterminedCoreApiE2E : public ::testing::Test {
     TestCluster::AgentOptions options;
     const char* path = std::getenv("PATH");
     options.env["PATH"] = std::string("/usr/bin:/bin") + (path ? std::string(":") + path : "");
-    cluster_.StartAgent("agent-1", 1, options);
+    cluster_.StartAgent("agent-1", 4, options);  // stage 3 runs trials side by side
   }
 
   void TearDown() override {
