@@ -18,4 +18,4 @@ LOG_FORMAT = "%(levelname)s: [%(process)s] %(name)s: %(message)s"
 
 __version__ = "0.38.1+ringmaster"
 
-__all__ = ["ClusterInfo", "TrialInfo", "get_cluster_info", "core", "LOG_FORMAT"]
+__all__ = ["ClusterInfo", "InvalidHP", "TrialInfo", "get_cluster_info", "core", "LOG_FORMAT"]

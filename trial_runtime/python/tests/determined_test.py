@@ -21,8 +21,6 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlparse
 
 import determined as det
-from determined import _env
-from determined.core import _checkpoint
 from determined.launch import torch_distributed, wrap_rank
 
 PYTHONPATH = os.pathsep.join(p for p in sys.path if os.path.exists(os.path.join(p, "determined", "__init__.py")))

@@ -1,7 +1,6 @@
 """det.core.init(): the Core API context of one trial process."""
 
 import logging
-import sys
 from typing import Any, Dict, Optional, Union
 
 from determined import _env

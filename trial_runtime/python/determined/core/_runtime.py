@@ -9,7 +9,6 @@ started by a per-node launcher inherits the launcher's).
 
 import os
 import sys
-from typing import Optional
 
 from determined import _env
 

@@ -3,7 +3,7 @@ each searcher operation says (ringtrial's pulled operations)."""
 
 import enum
 import logging
-from typing import Iterator, Optional
+from typing import Iterator
 
 logger = logging.getLogger("determined.core")
 
