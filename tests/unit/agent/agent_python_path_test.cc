@@ -9,6 +9,7 @@
 #include <string>
 
 #include "agent/agent_config.h"
+#include "agent/agent_config_file.h"
 #include "agent/runtime_python_dir.h"
 #include "agent/trial_environment.h"
 
@@ -69,6 +70,15 @@ TEST_F(AgentPythonDir, ConfigRefusesAFolderWithoutThePackageAndNamesTheFlag) {
   config.python_dir = "none";
   EXPECT_TRUE(ResolveAgentConfig(config).ok());
   EXPECT_EQ(config.python_dir, "");
+}
+
+TEST_F(AgentPythonDir, ConfigFileKeyPythonDir) {
+  const fs::path file = root_ / "agent.yaml";
+  std::ofstream(file) << "master: http://127.0.0.1:1\npython_dir: /opt/ring/python\n";
+  AgentConfig config;
+  std::string format = "text";
+  ASSERT_TRUE(LoadAgentConfigFile(file.string(), config, format).ok());
+  EXPECT_EQ(config.python_dir, "/opt/ring/python");
 }
 
 proto::Start Start() {
