@@ -512,6 +512,20 @@ class LaunchTest(unittest.TestCase):
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertEqual(sorted(result.stdout.splitlines()), ["[rank=0] rank 0 of 2", "[rank=1] rank 1 of 2"])
 
+    def test_torchrun_flags_are_ignored_saying_so_and_trial_classes_refused(self):
+        env = {"PYTHONPATH": PYTHONPATH}
+        result = subprocess.run([sys.executable, "-m", "determined.launch.torch_distributed", "--max_restarts", "3",
+                                 "--rdzv_backend=c10d", "--", sys.executable, "-c", "print('ran')"],
+                                capture_output=True, text=True, timeout=30, env=env)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(result.stdout, "[rank=0] ran\n")
+        self.assertIn("--max_restarts 3 ignored", result.stderr)
+        self.assertIn("--rdzv_backend=c10d ignored", result.stderr)
+        refused = subprocess.run([sys.executable, "-m", "determined.launch.torch_distributed", "--trial",
+                                  "model_def:MyTrial"], capture_output=True, text=True, timeout=30, env=env)
+        self.assertEqual(refused.returncode, 2)
+        self.assertIn("PyTorchTrial", refused.stderr)
+
     def test_a_failing_worker_fails_the_launcher(self):
         env = {"PYTHONPATH": PYTHONPATH, "RING_LAUNCH_MODE": "per_node", "RING_SLOT_IDS": "0,1"}
         script = ("import os, sys, time\n"

@@ -1,4 +1,4 @@
-"""python3 -m determined.launch.torch_distributed [--nproc_per_node N] [--] SCRIPT...
+"""python3 -m determined.launch.torch_distributed [--nproc_per_node N] [TORCHRUN FLAGS] [--] SCRIPT...
 
 Starts this node's workers as torchrun does, each wrapped by wrap_rank so its
 lines keep its rank: under per-node launch (RING_LAUNCH_MODE=per_node) one
@@ -7,7 +7,8 @@ nodes before it (RING_CONTAINER_SLOT_COUNTS, else equal counts); under per-slot
 launch this process is already one rank, and runs one worker with its own
 rank. Each worker gets RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE,
 GROUP_RANK, GROUP_WORLD_SIZE, ROLE_RANK, ROLE_WORLD_SIZE, MASTER_ADDR and
-MASTER_PORT. A SCRIPT ending in .py runs with this interpreter. When a worker
+MASTER_PORT. Other torchrun flags are ignored, saying so: the cluster sets
+ranks, nodes and restarts. A SCRIPT ending in .py runs with this interpreter. When a worker
 fails the others are stopped and the launcher exits with its code.
 """
 
@@ -19,6 +20,10 @@ import time
 from typing import Dict, List, Mapping, Optional
 
 from determined import _env
+
+
+# torchrun flags that take no value.
+_TORCHRUN_SWITCHES = {"--standalone", "--no-python", "--no_python", "--run-path", "--run_path", "-m", "--module"}
 
 
 def worker_envs(env: Mapping[str, str], nproc: Optional[int] = None) -> List[Dict[str, str]]:
@@ -74,12 +79,19 @@ def main(argv: Optional[List[str]] = None) -> int:
             return 0
         if flag == "--trust":
             continue
+        if flag == "--trial":
+            print("torch_distributed: --trial starts a PyTorchTrial class, which Ringmaster does not have; "
+                  "give the script to run instead", file=sys.stderr)
+            return 2
         name, _, value = flag.partition("=")
         if name in ("--nproc_per_node", "--nproc-per-node"):
             nproc = int(value or args.pop(0))
             continue
-        print(f"torch_distributed: {flag} is not supported here (ranks come from the cluster)", file=sys.stderr)
-        return 2
+        # Other torchrun settings (rendezvous, nodes, restarts) come from the cluster.
+        if not value and args and not args[0].startswith("-") and name not in _TORCHRUN_SWITCHES:
+            value = args.pop(0)
+        print(f"torch_distributed: {flag}{' ' + value if value and '=' not in flag else ''} ignored: the "
+              "cluster sets ranks, nodes and restarts", file=sys.stderr)
     if args and args[0] == "--":
         args.pop(0)
     if not args:
