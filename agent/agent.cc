@@ -106,6 +106,7 @@ Agent::Agent(AgentConfig config, RunAsPolicy run_as, std::string run_as_notice)
   context.master_url = config_.master_url;
   context.agent_id = config_.id;
   context.ca_file = config_.ca_file;
+  context.python_dir = config_.python_dir;
   context.agent_address = [this] {
     std::lock_guard lock(address_mu_);
     return address_;
@@ -145,6 +146,14 @@ int Agent::Run() {
   for (const auto& slot : slots_) gpus += slot.type == "cuda";
   spdlog::info("[agent] agent={} pool={} slots={} ({} GPU) work_dir={} master={}", config_.id, config_.pool,
                slots_.size(), gpus, config_.work_dir, config_.master_url);
+  if (config_.python_dir.empty()) {
+    spdlog::warn(
+        "[agent] agent={} no trial runtime Python folder (--python-dir): trials' `import determined` "
+        "and `import ringtrial` find only what their interpreter has installed",
+        config_.id);
+  } else {
+    spdlog::info("[agent] agent={} trials' PYTHONPATH starts with {}", config_.id, config_.python_dir);
+  }
 
   signals_.async_wait([this](boost::system::error_code ec, int signal) {
     if (ec) return;

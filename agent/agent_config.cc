@@ -9,6 +9,7 @@
 
 #include "agent/agent_state.h"
 #include "agent/process_containment.h"
+#include "agent/runtime_python_dir.h"
 #include "common/http_client.h"
 
 #ifndef RING_VERSION
@@ -103,6 +104,21 @@ Status ResolveAgentConfig(AgentConfig& config) {
     return InvalidArgument("--containment must be auto, cgroup2, freezer or process_group, got \"" +
                            config.containment + "\"");
   if (config.shutdown_grace.count() < 0) return InvalidArgument("--shutdown-grace-ms must be 0 or more");
+  if (config.python_dir == "none") {
+    config.python_dir.clear();
+  } else if (config.python_dir.empty()) {
+    std::error_code exe_ec;
+    const auto exe = std::filesystem::read_symlink("/proc/self/exe", exe_ec);
+    if (!exe_ec) config.python_dir = FindRuntimePythonDir(exe);  // "" when not found: the agent warns
+  } else {
+    auto dir = std::filesystem::absolute(config.python_dir, ec);
+    if (ec || !IsRuntimePythonDir(dir))
+      return InvalidArgument(
+          "--python-dir " + config.python_dir +
+          " holds no determined/__init__.py (the trial runtime's Python folder: build/python, or "
+          "<prefix>/lib/python3.X/dist-packages after cmake --install)");
+    config.python_dir = dir.lexically_normal().string();
+  }
   return Status::Ok();
 }
 

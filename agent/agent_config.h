@@ -38,6 +38,8 @@ struct AgentConfig {
   std::string unlinked_user = "nobody";  // --unlinked-user: account for tasks of owners with no linked one
   bool allow_root_trials = false;        // a task whose owner is linked to uid 0 may run as root
   std::string containment = "auto";      // --containment: auto, cgroup2, freezer or process_group
+  std::string python_dir;  // --python-dir: the runtime's Python folder (ringtrial, determined), put first on
+                           //   trials' PYTHONPATH; default found relative to the agent's binary; "none": off
 };
 
 // Fills the defaults that depend on the host (id, work_dir, state_dir) and

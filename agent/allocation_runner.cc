@@ -92,7 +92,7 @@ void AllocationRunner::OnPrepared(const Status& status) {
     return;
   }
   const AgentIdentity agent{context_.agent_id, context_.agent_address ? context_.agent_address() : "",
-                            context_.ca_file};
+                            context_.ca_file, context_.python_dir};
   Environment base = context_.inherited_env;
   base["HOME"] = account_.home;
   base["USER"] = account_.user;

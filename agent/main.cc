@@ -51,6 +51,10 @@ int main(int argc, char** argv) {
   app.add_option("--containment", config.containment,
                  "How a task's processes are kept together: auto, cgroup2, freezer or process_group")
       ->capture_default_str();
+  app.add_option("--python-dir", config.python_dir,
+                 "The trial runtime's Python folder (ringtrial, determined), put first on every trial's "
+                 "PYTHONPATH (default: found beside this binary: <bin>/../python or "
+                 "<prefix>/lib/python3.X/dist-packages; \"none\": leave PYTHONPATH alone)");
   std::string token_on_command_line;
   app.add_option("--token", token_on_command_line,
                  "Refused: a token on the command line shows in ps; use --token-file");

@@ -33,6 +33,13 @@ Environment BuildTrialEnvironment(const proto::Start& start, const std::string& 
   env["RING_AGENT_ADDR"] = agent.address;
   // The trial runtime verifies an https master with the agent's CA file too.
   if (!agent.ca_file.empty()) env["RING_CA_FILE"] = agent.ca_file;
+  // The runtime's `determined` package first, so that one installed for the
+  // trial's interpreter cannot shadow it; the experiment's PYTHONPATH follows.
+  if (!agent.python_dir.empty()) {
+    auto own = env.find("PYTHONPATH");
+    env["PYTHONPATH"] =
+        agent.python_dir + (own != env.end() && !own->second.empty() ? ":" + own->second : "");
+  }
 
   std::string devices;
   if (start.slot_type == "cuda") {

@@ -13,11 +13,13 @@ using Environment = std::map<std::string, std::string>;
 
 // The agent a rank runs on, as its environment names it.
 struct AgentIdentity {
-  std::string id;       // RING_AGENT_ID: ranks with the same id share a host
-  std::string address;  // RING_AGENT_ADDR: where other ranks reach this host (--address, else the
-                        // local address of the agent's connection to the master)
-  std::string ca_file;  // RING_CA_FILE: the CA file the agent trusts the master's certificate with
-                        // (--ca-file); empty = the agent has none, RING_CA_FILE is left as it is
+  std::string id;          // RING_AGENT_ID: ranks with the same id share a host
+  std::string address;     // RING_AGENT_ADDR: where other ranks reach this host (--address, else the
+                           // local address of the agent's connection to the master)
+  std::string ca_file;     // RING_CA_FILE: the CA file the agent trusts the master's certificate with
+                           // (--ca-file); empty = the agent has none, RING_CA_FILE is left as it is
+  std::string python_dir;  // the runtime's Python folder (--python-dir): first on PYTHONPATH, before the
+                           // experiment's own PYTHONPATH; empty = PYTHONPATH is left as it is
 };
 
 // Starts from `inherited` (what the trial gets of the agent's environment,

@@ -9,6 +9,10 @@
 #   svm_e2e_test              the svm example, two ranks on two agents (skips without python3-sklearn)
 #   digits_pytorch_e2e_test   the digits-pytorch example (skips when /usr/bin/python3 has no
 #                             torch or the ringtrial module was not built)
+#   determined_core_api_e2e_test  Determined's Core API tutorial, unmodified, through the
+#                             `determined` package (skips when the ringtrial module was not built)
+#   determined_collective_attack_e2e_test  a stranger on the chief's collective port cannot join
+#                             or inject a pickle
 #   torchrun_script_e2e_test  an unmodified torchrun-style script (examples/torchrun-script) on two
 #                             agents (skips when /usr/bin/python3 has no torch)
 #   digits_e2e_test           the digits-libtorch example on loopback, and
@@ -25,6 +29,8 @@ ring_add_test(e2e_tests LABEL e2e TIMEOUT 300
     e2e/digits_e2e_test.cc
     e2e/digits_harness.cc
     e2e/digits_netns_e2e_test.cc
+    e2e/determined_collective_attack_e2e_test.cc
+    e2e/determined_core_api_e2e_test.cc
     e2e/digits_pytorch_e2e_test.cc
     e2e/fault_tolerance_e2e_test.cc
     e2e/quadratic_e2e_test.cc
@@ -36,7 +42,7 @@ ring_add_test(e2e_tests LABEL e2e TIMEOUT 300
   LIBS ring_test_support ring_common)
 target_compile_definitions(e2e_tests PRIVATE RING_HAVE_TORCH=${ring_have_torch})
 add_dependencies(e2e_tests ringmaster ringagent ring quadratic_model quadratic_trial svm_model)
-foreach(model digits_model digits_pytorch_model)
+foreach(model digits_model digits_pytorch_model ringtrial_python)
   if(TARGET ${model})
     add_dependencies(e2e_tests ${model})
   endif()

@@ -8,7 +8,9 @@ set -euo pipefail
 build=${1:?usage: install_test.sh BUILD_DIR}
 prefix=$(mktemp -d "${TMPDIR:-/tmp}/ring-install.XXXXXX")
 master_pid=
+agent_pid=
 cleanup() {
+  [ -n "$agent_pid" ] && kill "$agent_pid" 2>/dev/null && wait "$agent_pid" 2>/dev/null || true
   [ -n "$master_pid" ] && kill "$master_pid" 2>/dev/null && wait "$master_pid" 2>/dev/null || true
   rm -rf "$prefix"
 }
@@ -62,4 +64,28 @@ CC
 g++ -std=c++20 -I"$prefix/include" "$prefix/trial.cc" -L"$prefix/lib" -lringtrial -Wl,-rpath,"$prefix/lib" \
   -o "$prefix/trial" || fail "a trial does not build against the installed runtime"
 "$prefix/trial" >/dev/null || fail "the trial built against the installed runtime does not run"
+# The trial runtime's Python folder, when the module was built: ringtrial
+# and the determined package side by side, importable from the prefix
+# alone, and found by the installed agent, which puts it first on trials'
+# PYTHONPATH.
+if ls "$build"/python/ringtrial.*.so >/dev/null 2>&1; then
+  pydir=$(ls -d "$prefix"/lib/python3*/dist-packages 2>/dev/null | head -1)
+  [ -n "$pydir" ] || fail "no lib/python3.X/dist-packages installed"
+  for f in determined/__init__.py determined/core/__init__.py determined/launch/torch_distributed.py \
+           determined/launch/wrap_rank.py; do
+    [ -e "$pydir/$f" ] || fail "$pydir/$f is not installed"
+  done
+  ls "$pydir"/ringtrial.*.so >/dev/null 2>&1 || fail "ringtrial is not installed next to determined"
+  where=$(cd / && PYTHONPATH="$pydir" /usr/bin/python3 -c \
+    'import ringtrial, determined; print(ringtrial.__file__); print(determined.__file__)') \
+    || fail "the installed ringtrial and determined do not import"
+  [ "$(echo "$where" | grep -c "^$pydir/")" = 2 ] || fail "imported from elsewhere than $pydir: $where"
+  "$prefix/bin/ringagent" --master "$url" --token-file "$data/cluster-token" --id install-agent \
+    --state-dir "$data/agent-state" --work-dir "$data/agent-work" --single-user --cpu-slots 1 \
+    >"$data/agent.log" 2>&1 &
+  agent_pid=$!
+  for _ in $(seq 1 100); do grep -q "PYTHONPATH starts with" "$data/agent.log" && break; sleep 0.1; done
+  grep -q "PYTHONPATH starts with $pydir\$" "$data/agent.log" \
+    || { cat "$data/agent.log" >&2; fail "the installed agent does not put $pydir first on PYTHONPATH"; }
+fi
 echo "install_test: ok ($prefix)"

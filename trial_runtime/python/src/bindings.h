@@ -11,5 +11,6 @@ void BindSearcher(pybind11::module_& m);     // searcher.h
 void BindCheckpoints(pybind11::module_& m);  // checkpoints.h
 void BindPreemption(pybind11::module_& m);   // preemption.h
 void BindContext(pybind11::module_& m);      // context.h; after the three above
+void BindStore(pybind11::module_& m);        // kv_store.h; after BindContext
 
 }  // namespace ring::trial::python

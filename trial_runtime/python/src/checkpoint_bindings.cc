@@ -52,6 +52,14 @@ py::dict FileOf(const CheckpointFile& f) {
 
 void BindCheckpoints(py::module_& m) {
   py::class_<CheckpointInfo>(m, "CheckpointInfo", "A registered checkpoint: where it is and what it holds.")
+      .def(py::init([](std::string uuid, const std::string& path) {
+             CheckpointInfo info;
+             info.uuid = std::move(uuid);
+             info.path = path;
+             return info;
+           }),
+           py::arg("uuid"), py::arg("path"),
+           "Names a checkpoint to restore(): restore() fetches its registration and checks its files.")
       .def_readonly("uuid", &CheckpointInfo::uuid)
       .def_property_readonly(
           "path", [](const CheckpointInfo& i) { return i.path.string(); }, "The checkpoint directory.")

@@ -11,4 +11,5 @@ PYBIND11_MODULE(ringtrial, m) {
   rp::BindCheckpoints(m);
   rp::BindPreemption(m);
   rp::BindContext(m);
+  rp::BindStore(m);
 }

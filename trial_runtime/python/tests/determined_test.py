@@ -1,0 +1,569 @@
+"""Tests of the `determined` compatibility package: cluster information from
+the environment, local mode, cluster mode against a fake master served from a
+thread of this process (trial API and rendezvous store), collectives between
+real processes, sharded checkpoints and the launchers.
+
+    PYTHONPATH=build/python /usr/bin/python3 trial_runtime/python/tests/determined_test.py -v
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+import threading
+import time
+import unittest
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlparse
+
+import determined as det
+from determined.launch import torch_distributed, wrap_rank
+
+PYTHONPATH = os.pathsep.join(p for p in sys.path if os.path.exists(os.path.join(p, "determined", "__init__.py")))
+
+
+def run(code, env, *args, timeout=60):
+    """Runs `code` in a fresh interpreter with exactly `env` (plus PYTHONPATH)."""
+    env = dict(env, PYTHONPATH=PYTHONPATH, PATH=os.environ.get("PATH", "/usr/bin:/bin"))
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code), *args], capture_output=True, text=True,
+                          timeout=timeout, env=env)
+
+
+class FakeMaster:
+    """One allocation's trial API and rendezvous store, as far as the package uses them."""
+
+    def __init__(self):
+        self.lock = threading.Condition()
+        self.requests = []  # (method, path, body)
+        self.checkpoints = {}
+        self.store = {}
+        self.issued = 0
+        self.preempt = False
+        master = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def body(self):
+                return self.rfile.read(int(self.headers.get("Content-Length", 0)))
+
+            def do_GET(self):
+                self.answer(*master.handle("GET", self.path, b""))
+
+            def do_POST(self):
+                self.answer(*master.handle("POST", self.path, self.body()))
+
+            def do_PUT(self):
+                self.answer(*master.handle("PUT", self.path, self.body()))
+
+            def answer(self, status, body):
+                raw = isinstance(body, bytes)
+                data = body if raw else json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/octet-stream" if raw else "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+        class Server(ThreadingHTTPServer):
+            daemon_threads = True
+
+            def handle_error(self, request, client_address):
+                pass  # a trial process that exited mid long poll
+
+        self.server = Server(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = "http://127.0.0.1:%d" % self.server.server_address[1]
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+    def posted(self, path):
+        with self.lock:
+            return [json.loads(b) for m, p, b in self.requests if m == "POST" and p.endswith(path)]
+
+    def handle(self, method, path, body):
+        url = urlparse(path)
+        query = {k: v[0] for k, v in parse_qs(url.query).items()}
+        path = url.path[len("/api/v1/allocations/a-1"):]
+        with self.lock:
+            self.requests.append((method, path, body))
+            if path == "/rendezvous" and method == "PUT":
+                self.store[query["key"]] = body
+                self.lock.notify_all()
+                return 200, {}
+            if path == "/rendezvous" and method == "GET":
+                deadline = time.monotonic() + int(query.get("timeout_ms", "0")) / 1000
+                while query["key"] not in self.store and time.monotonic() < deadline:
+                    self.lock.wait(deadline - time.monotonic())
+                if query["key"] in self.store:
+                    return 200, self.store[query["key"]]
+                return 404, {"error": {"code": "not_found", "message": f"rendezvous key {query['key']} is not set"}}
+            if method == "GET" and path == "/searcher/operation":
+                if "after" in query:
+                    return 200, {"operation": None, "done": True}
+                return 200, {"operation": {"length": 20}, "done": False}
+            if method == "GET" and path == "/preemption":
+                preempt = self.preempt
+            if method == "POST" and path == "/checkpoints/prepare":
+                self.issued += 1
+                return 201, {"uuid": str(uuid.UUID(int=self.issued))}
+            if method == "POST" and path == "/checkpoints":
+                record = json.loads(body)
+                self.checkpoints[record["uuid"]] = record
+                return 200, {}
+            if method == "GET" and path.startswith("/checkpoints/"):
+                record = self.checkpoints.get(path[len("/checkpoints/"):])
+                return (200, record) if record else (404, {"error": {"code": "not_found", "message": "no"}})
+            if method == "POST" and path in ("/metrics", "/searcher/completed", "/preemption/ack"):
+                return 200, {"accepted": True}
+        if method == "GET" and path == "/preemption":
+            if not preempt:
+                time.sleep(0.5)  # a short long poll
+            return 200, {"preempt": preempt}
+        return 404, {"error": {"code": "not_found", "message": path}}
+
+
+class ClusterInfoTest(unittest.TestCase):
+    def test_none_outside_a_cluster(self):
+        self.assertIsNone(det.get_cluster_info({"RANK": "0"}))
+
+    def test_what_the_agent_and_the_launch_tell(self):
+        info = det.get_cluster_info({
+            "RING_MASTER_URL": "http://m:1", "RING_TRIAL_ID": "7", "RING_EXPERIMENT_ID": "3",
+            "RING_HPARAMS": '{"increment_by": 4, "opt": {"lr": 0.1}}', "RING_DATA": '{"url": "s3://x"}',
+            "RING_LATEST_CHECKPOINT": "/ck/9a2c-uuid", "RING_SLOT_IDS": "4,5,6,7",
+            "RING_CONTAINER_ADDRS": "10.0.0.1,10.0.0.2", "RING_CONTAINER_RANK": "1",
+            "RING_ALLOCATION_ID": "7.0", "RING_AGENT_ID": "agent-2"})
+        self.assertEqual((info.trial.trial_id, info.trial.experiment_id), (7, 3))
+        self.assertEqual(info.trial.hparams, {"increment_by": 4, "opt": {"lr": 0.1}})
+        self.assertEqual(info.user_data, {"url": "s3://x"})
+        self.assertEqual(info.latest_checkpoint, "9a2c-uuid")
+        self.assertEqual(info.slot_ids, [4, 5, 6, 7])
+        self.assertEqual(info.container_addrs, ["10.0.0.1", "10.0.0.2"])
+        self.assertEqual(info.container_rank, 1)
+        self.assertEqual((info.allocation_id, info.agent_id, info.task_type), ("7.0", "agent-2", "TRIAL"))
+
+    def test_fallbacks_from_the_per_slot_variables(self):
+        info = det.get_cluster_info({"RING_MASTER_URL": "http://m:1", "RANK": "3", "WORLD_SIZE": "4",
+                                     "LOCAL_RANK": "1", "LOCAL_WORLD_SIZE": "2", "MASTER_ADDR": "10.0.0.1",
+                                     "RING_AGENT_ADDR": "10.0.0.2"})
+        self.assertEqual(info.slot_ids, [0, 1])
+        self.assertEqual(info.container_rank, 1)
+        self.assertEqual(info.container_addrs, ["10.0.0.1", "10.0.0.2"])
+        self.assertIsNone(info.latest_checkpoint)
+        self.assertEqual(info.user_data, {})
+        one = det.get_cluster_info({"RING_MASTER_URL": "http://m:1", "MASTER_ADDR": "10.0.0.1"})
+        self.assertEqual((one.slot_ids, one.container_addrs, one.container_rank), ([0], ["10.0.0.1"], 0))
+
+    def test_bad_json_names_the_variable(self):
+        with self.assertRaisesRegex(ValueError, "RING_DATA"):
+            det.get_cluster_info({"RING_MASTER_URL": "http://m:1", "RING_DATA": "{nope"})
+
+    def test_log_format_leads_with_the_level(self):
+        self.assertTrue(det.LOG_FORMAT.startswith("%(levelname)s"))
+
+
+class LocalModeTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.dir)
+
+    def test_prints_reports_stores_checkpoints_and_says_so_once(self):
+        result = run("""
+            import pathlib, determined as det
+            assert det.get_cluster_info() is None
+            for _ in range(2):
+                with det.core.init() as core:
+                    core.train.report_training_metrics(steps_completed=10, metrics={"x": 10, "name": "a"})
+                    core.train.report_validation_metrics(steps_completed=10, metrics={"x": 10})
+                    core.train.report_metrics("inference", 10, {"acc": 0.5})
+                    core.train.report_progress(0.5)
+                    with core.checkpoint.store_path({"steps_completed": 10}) as (path, uuid):
+                        (path / "state").write_text("10")
+                    with core.checkpoint.restore_path(uuid) as back:
+                        assert (back / "state").read_text() == "10", back
+                    assert core.checkpoint.get_metadata(uuid)["steps_completed"] == 10
+                    assert not core.preempt.should_preempt()
+                    assert core.distributed.size == 1 and core.distributed.allgather(3) == [3]
+            print("uuid", uuid)
+        """, {"XDG_DATA_HOME": self.dir})
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(result.stderr.count("not on a Ringmaster cluster"), 1, result.stderr)
+        self.assertIn(os.path.join(self.dir, "determined"), result.stderr)
+        self.assertIn("training batches=10 x=10", result.stdout + result.stderr)
+        self.assertIn("inference/acc=0.5", result.stdout + result.stderr)
+        uuid_ = result.stdout.split("uuid ")[-1].strip()
+        self.assertTrue(os.path.isfile(os.path.join(self.dir, "determined", uuid_, "state")))
+
+    def test_the_tutorial_stage_1_runs_locally(self):
+        script = os.path.join(os.path.dirname(__file__), "..", "..", "..", "tests", "determined", "core_api",
+                              "1_metrics.py")
+        result = subprocess.run([sys.executable, script], capture_output=True, text=True, timeout=60,
+                                env={"PYTHONPATH": PYTHONPATH, "XDG_DATA_HOME": self.dir})
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("validation batches=100 x=100", result.stdout + result.stderr)
+
+
+class ClusterModeTest(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.dir)
+        self.master = FakeMaster()
+        self.addCleanup(self.master.stop)
+        self.root = os.path.join(self.dir, "ck")
+
+    def env(self, **extra):
+        storage = {"type": "shared_fs", "host_path": self.dir, "storage_path": "ck"}
+        env = {"RING_MASTER_URL": self.master.url, "RING_ALLOCATION_ID": "a-1", "RING_ALLOCATION_TOKEN": "tok",
+               "RING_TRIAL_ID": "4", "RING_EXPERIMENT_ID": "2", "RING_HPARAMS": '{"increment_by": 2}',
+               "RING_MAX_LENGTH_BATCHES": "20", "RING_SEARCHER_METRIC": "x",
+               "RING_CHECKPOINT_STORAGE": json.dumps(storage), "RING_API_RETRY_SECONDS": "3",
+               "RANK": "0", "WORLD_SIZE": "1", "LOCAL_RANK": "0", "LOCAL_WORLD_SIZE": "1",
+               "RING_AGENT_ADDR": "127.0.0.1", "MASTER_ADDR": "127.0.0.1"}
+        env.update(extra)
+        return env
+
+    def test_reports_checkpoints_and_preemption_reach_the_master(self):
+        self.master.preempt = True
+        result = run("""
+            import determined as det
+            info = det.get_cluster_info()
+            assert info.trial.hparams == {"increment_by": 2} and info.latest_checkpoint is None
+            with det.core.init() as core:
+                core.train.report_training_metrics(steps_completed=10, metrics={"x": 10, "nested": {"a": 1}})
+                core.train.report_metrics("inference", 10, {"acc": 0.5})
+                core.train.report_validation_metrics(steps_completed=20, metrics={"x": 20})
+                with core.checkpoint.store_path({"steps_completed": 20, "note": "hi"}) as (path, uuid):
+                    (path / "state").write_text("20,20,4")
+                print("uuid", uuid)
+                try:
+                    with core.checkpoint.store_path({"steps_completed": 30}) as (path, bad):
+                        (path / "state").write_text("half")
+                        raise KeyError("disk full")
+                except KeyError:
+                    print("raised")
+                import time
+                deadline = time.time() + 10
+                while not core.preempt.should_preempt() and time.time() < deadline:
+                    time.sleep(0.05)
+                print("preempt", core.preempt.should_preempt())
+        """, self.env())
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertNotIn("not on a Ringmaster cluster", result.stderr)
+        reports = [r for body in self.master.posted("/metrics") for r in body["reports"]]
+        self.assertEqual([(r["kind"], r["batches"], r["metrics"]) for r in reports],
+                         [("training", 10, {"x": 10.0, "nested/a": 1.0}), ("training", 10, {"inference/acc": 0.5}),
+                          ("validation", 20, {"x": 20.0})])
+        uuid_ = result.stdout.split("uuid ")[1].split()[0]
+        self.assertEqual(list(self.master.checkpoints), [uuid_], "the failed block registered nothing")
+        record = self.master.checkpoints[uuid_]
+        self.assertEqual((record["batches"], record["metadata"]["note"]), (20, "hi"))
+        with open(os.path.join(self.root, uuid_, "state")) as f:
+            self.assertEqual(f.read(), "20,20,4")
+        self.assertIn("raised", result.stdout)
+        self.assertIn("preempt True", result.stdout)
+        self.assertEqual(len(self.master.posted("/preemption/ack")), 1)
+
+    def test_resume_restores_the_latest_and_any_other_checkpoint_by_uuid(self):
+        first = run("""
+            import determined as det
+            with det.core.init() as core:
+                for steps in (10, 20):
+                    with core.checkpoint.store_path({"steps_completed": steps}) as (path, uuid):
+                        (path / "state").write_text(str(steps))
+                    print("uuid", uuid)
+        """, self.env())
+        self.assertEqual(first.returncode, 0, first.stderr)
+        old, latest = [line.split()[1] for line in first.stdout.splitlines() if line.startswith("uuid")]
+        second = run("""
+            import sys, determined as det
+            info = det.get_cluster_info()
+            with det.core.init() as core:
+                with core.checkpoint.restore_path(info.latest_checkpoint) as path:
+                    print("latest", info.latest_checkpoint, (path / "state").read_text())
+                with core.checkpoint.restore_path(sys.argv[1]) as path:
+                    print("old", (path / "state").read_text())
+                print("meta", core.checkpoint.get_metadata(sys.argv[1])["steps_completed"])
+                core.checkpoint.download(sys.argv[1], sys.argv[2])
+        """, self.env(RING_LATEST_CHECKPOINT=os.path.join(self.root, latest)), old,
+                     os.path.join(self.dir, "copy"))
+        self.assertEqual(second.returncode, 0, second.stderr)
+        self.assertIn(f"latest {latest} 20", second.stdout)
+        self.assertIn("old 10", second.stdout)
+        self.assertIn("meta 10", second.stdout)
+        self.assertEqual(os.listdir(os.path.join(self.dir, "copy")), ["state"])
+        # A changed file is caught before the script reads it.
+        with open(os.path.join(self.root, old, "state"), "w") as f:
+            f.write("99")
+        third = run("""
+            import sys, determined as det
+            with det.core.init() as core:
+                with core.checkpoint.restore_path(sys.argv[1]) as path:
+                    pass
+        """, self.env(), old)
+        self.assertNotEqual(third.returncode, 0)
+        self.assertIn("CheckpointError", third.stderr)
+
+    def test_searcher_operations_of_the_older_contract(self):
+        result = run("""
+            import determined as det
+            with det.core.init() as core:
+                for op in core.searcher.operations():
+                    core.train.report_validation_metrics(op.length, {"x": 1.5})
+                    op.report_completed(1.5)
+                    print("length", op.length)
+        """, self.env())
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("length 20", result.stdout)
+        self.assertEqual(self.master.posted("/searcher/completed"), [{"length": 20, "metric": 1.5}])
+
+    def ranks(self, code, size, local_size, *args):
+        """Runs `code` as `size` ranks in processes of their own; returns their results."""
+        procs = []
+        for rank in range(size):
+            env = self.env(RANK=str(rank), WORLD_SIZE=str(size), LOCAL_RANK=str(rank % local_size),
+                           LOCAL_WORLD_SIZE=str(local_size), GROUP_RANK=str(rank // local_size),
+                           GROUP_WORLD_SIZE=str(size // local_size), PYTHONPATH=PYTHONPATH)
+            procs.append(subprocess.Popen([sys.executable, "-c", textwrap.dedent(code), *args], env=env,
+                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+        out = []
+        for p in procs:
+            stdout, stderr = p.communicate(timeout=60)
+            out.append((p.returncode, stdout, stderr))
+        return out
+
+    def test_collectives_between_four_ranks_on_two_nodes(self):
+        results = self.ranks("""
+            import json, determined as det
+            d = det.core.DistributedContext.from_torch_distributed()
+            with det.core.init(distributed=d) as core:
+                dist = core.distributed
+                out = {"all": dist.allgather(dist.rank * 10), "gather": dist.gather(dist.rank),
+                       "bcast": dist.broadcast(f"from {dist.rank}"), "local": dist.allgather_local(dist.rank),
+                       "lbcast": dist.broadcast_local(dist.rank), "lgather": dist.gather_local(dist.rank),
+                       "many": [dist.allgather(i)[-1] for i in range(50)],
+                       "preempt": core.preempt.should_preempt()}
+                print(json.dumps(out))
+        """, 4, 2)
+        for rank, (code, stdout, stderr) in enumerate(results):
+            self.assertEqual(code, 0, stderr)
+            out = json.loads(stdout.strip().splitlines()[-1])
+            node = rank // 2
+            self.assertEqual(out["all"], [0, 10, 20, 30])
+            self.assertEqual(out["gather"], [0, 1, 2, 3] if rank == 0 else None)
+            self.assertEqual(out["bcast"], "from 0")
+            self.assertEqual(out["local"], [2 * node, 2 * node + 1])
+            self.assertEqual(out["lbcast"], 2 * node)
+            self.assertEqual(out["lgather"], [2 * node, 2 * node + 1] if rank % 2 == 0 else None)
+            self.assertEqual(out["many"], list(range(50)))
+            self.assertFalse(out["preempt"])
+        # Only the hubs' addresses went through the master's store.
+        self.assertEqual(sorted(self.master.store), ["determined/0/node-0", "determined/0/node-1",
+                                                     "determined/0/world"])
+
+    def test_a_stranger_without_the_secret_cannot_join(self):
+        import socket
+        from determined.core import _star
+
+        class Store:
+            def __init__(self):
+                self.values, self.cv = {}, threading.Condition()
+
+            def set(self, k, v):
+                with self.cv:
+                    self.values[k] = v
+                    self.cv.notify_all()
+
+            def get(self, k, timeout):
+                with self.cv:
+                    self.cv.wait_for(lambda: k in self.values, timeout)
+                    return self.values[k]
+
+        store, hub = Store(), {}
+        t = threading.Thread(target=lambda: hub.update(star=_star.Star(store, "g", 0, 2, "127.0.0.1", "127.0.0.1",
+                                                                       10.0)))
+        t.start()
+        address = json.loads(store.get("g", 10))
+        stranger = socket.create_connection((address["host"], address["port"]))
+        _star.send_frame(stranger, json.dumps({"member": 1, "secret": "guess"}).encode())
+        member = _star.Star(store, "g", 1, 2, "", "", 10.0)
+        t.join(10)
+        got = {}
+        t = threading.Thread(target=lambda: got.update(hub=hub["star"].gather("hub")))
+        t.start()
+        member.gather("member")
+        t.join(10)
+        self.assertEqual(got["hub"], ["hub", "member"])
+        stranger.settimeout(5)
+        self.assertEqual(stranger.recv(1), b"", "the stranger's connection was not closed")
+        stranger.close()
+        member.close()
+        hub["star"].close()
+
+    def test_sharded_checkpoint_merges_every_ranks_files(self):
+        results = self.ranks("""
+            import json, determined as det
+            d = det.core.DistributedContext.from_torch_distributed()
+            with det.core.init(distributed=d) as core:
+                r = core.distributed.rank
+                with core.checkpoint.store_path({"steps_completed": 5}, shard=True) as (path, uuid):
+                    (path / f"part-{r}").write_text(str(r))
+                    if r == 0:
+                        (path / "common").write_text("c")
+                print("uuid", uuid)
+                try:
+                    with core.checkpoint.store_path({"steps_completed": 6}, shard=True) as (path, u2):
+                        (path / "same").write_text(str(r))
+                except RuntimeError as e:
+                    print("refused", "both wrote 'same'" in str(e))
+        """, 3, 3)
+        uuids = set()
+        for code, stdout, stderr in results:
+            self.assertEqual(code, 0, stderr)
+            uuids.add(stdout.split("uuid ")[1].split()[0])
+            self.assertIn("refused True", stdout)
+        self.assertEqual(len(uuids), 1)
+        uuid_ = uuids.pop()
+        self.assertEqual(list(self.master.checkpoints), [uuid_])
+        directory = os.path.join(self.root, uuid_)
+        self.assertEqual(sorted(os.listdir(directory)), sorted([".determined-shards.json", ".ring-checkpoint.json",
+                                                                "common", "part-0", "part-1", "part-2"]))
+        with open(os.path.join(directory, ".determined-shards.json")) as f:
+            shards = json.load(f)
+        self.assertEqual(shards, {"format": 1, "shards": {"0": ["common", "part-0"], "1": ["part-1"],
+                                                          "2": ["part-2"]}})
+        registered = sorted(f["path"] for f in self.master.checkpoints[uuid_]["resources"])
+        self.assertEqual(registered, [".determined-shards.json", "common", "part-0", "part-1", "part-2"])
+
+
+    def test_tutorial_stage_4_on_two_nodes_as_per_node_launch_starts_it(self):
+        """4_distributed.py, unmodified: one `launcher` process per node with the
+        variables per-node launch sets; its 4 workers allgather every step."""
+        script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "tests",
+                              "determined", "core_api", "4_distributed.py")
+        procs = []
+        for node in range(2):
+            env = self.env(RANK=str(node * 2), WORLD_SIZE="4", LOCAL_RANK="0", LOCAL_WORLD_SIZE="2",
+                           RING_SLOT_IDS="0,1", RING_CONTAINER_ADDRS="127.0.0.1,127.0.0.1",
+                           RING_CONTAINER_RANK=str(node), RING_LAUNCH_MODE="per_node",
+                           RING_HPARAMS='{"increment_by": 3}', PYTHONPATH=PYTHONPATH,
+                           PATH=os.environ.get("PATH", "/usr/bin:/bin"))
+            procs.append(subprocess.Popen([sys.executable, script, "launcher"], env=env, stdout=subprocess.PIPE,
+                                          stderr=subprocess.PIPE, text=True))
+        outputs = [p.communicate(timeout=120) for p in procs]
+        for p, (out, err) in zip(procs, outputs):
+            self.assertEqual(p.returncode, 0, err[-3000:])
+        logs = outputs[0][1] + outputs[1][1]
+        for rank in range(4):
+            self.assertIn(f"[rank={rank}] ", logs)
+        reports = [r for body in self.master.posted("/metrics") for r in body["reports"]]
+        validation = [r for r in reports if r["kind"] == "validation"]
+        self.assertEqual(validation[-1]["batches"], 100)
+        self.assertEqual(validation[-1]["metrics"]["x"], 4 * 3 * 100)  # four ranks' increment_by each step
+        self.assertEqual(sorted(r["batches"] for r in self.master.checkpoints.values()), list(range(10, 101, 10)))
+
+class LaunchTest(unittest.TestCase):
+    def test_wrap_rank_prefixes_each_line_and_keeps_the_exit_code(self):
+        result = subprocess.run(
+            [sys.executable, "-m", "determined.launch.wrap_rank", "3", "--", sys.executable, "-c",
+             "import sys; print('a'); sys.stdout.write('b\\rc\\n'); print('e', file=sys.stderr); sys.exit(4)"],
+            capture_output=True, text=True, timeout=30, env={"PYTHONPATH": PYTHONPATH})
+        self.assertEqual(result.returncode, 4)
+        self.assertEqual(result.stdout, "[rank=3] a\n[rank=3] b\n[rank=3] c\n")
+        self.assertEqual(result.stderr, "[rank=3] e\n")
+
+    def test_wrap_rank_reads_the_rank_from_variables(self):
+        self.assertEqual(wrap_rank.parse_rank("NOPE,RANK", {"RANK": "5"}), 5)
+
+    def test_per_node_workers_are_numbered_after_the_nodes_before(self):
+        env = {"RING_LAUNCH_MODE": "per_node", "RING_SLOT_IDS": "0,1,2,3", "RING_CONTAINER_RANK": "1",
+               "RING_CONTAINER_ADDRS": "10.0.0.1,10.0.0.2", "MASTER_PORT": "29501"}
+        workers = torch_distributed.worker_envs(env)
+        self.assertEqual([w["RANK"] for w in workers], ["4", "5", "6", "7"])
+        self.assertEqual({(w["WORLD_SIZE"], w["LOCAL_WORLD_SIZE"], w["GROUP_RANK"], w["GROUP_WORLD_SIZE"],
+                           w["MASTER_ADDR"], w["MASTER_PORT"]) for w in workers},
+                         {("8", "4", "1", "2", "10.0.0.1", "29501")})
+        self.assertEqual([w["LOCAL_RANK"] for w in workers], ["0", "1", "2", "3"])
+        uneven = torch_distributed.worker_envs(dict(env, RING_SLOT_IDS="0,1", RING_CONTAINER_SLOT_COUNTS="3,2"))
+        self.assertEqual([(w["RANK"], w["WORLD_SIZE"]) for w in uneven], [("3", "5"), ("4", "5")])
+
+    def test_per_slot_the_launcher_runs_one_worker_with_its_own_rank(self):
+        workers = torch_distributed.worker_envs({"RANK": "3", "WORLD_SIZE": "4", "LOCAL_RANK": "1",
+                                                 "LOCAL_WORLD_SIZE": "2"})
+        self.assertEqual(len(workers), 1)
+        self.assertEqual((workers[0]["RANK"], workers[0]["GROUP_RANK"], workers[0]["GROUP_WORLD_SIZE"]),
+                         ("3", "1", "2"))
+
+    def test_torch_distributed_starts_the_nodes_workers_with_ranked_lines(self):
+        env = {"PYTHONPATH": PYTHONPATH, "RING_LAUNCH_MODE": "per_node", "RING_SLOT_IDS": "0,1",
+               "RING_CONTAINER_RANK": "0", "RING_CONTAINER_ADDRS": "127.0.0.1"}
+        script = "import os; print('rank', os.environ['RANK'], 'of', os.environ['WORLD_SIZE'])"
+        result = subprocess.run([sys.executable, "-m", "determined.launch.torch_distributed", "--",
+                                 sys.executable, "-c", script], capture_output=True, text=True, timeout=30, env=env)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(sorted(result.stdout.splitlines()), ["[rank=0] rank 0 of 2", "[rank=1] rank 1 of 2"])
+
+    def test_torchrun_flags_are_ignored_saying_so_and_trial_classes_refused(self):
+        env = {"PYTHONPATH": PYTHONPATH}
+        result = subprocess.run([sys.executable, "-m", "determined.launch.torch_distributed", "--max_restarts", "3",
+                                 "--rdzv_backend=c10d", "--", sys.executable, "-c", "print('ran')"],
+                                capture_output=True, text=True, timeout=30, env=env)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(result.stdout, "[rank=0] ran\n")
+        self.assertIn("--max_restarts 3 ignored", result.stderr)
+        self.assertIn("--rdzv_backend=c10d ignored", result.stderr)
+        refused = subprocess.run([sys.executable, "-m", "determined.launch.torch_distributed", "--trial",
+                                  "model_def:MyTrial"], capture_output=True, text=True, timeout=30, env=env)
+        self.assertEqual(refused.returncode, 2)
+        self.assertIn("PyTorchTrial", refused.stderr)
+
+    def test_a_failing_worker_fails_the_launcher(self):
+        env = {"PYTHONPATH": PYTHONPATH, "RING_LAUNCH_MODE": "per_node", "RING_SLOT_IDS": "0,1"}
+        script = ("import os, sys, time\n"
+                  "if os.environ['RANK'] == '1': sys.exit(3)\n"
+                  "time.sleep(60)")
+        started = time.monotonic()
+        result = subprocess.run([sys.executable, "-m", "determined.launch.torch_distributed", sys.executable,
+                                 "-c", script], capture_output=True, text=True, timeout=30, env=env)
+        self.assertEqual(result.returncode, 3, result.stderr)
+        self.assertLess(time.monotonic() - started, 20, "the other worker was not stopped")
+
+
+class InterpreterTest(unittest.TestCase):
+    def test_without_ringtrial_cluster_information_works_and_init_says_why_not(self):
+        with tempfile.TemporaryDirectory() as alone:
+            shutil.copytree(os.path.join(PYTHONPATH.split(os.pathsep)[0], "determined"),
+                            os.path.join(alone, "determined"))
+            result = subprocess.run([sys.executable, "-c", textwrap.dedent("""
+                import determined as det
+                print(det.get_cluster_info().trial.trial_id)
+                det.core.init()
+            """)], capture_output=True, text=True, timeout=30,
+                env={"PYTHONPATH": alone, "RING_MASTER_URL": "http://127.0.0.1:1", "RING_TRIAL_ID": "5"})
+        self.assertEqual(result.stdout.strip(), "5")
+        self.assertNotEqual(result.returncode, 0)
+        self.assertIn("ringtrial module", result.stderr)
+        self.assertIn("How a site chooses the trial's Python", result.stderr)
+
+    def test_the_first_python3_on_path_imports_the_package_too(self):
+        other = shutil.which("python3")
+        if other is None or os.path.realpath(other) == os.path.realpath(sys.executable):
+            self.skipTest("no other python3 on PATH than " + sys.executable)
+        result = subprocess.run([other, "-c", "import ringtrial, determined, sys; print(sys.version_info[:2])"],
+                                capture_output=True, text=True, timeout=30,
+                                env=dict(os.environ, PYTHONPATH=PYTHONPATH))
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(result.stdout.strip(), str(tuple(sys.version_info[:2])))
+
+
+if __name__ == "__main__":
+    unittest.main()
