@@ -26,6 +26,22 @@ from determined.launch import torch_distributed, wrap_rank
 PYTHONPATH = os.pathsep.join(p for p in sys.path if os.path.exists(os.path.join(p, "determined", "__init__.py")))
 
 
+def _no_sleep_pythonpath():
+    """PYTHONPATH with a sitecustomize that makes time.sleep return at once.
+
+    The tutorial scripts sleep 0.1 s a step to look like training; these unit
+    tests check what the scripts call, not how long they take, so their
+    processes (and the ones they start) skip the sleeps. The e2e tests run the
+    scripts on a real cluster as they are."""
+    folder = tempfile.mkdtemp(prefix="ring-no-sleep-")
+    with open(os.path.join(folder, "sitecustomize.py"), "w") as f:
+        f.write("import time\n_sleep = time.sleep\ntime.sleep = lambda seconds: _sleep(0)\n")
+    return os.pathsep.join([PYTHONPATH, folder])
+
+
+NO_SLEEP_PYTHONPATH = _no_sleep_pythonpath()
+
+
 def run(code, env, *args, timeout=60):
     """Runs `code` in a fresh interpreter with exactly `env` (plus PYTHONPATH)."""
     env = dict(env, PYTHONPATH=PYTHONPATH, PATH=os.environ.get("PATH", "/usr/bin:/bin"))
@@ -208,7 +224,7 @@ class LocalModeTest(unittest.TestCase):
         script = os.path.join(os.path.dirname(__file__), "..", "..", "..", "tests", "determined", "core_api",
                               "1_metrics.py")
         result = subprocess.run([sys.executable, script], capture_output=True, text=True, timeout=60,
-                                env={"PYTHONPATH": PYTHONPATH, "XDG_DATA_HOME": self.dir})
+                                env={"PYTHONPATH": NO_SLEEP_PYTHONPATH, "XDG_DATA_HOME": self.dir})
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertIn("validation batches=100 x=100", result.stdout + result.stderr)
 
@@ -455,7 +471,7 @@ class ClusterModeTest(unittest.TestCase):
             env = self.env(RANK=str(node * 2), WORLD_SIZE="4", LOCAL_RANK="0", LOCAL_WORLD_SIZE="2",
                            RING_SLOT_IDS="0,1", RING_CONTAINER_ADDRS="127.0.0.1,127.0.0.1",
                            RING_CONTAINER_RANK=str(node), RING_LAUNCH_MODE="per_node",
-                           RING_HPARAMS='{"increment_by": 3}', PYTHONPATH=PYTHONPATH,
+                           RING_HPARAMS='{"increment_by": 3}', PYTHONPATH=NO_SLEEP_PYTHONPATH,
                            PATH=os.environ.get("PATH", "/usr/bin:/bin"))
             procs.append(subprocess.Popen([sys.executable, script, "launcher"], env=env, stdout=subprocess.PIPE,
                                           stderr=subprocess.PIPE, text=True))
