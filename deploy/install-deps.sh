@@ -1,7 +1,18 @@
 #!/usr/bin/env bash
 # Installs every system package Ringmaster needs to build, test and run.
 # Debian 12 packages only; idempotent and quick when everything is present.
+#   deploy/install-deps.sh             everything
+#   deploy/install-deps.sh --system    the Debian packages only
+#   deploy/install-deps.sh --node      Node.js and the npm packages only
 set -euo pipefail
+
+part=all
+case "${1:-}" in
+  '') ;;
+  --system) part=system ;;
+  --node) part=node ;;
+  *) echo "install-deps: unknown argument $1 (use --system or --node)" >&2; exit 2 ;;
+esac
 
 packages=(
   build-essential cmake ninja-build ccache pkg-config git curl ca-certificates
@@ -27,6 +38,7 @@ packages=(
 )
 
 missing=()
+[ "$part" = node ] && packages=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
     missing+=("$p")
@@ -45,6 +57,8 @@ fi
 # Node.js 20.19 or newer (Vite 8), then the npm packages of the web UI
 # (webui/) and of the OpenAPI checks in the tests (tests/openapi/), each from
 # its package-lock.json, reinstalled (npm ci) whenever the lock file changes.
+[ "$part" = system ] && exit 0
+
 root=$(cd "$(dirname "$0")/.." && pwd)
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
   echo "install-deps: installing nodejs and npm"

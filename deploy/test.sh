@@ -5,7 +5,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-./deploy/install-deps.sh
+# The Debian packages first (the fuzz targets need clang), then the fuzz
+# targets start, then Node's packages: npm ci (16 s) waits on the disk and
+# the registry about half the time, which the fuzz build takes.
+./deploy/install-deps.sh --system
 
 # The fuzz targets (fuzz/, clang with sanitizers, build-fuzz/) compile and
 # then run at the lowest priority from the start: they take what the main
@@ -22,6 +25,7 @@ setsid bash -c 'echo 19 >/proc/self/autogroup 2>/dev/null; exec nice -n 19 ./dep
 fuzz=$!
 trap 'kill -- -"$fuzz" 2>/dev/null || true; rm -f "$fuzz_log"' EXIT
 
+./deploy/install-deps.sh --node
 ./deploy/build.sh
 # The systemd units, rendered against this build (skipped without systemd-analyze).
 ./deploy/verify-units.sh build

@@ -33,7 +33,8 @@ class UsersCliTest : public ::testing::Test {
 };
 
 TEST_F(UsersCliTest, AdminCreatesAUserWhoSignsInWorksAndIsLimited) {
-  // TestCluster signed the CLI in with `ring user login`: a 0600 token file.
+  // TestCluster signs the CLI in with `ring user login`: a 0600 token file.
+  cluster_.SignInCli();
   const std::string tokens = cluster_.dir() + "/config/ring/tokens.json";
   ASSERT_TRUE(fs::exists(tokens));
   struct stat st {};

@@ -50,6 +50,10 @@ ssize_t RawConnection::Read(char* buf, size_t n) {
   return recv(fd_, buf, n, MSG_WAITALL);
 }
 
+ssize_t RawConnection::ReadSome(char* buf, size_t n) {
+  return recv(fd_, buf, n, 0);
+}
+
 std::string RawConnection::ReadAll() {
   std::string out;
   char buf[4096];

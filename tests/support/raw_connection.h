@@ -24,6 +24,9 @@ class RawConnection {
   void CloseWrite();
   // Waits for exactly `n` bytes (fewer when the peer closes or 5 s pass).
   ssize_t Read(char* buf, size_t n);
+  // Waits for at least one byte and returns what has come, up to `n` (0 when
+  // the peer closed, -1 after 5 s of silence).
+  ssize_t ReadSome(char* buf, size_t n);
   // Everything the peer sends until it closes (or 5 s of silence).
   std::string ReadAll();
   // Reads until the peer closes or resets; false when 5 s pass in silence first.

@@ -97,10 +97,15 @@ class TestCluster {
   // GET/POST returning parsed JSON (fails the test on transport errors).
   nlohmann::json GetJson(const std::string& target, int* status = nullptr);
   nlohmann::json PostJson(const std::string& target, const nlohmann::json& body, int* status = nullptr);
-  // Runs the real `ring` CLI against this master.
+  // Runs the real `ring` CLI against this master, signed in as the admin
+  // (`ring user login`, once after each StartMaster, at the first call).
   CommandResult Ring(std::vector<std::string> args);
+  // Signs the CLI in now, if a master runs and it has not been since it
+  // started; Ring() does this itself.
+  void SignInCli();
 
-  // Polls `done` every 100 ms until it holds or `timeout` passes.
+  // Polls `done` (after 10 ms, then half as long again each time, up to
+  // every 100 ms) until it holds or `timeout` passes.
   static bool WaitFor(const std::function<bool()>& done, std::chrono::milliseconds timeout);
 
   // Writes files into a new model directory under dir(); returns its path.
@@ -125,6 +130,10 @@ class TestCluster {
   std::shared_ptr<ApiAnswerLog> answers_ = std::make_shared<ApiAnswerLog>();
   std::unique_ptr<CheckedHttpClient> client_;
   std::string token_;
+  bool cli_signed_in_ = false;
+
+  std::map<std::string, std::string> CliEnvironment() const;
+  CommandResult RunCli(std::vector<std::string> args);
 };
 
 }  // namespace ring::testing
