@@ -69,8 +69,8 @@ class Allocations {
   // Records the end (the cause and its detail for people), frees everything
   // it held and hands it to the ended handler.
   void End(const std::string& allocation_id, EndCause cause, const std::string& detail);
-  // Asks a running allocation to checkpoint and exit (kPaused or
-  // kPreempted); it is killed when still running after `timeout`.
+  // Asks a running allocation to checkpoint and exit (kPaused, kPreempted
+  // or kSearcherStopped); it is killed when still running after `timeout`.
   void RequestPreemption(LiveAllocation& alloc, EndCause why, SteadyTime now, std::chrono::seconds timeout);
   // Rebuilds the table from the store after a master restart; placed
   // allocations' nodes have until `deadline` to come back.

@@ -68,6 +68,12 @@ void RankEvents::OnRankState(const std::string& node, const proto::StateChange& 
       // The master's own reason to stop it comes first; then the first failure.
       if (alloc.stop_cause && *alloc.stop_cause != EndCause::kGangMemberFailed)
         allocations_.End(rec.id, *alloc.stop_cause, std::string(Describe(*alloc.stop_cause)));
+      else if (alloc.preemption.cause() == EndCause::kSearcherStopped)
+        // Asked to stop by the searcher: its work is over however it exited.
+        allocations_.End(rec.id, EndCause::kSearcherStopped,
+                         alloc.failure_code
+                             ? std::string(Describe(EndCause::kSearcherStopped)) + "; " + alloc.failure_detail
+                             : std::string(Describe(EndCause::kSearcherStopped)));
       else if (alloc.failure_code)
         allocations_.End(rec.id, EndCause::kFailed, alloc.failure_detail);
       else

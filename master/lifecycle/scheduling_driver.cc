@@ -187,6 +187,12 @@ Result<LaunchSpec> SchedulingDriver::SpecFor(const LiveAllocation& alloc) {
       std::to_string(config->min_validation_period_batches);
   spec.environment["RING_MAX_LENGTH_BATCHES"] = std::to_string(config->searcher.max_length_batches);
   spec.environment["RING_SEARCHER_METRIC"] = config->searcher.metric;
+  // Trial-driven contract (docs/searchers.md): the trial reports this metric
+  // in its validations and may train up to max_time of it.
+  if (config->searcher.time_metric) {
+    spec.environment["RING_SEARCHER_TIME_METRIC"] = *config->searcher.time_metric;
+    spec.environment["RING_SEARCHER_MAX_TIME"] = std::to_string(config->searcher.max_time);
+  }
   spec.environment["RING_TRIAL_SEED"] = std::to_string(trial->seed);
   spec.model_definition_path = "/api/v1/allocations/" + alloc.record.id + "/model_definition";
   // Every task runs as its owner: the agent switches to the owner's linked
