@@ -34,7 +34,11 @@ struct LiveAllocation {
   std::string pool;
   // In rank order; empty while PENDING.
   const std::vector<Placement>& placements() const { return record.placements; }
-  int world_size = 0;
+  int world_size = 0;  // slots
+  // Processes the agents start: world_size under per-slot launch, one per
+  // agent under per-node launch. Its ranks (0..processes-1) report exits.
+  int processes = 0;
+  int process_count() const { return processes > 0 ? processes : world_size; }
   std::set<int> exited_ranks;
   std::optional<int> failure_code;            // first non-zero exit of any rank
   std::string failure_detail;                 // "rank 1 exited with code 3"

@@ -62,9 +62,10 @@ void RankEvents::OnRankState(const std::string& node, const proto::StateChange& 
         alloc.failure_code = change.exit_code.value_or(128 + change.signal.value_or(0));
         alloc.failure_detail = "rank " + std::to_string(change.rank) + " " + DescribeExit(change);
         // One failed rank ends the whole gang.
-        if (!alloc.stop_cause && alloc.world_size > 1) allocations_.Stop(alloc, EndCause::kGangMemberFailed);
+        if (!alloc.stop_cause && alloc.process_count() > 1)
+          allocations_.Stop(alloc, EndCause::kGangMemberFailed);
       }
-      if (static_cast<int>(alloc.exited_ranks.size()) < alloc.world_size) break;
+      if (static_cast<int>(alloc.exited_ranks.size()) < alloc.process_count()) break;
       // The master's own reason to stop it comes first; then the first failure.
       if (alloc.stop_cause && *alloc.stop_cause != EndCause::kGangMemberFailed)
         allocations_.End(rec.id, *alloc.stop_cause, std::string(Describe(*alloc.stop_cause)));
