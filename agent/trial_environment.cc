@@ -2,9 +2,30 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <string>
+#include <type_traits>
+#include <vector>
+
 extern char** environ;
 
 namespace ring {
+namespace {
+
+template <typename T>
+std::string Join(const std::vector<T>& items) {
+  std::string out;
+  for (const auto& item : items) {
+    if (!out.empty()) out += ',';
+    if constexpr (std::is_same_v<T, std::string>)
+      out += item;
+    else
+      out += std::to_string(item);
+  }
+  return out;
+}
+
+}  // namespace
 
 Environment BuildTrialEnvironment(const proto::Start& start, const std::string& master_url,
                                   const AgentIdentity& agent, const std::vector<proto::Slot>& agent_slots,
@@ -23,12 +44,28 @@ Environment BuildTrialEnvironment(const proto::Start& start, const std::string& 
   } else {
     env["RING_LATEST_CHECKPOINT"] = start.latest_checkpoint;
   }
-  env["RANK"] = std::to_string(start.rank);
   env["WORLD_SIZE"] = std::to_string(start.world_size);
-  env["LOCAL_RANK"] = std::to_string(start.local_rank);
   env["LOCAL_WORLD_SIZE"] = std::to_string(start.local_world_size);
   env["MASTER_ADDR"] = start.master_addr;
   env["MASTER_PORT"] = std::to_string(start.master_port);
+  const auto nodes = std::max<size_t>(start.node_addrs.size(), 1);
+  if (start.per_node) {
+    // One process for this node's slots: what torchrun's launcher reads. The
+    // workers it starts get RANK and LOCAL_RANK from it, not from here.
+    env.erase("RANK");
+    env.erase("LOCAL_RANK");
+    env["NODE_RANK"] = std::to_string(start.node_rank);
+    env["GROUP_RANK"] = std::to_string(start.node_rank);
+    env["NNODES"] = std::to_string(nodes);
+  } else {
+    env["RANK"] = std::to_string(start.rank);
+    env["LOCAL_RANK"] = std::to_string(start.local_rank);
+  }
+  // This process's node, under either launch (Determined's cluster info).
+  env["RING_SLOT_IDS"] = Join(start.slot_ids);
+  env["RING_CONTAINER_ADDRS"] = Join(start.node_addrs);
+  env["RING_CONTAINER_RANK"] = std::to_string(start.node_rank);
+  env["RING_LAUNCH"] = start.per_node ? "per_node" : "per_slot";
   env["RING_AGENT_ID"] = agent.id;
   env["RING_AGENT_ADDR"] = agent.address;
   // The trial runtime verifies an https master with the agent's CA file too.

@@ -1,5 +1,9 @@
 #include "cli/experiment_commands.h"
 
+#include <yaml-cpp/yaml.h>
+
+#include "common/launch_mode.h"
+
 #include <fstream>
 #include <sstream>
 
@@ -12,11 +16,36 @@
 
 namespace ring::cli {
 
+Result<std::string> WithLaunchMode(const std::string& config_yaml, const std::string& launch) {
+  auto mode = ParseLaunchMode(launch);
+  if (!mode) return InvalidArgument("--launch must be per-node, per-slot or auto, got \"" + launch + "\"");
+  YAML::Node root;
+  try {
+    root = YAML::Load(config_yaml);
+  } catch (const YAML::Exception& e) {
+    return InvalidArgument("the config is not valid YAML (line " + std::to_string(e.mark.line + 1) +
+                           "): " + e.msg);
+  }
+  if (!root.IsMap()) return InvalidArgument("the config must be a YAML map");
+  if (root["resources"] && !root["resources"].IsMap())
+    return InvalidArgument("resources must be a map to take --launch");
+  root["resources"]["launch"] = std::string(ToString(*mode));
+  YAML::Emitter out;
+  out << root;
+  return std::string(out.c_str()) + "\n";
+}
+
 int CreateExperiment(CliEnv& env, const CreateOptions& options) {
   std::ifstream in(options.config_path, std::ios::binary);
   if (!in) return env.Fail(InvalidArgument("cannot read the config " + options.config_path));
   std::stringstream config;
   config << in.rdbuf();
+  if (!options.launch.empty()) {
+    // The flag wins over the file's resources.launch, without editing it.
+    auto rewritten = WithLaunchMode(config.str(), options.launch);
+    if (!rewritten.ok()) return env.Fail(rewritten.status());
+    config.str(*rewritten);
+  }
 
   PackOptions pack;
   pack.max_bytes = options.max_model_size;

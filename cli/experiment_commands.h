@@ -14,10 +14,16 @@ struct CreateOptions {
   std::string model_dir;
   bool follow = false;
   bool paused = false;
+  // --launch per-node|per-slot: written into the submitted config's
+  // resources.launch (the file itself is not changed).
+  std::string launch;
   uint64_t max_model_size = kDefaultMaxModelSize;
 };
 
 int CreateExperiment(CliEnv& env, const CreateOptions& options);
+// The config text with resources.launch set to `launch` (per-node, per_node,
+// per-slot, per_slot or auto); kInvalidArgument naming --launch otherwise.
+Result<std::string> WithLaunchMode(const std::string& config_yaml, const std::string& launch);
 int ListExperiments(CliEnv& env, int64_t limit, int64_t offset);
 int DescribeExperiment(CliEnv& env, int64_t id);
 // POST /api/v1/experiments/{id}/{action}; action is pause|activate|kill|archive|unarchive.

@@ -24,7 +24,11 @@ int PreviewSearch(CliEnv& env, const std::string& config_path, std::optional<uin
     nlohmann::json rungs = nlohmann::json::array();
     for (const auto& r : sim->rungs)
       rungs.push_back({{"bracket", r.bracket}, {"rung", r.rung}, {"length", r.length}, {"trials", r.trials}});
+    const bool trial_driven = search::ContractOf(config->searcher) == search::SearcherContract::kTrialDriven;
+    // Under the trial-driven contract lengths are in `unit` (the time metric).
     env.out << nlohmann::json{{"searcher", config->searcher.name},
+                              {"contract", trial_driven ? "trial_driven" : "operations"},
+                              {"unit", config->searcher.time_metric.value_or("batches")},
                               {"trials", sim->trials},
                               {"rungs", rungs},
                               {"total_batches", sim->total_batches},

@@ -105,6 +105,10 @@ int RunCli(std::vector<std::string> args, std::ostream& out, std::ostream& err) 
   create->add_flag("--follow,-f", a.create.follow,
                    "Follow the experiment until it ends (exit 0 only if COMPLETED)");
   create->add_flag("--paused", a.create.paused, "Create it paused (not activated)");
+  create->add_option("--launch", a.create.launch,
+                     "per-node: one process per agent for all its slots (a launcher such as "
+                     "determined.launch starts the workers); per-slot: one per slot. Overrides "
+                     "resources.launch and the pool's default (docs/distributed.md)");
   create->add_option("--max-model-size", a.max_model_size,
                      "Largest model directory to upload, e.g. 64M (default 64 MiB)");
   create->callback([&] { action = [&](CliEnv& env) { return CreateExperiment(env, a.create); }; });

@@ -100,6 +100,9 @@ std::string Encode(const Message& message) {
                       {"master_addr", m.master_addr},
                       {"master_port", m.master_port},
                       {"slot_ids", m.slot_ids},
+                      {"per_node", m.per_node},
+                      {"node_rank", m.node_rank},
+                      {"node_addrs", m.node_addrs},
                       {"slot_type", m.slot_type},
                       {"entrypoint", m.entrypoint},
                       {"hparams", m.hparams_json},
@@ -188,6 +191,9 @@ Result<Message> Decode(const std::string& text) {
       Field(j, "master_addr", m.master_addr, false);
       Field(j, "master_port", m.master_port, false);
       Field(j, "slot_ids", m.slot_ids);
+      Field(j, "per_node", m.per_node, false);
+      Field(j, "node_rank", m.node_rank, false);
+      Field(j, "node_addrs", m.node_addrs, false);
       Field(j, "slot_type", m.slot_type);
       Field(j, "entrypoint", m.entrypoint);
       Field(j, "hparams", m.hparams_json, false);

@@ -63,11 +63,17 @@ struct Start {
   int local_world_size = 1;
   std::string master_addr;  // rank 0's agent address
   int master_port = 0;
-  std::vector<int> slot_ids;                       // slots of this agent given to the allocation
-  std::string slot_type;                           // "cpu" or "cuda"
-  std::string entrypoint;                          // run with /bin/sh -c in the work directory
-  std::string hparams_json;                        // RING_HPARAMS
-  std::string latest_checkpoint;                   // RING_LATEST_CHECKPOINT, empty if none
+  std::vector<int> slot_ids;  // slots of this agent given to the allocation
+  // Per-node launch (docs/distributed.md): this process serves all of this
+  // agent's slots of the allocation and a launcher starts the workers; rank
+  // is then the node's index (NODE_RANK) and world_size counts slots.
+  bool per_node = false;
+  int node_rank = 0;                    // this agent's index among the allocation's agents
+  std::vector<std::string> node_addrs;  // each agent's address, in node order (RING_CONTAINER_ADDRS)
+  std::string slot_type;                // "cpu" or "cuda"
+  std::string entrypoint;               // run with /bin/sh -c in the work directory
+  std::string hparams_json;             // RING_HPARAMS
+  std::string latest_checkpoint;        // RING_LATEST_CHECKPOINT, empty if none
   std::map<std::string, std::string> environment;  // environment.variables
   std::string model_definition_path;               // GET path on the master (tar.gz)
   std::string owner;                               // the Ringmaster user who owns the task

@@ -6,7 +6,7 @@
 namespace ring {
 namespace {
 
-constexpr std::array<std::pair<EndCause, std::string_view>, 11> kEndCauseNames{{
+constexpr std::array<std::pair<EndCause, std::string_view>, 12> kEndCauseNames{{
     {EndCause::kCompleted, "COMPLETED"},
     {EndCause::kFailed, "FAILED"},
     {EndCause::kGangMemberFailed, "GANG_MEMBER_FAILED"},
@@ -18,6 +18,7 @@ constexpr std::array<std::pair<EndCause, std::string_view>, 11> kEndCauseNames{{
     {EndCause::kInvalidHparams, "INVALID_HPARAMS"},
     {EndCause::kExitedEarly, "EXITED_EARLY"},
     {EndCause::kFencedOut, "FENCED_OUT"},
+    {EndCause::kSearcherStopped, "SEARCHER_STOPPED"},
 }};
 
 }  // namespace
@@ -52,6 +53,8 @@ std::string_view Describe(EndCause c) {
       return "exited without completing its searcher operation";
     case EndCause::kFencedOut:
       return "fenced out";
+    case EndCause::kSearcherStopped:
+      return "stopped by the searcher";
   }
   return "unknown";
 }

@@ -18,6 +18,7 @@ enum class EndCause {
   kInvalidHparams,    // the trial said its hyperparameters are invalid
   kExitedEarly,       // exited 0 without completing its searcher operation
   kFencedOut,         // still running after its allocation ended (kill reason only)
+  kSearcherStopped,   // the searcher asked the trial to stop (trial-driven contract); not a failure
 };
 
 std::string_view ToString(EndCause c);  // "COMPLETED", "USER_KILL", ...

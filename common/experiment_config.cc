@@ -124,7 +124,7 @@ void ConfigParser::ParseSearcher(const YAML::Node& node, SearcherConfig& s) {
   w_.RequireMap(node, p);
   w_.CheckKeys(node, p,
                {"name", "metric", "smaller_is_better", "max_trials", "max_length", "max_concurrent_trials",
-                "mode", "divisor", "max_rungs"});
+                "mode", "divisor", "max_rungs", "time_metric", "max_time"});
   const auto name = w_.Required(node, p, "name");
   s.name = w_.String(name, p + ".name");
   if (s.name != "single" && s.name != "grid" && s.name != "random" && s.name != "adaptive_asha")
@@ -135,8 +135,15 @@ void ConfigParser::ParseSearcher(const YAML::Node& node, SearcherConfig& s) {
   if (s.name == "random" || s.name == "adaptive_asha") w_.Required(node, p, "max_trials");
   if (node["max_trials"])
     s.max_trials = w_.Int(node["max_trials"], p + ".max_trials", 1, "a positive integer");
-  s.max_length_batches =
-      Batches(w_.Required(node, p, "max_length"), p + ".max_length", 1, "a positive integer");
+  if (node["time_metric"]) s.time_metric = w_.String(node["time_metric"], p + ".time_metric", true);
+  if (node["max_time"]) s.max_time = w_.Int(node["max_time"], p + ".max_time", 1, "a positive integer");
+  if (s.time_metric && !node["max_time"]) w_.Required(node, p, "max_time");
+  if (node["max_time"] && !s.time_metric) w_.Required(node, p, "time_metric");
+  // Without max_length the trial decides how long to train (the trial-driven
+  // contract); adaptive_asha then needs time_metric and max_time.
+  if (node["max_length"] || (s.name == "adaptive_asha" && !s.time_metric))
+    s.max_length_batches =
+        Batches(w_.Required(node, p, "max_length"), p + ".max_length", 1, "a positive integer");
   if (node["max_concurrent_trials"])
     s.max_concurrent_trials =
         w_.Int(node["max_concurrent_trials"], p + ".max_concurrent_trials", 0, "an integer >= 0");
@@ -158,7 +165,7 @@ void ConfigParser::ParseSearcher(const YAML::Node& node, SearcherConfig& s) {
 void ConfigParser::ParseResources(const YAML::Node& node, ResourcesConfig& r) {
   const std::string p = "resources";
   w_.RequireMap(node, p);
-  w_.CheckKeys(node, p, {"slots_per_trial", "resource_pool", "priority", "weight", "max_slots"});
+  w_.CheckKeys(node, p, {"slots_per_trial", "resource_pool", "priority", "weight", "max_slots", "launch"});
   if (node["slots_per_trial"])
     r.slots_per_trial = w_.Int(node["slots_per_trial"], p + ".slots_per_trial", 1, "a positive integer");
   if (node["resource_pool"]) r.resource_pool = w_.String(node["resource_pool"], p + ".resource_pool", true);
@@ -174,6 +181,13 @@ void ConfigParser::ParseResources(const YAML::Node& node, ResourcesConfig& r) {
       w_.Fail(node["weight"], p + ".weight must be positive, got " + YamlWalker::Show(node["weight"]));
   }
   if (node["max_slots"]) r.max_slots = w_.Int(node["max_slots"], p + ".max_slots", 1, "a positive integer");
+  if (node["launch"]) {
+    const std::string launch = w_.String(node["launch"], p + ".launch");
+    if (auto mode = ParseLaunchMode(launch))
+      r.launch = *mode;
+    else
+      w_.Fail(node["launch"], p + ".launch must be one of auto, per_slot, per_node, got \"" + launch + "\"");
+  }
 }
 
 CheckpointStorageConfig ConfigParser::ParseCheckpointStorage(const YAML::Node& node) {

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/launch_mode.h"
 #include "common/status.h"
 
 namespace ring {
@@ -39,6 +40,11 @@ struct SearcherConfig {
   std::string mode = "standard";      // aggressive | standard | conservative
   double divisor = 4;
   int64_t max_rungs = 5;
+  // Determined 0.38's trial-driven contract (docs/searchers.md): the
+  // validation metric that counts training time, and the top rung in its
+  // units. Both or neither.
+  std::optional<std::string> time_metric;
+  int64_t max_time = 0;
 };
 
 struct ResourcesConfig {
@@ -47,6 +53,7 @@ struct ResourcesConfig {
   int64_t priority = 42;  // lower number = more important (Determined)
   double weight = 1;
   std::optional<int64_t> max_slots;
+  LaunchMode launch = LaunchMode::kAuto;  // resources.launch: auto | per_slot | per_node
 };
 
 struct CheckpointStorageConfig {

@@ -45,6 +45,13 @@ Result<std::vector<PoolSettings>> ParsePools(const std::string& path, const YAML
           else
             return KeyError(path, s.first, "unknown key \"" + at + ".scheduler." + skey + "\"");
         }
+      } else if (key == "launch") {
+        const auto text = kv.second.IsScalar() ? kv.second.as<std::string>() : std::string();
+        auto mode = ParseLaunchMode(text);
+        if (!mode)
+          return KeyError(path, kv.second,
+                          at + ".launch must be one of auto, per_slot, per_node, got \"" + text + "\"");
+        pool.launch = *mode;
       } else if (key == "allowed_users") {
         if (!kv.second.IsSequence())
           return KeyError(path, kv.second, at + ".allowed_users must be a list of user names");

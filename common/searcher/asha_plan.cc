@@ -1,5 +1,7 @@
 #include "common/searcher/asha_plan.h"
 
+#include "common/searcher/searcher.h"
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -41,7 +43,7 @@ std::vector<int> BracketRungs(const std::string& mode, int r) {
 
 int AshaRungs(const SearcherConfig& c) {
   const int limit = static_cast<int>(std::min<int64_t>(c.max_rungs, kMaxAshaRungs + 1));
-  const int by_length = FloorLog(static_cast<double>(c.max_length_batches), c.divisor, limit) + 1;
+  const int by_length = FloorLog(static_cast<double>(PlannedLength(c)), c.divisor, limit) + 1;
   const int by_trials = FloorLog(static_cast<double>(c.max_trials), c.divisor, limit) + 1;
   return std::max(1, std::min({limit, by_length, by_trials}));
 }
@@ -77,12 +79,12 @@ std::vector<AshaBracketPlan> PlanAdaptiveAsha(const SearcherConfig& c) {
     plans[i].max_concurrent_trials = each + (static_cast<int64_t>(i) < remainder ? 1 : 0);
 
   for (auto& plan : plans) {
+    const int64_t max_length = PlannedLength(c);
     for (int k = 0; k < plan.rungs; ++k) {
-      int64_t length = c.max_length_batches;
+      int64_t length = max_length;
       if (k < plan.rungs - 1) {
-        const double scaled =
-            std::floor(static_cast<double>(c.max_length_batches) / Power(d, plan.rungs - 1 - k));
-        length = std::clamp<int64_t>(static_cast<int64_t>(scaled), 1, c.max_length_batches);
+        const double scaled = std::floor(static_cast<double>(max_length) / Power(d, plan.rungs - 1 - k));
+        length = std::clamp<int64_t>(static_cast<int64_t>(scaled), 1, max_length);
       }
       plan.lengths.push_back(length);
     }

@@ -11,7 +11,8 @@
 //   first brackets), or, when 0, max(trials of the last bracket, int(d)) each;
 //   rung k of a bracket of r rungs trains to max(floor(max_length / d^(r-1-k)), 1).
 // The logarithms are computed exactly (the largest k with d^k <= x, by
-// multiplication) rather than with floating-point log.
+// multiplication) rather than with floating-point log. Under the trial-driven
+// contract max_length is max_time, in units of the time metric.
 #include <cstdint>
 #include <vector>
 
@@ -26,7 +27,7 @@ struct AshaBracketPlan {
   int rungs = 1;
   int64_t max_trials = 1;
   int64_t max_concurrent_trials = 1;
-  std::vector<int64_t> lengths;  // batches to train to at each rung, ascending
+  std::vector<int64_t> lengths;  // each rung's length (batches, or time-metric units), ascending
 };
 
 // R above; at most min(max_rungs, kMaxAshaRungs + 1).

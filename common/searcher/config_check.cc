@@ -4,6 +4,7 @@
 
 #include "common/searcher/asha_plan.h"
 #include "common/searcher/hparam_grid.h"
+#include "common/searcher/searcher.h"
 
 namespace ring::search {
 namespace {
@@ -63,7 +64,15 @@ Status CheckSearcherConfig(const SearcherConfig& c, const std::map<std::string, 
   const std::string& name = c.name;
   if (name != "single" && name != "grid" && name != "random" && name != "adaptive_asha")
     return Invalid("searcher.name must be one of single, grid, random, adaptive_asha, got \"" + name + "\"");
-  if (c.max_length_batches < 1)
+  const bool trial_driven = ContractOf(c) == SearcherContract::kTrialDriven;
+  if (c.time_metric && (c.time_metric->empty() || c.max_time < 1))
+    return Invalid("searcher.max_time must be a positive integer with searcher.time_metric, got " +
+                   std::to_string(c.max_time));
+  if (trial_driven && name == "adaptive_asha" && !c.time_metric)
+    return Invalid(
+        "searcher.time_metric and searcher.max_time are required by adaptive_asha without "
+        "searcher.max_length");
+  if (!trial_driven && c.max_length_batches < 1)
     return Invalid("searcher.max_length.batches must be a positive integer, got " +
                    std::to_string(c.max_length_batches));
   if (c.max_concurrent_trials < 0)

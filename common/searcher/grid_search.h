@@ -21,6 +21,7 @@ class GridSearch : public SearchMethod {
   void TrialExitedEarly(SearchContext& ctx, RequestId, ExitReason reason) override;
 
   bool Finished() const override { return next_ >= static_cast<int64_t>(points_.size()); }
+  double PlannedTrials() const override { return static_cast<double>(points_.size()); }
   double PlannedBatches() const override;
 
   nlohmann::json Snapshot() const override;

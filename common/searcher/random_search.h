@@ -25,6 +25,7 @@ class RandomSearch : public SearchMethod {
   void TrialExitedEarly(SearchContext& ctx, RequestId id, ExitReason reason) override;
 
   bool Finished() const override { return gave_up_ || created_ - invalid_ >= max_trials_; }
+  double PlannedTrials() const override { return static_cast<double>(max_trials_); }
   double PlannedBatches() const override;
 
   nlohmann::json Snapshot() const override;

@@ -5,6 +5,7 @@
 #include "common/searcher/grid_search.h"
 #include "common/searcher/random_search.h"
 #include "common/searcher/single_search.h"
+#include "common/searcher/time_asha_search.h"
 
 namespace ring::search {
 
@@ -16,7 +17,7 @@ RequestId SearchContext::Create(nlohmann::json hparams, int64_t seed) {
 
 void SearchContext::TrainTo(RequestId id, int64_t length) {
   TrialEntry* t = trials_.Find(id);
-  if (!t || t->closed) return;
+  if (!t || t->closed || trial_driven_) return;
   t->operation = length;
   t->target = length;
   out_.push_back(search::TrainTo{id, length});
@@ -35,7 +36,11 @@ std::unique_ptr<SearchMethod> MakeSearchMethod(const SearcherConfig& config,
                                                uint64_t seed) {
   if (config.name == "grid") return std::make_unique<GridSearch>(config, space);
   if (config.name == "random") return std::make_unique<RandomSearch>(config, space);
-  if (config.name == "adaptive_asha") return std::make_unique<AdaptiveAshaSearch>(config, space);
+  if (config.name == "adaptive_asha") {
+    if (ContractOf(config) == SearcherContract::kTrialDriven)
+      return std::make_unique<TimeAshaSearch>(config, space);
+    return std::make_unique<AdaptiveAshaSearch>(config, space);
+  }
   return std::make_unique<SingleSearch>(config, space, seed);
 }
 

@@ -23,15 +23,17 @@ namespace ring::search {
 // What a method may do while it handles one event. Lives for that event.
 class SearchContext {
  public:
-  SearchContext(TrialTable& trials, Rng& rng, std::vector<Action>& out, bool& failed)
-      : trials_(trials), rng_(rng), out_(out), failed_(failed) {}
+  SearchContext(TrialTable& trials, Rng& rng, std::vector<Action>& out, bool& failed,
+                bool trial_driven = false)
+      : trials_(trials), rng_(rng), out_(out), failed_(failed), trial_driven_(trial_driven) {}
 
   Rng& rng() { return rng_; }
   const TrialTable& trials() const { return trials_; }
 
   // Decides a new trial; returns its request id.
   RequestId Create(nlohmann::json hparams, int64_t seed);
-  // Gives the trial its next operation (ignored for a closed trial).
+  // Gives the trial its next operation (ignored for a closed trial, and
+  // under the trial-driven contract, where trials get no operations).
   void TrainTo(RequestId id, int64_t length);
   // Decides that the trial gets no more operations (ignored if closed).
   void Close(RequestId id);
@@ -46,6 +48,7 @@ class SearchContext {
   Rng& rng_;
   std::vector<Action>& out_;
   bool& failed_;
+  bool trial_driven_;
 };
 
 class SearchMethod {
@@ -58,6 +61,11 @@ class SearchMethod {
   virtual void ValidationCompleted(SearchContext& ctx, RequestId id, double metric) = 0;
   // A trial the method closed has ended.
   virtual void TrialClosed(SearchContext& ctx, RequestId id) = 0;
+  // Trial-driven contract: a trial ended on its own, exiting 0 (its work is
+  // done) without having been closed; the table already records it closed.
+  virtual void TrialFinished(SearchContext& ctx, RequestId id) { TrialClosed(ctx, id); }
+  // Trial-driven contract: a validation at `time` in time-metric units.
+  virtual void MetricsReported(SearchContext&, RequestId, double /*time*/, double /*metric*/) {}
   // A trial ended before the method closed it; the table already records it.
   virtual void TrialExitedEarly(SearchContext& ctx, RequestId id, ExitReason reason) = 0;
 
@@ -65,6 +73,8 @@ class SearchMethod {
   virtual bool Finished() const = 0;
   // The batches the plan expects to train in all (the denominator of Progress).
   virtual double PlannedBatches() const = 0;
+  // The trials the plan expects (trial-driven progress: ended over these).
+  virtual double PlannedTrials() const { return 1; }
   virtual int Bracket(RequestId) const { return 0; }
 
   virtual nlohmann::json Snapshot() const = 0;

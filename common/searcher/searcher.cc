@@ -9,13 +9,25 @@
 
 namespace ring::search {
 
+SearcherContract ContractOf(const SearcherConfig& config) {
+  return config.time_metric || config.max_length_batches == 0 ? SearcherContract::kTrialDriven
+                                                              : SearcherContract::kOperations;
+}
+
+int64_t PlannedLength(const SearcherConfig& config) {
+  if (ContractOf(config) == SearcherContract::kTrialDriven && config.time_metric) return config.max_time;
+  return config.max_length_batches;
+}
+
 void Searcher::State::Settle(std::vector<Action>& out) {
   if (shutdown || !started || !method->Finished()) return;
   // A finished method trains nothing more: a trial still open without an
-  // operation would otherwise wait forever.
+  // operation would otherwise wait forever. Trial-driven trials have no
+  // operations; they run until they exit or are stopped.
   SearchContext ctx = Context(out);
-  for (const auto& [id, t] : trials.entries())
-    if (!t.closed && !t.operation) ctx.Close(id);
+  if (!trial_driven)
+    for (const auto& [id, t] : trials.entries())
+      if (!t.closed && !t.operation) ctx.Close(id);
   if (trials.live() > 0) return;
   shutdown = true;
   out.push_back(Shutdown{Failed()});
@@ -61,16 +73,36 @@ std::vector<Action> Searcher::ValidationCompleted(RequestId id, double metric, i
   return out;
 }
 
+std::vector<Action> Searcher::MetricsReported(RequestId id, double time, double metric) {
+  std::vector<Action> out;
+  State& s = *state_;
+  const TrialEntry* t = s.trials.Find(id);
+  if (!s.trial_driven || !t || t->closed || t->ended()) return out;
+  SearchContext ctx = s.Context(out);
+  s.method->MetricsReported(ctx, id, time, metric);
+  s.Settle(out);
+  return out;
+}
+
+SearcherContract Searcher::contract() const {
+  return state_->trial_driven ? SearcherContract::kTrialDriven : SearcherContract::kOperations;
+}
+
 std::vector<Action> Searcher::TrialClosed(RequestId id) {
   const TrialEntry* t = state_->trials.Find(id);
   if (!t || t->ended()) return {};
-  // Ending without having been closed is ending early.
-  if (!t->closed) return TrialExitedEarly(id, ExitReason::kCanceled);
-  std::vector<Action> out;
   State& s = *state_;
+  // Ending without having been closed is ending early, unless the trial
+  // decides how long it trains.
+  if (!t->closed && !s.trial_driven) return TrialExitedEarly(id, ExitReason::kCanceled);
+  const bool finished_unasked = !t->closed;
+  std::vector<Action> out;
   s.trials.End(id, TrialEnd::kClosed);
   SearchContext ctx = s.Context(out);
-  s.method->TrialClosed(ctx, id);
+  if (finished_unasked)
+    s.method->TrialFinished(ctx, id);
+  else
+    s.method->TrialClosed(ctx, id);
   s.Settle(out);
   return out;
 }
@@ -108,6 +140,14 @@ bool Searcher::IsShutdown() const {
 double Searcher::Progress(const std::map<RequestId, int64_t>& trained) const {
   const State& s = *state_;
   if (s.shutdown) return 1.0;
+  if (s.trial_driven) {
+    // Trials decide their length: count ended trials over the planned ones.
+    const double planned_trials = s.method->PlannedTrials();
+    if (!(planned_trials > 0)) return 0.0;
+    const auto ended = s.trials.ended(TrialEnd::kClosed) + s.trials.ended(TrialEnd::kErrored) +
+                       s.trials.ended(TrialEnd::kCanceled);
+    return std::min(static_cast<double>(ended) / planned_trials, kMaxProgressBeforeShutdown);
+  }
   const double planned = s.method->PlannedBatches();
   if (!(planned > 0)) return 0.0;
   double done = 0;

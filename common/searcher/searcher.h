@@ -79,6 +79,24 @@ enum class ExitReason {
 std::string_view ToString(ExitReason reason);
 std::optional<ExitReason> ParseExitReason(std::string_view text);
 
+// Which contract an experiment's trials follow (docs/searchers.md).
+enum class SearcherContract {
+  // The trial pulls operations ("train to N batches") and completes each
+  // with the searcher metric at that length.
+  kOperations,
+  // Determined 0.38's: the trial trains as long as it likes and reports
+  // validations that carry the time metric; the searcher stops a trial by
+  // asking it to stop (preemption). A trial that exits 0 on its own is done.
+  kTrialDriven,
+};
+
+// Trial-driven when searcher.time_metric is set or searcher.max_length is
+// absent; operations otherwise.
+SearcherContract ContractOf(const SearcherConfig& config);
+// The length the searcher plans with: max_time under the trial-driven
+// contract when time_metric is set, else max_length in batches (0 when absent).
+int64_t PlannedLength(const SearcherConfig& config);
+
 // Progress stays below this until the search shuts down.
 inline constexpr double kMaxProgressBeforeShutdown = 0.99;
 
@@ -120,13 +138,23 @@ class Searcher {
   // retried or late report changes nothing.
   std::vector<Action> ValidationCompleted(RequestId id, double metric, int64_t length);
   // The trial ended normally after CloseTrial. A trial that ends this way
-  // without a CloseTrial counts as TrialExitedEarly(kCanceled). Ignored for
-  // unknown trials and trials that already ended.
+  // without a CloseTrial counts as TrialExitedEarly(kCanceled) under the
+  // operations contract; under the trial-driven one it finished its work
+  // (closed). Ignored for unknown trials and trials that already ended.
   std::vector<Action> TrialClosed(RequestId id);
   // The trial ended before its operations were done. Ignored for unknown
   // trials and trials that already ended; after CloseTrial it counts as
   // TrialClosed (the trial had done all it was asked).
   std::vector<Action> TrialExitedEarly(RequestId id, ExitReason reason);
+
+  // Trial-driven contract only: the trial reported a validation with its
+  // time metric at `time` and the searcher metric `metric`. adaptive_asha
+  // may answer CloseTrial, which the master carries out by asking the
+  // running trial to stop. Ignored for unknown, closed and ended trials, and
+  // under the operations contract.
+  std::vector<Action> MetricsReported(RequestId id, double time, double metric);
+
+  SearcherContract contract() const;
 
   // The outstanding TrainTo length of a trial, if any.
   std::optional<int64_t> Operation(RequestId id) const;

@@ -15,6 +15,7 @@ Result<Searcher> Searcher::Create(const SearcherConfig& config,
   if (Status s = CheckSearcherConfig(config, space); !s.ok()) return s;
   auto state = std::make_unique<State>();
   state->config = config;
+  state->trial_driven = ContractOf(config) == SearcherContract::kTrialDriven;
   state->method = MakeSearchMethod(config, space, seed);
   state->rng = Rng(seed);
   return Searcher(std::move(state));

@@ -19,9 +19,12 @@ struct Searcher::State {
   TrialTable trials;
   bool started = false;
   bool shutdown = false;
-  bool failed = false;  // the method gave up
+  bool failed = false;        // the method gave up
+  bool trial_driven = false;  // ContractOf(config) == kTrialDriven
 
-  SearchContext Context(std::vector<Action>& out) { return SearchContext(trials, rng, out, failed); }
+  SearchContext Context(std::vector<Action>& out) {
+    return SearchContext(trials, rng, out, failed, trial_driven);
+  }
   // After each event: once the method is finished, closes trials that can
   // get no operation, and shuts down when every trial has ended.
   void Settle(std::vector<Action>& out);

@@ -5,6 +5,8 @@
 #include <set>
 #include <sstream>
 
+#include "common/searcher/asha_plan.h"
+
 namespace ring::search {
 namespace {
 
@@ -35,6 +37,75 @@ std::string WithCommas(int64_t n) {
   return out;
 }
 
+// The trial-driven contract: trials train on their own; an adaptive_asha
+// trial reports a validation at each rung's time of its bracket until it is
+// stopped; other searchers' trials train as long as they like (max_time when
+// set) and exit.
+Simulation SimulateTrialDriven(const SearcherConfig& config, Searcher& searcher, MetricSource& metrics,
+                               int64_t max_events) {
+  const bool asha = config.name == "adaptive_asha";
+  const auto plans = asha ? PlanAdaptiveAsha(config) : std::vector<AshaBracketPlan>{};
+  std::deque<std::pair<RequestId, size_t>> work;  // a trial and the rung it reports at next
+  std::map<RequestId, int64_t> trained;           // time units each trial trained
+  std::map<RequestId, std::set<int64_t>> reached;
+  std::deque<std::vector<Action>> pending;
+  pending.push_back(searcher.Start());
+  auto drain = [&] {
+    while (!pending.empty()) {
+      auto actions = std::move(pending.front());
+      pending.pop_front();
+      for (const auto& action : actions) {
+        if (const auto* create = std::get_if<CreateTrial>(&action)) {
+          const RequestId id = create->request_id;
+          trained[id] = 0;
+          pending.push_back(searcher.TrialCreated(id));
+          if (asha) {
+            work.emplace_back(id, 0);
+          } else {
+            // It trains to its own end (max_time when there is one), then exits 0.
+            trained[id] = config.max_time;
+            if (config.max_time > 0) reached[id].insert(config.max_time);
+            pending.push_back(searcher.TrialClosed(id));
+          }
+        } else if (const auto* close = std::get_if<CloseTrial>(&action)) {
+          pending.push_back(searcher.TrialClosed(close->request_id));  // it stops when asked
+        }
+      }
+    }
+  };
+  drain();
+  int64_t events = 0;
+  while (!work.empty() && events < max_events) {
+    const auto [id, k] = work.front();
+    work.pop_front();
+    if (searcher.Closed(id)) continue;
+    const auto& lengths = plans[static_cast<size_t>(searcher.Bracket(id))].lengths;
+    const int64_t length = lengths[k];
+    trained[id] = length;
+    reached[id].insert(length);
+    ++events;
+    pending.push_back(searcher.MetricsReported(id, static_cast<double>(length), metrics.Next()));
+    drain();
+    if (!searcher.Closed(id) && k + 1 < lengths.size()) work.emplace_back(id, k + 1);
+  }
+  Simulation sim;
+  sim.finished = searcher.IsShutdown();
+  sim.trials = static_cast<int64_t>(trained.size());
+  sim.full_batches = sim.trials * config.max_time;
+  std::map<std::pair<int, int64_t>, int64_t> per_rung;  // (bracket, length) -> trials
+  for (const auto& [id, lengths] : reached)
+    for (int64_t length : lengths) ++per_rung[{searcher.Bracket(id), length}];
+  for (const auto& [id, units] : trained) sim.total_batches += units;
+  int bracket = -1;
+  int rung = 0;
+  for (const auto& [key, trials] : per_rung) {
+    rung = key.first == bracket ? rung + 1 : 0;
+    bracket = key.first;
+    sim.rungs.push_back({key.first, rung, key.second, trials});
+  }
+  return sim;
+}
+
 }  // namespace
 
 Result<Simulation> Simulate(const SearcherConfig& config, const std::map<std::string, Hyperparameter>& space,
@@ -43,6 +114,8 @@ Result<Simulation> Simulate(const SearcherConfig& config, const std::map<std::st
   if (!created.ok()) return created.status();
   Searcher searcher = std::move(created).value();
   MetricSource metrics(seed);
+  if (searcher.contract() == SearcherContract::kTrialDriven)
+    return SimulateTrialDriven(config, searcher, metrics, max_events);
 
   std::deque<TrainTo> work;              // operations in the order they were given
   std::map<RequestId, int64_t> trained;  // batches each trial trained
@@ -100,6 +173,10 @@ Result<Simulation> Simulate(const SearcherConfig& config, const std::map<std::st
 
 std::string FormatSimulation(const SearcherConfig& config, const Simulation& sim) {
   std::ostringstream out;
+  const bool trial_driven = ContractOf(config) == SearcherContract::kTrialDriven;
+  // Lengths are in time-metric units under the trial-driven contract.
+  const std::string unit = config.time_metric.value_or("batches");
+  const int64_t max_length = PlannedLength(config);
   std::set<int> brackets;
   for (const auto& r : sim.rungs) brackets.insert(r.bracket);
   out << "Searcher " << config.name;
@@ -108,23 +185,47 @@ std::string FormatSimulation(const SearcherConfig& config, const Simulation& sim
         << ")";
   out << ": " << sim.trials << (sim.trials == 1 ? " trial" : " trials");
   if (brackets.size() > 1) out << " in " << brackets.size() << " brackets";
-  out << ", max_length " << WithCommas(config.max_length_batches) << " batches\n\n";
-  out << std::left << std::setw(9) << "bracket" << std::setw(6) << "rung" << std::setw(20)
-      << "train to (batches)"
-      << "trials\n";
+  if (trial_driven && config.time_metric)
+    out << ", max_time " << WithCommas(max_length) << " " << unit << " (time_metric " << unit << ")";
+  else if (trial_driven)
+    out << ", no max_length";
+  else
+    out << ", max_length " << WithCommas(max_length) << " batches";
+  out << "\n";
+  if (trial_driven)
+    out << "Contract: trial-driven (the trials report " << (config.time_metric ? unit : "metrics")
+        << " as they train; "
+        << (config.name == "adaptive_asha" ? "trials not kept at a rung are stopped through preemption"
+                                           : "a trial ends when its process exits 0")
+        << ")\n";
+  else
+    out << "Contract: operations (the trials ask for \"train to N batches\" and report at N)\n";
+  out << "\n";
+  if (trial_driven && sim.rungs.empty()) {
+    out << "The trials decide how long they train: " << sim.trials << (sim.trials == 1 ? " trial" : " trials")
+        << ", no lengths to plan.\n";
+    return out.str();
+  }
+  const std::string column = (trial_driven ? "at (" : "train to (") + unit + ")";
+  out << std::left << std::setw(9) << "bracket" << std::setw(6) << "rung"
+      << std::setw(static_cast<int>(std::max<size_t>(20, column.size() + 2))) << column << "trials\n";
   for (const auto& r : sim.rungs)
-    out << std::left << std::setw(9) << r.bracket << std::setw(6) << r.rung << std::setw(20)
-        << WithCommas(r.length) << r.trials << '\n';
-  out << "\nTotal: " << WithCommas(sim.total_batches) << " batches";
+    out << std::left << std::setw(9) << r.bracket << std::setw(6) << r.rung
+        << std::setw(static_cast<int>(std::max<size_t>(20, column.size() + 2))) << WithCommas(r.length)
+        << r.trials << '\n';
+  out << "\nTotal: " << WithCommas(sim.total_batches) << " " << unit;
   if (sim.full_batches > 0) {
     out << ", " << std::fixed << std::setprecision(1)
         << 100.0 * static_cast<double>(sim.total_batches) / static_cast<double>(sim.full_batches)
-        << "% of training all " << sim.trials << " trials to " << WithCommas(config.max_length_batches)
-        << " batches (" << WithCommas(sim.full_batches) << " batches)";
+        << "% of training all " << sim.trials << " trials to " << WithCommas(max_length) << " " << unit
+        << " (" << WithCommas(sim.full_batches) << " " << unit << ")";
   }
   out << ".\n";
   if (!sim.finished) out << "The simulation stopped before the search ended (too many operations).\n";
-  if (config.name == "adaptive_asha")
+  if (config.name == "adaptive_asha" && trial_driven)
+    out << "Simulated with random validation metrics: a real search stops trials by the metrics they "
+           "report,\nso its counts above rung 0 vary around these.\n";
+  else if (config.name == "adaptive_asha")
     out << "Simulated with random validation metrics: a real search promotes by the metrics its trials "
            "report,\n"
            "so its counts above rung 0 vary around these.\n";

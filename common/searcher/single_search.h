@@ -17,6 +17,7 @@ class SingleSearch : public SearchMethod {
   void TrialExitedEarly(SearchContext&, RequestId, ExitReason) override {}
 
   bool Finished() const override { return created_; }
+  double PlannedTrials() const override { return 1; }
   double PlannedBatches() const override { return static_cast<double>(max_length_); }
 
   nlohmann::json Snapshot() const override;

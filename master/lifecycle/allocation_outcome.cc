@@ -59,6 +59,8 @@ Outcome DecideOutcome(const OutcomeFacts& f) {
   if (Canceled(f)) return Becomes("F1", RunState::kCanceled, SearchNotice::kCanceled);
   if (f.cause == EndCause::kInvalidHparams)
     return Becomes("F2", RunState::kError, SearchNotice::kInvalidHparams);
+  if (f.cause == EndCause::kSearcherStopped)
+    return Becomes("F14", RunState::kCompleted, SearchNotice::kClosed);
   if (FinishedWork(f)) return ByVerdict(f);
   if (f.experiment_state == RunState::kPaused || f.cause == EndCause::kPaused)
     return Becomes("F8", RunState::kPaused, SearchNotice::kNone);

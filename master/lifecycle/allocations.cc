@@ -88,8 +88,9 @@ void Allocations::End(const std::string& allocation_id, EndCause cause, const st
   }
   if (alloc.failure_code)
     alloc.record.exit_code = alloc.failure_code;
-  else if (cause == EndCause::kCompleted)
-    alloc.record.exit_code = 0;
+  else if (cause == EndCause::kCompleted ||
+           (cause == EndCause::kSearcherStopped && !alloc.exited_ranks.empty()))
+    alloc.record.exit_code = 0;  // every rank exited 0
   alloc.record.ended_at = NowRfc3339();
   Write(alloc.record);
   spdlog::info("[allocations] allocation {} of trial {} terminated: {} ({})", allocation_id, alloc.trial_id(),

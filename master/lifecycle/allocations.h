@@ -34,7 +34,11 @@ struct LiveAllocation {
   std::string pool;
   // In rank order; empty while PENDING.
   const std::vector<Placement>& placements() const { return record.placements; }
-  int world_size = 0;
+  int world_size = 0;  // slots
+  // Processes the agents start: world_size under per-slot launch, one per
+  // agent under per-node launch. Its ranks (0..processes-1) report exits.
+  int processes = 0;
+  int process_count() const { return processes > 0 ? processes : world_size; }
   std::set<int> exited_ranks;
   std::optional<int> failure_code;            // first non-zero exit of any rank
   std::string failure_detail;                 // "rank 1 exited with code 3"
@@ -69,8 +73,8 @@ class Allocations {
   // Records the end (the cause and its detail for people), frees everything
   // it held and hands it to the ended handler.
   void End(const std::string& allocation_id, EndCause cause, const std::string& detail);
-  // Asks a running allocation to checkpoint and exit (kPaused or
-  // kPreempted); it is killed when still running after `timeout`.
+  // Asks a running allocation to checkpoint and exit (kPaused, kPreempted
+  // or kSearcherStopped); it is killed when still running after `timeout`.
   void RequestPreemption(LiveAllocation& alloc, EndCause why, SteadyTime now, std::chrono::seconds timeout);
   // Rebuilds the table from the store after a master restart; placed
   // allocations' nodes have until `deadline` to come back.

@@ -87,6 +87,8 @@ Status Lifecycle::Recover(SteadyTime now) {
     return config ? config->resources.resource_pool : std::string("default");
   };
   if (Status s = allocations_.Recover(pool_of, deadline); !s.ok()) return s;
+  for (auto& [id, alloc] : allocations_.live())
+    if (!alloc.pending()) alloc.processes = scheduling_.ProcessCount(alloc);
   // Allocations of paused experiments were asked to stop before the restart.
   for (auto& [id, alloc] : allocations_.live()) {
     auto exp = store_.GetExperiment(alloc.experiment_id);

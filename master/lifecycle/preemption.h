@@ -1,8 +1,8 @@
 #pragma once
 // A running allocation asked to checkpoint and exit: by a pause (the trial
-// then waits for activate) or by the scheduler or an operator (it goes back
-// to the queue). The trial sees the request through its preemption long
-// poll and acknowledges it; one still running at the deadline is killed.
+// then waits for activate), by the scheduler or an operator (it goes back
+// to the queue), or by the searcher (trial-driven contract: it is done). The trial sees the request through
+// its preemption long poll and acknowledges it; one still running at the deadline is killed.
 #include <chrono>
 #include <optional>
 
@@ -23,7 +23,7 @@ class Preemption {
   void Acknowledge() { acknowledged_ = true; }
   bool requested() const { return cause_.has_value(); }
   bool acknowledged() const { return acknowledged_; }
-  // kPaused or kPreempted, once requested.
+  // kPaused, kPreempted or kSearcherStopped, once requested.
   std::optional<EndCause> cause() const { return cause_; }
   bool Overdue(Time now) const { return deadline_ && now >= *deadline_; }
 

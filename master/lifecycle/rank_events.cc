@@ -62,12 +62,19 @@ void RankEvents::OnRankState(const std::string& node, const proto::StateChange& 
         alloc.failure_code = change.exit_code.value_or(128 + change.signal.value_or(0));
         alloc.failure_detail = "rank " + std::to_string(change.rank) + " " + DescribeExit(change);
         // One failed rank ends the whole gang.
-        if (!alloc.stop_cause && alloc.world_size > 1) allocations_.Stop(alloc, EndCause::kGangMemberFailed);
+        if (!alloc.stop_cause && alloc.process_count() > 1)
+          allocations_.Stop(alloc, EndCause::kGangMemberFailed);
       }
-      if (static_cast<int>(alloc.exited_ranks.size()) < alloc.world_size) break;
+      if (static_cast<int>(alloc.exited_ranks.size()) < alloc.process_count()) break;
       // The master's own reason to stop it comes first; then the first failure.
       if (alloc.stop_cause && *alloc.stop_cause != EndCause::kGangMemberFailed)
         allocations_.End(rec.id, *alloc.stop_cause, std::string(Describe(*alloc.stop_cause)));
+      else if (alloc.preemption.cause() == EndCause::kSearcherStopped)
+        // Asked to stop by the searcher: its work is over however it exited.
+        allocations_.End(rec.id, EndCause::kSearcherStopped,
+                         alloc.failure_code
+                             ? std::string(Describe(EndCause::kSearcherStopped)) + "; " + alloc.failure_detail
+                             : std::string(Describe(EndCause::kSearcherStopped)));
       else if (alloc.failure_code)
         allocations_.End(rec.id, EndCause::kFailed, alloc.failure_detail);
       else

@@ -138,6 +138,8 @@ void SchedulingDriver::Launch(LiveAllocation& alloc, const Assignment& assignmen
   spec->token = *token;
   spec->placements = alloc.placements();
   spec->master_port = alloc.master_port;
+  alloc.processes =
+      spec->launch == LaunchMode::kPerNode ? static_cast<int>(spec->placements.size()) : alloc.world_size;
   rm_.Launch(*spec);
 }
 
@@ -154,6 +156,21 @@ Status SchedulingDriver::AddOwner(int64_t task_id, LaunchSpec& spec) {
   return Status::Ok();
 }
 
+LaunchMode SchedulingDriver::LaunchModeOf(int64_t experiment_id, const std::string& pool) const {
+  const ExperimentConfig* config = settings_.Config(experiment_id);
+  if (!config) return LaunchMode::kPerSlot;
+  LaunchMode pool_default = LaunchMode::kAuto;
+  for (const auto& p : pools_)
+    if (p.name == pool) pool_default = p.launch;
+  return ResolveLaunchMode(config->resources.launch, pool_default, config->entrypoint);
+}
+
+int SchedulingDriver::ProcessCount(const LiveAllocation& alloc) const {
+  return LaunchModeOf(alloc.experiment_id, alloc.pool) == LaunchMode::kPerNode
+             ? static_cast<int>(alloc.placements().size())
+             : alloc.world_size;
+}
+
 Result<LaunchSpec> SchedulingDriver::SpecFor(const LiveAllocation& alloc) {
   auto trial = trials_.Get(alloc.trial_id());
   if (!trial.ok()) return trial.status();
@@ -165,6 +182,7 @@ Result<LaunchSpec> SchedulingDriver::SpecFor(const LiveAllocation& alloc) {
   spec.trial_id = alloc.trial_id();
   spec.experiment_id = alloc.experiment_id;
   spec.world_size = alloc.world_size;
+  spec.launch = LaunchModeOf(alloc.experiment_id, alloc.pool);
   spec.entrypoint = config->entrypoint;
   spec.hparams_json = trial->hparams_json;
   spec.environment = config->environment_variables;
@@ -187,6 +205,12 @@ Result<LaunchSpec> SchedulingDriver::SpecFor(const LiveAllocation& alloc) {
       std::to_string(config->min_validation_period_batches);
   spec.environment["RING_MAX_LENGTH_BATCHES"] = std::to_string(config->searcher.max_length_batches);
   spec.environment["RING_SEARCHER_METRIC"] = config->searcher.metric;
+  // Trial-driven contract (docs/searchers.md): the trial reports this metric
+  // in its validations and may train up to max_time of it.
+  if (config->searcher.time_metric) {
+    spec.environment["RING_SEARCHER_TIME_METRIC"] = *config->searcher.time_metric;
+    spec.environment["RING_SEARCHER_MAX_TIME"] = std::to_string(config->searcher.max_time);
+  }
   spec.environment["RING_TRIAL_SEED"] = std::to_string(trial->seed);
   spec.model_definition_path = "/api/v1/allocations/" + alloc.record.id + "/model_definition";
   // Every task runs as its owner: the agent switches to the owner's linked

@@ -55,6 +55,12 @@ class SchedulingDriver {
   // the last pass, each with its reason.
   std::vector<JobRow> Jobs();
   const std::vector<PoolSettings>& pools() const { return pools_; }
+  // How an experiment's allocations in `pool` start their processes:
+  // resources.launch, else the pool's default, else the entrypoint rule
+  // (`ring experiment create --launch` writes resources.launch).
+  LaunchMode LaunchModeOf(int64_t experiment_id, const std::string& pool) const;
+  // The processes a placed allocation runs (its ranks that report exits).
+  int ProcessCount(const LiveAllocation& alloc) const;
 
  private:
   void Pass(const std::string& pool, SteadyTime now);

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <random>
 #include <set>
+#include <utility>
 
 #include <spdlog/spdlog.h>
 
@@ -119,6 +120,10 @@ void Searches::Run(int64_t experiment_id, Event event) {
     for (const auto& action : actions) Apply(experiment_id, action, queue);
   }
   Publish(experiment_id);
+  // Ending an allocation tells the searcher again (a nested Run): only now.
+  for (auto pending = std::exchange(stop_after_run_, {}); const auto& id : pending)
+    if (LiveAllocation* alloc = allocations_.Find(id); alloc && alloc->pending())
+      allocations_.Stop(*alloc, EndCause::kSearcherStopped);
   UpdateProgress(experiment_id);
   if (on_settled_) on_settled_(experiment_id);
 }
@@ -145,25 +150,21 @@ void Searches::Apply(int64_t experiment_id, const search::Action& action, std::d
     if (!trial.ok() || IsTerminal(trial->state)) return std::nullopt;
     return *trial;
   };
+  const bool trial_driven = search.searcher.contract() == search::SearcherContract::kTrialDriven;
   if (const auto* train = std::get_if<search::TrainTo>(&action)) {
-    auto trial = trial_for(train->request_id);
-    auto exp = store_.GetExperiment(experiment_id);
     // A running trial asks for its operation itself; a waiting one restarts
     // from its latest checkpoint.
-    if (!trial || allocations_.TrialHasLive(trial->id) || !exp.ok() || exp->state != RunState::kActive)
-      return;
-    const ExperimentConfig* config = settings_.Config(experiment_id);
-    if (!config) return;
-    if (Status s = trials_.Transition(*trial, RunState::kActive); !s.ok()) {
-      spdlog::error("[searcher] trial {}: {}", trial->id, s.message());
-      return;
-    }
-    if (Status s = allocations_.Queue(*trial, config->resources.resource_pool,
-                                      static_cast<int>(config->resources.slots_per_trial));
-        !s.ok())
-      spdlog::error("[searcher] trial {}: cannot queue: {}", trial->id, s.message());
+    if (auto trial = trial_for(train->request_id)) QueueTrial(experiment_id, *trial);
+  } else if (const auto* create = std::get_if<search::CreateTrial>(&action)) {
+    // Trial-driven trials get no operation: each new trial starts at once.
+    if (!trial_driven) return;
+    if (auto trial = trial_for(create->request_id)) QueueTrial(experiment_id, *trial);
   } else if (const auto* close = std::get_if<search::CloseTrial>(&action)) {
     auto trial = trial_for(close->request_id);
+    if (trial && trial_driven && allocations_.TrialHasLive(trial->id)) {
+      StopForSearcher(trial->id);  // it ends SEARCHER_STOPPED (F14)
+      return;
+    }
     if (!trial || allocations_.TrialHasLive(trial->id))
       return;  // it ends when it asks for its next operation
     if (Status s = trials_.Transition(*trial, RunState::kCompleted); !s.ok()) {
@@ -173,6 +174,44 @@ void Searches::Apply(int64_t experiment_id, const search::Action& action, std::d
     const auto request = close->request_id;
     follow_ups.push_back([request](search::Searcher& s) { return s.TrialClosed(request); });
   }
+}
+
+void Searches::QueueTrial(int64_t experiment_id, const TrialRecord& trial_in) {
+  auto exp = store_.GetExperiment(experiment_id);
+  const ExperimentConfig* config = settings_.Config(experiment_id);
+  if (allocations_.TrialHasLive(trial_in.id) || !exp.ok() || exp->state != RunState::kActive || !config)
+    return;
+  TrialRecord trial = trial_in;
+  if (Status s = trials_.Transition(trial, RunState::kActive); !s.ok()) {
+    spdlog::error("[searcher] trial {}: {}", trial.id, s.message());
+    return;
+  }
+  if (Status s = allocations_.Queue(trial, config->resources.resource_pool,
+                                    static_cast<int>(config->resources.slots_per_trial));
+      !s.ok())
+    spdlog::error("[searcher] trial {}: cannot queue: {}", trial.id, s.message());
+}
+
+void Searches::StopForSearcher(int64_t trial_id) {
+  for (auto& [id, alloc] : allocations_.live()) {
+    if (alloc.record.trial_id != trial_id) continue;
+    if (alloc.pending()) {
+      stop_after_run_.push_back(id);
+      continue;
+    }
+    const ExperimentConfig* config = settings_.Config(alloc.experiment_id);
+    allocations_.RequestPreemption(alloc, EndCause::kSearcherStopped, std::chrono::steady_clock::now(),
+                                   std::chrono::seconds(config ? config->preemption_timeout_s : 3600));
+  }
+}
+
+void Searches::Reported(int64_t experiment_id, int64_t trial_id, double time, double metric) {
+  ExperimentSearch* search = Find(experiment_id);
+  if (!search || search->searcher.contract() != search::SearcherContract::kTrialDriven) return;
+  auto it = search->request_of.find(trial_id);
+  if (it == search->request_of.end()) return;
+  const auto id = it->second;
+  Run(experiment_id, [id, time, metric](search::Searcher& s) { return s.MetricsReported(id, time, metric); });
 }
 
 void Searches::Reconcile(int64_t experiment_id) {
@@ -208,6 +247,8 @@ void Searches::Reconcile(int64_t experiment_id) {
       Apply(experiment_id, search::TrainTo{request, *length}, follow_ups);
     else if (search->searcher.Closed(request))
       Apply(experiment_id, search::CloseTrial{request}, follow_ups);
+    else if (search->searcher.contract() == search::SearcherContract::kTrialDriven)
+      QueueTrial(experiment_id, t);  // trial-driven: runs until it exits or is stopped
     for (auto& e : follow_ups) Run(experiment_id, std::move(e));
   }
   if (on_settled_) on_settled_(experiment_id);
@@ -295,6 +336,8 @@ SearcherVerdict Searches::Verdict(const TrialRecord& trial, const LiveAllocation
   auto request = search->request_of.find(trial.id);
   if (request == search->request_of.end()) return SearcherVerdict::kClosed;
   const auto id = request->second;
+  // Trial-driven: exiting 0 on its own is how a trial says its work is done.
+  if (search->searcher.contract() == search::SearcherContract::kTrialDriven) return SearcherVerdict::kClosed;
   auto length = search->searcher.Operation(id);
   if (length && !alloc.told_done) {
     // It never asked for operations (a plain training loop): its validation

@@ -1,10 +1,13 @@
 #pragma once
 // Search coordination: each experiment's searcher, which trial each of its
 // requests became, and the trials' searcher operations. Each event (start,
-// an operation completed, a trial ended) runs the searcher; the trials its
-// decisions create are written with its new snapshot in one transaction,
-// and only then acted on: allocations queued for operations, closed trials
-// that are not running completed. Used on the lifecycle's executor only.
+// an operation completed, a validation reported, a trial ended) runs the
+// searcher; the trials its decisions create are written with its new
+// snapshot in one transaction, and only then acted on: allocations queued
+// for operations (or, under the trial-driven contract, for every new
+// trial), closed trials that are not running completed, and, under the
+// trial-driven contract, closed trials that are running asked to stop
+// (EndCause::kSearcherStopped). Used on the lifecycle's executor only.
 #include <deque>
 #include <functional>
 #include <map>
@@ -60,6 +63,10 @@ class Searches {
   SearcherVerdict Verdict(const TrialRecord& trial, const LiveAllocation& alloc);
   // Tells the searcher a trial ended (closed, or exited early).
   void Notify(int64_t experiment_id, int64_t trial_id, SearchNotice notice);
+  // Trial-driven contract: the trial reported a validation whose metrics
+  // hold the time metric (`time`) and the searcher metric. Ignored under the
+  // operations contract.
+  void Reported(int64_t experiment_id, int64_t trial_id, double time, double metric);
 
  private:
   void Run(int64_t experiment_id, Event event);
@@ -67,6 +74,11 @@ class Searches {
   // its searcher is not loaded).
   void Publish(int64_t experiment_id);
   void Apply(int64_t experiment_id, const search::Action& action, std::deque<Event>& follow_ups);
+  // Queues a trial that has nothing running (active experiments only).
+  void QueueTrial(int64_t experiment_id, const TrialRecord& trial);
+  // Trial-driven: asks the trial's running allocation to stop, or stops its
+  // queued one (after the current Run, which it may re-enter).
+  void StopForSearcher(int64_t trial_id);
   std::optional<double> StoredMetric(int64_t trial_id, int64_t length, const ExperimentConfig& config);
 
   Store& store_;
@@ -75,6 +87,7 @@ class Searches {
   Allocations& allocations_;
   SettledHandler on_settled_;
   std::map<int64_t, ExperimentSearch> searches_;  // by experiment id
+  std::vector<std::string> stop_after_run_;       // queued allocations the searcher stopped
   TrialOperationsView operations_view_;           // what searches_ says, for other threads
 };
 

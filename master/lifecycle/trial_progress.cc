@@ -5,6 +5,26 @@
 
 namespace ring {
 
+void TrialProgress::ReportToSearcher(int64_t trial_id, int64_t experiment_id, const ExperimentConfig& config,
+                                     const std::vector<MetricReport>& reports) {
+  if (search::ContractOf(config.searcher) != search::SearcherContract::kTrialDriven) return;
+  const std::string time_metric = config.searcher.time_metric.value_or("batches");
+  for (const auto& r : reports) {
+    if (r.kind != MetricKind::kValidation) continue;
+    auto metrics = nlohmann::json::parse(r.metrics_json, nullptr, false);
+    if (!metrics.is_object()) continue;
+    auto v = metrics.find(config.searcher.metric);
+    if (v == metrics.end() || !v->is_number() || !std::isfinite(v->get<double>())) continue;
+    // Ranked by the time metric in the metrics, or by the report's batches
+    // when the time metric is batches and the metrics leave it out.
+    auto t = metrics.find(time_metric);
+    if (t != metrics.end() && t->is_number() && std::isfinite(t->get<double>()))
+      searches_.Reported(experiment_id, trial_id, t->get<double>(), v->get<double>());
+    else if (time_metric == "batches")
+      searches_.Reported(experiment_id, trial_id, static_cast<double>(r.batches), v->get<double>());
+  }
+}
+
 Status TrialProgress::Record(int64_t trial_id, int64_t experiment_id,
                              const std::vector<MetricReport>& reports) {
   int64_t trained = -1;
@@ -13,9 +33,12 @@ Status TrialProgress::Record(int64_t trial_id, int64_t experiment_id,
     if (r.kind == MetricKind::kTraining) trained = std::max(trained, r.batches);
     validated |= r.kind == MetricKind::kValidation;
   }
-  auto trial = trials_.Get(trial_id);
   const ExperimentConfig* config = settings_.Config(experiment_id);
-  if (!trial.ok() || !config) return Status::Ok();
+  if (!config) return Status::Ok();
+  // First the searcher, which may stop the trial; the trial is read after.
+  if (validated) ReportToSearcher(trial_id, experiment_id, *config, reports);
+  auto trial = trials_.Get(trial_id);
+  if (!trial.ok()) return Status::Ok();
   // AddMetrics raised the trial's total batches; the experiment's progress
   // moves with them (a later report's call does it if that one went further).
   if (trained >= 0 && trial->total_batches == trained) searches_.UpdateProgress(experiment_id);

@@ -1,8 +1,9 @@
 #pragma once
-// What a trial's stored metric reports move: the experiment's progress and
-// the trial's and experiment's best validation of the searcher metric, each
-// written only when it moved. Used on the lifecycle's executor only, after
-// the reports themselves were committed (off it, in a group commit).
+// What a trial's stored metric reports move: the experiment's progress, the
+// trial's and experiment's best validation of the searcher metric, each
+// written only when it moved, and, under the trial-driven searcher
+// contract, the searcher's decisions (it ranks validations by time metric). Used on the lifecycle's executor
+// only, after the reports themselves were committed (off it, in a group commit).
 #include <vector>
 
 #include "master/lifecycle/experiment_settings.h"
@@ -18,6 +19,11 @@ class TrialProgress {
   Status Record(int64_t trial_id, int64_t experiment_id, const std::vector<MetricReport>& reports);
 
  private:
+  // Trial-driven contract: each validation with the searcher metric goes to
+  // the searcher with its time metric (docs/searchers.md).
+  void ReportToSearcher(int64_t trial_id, int64_t experiment_id, const ExperimentConfig& config,
+                        const std::vector<MetricReport>& reports);
+
   Store& store_;
   ExperimentSettings& settings_;
   Trials& trials_;

@@ -13,6 +13,7 @@
 
 #include "common/agent_protocol.h"
 #include "common/end_cause.h"
+#include "common/launch_mode.h"
 #include "master/scheduler/scheduler.h"
 
 namespace ring {
@@ -29,6 +30,8 @@ struct LaunchSpec {
   int64_t experiment_id = 0;
   std::vector<Placement> placements;
   int world_size = 1;
+  // Resolved (never kAuto): one process per slot, or one per agent.
+  LaunchMode launch = LaunchMode::kPerSlot;
   int master_port = 0;
   std::string entrypoint;
   std::string hparams_json;

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "common/launch_mode.h"
+
 namespace ring {
 
 struct PoolSettings {
@@ -15,6 +17,10 @@ struct PoolSettings {
   std::string fitting_policy = "best";  // best (pack) | worst (spread)
   // Who may submit to the pool: these users and every admin. Empty: anyone.
   std::vector<std::string> allowed_users;
+  // How experiments that leave resources.launch at auto start their
+  // processes here (master.yaml resource_pools[].launch); kAuto: by the
+  // entrypoint rule (docs/distributed.md).
+  LaunchMode launch = LaunchMode::kAuto;
 };
 
 // Whether `username` (an admin when `admin`) may submit work to `pool`.

@@ -5,6 +5,8 @@
 #                             its files (skips when not root)
 #   fault_tolerance_e2e_test  kill -9 and SIGSTOP while the quadratic trial trains; same result
 #   search_e2e_test           every searcher's example config; ASHA; kill -9 of the master mid-search
+#   trial_driven_e2e_test     adaptive_asha with time_metric stops trials through preemption
+#   per_node_launch_e2e_test  per-node launch: one process per agent starts its own workers
 #   scheduling_e2e_test       fair share (weights 1 and 3) on 4 CPU slots
 #   svm_e2e_test              the svm example, two ranks on two agents (skips without python3-sklearn)
 #   digits_pytorch_e2e_test   the digits-pytorch example (skips when /usr/bin/python3 has no
@@ -33,12 +35,14 @@ ring_add_test(e2e_tests LABEL e2e TIMEOUT 300
     e2e/determined_core_api_e2e_test.cc
     e2e/digits_pytorch_e2e_test.cc
     e2e/fault_tolerance_e2e_test.cc
+    e2e/per_node_launch_e2e_test.cc
     e2e/quadratic_e2e_test.cc
     e2e/run_as_owner_e2e_test.cc
     e2e/scheduling_e2e_test.cc
     e2e/search_e2e_test.cc
     e2e/svm_e2e_test.cc
     e2e/torchrun_script_e2e_test.cc
+    e2e/trial_driven_e2e_test.cc
   LIBS ring_test_support ring_common)
 target_compile_definitions(e2e_tests PRIVATE RING_HAVE_TORCH=${ring_have_torch})
 add_dependencies(e2e_tests ringmaster ringagent ring quadratic_model quadratic_trial svm_model)

@@ -247,15 +247,25 @@ void AgentRm::Launch(const LaunchSpec& spec) {
   // Placements are in rank order: rank 0 runs on the first.
   const AgentEntry* chief = registry_.Find(spec.placements.front().agent_id);
   const std::string master_addr = chief && !chief->address.empty() ? chief->address : "127.0.0.1";
-  int rank = 0;
+  // Each agent's address in node order (RING_CONTAINER_ADDRS).
+  std::vector<std::string> node_addrs;
   for (const auto& p : spec.placements) {
-    registry_.PlaceRanks(p.agent_id, spec.allocation_id, rank, static_cast<int>(p.slot_ids.size()), false);
+    const AgentEntry* agent = registry_.Find(p.agent_id);
+    node_addrs.push_back(agent && !agent->address.empty() ? agent->address : "127.0.0.1");
+  }
+  const bool per_node = spec.launch == LaunchMode::kPerNode;
+  int rank = 0;
+  for (size_t node = 0; node < spec.placements.size(); ++node) {
+    const auto& p = spec.placements[node];
+    // Per node, one process (rank = the node's index) serves all its slots.
+    const int processes = per_node ? 1 : static_cast<int>(p.slot_ids.size());
+    registry_.PlaceRanks(p.agent_id, spec.allocation_id, rank, processes, false);
     AgentEntry* agent = registry_.Find(p.agent_id);
     if (!agent || !agent->channel) {
-      rank += static_cast<int>(p.slot_ids.size());  // its ranks keep their numbers; it reports them lost
+      rank += processes;  // its ranks keep their numbers; it reports them lost
       continue;
     }
-    for (size_t local = 0; local < p.slot_ids.size(); ++local, ++rank) {
+    for (size_t local = 0; local < static_cast<size_t>(processes); ++local, ++rank) {
       proto::Start start;
       start.allocation_id = spec.allocation_id;
       start.allocation_token = spec.token;
@@ -267,7 +277,10 @@ void AgentRm::Launch(const LaunchSpec& spec) {
       start.local_world_size = static_cast<int>(p.slot_ids.size());
       start.master_addr = master_addr;
       start.master_port = spec.master_port;
-      start.slot_ids = {p.slot_ids[local]};
+      start.slot_ids = per_node ? p.slot_ids : std::vector<int>{p.slot_ids[local]};
+      start.per_node = per_node;
+      start.node_rank = static_cast<int>(node);
+      start.node_addrs = node_addrs;
       start.slot_type = agent->slots.empty() ? "cpu" : agent->slots.front().type;
       start.entrypoint = spec.entrypoint;
       start.hparams_json = spec.hparams_json;
@@ -278,8 +291,8 @@ void AgentRm::Launch(const LaunchSpec& spec) {
       start.run_as = spec.run_as;
       agent->channel->Send(proto::Encode(start));
     }
-    spdlog::info("[agentrm] allocation {} started on agent {} slots {}", spec.allocation_id, p.agent_id,
-                 nlohmann::json(p.slot_ids).dump());
+    spdlog::info("[agentrm] allocation {} started on agent {} slots {}{}", spec.allocation_id, p.agent_id,
+                 nlohmann::json(p.slot_ids).dump(), per_node ? " (one process for the node)" : "");
   }
 }
 

@@ -209,6 +209,52 @@ TEST_F(AgentAllocationRunnerTest, RunsToCompletionWithTheRightStatesAndCleansUp)
   EXPECT_EQ(exited.rank, 1);
 }
 
+TEST_F(AgentAllocationRunnerTest, PerNodeStartRunsOneProcessForAllItsSlots) {
+  // The second node of a per-node allocation of 4 slots on 2 agents: one
+  // Start for both slots here, one process, reported as rank 1 (the node).
+  FakeProcessLauncher launcher;
+  auto& sup = Supervisor(launcher);
+  proto::Start start = MakeStart("pn", 1);
+  start.per_node = true;
+  start.node_rank = 1;
+  start.world_size = 4;
+  start.local_rank = 0;
+  start.local_world_size = 2;
+  start.slot_ids = {0, 1};
+  start.node_addrs = {"10.9.9.9", "10.1.2.3"};
+  sup.HandleStart(start);
+  const int64_t pid = WaitLaunched(launcher);
+  ASSERT_TRUE(sink_.WaitFor([](const auto& m) { return m.size() >= 2; }));
+  ASSERT_EQ(launcher.launched().size(), 1u);
+  const auto env = launcher.launched()[0].spec.env;
+  auto has = [&](const std::string& entry) { return std::find(env.begin(), env.end(), entry) != env.end(); };
+  EXPECT_TRUE(has("NODE_RANK=1"));
+  EXPECT_TRUE(has("NNODES=2"));
+  EXPECT_TRUE(has("WORLD_SIZE=4"));
+  EXPECT_TRUE(has("LOCAL_WORLD_SIZE=2"));
+  EXPECT_TRUE(has("RING_SLOT_IDS=0,1"));
+  EXPECT_TRUE(has("RING_CONTAINER_ADDRS=10.9.9.9,10.1.2.3"));
+  EXPECT_TRUE(has("RING_CONTAINER_RANK=1"));
+  EXPECT_EQ(
+      std::count_if(env.begin(), env.end(), [](const std::string& e) { return e.rfind("RANK=", 0) == 0; }),
+      0);
+  EXPECT_EQ(launcher.launched()[0].spec.cwd, (root_ / "pn.r1").string());
+  auto running = sup.Running();
+  ASSERT_EQ(running.size(), 1u);
+  EXPECT_EQ(running[0].rank, 1);
+
+  launcher.EmitLine(pid, OutputStream::kStdout, "node line");
+  launcher.Exit(pid, ExitStatus{0, std::nullopt});
+  ASSERT_TRUE(sink_.WaitFor([](const auto& m) { return HasExited(m, "pn"); }));
+  ASSERT_TRUE(WaitUntil([&] { return sup.active() == 0; }));
+  auto logs = sink_.logs();
+  ASSERT_FALSE(logs.empty());
+  EXPECT_EQ(logs[0].rank, 1);
+  EXPECT_EQ(StatesOf(sink_.states()), (std::vector<PS>{PS::kStarting, PS::kRunning, PS::kExited}));
+  EXPECT_EQ(sink_.states().back().rank, 1);
+  EXPECT_EQ(sink_.states().back().exit_code, 0);
+}
+
 TEST_F(AgentAllocationRunnerTest, OneHundredLinesAreSentAtOnce) {
   FakeProcessLauncher launcher;
   auto& sup = Supervisor(launcher);

@@ -67,6 +67,64 @@ TEST(AgentEnvironment, SetsEveryContractVariable) {
   EXPECT_EQ(env["OMP_NUM_THREADS"], "1");
 }
 
+TEST(AgentEnvironment, PerSlotLaunchDescribesThisRanksNode) {
+  proto::Start start = MakeStart();
+  start.node_rank = 1;
+  start.node_addrs = {"10.0.0.5", "10.0.0.7"};
+  Environment env = BuildTrialEnvironment(start, "http://m:8080", kAgent, GpuSlots(), {});
+  EXPECT_EQ(env["RANK"], "2");
+  EXPECT_EQ(env["LOCAL_RANK"], "1");
+  EXPECT_EQ(env["RING_SLOT_IDS"], "1,2");
+  EXPECT_EQ(env["RING_CONTAINER_ADDRS"], "10.0.0.5,10.0.0.7");
+  EXPECT_EQ(env["RING_CONTAINER_RANK"], "1");
+  EXPECT_EQ(env["RING_LAUNCH"], "per_slot");
+  EXPECT_EQ(env.count("NODE_RANK"), 0u);
+}
+
+TEST(AgentEnvironment, PerNodeLaunchSetsTheLauncherVariables) {
+  // The second of two agents, 4 slots each: one process for its 4 slots.
+  proto::Start start = MakeStart();
+  start.per_node = true;
+  start.rank = 1;
+  start.node_rank = 1;
+  start.world_size = 8;
+  start.local_rank = 0;
+  start.local_world_size = 4;
+  start.slot_type = "cpu";
+  start.slot_ids = {4, 5, 6, 7};
+  start.node_addrs = {"10.0.0.5", "10.0.0.7"};
+  Environment env = BuildTrialEnvironment(start, "http://m:8080", kAgent, {},
+                                          {{"RANK", "3"}, {"LOCAL_RANK", "2"}, {"PATH", "/bin"}});
+  EXPECT_EQ(env["MASTER_ADDR"], "10.0.0.5");
+  EXPECT_EQ(env["MASTER_PORT"], "29500");
+  EXPECT_EQ(env["WORLD_SIZE"], "8");
+  EXPECT_EQ(env["NODE_RANK"], "1");
+  EXPECT_EQ(env["GROUP_RANK"], "1");
+  EXPECT_EQ(env["NNODES"], "2");
+  EXPECT_EQ(env["LOCAL_WORLD_SIZE"], "4");
+  EXPECT_EQ(env["RING_SLOT_IDS"], "4,5,6,7");
+  EXPECT_EQ(env["RING_CONTAINER_ADDRS"], "10.0.0.5,10.0.0.7");
+  EXPECT_EQ(env["RING_CONTAINER_RANK"], "1");
+  EXPECT_EQ(env["RING_LAUNCH"], "per_node");
+  // The launcher gives its workers RANK and LOCAL_RANK; none leaks in.
+  EXPECT_EQ(env.count("RANK"), 0u);
+  EXPECT_EQ(env.count("LOCAL_RANK"), 0u);
+}
+
+TEST(AgentEnvironment, StartMessagesCarryTheLaunchFields) {
+  proto::Start start = MakeStart();
+  start.per_node = true;
+  start.node_rank = 1;
+  start.node_addrs = {"a", "b"};
+  auto decoded = proto::Decode(proto::Encode(start));
+  ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+  const auto& back = std::get<proto::Start>(*decoded);
+  EXPECT_TRUE(back.per_node);
+  EXPECT_EQ(back.node_rank, 1);
+  EXPECT_EQ(back.node_addrs, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(back.slot_ids, start.slot_ids);
+}
+
 TEST(AgentEnvironment, CudaSlotsListUuidsOrIdsWithoutUuid) {
   Environment env = BuildTrialEnvironment(MakeStart(), "http://m:8080", kAgent, GpuSlots(), {});
   EXPECT_EQ(env["CUDA_VISIBLE_DEVICES"], "GPU-bbb,2");

@@ -94,6 +94,49 @@ TEST_F(CliPreviewTest, GridAndRandomTrainEveryTrialFully) {
   EXPECT_NE(r.out.find("Total: 200 batches, 100.0% of training all 5 trials"), std::string::npos) << r.out;
 }
 
+TEST_F(CliPreviewTest, TrialDrivenAshaShowsRungsInTimeMetricUnits) {
+  // Rungs at 50, 200 and 800 epochs (max_time 800, divisor 4): trials are
+  // stopped, not promoted; the plan names the contract.
+  auto path = Write("asha-time.yaml", Config("  name: adaptive_asha\n  metric: loss\n  max_trials: 16\n"
+                                             "  max_concurrent_trials: 4\n  time_metric: epochs\n"
+                                             "  max_time: 800\n  mode: aggressive\n  divisor: 4\n"
+                                             "  max_rungs: 3\n"));
+  auto r = Run({"preview-search", path});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("max_time 800 epochs (time_metric epochs)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("Contract: trial-driven"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("stopped through preemption"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("at (epochs)"), std::string::npos) << r.out;
+  auto j = Run({"--json", "preview-search", path});
+  ASSERT_EQ(j.code, 0) << j.err;
+  auto plan = nlohmann::json::parse(j.out);
+  EXPECT_EQ(plan["trials"], 16);
+  EXPECT_EQ(plan["contract"], "trial_driven");
+  EXPECT_EQ(plan["unit"], "epochs");
+  EXPECT_TRUE(plan["finished"]);
+  ASSERT_EQ(plan["rungs"].size(), 3u) << plan.dump();
+  EXPECT_EQ(plan["rungs"][0]["length"], 50);
+  EXPECT_EQ(plan["rungs"][0]["trials"], 16);
+  EXPECT_EQ(plan["rungs"][1]["length"], 200);
+  EXPECT_EQ(plan["rungs"][2]["length"], 800);
+  EXPECT_LT(plan["rungs"][2]["trials"].get<int64_t>(), 16);
+  EXPECT_LT(plan["total_batches"].get<int64_t>(), 16 * 800 / 2);
+
+  // The operations contract says so too.
+  auto ops = Write("asha-ops.yaml", Config("  name: adaptive_asha\n  metric: loss\n  max_trials: 4\n"
+                                           "  max_length:\n    batches: 64\n"));
+  auto o = Run({"preview-search", ops});
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("Contract: operations"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("train to (batches)"), std::string::npos) << o.out;
+
+  // No max_length: the trials decide how long they train.
+  auto single = Write("single.yaml", Config("  name: single\n  metric: loss\n"));
+  auto s = Run({"preview-search", single});
+  ASSERT_EQ(s.code, 0) << s.err;
+  EXPECT_NE(s.out.find("The trials decide how long they train: 1 trial"), std::string::npos) << s.out;
+}
+
 TEST_F(CliPreviewTest, BadConfigsAreNamedWithTheirLine) {
   auto bad = Write("bad.yaml", Config("  name: grid\n  metric: loss\n  max_length:\n    batches: 100\n"));
   auto r = Run({"preview-search", bad});

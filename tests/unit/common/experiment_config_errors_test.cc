@@ -132,7 +132,10 @@ const BadConfig kMissingKeys[] = {
      "experiment.yaml:4: searcher.name is required"},
     {"searcher.metric", "name: x\nentrypoint: ./run\nsearcher:\n  name: single\n  max_length: {batches: 1}\n",
      "experiment.yaml:4: searcher.metric is required"},
-    {"searcher.max_length", "name: x\nentrypoint: ./run\nsearcher:\n  name: single\n  metric: l\n",
+    // single, random and grid may leave it out (the trial decides how long
+    // to train); adaptive_asha needs it unless it has time_metric and max_time.
+    {"searcher.max_length",
+     "name: x\nentrypoint: ./run\nsearcher:\n  name: adaptive_asha\n  metric: l\n  max_trials: 4\n",
      "experiment.yaml:4: searcher.max_length is required"},
     {"max_length.batches", Searcher("  max_length: {}\n"),
      "experiment.yaml:6: searcher.max_length.batches is required"},

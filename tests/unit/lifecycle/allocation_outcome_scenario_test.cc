@@ -43,7 +43,7 @@ const RunState kAllRunStates[] = {
 const EndCause kAllCauses[] = {EndCause::kCompleted,   EndCause::kFailed,         EndCause::kGangMemberFailed,
                                EndCause::kUserKill,    EndCause::kPaused,         EndCause::kPreempted,
                                EndCause::kAgentLost,   EndCause::kAgentRestarted, EndCause::kInvalidHparams,
-                               EndCause::kExitedEarly, EndCause::kFencedOut};
+                               EndCause::kExitedEarly, EndCause::kFencedOut,      EndCause::kSearcherStopped};
 const std::map<std::string, SearcherVerdict> kVerdicts = {{"CLOSED", SearcherVerdict::kClosed},
                                                           {"WAITING", SearcherVerdict::kWaiting},
                                                           {"MORE_WORK", SearcherVerdict::kMoreWork},

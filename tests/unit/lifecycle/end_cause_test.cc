@@ -24,6 +24,7 @@ const std::pair<EndCause, const char*> kNames[] = {
     {EndCause::kInvalidHparams, "INVALID_HPARAMS"},
     {EndCause::kExitedEarly, "EXITED_EARLY"},
     {EndCause::kFencedOut, "FENCED_OUT"},
+    {EndCause::kSearcherStopped, "SEARCHER_STOPPED"},
 };
 
 TEST(EndCauseTest, EveryCauseHasItsStoredName) {

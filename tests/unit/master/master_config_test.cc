@@ -43,6 +43,10 @@ TEST_F(MasterConfigTest, PoolsParseWithTheirPolicies) {
   EXPECT_EQ(c->resource_pools[1].scheduler, "priority");
   EXPECT_TRUE(c->resource_pools[1].preemption);
   EXPECT_EQ(MasterConfig{}.resource_pools.size(), 1u);  // without the key: "default"
+  EXPECT_EQ(c->resource_pools[0].launch, LaunchMode::kAuto);
+  auto l = Load("resource_pools:\n  - name: gpu\n    launch: per_node\n");
+  ASSERT_TRUE(l.ok()) << l.status().ToString();
+  EXPECT_EQ(l->resource_pools[0].launch, LaunchMode::kPerNode);
 }
 
 TEST_F(MasterConfigTest, CheckpointStorageAndDownloadSettings) {
@@ -69,6 +73,8 @@ TEST_F(MasterConfigTest, MistakesNameTheKeyAndLine) {
            {"resource_pools:\n  - description: x\n", "resource_pools[0].name is required"},
            {"resource_pools:\n  - name: a\n    colour: red\n", "unknown key \"resource_pools[0].colour\""},
            {"resource_pools: []\n", "resource_pools must be a non-empty list"},
+           {"resource_pools:\n  - name: a\n    launch: per_gpu\n",
+            ":3: resource_pools[0].launch must be one of auto, per_slot, per_node, got \"per_gpu\""},
            {"reconnect_window_ms: soon\n", "reconnect_window_ms has the wrong type"},
            {"checkpoint_storage:\n  allowed_roots: [relative]\n",
             ":2: checkpoint_storage.allowed_roots must hold absolute folders, got \"relative\""},

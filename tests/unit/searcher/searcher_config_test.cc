@@ -57,8 +57,24 @@ TEST(SearcherConfigTest, HandBuiltConfigsAreCheckedToo) {
   EXPECT_EQ(CreateError(c),
             "searcher.name must be one of single, grid, random, adaptive_asha, got \"bayes\"");
   c = Config("random");
+  c.max_length_batches = -1;
+  EXPECT_EQ(CreateError(c), "searcher.max_length.batches must be a positive integer, got -1");
+  // No max_length: the trial-driven contract, where the trial decides its length.
   c.max_length_batches = 0;
-  EXPECT_EQ(CreateError(c), "searcher.max_length.batches must be a positive integer, got 0");
+  EXPECT_EQ(CreateError(c), "accepted");
+  EXPECT_EQ(ContractOf(c), SearcherContract::kTrialDriven);
+  c = Config("adaptive_asha");
+  c.max_length_batches = 0;
+  EXPECT_EQ(CreateError(c),
+            "searcher.time_metric and searcher.max_time are required by adaptive_asha without "
+            "searcher.max_length");
+  c.time_metric = "batches";
+  EXPECT_EQ(CreateError(c), "searcher.max_time must be a positive integer with searcher.time_metric, got 0");
+  c.max_time = 64;
+  EXPECT_EQ(CreateError(c), "accepted");
+  EXPECT_EQ(ContractOf(c), SearcherContract::kTrialDriven);
+  EXPECT_EQ(PlannedLength(c), 64);
+  EXPECT_EQ(ContractOf(Config("adaptive_asha")), SearcherContract::kOperations);
   c = Config("random");
   c.max_trials = 0;
   EXPECT_EQ(CreateError(c), "searcher.max_trials must be a positive integer, got 0");

@@ -42,6 +42,12 @@ std::optional<ScenarioEvent> ParseScenarioEvent(const std::string& text) {
         length_word != "length")
       return std::nullopt;
     e.kind = ScenarioEvent::Kind::kValidate;
+  } else if (verb == "report" && in >> e.id) {
+    std::string time_word, metric_word;
+    if (!(in >> time_word >> e.time >> metric_word >> e.metric) || time_word != "time" ||
+        metric_word != "metric")
+      return std::nullopt;
+    e.kind = ScenarioEvent::Kind::kReport;
   } else if (verb == "exited" && in >> e.id >> word) {
     auto reason = ParseExitReason(word);
     if (!reason) return std::nullopt;

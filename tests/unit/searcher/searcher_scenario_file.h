@@ -16,11 +16,12 @@
 namespace ring::search::testing {
 
 struct ScenarioEvent {
-  enum class Kind { kStart, kCreated, kValidate, kClosed, kExited };
+  enum class Kind { kStart, kCreated, kValidate, kReport, kClosed, kExited };
   Kind kind = Kind::kStart;
   RequestId id = 0;
   double metric = 0;
   int64_t length = 0;
+  double time = 0;  // report: the time metric's value
   ExitReason reason = ExitReason::kErrored;
 };
 

@@ -32,6 +32,9 @@ std::vector<Action> Apply(Searcher& s, const ScenarioEvent& e, bool auto_created
     case ScenarioEvent::Kind::kValidate:
       out = s.ValidationCompleted(e.id, e.metric, e.length);
       break;
+    case ScenarioEvent::Kind::kReport:
+      out = s.MetricsReported(e.id, e.time, e.metric);
+      break;
     case ScenarioEvent::Kind::kClosed:
       out = s.TrialClosed(e.id);
       break;
