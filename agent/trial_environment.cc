@@ -64,6 +64,7 @@ Environment BuildTrialEnvironment(const proto::Start& start, const std::string& 
   // This process's node, under either launch (Determined's cluster info).
   env["RING_SLOT_IDS"] = Join(start.slot_ids);
   env["RING_CONTAINER_ADDRS"] = Join(start.node_addrs);
+  env["RING_CONTAINER_SLOT_COUNTS"] = Join(start.node_slot_counts);
   env["RING_CONTAINER_RANK"] = std::to_string(start.node_rank);
   env["RING_LAUNCH"] = start.per_node ? "per_node" : "per_slot";
   env["RING_AGENT_ID"] = agent.id;

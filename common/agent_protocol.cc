@@ -103,6 +103,7 @@ std::string Encode(const Message& message) {
                       {"per_node", m.per_node},
                       {"node_rank", m.node_rank},
                       {"node_addrs", m.node_addrs},
+                      {"node_slot_counts", m.node_slot_counts},
                       {"slot_type", m.slot_type},
                       {"entrypoint", m.entrypoint},
                       {"hparams", m.hparams_json},
@@ -194,6 +195,7 @@ Result<Message> Decode(const std::string& text) {
       Field(j, "per_node", m.per_node, false);
       Field(j, "node_rank", m.node_rank, false);
       Field(j, "node_addrs", m.node_addrs, false);
+      Field(j, "node_slot_counts", m.node_slot_counts, false);
       Field(j, "slot_type", m.slot_type);
       Field(j, "entrypoint", m.entrypoint);
       Field(j, "hparams", m.hparams_json, false);

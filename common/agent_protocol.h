@@ -70,6 +70,7 @@ struct Start {
   bool per_node = false;
   int node_rank = 0;                    // this agent's index among the allocation's agents
   std::vector<std::string> node_addrs;  // each agent's address, in node order (RING_CONTAINER_ADDRS)
+  std::vector<int> node_slot_counts;    // each agent's slots of the allocation, same order
   std::string slot_type;                // "cpu" or "cuda"
   std::string entrypoint;               // run with /bin/sh -c in the work directory
   std::string hparams_json;             // RING_HPARAMS

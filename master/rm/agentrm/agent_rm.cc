@@ -249,9 +249,11 @@ void AgentRm::Launch(const LaunchSpec& spec) {
   const std::string master_addr = chief && !chief->address.empty() ? chief->address : "127.0.0.1";
   // Each agent's address in node order (RING_CONTAINER_ADDRS).
   std::vector<std::string> node_addrs;
+  std::vector<int> node_slot_counts;
   for (const auto& p : spec.placements) {
     const AgentEntry* agent = registry_.Find(p.agent_id);
     node_addrs.push_back(agent && !agent->address.empty() ? agent->address : "127.0.0.1");
+    node_slot_counts.push_back(static_cast<int>(p.slot_ids.size()));
   }
   const bool per_node = spec.launch == LaunchMode::kPerNode;
   int rank = 0;
@@ -281,6 +283,7 @@ void AgentRm::Launch(const LaunchSpec& spec) {
       start.per_node = per_node;
       start.node_rank = static_cast<int>(node);
       start.node_addrs = node_addrs;
+      start.node_slot_counts = node_slot_counts;
       start.slot_type = agent->slots.empty() ? "cpu" : agent->slots.front().type;
       start.entrypoint = spec.entrypoint;
       start.hparams_json = spec.hparams_json;

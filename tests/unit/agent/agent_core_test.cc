@@ -71,6 +71,7 @@ TEST(AgentEnvironment, PerSlotLaunchDescribesThisRanksNode) {
   proto::Start start = MakeStart();
   start.node_rank = 1;
   start.node_addrs = {"10.0.0.5", "10.0.0.7"};
+  start.node_slot_counts = {3, 4};
   Environment env = BuildTrialEnvironment(start, "http://m:8080", kAgent, GpuSlots(), {});
   EXPECT_EQ(env["RANK"], "2");
   EXPECT_EQ(env["LOCAL_RANK"], "1");
@@ -105,6 +106,7 @@ TEST(AgentEnvironment, PerNodeLaunchSetsTheLauncherVariables) {
   EXPECT_EQ(env["RING_SLOT_IDS"], "4,5,6,7");
   EXPECT_EQ(env["RING_CONTAINER_ADDRS"], "10.0.0.5,10.0.0.7");
   EXPECT_EQ(env["RING_CONTAINER_RANK"], "1");
+  EXPECT_EQ(env["RING_CONTAINER_SLOT_COUNTS"], "3,4");
   EXPECT_EQ(env["RING_LAUNCH"], "per_node");
   // The launcher gives its workers RANK and LOCAL_RANK; none leaks in.
   EXPECT_EQ(env.count("RANK"), 0u);

@@ -470,7 +470,7 @@ class ClusterModeTest(unittest.TestCase):
         for node in range(2):
             env = self.env(RANK=str(node * 2), WORLD_SIZE="4", LOCAL_RANK="0", LOCAL_WORLD_SIZE="2",
                            RING_SLOT_IDS="0,1", RING_CONTAINER_ADDRS="127.0.0.1,127.0.0.1",
-                           RING_CONTAINER_RANK=str(node), RING_LAUNCH_MODE="per_node",
+                           RING_CONTAINER_RANK=str(node), RING_LAUNCH="per_node",
                            RING_HPARAMS='{"increment_by": 3}', PYTHONPATH=NO_SLEEP_PYTHONPATH,
                            PATH=os.environ.get("PATH", "/usr/bin:/bin"))
             procs.append(subprocess.Popen([sys.executable, script, "launcher"], env=env, stdout=subprocess.PIPE,
@@ -501,7 +501,7 @@ class LaunchTest(unittest.TestCase):
         self.assertEqual(wrap_rank.parse_rank("NOPE,RANK", {"RANK": "5"}), 5)
 
     def test_per_node_workers_are_numbered_after_the_nodes_before(self):
-        env = {"RING_LAUNCH_MODE": "per_node", "RING_SLOT_IDS": "0,1,2,3", "RING_CONTAINER_RANK": "1",
+        env = {"RING_LAUNCH": "per_node", "RING_SLOT_IDS": "0,1,2,3", "RING_CONTAINER_RANK": "1",
                "RING_CONTAINER_ADDRS": "10.0.0.1,10.0.0.2", "MASTER_PORT": "29501"}
         workers = torch_distributed.worker_envs(env)
         self.assertEqual([w["RANK"] for w in workers], ["4", "5", "6", "7"])
@@ -520,7 +520,7 @@ class LaunchTest(unittest.TestCase):
                          ("3", "1", "2"))
 
     def test_torch_distributed_starts_the_nodes_workers_with_ranked_lines(self):
-        env = {"PYTHONPATH": PYTHONPATH, "RING_LAUNCH_MODE": "per_node", "RING_SLOT_IDS": "0,1",
+        env = {"PYTHONPATH": PYTHONPATH, "RING_LAUNCH": "per_node", "RING_SLOT_IDS": "0,1",
                "RING_CONTAINER_RANK": "0", "RING_CONTAINER_ADDRS": "127.0.0.1"}
         script = "import os; print('rank', os.environ['RANK'], 'of', os.environ['WORLD_SIZE'])"
         result = subprocess.run([sys.executable, "-m", "determined.launch.torch_distributed", "--",
@@ -543,7 +543,7 @@ class LaunchTest(unittest.TestCase):
         self.assertIn("PyTorchTrial", refused.stderr)
 
     def test_a_failing_worker_fails_the_launcher(self):
-        env = {"PYTHONPATH": PYTHONPATH, "RING_LAUNCH_MODE": "per_node", "RING_SLOT_IDS": "0,1"}
+        env = {"PYTHONPATH": PYTHONPATH, "RING_LAUNCH": "per_node", "RING_SLOT_IDS": "0,1"}
         script = ("import os, sys, time\n"
                   "if os.environ['RANK'] == '1': sys.exit(3)\n"
                   "time.sleep(60)")

@@ -1,7 +1,7 @@
 """python3 -m determined.launch.torch_distributed [--nproc_per_node N] [TORCHRUN FLAGS] [--] SCRIPT...
 
 Starts this node's workers as torchrun does, each wrapped by wrap_rank so its
-lines keep its rank: under per-node launch (RING_LAUNCH_MODE=per_node) one
+lines keep its rank: under per-node launch (RING_LAUNCH=per_node) one
 worker per slot of this node (RING_SLOT_IDS), numbered after the slots of the
 nodes before it (RING_CONTAINER_SLOT_COUNTS, else equal counts); under per-slot
 launch this process is already one rank, and runs one worker with its own
@@ -28,7 +28,7 @@ _TORCHRUN_SWITCHES = {"--standalone", "--no-python", "--no_python", "--run-path"
 
 def worker_envs(env: Mapping[str, str], nproc: Optional[int] = None) -> List[Dict[str, str]]:
     """The environment of each worker this node starts, in local-rank order."""
-    per_node = env.get("RING_LAUNCH_MODE", "") == "per_node"
+    per_node = env.get("RING_LAUNCH", "") == "per_node"
     if not per_node:
         world = _env.integer(env, "WORLD_SIZE", 1)
         local = _env.integer(env, "LOCAL_WORLD_SIZE", 1)
@@ -60,7 +60,7 @@ def worker_envs(env: Mapping[str, str], nproc: Optional[int] = None) -> List[Dic
                  ROLE_RANK=str(first + local_rank), ROLE_WORLD_SIZE=str(world), MASTER_ADDR=master_addr,
                  MASTER_PORT=env.get("MASTER_PORT", "29500"), TORCHELASTIC_RUN_ID=env.get(
                      "RING_ALLOCATION_ID", "none"))
-        w.pop("RING_LAUNCH_MODE", None)  # a worker is one rank
+        w.pop("RING_LAUNCH", None)  # a worker is one rank
         out.append(w)
     return out
 
