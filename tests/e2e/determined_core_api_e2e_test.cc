@@ -4,9 +4,9 @@
 // metrics and checkpoints, and stage 2 paused after a checkpoint resumes from
 // it. The agents' PATH finds Debian's /usr/bin/python3 first (the one with
 // torch), as a site running Determined scripts would set it; the package
-// reaches the trials through the PYTHONPATH the agent puts first. Stages 3
-// and 4 need the time_metric searcher contract and per-node launch, and say
-// so when they skip.
+// reaches the trials through the PYTHONPATH the agent puts first. Stage 3
+// runs adaptive_asha on the time metric, stopping trials by preemption;
+// stage 4 runs per node on two agents of 4 slots, chosen with --launch.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -62,28 +62,12 @@ class DeterminedCoreApiE2E : public ::testing::Test {
     if (HasFailure()) cluster_.DumpLogs();
   }
 
-  // Submits the tutorial's config as it is. Until Ringmaster accepts
-  // Determined's optional searcher.max_length (the config work of the same
-  // change), a refusal naming it is answered by submitting the config with
-  // `max_length: {batches: 100}` added, the length the scripts train for,
-  // and the test says so; the scripts stay unmodified either way.
+  // Submits the tutorial's config as it is, with `flags` for the CLI.
   int64_t Submit(const std::string& stage, const std::vector<std::string>& flags = {}) {
-    const std::string config = TutorialDir() + "/" + stage + ".yaml";
-    std::vector<std::string> args{"--json", "experiment", "create", config, TutorialDir()};
+    std::vector<std::string> args{"--json", "experiment", "create", TutorialDir() + "/" + stage + ".yaml",
+                                  TutorialDir()};
     args.insert(args.end(), flags.begin(), flags.end());
     auto created = cluster_.Ring(args);
-    if (created.exit_code != 0 && (created.out + created.err).find("max_length") != std::string::npos) {
-      std::string text = ReadFile(config);
-      const std::string metric = "   metric: x\n";
-      const auto at = text.find(metric);
-      EXPECT_NE(at, std::string::npos) << text;
-      text.insert(at + metric.size(), "   max_length:\n     batches: 100\n");
-      std::cout << "[ NOTE     ] " << stage << ".yaml refused for searcher.max_length (" << created.err
-                << "): submitting it with max_length added until Determined's optional max_length is "
-                   "accepted\n";
-      args[3] = cluster_.WriteFile(stage + "-with-max-length.yaml", text);
-      created = cluster_.Ring(args);
-    }
     EXPECT_EQ(created.exit_code, 0) << created.out << created.err;
     return nlohmann::json::parse(created.out, nullptr, false).value("id", int64_t{0});
   }
@@ -246,21 +230,7 @@ TEST_F(DeterminedCoreApiE2E, Stage2PausedResumesFromItsCheckpoint) {
 // Stage 3 needs Determined 0.38's searcher contract (validation metrics with
 // the time_metric drive adaptive_asha, which stops trials by preemption).
 TEST_F(DeterminedCoreApiE2E, Stage3AshaStopsTrialsByPreemption) {
-  const int64_t exp = [&] {
-    auto created =
-        cluster_.Ring({"--json", "experiment", "create", TutorialDir() + "/3_hpsearch.yaml", TutorialDir()});
-    if (created.exit_code != 0) {
-      const std::string why = created.out + created.err;
-      if (why.find("time_metric") != std::string::npos || why.find("max_length") != std::string::npos)
-        return int64_t{-1};
-      ADD_FAILURE() << why;
-      return int64_t{0};
-    }
-    return nlohmann::json::parse(created.out, nullptr, false).value("id", int64_t{0});
-  }();
-  if (exp < 0)
-    GTEST_SKIP() << "3_hpsearch.yaml is refused: adaptive_asha with time_metric/max_time and no "
-                    "searcher.max_length (Determined 0.38's searcher contract) is not supported yet";
+  const int64_t exp = Submit("3_hpsearch");
   ASSERT_GT(exp, 0);
   WaitCompleted(exp);
   const auto trials = cluster_.GetJson("/api/v1/experiments/" + std::to_string(exp) + "/trials")["trials"];
@@ -287,11 +257,6 @@ TEST(DeterminedCoreApiStage4E2E, EightSlotsOnTwoAgentsLaunchedPerNode) {
   options.env["PATH"] = std::string("/usr/bin:/bin") + (path ? std::string(":") + path : "");
   cluster.StartAgent("agent-1", 4, options);
   cluster.StartAgent("agent-2", 4, options);
-  auto help = cluster.Ring({"experiment", "create", "--help"});
-  if ((help.out + help.err).find("per_node") == std::string::npos &&
-      (help.out + help.err).find("per-node") == std::string::npos)
-    GTEST_SKIP() << "per-node launch is not supported yet: `ring experiment create` has no flag choosing "
-                    "it, so 4_distributed.yaml would start one launcher per slot";
   auto created = cluster.Ring({"--json", "experiment", "create", TutorialDir() + "/4_distributed.yaml",
                                TutorialDir(), "--launch", "per_node"});
   ASSERT_EQ(created.exit_code, 0) << created.out << created.err;
