@@ -66,6 +66,7 @@ struct Start {
   std::vector<int> slot_ids;                       // slots of this agent given to the allocation
   std::string slot_type;                           // "cpu" or "cuda"
   std::string entrypoint;                          // run with /bin/sh -c in the work directory
+  std::vector<std::string> entrypoint_argv;        // when not empty: run as is, without a shell
   std::string hparams_json;                        // RING_HPARAMS
   std::string latest_checkpoint;                   // RING_LATEST_CHECKPOINT, empty if none
   std::map<std::string, std::string> environment;  // environment.variables
