@@ -41,7 +41,9 @@ int FollowTest(CliEnv& env, int64_t id) {
       return kExitOk;
     }
     if (IsTerminalState(state)) {
-      if (state == "COMPLETED") {
+      bool trial_completed = false;
+      for (const auto& t : *trials) trial_completed = trial_completed || GetString(t, "state") == "COMPLETED";
+      if (state == "COMPLETED" && trial_completed) {
         env.out << "Test succeeded: test experiment " << id << " completed (no validation metric reported)\n";
         return kExitOk;
       }

@@ -25,6 +25,7 @@ ring_add_test(e2e_tests LABEL e2e TIMEOUT 300
     e2e/digits_e2e_test.cc
     e2e/digits_harness.cc
     e2e/digits_netns_e2e_test.cc
+    e2e/determined_config_e2e_test.cc
     e2e/digits_pytorch_e2e_test.cc
     e2e/fault_tolerance_e2e_test.cc
     e2e/quadratic_e2e_test.cc
