@@ -23,8 +23,8 @@ std::string QuadraticModel() {
 // All log lines of a trial, one string.
 std::string TrialLogs(TestCluster& cluster, int trial) {
   std::string all;
-  for (const auto& l : cluster.GetJson("/api/v1/trials/" + std::to_string(trial) + "/logs")["logs"])
-    all += l["line"].get<std::string>() + "\n";
+  const auto answer = cluster.GetJson("/api/v1/trials/" + std::to_string(trial) + "/logs");
+  for (const auto& l : answer["logs"]) all += l["line"].get<std::string>() + "\n";
   return all;
 }
 
@@ -57,7 +57,14 @@ TEST(DeterminedConfigE2E, DataListEntrypointAndVariablesReachTheTrial) {
   EXPECT_NE(created.err.find("ring: warning: " + config + ":3: debug is a Determined key Ringmaster ignores"),
             std::string::npos)
       << created.err;
-  const std::string logs = TrialLogs(cluster, 1);
+  // Logs may land a moment after the experiment ends.
+  std::string logs;
+  TestCluster::WaitFor(
+      [&] {
+        logs = TrialLogs(cluster, 1);
+        return logs.find("vars=") != std::string::npos;
+      },
+      std::chrono::seconds(10));
   EXPECT_NE(logs.find("arg=[a b; $HOME]"), std::string::npos) << logs;  // no shell between
   EXPECT_NE(logs.find(R"(data={"n":3,"url":"https://example.com/d.tgz"})"), std::string::npos) << logs;
   EXPECT_NE(logs.find("vars=1,yes,none"), std::string::npos) << logs;  // cpu list only on CPU slots
