@@ -168,7 +168,10 @@ const BadConfig kBadValues[] = {
     {"negative max_restarts", kHead + "max_restarts: -1\n",
      "experiment.yaml:8: max_restarts must be an integer >= 0, got -1"},
     {"zero slots", kHead + "resources:\n  slots_per_trial: 0\n",
-     "experiment.yaml:9: resources.slots_per_trial must be a positive integer, got 0"},
+     "experiment.yaml:9: resources.slots_per_trial 0 (a trial that holds no slot) is a Determined feature "
+     "Ringmaster does not support yet: give 1 or more"},
+    {"negative slots", kHead + "resources:\n  slots_per_trial: -1\n",
+     "experiment.yaml:9: resources.slots_per_trial must be a positive integer, got -1"},
     {"zero max_slots", kHead + "resources:\n  max_slots: 0\n",
      "experiment.yaml:9: resources.max_slots must be a positive integer, got 0"},
     {"zero max_length", Searcher("  max_length: {batches: 0}\n"),
