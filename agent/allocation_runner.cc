@@ -98,7 +98,9 @@ void AllocationRunner::OnPrepared(const Status& status) {
   base["USER"] = account_.user;
   base["LOGNAME"] = account_.user;
   Environment env = BuildTrialEnvironment(start_, context_.master_url, agent, context_.slots, base);
-  ProcessSpec spec{ShellCommand(start_.entrypoint), work_dir_, ToEnvp(env)};
+  ProcessSpec spec{
+      start_.entrypoint_argv.empty() ? ShellCommand(start_.entrypoint) : ExecCommand(start_.entrypoint_argv),
+      work_dir_, ToEnvp(env)};
   if (context_.run_as.switch_users) spec.run_as = SwitchIds{account_.uid, account_.gid, account_.groups};
   spec.group = std::filesystem::path(work_dir_).filename().string();
   auto self = shared_from_this();

@@ -37,6 +37,14 @@ inline std::vector<std::string> ShellCommand(const std::string& command) {
   return {"/bin/sh", "-c", command};
 }
 
+// `argv` run without a shell: /usr/bin/env finds argv[0] on the process's
+// own PATH, as the shell would, and execs it with the arguments as given.
+inline std::vector<std::string> ExecCommand(const std::vector<std::string>& argv) {
+  std::vector<std::string> out{"/usr/bin/env", "--"};
+  out.insert(out.end(), argv.begin(), argv.end());
+  return out;
+}
+
 enum class OutputStream { kStdout, kStderr };
 inline const char* ToString(OutputStream s) {
   return s == OutputStream::kStdout ? "stdout" : "stderr";

@@ -7,6 +7,10 @@
 #include <fstream>
 #include <sstream>
 
+#include <chrono>
+#include <thread>
+
+#include "cli/config_overrides.h"
 #include "cli/experiment_wait.h"
 #include "cli/format.h"
 #include "cli/progress_bar.h"
@@ -35,17 +39,64 @@ Result<std::string> WithLaunchMode(const std::string& config_yaml, const std::st
   return std::string(out.c_str()) + "\n";
 }
 
+namespace {
+
+// --test: follows the test experiment until a trial reports a validation of
+// the searcher's metric (then stops the experiment) or the experiment ends.
+int FollowTest(CliEnv& env, int64_t id) {
+  for (;;) {
+    auto exp = env.master.Get("/api/v1/experiments/" + std::to_string(id));
+    if (!exp.ok()) return env.Fail(exp.status());
+    const std::string state = GetString(*exp, "state");
+    auto trials = FetchAllTrials(env.master, id);
+    if (!trials.ok()) return env.Fail(trials.status());
+    for (const auto& t : *trials) {
+      if (Member(t, "best_validation").is_null()) continue;
+      if (!IsTerminalState(state)) {
+        auto killed =
+            env.master.Post("/api/v1/experiments/" + std::to_string(id) + "/kill", nlohmann::json::object());
+        if (!killed.ok()) return env.Fail(killed.status());
+      }
+      env.out << "Test succeeded: trial " << GetInt(t, "id") << " trained " << GetInt(t, "total_batches")
+              << " batches and reported validation metrics"
+              << (Member(t, "latest_checkpoint").is_null() ? "" : " and a checkpoint") << "; test experiment "
+              << id << " stopped\n";
+      return kExitOk;
+    }
+    if (IsTerminalState(state)) {
+      bool trial_completed = false;
+      for (const auto& t : *trials) trial_completed = trial_completed || GetString(t, "state") == "COMPLETED";
+      if (state == "COMPLETED" && trial_completed) {
+        env.out << "Test succeeded: test experiment " << id << " completed (no validation metric reported)\n";
+        return kExitOk;
+      }
+      env.err << "ring: error: test experiment " << id << " ended " << state
+              << " before its trial reported a validation; see ring trial logs\n";
+      return kExitFailure;
+    }
+    std::this_thread::sleep_for(env.poll_interval);
+  }
+}
+
+}  // namespace
+
 int CreateExperiment(CliEnv& env, const CreateOptions& options) {
   std::ifstream in(options.config_path, std::ios::binary);
   if (!in) return env.Fail(InvalidArgument("cannot read the config " + options.config_path));
-  std::stringstream config;
-  config << in.rdbuf();
+  std::stringstream original;
+  original << in.rdbuf();
+  auto overridden = ApplyConfigOverrides(original.str(), options.overrides);
+  if (!overridden.ok()) return env.Fail(overridden.status());
+  if (options.test) {
+    overridden = TestModeConfig(*overridden);
+    if (!overridden.ok()) return env.Fail(overridden.status());
+  }
   if (!options.launch.empty()) {
     // The flag wins over the file's resources.launch, without editing it.
-    auto rewritten = WithLaunchMode(config.str(), options.launch);
-    if (!rewritten.ok()) return env.Fail(rewritten.status());
-    config.str(*rewritten);
+    overridden = WithLaunchMode(*overridden, options.launch);
+    if (!overridden.ok()) return env.Fail(overridden.status());
   }
+  std::stringstream config(*overridden);
 
   PackOptions pack;
   pack.max_bytes = options.max_model_size;
@@ -81,13 +132,17 @@ int CreateExperiment(CliEnv& env, const CreateOptions& options) {
       "/api/v1/experiments", text, [&](uint64_t done, uint64_t total) { upload_bar.Update(done, total); });
   upload_bar.Finish();
   if (!created.ok()) return env.Fail(created.status());
+  for (const auto& w : Member(*created, "warnings"))
+    env.err << "ring: warning: " << options.config_path << ":" << w.value("line", 0) << ": "
+            << w.value("message", "") << '\n';
   int64_t id = GetInt(*created, "id", -1);
   if (id < 0) return env.Fail(Internal("the master's answer has no experiment id: " + created->dump()));
   if (env.json) {
     if (!options.follow) env.out << created->dump(2) << '\n';
   } else {
-    env.out << "Created experiment " << id << '\n' << std::flush;
+    env.out << "Created " << (options.test ? "test experiment " : "experiment ") << id << '\n' << std::flush;
   }
+  if (options.test) return FollowTest(env, id);
   if (!options.follow) return kExitOk;
   return WaitForExperiment(env, id, {std::nullopt, /*show_metrics=*/true, /*print_final_json=*/true});
 }

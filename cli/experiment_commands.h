@@ -18,6 +18,10 @@ struct CreateOptions {
   // resources.launch (the file itself is not changed).
   std::string launch;
   uint64_t max_model_size = kDefaultMaxModelSize;
+  std::vector<std::string> overrides;  // --config key=value, applied in order
+  // --test: run one short trial of the config (cli/config_overrides.h
+  // TestModeConfig), stop it after its first validation, exit 0 if it got there.
+  bool test = false;
 };
 
 int CreateExperiment(CliEnv& env, const CreateOptions& options);

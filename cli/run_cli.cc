@@ -13,6 +13,7 @@
 #include "cli/agent_commands.h"
 #include "cli/checkpoint_commands.h"
 #include "cli/cli_env.h"
+#include "cli/config_commands.h"
 #include "cli/credentials.h"
 #include "cli/experiment_commands.h"
 #include "cli/experiment_wait.h"
@@ -109,6 +110,15 @@ int RunCli(std::vector<std::string> args, std::ostream& out, std::ostream& err) 
                      "per-node: one process per agent for all its slots (a launcher such as "
                      "determined.launch starts the workers); per-slot: one per slot. Overrides "
                      "resources.launch and the pool's default (docs/distributed.md)");
+  create
+      ->add_option("--config", a.create.overrides,
+                   "Override a key of CONFIG: key=value, nested keys with dots (searcher.max_trials=4), "
+                   "the value read as YAML; repeatable")
+      ->expected(1)
+      ->take_all();
+  create->add_flag("--test", a.create.test,
+                   "Run one short trial of CONFIG (searcher single, default hyperparameters, max_length 1 "
+                   "batch, no restarts) to check the setup; stop it at its first validation");
   create->add_option("--max-model-size", a.max_model_size,
                      "Largest model directory to upload, e.g. 64M (default 64 MiB)");
   create->callback([&] { action = [&](CliEnv& env) { return CreateExperiment(env, a.create); }; });
@@ -303,6 +313,25 @@ int RunCli(std::vector<std::string> args, std::ostream& out, std::ostream& err) 
   preview->add_option("--seed", a.seed,
                       "Seed of the simulation (default: reproducibility.experiment_seed, or 0)");
   preview->callback([&] { action = [&](CliEnv& env) { return PreviewSearch(env, a.config, a.seed); }; });
+
+  ConfigCheckOptions config_check;
+  auto* config_cmd = app.add_subcommand("config", "Experiment configs");
+  config_cmd->require_subcommand(1);
+  auto* check = config_cmd->add_subcommand("check",
+                                           "Print every error and warning of CONFIG; offline unless the "
+                                           "master is given (-m/RING_MASTER), which also "
+                                           "checks storage roots, the pool and its slots");
+  check->add_option("CONFIG", config_check.config_path, "Experiment config (YAML)")->required();
+  check
+      ->add_option("--config", config_check.overrides,
+                   "Override a key first: key=value (as experiment create)")
+      ->expected(1)
+      ->take_all();
+  check->callback([&] {
+    config_check.ask_master =
+        app.get_option("--master")->count() > 0 || std::getenv("RING_MASTER") != nullptr;
+    action = [&](CliEnv& env) { return CheckConfig(env, config_check); };
+  });
 
   std::reverse(args.begin(), args.end());  // CLI11 consumes the vector from the back
   try {

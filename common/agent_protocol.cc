@@ -106,6 +106,7 @@ std::string Encode(const Message& message) {
                       {"node_slot_counts", m.node_slot_counts},
                       {"slot_type", m.slot_type},
                       {"entrypoint", m.entrypoint},
+                      {"entrypoint_argv", m.entrypoint_argv},
                       {"hparams", m.hparams_json},
                       {"latest_checkpoint", m.latest_checkpoint},
                       {"environment", m.environment},
@@ -198,6 +199,7 @@ Result<Message> Decode(const std::string& text) {
       Field(j, "node_slot_counts", m.node_slot_counts, false);
       Field(j, "slot_type", m.slot_type);
       Field(j, "entrypoint", m.entrypoint);
+      Field(j, "entrypoint_argv", m.entrypoint_argv, false);
       Field(j, "hparams", m.hparams_json, false);
       Field(j, "latest_checkpoint", m.latest_checkpoint, false);
       Field(j, "environment", m.environment, false);

@@ -73,6 +73,7 @@ struct Start {
   std::vector<int> node_slot_counts;    // each agent's slots of the allocation, same order
   std::string slot_type;                // "cpu" or "cuda"
   std::string entrypoint;               // run with /bin/sh -c in the work directory
+  std::vector<std::string> entrypoint_argv;  // when not empty: run as is, without a shell
   std::string hparams_json;             // RING_HPARAMS
   std::string latest_checkpoint;        // RING_LATEST_CHECKPOINT, empty if none
   std::map<std::string, std::string> environment;  // environment.variables

@@ -1,8 +1,13 @@
 #pragma once
 // The experiment config (experiment.yaml), parsed into typed structs.
-// Every key of the contract is parsed and validated; unknown keys are errors
-// that name them. Errors read "experiment.yaml:14: searcher.max_trials must be
-// a positive integer, got \"ten\"" (ErrorCode::kInvalidConfig).
+//
+// The keys follow Determined's experiment config (schemas/expconf/v0 of
+// Determined 0.38): each of its keys is supported with Determined's meaning,
+// accepted with a warning where ignoring it cannot change what runs, or
+// refused with a message naming what to use instead (config_keys.cc holds
+// that table). Every problem of a config is reported in one answer, each with
+// its key path and YAML line: "experiment.yaml:14: searcher.max_trials must
+// be a positive integer, got \"ten\"" (ErrorCode::kInvalidConfig).
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -21,7 +26,7 @@ namespace ring {
 struct Hyperparameter {
   enum class Type { kConst, kInt, kDouble, kLog, kCategorical, kNested };
   Type type = Type::kConst;
-  nlohmann::json value;  // const: the value (scalar, list or map)
+  nlohmann::json value;  // const: the value (scalar, list, map or null)
   double minval = 0;     // int, double, log (log: exponent range)
   double maxval = 0;
   double base = 10;                  // log
@@ -30,22 +35,48 @@ struct Hyperparameter {
   std::map<std::string, Hyperparameter> nested;
 };
 
+// A training length as Determined writes it: a bare integer (in the unit the
+// trial chooses, counted as batches here) or {batches|records|epochs: N}.
+struct Length {
+  enum class Unit { kBatches, kRecords, kEpochs };
+  Unit unit = Unit::kBatches;
+  int64_t value = 0;
+  bool bare = false;  // written as a bare integer
+};
+const char* ToString(Length::Unit unit);
+
+inline constexpr int64_t kDefaultMaxConcurrentTrials = 16;
+
 struct SearcherConfig {
   std::string name = "single";  // single | grid | random | adaptive_asha
   std::string metric = "validation_loss";
   bool smaller_is_better = true;
   int64_t max_trials = 1;
-  int64_t max_length_batches = 0;     // max_length: {batches: N}
-  int64_t max_concurrent_trials = 0;  // 0 = no limit
-  std::string mode = "standard";      // aggressive | standard | conservative
+  // searcher.max_length as written; absent for single, random and grid means
+  // the trial decides how long to train (Determined 0.38).
+  std::optional<Length> max_length;
+  // max_length in batches when it can be counted in batches (batches; records
+  // or epochs with records_per_epoch and a const global_batch_size); else 0.
+  int64_t max_length_batches = 0;
+  // 0 = no limit. A config without the key gets Determined's default, 16
+  // (kDefaultMaxConcurrentTrials); a struct built in code has no limit.
+  int64_t max_concurrent_trials = 0;
+  std::string mode = "standard";  // aggressive | standard | conservative
   double divisor = 4;
   int64_t max_rungs = 5;
+  std::vector<int64_t> bracket_rungs;  // adaptive_asha: rungs per bracket
   // Determined 0.38's trial-driven contract (docs/searchers.md): the
   // validation metric that counts training time, and the top rung in its
   // units. Both or neither.
   std::optional<std::string> time_metric;
   int64_t max_time = 0;
+  bool stop_once = false;  // adaptive_asha: stop a trial at its first losing rung
+  // Warm start: the trials' first checkpoint is the latest of that trial, or
+  // that checkpoint.
+  std::optional<int64_t> source_trial_id;
+  std::string source_checkpoint_uuid;
 };
+
 
 struct ResourcesConfig {
   int64_t slots_per_trial = 1;
@@ -54,10 +85,13 @@ struct ResourcesConfig {
   double weight = 1;
   std::optional<int64_t> max_slots;
   LaunchMode launch = LaunchMode::kAuto;  // resources.launch: auto | per_slot | per_node
+  std::optional<bool> is_single_node;
 };
 
 struct CheckpointStorageConfig {
   std::string type = "shared_fs";
+  // Empty: the master's default storage (a partial override, as Determined
+  // merges the experiment's checkpoint_storage with the master's).
   std::string host_path;
   std::string storage_path;
   // Lines of host_path and storage_path in the YAML (0 when absent), so that
@@ -69,29 +103,87 @@ struct CheckpointStorageConfig {
   int64_t save_trial_latest = 1;
 };
 
+// Determined's checkpoint_policy: which validations a Trial API checkpoints
+// after. Passed to the trial as RING_CHECKPOINT_POLICY.
+enum class CheckpointPolicy { kBest, kAll, kNone };
+const char* ToString(CheckpointPolicy policy);
+
+// One of log_policies: when a line of a trial's output matches `pattern`.
+struct LogPolicy {
+  enum class Action { kNone, kCancelRetries, kExcludeNode };
+  std::string name;
+  std::optional<std::string> pattern;  // absent: disables a policy of that name
+  Action action = Action::kNone;
+  int line = 0;
+};
+
+struct EnvironmentConfig {
+  // environment.variables and environment.environment_variables (a list of
+  // NAME=VALUE), for every trial.
+  std::map<std::string, std::string> variables;
+  // environment.environment_variables as the {cpu: [...], cuda: [...]} map:
+  // added on trials of CPU or of GPU slots (gpu and rocm count as cuda).
+  std::map<std::string, std::string> cpu_variables;
+  std::map<std::string, std::string> cuda_variables;
+};
+
 struct ExperimentConfig {
   std::string name;
   std::string description;
   std::vector<std::string> labels;
+  // The command: a shell command line, or the list form run without a shell
+  // (`entrypoint_argv` non-empty; `entrypoint` then shows it as one line).
   std::string entrypoint;
+  std::vector<std::string> entrypoint_argv;
   std::map<std::string, Hyperparameter> hyperparameters;
   SearcherConfig searcher;
   ResourcesConfig resources;
   int64_t max_restarts = 5;
+  int64_t records_per_epoch = 0;
+  std::optional<Length> min_validation_period;  // as written
+  std::optional<Length> min_checkpoint_period;
   int64_t min_validation_period_batches = 0;
   int64_t min_checkpoint_period_batches = 0;
   std::optional<CheckpointStorageConfig> checkpoint_storage;
-  std::optional<int64_t> experiment_seed;                    // reproducibility.experiment_seed
-  std::map<std::string, std::string> environment_variables;  // environment.variables
-  nlohmann::json data = nlohmann::json::object();            // free-form, passed to the trial
+  CheckpointPolicy checkpoint_policy = CheckpointPolicy::kBest;
+  std::optional<int64_t> experiment_seed;  // reproducibility.experiment_seed
+  EnvironmentConfig environment;
+  nlohmann::json data = nlohmann::json::object();  // free-form, passed to the trial as RING_DATA
   int64_t preemption_timeout_s = 3600;
   // Days the logs of a trial are kept after it ends; -1 forever. Unset: the
-  // master's retention.log_retention_days.
+  // master's retention.log_retention_days. (retention_policy.log_retention_days)
   std::optional<int64_t> log_retention_days;
+  std::vector<LogPolicy> log_policies;
 };
 
+// One problem or warning of a config: the dotted key path (empty for the
+// whole config), its 1-based line, and the message (which names the path).
+struct ConfigIssue {
+  std::string path;
+  int line = 0;
+  std::string message;
+  // "experiment.yaml:14: searcher.max_trials must be ..."
+  std::string Text(const std::string& file_name) const;
+};
+
+// Everything a config check finds: the config when there is no error.
+struct ConfigCheck {
+  std::optional<ExperimentConfig> config;
+  std::vector<ConfigIssue> errors;
+  std::vector<ConfigIssue> warnings;
+  std::string file_name;
+  // The errors, one line each.
+  std::string ErrorText() const;
+  nlohmann::json IssuesJson(const std::vector<ConfigIssue>& issues) const;
+};
+
+// Parses and validates YAML text, collecting every error and warning.
+ConfigCheck CheckExperimentConfig(const std::string& yaml_text,
+                                  const std::string& file_name = "experiment.yaml");
+
 // Parses and validates YAML text. `file_name` prefixes error messages
-// ("experiment.yaml:14: ..."). All errors carry ErrorCode::kInvalidConfig.
+// ("experiment.yaml:14: ..."); all errors of the config, one per line, carry
+// ErrorCode::kInvalidConfig. Warnings are dropped: use CheckExperimentConfig.
 Result<ExperimentConfig> ParseExperimentConfig(const std::string& yaml_text,
                                                const std::string& file_name = "experiment.yaml");
 

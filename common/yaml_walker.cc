@@ -9,16 +9,30 @@
 namespace ring {
 namespace {
 
+// Edits (insert, delete, substitute, swap two neighbours) from a to b.
 size_t EditDistance(const std::string& a, const std::string& b) {
-  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j)
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
+  std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
+  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (size_t i = 1; i <= a.size(); ++i)
+    for (size_t j = 1; j <= b.size(); ++j) {
+      d[i][j] =
+          std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  return d[a.size()][b.size()];
+}
+
+// A misspelling of `known`, not another key: a word that shares most of its
+// letters in place. One edit in short keys, two in keys of 6 letters or more;
+// the edits must not change which words the key is made of (max_time is not
+// a misspelling of max_trials, nor time_metric of metric).
+bool NearMiss(const std::string& key, const std::string& known) {
+  const size_t limit = std::min(key.size(), known.size()) >= 6 ? 2 : 1;
+  if (EditDistance(key, known) > limit) return false;
+  const auto words = [](const std::string& s) { return std::count(s.begin(), s.end(), '_'); };
+  return words(key) == words(known) || EditDistance(key, known) == 1;
 }
 
 bool IsPlainScalar(const YAML::Node& node) {
@@ -58,13 +72,28 @@ std::optional<YAML::Mark> KeyOfEmptyValue(const YAML::Node& root, const YAML::No
 
 }  // namespace
 
-void YamlWalker::Fail(const YAML::Node& at, const std::string& message) const {
+int YamlWalker::Line(const YAML::Node& at) const {
   YAML::Mark mark = at.Mark();
   if (at.IsNull() && document_.IsDefined()) {
     if (const auto key = KeyOfEmptyValue(document_, at)) mark = *key;
   }
-  const int line = mark.line >= 0 ? mark.line + 1 : 1;
-  throw ConfigError(file_ + ":" + std::to_string(line) + ": " + message);
+  return mark.line >= 0 ? mark.line + 1 : 1;
+}
+
+void YamlWalker::Fail(const YAML::Node& at, const std::string& message) const {
+  throw ConfigError(Line(at), message);
+}
+
+void YamlWalker::Error(const YAML::Node& at, const std::string& path, const std::string& message) {
+  errors_.push_back({path, Line(at), message});
+}
+
+void YamlWalker::Warn(const YAML::Node& at, const std::string& path, const std::string& message) {
+  warnings_.push_back({path, Line(at), message});
+}
+
+void YamlWalker::Record(const ConfigError& e, const std::string& path) {
+  errors_.push_back({path, e.line, e.what()});
 }
 
 std::string YamlWalker::Show(const YAML::Node& node) {
@@ -88,29 +117,34 @@ std::string YamlWalker::Join(const std::string& path, const std::string& key) {
 }
 
 void YamlWalker::CheckKeys(const YAML::Node& map, const std::string& path,
-                           std::initializer_list<const char*> known) const {
+                           std::initializer_list<const char*> known, const OtherKey& other) {
+  RequireMap(map, path);
   std::set<std::string> seen;
   for (const auto& kv : map) {
-    if (!kv.first.IsScalar())
-      Fail(kv.first,
-           "keys of " + (path.empty() ? "the config" : path) + " must be strings, got " + Show(kv.first));
-    const std::string key = kv.first.Scalar();
-    if (std::any_of(known.begin(), known.end(), [&](const char* k) { return key == k; })) {
-      if (!seen.insert(key).second) Fail(kv.first, "duplicate key \"" + Join(path, key) + "\"");
+    if (!kv.first.IsScalar()) {
+      Error(kv.first, path,
+            "keys of " + (path.empty() ? "the config" : path) + " must be strings, got " + Show(kv.first));
       continue;
     }
+    const std::string key = kv.first.Scalar();
+    if (std::any_of(known.begin(), known.end(), [&](const char* k) { return key == k; })) {
+      if (!seen.insert(key).second)
+        Error(kv.first, Join(path, key), "duplicate key \"" + Join(path, key) + "\"");
+      continue;
+    }
+    if (other && other(kv.first, kv.second, key)) continue;
     std::string message = "unknown key \"" + Join(path, key) + "\"";
     const char* best = nullptr;
-    size_t best_distance = std::max<size_t>(2, key.size() / 2) + 1;  // suggest only near misses
+    size_t best_distance = SIZE_MAX;
     for (const char* k : known) {
-      size_t d = EditDistance(key, k);
-      if (d < best_distance) {
+      if (!NearMiss(key, k)) continue;
+      if (const size_t d = EditDistance(key, k); d < best_distance) {
         best_distance = d;
         best = k;
       }
     }
     if (best) message += " (did you mean \"" + std::string(best) + "\"?)";
-    Fail(kv.first, message);
+    Error(kv.first, Join(path, key), message);
   }
 }
 

@@ -1,14 +1,17 @@
 #pragma once
 // Reads YAML nodes into typed values with their dotted path, failing with
 // "<file>:<line>: <path> <what>, got <value>". Used by the experiment config
-// parser; failures are thrown as ConfigError and turned into a Status at the
-// parser's boundary.
+// parser: a failure is thrown as ConfigError, which the parser catches per key
+// and records (Record) so that one parse reports every problem of a config;
+// problems found without stopping (unknown keys) and warnings are recorded
+// directly.
 //
 // YamlWalker owns one parse: it counts the values it has read so that a
 // document that explodes through aliases ("billion laughs") or refers to
 // itself is refused instead of exhausting memory or the stack. Not shared
 // between threads; make one per parse.
 #include <cstdint>
+#include <functional>
 #include <initializer_list>
 #include <stdexcept>
 #include <string>
@@ -18,10 +21,13 @@
 #include <yaml-cpp/yaml.h>
 #include <nlohmann/json.hpp>
 
+#include "common/experiment_config.h"
+
 namespace ring {
 
 struct ConfigError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+  ConfigError(int line, const std::string& message) : std::runtime_error(message), line(line) {}
+  int line;  // 1-based
 };
 
 class YamlWalker {
@@ -36,14 +42,28 @@ class YamlWalker {
   void set_document(const YAML::Node& root) { document_ = root; }
 
   [[noreturn]] void Fail(const YAML::Node& at, const std::string& message) const;
+  // The 1-based line of `at` (of its key when it is an empty value).
+  int Line(const YAML::Node& at) const;
+  // Records a problem or a warning about `path` without stopping.
+  void Error(const YAML::Node& at, const std::string& path, const std::string& message);
+  void Warn(const YAML::Node& at, const std::string& path, const std::string& message);
+  // Records a problem thrown while reading `path`.
+  void Record(const ConfigError& e, const std::string& path);
+  std::vector<ConfigIssue>& errors() { return errors_; }
+  std::vector<ConfigIssue>& warnings() { return warnings_; }
   // How a value reads in an error: "\"ten\"", "-3", "a map", "a list", "nothing".
   static std::string Show(const YAML::Node& node);
   static std::string Join(const std::string& path, const std::string& key);
 
-  // Fails on any key of `map` not in `known` (suggesting the closest one),
-  // on keys that are not strings, and on keys given twice.
-  void CheckKeys(const YAML::Node& map, const std::string& path,
-                 std::initializer_list<const char*> known) const;
+  // Records an error for each key of `map` not in `known` (suggesting the
+  // closest one when it is a near miss), each key that is not a string and
+  // each key given twice; fails when `map` is not a map.
+  // `other`, when given, is asked about each key not in `known` first and
+  // returns true when it handled the key itself.
+  using OtherKey =
+      std::function<bool(const YAML::Node& key, const YAML::Node& value, const std::string& name)>;
+  void CheckKeys(const YAML::Node& map, const std::string& path, std::initializer_list<const char*> known,
+                 const OtherKey& other = nullptr);
   void RequireMap(const YAML::Node& node, const std::string& path) const;
   // Fails when `key` is absent from `map` (the line of the map is reported).
   YAML::Node Required(const YAML::Node& map, const std::string& path, const char* key) const;
@@ -67,6 +87,8 @@ class YamlWalker {
   std::string file_;
   YAML::Node document_;
   int64_t values_ = 0;
+  std::vector<ConfigIssue> errors_;
+  std::vector<ConfigIssue> warnings_;
 };
 
 }  // namespace ring

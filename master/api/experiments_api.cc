@@ -24,6 +24,50 @@ std::string JoinNames(const std::vector<std::string>& names) {
   return out;
 }
 
+// A pool may be kept for named users (master.yaml allowed_users).
+Status MaySubmit(Lifecycle& l, const std::string& pool, const std::string& owner, bool admin) {
+  for (const auto& settings : l.scheduling().pools())
+    if (settings.name == pool && !MaySubmitTo(settings, owner, admin))
+      return {ErrorCode::kPermissionDenied,
+              "resources.resource_pool: pool \"" + pool + "\" is only for its allowed_users (" +
+                  JoinNames(settings.allowed_users) + ") and admins; " + owner + " may not submit to it"};
+  return Status::Ok();
+}
+
+// The answer to a config with errors: every error, each with its path and line.
+ApiResponse ConfigErrors(const ConfigCheck& check, int http_status) {
+  nlohmann::json body = {
+      {"error", {{"code", ErrorCodeName(ErrorCode::kInvalidConfig)}, {"message", check.ErrorText()}}},
+      {"errors", check.IssuesJson(check.errors)},
+      {"warnings", check.IssuesJson(check.warnings)}};
+  return ApiResponse::Json(body, http_status);
+}
+
+// POST /api/v1/experiments/check: a dry run of creation's checks of a config.
+boost::asio::awaitable<ApiResponse> CheckExperiment(ApiContext& ctx, ApiRequest& req) {
+  auto body = ParseJsonBody(req);
+  if (!body.ok()) co_return ApiResponse::Error(body.status());
+  const auto& j = *body;
+  if (Status s = CheckKnownFields(j, {"config"}, "the request body"); !s.ok())
+    co_return ApiResponse::Error(s);
+  if (!j.contains("config") || !j["config"].is_string())
+    co_return ApiResponse::Error(
+        InvalidArgument("config is required and must be the YAML text of the experiment"));
+  const std::string config = j["config"].get<std::string>();
+  const std::string owner = req.principal ? req.principal->username : "default";
+  const bool admin = req.principal && req.principal->admin();
+  co_return co_await OnLifecycle(ctx, [&](Lifecycle& l) {
+    ConfigCheck check = l.experiments().Check(config);
+    if (check.config)
+      if (Status s = MaySubmit(l, check.config->resources.resource_pool, owner, admin); !s.ok())
+        check.errors.push_back({"resources.resource_pool", 0, s.message()});
+    return ApiResponse::Json({{"valid", check.errors.empty()},
+                              {"errors", check.IssuesJson(check.errors)},
+                              {"warnings", check.IssuesJson(check.warnings)}},
+                             200);
+  });
+}
+
 boost::asio::awaitable<ApiResponse> CreateExperiment(ApiContext& ctx, ApiRequest& req) {
   auto body = ParseJsonBody(req);
   if (!body.ok()) co_return ApiResponse::Error(body.status());
@@ -46,16 +90,18 @@ boost::asio::awaitable<ApiResponse> CreateExperiment(ApiContext& ctx, ApiRequest
   const bool admin = req.principal && req.principal->admin();
   const std::string pool = SummarizeConfig(config).resources.resource_pool;
   co_return co_await OnLifecycle(ctx, [&](Lifecycle& l) {
-    // A pool may be kept for named users (master.yaml allowed_users).
-    for (const auto& settings : l.scheduling().pools())
-      if (settings.name == pool && !MaySubmitTo(settings, owner, admin))
-        return ApiResponse::Error(
-            {ErrorCode::kPermissionDenied,
-             "resources.resource_pool: pool \"" + pool + "\" is only for its allowed_users (" +
-                 JoinNames(settings.allowed_users) + ") and admins; " + owner + " may not submit to it"});
-    auto id = l.experiments().Create(config, *model, activate, owner);
-    if (!id.ok()) return ApiResponse::Error(id.status());
-    return ApiResponse::Json({{"id", *id}}, 201);
+    if (Status s = MaySubmit(l, pool, owner, admin); !s.ok()) return ApiResponse::Error(s);
+    std::vector<ConfigIssue> warnings;
+    auto id = l.experiments().Create(config, *model, activate, owner, &warnings);
+    if (!id.ok()) {
+      if (id.status().code() != ErrorCode::kInvalidConfig) return ApiResponse::Error(id.status());
+      ConfigCheck check = l.experiments().Check(config);
+      if (check.errors.empty()) return ApiResponse::Error(id.status());
+      return ConfigErrors(check, HttpStatusFor(ErrorCode::kInvalidConfig));
+    }
+    ConfigCheck shown;
+    shown.file_name = "experiment.yaml";
+    return ApiResponse::Json({{"id", *id}, {"warnings", shown.IssuesJson(warnings)}}, 201);
   });
 }
 
@@ -237,6 +283,8 @@ ApiResponse DownloadModelDefinition(ApiContext& ctx, ApiRequest& req) {
 void RegisterExperimentRoutes(Router& router, ApiContext& ctx) {
   router.Add("POST", "/api/v1/experiments", Access::kUser,
              [&ctx](ApiRequest& r) { return CreateExperiment(ctx, r); });
+  router.Add("POST", "/api/v1/experiments/check", Access::kUser,
+             [&ctx](ApiRequest& r) { return CheckExperiment(ctx, r); });
   auto list_cache = std::make_shared<ResponseCache>();
   router.AddSync("GET", "/api/v1/experiments", Access::kUser,
                  [&ctx, list_cache](ApiRequest& r) { return ListExperiments(ctx, r, *list_cache); });

@@ -21,6 +21,13 @@ ExperimentSettings::ExperimentSettings(Store& store, std::string checkpoint_root
 Status ExperimentSettings::CheckStorage(const ExperimentConfig& config) const {
   if (!config.checkpoint_storage) return Status::Ok();
   const CheckpointStorageConfig& c = *config.checkpoint_storage;
+  if (c.host_path.empty() && !c.storage_path.empty()) {  // below the master's root
+    if (Status s = CheckpointRoots::CheckStoragePath(c.storage_path); !s.ok())
+      return Status(ErrorCode::kInvalidConfig, "experiment.yaml:" + std::to_string(c.storage_path_line) +
+                                                   ": checkpoint_storage.storage_path " + s.message());
+    return Status::Ok();
+  }
+  if (c.host_path.empty()) return Status::Ok();  // the master's storage, with its own save_* counts
   if (Status s = roots_.CheckHostPath(c.host_path); !s.ok())
     return Status(ErrorCode::kInvalidConfig, "experiment.yaml:" + std::to_string(c.host_path_line) +
                                                  ": checkpoint_storage.host_path " + s.message());
@@ -107,9 +114,12 @@ Status ExperimentSettings::SetResources(int64_t experiment_id, const ResourcesPa
 }
 
 CheckpointStorage ExperimentSettings::StorageOf(const ExperimentConfig& config) const {
-  if (config.checkpoint_storage)
+  // A partial checkpoint_storage (no host_path) is merged with the master's.
+  if (config.checkpoint_storage && !config.checkpoint_storage->host_path.empty())
     return {config.checkpoint_storage->type, config.checkpoint_storage->host_path,
             config.checkpoint_storage->storage_path};
+  if (config.checkpoint_storage)
+    return {"shared_fs", checkpoint_root_, config.checkpoint_storage->storage_path};
   return {"shared_fs", checkpoint_root_, ""};
 }
 

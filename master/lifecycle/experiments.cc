@@ -21,10 +21,48 @@ Experiments::Experiments(Store& store, ExperimentSettings& settings, Trials& tri
       declared_pools_(std::move(declared_pools)),
       max_model_bytes_(max_model_bytes) {}
 
+namespace {
+
+// A master check's failure as an issue: "experiment.yaml:N: <message>" gives
+// its line.
+ConfigIssue IssueOf(const Status& s, const std::string& path) {
+  ConfigIssue issue{path, 0, s.message()};
+  const std::string prefix = "experiment.yaml:";
+  if (s.message().rfind(prefix, 0) == 0) {
+    const size_t colon = s.message().find(": ", prefix.size());
+    if (colon != std::string::npos) {
+      issue.line = std::atoi(s.message().substr(prefix.size(), colon - prefix.size()).c_str());
+      issue.message = s.message().substr(colon + 2);
+    }
+  }
+  return issue;
+}
+
+}  // namespace
+
+ConfigCheck Experiments::Check(const std::string& config_yaml) const {
+  ConfigCheck check = CheckExperimentConfig(config_yaml);
+  if (!check.config) return check;
+  const ExperimentConfig& config = *check.config;
+  if (Status s = settings_.CheckStorage(config); !s.ok())
+    check.errors.push_back(IssueOf(s, "checkpoint_storage"));
+  if (Status s =
+          rm_.CheckFits(config.resources.resource_pool, config.resources.slots_per_trial, declared_pools_);
+      !s.ok())
+    check.errors.push_back(IssueOf(s, "resources"));
+  if (auto searcher = search::Searcher::Create(config.searcher, config.hyperparameters, 1); !searcher.ok())
+    check.errors.push_back(IssueOf(searcher.status(), "searcher"));
+  if (!check.errors.empty()) check.config.reset();
+  return check;
+}
+
 Result<int64_t> Experiments::Create(const std::string& config_yaml, const std::string& model_tar_gz,
-                                    bool activate, const std::string& owner) {
-  auto config = ParseExperimentConfig(config_yaml);
-  if (!config.ok()) return config.status();
+                                    bool activate, const std::string& owner,
+                                    std::vector<ConfigIssue>* warnings) {
+  ConfigCheck check = CheckExperimentConfig(config_yaml);
+  if (!check.config) return Status(ErrorCode::kInvalidConfig, check.ErrorText());
+  if (warnings) *warnings = check.warnings;
+  auto config = Result<ExperimentConfig>(std::move(*check.config));
   if (Status s = settings_.CheckStorage(*config); !s.ok()) return s;
   if (Status s =
           rm_.CheckFits(config->resources.resource_pool, config->resources.slots_per_trial, declared_pools_);

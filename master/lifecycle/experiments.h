@@ -21,10 +21,14 @@ class Experiments {
   Experiments(Store& store, ExperimentSettings& settings, Trials& trials, Allocations& allocations,
               Searches& searches, RankEvents& ranks, ResourceManager& rm,
               std::vector<std::string> declared_pools, uint64_t max_model_bytes);
+  // Everything Create checks of a config, creating nothing: the config's own
+  // errors and warnings, then what only the master knows (checkpoint storage
+  // roots, whether the pool exists and can run the slots, the searcher).
+  ConfigCheck Check(const std::string& config_yaml) const;
   // Validates the config and the model, records the experiment and runs its
-  // searcher's first step.
+  // searcher's first step. `warnings`, when given, receives the config's.
   Result<int64_t> Create(const std::string& config_yaml, const std::string& model_tar_gz, bool activate,
-                         const std::string& owner);
+                         const std::string& owner, std::vector<ConfigIssue>* warnings = nullptr);
   Status Kill(int64_t experiment_id);
   // Running trials checkpoint and exit; waiting ones leave the queue.
   Status Pause(int64_t experiment_id, SteadyTime now);

@@ -184,8 +184,13 @@ Result<LaunchSpec> SchedulingDriver::SpecFor(const LiveAllocation& alloc) {
   spec.world_size = alloc.world_size;
   spec.launch = LaunchModeOf(alloc.experiment_id, alloc.pool);
   spec.entrypoint = config->entrypoint;
+  spec.entrypoint_argv = config->entrypoint_argv;
   spec.hparams_json = trial->hparams_json;
-  spec.environment = config->environment_variables;
+  spec.environment = config->environment.variables;
+  spec.cpu_environment = config->environment.cpu_variables;
+  spec.cuda_environment = config->environment.cuda_variables;
+  // The config's `data`, for every rank (docs/environment.md).
+  spec.environment["RING_DATA"] = config->data.dump();
   const auto storage = settings_.StorageOf(*config);
   // The trial runtime's contract (trial_runtime: MakeCheckpointStorage).
   spec.environment["RING_CHECKPOINT_STORAGE"] = nlohmann::json{

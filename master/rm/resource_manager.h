@@ -34,9 +34,13 @@ struct LaunchSpec {
   LaunchMode launch = LaunchMode::kPerSlot;
   int master_port = 0;
   std::string entrypoint;
+  std::vector<std::string> entrypoint_argv;  // the list form: run without a shell
   std::string hparams_json;
   std::string latest_checkpoint;  // a directory, empty if none
   std::map<std::string, std::string> environment;
+  // Added to `environment` on ranks of CPU slots, or of GPU slots.
+  std::map<std::string, std::string> cpu_environment;
+  std::map<std::string, std::string> cuda_environment;
   std::string model_definition_path;
   std::string owner;                   // the Ringmaster user who owns the task
   std::optional<proto::RunAs> run_as;  // the owner's linked Unix account; absent when unlinked

@@ -33,6 +33,7 @@ ring_add_test(e2e_tests LABEL e2e TIMEOUT 300
     e2e/digits_netns_e2e_test.cc
     e2e/determined_collective_attack_e2e_test.cc
     e2e/determined_core_api_e2e_test.cc
+    e2e/determined_config_e2e_test.cc
     e2e/digits_pytorch_e2e_test.cc
     e2e/fault_tolerance_e2e_test.cc
     e2e/per_node_launch_e2e_test.cc

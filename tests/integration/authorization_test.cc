@@ -65,6 +65,7 @@ const std::vector<RouteRule>& Rules() {
       {"POST", "/api/v1/agents/{id}/slots", Rule::kAdminOnly, R"({"slots":1})"},
       {"POST", "/api/v1/master/cluster-token/rotate", Rule::kAdminOnly, ""},
       {"POST", "/api/v1/experiments", Rule::kRead, "{}"},
+      {"POST", "/api/v1/experiments/check", Rule::kRead, "{}"},
       {"GET", "/api/v1/experiments", Rule::kRead, ""},
       {"GET", "/api/v1/experiments/{id}", Rule::kRead, ""},
       {"GET", "/api/v1/experiments/{id}/trials", Rule::kRead, ""},

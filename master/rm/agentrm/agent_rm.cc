@@ -286,8 +286,11 @@ void AgentRm::Launch(const LaunchSpec& spec) {
       start.node_slot_counts = node_slot_counts;
       start.slot_type = agent->slots.empty() ? "cpu" : agent->slots.front().type;
       start.entrypoint = spec.entrypoint;
+      start.entrypoint_argv = spec.entrypoint_argv;
       start.hparams_json = spec.hparams_json;
       start.environment = spec.environment;
+      for (const auto& [k, v] : start.slot_type == "cpu" ? spec.cpu_environment : spec.cuda_environment)
+        start.environment[k] = v;
       start.latest_checkpoint = spec.latest_checkpoint;
       start.model_definition_path = spec.model_definition_path;
       start.owner = spec.owner;

@@ -71,7 +71,8 @@ const BadConfig kWrongTypes[] = {
      "experiment.yaml:8: searcher.divisor must be a number, got \"abc\""},
     {"map for a list", kHead + "labels: {a: b}\n",
      "experiment.yaml:8: labels must be a list of strings, got a map"},
-    {"list for a string", "name: [a, b]\n", "experiment.yaml:1: name must be a string, got a list"},
+    {"list for a string", kHead + "description: [a, b]\n",
+     "experiment.yaml:8: description must be a string, got a list"},
     {"list inside a list of strings", kHead + "labels: [a, [b]]\n",
      "experiment.yaml:8: labels[1] must be a string, got a list"},
     {"map for a string", kHead + "description: {a: 1}\n",
@@ -80,10 +81,10 @@ const BadConfig kWrongTypes[] = {
      "experiment.yaml:8: searcher.smaller_is_better must be true or false, got \"maybe\""},
     {"string for a map", "name: x\nentrypoint: ./run\nsearcher: single\n",
      "experiment.yaml:3: searcher must be a map, got \"single\""},
-    {"number for max_length", Searcher("  max_length: 100\n"),
-     "experiment.yaml:6: searcher.max_length must be a map like {batches: N}, got 100"},
-    {"number for a period", kHead + "min_validation_period: 5\n",
-     "experiment.yaml:8: min_validation_period must be a map like {batches: N}, got 5"},
+    {"word for max_length", Searcher("  max_length: long\n"),
+     "experiment.yaml:6: searcher.max_length must be an integer or a map like {batches: N}, got \"long\""},
+    {"list for a period", kHead + "min_validation_period: [5]\n",
+     "experiment.yaml:8: min_validation_period must be an integer or a map like {batches: N}, got a list"},
     {"not a map at the top", "- a\n- b\n", "experiment.yaml:1: the config must be a map of keys, got a list"},
     {"a scalar at the top", "just a string\n",
      "experiment.yaml:1: the config must be a map of keys, got \"just a string\""},
@@ -101,8 +102,9 @@ const BadConfig kUnknownKeys[] = {
     {"top level, nothing close", kHead + "gpus: 2\n", "experiment.yaml:8: unknown key \"gpus\""},
     {"searcher typo", kHead + "  max_lenght: 5\n",
      "experiment.yaml:8: unknown key \"searcher.max_lenght\" (did you mean \"max_length\"?)"},
-    {"max_length in epochs", Searcher("  max_length: {epochs: 3}\n"),
-     "experiment.yaml:6: unknown key \"searcher.max_length.epochs\""},
+    {"max_length in days", Searcher("  max_length: {days: 3}\n"),
+     "experiment.yaml:6: unknown key \"searcher.max_length.days\" (a length is one of batches, records, "
+     "epochs)"},
     {"resources typo", kHead + "resources:\n  slot_per_trial: 2\n",
      "experiment.yaml:9: unknown key \"resources.slot_per_trial\" (did you mean \"slots_per_trial\"?)"},
     {"checkpoint_storage typo", kHead + "checkpoint_storage:\n  host_path: /c\n  save_trial_lates: 1\n",
@@ -125,20 +127,17 @@ INSTANTIATE_TEST_SUITE_P(UnknownKeys, MalformedConfigTest, ::testing::ValuesIn(k
 const BadConfig kMissingKeys[] = {
     {"entrypoint", "name: x\nsearcher: {name: single, metric: l, max_length: {batches: 1}}\n",
      "experiment.yaml:1: entrypoint is required"},
-    {"name", "entrypoint: x\nsearcher: {name: single, metric: l, max_length: {batches: 1}}\n",
-     "experiment.yaml:1: name is required"},
     {"searcher", "name: x\nentrypoint: ./run\n", "experiment.yaml:1: searcher is required"},
     {"searcher.name", "name: x\nentrypoint: ./run\nsearcher:\n  metric: l\n",
      "experiment.yaml:4: searcher.name is required"},
     {"searcher.metric", "name: x\nentrypoint: ./run\nsearcher:\n  name: single\n  max_length: {batches: 1}\n",
      "experiment.yaml:4: searcher.metric is required"},
-    // single, random and grid may leave it out (the trial decides how long
-    // to train); adaptive_asha needs it unless it has time_metric and max_time.
-    {"searcher.max_length",
-     "name: x\nentrypoint: ./run\nsearcher:\n  name: adaptive_asha\n  metric: l\n  max_trials: 4\n",
-     "experiment.yaml:4: searcher.max_length is required"},
+    {"searcher.max_length of asha",
+     "name: x\nentrypoint: ./run\nsearcher:\n  name: adaptive_asha\n  metric: l\n  max_trials: 2\n",
+     "experiment.yaml:4: searcher.max_time and time_metric are required by adaptive_asha (or the older "
+     "max_length)"},
     {"max_length.batches", Searcher("  max_length: {}\n"),
-     "experiment.yaml:6: searcher.max_length.batches is required"},
+     "experiment.yaml:6: searcher.max_length must have exactly one of batches, records, epochs, got none"},
     {"max_trials for random",
      "name: x\nentrypoint: ./run\nsearcher:\n  name: random\n  metric: l\n  max_length: {batches: 1}\n",
      "experiment.yaml:4: searcher.max_trials is required"},
@@ -146,8 +145,8 @@ const BadConfig kMissingKeys[] = {
      "name: x\nentrypoint: ./run\nsearcher:\n  name: adaptive_asha\n  metric: l\n  max_length: {batches: "
      "1}\n",
      "experiment.yaml:4: searcher.max_trials is required"},
-    {"host_path", kHead + "checkpoint_storage:\n  storage_path: x\n",
-     "experiment.yaml:9: checkpoint_storage.host_path is required"},
+    {"container_path of directory", kHead + "checkpoint_storage:\n  type: directory\n",
+     "experiment.yaml:9: checkpoint_storage.container_path is required"},
     {"minval of a double", kHead + "hyperparameters:\n  lr:\n    type: double\n    maxval: 3\n",
      "experiment.yaml:10: hyperparameters.lr.minval is required"},
     // An empty value ("key:" and nothing) is reported on its key's line, not
@@ -158,12 +157,10 @@ const BadConfig kMissingKeys[] = {
     {"empty metric before a blank line",
      "name: x\nentrypoint: ./run\nsearcher:\n  name: single\n  metric:\n\n  max_length: {batches: 1}\n",
      "experiment.yaml:5: searcher.metric is required"},
-    {"empty value at the end", kHead + "max_restarts:\n",
-     "experiment.yaml:8: max_restarts must be an integer >= 0, got nothing"},
-    {"empty hyperparameter", kHead + "hyperparameters:\n  m:\n    lr:\n  n: 1\n",
-     "experiment.yaml:10: hyperparameters.m.lr must have a value"},
-    {"empty section", kHead + "resources:\nmax_restarts: 1\n",
-     "experiment.yaml:8: resources must be a map, got nothing"},
+    {"empty value at the end", "name: x\nsearcher: {name: single, metric: l}\nentrypoint:\n",
+     "experiment.yaml:3: entrypoint is required"},
+    {"empty section", "name: x\nentrypoint: ./run\nsearcher:\nmax_restarts: 1\n",
+     "experiment.yaml:3: searcher is required"},
 };
 INSTANTIATE_TEST_SUITE_P(MissingKeys, MalformedConfigTest, ::testing::ValuesIn(kMissingKeys), CaseName);
 
@@ -171,7 +168,10 @@ const BadConfig kBadValues[] = {
     {"negative max_restarts", kHead + "max_restarts: -1\n",
      "experiment.yaml:8: max_restarts must be an integer >= 0, got -1"},
     {"zero slots", kHead + "resources:\n  slots_per_trial: 0\n",
-     "experiment.yaml:9: resources.slots_per_trial must be a positive integer, got 0"},
+     "experiment.yaml:9: resources.slots_per_trial 0 (a trial that holds no slot) is a Determined feature "
+     "Ringmaster does not support yet: give 1 or more"},
+    {"negative slots", kHead + "resources:\n  slots_per_trial: -1\n",
+     "experiment.yaml:9: resources.slots_per_trial must be a positive integer, got -1"},
     {"zero max_slots", kHead + "resources:\n  max_slots: 0\n",
      "experiment.yaml:9: resources.max_slots must be a positive integer, got 0"},
     {"zero max_length", Searcher("  max_length: {batches: 0}\n"),
@@ -240,7 +240,8 @@ const BadConfig kBadValues[] = {
      "experiment.yaml:10: checkpoint_storage.storage_path must be a relative path below host_path, got "
      "\"/etc\""},
     {"checkpoint storage type", kHead + "checkpoint_storage:\n  type: s3\n  host_path: /c\n",
-     "experiment.yaml:9: checkpoint_storage.type must be shared_fs, got \"s3\""},
+     "experiment.yaml:9: checkpoint_storage.type s3 is a Determined storage Ringmaster does not support yet: "
+     "use shared_fs (a folder every agent mounts), or leave checkpoint_storage out for the master's default"},
     {"environment item without =", kHead + "environment:\n  variables:\n    - NOVALUE\n",
      "experiment.yaml:10: environment.variables[0] must read NAME=VALUE, got \"NOVALUE\""},
     {"environment item without a name", kHead + "environment:\n  variables:\n    - A=1\n    - =1\n",
@@ -258,7 +259,8 @@ const BadConfig kBadValues[] = {
      "experiment.yaml:8: log_retention_days must be a number of days >= 0, or -1 to keep logs, got -2"},
     {"negative seed", kHead + "reproducibility:\n  experiment_seed: -1\n",
      "experiment.yaml:9: reproducibility.experiment_seed must be an integer >= 0, got -1"},
-    {"empty name", "name: ''\nentrypoint: x\n", "experiment.yaml:1: name must not be empty"},
+    {"empty name", "name: ''\nentrypoint: x\n",
+     "experiment.yaml:1: name must not be empty\nexperiment.yaml:1: searcher is required"},
     {"empty label", kHead + "labels: [a, '']\n", "experiment.yaml:8: labels[1] must not be empty"},
 };
 INSTANTIATE_TEST_SUITE_P(BadValues, MalformedConfigTest, ::testing::ValuesIn(kBadValues), CaseName);

@@ -116,7 +116,7 @@ TEST(ExperimentConfigTest, FullConfigParsesEveryKey) {
   EXPECT_EQ(cs.save_trial_best, 2);
   EXPECT_EQ(cs.save_trial_latest, 4);
   EXPECT_EQ(c->experiment_seed, 42);
-  EXPECT_EQ(c->environment_variables,
+  EXPECT_EQ(c->environment.variables,
             (std::map<std::string, std::string>{{"OMP_NUM_THREADS", "1"}, {"DATA", "/data"}, {"EMPTY", ""}}));
   EXPECT_EQ(c->data,
             json::parse(R"({"url": "file:///data/mnist", "shards": 4, "splits": ["train", "test"]})"));
@@ -185,7 +185,7 @@ TEST(ExperimentConfigTest, DefaultsOfAMinimalConfig) {
   EXPECT_TRUE(c->labels.empty());
   EXPECT_EQ(c->searcher.max_trials, 1);
   EXPECT_TRUE(c->searcher.smaller_is_better);
-  EXPECT_EQ(c->searcher.max_concurrent_trials, 0);
+  EXPECT_EQ(c->searcher.max_concurrent_trials, 16);  // Determined's default
   EXPECT_EQ(c->searcher.mode, "standard");
   EXPECT_EQ(c->searcher.divisor, 4);
   EXPECT_EQ(c->searcher.max_rungs, 5);
@@ -199,7 +199,7 @@ TEST(ExperimentConfigTest, DefaultsOfAMinimalConfig) {
   EXPECT_EQ(c->min_checkpoint_period_batches, 0);
   EXPECT_FALSE(c->checkpoint_storage.has_value());
   EXPECT_FALSE(c->experiment_seed.has_value());
-  EXPECT_TRUE(c->environment_variables.empty());
+  EXPECT_TRUE(c->environment.variables.empty());
   EXPECT_EQ(c->data, json::object());
   EXPECT_EQ(c->preemption_timeout_s, 3600);
   EXPECT_TRUE(c->hyperparameters.empty());
@@ -223,7 +223,7 @@ TEST(ExperimentConfigTest, EnvironmentVariablesAsAList) {
       "name: x\nentrypoint: ./run\nsearcher: {name: single, metric: l, max_length: {batches: 1}}\n"
       "environment:\n  variables:\n    - A=1\n    - B=x=y\n    - EMPTY=\n");
   ASSERT_TRUE(c.ok()) << c.status().message();
-  EXPECT_EQ(c->environment_variables,
+  EXPECT_EQ(c->environment.variables,
             (std::map<std::string, std::string>{{"A", "1"}, {"B", "x=y"}, {"EMPTY", ""}}));
 }
 
@@ -241,9 +241,10 @@ TEST(ExperimentConfigTest, GridAndRandomSearchers) {
 }
 
 TEST(ExperimentConfigTest, FileNameIsUsedInErrors) {
-  auto c = ParseExperimentConfig("name: 1\nentrypoint: [x]\n", "my.yaml");
+  auto c = ParseExperimentConfig("name: 1\nentrypoint: {x: 1}\n", "my.yaml");
   EXPECT_EQ(c.status().code(), ErrorCode::kInvalidConfig);
-  EXPECT_EQ(c.status().message(), "my.yaml:2: entrypoint must be a string, got a list");
+  EXPECT_EQ(c.status().message(),
+            "my.yaml:1: searcher is required\nmy.yaml:2: entrypoint must be a string, got a map");
 }
 
 TEST(ExperimentConfigTest, DefaultHparams) {

@@ -1,0 +1,175 @@
+// A config with many problems is answered with all of them at once, each with
+// its key path and line; near-miss hints only name keys of the same meaning;
+// Determined's keys are supported, warned about or refused by name.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "common/experiment_config.h"
+
+namespace ring {
+namespace {
+
+// A Determined config with twenty problems, one per numbered line.
+const char* kTwentyProblems =
+    "name: \"\"\n"                                                 // 1
+    "entrypoint: []\n"                                             // 2
+    "max_restarts: -1\n"                                           // 3
+    "records_per_epoch: lots\n"                                    // 4
+    "min_validation_period: {epochs: 1}\n"                         // 5
+    "checkpoint_policy: sometimes\n"                               // 6
+    "searcher:\n"                                                  // 7
+    "  name: adaptive_asha\n"                                      // 8
+    "  metric: loss\n"                                             // 9
+    "  max_trials: 0\n"                                            // 10
+    "  max_length: {batches: 0}\n"                                 // 11
+    "  divisor: 1\n"                                               // 12
+    "  mode: fast\n"                                               // 13
+    "  bracket_rungs: [0]\n"                                       // 14
+    "resources:\n"                                                 // 15
+    "  slots_per_trial: 0\n"                                       // 16
+    "  priority: 100\n"                                            // 17
+    "  launch: per_gpu\n"                                          // 18
+    "environment:\n"                                               // 19
+    "  image: determinedai/pytorch\n"                              // 20
+    "  environment_variables: [NOEQUALS]\n"                        // 21
+    "hyperparameters:\n"                                           // 22
+    "  lr: {type: double, minval: 1, maxval: 0}\n"                 // 23
+    "checkpoint_storage: {type: s3, bucket: b}\n"                  // 24
+    "log_policies: [{pattern: \"(\", action: cancel_retries}]\n"   // 25
+    "bind_mounts: [{host_path: /data, container_path: /data}]\n";  // 26
+
+TEST(ConfigAllErrorsTest, TwentyProblemsAreReportedInOneAnswer) {
+  const ConfigCheck check = CheckExperimentConfig(kTwentyProblems);
+  std::vector<std::pair<int, std::string>> expected = {
+      {1, "name"},
+      {2, "entrypoint"},
+      {3, "max_restarts"},
+      {4, "records_per_epoch"},
+      {5, "min_validation_period"},
+      {6, "checkpoint_policy"},
+      {10, "searcher.max_trials"},
+      {11, "searcher.max_length"},
+      {12, "searcher.divisor"},
+      {13, "searcher.mode"},
+      {14, "searcher.bracket_rungs"},
+      {16, "resources.slots_per_trial"},
+      {17, "resources.priority"},
+      {18, "resources.launch"},
+      {20, "environment.image"},
+      {21, "environment.environment_variables[0]"},
+      {23, "hyperparameters.lr"},
+      {24, "checkpoint_storage"},
+      {25, "log_policies[0]"},
+      {26, "bind_mounts"},
+  };
+  std::string all;
+  for (const auto& e : check.errors) all += e.Text("experiment.yaml") + "\n";
+  ASSERT_EQ(check.errors.size(), 20u) << all;
+  // Every line above has its error, which names the key.
+  for (const auto& [line, path] : expected) {
+    bool found = false;
+    for (const auto& e : check.errors)
+      found = found || (e.line == line && e.message.find(path) != std::string::npos);
+    EXPECT_TRUE(found) << "no error on line " << line << " naming " << path << "\n" << all;
+  }
+  EXPECT_FALSE(check.config);
+  // The one Result error carries them all, one per line.
+  auto parsed = ParseExperimentConfig(kTwentyProblems);
+  ASSERT_FALSE(parsed.ok());
+  EXPECT_EQ(parsed.status().code(), ErrorCode::kInvalidConfig);
+  EXPECT_EQ(std::count(parsed.status().message().begin(), parsed.status().message().end(), '\n'), 19);
+}
+
+TEST(ConfigAllErrorsTest, HintsOnlyForKeysOfTheSameMeaning) {
+  const std::string head = "name: x\nentrypoint: ./run\n";
+  // time_metric and max_time are keys of their own now, not misspellings.
+  auto ok = CheckExperimentConfig(head +
+                                  "searcher: {name: adaptive_asha, metric: loss, max_trials: 4, "
+                                  "time_metric: batches, max_time: 100}\n");
+  EXPECT_TRUE(ok.errors.empty()) << ok.ErrorText();
+  ASSERT_TRUE(ok.config);
+  EXPECT_EQ(ok.config->searcher.time_metric, "batches");
+  EXPECT_EQ(ok.config->searcher.max_time, 100);
+  // A real typo is hinted; a different word is not.
+  auto typo = CheckExperimentConfig(head + "searcher: {name: single, metric: loss, max_trails: 3}\n");
+  EXPECT_NE(typo.ErrorText().find("unknown key \"searcher.max_trails\" (did you mean \"max_trials\"?)"),
+            std::string::npos)
+      << typo.ErrorText();
+  auto other = CheckExperimentConfig(head + "searcher: {name: single, metric: loss, max_timer: 3}\n");
+  EXPECT_NE(other.ErrorText().find("unknown key \"searcher.max_timer\" (did you mean \"max_time\"?)"),
+            std::string::npos)
+      << other.ErrorText();
+  auto far = CheckExperimentConfig(head + "searcher: {name: single, metric: loss, time_limit: 3}\n");
+  EXPECT_EQ(far.ErrorText().find("did you mean"), std::string::npos) << far.ErrorText();
+}
+
+TEST(ConfigAllErrorsTest, DeterminedKeysAreSupportedWarnedOrRefused) {
+  const char* yaml =
+      "name: x\n"
+      "entrypoint: [python3, -m, determined.launch.torch_distributed, python3, train.py]\n"
+      "debug: false\n"
+      "profiling: {enabled: true}\n"
+      "records_per_epoch: 1000\n"
+      "hyperparameters:\n"
+      "  global_batch_size: 100\n"
+      "  wandb: null\n"
+      "searcher: {name: single, metric: loss, max_length: {epochs: 2}}\n"
+      "min_validation_period: {records: 500}\n"
+      "environment:\n"
+      "  environment_variables:\n"
+      "    cpu: [A=1]\n"
+      "    cuda: [B=2]\n"
+      "  variables: {C: '3'}\n"
+      "checkpoint_storage: {save_trial_latest: 3}\n"
+      "retention_policy: {log_retention_days: 7}\n"
+      "log_policies:\n"
+      "  - {name: oom, pattern: '.*CUDA out of memory.*', action: cancel_retries}\n"
+      "  - {pattern: 'ECC error', action: {type: exclude_node}}\n"
+      "data: {url: 'https://example.com/x.tgz'}\n"
+      "labels: [a, b]\n"
+      "description: d\n";
+  const ConfigCheck check = CheckExperimentConfig(yaml);
+  ASSERT_TRUE(check.errors.empty()) << check.ErrorText();
+  const ExperimentConfig& c = *check.config;
+  EXPECT_EQ(c.entrypoint_argv.size(), 5u);
+  EXPECT_EQ(c.entrypoint, "python3 -m determined.launch.torch_distributed python3 train.py");
+  EXPECT_EQ(EffectiveLaunchMode(c), LaunchMode::kPerNode);
+  EXPECT_TRUE(c.hyperparameters.at("wandb").value.is_null());
+  EXPECT_EQ(c.searcher.max_length_batches, 20);  // 2 epochs of 1000 records, 100 a batch
+  EXPECT_EQ(c.min_validation_period_batches, 5);
+  EXPECT_EQ(c.environment.cpu_variables.at("A"), "1");
+  EXPECT_EQ(c.environment.cuda_variables.at("B"), "2");
+  EXPECT_EQ(c.environment.variables.at("C"), "3");
+  ASSERT_TRUE(c.checkpoint_storage);
+  EXPECT_TRUE(c.checkpoint_storage->host_path.empty());  // merged with the master's
+  EXPECT_EQ(c.checkpoint_storage->save_trial_latest, 3);
+  EXPECT_EQ(c.log_retention_days, 7);
+  ASSERT_EQ(c.log_policies.size(), 2u);
+  EXPECT_EQ(c.log_policies[0].action, LogPolicy::Action::kCancelRetries);
+  EXPECT_EQ(c.log_policies[1].action, LogPolicy::Action::kExcludeNode);
+  EXPECT_EQ(c.data["url"], "https://example.com/x.tgz");
+  EXPECT_EQ(c.searcher.max_concurrent_trials, 16);
+  // debug and profiling are accepted with a warning each.
+  ASSERT_EQ(check.warnings.size(), 2u);
+  EXPECT_EQ(check.warnings[0].path, "debug");
+  EXPECT_EQ(check.warnings[0].line, 3);
+  EXPECT_EQ(check.warnings[1].path, "profiling");
+}
+
+TEST(ConfigAllErrorsTest, SingleRandomGridNeedNoMaxLength) {
+  for (const char* name : {"single", "random", "grid"}) {
+    const std::string yaml = std::string("name: x\nentrypoint: ./run\nsearcher: {name: ") + name +
+                             ", metric: loss, max_trials: 2}\n";
+    const ConfigCheck check = CheckExperimentConfig(yaml);
+    EXPECT_TRUE(check.errors.empty()) << name << ": " << check.ErrorText();
+  }
+  const ConfigCheck asha = CheckExperimentConfig(
+      "name: x\nentrypoint: ./run\nsearcher: {name: adaptive_asha, metric: l, max_trials: 2}\n");
+  ASSERT_EQ(asha.errors.size(), 1u);
+  EXPECT_NE(asha.errors[0].message.find("max_time and time_metric are required"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ring
