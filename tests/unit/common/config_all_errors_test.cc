@@ -135,7 +135,7 @@ TEST(ConfigAllErrorsTest, DeterminedKeysAreSupportedWarnedOrRefused) {
   const ExperimentConfig& c = *check.config;
   EXPECT_EQ(c.entrypoint_argv.size(), 5u);
   EXPECT_EQ(c.entrypoint, "python3 -m determined.launch.torch_distributed python3 train.py");
-  EXPECT_EQ(EffectiveLaunchMode(c), LaunchMode::kPerNode);
+  EXPECT_EQ(ResolveLaunchMode(c.resources.launch, LaunchMode::kAuto, c.entrypoint), LaunchMode::kPerNode);
   EXPECT_TRUE(c.hyperparameters.at("wandb").value.is_null());
   EXPECT_EQ(c.searcher.max_length_batches, 20);  // 2 epochs of 1000 records, 100 a batch
   EXPECT_EQ(c.min_validation_period_batches, 5);
