@@ -71,7 +71,6 @@ TEST(AgentEnvironment, PerSlotLaunchDescribesThisRanksNode) {
   proto::Start start = MakeStart();
   start.node_rank = 1;
   start.node_addrs = {"10.0.0.5", "10.0.0.7"};
-  start.node_slot_counts = {3, 4};
   Environment env = BuildTrialEnvironment(start, "http://m:8080", kAgent, GpuSlots(), {});
   EXPECT_EQ(env["RANK"], "2");
   EXPECT_EQ(env["LOCAL_RANK"], "1");
@@ -94,6 +93,7 @@ TEST(AgentEnvironment, PerNodeLaunchSetsTheLauncherVariables) {
   start.slot_type = "cpu";
   start.slot_ids = {4, 5, 6, 7};
   start.node_addrs = {"10.0.0.5", "10.0.0.7"};
+  start.node_slot_counts = {3, 4};
   Environment env = BuildTrialEnvironment(start, "http://m:8080", kAgent, {},
                                           {{"RANK", "3"}, {"LOCAL_RANK", "2"}, {"PATH", "/bin"}});
   EXPECT_EQ(env["MASTER_ADDR"], "10.0.0.5");
