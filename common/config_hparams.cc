@@ -20,7 +20,7 @@ Hyperparameter ConfigParser::ParseHparam(const YAML::Node& node, const std::stri
     h.type = Type::kNested;
     for (const auto& [key, value] : w_.Entries(node, path, depth)) {
       const std::string child = YamlWalker::Join(path, key);
-      Try(child, [&] { h.nested[key] = ParseHparam(value, child, depth + 1); });
+      Try(child, [&, key = key, value = value] { h.nested[key] = ParseHparam(value, child, depth + 1); });
     }
     return h;
   }

@@ -105,7 +105,7 @@ ExperimentConfig ConfigParser::Parse(const YAML::Node& root) {
     if (!Present(hp)) return;
     for (const auto& [key, value] : w_.Entries(hp, "hyperparameters")) {
       const std::string path = "hyperparameters." + key;
-      Try(path, [&] { c.hyperparameters[key] = ParseHparam(value, path, 1); });
+      Try(path, [&, key = key, value = value] { c.hyperparameters[key] = ParseHparam(value, path, 1); });
     }
   });
   Try("records_per_epoch", [&] {
@@ -120,8 +120,9 @@ ExperimentConfig ConfigParser::Parse(const YAML::Node& root) {
   });
   if (searcher_ok && c.searcher.name == "grid")
     for (const auto& [key, h] : c.hyperparameters)
-      Try("hyperparameters." + key,
-          [&] { RequireGridCount(root["hyperparameters"][key], "hyperparameters." + key, h); });
+      Try("hyperparameters." + key, [&, key = key, &h = h] {
+        RequireGridCount(root["hyperparameters"][key], "hyperparameters." + key, h);
+      });
   if (c.searcher.max_length) {
     std::string why;
     if (const auto batches = ToBatches(*c.searcher.max_length, c, &why))
