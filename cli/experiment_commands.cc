@@ -215,11 +215,19 @@ int DescribeExperiment(CliEnv& env, int64_t id) {
   out << body.substr(body.find('\n') + 1);
 
   out << "\nTrials:\n";
-  Table table({"id", "state", "hparams", "batches", "restarts", "best validation"});
+  // The log signal column only when a log policy matched some trial.
+  bool signals = false;
+  for (const auto& t : *trials) signals = signals || Member(t, "log_signal").is_string();
+  std::vector<std::string> columns = {"id", "state", "hparams", "batches", "restarts", "best validation"};
+  if (signals) columns.push_back("log signal");
+  Table table(columns);
   table.SetMaxWidth(2, 60);
   for (const auto& t : *trials) {
-    table.AddRow({Field(t, "id"), Field(t, "state"), FormatHparams(Member(t, "hparams")),
-                  Field(t, "total_batches"), Field(t, "restarts"), Field(t, "best_validation")});
+    std::vector<std::string> row = {Field(t, "id"),        Field(t, "state"),
+                                    FormatHparams(Member(t, "hparams")), Field(t, "total_batches"),
+                                    Field(t, "restarts"),  Field(t, "best_validation")};
+    if (signals) row.push_back(Member(t, "log_signal").is_string() ? Field(t, "log_signal") : "");
+    table.AddRow(row);
   }
   table.Print(out);
 

@@ -40,6 +40,8 @@ int DescribeTrial(CliEnv& env, int64_t id) {
   }
   if (const auto& why = Member(*trial, "last_exit_reason"); why.is_string())
     out << "Last exit:          " << why.get<std::string>() << '\n';
+  if (const auto& signal = Member(*trial, "log_signal"); signal.is_string())
+    out << "Log signal:         " << signal.get<std::string>() << '\n';
   out << "Best validation:    " << Field(*trial, "best_validation") << '\n';
   out << "Latest checkpoint:  " << Field(*trial, "latest_checkpoint") << '\n';
   out << "Created:            " << Field(*trial, "created_at") << '\n';
@@ -56,6 +58,16 @@ int DescribeTrial(CliEnv& env, int64_t id) {
       table.AddRow({Field(m, "batches"), FormatMetrics(Member(m, "metrics")), Field(m, "reported_at")});
     table.Print(out);
   };
+  if (const auto& matches = Member(*trial, "log_policy_matches"); matches.is_array() && !matches.empty()) {
+    out << "\nLog policy matches:\n";
+    Table table({"policy", "action", "node", "allocation", "rank", "line"});
+    for (const auto& m : matches) {
+      const auto& action = Member(m, "action");
+      table.AddRow({Field(m, "policy"), action.is_string() ? action.get<std::string>() : "label",
+                    Field(m, "node"), Field(m, "allocation_id"), Field(m, "rank"), Field(m, "line")});
+    }
+    table.Print(out);
+  }
   print_metrics("Validation metrics", Member(*validation, "metrics"));
   const auto& train = Member(*training, "metrics");
   if (train.is_array() && !train.empty()) {

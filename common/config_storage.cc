@@ -1,8 +1,8 @@
 // checkpoint_storage and log_policies of the experiment config.
 #include <filesystem>
-#include <regex>
 
 #include "common/config_parser.h"
+#include "common/log_policy.h"
 
 namespace ring {
 CheckpointStorageConfig ConfigParser::ParseCheckpointStorage(const YAML::Node& node) {
@@ -74,12 +74,10 @@ void ConfigParser::ParseLogPolicies(const YAML::Node& node, std::vector<LogPolic
       if (Present(item["name"])) policy.name = w_.String(item["name"], at + ".name", true);
       if (Present(item["pattern"])) {
         policy.pattern = w_.String(item["pattern"], at + ".pattern", true);
-        try {
-          std::regex check(*policy.pattern);  // ECMAScript, nearest to the RE2 Determined uses
-        } catch (const std::regex_error&) {
-          w_.Fail(item["pattern"],
-                  at + ".pattern is not a valid regular expression: \"" + *policy.pattern + "\"");
-        }
+        std::string error;
+        if (!LogPattern::Compile(*policy.pattern, error))
+          w_.Fail(item["pattern"], at + ".pattern is not a valid regular expression (RE2 syntax, as Go's): " +
+                                       error + ": \"" + *policy.pattern + "\"");
       }
       if (const auto action = item["action"]; Present(action)) {
         // "cancel_retries", or the older {type: cancel_retries}.
@@ -89,12 +87,10 @@ void ConfigParser::ParseLogPolicies(const YAML::Node& node, std::vector<LogPolic
           type = w_.Required(action, at + ".action", "type");
         }
         const std::string name = w_.String(type, at + ".action");
-        if (name == "cancel_retries")
-          policy.action = LogPolicy::Action::kCancelRetries;
-        else if (name == "exclude_node")
-          policy.action = LogPolicy::Action::kExcludeNode;
-        else
+        const auto parsed = ParseLogPolicyAction(name);
+        if (!parsed || *parsed == LogPolicy::Action::kNone)
           w_.Fail(type, at + ".action must be cancel_retries or exclude_node, got \"" + name + "\"");
+        policy.action = *parsed;
       }
       if (policy.name.empty() && (!policy.pattern || policy.action == LogPolicy::Action::kNone))
         w_.Fail(item, at + " needs a name, or a pattern and an action");

@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/launch_mode.h"
+#include "common/log_policy_action.h"
 #include "common/status.h"
 
 namespace ring {
@@ -110,7 +111,7 @@ const char* ToString(CheckpointPolicy policy);
 
 // One of log_policies: when a line of a trial's output matches `pattern`.
 struct LogPolicy {
-  enum class Action { kNone, kCancelRetries, kExcludeNode };
+  using Action = LogPolicyAction;
   std::string name;
   std::optional<std::string> pattern;  // absent: disables a policy of that name
   Action action = Action::kNone;

@@ -20,6 +20,7 @@ packages=(
   libboost-dev nlohmann-json3-dev libyaml-cpp-dev libsqlite3-dev sqlite3
   libspdlog-dev libfmt-dev libcli11-dev libgtest-dev libgmock-dev
   libarchive-dev libssl-dev libsodium-dev prometheus-cpp-dev zlib1g-dev
+  libre2-dev  # log_policies: regular expressions in linear time, the syntax Determined's use
   wrk  # bench/rest.sh
   slurm-wlm munge  # bench/launch.sh: Slurm on this host as the launch-latency peer
   # Distributed trials: Gloo collectives, libtorch (CPU) for the C++ model

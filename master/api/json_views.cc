@@ -53,7 +53,19 @@ nlohmann::json TrialJson(const TrialRecord& t) {
           {"latest_checkpoint", OrNull(t.latest_checkpoint)},
           {"request_id", OrNull(t.request_id)},
           {"created_at", t.created_at},
-          {"ended_at", OrNull(t.ended_at)}};
+          {"ended_at", OrNull(t.ended_at)},
+          {"log_signal", OrNull(t.log_signal)}};
+}
+
+nlohmann::json LogPolicyMatchJson(const LogPolicyMatch& m) {
+  return {
+      {"policy", m.policy},
+      {"action", m.action == LogPolicyAction::kNone ? nlohmann::json() : nlohmann::json(ToString(m.action))},
+      {"node", m.node},
+      {"allocation_id", m.allocation_id},
+      {"rank", m.rank},
+      {"line", m.line},
+      {"matched_at", m.matched_at}};
 }
 
 nlohmann::json AllocationJson(const AllocationRecord& a) {

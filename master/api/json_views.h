@@ -9,6 +9,7 @@ namespace ring {
 
 nlohmann::json ExperimentJson(const ExperimentRecord& e, int64_t num_trials);
 nlohmann::json TrialJson(const TrialRecord& t);
+nlohmann::json LogPolicyMatchJson(const LogPolicyMatch& m);
 nlohmann::json AllocationJson(const AllocationRecord& a);
 nlohmann::json MetricJson(const MetricReport& m);
 nlohmann::json LogJson(const LogRecord& l);

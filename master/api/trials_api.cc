@@ -42,6 +42,9 @@ net::awaitable<ApiResponse> GetTrial(ApiContext& ctx, ApiRequest& req) {
         view["last_exit_reason"] = it->exit_reason;
         break;
       }
+  view["log_policy_matches"] = nlohmann::json::array();
+  if (auto matches = ctx.store.ListLogPolicyMatches(*id); matches.ok())
+    for (const auto& m : *matches) view["log_policy_matches"].push_back(LogPolicyMatchJson(m));
   co_return ApiResponse::Json(view);
 }
 

@@ -67,6 +67,7 @@ Outcome DecideOutcome(const OutcomeFacts& f) {
   if (f.cause == EndCause::kAgentLost || f.cause == EndCause::kAgentRestarted) return Requeue("F9", false);
   if (StoppedOnRequest(f)) return Requeue("F10", false);
   if (f.cause == EndCause::kPreempted) return Requeue("F11", false);
+  if (f.retries_canceled) return Becomes("F15", RunState::kError, SearchNotice::kErrored);
   if (f.restarts < f.max_restarts) return Requeue("F12", true);
   return Becomes("F13", RunState::kError, SearchNotice::kErrored);
 }

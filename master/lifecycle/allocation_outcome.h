@@ -26,8 +26,9 @@ struct OutcomeFacts {
   bool exited_zero = false;               // every rank exited with code 0
   bool preemption_acknowledged = false;   // the trial said it would checkpoint and exit
   std::optional<SearcherVerdict> verdict;
-  int64_t restarts = 0;      // counted failures so far
-  int64_t max_restarts = 5;  // the experiment's max_restarts
+  int64_t restarts = 0;           // counted failures so far
+  int64_t max_restarts = 5;       // the experiment's max_restarts
+  bool retries_canceled = false;  // a cancel_retries log policy matched a line of the trial
 };
 
 // What the searcher is told about the trial, if anything.

@@ -11,8 +11,8 @@ class Lifecycle::Events : public RmEvents {
   void OnRankState(const std::string& node, const proto::StateChange& change) override {
     Do([node, change](Lifecycle& l) { l.ranks_.OnRankState(node, change); });
   }
-  void OnLogs(proto::LogBatch batch) override {
-    Do([batch = std::move(batch)](Lifecycle& l) { l.ranks_.OnLogs(batch); });
+  void OnLogs(const std::string& node, proto::LogBatch batch) override {
+    Do([node, batch = std::move(batch)](Lifecycle& l) { l.ranks_.OnLogs(node, batch); });
   }
   void OnNodeConnected(const std::string& node, const std::vector<proto::RunningProcess>& running,
                        SteadyTime now) override {
@@ -59,14 +59,16 @@ Lifecycle::Lifecycle(Store& store, LifecycleOptions options, const RmFactory& ma
       settings_(store, options_.checkpoint_root, options_.checkpoint_allowed_roots),
       trials_(store),
       allocations_(store, *rm_, tokens_, rendezvous_),
-      ranks_(store, allocations_, settings_, *rm_, options_.log_limits, options_.heartbeat_timeout),
+      log_policies_(store, settings_),
+      ranks_(store, allocations_, settings_, log_policies_, *rm_, options_.log_limits,
+             options_.heartbeat_timeout),
       searches_(store, settings_, trials_, allocations_),
       checkpoints_(store, settings_, trials_),
-      scheduling_(store, allocations_, settings_, trials_, ranks_, *rm_, options_.pools,
+      scheduling_(store, allocations_, settings_, trials_, ranks_, log_policies_, *rm_, options_.pools,
                   options_.on_scheduler_pass),
       experiments_(store, settings_, trials_, allocations_, searches_, ranks_, *rm_,
                    PoolNames(options_.pools), options_.max_model_bytes),
-      outcomes_(store, settings_, trials_, allocations_, searches_, checkpoints_, experiments_,
+      outcomes_(store, settings_, trials_, allocations_, searches_, checkpoints_, experiments_, log_policies_,
                 options_.on_trial_restart),
       progress_(store, settings_, trials_, searches_) {
   allocations_.SetHandlers(

@@ -21,6 +21,7 @@
 #include "master/lifecycle/checkpoints.h"
 #include "master/lifecycle/experiment_settings.h"
 #include "master/lifecycle/experiments.h"
+#include "master/lifecycle/log_policies.h"
 #include "master/lifecycle/rank_events.h"
 #include "master/lifecycle/scheduling_driver.h"
 #include "master/lifecycle/searches.h"
@@ -100,6 +101,7 @@ class Lifecycle {
   ExperimentSettings settings_;
   Trials trials_;
   Allocations allocations_;
+  LogPolicies log_policies_;
   RankEvents ranks_;
   Searches searches_;
   Checkpoints checkpoints_;

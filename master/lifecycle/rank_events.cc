@@ -23,10 +23,12 @@ bool PlacedOn(const LiveAllocation& alloc, const std::string& node) {
 }  // namespace
 
 RankEvents::RankEvents(Store& store, Allocations& allocations, ExperimentSettings& settings,
-                       ResourceManager& rm, LogLimits log_limits, std::chrono::milliseconds heartbeat_timeout)
+                       LogPolicies& log_policies, ResourceManager& rm, LogLimits log_limits,
+                       std::chrono::milliseconds heartbeat_timeout)
     : store_(store),
       allocations_(allocations),
       settings_(settings),
+      log_policies_(log_policies),
       rm_(rm),
       log_limiter_(log_limits),
       heartbeat_timeout_(heartbeat_timeout) {}
@@ -84,7 +86,7 @@ void RankEvents::OnRankState(const std::string& node, const proto::StateChange& 
   }
 }
 
-void RankEvents::OnLogs(const proto::LogBatch& batch) {
+void RankEvents::OnLogs(const std::string& node, const proto::LogBatch& batch) {
   LiveAllocation* alloc = allocations_.Find(batch.allocation_id);
   if (!alloc) return;
   auto key = std::make_pair(batch.allocation_id, batch.rank);
@@ -97,6 +99,8 @@ void RankEvents::OnLogs(const proto::LogBatch& batch) {
   for (const auto& l : batch.lines)
     lines.push_back({0, alloc->trial_id(), batch.allocation_id, batch.rank, l.stream,
                      allocations_.tokens().Redact(l.line), l.ts_ms});
+  // Every line is matched, also those the rate limit drops.
+  log_policies_.OnLines(*alloc, node, lines);
   const auto now = std::chrono::steady_clock::now().time_since_epoch();
   lines = log_limiter_.Admit(batch.allocation_id, std::move(lines),
                              std::chrono::duration_cast<std::chrono::milliseconds>(now).count());

@@ -13,16 +13,19 @@
 #include "common/agent_protocol.h"
 #include "master/lifecycle/allocations.h"
 #include "master/lifecycle/experiment_settings.h"
+#include "master/lifecycle/log_policies.h"
 #include "master/maintenance/log_limiter.h"
 
 namespace ring {
 
 class RankEvents {
  public:
-  RankEvents(Store& store, Allocations& allocations, ExperimentSettings& settings, ResourceManager& rm,
-             LogLimits log_limits, std::chrono::milliseconds heartbeat_timeout);
+  RankEvents(Store& store, Allocations& allocations, ExperimentSettings& settings, LogPolicies& log_policies,
+             ResourceManager& rm, LogLimits log_limits, std::chrono::milliseconds heartbeat_timeout);
   void OnRankState(const std::string& node, const proto::StateChange& change);
-  void OnLogs(const proto::LogBatch& batch);
+  // Lines a rank printed on `node`: matched against the log policies, then
+  // rate limited and stored.
+  void OnLogs(const std::string& node, const proto::LogBatch& batch);
   void OnNodeConnected(const std::string& node, const std::vector<proto::RunningProcess>& running,
                        SteadyTime now);
   void OnNodeLost(const std::string& node);
@@ -39,6 +42,7 @@ class RankEvents {
   Store& store_;
   Allocations& allocations_;
   ExperimentSettings& settings_;
+  LogPolicies& log_policies_;
   ResourceManager& rm_;
   LogLimiter log_limiter_;
   const std::chrono::milliseconds heartbeat_timeout_;

@@ -6,6 +6,7 @@
 #include <spdlog/spdlog.h>
 
 #include "master/lifecycle/checkpoints.h"
+#include "master/lifecycle/log_policies.h"
 #include "master/lifecycle/rank_events.h"
 #include "master/lifecycle/trials.h"
 #include "master/scheduler/rank_order.h"
@@ -13,13 +14,15 @@
 namespace ring {
 
 SchedulingDriver::SchedulingDriver(Store& store, Allocations& allocations, ExperimentSettings& settings,
-                                   Trials& trials, RankEvents& ranks, ResourceManager& rm,
-                                   std::vector<PoolSettings> pools, PassObserver observer)
+                                   Trials& trials, RankEvents& ranks, LogPolicies& log_policies,
+                                   ResourceManager& rm, std::vector<PoolSettings> pools,
+                                   PassObserver observer)
     : store_(store),
       allocations_(allocations),
       settings_(settings),
       trials_(trials),
       ranks_(ranks),
+      log_policies_(log_policies),
       rm_(rm),
       pools_(std::move(pools)),
       observer_(std::move(observer)) {}
@@ -59,8 +62,9 @@ void SchedulingDriver::Pass(const std::string& pool, SteadyTime now) {
     const EffectiveResources r = settings_.Resources(alloc.experiment_id);
     std::optional<int> max_slots;
     if (r.max_slots) max_slots = static_cast<int>(*r.max_slots);
-    input.pending.push_back(
-        {id, alloc.experiment_id, alloc.world_size, static_cast<int>(r.priority), r.weight, max_slots, seq});
+    input.pending.push_back({id, alloc.experiment_id, alloc.world_size, static_cast<int>(r.priority),
+                             r.weight, max_slots, seq,
+                             log_policies_.ExcludedNodes(alloc.experiment_id, alloc.trial_id())});
   }
   if (input.pending.empty()) return;
   for (const auto& [id, alloc] : allocations_.live()) {

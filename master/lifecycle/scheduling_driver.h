@@ -19,6 +19,7 @@
 
 namespace ring {
 
+class LogPolicies;
 class RankEvents;
 class Trials;
 
@@ -43,8 +44,8 @@ class SchedulingDriver {
  public:
   using PassObserver = std::function<void(const std::string& pool, double seconds)>;
   SchedulingDriver(Store& store, Allocations& allocations, ExperimentSettings& settings, Trials& trials,
-                   RankEvents& ranks, ResourceManager& rm, std::vector<PoolSettings> pools,
-                   PassObserver observer);
+                   RankEvents& ranks, LogPolicies& log_policies, ResourceManager& rm,
+                   std::vector<PoolSettings> pools, PassObserver observer);
   void MarkDirty(const std::string& pool) { dirty_.insert(pool); }
   void MarkAllDirty() { all_dirty_ = true; }
   bool dirty() const { return all_dirty_ || !dirty_.empty(); }
@@ -77,6 +78,7 @@ class SchedulingDriver {
   ExperimentSettings& settings_;
   Trials& trials_;
   RankEvents& ranks_;
+  LogPolicies& log_policies_;
   ResourceManager& rm_;
   const std::vector<PoolSettings> pools_;
   PassObserver observer_;

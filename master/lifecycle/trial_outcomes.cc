@@ -8,7 +8,8 @@ namespace ring {
 
 TrialOutcomes::TrialOutcomes(Store& store, ExperimentSettings& settings, Trials& trials,
                              Allocations& allocations, Searches& searches, Checkpoints& checkpoints,
-                             Experiments& experiments, std::function<void()> on_restart)
+                             Experiments& experiments, LogPolicies& log_policies,
+                             std::function<void()> on_restart)
     : store_(store),
       settings_(settings),
       trials_(trials),
@@ -16,6 +17,7 @@ TrialOutcomes::TrialOutcomes(Store& store, ExperimentSettings& settings, Trials&
       searches_(searches),
       checkpoints_(checkpoints),
       experiments_(experiments),
+      log_policies_(log_policies),
       on_restart_(std::move(on_restart)) {}
 
 void TrialOutcomes::OnAllocationEnded(const LiveAllocation& alloc) {
@@ -31,6 +33,7 @@ void TrialOutcomes::OnAllocationEnded(const LiveAllocation& alloc) {
   facts.preemption_acknowledged = alloc.preemption.acknowledged();
   facts.restarts = trial->restarts;
   facts.max_restarts = config->max_restarts;
+  facts.retries_canceled = log_policies_.RetriesCanceled(alloc.experiment_id, trial->id);
   if (FinishedWork(facts)) {
     facts.verdict = searches_.Verdict(*trial, alloc);
     if (auto fresh = trials_.Get(trial->id); fresh.ok()) trial = fresh;  // the searcher may have moved it
@@ -60,7 +63,10 @@ void TrialOutcomes::OnAllocationEnded(const LiveAllocation& alloc) {
   if (outcome.requeue)
     if (Status s = allocations_.Queue(*trial, alloc.pool, alloc.world_size); !s.ok())
       spdlog::error("[trials] trial {}: cannot queue a restart: {}", trial->id, s.message());
-  if (IsTerminal(next)) checkpoints_.Collect(alloc.experiment_id);
+  if (IsTerminal(next)) {
+    checkpoints_.Collect(alloc.experiment_id);
+    log_policies_.Forget(trial->id);
+  }
   searches_.Notify(alloc.experiment_id, trial->id, outcome.notice);
   experiments_.FinishIfDone(alloc.experiment_id);
 }

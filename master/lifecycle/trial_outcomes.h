@@ -11,6 +11,7 @@
 #include "master/lifecycle/allocations.h"
 #include "master/lifecycle/checkpoints.h"
 #include "master/lifecycle/experiment_settings.h"
+#include "master/lifecycle/log_policies.h"
 #include "master/lifecycle/searches.h"
 #include "master/lifecycle/trials.h"
 
@@ -22,7 +23,7 @@ class TrialOutcomes {
  public:
   TrialOutcomes(Store& store, ExperimentSettings& settings, Trials& trials, Allocations& allocations,
                 Searches& searches, Checkpoints& checkpoints, Experiments& experiments,
-                std::function<void()> on_restart);
+                LogPolicies& log_policies, std::function<void()> on_restart);
   void OnAllocationEnded(const LiveAllocation& alloc);
 
  private:
@@ -33,6 +34,7 @@ class TrialOutcomes {
   Searches& searches_;
   Checkpoints& checkpoints_;
   Experiments& experiments_;
+  LogPolicies& log_policies_;
   std::function<void()> on_restart_;
 };
 

@@ -53,7 +53,8 @@ class RmEvents {
   virtual ~RmEvents() = default;
   // A rank of an allocation started, runs or exited, as `node` reports it.
   virtual void OnRankState(const std::string& node, const proto::StateChange& change) = 0;
-  virtual void OnLogs(proto::LogBatch batch) = 0;
+  // Lines a rank of an allocation printed, as `node` reports them.
+  virtual void OnLogs(const std::string& node, proto::LogBatch batch) = 0;
   // A node came (back): `running` lists the ranks it still runs. The
   // lifecycle stops those whose allocation has ended and gives the
   // allocations placed there that it does not list one heartbeat timeout to

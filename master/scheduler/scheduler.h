@@ -50,6 +50,10 @@
 //
 // max_slots. An experiment never runs more than max_slots slots.
 //
+// Excluded agents. A request with excluded_agents is tried as if those
+// agents were not in the pool: it is not placed there, does not wait for
+// their leaving slots, preempts nothing there and holds none of them.
+//
 // Every pending request that is not assigned gets a reason in plain words.
 #include <cstdint>
 #include <map>
@@ -95,6 +99,9 @@ struct PendingRequest {
   double weight = 1;                // the experiment's fair-share weight (> 0)
   std::optional<int> max_slots;     // the experiment's cap on running slots
   int64_t queued_seq = 0;           // FIFO order (lower first)
+  // Agents this request is never placed on, nor waits for, nor preempts on
+  // (its trial's log_policies matched an exclude_node pattern there).
+  std::vector<std::string> excluded_agents;
 };
 
 // An allocation holding slots in this pool (assigned, starting or running).

@@ -192,6 +192,7 @@ PoolDecision ScheduleFairShare(const PoolInput& input) {
     const int p = queues[x][next[x]++];
     const auto& r = input.pending[p];
     pass.Consider(p);
+    const PoolPass::Excluding excluding(pass, p);
     if (pass.Admissible(p)) {
       const int used = pass.StayingSlots(experiments[x]);
       const double share = shares[experiments[x]];
@@ -202,7 +203,7 @@ PoolDecision ScheduleFairShare(const PoolInput& input) {
         if (input.policy.preemption && !preemption_failed.count(r.slots)) {
           reclaim.Reset();
           preempted = pass.Preempt(p, victims, admit);
-          if (!preempted) preemption_failed.insert(r.slots);
+          if (!preempted && !pass.Restricted(p)) preemption_failed.insert(r.slots);
         }
         if (!preempted && reserved.insert(r.experiment_id).second) pass.HoldFor(p);
       }
@@ -228,6 +229,7 @@ PoolDecision ScheduleFairShare(const PoolInput& input) {
     const int x = std::get<3>(turns.top());
     turns.pop();
     const int p = queues[x][next[x]++];
+    const PoolPass::Excluding excluding(pass, p);
     if (pass.Admissible(p) && !pass.PlaceNow(p)) {
       if (at_share[x].empty()) at_share[x] = AtShareReason(shares[experiments[x]], capacity);
       pass.SetReason(p, at_share[x]);

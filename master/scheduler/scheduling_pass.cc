@@ -224,6 +224,7 @@ void PoolPass::Explain(bool by_priority) {
         s.reason = it->second;
       }
     }
+    if (s.outcome != Outcome::kAssigned && Restricted(p)) s.reason += ExcludedReason(r.excluded_agents);
     if (s.holder) {
       ++holders_ahead;
       ++same_priority_holders;

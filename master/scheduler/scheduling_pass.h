@@ -59,6 +59,23 @@ class PoolPass {
   // Returns whether anything was held.
   bool HoldFor(int p);
   void SetReason(int p, std::string reason);
+  // Whether p avoids some agents (excluded_agents): what fails for it says
+  // nothing about other requests of its size.
+  bool Restricted(int p) const { return !request(p).excluded_agents.empty(); }
+
+  // While alive, request p's excluded agents are out of its reach.
+  class Excluding {
+   public:
+    Excluding(PoolPass& pass, int p)
+        : pass_(pass), hidden_(pass.slots_.Hide(pass.request(p).excluded_agents)) {}
+    ~Excluding() { pass_.slots_.Unhide(hidden_); }
+    Excluding(const Excluding&) = delete;
+    Excluding& operator=(const Excluding&) = delete;
+
+   private:
+    PoolPass& pass_;
+    std::vector<int> hidden_;
+  };
 
   // Explains every request not assigned. `by_priority`: holders ahead of a
   // request are of higher or equal priority and are named so.

@@ -147,6 +147,25 @@ void PoolSlots::Hold(int a) {
   usable_[a] = 0;
 }
 
+std::vector<int> PoolSlots::Hide(const std::vector<std::string>& agent_ids) {
+  std::vector<int> hidden;
+  for (const auto& id : agent_ids) {
+    const int a = Find(id);
+    if (a < 0 || !usable(a)) continue;
+    Unindex(a);
+    usable_[a] = 0;
+    hidden.push_back(a);
+  }
+  return hidden;
+}
+
+void PoolSlots::Unhide(const std::vector<int>& hidden) {
+  for (int a : hidden) {
+    usable_[a] = agents_[a].enabled && !agents_[a].held;
+    Index(a);
+  }
+}
+
 int PoolSlots::LargestFreeBlock() const {
   int out = 0;
   for (int a = 0; a < agent_count(); ++a)

@@ -70,6 +70,10 @@ class PoolSlots {
   // Keeps agent `a` for an earlier blocked request: no placement, wait or
   // preemption of anyone else uses it in this pass.
   void Hold(int a);
+  // Takes usable agents out of reach (placement, waiting, preemption,
+  // holds) until Unhide; returns the ones it hid. Ids not here are ignored.
+  std::vector<int> Hide(const std::vector<std::string>& agent_ids);
+  void Unhide(const std::vector<int>& hidden);
 
   // Usable idle agents of a shape, ascending.
   const std::set<int>& idle(int shape) const { return idle_[shape]; }

@@ -70,13 +70,14 @@ PoolDecision SchedulePriority(const PoolInput& input) {
   for (int p : PriorityOrder(input.pending)) {
     const auto& r = input.pending[p];
     pass.Consider(p);
+    const PoolPass::Excluding excluding(pass, p);
     if (!pass.Admissible(p) || pass.PlaceNow(p) || pass.WaitForLeaving(p)) continue;
     if (input.policy.preemption && !preemption_failed.count(r.slots)) {
       auto lower = std::partition_point(victim_levels.begin(), victim_levels.end(),
                                         [&](int level) { return level > r.priority; });
       victims.Retire(static_cast<int>(lower - victim_levels.begin()));
       if (pass.Preempt(p, victims, admit)) continue;
-      preemption_failed.insert(r.slots);
+      if (!pass.Restricted(p)) preemption_failed.insert(r.slots);
     }
     if (reserved_levels.insert(r.priority).second) pass.HoldFor(p);
   }

@@ -67,6 +67,14 @@ std::string WaitingReason(const std::vector<std::string>& allocation_ids) {
          (allocation_ids.size() == 1 ? "allocation " : "allocations ") + AndList(named) + " to stop";
 }
 
+std::string ExcludedReason(const std::vector<std::string>& agent_ids) {
+  constexpr size_t kNamed = 3;
+  std::vector<std::string> named(agent_ids.begin(), agent_ids.begin() + std::min(kNamed, agent_ids.size()));
+  if (agent_ids.size() > kNamed) named.push_back(std::to_string(agent_ids.size() - kNamed) + " more");
+  return std::string("; never on ") + (agent_ids.size() == 1 ? "agent " : "agents ") + AndList(named) +
+         " (its log_policies matched an exclude_node pattern there)";
+}
+
 std::string BehindReason(int holders_ahead, bool all_higher_priority) {
   if (all_higher_priority)
     return "behind " + Plural(holders_ahead, "higher-priority job", "higher-priority jobs");

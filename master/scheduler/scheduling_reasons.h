@@ -25,6 +25,10 @@ std::string WaitingReason(const std::vector<std::string>& allocation_ids);
 // "behind 3 higher-priority jobs" or "behind 2 jobs ahead of it in the queue".
 std::string BehindReason(int holders_ahead, bool all_higher_priority);
 
+// "; never on agent a1 (its log_policies matched an exclude_node pattern
+// there)", several named up to three: added to a restricted request's reason.
+std::string ExcludedReason(const std::vector<std::string>& agent_ids);
+
 // "at its fair share (2.67 of 8 slots)".
 std::string AtShareReason(double share, int capacity);
 

@@ -166,18 +166,24 @@ Result<int64_t> MemoryStore::CreateTrial(const TrialRecord& t) {
   return r.id;
 }
 
+TrialRecord MemoryStore::WithLogSignal(TrialRecord t) const {
+  auto it = log_policy_matches_.find(t.id);
+  if (it != log_policy_matches_.end() && !it->second.empty()) t.log_signal = it->second.back().policy;
+  return t;
+}
+
 Result<TrialRecord> MemoryStore::GetTrial(int64_t id) {
   std::lock_guard lock(mu_);
   auto it = trials_.find(id);
   if (it == trials_.end()) return NotFound("trial " + std::to_string(id) + " not found");
-  return it->second;
+  return WithLogSignal(it->second);
 }
 
 Result<std::vector<TrialRecord>> MemoryStore::ListTrials(int64_t experiment_id) {
   std::lock_guard lock(mu_);
   std::vector<TrialRecord> out;
   for (const auto& [id, t] : trials_)
-    if (t.experiment_id == experiment_id) out.push_back(t);
+    if (t.experiment_id == experiment_id) out.push_back(WithLogSignal(t));
   return out;
 }
 

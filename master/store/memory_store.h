@@ -56,6 +56,8 @@ class MemoryStore final : public Store {
   Status AddLogs(const std::vector<LogRecord>& lines) override;
   Result<std::vector<LogRecord>> GetLogs(int64_t trial_id, int rank, int64_t after_id,
                                          int64_t limit) override;
+  Result<bool> AddLogPolicyMatch(const LogPolicyMatch& m) override;
+  Result<std::vector<LogPolicyMatch>> ListLogPolicyMatches(int64_t trial_id) override;
 
   Status AddCheckpoint(const CheckpointRecord& c) override;
   Result<CheckpointRecord> GetCheckpoint(const std::string& uuid) override;
@@ -91,6 +93,7 @@ class MemoryStore final : public Store {
   Result<int64_t> DeleteExpiredSessions(const std::string& now) override;
 
  private:
+  TrialRecord WithLogSignal(TrialRecord t) const;  // under mu_
   struct StoredExperiment {
     ExperimentRecord record;
     std::string model_tar_gz;
@@ -108,8 +111,9 @@ class MemoryStore final : public Store {
   std::map<int64_t, TrialRecord> trials_;
   std::vector<AllocationRecord> allocations_;  // creation order
   std::unordered_map<std::string, size_t> allocation_index_;
-  std::map<MetricKey, MetricReport> metrics_;       // ordered by trial, kind, batches
-  std::map<int64_t, std::vector<LogRecord>> logs_;  // by trial, ids increasing
+  std::map<MetricKey, MetricReport> metrics_;                          // ordered by trial, kind, batches
+  std::map<int64_t, std::vector<LogRecord>> logs_;                     // by trial, ids increasing
+  std::map<int64_t, std::vector<LogPolicyMatch>> log_policy_matches_;  // by trial, oldest first
   std::map<std::string, AgentRecord> agents_;
   std::map<std::string, AgentEnrolmentRecord> enrolments_;     // by agent id
   std::map<std::string, CheckpointRecord> checkpoints_;        // by uuid

@@ -59,6 +59,28 @@ Status MemoryStore::AddLogs(const std::vector<LogRecord>& lines) {
   return Status::Ok();
 }
 
+Result<bool> MemoryStore::AddLogPolicyMatch(const LogPolicyMatch& m) {
+  const WriteNotice changes(experiments_generation_);  // a trial's log signal
+  std::lock_guard lock(mu_);
+  if (!trials_.contains(m.trial_id))
+    return InvalidArgument("add a log policy match of trial " + std::to_string(m.trial_id) +
+                           ": trial does not exist");
+  auto& matches = log_policy_matches_[m.trial_id];
+  for (const auto& known : matches)
+    if (known.policy == m.policy && known.node == m.node) return false;
+  LogPolicyMatch stored = m;
+  stored.matched_at = NowRfc3339();
+  matches.push_back(std::move(stored));
+  return true;
+}
+
+Result<std::vector<LogPolicyMatch>> MemoryStore::ListLogPolicyMatches(int64_t trial_id) {
+  std::lock_guard lock(mu_);
+  auto it = log_policy_matches_.find(trial_id);
+  if (it == log_policy_matches_.end()) return std::vector<LogPolicyMatch>{};
+  return it->second;
+}
+
 Result<std::vector<LogRecord>> MemoryStore::GetLogs(int64_t trial_id, int rank, int64_t after_id,
                                                     int64_t limit) {
   if (Status s = CheckPage(limit, 0); !s.ok()) return s;

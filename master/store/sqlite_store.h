@@ -66,6 +66,8 @@ class SqliteStore final : public Store {
   Status AddLogs(const std::vector<LogRecord>& lines) override;
   Result<std::vector<LogRecord>> GetLogs(int64_t trial_id, int rank, int64_t after_id,
                                          int64_t limit) override;
+  Result<bool> AddLogPolicyMatch(const LogPolicyMatch& m) override;
+  Result<std::vector<LogPolicyMatch>> ListLogPolicyMatches(int64_t trial_id) override;
 
   Status AddCheckpoint(const CheckpointRecord& c) override;
   Result<CheckpointRecord> GetCheckpoint(const std::string& uuid) override;

@@ -179,6 +179,51 @@ Result<std::vector<LogRecord>> SqliteStore::GetLogs(int64_t trial_id, int rank, 
   }
 }
 
+Result<bool> SqliteStore::AddLogPolicyMatch(const LogPolicyMatch& m) {
+  const WriteNotice changes(experiments_generation_);  // a trial's log signal
+  std::lock_guard lock(mu_);
+  Result<Stmt> insert = db_->Prepare(
+      "INSERT INTO log_policy_matches (trial_id, policy, action, node, allocation_id, rank, line, "
+      "matched_at) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT (trial_id, policy, node) DO NOTHING");
+  if (!insert.ok()) return insert.status();
+  insert->Bind(1, m.trial_id).Bind(2, m.policy).Bind(3, std::string(ToString(m.action))).Bind(4, m.node);
+  insert->Bind(5, m.allocation_id).Bind(6, int64_t{m.rank}).Bind(7, m.line).Bind(8, NowRfc3339());
+  if (Status s = insert->Run(); !s.ok())
+    return WithContext(s, "add a log policy match of trial " + std::to_string(m.trial_id));
+  return db_->Changes() > 0;
+}
+
+Result<std::vector<LogPolicyMatch>> SqliteStore::ListLogPolicyMatches(int64_t trial_id) {
+  std::lock_guard lock(mu_);
+  Result<Stmt> select = db_->Prepare(
+      "SELECT policy, action, node, allocation_id, rank, line, matched_at FROM log_policy_matches "
+      "WHERE trial_id = ?1 ORDER BY id");
+  if (!select.ok()) return select.status();
+  select->Bind(1, trial_id);
+  std::vector<LogPolicyMatch> out;
+  for (;;) {
+    Result<bool> row = select->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) return out;
+    LogPolicyMatch m;
+    m.trial_id = trial_id;
+    m.policy = select->Text(0);
+    const std::string action = select->Text(1);
+    const auto parsed = ParseLogPolicyAction(action);
+    if (!parsed)
+      return Internal("trial " + std::to_string(trial_id) + " has a log policy match of unknown action '" +
+                      action + "'");
+    m.action = *parsed;
+    m.node = select->Text(2);
+    m.allocation_id = select->Text(3);
+    m.rank = static_cast<int>(select->Int(4));
+    m.line = select->Text(5);
+    m.matched_at = select->Text(6);
+    out.push_back(std::move(m));
+  }
+}
+
 Status SqliteStore::UpsertAgent(const AgentRecord& a) {
   std::lock_guard lock(mu_);
   // registered_at is set on the first insert and kept afterwards.

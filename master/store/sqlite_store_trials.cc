@@ -11,7 +11,8 @@ namespace {
 
 constexpr const char* kTrialColumns =
     "id, experiment_id, state, hparams, seed, restarts, total_batches, best_validation, latest_checkpoint, "
-    "created_at, ended_at, request_id, task_id";
+    "created_at, ended_at, request_id, task_id, "
+    "(SELECT policy FROM log_policy_matches m WHERE m.trial_id = trials.id ORDER BY m.id DESC LIMIT 1)";
 
 Result<TrialRecord> ReadTrial(const Stmt& s) {
   TrialRecord t;
@@ -31,6 +32,7 @@ Result<TrialRecord> ReadTrial(const Stmt& s) {
   t.ended_at = s.Text(10);
   t.request_id = s.OptInt(11);
   t.task_id = s.Int(12);
+  t.log_signal = s.Text(13);
   return t;
 }
 

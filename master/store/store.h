@@ -12,6 +12,7 @@
 
 #include "common/agent_slot.h"
 #include "common/end_cause.h"
+#include "common/log_policy_action.h"
 #include "common/metric_kind.h"
 #include "common/placement.h"
 #include "common/states.h"
@@ -60,6 +61,9 @@ struct TrialRecord {
   std::optional<int64_t> request_id;  // the searcher's id for the trial
   std::string created_at;
   std::string ended_at;
+  // Read only: the policy of its latest log policy match (Determined's "log
+  // signal"), empty if none. Written through AddLogPolicyMatch.
+  std::string log_signal;
 };
 
 // One attempt of a task on resources.
@@ -95,6 +99,19 @@ struct LogRecord {
   std::string stream;
   std::string line;
   int64_t ts_ms = 0;
+};
+
+// A log policy that matched a line of a trial's output on a node. The store
+// keeps the first match of each (trial, policy, node).
+struct LogPolicyMatch {
+  int64_t trial_id = 0;
+  std::string policy;  // its name, or its pattern when it has none
+  LogPolicyAction action = LogPolicyAction::kNone;
+  std::string node;  // the agent that printed it
+  std::string allocation_id;
+  int rank = 0;
+  std::string line;        // as stored in the logs (tokens hidden), at most 1 KiB
+  std::string matched_at;  // set by the store
 };
 
 struct AgentRecord {
@@ -296,6 +313,12 @@ class Store {
 
   // Deletes every log line of a trial; returns how many.
   virtual Result<int64_t> DeleteLogs(int64_t trial_id) = 0;
+
+  // Log policy matches. A match whose (trial, policy, node) is already
+  // stored is ignored (returns false); a new one returns true.
+  virtual Result<bool> AddLogPolicyMatch(const LogPolicyMatch& m) = 0;
+  // A trial's matches, oldest first.
+  virtual Result<std::vector<LogPolicyMatch>> ListLogPolicyMatches(int64_t trial_id) = 0;
   // Gives the pages that deletions freed back to the file system and
   // truncates the write-ahead log (a no-op for stores without files).
   virtual Status Compact() = 0;

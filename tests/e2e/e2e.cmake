@@ -5,6 +5,7 @@
 #                             its files (skips when not root)
 #   fault_tolerance_e2e_test  kill -9 and SIGSTOP while the quadratic trial trains; same result
 #   search_e2e_test           every searcher's example config; ASHA; kill -9 of the master mid-search
+#   log_policies_e2e_test     log_policies: exclude_node moves a restart, cancel_retries ends a trial
 #   trial_driven_e2e_test     adaptive_asha with time_metric stops trials through preemption
 #   per_node_launch_e2e_test  per-node launch: one process per agent starts its own workers
 #   scheduling_e2e_test       fair share (weights 1 and 3) on 4 CPU slots
@@ -36,6 +37,7 @@ ring_add_test(e2e_tests LABEL e2e TIMEOUT 300
     e2e/determined_config_e2e_test.cc
     e2e/digits_pytorch_e2e_test.cc
     e2e/fault_tolerance_e2e_test.cc
+    e2e/log_policies_e2e_test.cc
     e2e/per_node_launch_e2e_test.cc
     e2e/quadratic_e2e_test.cc
     e2e/run_as_owner_e2e_test.cc

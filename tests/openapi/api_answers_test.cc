@@ -29,7 +29,7 @@ const std::string kTrial =
     R"({"id": 4, "task_id": 4, "experiment_id": 3, "state": "ACTIVE", "hparams": {"lr": 0.1},
   "seed": 7, "restarts": 0, "total_batches": 100, "best_validation": null, "latest_checkpoint": null,
   "request_id": 1, "searcher_operation": {"length": 500}, "last_exit_reason": null,
-  "created_at": "2024-05-01T10:00:00.000Z", "ended_at": null})";
+  "created_at": "2024-05-01T10:00:00.000Z", "ended_at": null, "log_signal": null, "log_policy_matches": []})";
 
 ApiAnswer Json(std::string method, std::string target, int status, std::string body) {
   return {std::move(method), std::move(target), status, "application/json", std::move(body)};

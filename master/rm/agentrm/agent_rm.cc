@@ -112,7 +112,7 @@ void AgentRm::OnMessage(const std::string& agent_id, const proto::Message& messa
   if (change)
     events_.OnRankState(agent_id, *change);
   else
-    events_.OnLogs(*logs);
+    events_.OnLogs(agent_id, *logs);
 }
 
 void AgentRm::OnDisconnected(const std::string& agent_id, const AgentChannel* channel, SteadyTime now) {

@@ -66,7 +66,7 @@ std::string Show(const OutcomeFacts& f) {
   out << "{experiment_state: " << ToString(f.experiment_state) << ", cause: " << ToString(f.cause)
       << ", exited_zero: " << f.exited_zero << ", preemption_acknowledged: " << f.preemption_acknowledged
       << ", verdict: " << (f.verdict ? NameOf(kVerdicts, *f.verdict) : "none") << ", restarts: " << f.restarts
-      << ", max_restarts: " << f.max_restarts << "}";
+      << ", max_restarts: " << f.max_restarts << ", retries_canceled: " << f.retries_canceled << "}";
   return out.str();
 }
 
@@ -124,7 +124,7 @@ std::optional<T> Lookup(const std::map<std::string, T>& names, const std::string
 OutcomeFacts LoadFacts(const std::string& path, const YAML::Node& n) {
   CheckKeys(path, n,
             {"experiment_state", "cause", "exited_zero", "preemption_acknowledged", "verdict", "restarts",
-             "max_restarts"});
+             "max_restarts", "retries_canceled"});
   OutcomeFacts f;
   f.experiment_state =
       Named(path, n, "experiment_state", ParseRunState(Required<std::string>(path, n, "experiment_state")),
@@ -134,6 +134,7 @@ OutcomeFacts LoadFacts(const std::string& path, const YAML::Node& n) {
   f.preemption_acknowledged = Required<bool>(path, n, "preemption_acknowledged");
   f.restarts = Required<int64_t>(path, n, "restarts");
   f.max_restarts = Required<int64_t>(path, n, "max_restarts");
+  if (n["retries_canceled"]) f.retries_canceled = Required<bool>(path, n, "retries_canceled");
   if (n["verdict"])
     f.verdict = Named(path, n, "verdict", Lookup(kVerdicts, Required<std::string>(path, n, "verdict")),
                       "a verdict (CLOSED, WAITING, MORE_WORK, EXITED_EARLY)");
@@ -281,11 +282,13 @@ std::vector<OutcomeFacts> FactSpace() {
       for (bool exited_zero : {false, true})
         for (bool acknowledged : {false, true})
           for (const auto& [restarts, max_restarts] : kRestarts)
-            for (const auto& verdict : verdicts) {
-              OutcomeFacts f{state, cause, exited_zero, acknowledged, verdict, restarts, max_restarts};
-              if (FinishedWork(f) && !verdict) continue;  // the caller always asks then
-              space.push_back(f);
-            }
+            for (const auto& verdict : verdicts)
+              for (bool canceled : {false, true}) {
+                OutcomeFacts f{state,   cause,    exited_zero,  acknowledged,
+                               verdict, restarts, max_restarts, canceled};
+                if (FinishedWork(f) && !verdict) continue;  // the caller always asks then
+                space.push_back(f);
+              }
   return space;
 }
 
@@ -305,6 +308,7 @@ TEST(AllocationOutcomePropertyTest, HoldsOverTheWholeFactSpace) {
     EXPECT_FALSE(o.requeue && o.trial_state == RunState::kPaused) << "requeues a paused trial: " << Show(o);
     EXPECT_TRUE(!o.restart_counted || o.requeue) << "counts a restart without one: " << Show(o);
     EXPECT_TRUE(!o.restart_counted || f.restarts < f.max_restarts) << "restarts past the limit: " << Show(o);
+    EXPECT_FALSE(o.restart_counted && f.retries_canceled) << "restarts after cancel_retries: " << Show(o);
     EXPECT_EQ(o.notice != SearchNotice::kNone, ends)
         << "the searcher hears of every trial that ends, only those: " << Show(o);
     EXPECT_EQ(by_verdict.count(std::string(o.rule)) > 0, FinishedWork(f)) << Show(o);

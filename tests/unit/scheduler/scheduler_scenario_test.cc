@@ -12,7 +12,7 @@
 //   running:
 //     - {id: "1.0", exp: 1, on: "a:0-3", priority: 42, started: 1, preemptible: true, preempting: false}
 //   pending:
-//     - {id: "2.0", exp: 2, slots: 4, priority: 42, seq: 1}
+//     - {id: "2.0", exp: 2, slots: 4, priority: 42, seq: 1, avoid: [b]}   # avoid: excluded agents
 //   expect:
 //     assign: {"2.0": "a:4-7"}                 # exactly these ("a:0-7 b:0-7" across agents)
 //     preempt: ["1.0"]                         # exactly these, in the order decided
@@ -211,7 +211,7 @@ Scenario Load(const std::string& path) {
 
   index = 0;
   for (const auto& n : root["pending"]) {
-    CheckKeys(path, n, {"id", "exp", "slots", "priority", "weight", "max_slots", "seq"});
+    CheckKeys(path, n, {"id", "exp", "slots", "priority", "weight", "max_slots", "seq", "avoid"});
     PendingRequest r;
     r.allocation_id = Get<std::string>(path, n, "id", "");
     if (r.allocation_id.empty()) Fail(path, n, "a pending request needs an id");
@@ -222,6 +222,7 @@ Scenario Load(const std::string& path) {
     r.weight = Get<double>(path, n, "weight", d.weight);
     r.max_slots = n["max_slots"] ? std::optional<int>(Get<int>(path, n, "max_slots", 0)) : d.max_slots;
     r.queued_seq = Get<int64_t>(path, n, "seq", ++index);
+    r.excluded_agents = Get<std::vector<std::string>>(path, n, "avoid", {});
     in.pending.push_back(std::move(r));
   }
 

@@ -28,6 +28,7 @@ export type Experiment = Schemas['Experiment'];
 export type ExperimentList = Schemas['ExperimentList'];
 export type Hparams = Schemas['Trial']['hparams'];
 export type Trial = Schemas['Trial'];
+export type LogPolicyMatch = Schemas['LogPolicyMatch'];
 export type TrialList = Schemas['TrialList'];
 export type MetricKind = Schemas['MetricKind'];
 export type MetricReport = Schemas['MetricReport'];

@@ -65,6 +65,14 @@ export function TrialsTable({ experiment, trials }: { experiment: Experiment; tr
                   </td>
                   <td>
                     <StateBadge state={t.state} />
+                    {t.log_signal && (
+                      <>
+                        {' '}
+                        <span className="badge badge-error" title="a log policy matched a line of this trial">
+                          {t.log_signal}
+                        </span>
+                      </>
+                    )}
                   </td>
                   {shownCols.map((c) => (
                     <td key={c.name} className="col-hp">

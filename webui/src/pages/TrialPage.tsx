@@ -3,7 +3,7 @@
 // checkpoints, every attempt with why it ended, and live logs.
 import { useEffect, useMemo, useState } from 'react';
 import { api } from '../api/client';
-import type { Allocation, Checkpoint, MetricKind, Trial, TrialMetrics } from '../api/types';
+import type { Allocation, Checkpoint, LogPolicyMatch, MetricKind, Trial, TrialMetrics } from '../api/types';
 import { Empty, ErrorMessage, Loading, StaleNotice } from '../components/DataState';
 import { DownloadButton } from '../components/DownloadButton';
 import { LineChart } from '../components/LineChart';
@@ -71,6 +71,12 @@ export function TrialPage({ id }: { id: number }) {
         <h2 id="logs-title">Logs</h2>
         <LogViewer trialId={id} worldSize={worldSize} />
       </section>
+      {t.log_policy_matches && t.log_policy_matches.length > 0 && (
+        <section className="panel" aria-labelledby="log-policies-title">
+          <h2 id="log-policies-title">Log policy matches</h2>
+          <LogPolicyMatches matches={t.log_policy_matches} />
+        </section>
+      )}
       <section className="panel" aria-labelledby="attempts-title">
         <h2 id="attempts-title">Attempts and restarts</h2>
         {allocations.data ? (
@@ -118,6 +124,14 @@ function TrialFacts({ t, metric }: { t: Trial; metric: string | undefined }) {
         <div>
           <dt>Last exit</dt>
           <dd>{t.last_exit_reason}</dd>
+        </div>
+      )}
+      {t.log_signal && (
+        <div>
+          <dt>Log signal</dt>
+          <dd>
+            <span className="badge badge-error">{t.log_signal}</span>
+          </dd>
         </div>
       )}
       <div>
@@ -212,6 +226,46 @@ function MetricPlot({ kind, metric, metrics }: { kind: MetricKind; metric: strin
           : `${formatCount(metrics.total)} reports.`}
       </p>
     </>
+  );
+}
+
+// What each match did: a label, no more retries, or the node avoided.
+const ACTION_TEXT: Record<NonNullable<LogPolicyMatch['action']> | 'none', string> = {
+  cancel_retries: 'no more restarts',
+  exclude_node: 'avoids this node',
+  none: 'label',
+};
+
+function LogPolicyMatches({ matches }: { matches: LogPolicyMatch[] }) {
+  return (
+    <div className="table-wrap" tabIndex={0} role="region" aria-label="Log policy matches table">
+      <table className="table">
+        <thead>
+          <tr>
+            <th scope="col">Policy</th>
+            <th scope="col">Action</th>
+            <th scope="col">Agent</th>
+            <th scope="col">Attempt</th>
+            <th scope="col">Line</th>
+            <th scope="col">Matched</th>
+          </tr>
+        </thead>
+        <tbody>
+          {matches.map((m) => (
+            <tr key={`${m.policy}/${m.node}`}>
+              <td>{m.policy}</td>
+              <td>{ACTION_TEXT[m.action ?? 'none']}</td>
+              <td>{m.node}</td>
+              <td>
+                {m.allocation_id} rank {m.rank}
+              </td>
+              <td className="log-line">{m.line}</td>
+              <td>{formatDateTime(m.matched_at)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
 
