@@ -77,7 +77,7 @@ TEST(LogPoliciesE2E, ExcludeNodeMovesTheRestartAndCancelRetriesEndsTheTrial) {
   EXPECT_NE(described.out.find("Log signal:         CUDA OOM"), std::string::npos) << described.out;
   EXPECT_NE(described.out.find("cancel_retries"), std::string::npos) << described.out;
   auto experiment = cluster.Ring({"experiment", "describe", "1"});
-  EXPECT_NE(experiment.out.find("log signal"), std::string::npos) << experiment.out;
+  EXPECT_NE(experiment.out.find("LOG SIGNAL"), std::string::npos) << experiment.out;
   EXPECT_NE(experiment.out.find("ECC Error"), std::string::npos) << experiment.out;
 }
 

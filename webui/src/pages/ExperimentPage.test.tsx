@@ -10,7 +10,7 @@ describe('ExperimentPage', () => {
     const trials = [
       trial(1, { lr: 0.001, bs: 32 }, 0.5),
       trial(2, { lr: 0.01, bs: 32 }, 0.0123),
-      trial(3, { lr: 0.1, bs: 32 }, 0.2),
+      trial(3, { lr: 0.1, bs: 32 }, 0.2, { state: 'ERROR', log_signal: 'CUDA OOM' }),
     ];
     const fake = fakeFetch({
       '/api/v1/experiments/1/trials': () => json({ trials, total: 3 }),
@@ -51,6 +51,12 @@ describe('ExperimentPage', () => {
     const bestRow = table.querySelector('tr[data-trial="2"]')!;
     expect(bestRow.className).toBe('row-best');
     expect(within(bestRow as HTMLElement).getByText('best trial')).toBeTruthy();
+    // A log policy matched trial 3: its signal shows beside its state.
+    const signalled = table.querySelector('tr[data-trial="3"]') as HTMLElement;
+    expect(within(signalled).getByText('CUDA OOM').getAttribute('title')).toBe(
+      'a log policy matched a line of this trial',
+    );
+    expect(within(bestRow as HTMLElement).queryByText('CUDA OOM')).toBeNull();
     expect(screen.getByRole('img', { name: /Parallel coordinates of 3 trials/ })).toBeTruthy();
     expect(fake.calls.some((c) => c.url === '/api/v1/experiments/1/metrics?kind=validation&max_points=1000')).toBe(
       true,

@@ -51,6 +51,7 @@ export function trial(
     searcher_operation: null,
     created_at: '2026-03-01T10:00:00.000Z',
     ended_at: '2026-03-01T10:01:00.000Z',
+    log_signal: null,
     ...over,
   };
 }
