@@ -59,8 +59,8 @@ void SchedulingDriver::Pass(const std::string& pool, SteadyTime now) {
     const EffectiveResources r = settings_.Resources(alloc.experiment_id);
     std::optional<int> max_slots;
     if (r.max_slots) max_slots = static_cast<int>(*r.max_slots);
-    input.pending.push_back(
-        {id, alloc.experiment_id, alloc.world_size, static_cast<int>(r.priority), r.weight, max_slots, seq});
+    input.pending.push_back({id, alloc.experiment_id, alloc.world_size, static_cast<int>(r.priority),
+                             r.weight, max_slots, seq, r.single_node});
   }
   if (input.pending.empty()) return;
   for (const auto& [id, alloc] : allocations_.live()) {
