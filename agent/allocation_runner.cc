@@ -36,6 +36,7 @@ AllocationRunner::AllocationRunner(const RunnerContext& context, proto::Start st
                                    std::function<void()> on_done)
     : context_(context),
       start_(std::move(start)),
+      node_ranks_(NodeRanksOf(start_)),
       work_dir_(context.work_root + "/" + start_.allocation_id + ".r" + std::to_string(start_.rank)),
       on_done_(std::move(on_done)),
       flush_timer_(context.strand),
@@ -128,6 +129,8 @@ void AllocationRunner::OnPrepared(const Status& status) {
 
 void AllocationRunner::OnLine(OutputStream stream, std::string line) {
   proto::LogLine entry{UnixMillis(), ToString(stream), std::move(line)};
+  // A per-node process's worker line "[rank=N] ..." is rank N's (wrap_rank).
+  entry.rank = TakeRankPrefix(entry.line, node_ranks_);
   bool arm = false;
   {
     // Sending under the lock keeps batches in seq order between this thread and the flush timer.

@@ -25,6 +25,7 @@
 #include "agent/message_sink.h"
 #include "agent/model_fetcher.h"
 #include "agent/process_launcher.h"
+#include "agent/rank_prefix.h"
 #include "agent/run_as.h"
 #include "agent/trial_environment.h"
 
@@ -82,6 +83,7 @@ class AllocationRunner : public std::enable_shared_from_this<AllocationRunner> {
 
   const RunnerContext& context_;
   const proto::Start start_;
+  const NodeRanks node_ranks_;  // per-node launch: the worker ranks its lines may be filed under
   const std::string work_dir_;
   UnixAccount account_;  // set by Prepare, read on the strand after it
   std::function<void()> on_done_;

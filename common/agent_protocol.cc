@@ -135,8 +135,10 @@ std::string Encode(const Message& message) {
           return out;
         } else {
           json lines = json::array();
-          for (const auto& l : m.lines)
+          for (const auto& l : m.lines) {
             lines.push_back({{"ts_ms", l.ts_ms}, {"stream", l.stream}, {"line", l.line}});
+            if (l.rank) lines.back()["rank"] = *l.rank;
+          }
           return {{"type", "log"},
                   {"allocation_id", m.allocation_id},
                   {"rank", m.rank},
@@ -255,6 +257,11 @@ Result<Message> Decode(const std::string& text) {
         Field(l, "ts_ms", line.ts_ms, false);
         Field(l, "stream", line.stream, false);
         Field(l, "line", line.line);
+        if (auto r = l.find("rank"); r != l.end() && !r->is_null()) {
+          int rank = 0;
+          Field(l, "rank", rank);
+          line.rank = rank;
+        }
         m.lines.push_back(std::move(line));
       }
       return Message{std::move(m)};

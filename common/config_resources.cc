@@ -53,8 +53,9 @@ void ConfigParser::ParseResources(const YAML::Node& node, ResourcesConfig& r) {
       w_.Fail(node["launch"], p + ".launch must be one of auto, per_slot, per_node, got \"" + mode + "\"");
   });
   Try(p + ".is_single_node", [&] {
-    if (Present(node["is_single_node"]))
-      r.is_single_node = w_.Bool(node["is_single_node"], p + ".is_single_node");
+    if (!Present(node["is_single_node"])) return;
+    r.is_single_node = w_.Bool(node["is_single_node"], p + ".is_single_node");
+    r.is_single_node_line = node["is_single_node"].Mark().line + 1;
   });
 }
 

@@ -87,6 +87,7 @@ struct ResourcesConfig {
   std::optional<int64_t> max_slots;
   LaunchMode launch = LaunchMode::kAuto;  // resources.launch: auto | per_slot | per_node
   std::optional<bool> is_single_node;
+  int is_single_node_line = 0;  // its YAML line (0 when absent), for the master's submit check
 };
 
 struct CheckpointStorageConfig {

@@ -61,6 +61,7 @@ EffectiveResources ExperimentSettings::Effective(const ResourcesConfig& config, 
   r.priority = o.priority.value_or(config.priority);
   r.weight = o.weight.value_or(config.weight);
   r.max_slots = o.max_slots ? o.max_slots : config.max_slots;
+  r.single_node = config.is_single_node.value_or(false);
   return r;
 }
 

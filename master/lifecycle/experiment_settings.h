@@ -21,6 +21,7 @@ struct EffectiveResources {
   int64_t priority = 42;
   double weight = 1;
   std::optional<int64_t> max_slots;
+  bool single_node = false;  // resources.is_single_node: all slots on one agent
 };
 
 class ExperimentSettings {

@@ -24,7 +24,8 @@ Experiments::Experiments(Store& store, ExperimentSettings& settings, Trials& tri
 namespace {
 
 // A master check's failure as an issue: "experiment.yaml:N: <message>" gives
-// its line.
+// its line, and a message that starts with a key below `path`
+// ("resources.is_single_node: ...") its path.
 ConfigIssue IssueOf(const Status& s, const std::string& path) {
   ConfigIssue issue{path, 0, s.message()};
   const std::string prefix = "experiment.yaml:";
@@ -35,6 +36,10 @@ ConfigIssue IssueOf(const Status& s, const std::string& path) {
       issue.message = s.message().substr(colon + 2);
     }
   }
+  const size_t end = issue.message.find(": ");
+  if (issue.message.rfind(path + ".", 0) == 0 && end != std::string::npos &&
+      issue.message.find(' ') == end + 1)
+    issue.path = issue.message.substr(0, end);
   return issue;
 }
 
@@ -46,9 +51,7 @@ ConfigCheck Experiments::Check(const std::string& config_yaml) const {
   const ExperimentConfig& config = *check.config;
   if (Status s = settings_.CheckStorage(config); !s.ok())
     check.errors.push_back(IssueOf(s, "checkpoint_storage"));
-  if (Status s =
-          rm_.CheckFits(config.resources.resource_pool, config.resources.slots_per_trial, declared_pools_);
-      !s.ok())
+  if (Status s = rm_.CheckFits(config.resources, declared_pools_); !s.ok())
     check.errors.push_back(IssueOf(s, "resources"));
   if (auto searcher = search::Searcher::Create(config.searcher, config.hyperparameters, 1); !searcher.ok())
     check.errors.push_back(IssueOf(searcher.status(), "searcher"));
@@ -64,10 +67,7 @@ Result<int64_t> Experiments::Create(const std::string& config_yaml, const std::s
   if (warnings) *warnings = check.warnings;
   auto config = Result<ExperimentConfig>(std::move(*check.config));
   if (Status s = settings_.CheckStorage(*config); !s.ok()) return s;
-  if (Status s =
-          rm_.CheckFits(config->resources.resource_pool, config->resources.slots_per_trial, declared_pools_);
-      !s.ok())
-    return s;
+  if (Status s = rm_.CheckFits(config->resources, declared_pools_); !s.ok()) return s;
   const uint64_t seed = config->experiment_seed
                             ? static_cast<uint64_t>(*config->experiment_seed)
                             : (uint64_t{std::random_device{}()} << 32) | std::random_device{}();

@@ -95,9 +95,13 @@ void RankEvents::OnLogs(const std::string& node, const proto::LogBatch& batch) {
   log_seq_[key] = batch.seq;
   std::vector<LogRecord> lines;
   lines.reserve(batch.lines.size());
-  // Other users may read these lines: a token the trial printed is hidden.
+  // Other users may read these lines: a token the trial printed is hidden. A
+  // line a per-node process's worker prefixed with its rank is that rank's.
+  auto rank_of = [&](const proto::LogLine& l) {
+    return l.rank && *l.rank >= 0 && *l.rank < alloc->world_size ? *l.rank : batch.rank;
+  };
   for (const auto& l : batch.lines)
-    lines.push_back({0, alloc->trial_id(), batch.allocation_id, batch.rank, l.stream,
+    lines.push_back({0, alloc->trial_id(), batch.allocation_id, rank_of(l), l.stream,
                      allocations_.tokens().Redact(l.line), l.ts_ms});
   // Every line is matched, also those the rate limit drops.
   log_policies_.OnLines(*alloc, node, lines);

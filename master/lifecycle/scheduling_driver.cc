@@ -63,7 +63,7 @@ void SchedulingDriver::Pass(const std::string& pool, SteadyTime now) {
     std::optional<int> max_slots;
     if (r.max_slots) max_slots = static_cast<int>(*r.max_slots);
     input.pending.push_back({id, alloc.experiment_id, alloc.world_size, static_cast<int>(r.priority),
-                             r.weight, max_slots, seq,
+                             r.weight, max_slots, seq, r.single_node,
                              log_policies_.ExcludedNodes(alloc.experiment_id, alloc.trial_id())});
   }
   if (input.pending.empty()) return;

@@ -13,6 +13,7 @@
 
 #include "common/agent_protocol.h"
 #include "common/end_cause.h"
+#include "common/experiment_config.h"
 #include "common/launch_mode.h"
 #include "master/scheduler/scheduler.h"
 
@@ -75,10 +76,12 @@ class ResourceManager {
   virtual ~ResourceManager() = default;
   // Every node with its free slots, disabled ones marked (AgentView::enabled).
   virtual std::vector<AgentView> Offers() const = 0;
-  // Ok when `slots` can ever be placed in `pool` as its nodes are now;
-  // kInvalidConfig naming the field otherwise. `declared` are the pools of
-  // master.yaml, which exist even without nodes.
-  virtual Status CheckFits(const std::string& pool, int64_t slots,
+  // Ok when a trial of `resources` (its resource_pool, slots_per_trial and
+  // is_single_node) can ever be placed as the pool's nodes are now;
+  // kInvalidConfig naming the field otherwise (and its line, when the config
+  // gives one). `declared` are the pools of master.yaml, which exist even
+  // without nodes.
+  virtual Status CheckFits(const ResourcesConfig& resources,
                            const std::vector<std::string>& declared) const = 0;
   // Holds the placements' slots for the allocation and starts its ranks.
   virtual void Launch(const LaunchSpec& spec) = 0;

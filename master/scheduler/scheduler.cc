@@ -21,9 +21,10 @@ PoolDecision SchedulePool(const PoolInput& input) {
   return scheduling::SchedulePriority(input);
 }
 
-std::optional<std::string> NeverFits(const std::vector<AgentView>& pool_agents, int slots) {
+std::optional<std::string> NeverFits(const std::vector<AgentView>& pool_agents, int slots, bool single_node) {
   if (pool_agents.empty()) return std::nullopt;
-  return scheduling::NeverFitsIn(pool_agents, slots, pool_agents.front().pool);
+  return scheduling::NeverFitsIn(pool_agents, scheduling::NeedOf(slots, single_node),
+                                 pool_agents.front().pool);
 }
 
 }  // namespace ring

@@ -16,6 +16,10 @@
 // agent ids first. A request larger than every agent and a multiple of no
 // agent size can never fit (NeverFits says so).
 //
+// Single node. A request marked single_node (resources.is_single_node) takes
+// one agent or nothing: never whole agents, and it can never fit when it is
+// larger than every agent.
+//
 // priority policy. Priorities run 1..99, lower first; FIFO by queued_seq
 // within a priority. A request that does not fit now, in order:
 //  1. waits for slots of allocations already stopping (preempting, or chosen
@@ -99,6 +103,7 @@ struct PendingRequest {
   double weight = 1;                // the experiment's fair-share weight (> 0)
   std::optional<int> max_slots;     // the experiment's cap on running slots
   int64_t queued_seq = 0;           // FIFO order (lower first)
+  bool single_node = false;         // all slots on one agent (resources.is_single_node)
   // Agents this request is never placed on, nor waits for, nor preempts on
   // (its trial's log_policies matched an exclude_node pattern there).
   std::vector<std::string> excluded_agents;
@@ -143,7 +148,9 @@ PoolDecision SchedulePool(const PoolInput& input);
 // agents, full and disabled ones included), e.g. "can never fit: needs 12
 // slots, a multiple of no agent size in pool default (agents have 8 slots)";
 // nullopt if some shape takes it, or when there are no agents to judge by.
-// Only shapes count, not how many agents are connected now.
-std::optional<std::string> NeverFits(const std::vector<AgentView>& pool_agents, int slots);
+// Only shapes count, not how many agents are connected now. A `single_node`
+// request fits only an agent of at least `slots` slots.
+std::optional<std::string> NeverFits(const std::vector<AgentView>& pool_agents, int slots,
+                                     bool single_node = false);
 
 }  // namespace ring

@@ -123,12 +123,13 @@ std::vector<ExperimentDemand> Demands(const PoolInput& input) {
     auto& a = note(r.experiment_id, r.weight, r.max_slots);
     if (!r.preempting) a.demand += r.slots;
   }
-  std::map<int, bool> placeable;  // by size
+  std::map<Need, bool> placeable;
   for (const auto& r : input.pending) {
     auto& a = note(r.experiment_id, r.weight, r.max_slots);
-    auto it = placeable.find(r.slots);
+    const Need need = NeedOf(r);
+    auto it = placeable.find(need);
     if (it == placeable.end())
-      it = placeable.emplace(r.slots, r.slots > 0 && !NeverFitsIn(input.agents, r.slots, input.pool)).first;
+      it = placeable.emplace(need, r.slots > 0 && !NeverFitsIn(input.agents, need, input.pool)).first;
     if (it->second) a.demand += r.slots;
   }
   std::vector<ExperimentDemand> out;
@@ -183,9 +184,9 @@ PoolDecision ScheduleFairShare(const PoolInput& input) {
   Reclaim reclaim(pass, shares);
   const std::function<VictimSearch::Verdict(int)> admit = [&](int i) { return reclaim(i); };
 
-  std::set<int> preemption_failed;  // sizes reclaim could not place (they stay so in this pass)
-  std::set<int64_t> reserved;       // experiments whose first blocked request has held agents
-  std::vector<int> beyond_share;    // requests tried again with the leftover slots
+  std::set<Need> preemption_failed;  // needs reclaim could not place (they stay so in this pass)
+  std::set<int64_t> reserved;        // experiments whose first blocked request has held agents
+  std::vector<int> beyond_share;     // requests tried again with the leftover slots
   while (!turns.empty()) {
     const int x = std::get<3>(turns.top());
     turns.pop();
@@ -200,10 +201,10 @@ PoolDecision ScheduleFairShare(const PoolInput& input) {
         beyond_share.push_back(p);
       } else if (!pass.PlaceNow(p) && !pass.WaitForLeaving(p)) {
         bool preempted = false;
-        if (input.policy.preemption && !preemption_failed.count(r.slots)) {
+        if (input.policy.preemption && !preemption_failed.count(pass.need(p))) {
           reclaim.Reset();
           preempted = pass.Preempt(p, victims, admit);
-          if (!preempted && !pass.Restricted(p)) preemption_failed.insert(r.slots);
+          if (!preempted && !pass.Restricted(p)) preemption_failed.insert(pass.need(p));
         }
         if (!preempted && reserved.insert(r.experiment_id).second) pass.HoldFor(p);
       }

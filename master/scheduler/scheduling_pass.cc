@@ -87,9 +87,9 @@ bool PoolPass::Admissible(int p) {
     SetReason(p, "no agents in pool " + pool);
     return false;
   }
-  auto it = never_fits_.find(r.slots);
-  if (it == never_fits_.end())
-    it = never_fits_.emplace(r.slots, NeverFitsIn(input_.agents, r.slots, pool)).first;
+  const Need n = need(p);
+  auto it = never_fits_.find(n);
+  if (it == never_fits_.end()) it = never_fits_.emplace(n, NeverFitsIn(input_.agents, n, pool)).first;
   if (it->second) {
     SetReason(p, *it->second);
     return false;
@@ -107,7 +107,7 @@ bool PoolPass::Admissible(int p) {
 
 bool PoolPass::PlaceNow(int p) {
   const auto& r = request(p);
-  auto fit = slots_.FitNow(r.slots, input_.policy.fit);
+  auto fit = slots_.FitNow(need(p), input_.policy.fit);
   if (!fit) return false;
   decision_.assignments.push_back(slots_.Take(*fit, r.slots, r.allocation_id));
   capped_[request_experiment_[p]] += r.slots;
@@ -133,7 +133,7 @@ void PoolPass::Promise(int p, const Fit& fit) {
 }
 
 bool PoolPass::WaitForLeaving(int p) {
-  auto fit = slots_.FitWhenLeft(request(p).slots, input_.policy.fit);
+  auto fit = slots_.FitWhenLeft(need(p), input_.policy.fit);
   if (!fit) return false;
   Promise(p, *fit);
   return true;
@@ -142,7 +142,7 @@ bool PoolPass::WaitForLeaving(int p) {
 bool PoolPass::Preempt(int p, Candidates& candidates,
                        const std::function<VictimSearch::Verdict(int)>& admit) {
   const auto& r = request(p);
-  auto choice = search_.Find(r.slots, input_.policy.fit, candidates, admit);
+  auto choice = search_.Find(need(p), input_.policy.fit, candidates, admit);
   if (!choice) return false;
   for (int v : choice->victims) {
     const auto& victim = input_.running[v];
@@ -156,6 +156,7 @@ bool PoolPass::Preempt(int p, Candidates& candidates,
 }
 
 bool PoolPass::HoldFor(int p) {
+  const bool whole_agents = need(p).whole_agents();
   const int need = request(p).slots;
   std::vector<int> hold;
   if (need <= slots_.max_enabled_size()) {
@@ -167,7 +168,7 @@ bool PoolPass::HoldFor(int p) {
       if (slots_.total(it->second) >= need && (best < 0 || it->second < best)) best = it->second;
     }
     if (best >= 0) hold.push_back(best);
-  } else {
+  } else if (whole_agents) {
     // Whole agents: the largest dividing shape with enough usable agents;
     // of those, the ones with the most free slots, lowest id first.
     const auto& shapes = slots_.shapes();
@@ -194,7 +195,7 @@ bool PoolPass::HoldFor(int p) {
 void PoolPass::Explain(bool by_priority) {
   const int largest_free = slots_.LargestFreeBlock();
   const auto idle = slots_.IdleEnabledPerShape();
-  std::map<int, std::string> shape_reasons;   // by request size
+  std::map<Need, std::string> shape_reasons;
   std::pair<int, bool> behind_key{0, false};  // the last "behind" reason, built once per count
   std::string behind;
   int holders_ahead = 0;
@@ -208,7 +209,7 @@ void PoolPass::Explain(bool by_priority) {
       same_priority_holders = 0;
     }
     if (s.outcome != Outcome::kAssigned && s.reason.empty()) {
-      if (holders_ahead > 0 && FitsPhysically(slots_, idle, largest_free, r.slots)) {
+      if (holders_ahead > 0 && FitsPhysically(slots_, idle, largest_free, need(p))) {
         const std::pair<int, bool> key{holders_ahead, by_priority && same_priority_holders == 0};
         if (key != behind_key) {
           behind_key = key;
@@ -216,11 +217,11 @@ void PoolPass::Explain(bool by_priority) {
         }
         s.reason = behind;
       } else {
-        // The same for every request of a size: built once.
-        auto it = shape_reasons.find(r.slots);
+        // The same for every request of a need: built once.
+        const Need n = need(p);
+        auto it = shape_reasons.find(n);
         if (it == shape_reasons.end())
-          it = shape_reasons.emplace(r.slots, ShapeReason(slots_, idle, largest_free, r.slots, input_.pool))
-                   .first;
+          it = shape_reasons.emplace(n, ShapeReason(slots_, idle, largest_free, n, input_.pool)).first;
         s.reason = it->second;
       }
     }

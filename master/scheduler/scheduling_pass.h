@@ -24,6 +24,7 @@ class PoolPass {
 
   const PoolInput& input() const { return input_; }
   const PendingRequest& request(int p) const { return input_.pending[p]; }
+  Need need(int p) const { return NeedOf(input_.pending[p]); }
   const RunningAllocation& running(int i) const { return input_.running[i]; }
   const PoolSlots& slots() const { return slots_; }
   const Footprints& footprints() const { return where_; }
@@ -46,7 +47,8 @@ class PoolPass {
   // Records that request p is considered now (PoolDecision::order).
   void Consider(int p);
   // Whether p may be placed in this pass at all: a size some agent shape
-  // takes, enabled agents, room under max_slots. If not, says why.
+  // takes (one agent large enough, for a single-node request), enabled
+  // agents, room under max_slots. If not, says why.
   bool Admissible(int p);
   // Places p on free slots now.
   bool PlaceNow(int p);
@@ -99,13 +101,13 @@ class PoolPass {
   Footprints where_;
   std::vector<char> gone_;
   VictimSearch search_;
-  std::vector<std::vector<int>> leaving_on_;              // per agent: stopping allocations, in order
-  std::vector<int64_t> experiment_ids_;                   // by experiment number
-  std::vector<int> request_experiment_;                   // per pending request: its experiment number
-  std::vector<int> running_experiment_;                   // per running allocation: its experiment number
-  std::vector<int> capped_;                               // per experiment number: see CappedSlots
-  std::vector<int> staying_;                              // per experiment number: see StayingSlots
-  std::map<int, std::optional<std::string>> never_fits_;  // by size
+  std::vector<std::vector<int>> leaving_on_;  // per agent: stopping allocations, in order
+  std::vector<int64_t> experiment_ids_;       // by experiment number
+  std::vector<int> request_experiment_;       // per pending request: its experiment number
+  std::vector<int> running_experiment_;       // per running allocation: its experiment number
+  std::vector<int> capped_;                   // per experiment number: see CappedSlots
+  std::vector<int> staying_;                  // per experiment number: see StayingSlots
+  std::map<Need, std::optional<std::string>> never_fits_;
   std::vector<RequestState> state_;
   std::vector<int> order_;
   PoolDecision decision_;

@@ -107,16 +107,18 @@ std::optional<Fit> PoolSlots::WholeFit(int slots, bool count_leaving) const {
   return std::nullopt;
 }
 
-std::optional<Fit> PoolSlots::FitNow(int slots, PoolPolicy::Fit policy) const {
-  if (slots <= 0) return std::nullopt;
-  if (auto a = PickBySize(by_free_, slots, policy)) return Fit{{*a}, false};
-  return WholeFit(slots, false);
+std::optional<Fit> PoolSlots::FitNow(const Need& need, PoolPolicy::Fit policy) const {
+  if (need.slots <= 0) return std::nullopt;
+  if (auto a = PickBySize(by_free_, need.slots, policy)) return Fit{{*a}, false};
+  if (!need.whole_agents()) return std::nullopt;
+  return WholeFit(need.slots, false);
 }
 
-std::optional<Fit> PoolSlots::FitWhenLeft(int slots, PoolPolicy::Fit policy) const {
-  if (slots <= 0) return std::nullopt;
-  if (auto a = PickBySize(by_free_or_left_, slots, policy)) return Fit{{*a}, false};
-  return WholeFit(slots, true);
+std::optional<Fit> PoolSlots::FitWhenLeft(const Need& need, PoolPolicy::Fit policy) const {
+  if (need.slots <= 0) return std::nullopt;
+  if (auto a = PickBySize(by_free_or_left_, need.slots, policy)) return Fit{{*a}, false};
+  if (!need.whole_agents()) return std::nullopt;
+  return WholeFit(need.slots, true);
 }
 
 Assignment PoolSlots::Take(const Fit& fit, int slots, const std::string& allocation_id) {

@@ -28,6 +28,28 @@ struct Shape {
   int enabled = 0;  // enabled ones
 };
 
+// Where a request's slots may go: one agent, or whole agents of one shape
+// when no single agent takes them (the default); or one agent only
+// (PendingRequest::single_node).
+enum class Span { kOneOrWholeAgents, kOneAgent };
+
+// What a request asks of placement. Caches of a pass that hold per request
+// size (what never fits, what preemption could not place, reasons) are keyed
+// by it, since one size may fit differently under each span.
+struct Need {
+  int slots = 0;
+  Span span = Span::kOneOrWholeAgents;
+  bool whole_agents() const { return span == Span::kOneOrWholeAgents; }
+  auto operator<=>(const Need&) const = default;
+};
+
+inline Need NeedOf(int slots, bool single_node) {
+  return {slots, single_node ? Span::kOneAgent : Span::kOneOrWholeAgents};
+}
+inline Need NeedOf(const PendingRequest& r) {
+  return NeedOf(r.slots, r.single_node);
+}
+
 // Where a request goes: one agent, or whole agents of one shape.
 struct Fit {
   std::vector<int> agents;  // agent indexes, ascending (that is, in id order)
@@ -59,10 +81,10 @@ class PoolSlots {
   int max_size() const { return max_size_; }
   int max_enabled_size() const { return max_enabled_size_; }
 
-  // Where `slots` go now, on usable agents (nullopt: nowhere).
-  std::optional<Fit> FitNow(int slots, PoolPolicy::Fit policy) const;
+  // Where `need` goes now, on usable agents (nullopt: nowhere).
+  std::optional<Fit> FitNow(const Need& need, PoolPolicy::Fit policy) const;
   // The same, counting leaving slots as free; for requests FitNow refused.
-  std::optional<Fit> FitWhenLeft(int slots, PoolPolicy::Fit policy) const;
+  std::optional<Fit> FitWhenLeft(const Need& need, PoolPolicy::Fit policy) const;
   // Gives the lowest free slot ids of a FitNow to an allocation.
   Assignment Take(const Fit& fit, int slots, const std::string& allocation_id);
   // Slots of an allocation on agent `a` that has been asked to stop.

@@ -45,11 +45,11 @@ void Candidates::Retire(int k) {
       if (a >= 0) slots_on_[a] -= n;
 }
 
-std::vector<int>& Candidates::Links(int slots) {
-  if (slots != last_slots_ || !last_links_) {
-    auto it = next_for_.find(slots);
-    if (it == next_for_.end()) it = next_for_.emplace(slots, next_).first;
-    last_slots_ = slots;
+std::vector<int>& Candidates::Links(const Need& need) {
+  if (need != last_need_ || !last_links_) {
+    auto it = next_for_.find(need);
+    if (it == next_for_.end()) it = next_for_.emplace(need, next_).first;
+    last_need_ = need;
     last_links_ = &it->second;
   }
   return *last_links_;
@@ -66,8 +66,8 @@ int Candidates::Next(std::vector<int>& next, int k) {
   return root;
 }
 
-int Candidates::Next(int k, int slots) {
-  return Next(Links(slots), k);
+int Candidates::Next(int k, const Need& need) {
+  return Next(Links(need), k);
 }
 
 void Candidates::Drop(int k) {
@@ -87,16 +87,19 @@ bool VictimSearch::FreesUsable(std::span<const std::pair<int, int>> parts) const
                      [&](const auto& p) { return p.first >= 0 && slots_.usable(p.first); });
 }
 
-// Whether some usable agent of candidate k could reach `slots` (or, for a
-// whole-agent fit, become idle) if every candidate on it before end()
+// Whether some usable agent of candidate k could reach the need's slots (or,
+// for a whole-agent fit, become idle) if every candidate on it before end()
 // stopped. Victims already gone count twice in that bound (as leaving, and
 // as candidates), so it is never too low.
-bool VictimSearch::CanHelp(const Candidates& candidates, int k, int slots) const {
+bool VictimSearch::CanHelp(const Candidates& candidates, int k, const Need& need) const {
+  const int slots = need.slots;
   for (const auto& [a, n] : candidates.parts(k)) {
     if (a < 0 || !slots_.usable(a)) continue;
     const int total = slots_.total(a);
     const int most = std::min(total, slots_.free_or_leaving(a) + candidates.slots_on(a));
-    if (total >= slots ? most >= slots : total > 0 && slots % total == 0 && most == total) return true;
+    if (total >= slots ? most >= slots
+                       : need.whole_agents() && total > 0 && slots % total == 0 && most == total)
+      return true;
   }
   return false;
 }
@@ -112,22 +115,23 @@ void VictimSearch::Reset() {
   touched_shapes_.clear();
 }
 
-std::optional<VictimSearch::Choice> VictimSearch::Find(int slots, PoolPolicy::Fit policy,
+std::optional<VictimSearch::Choice> VictimSearch::Find(const Need& need, PoolPolicy::Fit policy,
                                                        Candidates& candidates,
                                                        const std::function<Verdict(int)>& admit) {
   Reset();
+  const int slots = need.slots;
   if (slots <= 0) return std::nullopt;
   std::vector<int> taken;
   std::vector<int> reached;  // agents this victim brings to `slots`
-  for (int k = candidates.Next(0, slots); k < candidates.end(); k = candidates.Next(k + 1, slots)) {
+  for (int k = candidates.Next(0, need); k < candidates.end(); k = candidates.Next(k + 1, need)) {
     const int c = candidates.at(k);
     const auto parts = candidates.parts(k);
     if (gone_[c] || !FreesUsable(parts)) {
       candidates.Drop(k);
       continue;
     }
-    if (candidates.memoryless() && !CanHelp(candidates, k, slots)) {
-      candidates.DropFor(k, slots);
+    if (candidates.memoryless() && !CanHelp(candidates, k, need)) {
+      candidates.DropFor(k, need);
       continue;
     }
     const Verdict verdict = admit(c);
@@ -151,7 +155,7 @@ std::optional<VictimSearch::Choice> VictimSearch::Find(int slots, PoolPolicy::Fi
       if (made_idle_[g].empty()) touched_shapes_.push_back(g);
       made_idle_[g].push_back(a);
       const int size = slots_.shapes()[g].size;
-      if (size >= slots || slots % size != 0) continue;
+      if (!need.whole_agents() || size >= slots || slots % size != 0) continue;
       const size_t have = slots_.idle(g).size() + slots_.idle_when_left(g).size() + made_idle_[g].size();
       if (have >= static_cast<size_t>(slots / size) && (idle_shape < 0 || g < idle_shape)) idle_shape = g;
     }

@@ -8,12 +8,11 @@
 // Each one that frees a slot on a usable agent is taken if the policy admits
 // it, until the request would fit by the placement rule: on one agent whose
 // free + leaving + freed slots reach the request (several reaching at once:
-// the fit policy picks), else on whole agents of one shape that would all be
-// idle. Then victims are spared again from the last taken backwards while the
-// rest still make room (for whole agents: still empty enough agents, besides
-// those that need nobody stopped), and only those on the agents it will take
-// are kept; of the agents the victims empty it takes the lowest ids. If no
-// prefix of candidates makes it fit, nobody is chosen.
+// the fit policy picks), else (unless it must stay on one agent) on whole
+// agents of one shape that would all be idle. Then victims are spared again from the last taken backwards
+// while the rest still make room (for whole agents: still empty enough agents, besides those that need nobody
+// stopped), and only those on the agents it will take are kept; of the agents the victims empty it takes the
+// lowest ids. If no prefix of candidates makes it fit, nobody is chosen.
 //
 // Within a pass free slots only shrink, agents only become held and victims
 // only go, so what cannot help stays so; such candidates are unlinked from
@@ -26,7 +25,7 @@
 //  - with memoryless admission (whether a candidate is admitted does not
 //    depend on the others a search took before it), one whose agents could
 //    not reach a request's size even if every candidate on them stopped: for
-//    requests of that size. It would be taken and then not kept, so leaving
+//    requests of that need (size and span). It would be taken and then not kept, so leaving
 //    it out changes no choice.
 #include <functional>
 #include <map>
@@ -75,17 +74,17 @@ class Candidates {
   // (a policy whose admission only narrows says so).
   void Retire(int k);
 
-  // The first position at or after k still linked for requests of `slots`
+  // The first position at or after k still linked for requests of `need`
   // (size() when none; searches stop at end()).
-  int Next(int k, int slots);
+  int Next(int k, const Need& need);
   // Unlinks position k for the rest of the pass.
   void Drop(int k);
-  // Unlinks position k for requests of `slots`.
-  void DropFor(int k, int slots) { Unlink(Links(slots), k); }
+  // Unlinks position k for requests of `need`.
+  void DropFor(int k, const Need& need) { Unlink(Links(need), k); }
 
  private:
   // next[k] == k: linked; else a later position to look at.
-  std::vector<int>& Links(int slots);
+  std::vector<int>& Links(const Need& need);
   static int Next(std::vector<int>& next, int k);
   static void Unlink(std::vector<int>& next, int k) {
     if (next[k] == k) next[k] = k + 1;
@@ -95,10 +94,10 @@ class Candidates {
   Footprints parts_;  // by position
   Admission admission_;
   int end_;
-  std::vector<int> slots_on_;                 // per agent
-  std::vector<int> next_;                     // for every size
-  std::map<int, std::vector<int>> next_for_;  // per request size, made from next_ when first asked
-  int last_slots_ = 0;                        // the size asked last, and its links
+  std::vector<int> slots_on_;                  // per agent
+  std::vector<int> next_;                      // for every need
+  std::map<Need, std::vector<int>> next_for_;  // per request need, made from next_ when first asked
+  Need last_need_;                             // the need asked last, and its links
   std::vector<int>* last_links_ = nullptr;
 };
 
@@ -118,13 +117,13 @@ class VictimSearch {
   // `admit(i)` is asked, in order, about each candidate before
   // candidates.end() that is not gone and would free a usable slot (and,
   // with memoryless admission, could help).
-  std::optional<Choice> Find(int slots, PoolPolicy::Fit policy, Candidates& candidates,
+  std::optional<Choice> Find(const Need& need, PoolPolicy::Fit policy, Candidates& candidates,
                              const std::function<Verdict(int)>& admit);
 
  private:
   int Capacity(int a) const;
   bool FreesUsable(std::span<const std::pair<int, int>> parts) const;
-  bool CanHelp(const Candidates& candidates, int k, int slots) const;
+  bool CanHelp(const Candidates& candidates, int k, const Need& need) const;
   void Reset();
   Choice SingleAgent(int slots, int agent, const std::vector<int>& taken) const;
   Choice WholeAgents(int slots, int shape, const std::vector<int>& taken) const;

@@ -62,22 +62,22 @@ PoolDecision SchedulePriority(const PoolInput& input) {
   std::vector<int> victim_levels;  // by position
   for (int k = 0; k < victims.size(); ++k) victim_levels.push_back(input.running[victims.at(k)].priority);
   const std::function<VictimSearch::Verdict(int)> admit = [](int) { return VictimSearch::Verdict::kTake; };
-  // Within a pass free slots only shrink and victims only go, so a size that
+  // Within a pass free slots only shrink and victims only go, so a need that
   // preemption could not place stays unplaceable for every later (same or
   // lower priority) request.
-  std::set<int> preemption_failed;
+  std::set<Need> preemption_failed;
   std::set<int> reserved_levels;  // priorities whose first blocked request has held agents
   for (int p : PriorityOrder(input.pending)) {
     const auto& r = input.pending[p];
     pass.Consider(p);
     const PoolPass::Excluding excluding(pass, p);
     if (!pass.Admissible(p) || pass.PlaceNow(p) || pass.WaitForLeaving(p)) continue;
-    if (input.policy.preemption && !preemption_failed.count(r.slots)) {
+    if (input.policy.preemption && !preemption_failed.count(pass.need(p))) {
       auto lower = std::partition_point(victim_levels.begin(), victim_levels.end(),
                                         [&](int level) { return level > r.priority; });
       victims.Retire(static_cast<int>(lower - victim_levels.begin()));
       if (pass.Preempt(p, victims, admit)) continue;
-      if (!pass.Restricted(p)) preemption_failed.insert(r.slots);
+      if (!pass.Restricted(p)) preemption_failed.insert(pass.need(p));
     }
     if (reserved_levels.insert(r.priority).second) pass.HoldFor(p);
   }

@@ -8,6 +8,9 @@
 namespace ring::scheduling {
 namespace {
 
+// The experiment config key a single-node request comes from, named in its reasons.
+constexpr const char* kSingleNodeKey = "resources.is_single_node";
+
 std::string Plural(int n, const std::string& one, const std::string& many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
@@ -33,17 +36,21 @@ std::string AndList(const std::vector<std::string>& items) {
 
 }  // namespace
 
-std::optional<std::string> NeverFitsIn(const std::vector<AgentView>& agents, int slots,
+std::optional<std::string> NeverFitsIn(const std::vector<AgentView>& agents, const Need& need,
                                        const std::string& pool) {
+  const int slots = need.slots;
   if (slots <= 0) return "can never fit: needs at least one slot";
   std::set<int> sizes;
   for (const auto& a : agents) {
     const int size = std::max(a.total_slots, static_cast<int>(a.free_slots.size()));
     if (size <= 0) continue;
-    if (size >= slots || slots % size == 0) return std::nullopt;
+    if (size >= slots || (need.whole_agents() && slots % size == 0)) return std::nullopt;
     sizes.insert(size);
   }
   if (sizes.empty()) return std::nullopt;
+  if (!need.whole_agents())
+    return "can never fit: needs " + std::to_string(slots) + " slots on one agent (" + kSingleNodeKey +
+           "); the largest agent in pool " + pool + " has " + std::to_string(*sizes.rbegin());
   std::vector<std::string> listed;
   for (int s : sizes) listed.push_back(std::to_string(s));
   return "can never fit: needs " + std::to_string(slots) + " slots, a multiple of no agent size in pool " +
@@ -91,8 +98,10 @@ std::string AtShareReason(double share, int capacity) {
 }
 
 bool FitsPhysically(const PoolSlots& slots, const std::vector<int>& idle_per_shape, int largest_free,
-                    int request_slots) {
+                    const Need& need) {
+  const int request_slots = need.slots;
   if (request_slots <= largest_free) return true;
+  if (!need.whole_agents()) return false;
   const auto& shapes = slots.shapes();
   for (size_t g = 0; g < shapes.size(); ++g) {
     const int size = shapes[g].size;
@@ -103,11 +112,19 @@ bool FitsPhysically(const PoolSlots& slots, const std::vector<int>& idle_per_sha
 }
 
 std::string ShapeReason(const PoolSlots& slots, const std::vector<int>& idle_per_shape, int largest_free,
-                        int request_slots, const std::string& pool) {
+                        const Need& need, const std::string& pool) {
+  const int request_slots = need.slots;
   const std::string n = Plural(request_slots, "slot", "slots");
+  const std::string on_one =
+      need.whole_agents() ? " on one agent" : std::string(" on one agent (") + kSingleNodeKey + ")";
   if (request_slots <= slots.max_enabled_size())
-    return "needs " + n + " on one agent; largest free block in pool " + pool + " is " +
+    return "needs " + n + on_one + "; largest free block in pool " + pool + " is " +
            std::to_string(largest_free);
+  if (!need.whole_agents()) {
+    if (request_slots <= slots.max_size())
+      return "needs " + n + on_one + "; only disabled agents in pool " + pool + " have that many";
+    return "needs " + n + on_one + "; no agent in pool " + pool + " has that many";
+  }
   // Larger than every enabled agent: whole agents of the largest dividing
   // shape that has enough enabled agents, else of the largest dividing shape.
   const auto& shapes = slots.shapes();
@@ -129,11 +146,11 @@ std::string ShapeReason(const PoolSlots& slots, const std::vector<int>& idle_per
     return "needs " + n + "; no agent shape in pool " + pool + " takes it";
   }
   const Shape& shape = shapes[chosen];
-  const int need = request_slots / shape.size;
+  const int agents = request_slots / shape.size;
   const std::string kind = (several_types ? shape.slot_type + " " : std::string()) + "agents of " +
                            std::to_string(shape.size) + " slots";
-  const std::string head = "needs " + std::to_string(need) + " whole idle " + kind + "; ";
-  if (shape.enabled < need)
+  const std::string head = "needs " + std::to_string(agents) + " whole idle " + kind + "; ";
+  if (shape.enabled < agents)
     return head + "pool " + pool + " has " + std::to_string(shape.enabled) + " enabled";
   return head + std::to_string(idle_per_shape[chosen]) + (idle_per_shape[chosen] == 1 ? " is" : " are") +
          " idle in pool " + pool;

@@ -10,9 +10,10 @@
 namespace ring::scheduling {
 
 // Shape check of a request against a pool's agents (full and disabled ones
-// included): nullopt if one agent is large enough or its slots are a multiple
-// of some agent size; nullopt too when there are no agents to judge by.
-std::optional<std::string> NeverFitsIn(const std::vector<AgentView>& agents, int slots,
+// included): nullopt if one agent is large enough or (unless it must stay on
+// one agent) its slots are a multiple of some agent size; nullopt too when
+// there are no agents to judge by.
+std::optional<std::string> NeverFitsIn(const std::vector<AgentView>& agents, const Need& need,
                                        const std::string& pool);
 
 // "experiment at max_slots (8)", or "needs 16 slots, more than the
@@ -34,12 +35,14 @@ std::string AtShareReason(double share, int capacity);
 
 // What the pool lacks right now: "needs 4 slots on one agent; largest free
 // block in pool gpu is 2", "needs 2 whole idle agents of 4 slots; 1 is idle
-// in pool gpu", ... `idle_per_shape` counts physically idle enabled agents.
+// in pool gpu", ... A single-node request says so: "needs 4 slots on one
+// agent (resources.is_single_node); ...". `idle_per_shape` counts physically
+// idle enabled agents.
 std::string ShapeReason(const PoolSlots& slots, const std::vector<int>& idle_per_shape, int largest_free,
-                        int request_slots, const std::string& pool);
+                        const Need& need, const std::string& pool);
 
-// Whether `request_slots` would fit the physically free slots (holds ignored).
+// Whether `need` would fit the physically free slots (holds ignored).
 bool FitsPhysically(const PoolSlots& slots, const std::vector<int>& idle_per_shape, int largest_free,
-                    int request_slots);
+                    const Need& need);
 
 }  // namespace ring::scheduling

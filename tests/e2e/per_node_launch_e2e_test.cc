@@ -3,8 +3,9 @@
 // --launch per-node` (the config itself leaves resources.launch at auto, and
 // its entrypoint alone would mean per-slot). Exactly 2 processes start, one
 // per agent, each with the launcher's variables for its node, and each
-// starts its 4 workers itself (tests/e2e/data/per_node/node.py); the trial
-// completes.
+// starts its 4 workers itself (tests/e2e/data/per_node/node.py) under
+// `determined.launch.wrap_rank`, whose "[rank=N] " prefix files each
+// worker's lines under its rank; the trial completes.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -57,21 +58,31 @@ TEST(PerNodeLaunchE2E, OneProcessPerAgentStartsItsOwnWorkers) {
 
   auto logs = cluster.GetJson("/api/v1/trials/" + trial + "/logs?limit=1000")["logs"];
   std::map<int, std::map<std::string, std::string>> node_env;  // by process rank
-  std::set<int> process_ranks;
+  std::set<int> process_ranks;                                 // of the node processes' own lines
+  std::set<int> filed_under;                                   // every line's
   std::set<std::string> worker_ranks;
   int done = 0;
   for (const auto& l : logs) {
     const std::string line = l["line"];
-    process_ranks.insert(l["rank"].get<int>());
+    const int rank = l["rank"].get<int>();
+    filed_under.insert(rank);
+    EXPECT_NE(line.rfind("[rank=", 0), 0u) << "a prefix left on the line: " << line;
     if (line.rfind("node env ", 0) == 0) {
-      EXPECT_FALSE(node_env.count(l["rank"])) << "a second process for rank " << l["rank"];
-      node_env[l["rank"]] = Fields(line);
+      EXPECT_FALSE(node_env.count(rank)) << "a second process for rank " << rank;
+      node_env[rank] = Fields(line);
+      process_ranks.insert(rank);
     }
-    if (line.rfind("worker rank ", 0) == 0) worker_ranks.insert(line.substr(12, line.find(' ', 12) - 12));
+    if (line.rfind("worker rank ", 0) == 0) {
+      const std::string worker = line.substr(12, line.find(' ', 12) - 12);
+      worker_ranks.insert(worker);
+      EXPECT_EQ(std::to_string(rank), worker) << "a worker's line is filed under its rank: " << l.dump();
+    }
     if (line.find("workers exited [0, 0, 0, 0]") != std::string::npos) ++done;
   }
-  // Exactly two processes: one per agent, ranks 0 and 1.
+  // Exactly two processes: one per agent, ranks 0 and 1; their workers'
+  // lines are filed under all eight ranks.
   EXPECT_EQ(process_ranks, (std::set<int>{0, 1})) << logs.dump();
+  EXPECT_EQ(filed_under, (std::set<int>{0, 1, 2, 3, 4, 5, 6, 7})) << logs.dump();
   ASSERT_EQ(node_env.size(), 2u) << logs.dump();
   for (const auto& [rank, env] : node_env) {
     const std::string r = std::to_string(rank);

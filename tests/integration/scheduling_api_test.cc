@@ -55,6 +55,34 @@ TEST_F(SchedulingApiTest, PoolsThatDoNotExistOrCanNeverFitAreRefusedAtSubmit) {
   EXPECT_EQ(status, 201);
 }
 
+// resources.is_single_node: the trial must fit one agent. Two agents of 2
+// slots take 4 slots as whole agents, but never on one agent.
+TEST_F(SchedulingApiTest, SingleNodeLargerThanEveryAgentIsRefusedAtSubmit) {
+  cluster_.StartAgent("a2", 2);
+  int status = 0;
+  // Line 11 of the config: Config() puts resources: on line 9.
+  const std::string single = Config("  slots_per_trial: 4\n  is_single_node: true\n");
+  auto refused = Submit(single, &status);
+  EXPECT_EQ(status, 400) << refused.dump();
+  EXPECT_NE(refused.dump().find("experiment.yaml:11: resources.is_single_node: a trial of 4 slots"),
+            std::string::npos)
+      << refused.dump();
+  EXPECT_NE(refused.dump().find("the largest agent in pool default has 2 slots"), std::string::npos)
+      << refused.dump();
+  auto checked = cluster_.PostJson("/api/v1/experiments/check", {{"config", single}}, &status);
+  EXPECT_EQ(status, 200);
+  EXPECT_EQ(checked["valid"], false) << checked.dump();
+  ASSERT_EQ(checked["errors"].size(), 1u) << checked.dump();
+  EXPECT_EQ(checked["errors"][0]["line"], 11) << checked.dump();
+  EXPECT_EQ(checked["errors"][0]["path"], "resources.is_single_node") << checked.dump();
+  EXPECT_EQ(cluster_.GetJson("/api/v1/experiments")["total"], 0);
+
+  Submit(Config("  slots_per_trial: 4\n"), &status);
+  EXPECT_EQ(status, 201) << "without is_single_node 4 slots take both agents";
+  Submit(Config("  slots_per_trial: 2\n  is_single_node: true\n"), &status);
+  EXPECT_EQ(status, 201) << "2 slots fit one agent";
+}
+
 TEST_F(SchedulingApiTest, ResourcesChangeLiveAndBadValuesChangeNothing) {
   int status = 0;
   const int64_t id = Submit(Config("  priority: 50\n  weight: 2\n"), &status)["id"];

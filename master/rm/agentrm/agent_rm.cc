@@ -206,9 +206,11 @@ std::vector<AgentView> AgentRm::Offers() const {
 }
 
 // A pool must be declared in master.yaml or have agents; a trial must fit the
-// pool's agents as they are (one agent, or whole agents of one size).
-Status AgentRm::CheckFits(const std::string& pool, int64_t want,
-                          const std::vector<std::string>& declared) const {
+// pool's agents as they are (one agent, or whole agents of one size; one
+// agent only when it is single-node).
+Status AgentRm::CheckFits(const ResourcesConfig& resources, const std::vector<std::string>& declared) const {
+  const std::string& pool = resources.resource_pool;
+  const int64_t want = resources.slots_per_trial;
   std::set<std::string> pools(declared.begin(), declared.end());
   std::map<std::pair<std::string, int>, int> agents_of_size;  // (slot type, size) -> agents in the pool
   bool pool_has_agents = false;
@@ -229,9 +231,21 @@ Status AgentRm::CheckFits(const std::string& pool, int64_t want,
   }
   if (!pool_has_agents) return Status::Ok();  // agents may join later
   int64_t largest = 0;
+  for (const auto& [key, count] : agents_of_size) largest = std::max<int64_t>(largest, key.second);
+  if (resources.is_single_node.value_or(false)) {
+    if (want <= largest) return Status::Ok();
+    const std::string at = resources.is_single_node_line > 0
+                               ? "experiment.yaml:" + std::to_string(resources.is_single_node_line) + ": "
+                               : "";
+    return Status(
+        ErrorCode::kInvalidConfig,
+        at + "resources.is_single_node: a trial of " + std::to_string(want) +
+            " slots (resources.slots_per_trial) must fit on one agent, and the largest agent in pool " +
+            pool + " has " + std::to_string(largest) +
+            " slots: give fewer slots, or remove is_single_node to use whole agents");
+  }
   for (const auto& [key, count] : agents_of_size) {
     const int size = key.second;
-    largest = std::max<int64_t>(largest, size);
     if (want <= size || (want % size == 0 && want / size <= count)) return Status::Ok();
   }
   return Status(ErrorCode::kInvalidConfig,

@@ -73,8 +73,7 @@ class AgentRm : public ResourceManager {
 
   // ResourceManager.
   std::vector<AgentView> Offers() const override;
-  Status CheckFits(const std::string& pool, int64_t slots,
-                   const std::vector<std::string>& declared) const override;
+  Status CheckFits(const ResourcesConfig& resources, const std::vector<std::string>& declared) const override;
   void Launch(const LaunchSpec& spec) override;
   void Adopt(const std::string& allocation_id, const std::vector<Placement>& placements,
              const std::string& pool, SteadyTime deadline) override;

@@ -222,6 +222,7 @@ TEST_F(AgentAllocationRunnerTest, PerNodeStartRunsOneProcessForAllItsSlots) {
   start.local_world_size = 2;
   start.slot_ids = {0, 1};
   start.node_addrs = {"10.9.9.9", "10.1.2.3"};
+  start.node_slot_counts = {2, 2};  // this node runs ranks 2 and 3
   sup.HandleStart(start);
   const int64_t pid = WaitLaunched(launcher);
   ASSERT_TRUE(sink_.WaitFor([](const auto& m) { return m.size() >= 2; }));
@@ -244,12 +245,23 @@ TEST_F(AgentAllocationRunnerTest, PerNodeStartRunsOneProcessForAllItsSlots) {
   EXPECT_EQ(running[0].rank, 1);
 
   launcher.EmitLine(pid, OutputStream::kStdout, "node line");
+  launcher.EmitLine(pid, OutputStream::kStdout, "[rank=3] worker line");  // wrap_rank's prefix
+  launcher.EmitLine(pid, OutputStream::kStderr, "[rank=1] not this node's rank");
   launcher.Exit(pid, ExitStatus{0, std::nullopt});
   ASSERT_TRUE(sink_.WaitFor([](const auto& m) { return HasExited(m, "pn"); }));
   ASSERT_TRUE(WaitUntil([&] { return sup.active() == 0; }));
   auto logs = sink_.logs();
   ASSERT_FALSE(logs.empty());
   EXPECT_EQ(logs[0].rank, 1);
+  std::vector<proto::LogLine> lines;
+  for (const auto& batch : logs) lines.insert(lines.end(), batch.lines.begin(), batch.lines.end());
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0].line, "node line");
+  EXPECT_EQ(lines[0].rank, std::nullopt);
+  EXPECT_EQ(lines[1].line, "worker line");
+  EXPECT_EQ(lines[1].rank, 3);
+  EXPECT_EQ(lines[2].line, "[rank=1] not this node's rank");
+  EXPECT_EQ(lines[2].rank, std::nullopt);
   EXPECT_EQ(StatesOf(sink_.states()), (std::vector<PS>{PS::kStarting, PS::kRunning, PS::kExited}));
   EXPECT_EQ(sink_.states().back().rank, 1);
   EXPECT_EQ(sink_.states().back().exit_code, 0);

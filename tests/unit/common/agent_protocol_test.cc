@@ -153,11 +153,11 @@ TEST(AgentProtocolTest, StateChangeCarriesExitCodeOrSignal) {
 }
 
 TEST(AgentProtocolTest, LogBatchRoundTrips) {
-  const LogBatch out = RoundTrip(
-      LogBatch{"7.0",
-               3,
-               12,
-               {{1700000000123, "stdout", "epoch 1 loss=0.5"}, {1700000000456, "stderr", "warn: \"x\"\t"}}});
+  const LogBatch out = RoundTrip(LogBatch{
+      "7.0",
+      3,
+      12,
+      {{1700000000123, "stdout", "epoch 1 loss=0.5"}, {1700000000456, "stderr", "warn: \"x\"\t", 5}}});
   EXPECT_EQ(out.allocation_id, "7.0");
   EXPECT_EQ(out.rank, 3);
   EXPECT_EQ(out.seq, 12);
@@ -167,6 +167,8 @@ TEST(AgentProtocolTest, LogBatchRoundTrips) {
   EXPECT_EQ(out.lines[0].line, "epoch 1 loss=0.5");
   EXPECT_EQ(out.lines[1].stream, "stderr");
   EXPECT_EQ(out.lines[1].line, "warn: \"x\"\t");
+  EXPECT_EQ(out.lines[0].rank, std::nullopt) << "a line without a rank of its own is the batch's";
+  EXPECT_EQ(out.lines[1].rank, 5);
   // Bytes that are not UTF-8 do not break the frame; they are replaced.
   auto bad = Decode(Encode(LogBatch{"7.0", 0, 1, {{1, "stdout", "ok \xff end"}}}));
   ASSERT_TRUE(bad.ok()) << bad.status().message();

@@ -116,6 +116,42 @@ TEST_F(ControllerSchedulingTest, JobsListPendingOnesInSchedulingOrder) {
   EXPECT_EQ(jobs[2]["pending_reason"], "needs 1 slot on one agent; largest free block in pool default is 0");
 }
 
+// resources.is_single_node reaches the scheduler: a single-node trial waits
+// for the one agent large enough while the same size without it spreads over
+// two idle smaller agents.
+TEST_F(ControllerSchedulingTest, SingleNodeTrialWaitsForOneAgent) {
+  auto big = Connect("agent-1", 4);
+  CreateFrom(Config("busy", 42));  // one of agent-1's slots
+  ASSERT_EQ(big->Of<proto::Start>().size(), 1u);
+  auto small1 = Connect("agent-2", 2);
+  auto small2 = Connect("agent-3", 2);
+  auto sized = [](const std::string& name, bool single_node) {
+    return Config(name, 42) + "  slots_per_trial: 4\n" + (single_node ? "  is_single_node: true\n" : "");
+  };
+  CreateFrom(sized("one-node", true));
+  auto jobs = controller_.JobsJson();
+  ASSERT_EQ(jobs.size(), 2u);
+  EXPECT_EQ(jobs[1]["allocation_id"], "2.0");
+  EXPECT_EQ(jobs[1]["state"], "PENDING");
+  EXPECT_EQ(jobs[1]["pending_reason"],
+            "needs 4 slots on one agent (resources.is_single_node); largest free block in pool default is 3");
+  EXPECT_TRUE(small1->Of<proto::Start>().empty());
+  EXPECT_TRUE(small2->Of<proto::Start>().empty());
+
+  CreateFrom(sized("spread", false));  // behind the held agent-1, but whole agents are free
+  ASSERT_EQ(small1->Of<proto::Start>().size(), 2u);
+  EXPECT_EQ(small1->Of<proto::Start>()[0].allocation_id, "3.0");
+  ASSERT_EQ(small2->Of<proto::Start>().size(), 2u);
+
+  Exit("1.0", 0);  // agent-1 is free: the single-node trial takes all of it
+  auto starts = big->Of<proto::Start>();
+  ASSERT_EQ(starts.size(), 5u);
+  for (size_t i = 1; i < starts.size(); ++i) {
+    EXPECT_EQ(starts[i].allocation_id, "2.0");
+    EXPECT_EQ(starts[i].world_size, 4);
+  }
+}
+
 TEST_F(ControllerSchedulingTest, DisablingAnAgentPreemptsItsWorkUnlessDraining) {
   auto agent = Connect("agent-1", 2);
   CreateFrom(Config("a", 42));

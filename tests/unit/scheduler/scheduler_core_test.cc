@@ -11,7 +11,8 @@
 namespace ring::scheduling {
 namespace {
 
-AgentView Agent(std::string id, int total, std::vector<int> free, std::string type = "cpu", bool enabled = true) {
+AgentView Agent(std::string id, int total, std::vector<int> free, std::string type = "cpu",
+                bool enabled = true) {
   return {std::move(id), "gpu", std::move(type), std::move(free), total, enabled};
 }
 
@@ -54,61 +55,92 @@ TEST(NeverFitsTest, NamesTheSizes) {
             "can never fit: needs 12 slots, a multiple of no agent size in pool gpu (agents have 8 slots)");
   agents.push_back(Agent("c", 6, {}, "cuda", false));
   EXPECT_EQ(NeverFits(agents, 12), std::nullopt) << "two agents of 6, disabled ones count";
-  EXPECT_EQ(NeverFits(agents, 10),
-            "can never fit: needs 10 slots, a multiple of no agent size in pool gpu (agents have 6 or 8 slots)");
+  EXPECT_EQ(
+      NeverFits(agents, 10),
+      "can never fit: needs 10 slots, a multiple of no agent size in pool gpu (agents have 6 or 8 slots)");
   EXPECT_EQ(NeverFits({}, 10), std::nullopt) << "no agents: nothing to judge by";
+}
+
+TEST(NeverFitsTest, SingleNodeNeedsOneAgentLargeEnough) {
+  std::vector<AgentView> agents = {Agent("a", 4, {}), Agent("b", 4, {}), Agent("c", 6, {}, "cpu", false)};
+  EXPECT_EQ(NeverFits(agents, 8), std::nullopt) << "two whole agents of 4";
+  EXPECT_EQ(
+      NeverFits(agents, 8, true),
+      "can never fit: needs 8 slots on one agent (resources.is_single_node); the largest agent in pool gpu "
+      "has 6");
+  EXPECT_EQ(NeverFits(agents, 6, true), std::nullopt) << "c is large enough, disabled or not";
+  EXPECT_EQ(NeverFits({}, 8, true), std::nullopt) << "no agents: nothing to judge by";
 }
 
 TEST(PoolSlotsTest, BestAndWorstFitWithTiesById) {
   std::vector<AgentView> agents = {Agent("c", 4, {0, 1, 2}), Agent("b", 4, {0, 1}), Agent("a", 4, {2, 3}),
                                    Agent("d", 4, {0, 1, 2, 3}, "cpu", false)};
   PoolSlots slots(agents);
-  auto best = slots.FitNow(2, PoolPolicy::Fit::kBest);
+  auto best = slots.FitNow({2}, PoolPolicy::Fit::kBest);
   ASSERT_TRUE(best);
   EXPECT_EQ(slots.view(best->agents[0]).id, "a");
-  auto worst = slots.FitNow(2, PoolPolicy::Fit::kWorst);
+  auto worst = slots.FitNow({2}, PoolPolicy::Fit::kWorst);
   ASSERT_TRUE(worst);
   EXPECT_EQ(slots.view(worst->agents[0]).id, "c") << "the disabled agent d has more free but gets nothing";
-  EXPECT_FALSE(slots.FitNow(4, PoolPolicy::Fit::kBest));
+  EXPECT_FALSE(slots.FitNow({4}, PoolPolicy::Fit::kBest));
   auto a = slots.Take(*best, 2, "1.0");
   EXPECT_EQ(a.placements[0].slot_ids, (std::vector<int>{2, 3}));
-  EXPECT_EQ(slots.view(slots.FitNow(2, PoolPolicy::Fit::kBest)->agents[0]).id, "b");
+  EXPECT_EQ(slots.view(slots.FitNow({2}, PoolPolicy::Fit::kBest)->agents[0]).id, "b");
 }
 
 TEST(PoolSlotsTest, WholeAgentsOfOneShape) {
   std::vector<AgentView> agents = {Agent("a", 4, {0, 1, 2, 3}), Agent("b", 4, {0, 1, 2, 3}, "cuda"),
                                    Agent("c", 4, {0, 1, 2, 3}, "cuda"), Agent("d", 4, {0, 1, 2, 3})};
   PoolSlots slots(agents);
-  auto fit = slots.FitNow(8, PoolPolicy::Fit::kBest);
+  auto fit = slots.FitNow({8}, PoolPolicy::Fit::kBest);
   ASSERT_TRUE(fit);
   EXPECT_TRUE(fit->whole);
   ASSERT_EQ(fit->agents.size(), 2u);
   EXPECT_EQ(slots.view(fit->agents[0]).id, "a") << "cpu sorts before cuda";
   EXPECT_EQ(slots.view(fit->agents[1]).id, "d");
   slots.Take(*fit, 8, "1.0");
-  fit = slots.FitNow(8, PoolPolicy::Fit::kBest);
+  fit = slots.FitNow({8}, PoolPolicy::Fit::kBest);
   ASSERT_TRUE(fit);
   EXPECT_EQ(slots.view(fit->agents[0]).id, "b");
   slots.Take(*fit, 8, "2.0");
-  EXPECT_FALSE(slots.FitNow(1, PoolPolicy::Fit::kBest));
+  EXPECT_FALSE(slots.FitNow({1}, PoolPolicy::Fit::kBest));
+}
+
+TEST(PoolSlotsTest, OneAgentNeedNeverTakesWholeAgents) {
+  std::vector<AgentView> agents = {Agent("a", 4, {0, 1, 2, 3}), Agent("b", 4, {0, 1, 2, 3}),
+                                   Agent("c", 8, {0, 1, 2})};
+  PoolSlots slots(agents);
+  ASSERT_TRUE(slots.FitNow({8}, PoolPolicy::Fit::kBest));
+  EXPECT_FALSE(slots.FitNow({8, Span::kOneAgent}, PoolPolicy::Fit::kBest));
+  auto four = slots.FitNow({4, Span::kOneAgent}, PoolPolicy::Fit::kBest);
+  ASSERT_TRUE(four);
+  EXPECT_FALSE(four->whole);
+  EXPECT_EQ(slots.view(four->agents[0]).id, "a");
+  slots.AddLeaving(2, 5);
+  EXPECT_FALSE(slots.FitNow({8, Span::kOneAgent}, PoolPolicy::Fit::kBest));
+  auto later = slots.FitWhenLeft({8, Span::kOneAgent}, PoolPolicy::Fit::kBest);
+  ASSERT_TRUE(later);
+  EXPECT_EQ(slots.view(later->agents[0]).id, "c");
 }
 
 TEST(PoolSlotsTest, HeldAgentsAreSkippedAndLeavingSlotsCountLater) {
   std::vector<AgentView> agents = {Agent("a", 4, {0}), Agent("b", 4, {0, 1})};
   PoolSlots slots(agents);
   slots.AddLeaving(0, 3);
-  EXPECT_FALSE(slots.FitNow(4, PoolPolicy::Fit::kBest));
-  auto later = slots.FitWhenLeft(4, PoolPolicy::Fit::kBest);
+  EXPECT_FALSE(slots.FitNow({4}, PoolPolicy::Fit::kBest));
+  auto later = slots.FitWhenLeft({4}, PoolPolicy::Fit::kBest);
   ASSERT_TRUE(later);
   EXPECT_EQ(slots.view(later->agents[0]).id, "a");
   slots.Hold(1);
-  EXPECT_FALSE(slots.FitNow(2, PoolPolicy::Fit::kBest)) << "b is held";
+  EXPECT_FALSE(slots.FitNow({2}, PoolPolicy::Fit::kBest)) << "b is held";
   EXPECT_EQ(slots.LargestFreeBlock(), 2) << "held slots are still physically free";
 }
 
 TEST(PriorityOrderTest, LowerNumberFirstThenFifo) {
-  std::vector<PendingRequest> pending = {{"a", 1, 1, 42, 1, {}, 3}, {"b", 1, 1, 10, 1, {}, 9},
-                                         {"c", 1, 1, 42, 1, {}, 1}, {"d", 1, 1, 99, 1, {}, 0}};
+  std::vector<PendingRequest> pending = {{"a", 1, 1, 42, 1, {}, 3},
+                                         {"b", 1, 1, 10, 1, {}, 9},
+                                         {"c", 1, 1, 42, 1, {}, 1},
+                                         {"d", 1, 1, 99, 1, {}, 0}};
   EXPECT_EQ(PriorityOrder(pending), (std::vector<int>{1, 2, 0, 3}));
 }
 

@@ -12,7 +12,8 @@
 //   running:
 //     - {id: "1.0", exp: 1, on: "a:0-3", priority: 42, started: 1, preemptible: true, preempting: false}
 //   pending:
-//     - {id: "2.0", exp: 2, slots: 4, priority: 42, seq: 1, avoid: [b]}   # avoid: excluded agents
+//     - {id: "2.0", exp: 2, slots: 4, priority: 42, seq: 1, single_node: false, avoid: [b]}   # avoid:
+//     excluded agents
 //   expect:
 //     assign: {"2.0": "a:4-7"}                 # exactly these ("a:0-7 b:0-7" across agents)
 //     preempt: ["1.0"]                         # exactly these, in the order decided
@@ -20,8 +21,9 @@
 //     order: ["2.0", "3.0"]                    # optional
 //
 // Besides the expectations, every decision must keep the invariants of the
-// scheduler (gang, free slots only, one owner per slot, a reason for every
-// waiting request) and be the same when the input vectors come reversed.
+// scheduler (gang, free slots only, one owner per slot, a single-node request
+// on one agent, a reason for every waiting request) and be the same when the
+// input vectors come reversed.
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
@@ -103,7 +105,8 @@ std::string FormatSlots(std::vector<int> slots) {
 
 std::string FormatPlacements(const std::vector<Placement>& placements) {
   std::string out;
-  for (const auto& p : placements) out += (out.empty() ? "" : " ") + p.agent_id + ":" + FormatSlots(p.slot_ids);
+  for (const auto& p : placements)
+    out += (out.empty() ? "" : " ") + p.agent_id + ":" + FormatSlots(p.slot_ids);
   return out;
 }
 
@@ -127,7 +130,8 @@ void CheckKeys(const std::string& path, const YAML::Node& node, const std::set<s
 
 Scenario Load(const std::string& path) {
   const YAML::Node root = YAML::LoadFile(path);
-  CheckKeys(path, root, {"description", "pool", "policy", "experiments", "agents", "running", "pending", "expect"});
+  CheckKeys(path, root,
+            {"description", "pool", "policy", "experiments", "agents", "running", "pending", "expect"});
   Scenario s;
   s.path = path;
   s.description = Get<std::string>(path, root, "description", "");
@@ -138,7 +142,8 @@ Scenario Load(const std::string& path) {
   if (const auto policy = root["policy"]) {
     CheckKeys(path, policy, {"type", "preemption", "fit"});
     const auto type = Get<std::string>(path, policy, "type", "priority");
-    if (type != "priority" && type != "fair_share") Fail(path, policy, "policy type is priority or fair_share");
+    if (type != "priority" && type != "fair_share")
+      Fail(path, policy, "policy type is priority or fair_share");
     in.policy.type = type == "priority" ? PoolPolicy::Type::kPriority : PoolPolicy::Type::kFairShare;
     in.policy.preemption = Get<bool>(path, policy, "preemption", true);
     const auto fit = Get<std::string>(path, policy, "fit", "best");
@@ -163,7 +168,8 @@ Scenario Load(const std::string& path) {
   std::map<std::string, std::set<int>> busy;  // agent -> slots held by running allocations
   int64_t index = 0;
   for (const auto& n : root["running"]) {
-    CheckKeys(path, n, {"id", "exp", "on", "priority", "weight", "max_slots", "started", "preemptible", "preempting"});
+    CheckKeys(path, n,
+              {"id", "exp", "on", "priority", "weight", "max_slots", "started", "preemptible", "preempting"});
     RunningAllocation r;
     r.allocation_id = Get<std::string>(path, n, "id", "");
     r.experiment_id = Get<int64_t>(path, n, "exp", 1);
@@ -179,7 +185,8 @@ Scenario Load(const std::string& path) {
     } catch (const std::exception& e) {
       Fail(path, n, e.what());
     }
-    if (r.allocation_id.empty() || r.placements.empty()) Fail(path, n, "a running allocation needs id and on");
+    if (r.allocation_id.empty() || r.placements.empty())
+      Fail(path, n, "a running allocation needs id and on");
     for (const auto& p : r.placements) {
       r.slots += static_cast<int>(p.slot_ids.size());
       for (int slot : p.slot_ids)
@@ -201,7 +208,8 @@ Scenario Load(const std::string& path) {
     if (n["free"]) {
       a.free_slots = Get<std::vector<int>>(path, n, "free", {});
       for (int slot : a.free_slots)
-        if (busy[a.id].count(slot)) Fail(path, n, "free slot " + std::to_string(slot) + " is held by a running one");
+        if (busy[a.id].count(slot))
+          Fail(path, n, "free slot " + std::to_string(slot) + " is held by a running one");
     } else {
       for (int slot = 0; slot < a.total_slots; ++slot)
         if (!busy[a.id].count(slot)) a.free_slots.push_back(slot);
@@ -211,7 +219,8 @@ Scenario Load(const std::string& path) {
 
   index = 0;
   for (const auto& n : root["pending"]) {
-    CheckKeys(path, n, {"id", "exp", "slots", "priority", "weight", "max_slots", "seq", "avoid"});
+    CheckKeys(path, n,
+              {"id", "exp", "slots", "priority", "weight", "max_slots", "seq", "single_node", "avoid"});
     PendingRequest r;
     r.allocation_id = Get<std::string>(path, n, "id", "");
     if (r.allocation_id.empty()) Fail(path, n, "a pending request needs an id");
@@ -222,6 +231,7 @@ Scenario Load(const std::string& path) {
     r.weight = Get<double>(path, n, "weight", d.weight);
     r.max_slots = n["max_slots"] ? std::optional<int>(Get<int>(path, n, "max_slots", 0)) : d.max_slots;
     r.queued_seq = Get<int64_t>(path, n, "seq", ++index);
+    r.single_node = Get<bool>(path, n, "single_node", false);
     r.excluded_agents = Get<std::vector<std::string>>(path, n, "avoid", {});
     in.pending.push_back(std::move(r));
   }
@@ -252,7 +262,8 @@ std::vector<std::string> ScenarioFiles() {
 
 std::string Show(const PoolDecision& d) {
   std::string out = "\n  assignments:";
-  for (const auto& a : d.assignments) out += "\n    " + a.allocation_id + ": " + FormatPlacements(a.placements);
+  for (const auto& a : d.assignments)
+    out += "\n    " + a.allocation_id + ": " + FormatPlacements(a.placements);
   out += "\n  preempt:";
   for (const auto& id : d.preempt) out += " " + id + " (for " + d.preempted_for.at(id) + ")";
   out += "\n  reasons:";
@@ -277,15 +288,20 @@ void CheckInvariants(const PoolInput& in, const PoolDecision& d) {
     int slots = 0;
     std::set<int> sizes;
     for (const auto& p : a.placements) {
-      EXPECT_TRUE(enabled[p.agent_id]) << a.allocation_id << " placed on disabled or unknown agent " << p.agent_id;
+      EXPECT_TRUE(enabled[p.agent_id])
+          << a.allocation_id << " placed on disabled or unknown agent " << p.agent_id;
       for (int s : p.slot_ids)
         EXPECT_EQ(free[p.agent_id].erase(s), 1u) << a.allocation_id << " got " << p.agent_id << ":" << s
                                                  << ", which is not free or was given twice";
       slots += static_cast<int>(p.slot_ids.size());
       sizes.insert(static_cast<int>(p.slot_ids.size()));
     }
-    EXPECT_EQ(slots, pending[a.allocation_id]->slots) << a.allocation_id << " is a gang: all its slots or none";
+    EXPECT_EQ(slots, pending[a.allocation_id]->slots)
+        << a.allocation_id << " is a gang: all its slots or none";
     EXPECT_EQ(sizes.size(), 1u) << a.allocation_id << " spans agents unevenly";
+    if (pending[a.allocation_id]->single_node) {
+      EXPECT_EQ(a.placements.size(), 1u) << a.allocation_id << " is single-node: one agent only";
+    }
   }
   for (const auto& r : in.pending) {
     const bool has_reason = d.pending_reasons.count(r.allocation_id) > 0;
@@ -319,8 +335,8 @@ bool SameDecision(const PoolDecision& a, const PoolDecision& b) {
     if (a.assignments[i].allocation_id != b.assignments[i].allocation_id ||
         FormatPlacements(a.assignments[i].placements) != FormatPlacements(b.assignments[i].placements))
       return false;
-  return a.preempt == b.preempt && a.preempted_for == b.preempted_for && a.pending_reasons == b.pending_reasons &&
-         a.order == b.order;
+  return a.preempt == b.preempt && a.preempted_for == b.preempted_for &&
+         a.pending_reasons == b.pending_reasons && a.order == b.order;
 }
 
 class SchedulerScenarioTest : public ::testing::TestWithParam<std::string> {};
@@ -370,7 +386,9 @@ std::string TestName(const ::testing::TestParamInfo<std::string>& info) {
 
 INSTANTIATE_TEST_SUITE_P(Scenarios, SchedulerScenarioTest, ::testing::ValuesIn(ScenarioFiles()), TestName);
 
-TEST(SchedulerScenarioFilesTest, ThereAreEnoughOfThem) { EXPECT_GE(ScenarioFiles().size(), 25u); }
+TEST(SchedulerScenarioFilesTest, ThereAreEnoughOfThem) {
+  EXPECT_GE(ScenarioFiles().size(), 25u);
+}
 
 }  // namespace
 }  // namespace ring

@@ -1,6 +1,8 @@
 """One process per node (per-node launch): prints what the agent gave it,
-then starts one worker per slot of its node itself, as a launcher does, and
-exits 0 when all of them did. Used by tests/e2e/per_node_launch_e2e_test.cc."""
+then starts one worker per slot of its node itself, as a launcher does, each
+under `determined.launch.wrap_rank` so that its lines are filed under its
+rank, and exits 0 when all of them did. Used by
+tests/e2e/per_node_launch_e2e_test.cc."""
 import os
 import subprocess
 import sys
@@ -13,10 +15,11 @@ node = int(os.environ["NODE_RANK"])
 local = int(os.environ["LOCAL_WORLD_SIZE"])
 workers = []
 for i in range(local):
-    env = dict(os.environ, RANK=str(node * local + i), LOCAL_RANK=str(i))
+    rank = node * local + i
+    env = dict(os.environ, RANK=str(rank), LOCAL_RANK=str(i))
     workers.append(subprocess.Popen(
-        [sys.executable, "-c",
-         "import os; print('worker rank', os.environ['RANK'], 'of', os.environ['WORLD_SIZE'], flush=True)"],
+        [sys.executable, "-m", "determined.launch.wrap_rank", str(rank), "--", "/bin/sh", "-c",
+         'echo "worker rank $RANK of $WORLD_SIZE"'],
         env=env))
 codes = [w.wait() for w in workers]
 print("node", node, "workers exited", codes, flush=True)
