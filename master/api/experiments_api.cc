@@ -65,12 +65,10 @@ boost::asio::awaitable<ApiResponse> CheckExperiment(ApiContext& ctx, ApiRequest&
         InvalidArgument("config is required and must be the YAML text of the experiment"));
   const std::string config = j["config"].get<std::string>();
   const Submitter who = SubmitterOf(ctx, req);
-  const std::string& owner = who.username;
-  const bool admin = who.admin;
   co_return co_await OnLifecycle(ctx, [&](Lifecycle& l) {
     ConfigCheck check = l.experiments().Check(config, who);
     if (check.config)
-      if (Status s = MaySubmit(l, check.config->resources.resource_pool, owner, admin); !s.ok())
+      if (Status s = MaySubmit(l, check.config->resources.resource_pool, who.username, who.admin); !s.ok())
         check.errors.push_back({"resources.resource_pool", 0, s.message()});
     return ApiResponse::Json({{"valid", check.errors.empty()},
                               {"errors", check.IssuesJson(check.errors)},

@@ -1,8 +1,8 @@
 #pragma once
 // Checkpoints: registration by trials (after the files are completely
 // written), lookup for a restore, and garbage collection when a trial or
-// experiment ends (or an experiment warm-started from one ends). Used on the lifecycle's executor only (never
-// an io thread: collection deletes folders).
+// experiment ends, or an experiment warm-started from one. Used on the
+// lifecycle's executor only (never an io thread: collection deletes folders).
 #include <string>
 
 #include "master/lifecycle/experiment_settings.h"
