@@ -46,6 +46,11 @@ int CheckConfig(CliEnv& env, const ConfigCheckOptions& options) {
     errors = check.IssuesJson(check.errors);
     warnings = check.IssuesJson(check.warnings);
     for (const char* what : kMasterOnly) not_checked.push_back(what);
+    if (check.config &&
+        (check.config->searcher.source_trial_id || !check.config->searcher.source_checkpoint_uuid.empty()))
+      not_checked.push_back(
+          "searcher.source_trial_id/source_checkpoint_uuid: whether the warm start's source has a completed "
+          "checkpoint that you may read");
   }
   if (env.json) {
     env.out << nlohmann::json{{"valid", errors.empty()},

@@ -208,6 +208,11 @@ int DescribeExperiment(CliEnv& env, int64_t id) {
   fields.AddRow({"Created", Field(*exp, "created_at")});
   fields.AddRow({"Ended", Field(*exp, "ended_at")});
   fields.AddRow({"Archived", Field(*exp, "archived")});
+  if (const auto& w = Member(*exp, "warm_start"); w.is_object())
+    fields.AddRow({"Warm start", "checkpoint " + Field(w, "checkpoint_uuid") + " (trial " +
+                                     Field(w, "trial_id") + " of experiment " + Field(w, "experiment_id") +
+                                     ", " + Field(w, "batches") + " batches" +
+                                     (Field(w, "state") == "ACTIVE" ? "" : ", garbage collected") + ")"});
   std::ostringstream text;
   fields.Print(text);
   // Drop the table's header row: "key  value" lines read better here.

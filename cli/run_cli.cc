@@ -317,10 +317,11 @@ int RunCli(std::vector<std::string> args, std::ostream& out, std::ostream& err) 
   ConfigCheckOptions config_check;
   auto* config_cmd = app.add_subcommand("config", "Experiment configs");
   config_cmd->require_subcommand(1);
-  auto* check = config_cmd->add_subcommand("check",
-                                           "Print every error and warning of CONFIG; offline unless the "
-                                           "master is given (-m/RING_MASTER), which also "
-                                           "checks storage roots, the pool and its slots");
+  auto* check =
+      config_cmd->add_subcommand("check",
+                                 "Print every error and warning of CONFIG; offline unless the "
+                                 "master is given (-m/RING_MASTER), which also "
+                                 "checks storage roots, the pool and its slots, and a warm start's source");
   check->add_option("CONFIG", config_check.config_path, "Experiment config (YAML)")->required();
   check
       ->add_option("--config", config_check.overrides,

@@ -112,13 +112,17 @@ void ConfigParser::ParseSearcher(const YAML::Node& node, ExperimentConfig& c) {
       s.stop_once = w_.Bool(node["stop_once"], p + ".stop_once");
   });
   Try(p + ".source_trial_id", [&] {
-    if (node["source_trial_id"] && !node["source_trial_id"].IsNull())
+    if (node["source_trial_id"] && !node["source_trial_id"].IsNull()) {
       s.source_trial_id = w_.Int(node["source_trial_id"], p + ".source_trial_id", 1, "a trial id");
+      s.source_line = node["source_trial_id"].Mark().line + 1;
+    }
   });
   Try(p + ".source_checkpoint_uuid", [&] {
-    if (node["source_checkpoint_uuid"] && !node["source_checkpoint_uuid"].IsNull())
+    if (node["source_checkpoint_uuid"] && !node["source_checkpoint_uuid"].IsNull()) {
       s.source_checkpoint_uuid =
           w_.String(node["source_checkpoint_uuid"], p + ".source_checkpoint_uuid", true);
+      s.source_line = node["source_checkpoint_uuid"].Mark().line + 1;
+    }
   });
   if (s.source_trial_id && !s.source_checkpoint_uuid.empty())
     w_.Error(node["source_checkpoint_uuid"], p + ".source_checkpoint_uuid",

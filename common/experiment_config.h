@@ -72,12 +72,13 @@ struct SearcherConfig {
   std::optional<std::string> time_metric;
   int64_t max_time = 0;
   bool stop_once = false;  // adaptive_asha: stop a trial at its first losing rung
-  // Warm start: the trials' first checkpoint is the latest of that trial, or
-  // that checkpoint.
+  // Warm start: every trial starts as if its latest checkpoint were the
+  // latest of that trial, or that checkpoint (the master resolves and checks
+  // it at submit: master/lifecycle/warm_start.h).
   std::optional<int64_t> source_trial_id;
   std::string source_checkpoint_uuid;
+  int source_line = 0;  // the YAML line of whichever of the two is given; 0 when neither
 };
-
 
 struct ResourcesConfig {
   int64_t slots_per_trial = 1;

@@ -13,6 +13,7 @@
 #include "master/files/checkpoint_archive.h"
 #include "master/files/checkpoint_folder.h"
 #include "master/lifecycle/lifecycle.h"
+#include "master/lifecycle/warm_start.h"
 
 namespace ring {
 namespace {
@@ -183,10 +184,8 @@ void RegisterCheckpointRoutes(Router& router, ApiContext& ctx) {
                  [&ctx](ApiRequest& req) {
                    auto holder = ctx.lifecycle.tokens().Authorize(req.params[0], req.BearerToken());
                    if (!holder.ok()) return ApiResponse::Error(holder.status());
-                   auto c = ctx.store.GetCheckpoint(req.params[1]);
-                   if (!c.ok() || c->trial_id != holder->trial_id)
-                     return ApiResponse::Error(
-                         NotFound("checkpoint " + req.params[1] + " does not belong to this trial"));
+                   auto c = RestorableCheckpoint(ctx.store, holder->trial_id, req.params[1]);
+                   if (!c.ok()) return ApiResponse::Error(c.status());
                    return ApiResponse::Json(CheckpointView(ctx, *c));
                  });
   router.Add("GET", "/api/v1/allocations/{id}/preemption", Access::kAllocation,

@@ -34,6 +34,16 @@ Status MaySubmit(Lifecycle& l, const std::string& pool, const std::string& owner
   return Status::Ok();
 }
 
+// Who submits, with the master's reading rule for others' checkpoints (a
+// warm start's source is read under the rule of checkpoint downloads).
+Submitter SubmitterOf(const ApiContext& ctx, const ApiRequest& req) {
+  Submitter who;
+  if (req.principal) who.username = req.principal->username;
+  who.admin = req.principal && req.principal->admin();
+  who.team_readable = ctx.experiments_team_readable;
+  return who;
+}
+
 // The answer to a config with errors: every error, each with its path and line.
 ApiResponse ConfigErrors(const ConfigCheck& check, int http_status) {
   nlohmann::json body = {
@@ -54,12 +64,11 @@ boost::asio::awaitable<ApiResponse> CheckExperiment(ApiContext& ctx, ApiRequest&
     co_return ApiResponse::Error(
         InvalidArgument("config is required and must be the YAML text of the experiment"));
   const std::string config = j["config"].get<std::string>();
-  const std::string owner = req.principal ? req.principal->username : "default";
-  const bool admin = req.principal && req.principal->admin();
+  const Submitter who = SubmitterOf(ctx, req);
   co_return co_await OnLifecycle(ctx, [&](Lifecycle& l) {
-    ConfigCheck check = l.experiments().Check(config);
+    ConfigCheck check = l.experiments().Check(config, who);
     if (check.config)
-      if (Status s = MaySubmit(l, check.config->resources.resource_pool, owner, admin); !s.ok())
+      if (Status s = MaySubmit(l, check.config->resources.resource_pool, who.username, who.admin); !s.ok())
         check.errors.push_back({"resources.resource_pool", 0, s.message()});
     return ApiResponse::Json({{"valid", check.errors.empty()},
                               {"errors", check.IssuesJson(check.errors)},
@@ -86,16 +95,15 @@ boost::asio::awaitable<ApiResponse> CreateExperiment(ApiContext& ctx, ApiRequest
     co_return ApiResponse::Error(InvalidArgument("model_definition: " + model.status().message()));
   const std::string config = j["config"].get<std::string>();
   const bool activate = j.value("activate", true);
-  const std::string owner = req.principal ? req.principal->username : "default";
-  const bool admin = req.principal && req.principal->admin();
+  const Submitter who = SubmitterOf(ctx, req);
   const std::string pool = SummarizeConfig(config).resources.resource_pool;
   co_return co_await OnLifecycle(ctx, [&](Lifecycle& l) {
-    if (Status s = MaySubmit(l, pool, owner, admin); !s.ok()) return ApiResponse::Error(s);
+    if (Status s = MaySubmit(l, pool, who.username, who.admin); !s.ok()) return ApiResponse::Error(s);
     std::vector<ConfigIssue> warnings;
-    auto id = l.experiments().Create(config, *model, activate, owner, &warnings);
+    auto id = l.experiments().Create(config, *model, activate, who, &warnings);
     if (!id.ok()) {
       if (id.status().code() != ErrorCode::kInvalidConfig) return ApiResponse::Error(id.status());
-      ConfigCheck check = l.experiments().Check(config);
+      ConfigCheck check = l.experiments().Check(config, who);
       if (check.errors.empty()) return ApiResponse::Error(id.status());
       return ConfigErrors(check, HttpStatusFor(ErrorCode::kInvalidConfig));
     }
@@ -122,6 +130,18 @@ Result<nlohmann::json> ExperimentView(ApiContext& ctx, int64_t id) {
                        {"priority", r.priority},
                        {"weight", r.weight},
                        {"max_slots", r.max_slots ? nlohmann::json(*r.max_slots) : nlohmann::json()}};
+  view["warm_start"] = nullptr;
+  if (!exp->warm_start_checkpoint.empty()) {
+    auto source = ctx.store.GetCheckpoint(exp->warm_start_checkpoint);
+    if (!source.ok()) return source.status();
+    auto trial = ctx.store.GetTrial(source->trial_id);
+    if (!trial.ok()) return trial.status();
+    view["warm_start"] = {{"checkpoint_uuid", source->uuid},
+                          {"trial_id", source->trial_id},
+                          {"experiment_id", trial->experiment_id},
+                          {"batches", source->batches},
+                          {"state", ToString(source->state)}};
+  }
   return view;
 }
 

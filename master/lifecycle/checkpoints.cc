@@ -11,6 +11,7 @@
 
 #include "common/thread_role.h"
 #include "master/files/checkpoint_folder.h"
+#include "master/lifecycle/warm_start.h"
 #include "master/maintenance/checkpoint_gc.h"
 
 namespace ring {
@@ -98,10 +99,12 @@ Result<bool> Checkpoints::Register(int64_t experiment_id, CheckpointRecord c) {
 
   auto trial = trials_.Get(c.trial_id);
   if (!trial.ok()) return trial.status();
+  // The trial's first checkpoint of its own is newer than a warm start's
+  // source, whatever their batches.
   bool newer = trial->latest_checkpoint.empty();
   if (!newer) {
     auto latest = store_.GetCheckpoint(trial->latest_checkpoint);
-    newer = !latest.ok() || c.batches >= latest->batches;
+    newer = !latest.ok() || latest->trial_id != c.trial_id || c.batches >= latest->batches;
   }
   if (newer) {
     trial->latest_checkpoint = c.uuid;
@@ -113,10 +116,7 @@ Result<bool> Checkpoints::Register(int64_t experiment_id, CheckpointRecord c) {
 }
 
 Result<CheckpointRecord> Checkpoints::OfTrial(int64_t trial_id, const std::string& uuid) {
-  auto c = store_.GetCheckpoint(uuid);
-  if (!c.ok() || c->trial_id != trial_id)
-    return NotFound("checkpoint " + uuid + " does not belong to this trial");
-  return c;
+  return RestorableCheckpoint(store_, trial_id, uuid);
 }
 
 void Checkpoints::Collect(int64_t experiment_id) {
@@ -130,6 +130,9 @@ void Checkpoints::Collect(int64_t experiment_id) {
     policy.save_trial_latest = config->checkpoint_storage->save_trial_latest;
   }
   policy.smaller_is_better = config->searcher.smaller_is_better;
+  auto warm_starts = store_.ListLiveWarmStarts();
+  if (!warm_starts.ok()) return;
+  const std::set<std::string> sources(warm_starts->begin(), warm_starts->end());
   std::vector<GcCandidate> candidates;
   std::map<std::string, CheckpointRecord> records;
   for (const auto& trial : *trials) {
@@ -143,7 +146,8 @@ void Checkpoints::Collect(int64_t experiment_id) {
                     c.batches,
                     std::nullopt,
                     IsTerminal(trial.state),
-                    c.uuid == trial.latest_checkpoint};
+                    c.uuid == trial.latest_checkpoint,
+                    sources.contains(c.uuid)};
       for (const auto& m : *validation) {  // the last validation at or before the checkpoint
         if (m.batches > c.batches) break;
         auto v = nlohmann::json::parse(m.metrics_json, nullptr, false);
@@ -168,6 +172,14 @@ void Checkpoints::Collect(int64_t experiment_id) {
     else
       spdlog::info("[checkpoints] checkpoint {} garbage collected", uuid);
   }
+}
+
+void Checkpoints::Release(const std::string& uuid) {
+  auto c = store_.GetCheckpoint(uuid);
+  if (!c.ok()) return;
+  auto trial = trials_.Get(c->trial_id);
+  if (!trial.ok()) return;
+  Collect(trial->experiment_id);
 }
 
 }  // namespace ring

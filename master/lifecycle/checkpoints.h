@@ -1,8 +1,8 @@
 #pragma once
 // Checkpoints: registration by trials (after the files are completely
 // written), lookup for a restore, and garbage collection when a trial or
-// experiment ends. Used on the lifecycle's executor only (never an io
-// thread: collection deletes folders).
+// experiment ends, or an experiment warm-started from one. Used on the
+// lifecycle's executor only (never an io thread: collection deletes folders).
 #include <string>
 
 #include "master/lifecycle/experiment_settings.h"
@@ -30,11 +30,16 @@ class Checkpoints {
   // (regular, one link, its size). The trial's latest checkpoint moves to it
   // unless it has a later one.
   Result<bool> Register(int64_t experiment_id, CheckpointRecord c);
-  // A checkpoint of `trial_id`, for verifying a restore; kNotFound otherwise.
+  // A checkpoint of `trial_id`, or its experiment's warm start source, for
+  // verifying a restore; kNotFound otherwise.
   Result<CheckpointRecord> OfTrial(int64_t trial_id, const std::string& uuid);
   // Deletes what the experiment's policy does not keep: registered
-  // checkpoints only, inside the allowed roots, never following a link.
+  // checkpoints only, inside the allowed roots, never following a link, and
+  // never one an experiment that has not ended warm-starts from.
   void Collect(int64_t experiment_id);
+  // An experiment that warm-started from `uuid` has ended: collects the
+  // source's experiment again, which may now delete it.
+  void Release(const std::string& uuid);
 
  private:
   Store& store_;

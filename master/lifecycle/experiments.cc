@@ -45,7 +45,7 @@ ConfigIssue IssueOf(const Status& s, const std::string& path) {
 
 }  // namespace
 
-ConfigCheck Experiments::Check(const std::string& config_yaml) const {
+ConfigCheck Experiments::Check(const std::string& config_yaml, const Submitter& who) const {
   ConfigCheck check = CheckExperimentConfig(config_yaml);
   if (!check.config) return check;
   const ExperimentConfig& config = *check.config;
@@ -55,13 +55,16 @@ ConfigCheck Experiments::Check(const std::string& config_yaml) const {
     check.errors.push_back(IssueOf(s, "resources"));
   if (auto searcher = search::Searcher::Create(config.searcher, config.hyperparameters, 1); !searcher.ok())
     check.errors.push_back(IssueOf(searcher.status(), "searcher"));
+  if (auto source = ResolveWarmStart(store_, config, who); !source.ok())
+    check.errors.push_back(IssueOf(source.status(), config.searcher.source_trial_id
+                                                        ? "searcher.source_trial_id"
+                                                        : "searcher.source_checkpoint_uuid"));
   if (!check.errors.empty()) check.config.reset();
   return check;
 }
 
 Result<int64_t> Experiments::Create(const std::string& config_yaml, const std::string& model_tar_gz,
-                                    bool activate, const std::string& owner,
-                                    std::vector<ConfigIssue>* warnings) {
+                                    bool activate, const Submitter& who, std::vector<ConfigIssue>* warnings) {
   ConfigCheck check = CheckExperimentConfig(config_yaml);
   if (!check.config) return Status(ErrorCode::kInvalidConfig, check.ErrorText());
   if (warnings) *warnings = check.warnings;
@@ -78,15 +81,20 @@ Result<int64_t> Experiments::Create(const std::string& config_yaml, const std::s
                                             " bytes, over the limit of " + std::to_string(max_model_bytes_));
   if (Status s = ValidateArchive(model_tar_gz); !s.ok())
     return InvalidArgument("model_definition is not a valid tar.gz: " + s.message());
+  auto source = ResolveWarmStart(store_, *config, who);
+  if (!source.ok()) return source.status();
 
   ExperimentRecord exp;
   exp.name = config->name;
-  exp.owner = owner;
+  exp.owner = who.username;
+  exp.warm_start_checkpoint = *source;
   exp.config_yaml = config_yaml;
   exp.state = activate ? RunState::kActive : RunState::kPaused;
   auto id = store_.CreateExperiment(exp, model_tar_gz);
   if (!id.ok()) return id.status();
-  spdlog::info("[experiments] experiment {} created ({}), searcher {}", *id, exp.name, config->searcher.name);
+  spdlog::info(
+      "[experiments] experiment {} created ({}), searcher {}{}", *id, exp.name, config->searcher.name,
+      exp.warm_start_checkpoint.empty() ? "" : ", warm start from checkpoint " + exp.warm_start_checkpoint);
   settings_.Remember(*id, *std::move(config));
   searches_.Begin(*id, std::move(searcher).value());
   return *id;
@@ -105,6 +113,7 @@ Status Experiments::Transition(ExperimentRecord& exp, RunState to) {
     return s;
   }
   spdlog::info("[experiments] experiment {} {} -> {}", exp.id, ToString(from), ToString(to));
+  if (IsTerminal(to) && on_ended_) on_ended_(exp);
   return Status::Ok();
 }
 

@@ -4,6 +4,7 @@
 // one function (Transition) along the table of common/states.h. Used on
 // the lifecycle's executor only.
 #include <chrono>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "master/lifecycle/rank_events.h"
 #include "master/lifecycle/searches.h"
 #include "master/lifecycle/trials.h"
+#include "master/lifecycle/warm_start.h"
 
 namespace ring {
 
@@ -23,12 +25,14 @@ class Experiments {
               std::vector<std::string> declared_pools, uint64_t max_model_bytes);
   // Everything Create checks of a config, creating nothing: the config's own
   // errors and warnings, then what only the master knows (checkpoint storage
-  // roots, whether the pool exists and can run the slots, the searcher).
-  ConfigCheck Check(const std::string& config_yaml) const;
-  // Validates the config and the model, records the experiment and runs its
-  // searcher's first step. `warnings`, when given, receives the config's.
+  // roots, whether the pool exists and can run the slots, the searcher, the
+  // warm start's source and whether `who` may start from it).
+  ConfigCheck Check(const std::string& config_yaml, const Submitter& who) const;
+  // Validates the config and the model, records the experiment (owned by
+  // who.username, with its resolved warm start) and runs its searcher's
+  // first step. `warnings`, when given, receives the config's.
   Result<int64_t> Create(const std::string& config_yaml, const std::string& model_tar_gz, bool activate,
-                         const std::string& owner, std::vector<ConfigIssue>* warnings = nullptr);
+                         const Submitter& who, std::vector<ConfigIssue>* warnings = nullptr);
   Status Kill(int64_t experiment_id);
   // Running trials checkpoint and exit; waiting ones leave the queue.
   Status Pause(int64_t experiment_id, SteadyTime now);
@@ -38,6 +42,8 @@ class Experiments {
   // Ends the experiment when its trials have all ended and its searcher
   // will make no more.
   void FinishIfDone(int64_t experiment_id);
+  // Called with each experiment that has just ended (after it is written).
+  void OnEnded(std::function<void(const ExperimentRecord&)> handler) { on_ended_ = std::move(handler); }
 
  private:
   Status Transition(ExperimentRecord& exp, RunState to);
@@ -52,6 +58,7 @@ class Experiments {
   ResourceManager& rm_;
   const std::vector<std::string> declared_pools_;
   const uint64_t max_model_bytes_;
+  std::function<void(const ExperimentRecord&)> on_ended_;
 };
 
 }  // namespace ring

@@ -78,6 +78,10 @@ Lifecycle::Lifecycle(Store& store, LifecycleOptions options, const RmFactory& ma
       },
       [this](const std::string& pool) { scheduling_.MarkDirty(pool); });
   searches_.OnSettled([this](int64_t experiment_id) { experiments_.FinishIfDone(experiment_id); });
+  // A source no live experiment warm-starts from is its own experiment's again.
+  experiments_.OnEnded([this](const ExperimentRecord& exp) {
+    if (!exp.warm_start_checkpoint.empty()) checkpoints_.Release(exp.warm_start_checkpoint);
+  });
 }
 
 Lifecycle::~Lifecycle() = default;

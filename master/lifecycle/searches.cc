@@ -96,7 +96,8 @@ void Searches::Run(int64_t experiment_id, Event event) {
       if (!create) continue;
       step.new_trials.push_back(
           Trials::New(experiment_id, create->request_id, create->hparams.dump(), create->seed,
-                      exp->state == RunState::kPaused ? RunState::kPaused : RunState::kActive));
+                      exp->state == RunState::kPaused ? RunState::kPaused : RunState::kActive,
+                      exp->warm_start_checkpoint));
       auto more = search.searcher.TrialCreated(create->request_id);
       actions.insert(actions.end(), more.begin(), more.end());
     }

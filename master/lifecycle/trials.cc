@@ -5,13 +5,14 @@
 namespace ring {
 
 TrialRecord Trials::New(int64_t experiment_id, int64_t request_id, std::string hparams_json, int64_t seed,
-                        RunState initial) {
+                        RunState initial, std::string warm_start) {
   TrialRecord t;
   t.experiment_id = experiment_id;
   t.request_id = request_id;
   t.hparams_json = std::move(hparams_json);
   t.seed = seed;
   t.state = initial;
+  t.latest_checkpoint = std::move(warm_start);
   return t;
 }
 

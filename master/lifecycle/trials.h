@@ -21,8 +21,10 @@ class Trials {
     return store_.ListTrials(experiment_id);
   }
   // A new trial's record (not yet stored: the searcher's step writes it).
+  // `warm_start`: the experiment's warm start checkpoint, the trial's latest
+  // until it registers one of its own (empty: none).
   static TrialRecord New(int64_t experiment_id, int64_t request_id, std::string hparams_json, int64_t seed,
-                         RunState initial);
+                         RunState initial, std::string warm_start = "");
   // Moves `trial` to `to` and writes it (with its other fields); a no-op
   // when it is already there.
   Status Transition(TrialRecord& trial, RunState to);

@@ -13,9 +13,10 @@ struct GcCandidate {
   std::string uuid;
   int64_t trial_id = 0;
   int64_t batches = 0;
-  std::optional<double> metric;  // validation metric reported at (or before) its batches
-  bool trial_ended = false;      // trial is COMPLETED, CANCELED or ERROR
-  bool latest_of_trial = false;  // the trial's resume point
+  std::optional<double> metric;    // validation metric reported at (or before) its batches
+  bool trial_ended = false;        // trial is COMPLETED, CANCELED or ERROR
+  bool latest_of_trial = false;    // the trial's resume point
+  bool warm_start_source = false;  // an experiment that has not ended starts its trials from it
 };
 
 struct GcPolicy {
@@ -25,7 +26,8 @@ struct GcPolicy {
   bool smaller_is_better = true;
 };
 
-// The uuids to delete. Never one a trial that has not ended may resume from.
+// The uuids to delete. Never one a trial that has not ended may resume from,
+// nor the warm start source of an experiment that has not ended.
 std::vector<std::string> CheckpointsToDelete(const std::vector<GcCandidate>& candidates,
                                              const GcPolicy& policy);
 

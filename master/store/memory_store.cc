@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "master/store/store_util.h"
 
@@ -39,6 +40,9 @@ Result<int64_t> MemoryStore::CreateExperiment(const ExperimentRecord& e, const s
     return InvalidArgument("create experiment: best trial " + std::to_string(*e.best_trial_id) +
                            " does not exist");
   }
+  if (!e.warm_start_checkpoint.empty() && !checkpoints_.contains(e.warm_start_checkpoint))
+    return InvalidArgument("create experiment: warm start checkpoint " + e.warm_start_checkpoint +
+                           " does not exist");
   StoredExperiment stored{e, model_tar_gz};
   ExperimentRecord& r = stored.record;
   r.id = next_experiment_id_++;
@@ -109,6 +113,15 @@ Status MemoryStore::UpdateExperiment(const ExperimentRecord& e) {
   r.best_validation = StoredReal(e.best_validation);
   r.ended_at = EndedAt(IsTerminal(e.state), e.ended_at, r.ended_at, NowRfc3339());
   return Status::Ok();
+}
+
+Result<std::vector<std::string>> MemoryStore::ListLiveWarmStarts() {
+  std::lock_guard lock(mu_);
+  std::set<std::string> live;
+  for (const auto& [id, stored] : experiments_)
+    if (!stored.record.warm_start_checkpoint.empty() && !IsTerminal(stored.record.state))
+      live.insert(stored.record.warm_start_checkpoint);
+  return std::vector<std::string>(live.begin(), live.end());
 }
 
 Result<int64_t> MemoryStore::CreateTask(const TaskRecord& t) {

@@ -50,7 +50,7 @@ Status UseIncrementalVacuum(SqliteDb& db, const std::string& path) {
 
 constexpr const char* kExperimentColumns =
     "id, name, owner, config_yaml, state, archived, progress, best_trial_id, best_validation, created_at, "
-    "ended_at";
+    "ended_at, warm_start_checkpoint";
 
 Result<ExperimentRecord> ReadExperiment(const Stmt& s) {
   ExperimentRecord e;
@@ -68,6 +68,7 @@ Result<ExperimentRecord> ReadExperiment(const Stmt& s) {
   e.best_validation = s.OptDouble(8);
   e.created_at = s.Text(9);
   e.ended_at = s.Text(10);
+  e.warm_start_checkpoint = s.Text(11);
   return e;
 }
 
@@ -96,8 +97,8 @@ Result<int64_t> SqliteStore::CreateExperiment(const ExperimentRecord& e, const s
   std::lock_guard lock(mu_);
   Result<Stmt> insert = db_->Prepare(
       "INSERT INTO experiments (name, owner, config_yaml, state, archived, progress, best_trial_id, "
-      "best_validation, created_at, ended_at, model_definition) "
-      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
+      "best_validation, created_at, ended_at, model_definition, warm_start_checkpoint) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
   if (!insert.ok()) return insert.status();
   const std::string now = NowRfc3339();
   insert->Bind(1, e.name).Bind(2, e.owner).Bind(3, e.config_yaml).Bind(4, ToString(e.state));
@@ -107,6 +108,7 @@ Result<int64_t> SqliteStore::CreateExperiment(const ExperimentRecord& e, const s
       .Bind(8, e.best_validation);
   insert->Bind(9, now).BindTextOrNull(10, EndedAt(IsTerminal(e.state), e.ended_at, "", now));
   insert->BindBlob(11, model_tar_gz);
+  insert->BindTextOrNull(12, e.warm_start_checkpoint);
   if (Status s = insert->Run(); !s.ok()) return WithContext(s, "create experiment");
   return db_->LastInsertRowid();
 }
@@ -210,6 +212,22 @@ Status SqliteStore::UpdateExperiment(const ExperimentRecord& e) {
   if (Status s = update->Run(); !s.ok()) return WithContext(s, "update experiment " + std::to_string(e.id));
   if (db_->Changes() == 0) return NotFound("experiment " + std::to_string(e.id) + " not found");
   return Status::Ok();
+}
+
+Result<std::vector<std::string>> SqliteStore::ListLiveWarmStarts() {
+  std::lock_guard lock(mu_);
+  Result<Stmt> select = db_->Prepare(
+      "SELECT DISTINCT warm_start_checkpoint FROM experiments WHERE warm_start_checkpoint IS NOT NULL "
+      "AND state NOT IN ('COMPLETED', 'CANCELED', 'ERROR') ORDER BY warm_start_checkpoint");
+  if (!select.ok()) return select.status();
+  std::vector<std::string> out;
+  for (;;) {
+    Result<bool> row = select->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    out.push_back(select->Text(0));
+  }
+  return out;
 }
 
 }  // namespace ring

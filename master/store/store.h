@@ -34,6 +34,9 @@ struct ExperimentRecord {
   std::optional<double> best_validation;
   std::string created_at;  // RFC 3339 UTC, set by the store
   std::string ended_at;    // empty while running
+  // The registered checkpoint every trial starts from (warm start), set at
+  // creation only; empty for none.
+  std::string warm_start_checkpoint;
 };
 
 // What holds slots: a trial, or (later) a command, shell or notebook. A
@@ -264,6 +267,9 @@ class Store {
                                                 size_t size) = 0;
   // Writes every mutable field of `e` (state, archived, progress, best_*, ended_at).
   virtual Status UpdateExperiment(const ExperimentRecord& e) = 0;
+  // The checkpoints that experiments which have not ended warm-start from,
+  // each once (garbage collection keeps them).
+  virtual Result<std::vector<std::string>> ListLiveWarmStarts() = 0;
 
   // Tasks. CreateTask is for the kinds other than trials (kInvalidArgument
   // for kTrial); CreateTrial makes a trial's task. EndTask sets ended_at of

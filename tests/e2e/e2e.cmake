@@ -18,6 +18,8 @@
 #                             or inject a pickle
 #   torchrun_script_e2e_test  an unmodified torchrun-style script (examples/torchrun-script) on two
 #                             agents (skips when /usr/bin/python3 has no torch)
+#   warm_start_e2e_test       searcher.source_trial_id: a second experiment starts from the first's
+#                             checkpoint; another user is refused where experiments are private
 #   digits_e2e_test           the digits-libtorch example on loopback, and
 #   digits_netns_e2e_test     with master and agents in network namespaces of their own
 #                             (both skip, saying why, in a build without libtorch)
@@ -46,6 +48,7 @@ ring_add_test(e2e_tests LABEL e2e TIMEOUT 300
     e2e/svm_e2e_test.cc
     e2e/torchrun_script_e2e_test.cc
     e2e/trial_driven_e2e_test.cc
+    e2e/warm_start_e2e_test.cc
   LIBS ring_test_support ring_common)
 target_compile_definitions(e2e_tests PRIVATE RING_HAVE_TORCH=${ring_have_torch})
 add_dependencies(e2e_tests ringmaster ringagent ring quadratic_model quadratic_trial svm_model)

@@ -25,8 +25,9 @@ LifecycleDriver::LifecycleDriver(Store& store, DriverOptions o) : store_(store) 
 Result<int64_t> LifecycleDriver::CreateExperiment(const std::string& config_yaml,
                                                   const std::string& model_tar_gz, bool activate,
                                                   const std::string& owner) {
-  return lifecycle_->Run(
-      [&](Lifecycle& l) { return l.experiments().Create(config_yaml, model_tar_gz, activate, owner); });
+  return lifecycle_->Run([&](Lifecycle& l) {
+    return l.experiments().Create(config_yaml, model_tar_gz, activate, Submitter{owner});
+  });
 }
 
 Status LifecycleDriver::Kill(int64_t id) {

@@ -240,6 +240,23 @@ TEST(ExperimentConfigTest, GridAndRandomSearchers) {
   EXPECT_EQ(random->searcher.max_trials, 9);
 }
 
+// The master checks a warm start's source at submit and names its line.
+TEST(ExperimentConfigTest, WarmStartSourceKeepsItsLine) {
+  auto by_trial = ParseExperimentConfig(
+      "name: x\nentrypoint: ./run\nsearcher:\n  name: single\n  metric: l\n  source_trial_id: 7\n");
+  ASSERT_TRUE(by_trial.ok()) << by_trial.status().message();
+  EXPECT_EQ(by_trial->searcher.source_trial_id.value_or(0), 7);
+  EXPECT_EQ(by_trial->searcher.source_line, 6);
+  auto by_uuid = ParseExperimentConfig(
+      "name: x\nentrypoint: ./run\nsearcher:\n  name: single\n  source_checkpoint_uuid: abc\n  metric: l\n");
+  ASSERT_TRUE(by_uuid.ok()) << by_uuid.status().message();
+  EXPECT_EQ(by_uuid->searcher.source_checkpoint_uuid, "abc");
+  EXPECT_EQ(by_uuid->searcher.source_line, 5);
+  auto none = ParseExperimentConfig("name: x\nentrypoint: ./run\nsearcher: {name: single, metric: l}\n");
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(none->searcher.source_line, 0);
+}
+
 TEST(ExperimentConfigTest, FileNameIsUsedInErrors) {
   auto c = ParseExperimentConfig("name: 1\nentrypoint: {x: 1}\n", "my.yaml");
   EXPECT_EQ(c.status().code(), ErrorCode::kInvalidConfig);

@@ -38,5 +38,12 @@ TEST(CheckpointGcTest, ExperimentBestAcrossTrials) {
   EXPECT_EQ(Sorted(CheckpointsToDelete(cs, {1, 0, 0, true})), (std::vector<std::string>{"a", "c"}));
 }
 
+TEST(CheckpointGcTest, WarmStartSourcesOfLiveExperimentsAreKept) {
+  std::vector<GcCandidate> cs = {C("a", 1, 100, 0.5, true), C("b", 1, 200, 0.6, true, true)};
+  EXPECT_EQ(Sorted(CheckpointsToDelete(cs, {0, 0, 0, true})), (std::vector<std::string>{"a", "b"}));
+  cs[0].warm_start_source = true;
+  EXPECT_EQ(Sorted(CheckpointsToDelete(cs, {0, 0, 0, true})), (std::vector<std::string>{"b"}));
+}
+
 }  // namespace
 }  // namespace ring

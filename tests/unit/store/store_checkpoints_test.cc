@@ -194,6 +194,33 @@ TYPED_TEST(StoreCheckpointsTest, StateCanReturnToActive) {
   EXPECT_EQ(this->store().SetCheckpointState("nope", CheckpointState::kDeleted).code(), ErrorCode::kNotFound);
 }
 
+// The checkpoint an experiment warm-starts from: kept with it, a registered
+// checkpoint only, and listed while the experiment has not ended.
+TYPED_TEST(StoreCheckpointsTest, WarmStartSourcesRoundTripAndOnlyLiveOnesAreListed) {
+  ASSERT_TRUE(this->store().AddCheckpoint(this->Ckpt("src", 100)).ok());
+  ExperimentRecord e{.name = "warm", .owner = "o", .config_yaml = "x"};
+  e.warm_start_checkpoint = "src";
+  auto warm = this->store().CreateExperiment(e, "m");
+  ASSERT_TRUE(warm.ok()) << warm.status().ToString();
+  EXPECT_EQ(this->store().GetExperiment(*warm)->warm_start_checkpoint, "src");
+  EXPECT_EQ(
+      this->store().GetExperiment(this->store().GetTrial(this->trial_)->experiment_id)->warm_start_checkpoint,
+      "");
+  auto again = this->store().CreateExperiment(e, "m");
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*this->store().ListLiveWarmStarts(), (std::vector<std::string>{"src"}));
+  e.warm_start_checkpoint = "missing";
+  EXPECT_FALSE(this->store().CreateExperiment(e, "m").ok());
+
+  for (int64_t id : {*warm, *again}) {
+    auto ended = *this->store().GetExperiment(id);
+    ended.state = RunState::kCanceled;
+    ASSERT_TRUE(this->store().UpdateExperiment(ended).ok());
+    EXPECT_EQ(this->store().GetExperiment(id)->warm_start_checkpoint, "src");  // kept
+  }
+  EXPECT_TRUE(this->store().ListLiveWarmStarts()->empty());
+}
+
 TEST(StoreCheckpointsMigrationTest, ADatabaseOfTheFirstVersionUpgradesKeepingItsData) {
   ScratchDir dir;
   const std::string db = dir.path + "/ring.db";
@@ -207,14 +234,17 @@ TEST(StoreCheckpointsMigrationTest, ADatabaseOfTheFirstVersionUpgradesKeepingIts
     auto old = SqliteStore::Open(db, first_only);
     ASSERT_TRUE(old.ok()) << old.status().ToString();
     EXPECT_EQ((*old)->schema_version(), 1);
-    exp = *(*old)->CreateExperiment(ExperimentRecord{.name = "kept", .owner = "o", .config_yaml = "x"}, "m");
   }
   {
     // Rows as a version-1 master wrote them (this build's statements name newer columns).
     auto raw = SqliteDb::Open(db);
     ASSERT_TRUE(raw.ok());
+    exp = 1;
     ASSERT_TRUE((*raw)
-                    ->Exec("INSERT INTO trials (experiment_id, state, hparams, created_at) VALUES (" +
+                    ->Exec("INSERT INTO experiments (id, name, owner, config_yaml, state, created_at, "
+                           "model_definition) VALUES (1, 'kept', 'o', 'x', 'ACTIVE', "
+                           "'2026-01-01T00:00:00.000Z', CAST('m' AS BLOB));"
+                           "INSERT INTO trials (experiment_id, state, hparams, created_at) VALUES (" +
                                std::to_string(exp) +
                                ", 'ACTIVE', '{\"lr\":0.5}', '2026-01-01T00:00:00.000Z');"
                                "INSERT INTO allocations (id, trial_id, state, created_at) VALUES ('1.0', 1, "
