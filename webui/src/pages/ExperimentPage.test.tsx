@@ -84,6 +84,31 @@ describe('ExperimentPage', () => {
     expect(screen.getByRole('button', { name: 'Download the model definition of experiment 1' })).toBeTruthy();
   });
 
+  it('names the checkpoint a warm-started experiment starts from', async () => {
+    const uuid = '0f1e2d3c-4b5a-4968-8776-655443322110';
+    vi.stubGlobal(
+      'fetch',
+      fakeFetch({
+        '/api/v1/experiments/1/trials': () => json({ trials: [], total: 0 }),
+        '/api/v1/experiments/1/metrics': () =>
+          json({ kind: 'validation', metric: 'validation_loss', metric_names: [], series: [] }),
+        '/api/v1/experiments/1': () =>
+          json(
+            experiment({
+              warm_start: { checkpoint_uuid: uuid, trial_id: 7, experiment_id: 3, batches: 1200, state: 'ACTIVE' },
+            }),
+          ),
+      }).fn,
+    );
+    signIn();
+    render(<ExperimentPage id={1} />);
+    const term = await screen.findByText('Warm start');
+    const value = term.nextElementSibling as HTMLElement;
+    expect(value.textContent).toBe('from checkpoint 0f1e2d3c of trial 7 at batch 1,200');
+    expect(within(value).getByRole('link', { name: 'trial 7' }).getAttribute('href')).toBe('/trials/7');
+    expect(value.querySelector('code')!.getAttribute('title')).toBe(uuid);
+  });
+
   it('says when an experiment does not exist', async () => {
     vi.stubGlobal(
       'fetch',

@@ -16,7 +16,7 @@ import { TrialsTable } from '../components/TrialsTable';
 import { useNow } from '../hooks/useNow';
 import { usePoll } from '../hooks/usePoll';
 import { isTerminal } from '../lib/experiments';
-import { durationBetween, formatDateTime } from '../lib/format';
+import { durationBetween, formatCount, formatDateTime } from '../lib/format';
 import { Link, paths } from '../router';
 
 export function ExperimentPage({ id }: { id: number }) {
@@ -137,6 +137,18 @@ function ExperimentHeader({ e, onChanged }: { e: Experiment; onChanged: () => vo
             <dd>
               {e.resources.slots_per_trial} slot{e.resources.slots_per_trial === 1 ? '' : 's'} per trial in pool{' '}
               {e.resources.resource_pool}, priority {e.resources.priority}
+            </dd>
+          </div>
+        )}
+        {e.warm_start && (
+          <div>
+            <dt>Warm start</dt>
+            <dd>
+              from checkpoint{' '}
+              <code title={e.warm_start.checkpoint_uuid}>{e.warm_start.checkpoint_uuid.slice(0, 8)}</code> of{' '}
+              <Link href={paths.trial(e.warm_start.trial_id)}>trial {e.warm_start.trial_id}</Link> at batch{' '}
+              {formatCount(e.warm_start.batches)}
+              {e.warm_start.state === 'DELETED' ? ' (since deleted)' : ''}
             </dd>
           </div>
         )}
