@@ -32,13 +32,13 @@ const char* kTwentyProblems =
     "  priority: 100\n"                                            // 17
     "  launch: per_gpu\n"                                          // 18
     "environment:\n"                                               // 19
-    "  image: determinedai/pytorch\n"                              // 20
+    "  image: {cpu: pytorch, tpu: jax}\n"                          // 20
     "  environment_variables: [NOEQUALS]\n"                        // 21
     "hyperparameters:\n"                                           // 22
     "  lr: {type: double, minval: 1, maxval: 0}\n"                 // 23
     "checkpoint_storage: {type: s3, bucket: b}\n"                  // 24
     "log_policies: [{pattern: \"(\", action: cancel_retries}]\n"   // 25
-    "bind_mounts: [{host_path: /data, container_path: /data}]\n";  // 26
+    "bind_mounts: [{host_path: data, container_path: /data}]\n";   // 26
 
 TEST(ConfigAllErrorsTest, TwentyProblemsAreReportedInOneAnswer) {
   const ConfigCheck check = CheckExperimentConfig(kTwentyProblems);
