@@ -74,6 +74,13 @@ Agent::Agent(AgentConfig config, RunAsPolicy run_as, std::string run_as_notice)
     startup_error_ = InvalidArgument("agent " + config_.id + " is not enrolled yet (no credential in " +
                                      link_options.credential_file +
                                      "): give --token-file with the master's cluster token to enrol it");
+  {
+    std::vector<std::string> notes;
+    const Environment own = AllowedAgentEnvironment(CurrentEnvironment());
+    runtimes_ = DetectContainerRuntimes(*launcher_, config_.container_runtimes, own.at("PATH"), notes);
+    for (const auto& note : notes)
+      spdlog::info("[agent] agent={} container runtime left out: {}", config_.id, note);
+  }
   link_options.ca_file = config_.ca_file;
   link_options.max_queued_log_bytes = config_.max_queued_log_bytes;
   MasterLink::Callbacks callbacks;
@@ -90,6 +97,7 @@ Agent::Agent(AgentConfig config, RunAsPolicy run_as, std::string run_as_notice)
     hello.slots = slots_;
     hello.running = supervisor_->Running();
     hello.runs_as_owner = run_as_.switch_users;
+    for (const auto& r : runtimes_) hello.container_runtimes.push_back(r.Info());
     return hello;
   };
   callbacks.on_start = [this](proto::Start start) { supervisor_->HandleStart(std::move(start)); };
@@ -115,6 +123,8 @@ Agent::Agent(AgentConfig config, RunAsPolicy run_as, std::string run_as_notice)
   context.slots = slots_;
   context.inherited_env = AllowedAgentEnvironment(CurrentEnvironment());
   context.run_as = run_as_;
+  context.runtimes = runtimes_;
+  context.private_dirs = {config_.work_dir, config_.state_dir};
   supervisor_ = std::make_unique<AllocationSupervisor>(std::move(context));
 }
 
@@ -146,6 +156,11 @@ int Agent::Run() {
   for (const auto& slot : slots_) gpus += slot.type == "cuda";
   spdlog::info("[agent] agent={} pool={} slots={} ({} GPU) work_dir={} master={}", config_.id, config_.pool,
                slots_.size(), gpus, config_.work_dir, config_.master_url);
+  std::string runtimes;
+  for (const auto& r : runtimes_)
+    runtimes += (runtimes.empty() ? "" : ", ") + std::string(ToString(r.kind)) + " " + r.version +
+                (r.rootless ? " (rootless)" : "");
+  spdlog::info("[agent] agent={} container runtimes: {}", config_.id, runtimes.empty() ? "none" : runtimes);
   if (config_.python_dir.empty()) {
     spdlog::warn(
         "[agent] agent={} no trial runtime Python folder (--python-dir): trials' `import determined` "

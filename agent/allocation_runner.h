@@ -21,6 +21,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 
+#include "agent/container_runtime.h"
 #include "agent/log_batcher.h"
 #include "agent/message_sink.h"
 #include "agent/model_fetcher.h"
@@ -51,6 +52,10 @@ struct RunnerContext {
   // What trials get of the agent's own environment (AllowedAgentEnvironment).
   Environment inherited_env;
   RunAsPolicy run_as;  // who each task runs as (the agent itself when !switch_users)
+  // The container runtimes found at start (empty: ranks with an image are
+  // refused), and the agent's own folders, which no bind mount may reach.
+  std::vector<DetectedRuntime> runtimes;
+  std::vector<std::string> private_dirs;
 };
 
 class AllocationRunner : public std::enable_shared_from_this<AllocationRunner> {
@@ -70,7 +75,12 @@ class AllocationRunner : public std::enable_shared_from_this<AllocationRunner> {
   const std::string& work_dir() const { return work_dir_; }
 
  private:
-  Status Prepare();                                                       // worker thread
+  Status Prepare();           // worker thread
+  Status PrepareContainer();  // worker thread
+  Status PullImage();         // worker thread
+  ProcessSpec BareSpec(const Environment& env) const;
+  ProcessSpec ContainerSpec(const Environment& env) const;
+  std::string ContainerName() const;
   void OnPrepared(const Status& status);                                  // strand
   void OnLine(OutputStream stream, std::string line);                     // launcher thread
   void ArmFlushTimer();                                                   // strand
@@ -84,6 +94,9 @@ class AllocationRunner : public std::enable_shared_from_this<AllocationRunner> {
   const proto::Start start_;
   const std::string work_dir_;
   UnixAccount account_;  // set by Prepare, read on the strand after it
+  // The runtime of a rank with an image (into context_.runtimes), set by
+  // Prepare; null for a bare rank.
+  const DetectedRuntime* runtime_ = nullptr;
   std::function<void()> on_done_;
   std::atomic<Phase> phase_{Phase::kPreparing};
   std::atomic<int64_t> pid_{0};
