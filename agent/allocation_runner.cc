@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -42,6 +43,25 @@ Status WritePrivateFile(const std::string& path, const std::string& text) {
   const bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
   ::close(fd);
   if (!ok) return Status(ErrorCode::kInternal, "cannot write " + path);
+  return Status::Ok();
+}
+
+// Makes the missing folders of `path` (0755), as a bare rank's runtime makes
+// its checkpoint folder; those made are handed to `account` when `chown`.
+// A runtime refuses to mount a source that does not exist.
+Status MakeMountSource(const std::string& path, bool chown, const UnixAccount& account) {
+  std::string at;
+  for (const auto& part : std::filesystem::path(path).lexically_normal()) {
+    if (part == "/") continue;
+    if (part.empty()) continue;
+    at += "/" + part.string();
+    if (::mkdir(at.c_str(), 0755) == 0) {
+      if (chown && ::lchown(at.c_str(), account.uid, account.gid) != 0)
+        return Status(ErrorCode::kInternal, "cannot hand " + at + " to uid " + std::to_string(account.uid));
+    } else if (errno != EEXIST) {
+      return Status(ErrorCode::kUnavailable, "cannot make the folder " + at + ": " + std::strerror(errno));
+    }
+  }
   return Status::Ok();
 }
 
@@ -139,6 +159,9 @@ Status AllocationRunner::PrepareContainer() {
                                                         " reaches the agent's own folder " + dir +
                                                         ", which trials may not mount");
   }
+  if (!c.checkpoint_path.empty())
+    if (Status s = MakeMountSource(c.checkpoint_path, context_.run_as.switch_users, account_); !s.ok())
+      return s;
   if (HasDetachedContainers(*runtime_)) {
     // A container of the same name left by an agent that died is in the way.
     (void)RunCommand(*context_.launcher, RemoveCommand(*runtime_, ContainerName()),

@@ -10,7 +10,7 @@ namespace ring {
 
 Experiments::Experiments(Store& store, ExperimentSettings& settings, Trials& trials, Allocations& allocations,
                          Searches& searches, RankEvents& ranks, ResourceManager& rm,
-                         std::vector<std::string> declared_pools, uint64_t max_model_bytes)
+                         const std::vector<PoolSettings>& pools, uint64_t max_model_bytes)
     : store_(store),
       settings_(settings),
       trials_(trials),
@@ -18,8 +18,28 @@ Experiments::Experiments(Store& store, ExperimentSettings& settings, Trials& tri
       searches_(searches),
       ranks_(ranks),
       rm_(rm),
-      declared_pools_(std::move(declared_pools)),
+      declared_pools_([&] {
+        std::vector<std::string> names;
+        for (const auto& p : pools) names.push_back(p.name);
+        return names;
+      }()),
+      pool_runtimes_([&] {
+        std::map<std::string, std::string> runtimes;
+        for (const auto& p : pools) runtimes[p.name] = p.container_runtime;
+        return runtimes;
+      }()),
       max_model_bytes_(max_model_bytes) {}
+
+Status Experiments::CheckImage(const ExperimentConfig& config) const {
+  if (!config.environment.HasImage()) return Status::Ok();
+  const std::string& pool = config.resources.resource_pool;
+  const auto required = pool_runtimes_.find(pool);
+  Status s = rm_.CheckContainers(pool, required == pool_runtimes_.end() ? "" : required->second);
+  if (s.ok()) return s;
+  return Status(ErrorCode::kInvalidConfig,
+                "experiment.yaml:" + std::to_string(config.environment.image_line) +
+                    ": environment.image: " + s.message());
+}
 
 namespace {
 
@@ -50,6 +70,7 @@ ConfigCheck Experiments::Check(const std::string& config_yaml) const {
           rm_.CheckFits(config.resources.resource_pool, config.resources.slots_per_trial, declared_pools_);
       !s.ok())
     check.errors.push_back(IssueOf(s, "resources"));
+  if (Status s = CheckImage(config); !s.ok()) check.errors.push_back(IssueOf(s, "environment.image"));
   if (auto searcher = search::Searcher::Create(config.searcher, config.hyperparameters, 1); !searcher.ok())
     check.errors.push_back(IssueOf(searcher.status(), "searcher"));
   if (!check.errors.empty()) check.config.reset();
@@ -68,6 +89,7 @@ Result<int64_t> Experiments::Create(const std::string& config_yaml, const std::s
           rm_.CheckFits(config->resources.resource_pool, config->resources.slots_per_trial, declared_pools_);
       !s.ok())
     return s;
+  if (Status s = CheckImage(*config); !s.ok()) return s;
   const uint64_t seed = config->experiment_seed
                             ? static_cast<uint64_t>(*config->experiment_seed)
                             : (uint64_t{std::random_device{}()} << 32) | std::random_device{}();

@@ -4,6 +4,7 @@
 // one function (Transition) along the table of common/states.h. Used on
 // the lifecycle's executor only.
 #include <chrono>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "master/lifecycle/rank_events.h"
 #include "master/lifecycle/searches.h"
 #include "master/lifecycle/trials.h"
+#include "master/scheduler/pool_settings.h"
 
 namespace ring {
 
@@ -20,7 +22,7 @@ class Experiments {
  public:
   Experiments(Store& store, ExperimentSettings& settings, Trials& trials, Allocations& allocations,
               Searches& searches, RankEvents& ranks, ResourceManager& rm,
-              std::vector<std::string> declared_pools, uint64_t max_model_bytes);
+              const std::vector<PoolSettings>& pools, uint64_t max_model_bytes);
   // Everything Create checks of a config, creating nothing: the config's own
   // errors and warnings, then what only the master knows (checkpoint storage
   // roots, whether the pool exists and can run the slots, the searcher).
@@ -50,7 +52,12 @@ class Experiments {
   Searches& searches_;
   RankEvents& ranks_;
   ResourceManager& rm_;
+  // Ok when the config has no image, or its pool can run it; else an
+  // error naming environment.image and its line, and the pool.
+  Status CheckImage(const ExperimentConfig& config) const;
+
   const std::vector<std::string> declared_pools_;
+  const std::map<std::string, std::string> pool_runtimes_;  // pool -> its container_runtime
   const uint64_t max_model_bytes_;
 };
 
