@@ -4,6 +4,7 @@
 // process boundary: the stale container removed, the image checked and
 // pulled, the rank's container as its owner's ids, stopped on a kill and
 // removed when it ends.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -346,6 +347,37 @@ TEST_F(AgentContainerRunnerTest, ARankWithAnImageRunsInItsContainerAndIsStoppedA
   ASSERT_TRUE(WaitUntil([&] { return Launched("rm").size() == 2; }));
   EXPECT_TRUE(WaitUntil([&] { return !fs::exists(work); }));
   EXPECT_NE(ExitMessage("12.3"), "");
+}
+
+TEST_F(AgentContainerRunnerTest, ARankOfALinkedOwnerRunsAsItsIdsInsideTheContainer) {
+  if (::geteuid() != 0) GTEST_SKIP() << "handing the rank's folder to another uid needs root";
+  // The run-as policy of an agent that can switch users.
+  RunnerContext context{boost::asio::make_strand(io_), workers_.get_executor()};
+  context.launcher = &launcher_;
+  context.fetcher = &fetcher_;
+  context.sink = &sink_;
+  context.work_root = root_.string();
+  context.inherited_env = {{"PATH", "/usr/bin:/bin"}};
+  context.runtimes = {Podman()};
+  context.run_as.switch_users = true;
+  context.run_as.unlinked = UnixAccount{65534, 65534, {65534}, "nobody", "/"};
+  supervisor_ = std::make_unique<AllocationSupervisor>(std::move(context));
+  proto::Start start = ContainerStart();
+  start.container->checkpoint_path.clear();
+  start.run_as = proto::RunAs{4242, 4343, "", ""};
+  boost::asio::post(io_, [&] { supervisor_->HandleStart(start); });
+  ASSERT_TRUE(WaitUntil([&] { return !Launched("run").empty(); }));
+  const auto run = Launched("run").front();
+  // The runtime switches inside the container; the process that starts it
+  // is not switched (podman must stay root to start a container).
+  EXPECT_EQ(After(run.spec.argv, "--user"), "4242:4343");
+  EXPECT_FALSE(run.spec.run_as);
+  // The rank's folder is the owner's, as for a bare rank.
+  struct stat st {};
+  ASSERT_EQ(::stat((root_ / "12.3.r1").c_str(), &st), 0);
+  EXPECT_EQ(st.st_uid, 4242u);
+  launcher_.Exit(run.pid, ExitStatus{0, std::nullopt});
+  EXPECT_TRUE(WaitUntil([&] { return !ExitMessage("12.3").empty(); }));
 }
 
 TEST_F(AgentContainerRunnerTest, AnImageOnAnAgentWithoutARuntimeExitsSayingSo) {
