@@ -3,6 +3,7 @@
 #include <signal.h>
 
 #include <filesystem>
+#include <sstream>
 #include <thread>
 
 #include <spdlog/spdlog.h>
@@ -12,6 +13,7 @@
 #include "agent/gpu_detector.h"
 #include "agent/http_model_fetcher.h"
 #include "agent/posix_process_launcher.h"
+#include "agent/run_command.h"
 #include "agent/trial_environment.h"
 #include "agent/work_folder.h"
 
@@ -78,6 +80,21 @@ Agent::Agent(AgentConfig config, RunAsPolicy run_as, std::string run_as_notice)
     std::vector<std::string> notes;
     const Environment own = AllowedAgentEnvironment(CurrentEnvironment());
     runtimes_ = DetectContainerRuntimes(*launcher_, config_.container_runtimes, own.at("PATH"), notes);
+    // A new agent process supervises no rank yet: containers an earlier one
+    // of this id left (killed with -9) have no one to stop them.
+    for (const auto& runtime : runtimes_) {
+      if (!HasDetachedContainers(runtime)) continue;
+      auto listed = RunCommand(*launcher_, ListAgentContainersCommand(runtime, config_.id), ToEnvp(own),
+                               std::chrono::seconds(30));
+      if (!listed.ok() || !listed->ok()) continue;
+      std::stringstream ids(listed->out);
+      for (std::string id; std::getline(ids, id);) {
+        if (id.empty()) continue;
+        spdlog::warn("[agent] agent={} removing container {} left by an earlier run of this agent",
+                     config_.id, id);
+        (void)RunCommand(*launcher_, RemoveCommand(runtime, id), ToEnvp(own), std::chrono::seconds(30));
+      }
+    }
     for (const auto& note : notes)
       spdlog::info("[agent] agent={} container runtime left out: {}", config_.id, note);
   }

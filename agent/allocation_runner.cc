@@ -224,6 +224,7 @@ ProcessSpec AllocationRunner::ContainerSpec(const Environment& env) const {
       start_.entrypoint_argv.empty() ? ShellCommand(start_.entrypoint) : ExecCommand(start_.entrypoint_argv);
   run.slots = context_.slots;
   run.ulimits = ContainerUlimits();
+  run.agent_id = context_.agent_id;
   std::optional<SwitchIds> ids;
   if (context_.run_as.switch_users) ids = SwitchIds{account_.uid, account_.gid, account_.groups};
   // Podman and docker start the container as root and switch to --user in

@@ -221,8 +221,8 @@ ContainerProcess ContainerRunCommand(const DetectedRuntime& runtime, const proto
     if (runtime.kind == RuntimeKind::kPodman && !runtime.oci_runtime.empty())
       a.insert(a.end(), {"--runtime", runtime.oci_runtime});
     a.insert(a.end(), {"run", "--rm", "--name", run.name, "--label", "ring.allocation=" + start.allocation_id,
-                       "--network", "host", "--ipc", "host", "--cap-drop", "all", "--security-opt",
-                       "no-new-privileges", "--pull", "never"});
+                       "--label", "ring.agent=" + run.agent_id, "--network", "host", "--ipc", "host",
+                       "--cap-drop", "all", "--security-opt", "no-new-privileges", "--pull", "never"});
     for (const Ulimit& u : run.ulimits)
       a.insert(a.end(), {"--ulimit", u.name + "=" + std::to_string(u.soft) + ":" + std::to_string(u.hard)});
     if (run.user) {
@@ -321,6 +321,11 @@ std::vector<std::string> RemoveCommand(const DetectedRuntime& runtime, const std
 
 bool HasDetachedContainers(const DetectedRuntime& runtime) {
   return IsPodmanOrDocker(runtime);
+}
+
+std::vector<std::string> ListAgentContainersCommand(const DetectedRuntime& runtime,
+                                                    const std::string& agent_id) {
+  return {runtime.binary, "ps", "--all", "--quiet", "--filter", "label=ring.agent=" + agent_id};
 }
 
 }  // namespace ring

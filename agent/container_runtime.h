@@ -71,6 +71,7 @@ struct ContainerRun {
   std::vector<std::string> command;  // what runs inside
   std::vector<proto::Slot> slots;    // the agent's slots (GPU UUIDs)
   std::vector<Ulimit> ulimits;
+  std::string agent_id;  // labels the container ring.agent=<id>
 };
 
 // The process the agent launches for a rank in a container: argv and the
@@ -98,5 +99,8 @@ std::vector<std::string> RemoveCommand(const DetectedRuntime& runtime, const std
 // Whether the runtime keeps containers apart from the process that starts
 // them (podman, docker), so that stopping that process is not enough.
 bool HasDetachedContainers(const DetectedRuntime& runtime);
+// Lists the ids of the containers labelled ring.agent=<agent_id>, one a line.
+std::vector<std::string> ListAgentContainersCommand(const DetectedRuntime& runtime,
+                                                    const std::string& agent_id);
 
 }  // namespace ring

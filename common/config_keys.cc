@@ -79,7 +79,7 @@ const ForeignKey kForeignKeys[] = {
     {"resources", "agent_label", Handling::kRefuseUnlessEmpty,
      "does not support: it is deprecated in Determined; choose agents with resources.resource_pool"},
     {"resources", "devices", Handling::kRefuseUnlessEmpty,
-     "does not support yet: devices are mounted into containers; trials see the agent's devices"},
+     "does not support: a rank gets its slots' GPUs, and a container no other device of the host"},
     {"resources", "native_parallel", Handling::kRefuseUnlessEmpty,
      "does not support: it was removed from Determined; use a launcher (python3 -m determined.launch...)"},
     {"resources", "shm_size", Handling::kWarn,

@@ -133,6 +133,7 @@ TEST(AgentContainerTest, PodmanRunsTheRankAsItsOwnerWithItsFoldersAndVariables) 
              {"CUDA_VISIBLE_DEVICES", ""}};
   run.command = {"/bin/sh", "-c", "./run.sh"};
   run.ulimits = {{"nofile", 1024, 4096}, {"nproc", 1000, 1000}};
+  run.agent_id = "agent-7";
   const ContainerProcess p = ContainerRunCommand(Podman(), start, run);
   const auto& a = p.argv;
   ASSERT_GE(a.size(), 8u);
@@ -141,6 +142,11 @@ TEST(AgentContainerTest, PodmanRunsTheRankAsItsOwnerWithItsFoldersAndVariables) 
   EXPECT_TRUE(Has(a, "run"));
   EXPECT_TRUE(Has(a, "--rm"));
   EXPECT_EQ(After(a, "--name"), "ring-12.3.r1");
+  // Labelled so that a new run of the agent finds what an earlier one left.
+  EXPECT_EQ(AllAfter(a, "--label"), (std::vector<std::string>{"ring.allocation=12.3", "ring.agent=agent-7"}));
+  EXPECT_EQ(ListAgentContainersCommand(Podman(), "agent-7"),
+            (std::vector<std::string>{"/usr/bin/podman", "ps", "--all", "--quiet", "--filter",
+                                      "label=ring.agent=agent-7"}));
   EXPECT_EQ(After(a, "--network"), "host");
   EXPECT_EQ(After(a, "--cap-drop"), "all");
   EXPECT_EQ(After(a, "--security-opt"), "no-new-privileges");
