@@ -225,6 +225,8 @@ ProcessSpec AllocationRunner::ContainerSpec(const Environment& env) const {
   run.slots = context_.slots;
   run.ulimits = ContainerUlimits();
   run.agent_id = context_.agent_id;
+  run.env_file = work_dir_ + ".env";
+  run.runtime_env = context_.inherited_env;
   std::optional<SwitchIds> ids;
   if (context_.run_as.switch_users) ids = SwitchIds{account_.uid, account_.gid, account_.groups};
   // Podman and docker start the container as root and switch to --user in
@@ -232,6 +234,11 @@ ProcessSpec AllocationRunner::ContainerSpec(const Environment& env) const {
   const bool detached = HasDetachedContainers(*runtime_);
   if (detached) run.user = ids;
   ContainerProcess process = ContainerRunCommand(*runtime_, start_, run);
+  if (detached) {
+    ::unlink(run.env_file.c_str());
+    if (Status s = WritePrivateFile(run.env_file, process.env_file_text); !s.ok())
+      spdlog::warn("[agent] {}: {}", Ids(), s.message());  // the runtime then fails, saying why
+  }
   ProcessSpec spec{std::move(process.argv), work_dir_, ToEnvp(process.env)};
   if (!detached) spec.run_as = ids;
   return spec;
@@ -379,6 +386,7 @@ void AllocationRunner::Cleanup() {
         spdlog::warn("[agent] {}: cannot remove container {}: {}", self->Ids(), self->ContainerName(),
                      removed.ok() ? removed->LastError() : removed.status().message());
     }
+    if (self->runtime_) ::unlink((self->work_dir_ + ".env").c_str());
     if (Status s = RemoveTree(self->work_dir_); !s.ok())
       spdlog::warn("[agent] {}: cannot remove its work folder: {}", self->Ids(), s.message());
     boost::asio::post(self->context_.strand, [self] {

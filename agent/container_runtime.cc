@@ -213,7 +213,10 @@ ContainerProcess ContainerRunCommand(const DetectedRuntime& runtime, const proto
                                      const ContainerRun& run) {
   const proto::Container& c = *start.container;
   ContainerProcess p;
-  p.env["PATH"] = run.env.count("PATH") ? run.env.at("PATH") : "/usr/local/bin:/usr/bin:/bin";
+  // The runtime's own environment is the agent's, never the rank's: a
+  // user's PATH must not choose the binaries a root runtime runs.
+  p.env = run.runtime_env;
+  if (!p.env.count("PATH")) p.env["PATH"] = "/usr/local/bin:/usr/bin:/bin";
   const std::vector<std::string> gpus = GpuDevices(start, run.slots);
   std::vector<std::string>& a = p.argv;
   if (IsPodmanOrDocker(runtime)) {
@@ -242,15 +245,21 @@ ContainerProcess ContainerRunCommand(const DetectedRuntime& runtime, const proto
         for (const auto& gpu : gpus) a.insert(a.end(), {"--device", "nvidia.com/gpu=" + gpu});
       }
     }
-    // By name only: the runtime reads each value from its own environment.
-    for (const auto& [name, value] : run.env) {
-      if (FromImage(name)) continue;
-      a.insert(a.end(), {"-e", name});
-      p.env[name] = value;
-    }
-    if (!gpus.empty()) {
-      a.insert(a.end(), {"-e", "NVIDIA_VISIBLE_DEVICES"});
-      p.env["NVIDIA_VISIBLE_DEVICES"] = Join(gpus, ',');
+    // In a file only the agent reads: not in argv, where `ps` shows the
+    // token, nor in the runtime's own environment, where a user's
+    // LD_PRELOAD or CONTAINERS_CONF would act on a runtime running as root.
+    // A value on several lines, which the file cannot hold, goes in argv.
+    Environment vars;
+    for (const auto& [name, value] : run.env)
+      if (!FromImage(name)) vars[name] = value;
+    if (!gpus.empty()) vars["NVIDIA_VISIBLE_DEVICES"] = Join(gpus, ',');
+    if (!run.env_file.empty()) a.insert(a.end(), {"--env-file", run.env_file});
+    for (const auto& [name, value] : vars) {
+      if (value.find('\n') != std::string::npos || value.find('\r') != std::string::npos ||
+          run.env_file.empty())
+        a.insert(a.end(), {"-e", name + "=" + value});
+      else
+        p.env_file_text += name + "=" + value + "\n";
     }
     a.push_back(c.image);
   } else {

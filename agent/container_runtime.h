@@ -68,19 +68,26 @@ struct ContainerRun {
   // single-user mode. Apptainer runs as the process that starts it.
   std::optional<SwitchIds> user;
   Environment env;                   // the rank's environment, as a bare rank gets it
+  Environment runtime_env;           // the runtime's own: the agent's allowed environment
   std::vector<std::string> command;  // what runs inside
   std::vector<proto::Slot> slots;    // the agent's slots (GPU UUIDs)
   std::vector<Ulimit> ulimits;
   std::string agent_id;  // labels the container ring.agent=<id>
+  // podman and docker: where the rank's variables are written for
+  // --env-file (a file only the agent reads); empty: all in argv.
+  std::string env_file;
 };
 
-// The process the agent launches for a rank in a container: argv and the
-// environment of the runtime's own process. The rank's variables reach the
-// container by name (`-e NAME`, `APPTAINERENV_NAME`), never in argv, so that
-// a token is not shown by `ps`.
+// The process the agent launches for a rank in a container: argv, the
+// environment of the runtime's own process (the agent's PATH; for
+// Apptainer the rank's variables as APPTAINERENV_NAME), and for podman and
+// docker the text of ContainerRun::env_file, which the agent writes before
+// the launch: the rank's variables are neither in argv (`ps` would show the
+// token) nor in the environment of a runtime that runs as root.
 struct ContainerProcess {
   std::vector<std::string> argv;
   Environment env;
+  std::string env_file_text;
 };
 ContainerProcess ContainerRunCommand(const DetectedRuntime& runtime, const proto::Start& start,
                                      const ContainerRun& run);

@@ -48,6 +48,11 @@ std::vector<std::string> AllAfter(const std::vector<std::string>& argv, const st
   return out;
 }
 
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
 DetectedRuntime Podman() {
   DetectedRuntime r;
   r.kind = RuntimeKind::kPodman;
@@ -134,6 +139,11 @@ TEST(AgentContainerTest, PodmanRunsTheRankAsItsOwnerWithItsFoldersAndVariables) 
   run.command = {"/bin/sh", "-c", "./run.sh"};
   run.ulimits = {{"nofile", 1024, 4096}, {"nproc", 1000, 1000}};
   run.agent_id = "agent-7";
+  run.env_file = "/var/lib/ringagent/work/12.3.r1.env";
+  run.runtime_env = {{"PATH", "/usr/sbin:/usr/bin"}, {"LANG", "C.UTF-8"}};
+  run.env["LD_PRELOAD"] = "/home/alice/evil.so";
+  run.env["CONTAINERS_CONF"] = "/home/alice/containers.conf";
+  run.env["RING_DATA"] = "{\"a\":\n1}";
   const ContainerProcess p = ContainerRunCommand(Podman(), start, run);
   const auto& a = p.argv;
   ASSERT_GE(a.size(), 8u);
@@ -161,15 +171,20 @@ TEST(AgentContainerTest, PodmanRunsTheRankAsItsOwnerWithItsFoldersAndVariables) 
                                    "/srv/scratch:/scratch:rw,rshared",
                                }));
   EXPECT_EQ(After(a, "-w"), "/var/lib/ringagent/work/12.3.r1");
-  // Variables by name; their values only in the runtime's own environment.
-  const auto names = AllAfter(a, "-e");
-  EXPECT_TRUE(Has(names, "RING_ALLOCATION_TOKEN"));
-  EXPECT_TRUE(Has(names, "RANK"));
-  EXPECT_FALSE(Has(names, "PATH")) << "the image's PATH";
-  EXPECT_FALSE(Has(names, "HOME")) << "the image's HOME";
+  // The rank's variables in the agent's file: not in argv, not in the
+  // environment of the runtime, which is the agent's own.
+  EXPECT_EQ(After(a, "--env-file"), "/var/lib/ringagent/work/12.3.r1.env");
   for (const auto& arg : a) EXPECT_EQ(arg.find("secret-token"), std::string::npos) << arg;
-  EXPECT_EQ(p.env.at("RING_ALLOCATION_TOKEN"), "secret-token");
-  EXPECT_EQ(p.env.at("PATH"), "/usr/bin:/bin");
+  EXPECT_NE(p.env_file_text.find("RING_ALLOCATION_TOKEN=secret-token\n"), std::string::npos)
+      << p.env_file_text;
+  EXPECT_NE(p.env_file_text.find("RANK=1\n"), std::string::npos);
+  EXPECT_NE(p.env_file_text.find("LD_PRELOAD=/home/alice/evil.so\n"), std::string::npos)
+      << "the container's own";
+  EXPECT_EQ(p.env_file_text.find("PATH=/usr/bin"), std::string::npos) << "the image's PATH";
+  EXPECT_EQ(p.env_file_text.find("HOME="), std::string::npos) << "the image's HOME";
+  EXPECT_EQ(p.env, (Environment{{"PATH", "/usr/sbin:/usr/bin"}, {"LANG", "C.UTF-8"}}));
+  // A value on two lines, which an env file cannot hold, goes in argv.
+  EXPECT_EQ(AllAfter(a, "-e"), std::vector<std::string>{"RING_DATA={\"a\":\n1}"});
   // No GPU on a CPU slot.
   EXPECT_EQ(After(a, "--device"), "");
   // The image, then the command.
@@ -189,7 +204,7 @@ TEST(AgentContainerTest, OnlyTheSlotsGpusReachTheContainer) {
   const ContainerProcess podman = ContainerRunCommand(Podman(), start, run);
   EXPECT_EQ(AllAfter(podman.argv, "--device"),
             (std::vector<std::string>{"nvidia.com/gpu=GPU-b", "nvidia.com/gpu=GPU-d"}));
-  EXPECT_EQ(podman.env.at("NVIDIA_VISIBLE_DEVICES"), "GPU-b,GPU-d");
+  EXPECT_TRUE(Has(AllAfter(podman.argv, "-e"), "NVIDIA_VISIBLE_DEVICES=GPU-b,GPU-d"));  // no env file here
   DetectedRuntime docker = Podman();
   docker.kind = RuntimeKind::kDocker;
   docker.binary = "/usr/bin/docker";
@@ -341,7 +356,14 @@ TEST_F(AgentContainerRunnerTest, ARankWithAnImageRunsInItsContainerAndIsStoppedA
   EXPECT_EQ(run.spec.group, "12.3.r1");
   const std::string work = (root_ / "12.3.r1").string();
   EXPECT_TRUE(Has(AllAfter(run.spec.argv, "-v"), work + ":" + work));
-  EXPECT_TRUE(Has(run.spec.env, "RING_ALLOCATION_TOKEN=secret-token"));
+  // The variables are in a file only the agent reads, removed with the folder.
+  const std::string env_file = After(run.spec.argv, "--env-file");
+  EXPECT_EQ(env_file, work + ".env");
+  struct stat st {};
+  ASSERT_EQ(::stat(env_file.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  EXPECT_NE(ReadAll(env_file).find("RING_ALLOCATION_TOKEN=secret-token\n"), std::string::npos);
+  EXPECT_FALSE(Has(run.spec.env, "RING_ALLOCATION_TOKEN=secret-token"));
   // A kill stops the container the same way as the bare process group.
   boost::asio::post(io_, [&] { supervisor.HandleKill(proto::Kill{"12.3", 2000, "paused"}); });
   ASSERT_TRUE(WaitUntil([&] { return !Launched("stop").empty(); }));
@@ -352,6 +374,7 @@ TEST_F(AgentContainerRunnerTest, ARankWithAnImageRunsInItsContainerAndIsStoppedA
   launcher_.Exit(run.pid, ExitStatus{std::nullopt, 15});
   ASSERT_TRUE(WaitUntil([&] { return Launched("rm").size() == 2; }));
   EXPECT_TRUE(WaitUntil([&] { return !fs::exists(work); }));
+  EXPECT_FALSE(fs::exists(env_file));
   EXPECT_NE(ExitMessage("12.3"), "");
 }
 
