@@ -7,7 +7,9 @@
 //    it needs, `podman import`ed, cached by content hash), its rank is killed
 //    mid-training and resumes from its checkpoint with the same final
 //    validation loss and checkpoint bytes as an uninterrupted run, and no
-//    container is left behind. Skips, saying why, where podman cannot run.
+//    container is left behind; an image that is neither stored nor
+//    pullable ends the trial saying so. Skips, saying why, where podman
+//    cannot run.
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -221,6 +223,25 @@ TEST_F(ContainerTrialE2E, KilledRankInAContainerResumesFromItsCheckpointBitForBi
   const Outcome got = Result(exp);
   EXPECT_EQ(got.final_validation, want.final_validation);  // bitwise, not approximately
   EXPECT_EQ(got.final_checkpoint_files, want.final_checkpoint_files);
+}
+
+TEST_F(ContainerTrialE2E, AnImageNeitherStoredNorPullableEndsTheTrialSayingWhy) {
+  // Not in podman's store, and its registry (this host) does not answer.
+  const std::string missing = "localhost/ring-missing:1";
+  const std::string config =
+      Experiment("missing", "default",
+                 "max_restarts: 0\nenvironment:\n  image: " + missing + "\n  force_pull_image: true\n");
+  auto created =
+      cluster_.Ring({"--json", "experiment", "create", cluster_.WriteFile("m.yaml", config), model_});
+  ASSERT_EQ(created.exit_code, 0) << created.err;
+  const int64_t exp = nlohmann::json::parse(created.out)["id"];
+  auto waited = cluster_.Ring({"experiment", "wait", std::to_string(exp)});
+  EXPECT_NE(waited.exit_code, 0) << "the trial cannot run";
+  const auto allocs = Allocations(TrialOf(exp));
+  ASSERT_EQ(allocs.size(), 1u);
+  const std::string reason = allocs[0]["exit_reason"];
+  EXPECT_NE(reason.find("cannot pull image " + missing), std::string::npos) << reason;
+  names_.push_back("ring-" + allocs[0]["id"].get<std::string>() + ".r0");
 }
 
 }  // namespace
