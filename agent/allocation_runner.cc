@@ -1,18 +1,12 @@
 #include "agent/allocation_runner.h"
 
-#include <fcntl.h>
 #include <signal.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
 
 #include <spdlog/spdlog.h>
 #include <boost/asio/post.hpp>
 
-#include "agent/run_command.h"
 #include "agent/work_folder.h"
 
 namespace ring {
@@ -21,48 +15,6 @@ namespace {
 int64_t UnixMillis() {
   using namespace std::chrono;
   return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
-}
-
-constexpr auto kRuntimeCommandTimeout = std::chrono::seconds(60);
-constexpr auto kPullTimeout = std::chrono::minutes(30);
-
-// Whether `path` is `dir` or below it (both lexically normal and absolute).
-bool IsAtOrBelow(const std::filesystem::path& path, const std::filesystem::path& dir) {
-  auto p = path.begin();
-  for (auto d = dir.begin(); d != dir.end(); ++d, ++p) {
-    if (d->empty()) continue;  // a trailing slash
-    if (p == path.end() || *p != *d) return false;
-  }
-  return true;
-}
-
-// Writes `text` to a new file only the agent may read.
-Status WritePrivateFile(const std::string& path, const std::string& text) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0) return Status(ErrorCode::kInternal, "cannot write " + path + ": " + std::strerror(errno));
-  const bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-  ::close(fd);
-  if (!ok) return Status(ErrorCode::kInternal, "cannot write " + path);
-  return Status::Ok();
-}
-
-// Makes the missing folders of `path` (0755), as a bare rank's runtime makes
-// its checkpoint folder; those made are handed to `account` when `chown`.
-// A runtime refuses to mount a source that does not exist.
-Status MakeMountSource(const std::string& path, bool chown, const UnixAccount& account) {
-  std::string at;
-  for (const auto& part : std::filesystem::path(path).lexically_normal()) {
-    if (part == "/") continue;
-    if (part.empty()) continue;
-    at += "/" + part.string();
-    if (::mkdir(at.c_str(), 0755) == 0) {
-      if (chown && ::lchown(at.c_str(), account.uid, account.gid) != 0)
-        return Status(ErrorCode::kInternal, "cannot hand " + at + " to uid " + std::to_string(account.uid));
-    } else if (errno != EEXIST) {
-      return Status(ErrorCode::kUnavailable, "cannot make the folder " + at + ": " + std::strerror(errno));
-    }
-  }
-  return Status::Ok();
 }
 
 std::string Describe(const ExitStatus& status) {
@@ -85,6 +37,7 @@ AllocationRunner::AllocationRunner(const RunnerContext& context, proto::Start st
     : context_(context),
       start_(std::move(start)),
       work_dir_(context.work_root + "/" + start_.allocation_id + ".r" + std::to_string(start_.rank)),
+      container_(start_.container ? std::make_unique<RankContainer>(context_, start_, work_dir_) : nullptr),
       on_done_(std::move(on_done)),
       flush_timer_(context.strand),
       batcher_(start_.allocation_id, start_.rank) {}
@@ -126,84 +79,7 @@ Status AllocationRunner::Prepare() {
   if (Status s = context_.fetcher->Fetch(start_, work_dir_); !s.ok()) return s;
   if (context_.run_as.switch_users)
     if (Status s = ChownTree(work_dir_, account_.uid, account_.gid); !s.ok()) return s;
-  if (start_.container) return PrepareContainer();
-  return Status::Ok();
-}
-
-std::string AllocationRunner::ContainerName() const {
-  return "ring-" + start_.allocation_id + ".r" + std::to_string(start_.rank);
-}
-
-Status AllocationRunner::PrepareContainer() {
-  const proto::Container& c = *start_.container;
-  runtime_ = ChooseRuntime(context_.runtimes, c.runtime);
-  if (!runtime_) {
-    std::string have;
-    for (const auto& r : context_.runtimes)
-      have += (have.empty() ? "" : ", ") + std::string(ToString(r.kind));
-    return Status(
-        ErrorCode::kUnavailable,
-        "cannot run image " + c.image + ": this agent has " +
-            (c.runtime.empty() ? std::string("no container runtime")
-                               : "no " + c.runtime + " (it has " + (have.empty() ? "none" : have) + ")"));
-  }
-  // The agent's own folders stay its own: no mount reaches them.
-  for (const auto& m : c.mounts) {
-    const std::filesystem::path host = std::filesystem::path(m.host_path).lexically_normal();
-    if (!host.is_absolute() || m.host_path.find("..") != std::string::npos)
-      return InvalidArgument("bind_mounts: host_path " + m.host_path +
-                             " must be an absolute path without ..");
-    for (const auto& dir : context_.private_dirs)
-      if (!dir.empty() && (IsAtOrBelow(host, dir) || IsAtOrBelow(dir, host)))
-        return Status(ErrorCode::kPermissionDenied, "bind_mounts: host_path " + m.host_path +
-                                                        " reaches the agent's own folder " + dir +
-                                                        ", which trials may not mount");
-  }
-  if (!c.checkpoint_path.empty())
-    if (Status s = MakeMountSource(c.checkpoint_path, context_.run_as.switch_users, account_); !s.ok())
-      return s;
-  if (HasDetachedContainers(*runtime_)) {
-    // A container of the same name left by an agent that died is in the way.
-    (void)RunCommand(*context_.launcher, RemoveCommand(*runtime_, ContainerName()),
-                     ToEnvp(context_.inherited_env), kRuntimeCommandTimeout);
-  }
-  return PullImage();
-}
-
-Status AllocationRunner::PullImage() {
-  const proto::Container& c = *start_.container;
-  const std::vector<std::string> env = ToEnvp(context_.inherited_env);
-  if (!HasDetachedContainers(*runtime_)) return Status::Ok();  // apptainer pulls as it runs
-  if (!c.force_pull) {
-    auto exists =
-        RunCommand(*context_.launcher, ImageExistsCommand(*runtime_, c.image), env, kRuntimeCommandTimeout);
-    if (exists.ok() && exists->ok()) return Status::Ok();
-  }
-  // The credentials go to the runtime in a file only the agent reads,
-  // removed after the pull; never on a command line or in a log.
-  std::string auth_dir;
-  if (!c.registry_auth.empty()) {
-    auth_dir = work_dir_ + ".auth";
-    std::error_code ec;
-    std::filesystem::remove_all(auth_dir, ec);
-    if (!std::filesystem::create_directory(auth_dir, ec))
-      return Status(ErrorCode::kInternal,
-                    "cannot make a folder for the registry credentials: " + ec.message());
-    std::filesystem::permissions(auth_dir, std::filesystem::perms::owner_all, ec);
-    if (Status s = WritePrivateFile(auth_dir + "/config.json", RegistryAuthJson(c.registry_auth, c.image));
-        !s.ok())
-      return s;
-  }
-  spdlog::info("[agent] {}: pulling image {} with {}", Ids(), c.image, ToString(runtime_->kind));
-  auto pulled = RunCommand(*context_.launcher, PullCommand(*runtime_, c.image, auth_dir), env, kPullTimeout);
-  if (!auth_dir.empty()) {
-    std::error_code ec;
-    std::filesystem::remove_all(auth_dir, ec);
-  }
-  if (!pulled.ok())
-    return Status(ErrorCode::kUnavailable, "cannot pull image " + c.image + ": " + pulled.status().message());
-  if (!pulled->ok())
-    return Status(ErrorCode::kUnavailable, "cannot pull image " + c.image + ": " + pulled->LastError());
+  if (container_) return container_->Prepare(account_);
   return Status::Ok();
 }
 
@@ -212,35 +88,6 @@ ProcessSpec AllocationRunner::BareSpec(const Environment& env) const {
       start_.entrypoint_argv.empty() ? ShellCommand(start_.entrypoint) : ExecCommand(start_.entrypoint_argv),
       work_dir_, ToEnvp(env)};
   if (context_.run_as.switch_users) spec.run_as = SwitchIds{account_.uid, account_.gid, account_.groups};
-  return spec;
-}
-
-ProcessSpec AllocationRunner::ContainerSpec(const Environment& env) const {
-  ContainerRun run;
-  run.name = ContainerName();
-  run.work_dir = work_dir_;
-  run.env = env;
-  run.command =
-      start_.entrypoint_argv.empty() ? ShellCommand(start_.entrypoint) : ExecCommand(start_.entrypoint_argv);
-  run.slots = context_.slots;
-  run.ulimits = ContainerUlimits();
-  run.agent_id = context_.agent_id;
-  run.env_file = work_dir_ + ".env";
-  run.runtime_env = context_.inherited_env;
-  std::optional<SwitchIds> ids;
-  if (context_.run_as.switch_users) ids = SwitchIds{account_.uid, account_.gid, account_.groups};
-  // Podman and docker start the container as root and switch to --user in
-  // it; apptainer runs as the process that starts it, which switches here.
-  const bool detached = HasDetachedContainers(*runtime_);
-  if (detached) run.user = ids;
-  ContainerProcess process = ContainerRunCommand(*runtime_, start_, run);
-  if (detached) {
-    ::unlink(run.env_file.c_str());
-    if (Status s = WritePrivateFile(run.env_file, process.env_file_text); !s.ok())
-      spdlog::warn("[agent] {}: {}", Ids(), s.message());  // the runtime then fails, saying why
-  }
-  ProcessSpec spec{std::move(process.argv), work_dir_, ToEnvp(process.env)};
-  if (!detached) spec.run_as = ids;
   return spec;
 }
 
@@ -262,7 +109,7 @@ void AllocationRunner::OnPrepared(const Status& status) {
   base["USER"] = account_.user;
   base["LOGNAME"] = account_.user;
   Environment env = BuildTrialEnvironment(start_, context_.master_url, agent, context_.slots, base);
-  ProcessSpec spec = runtime_ ? ContainerSpec(env) : BareSpec(env);
+  ProcessSpec spec = container_ ? container_->Spec(env, account_) : BareSpec(env);
   spec.group = std::filesystem::path(work_dir_).filename().string();
   auto self = shared_from_this();
   ProcessCallbacks callbacks;
@@ -359,14 +206,11 @@ void AllocationRunner::Kill(std::chrono::milliseconds grace, const std::string& 
                    reason);
       if (kill_reason_.empty()) kill_reason_ = reason.empty() ? "requested" : reason;
       context_.launcher->Terminate(pid_, grace);
-      // The container is not a child of the process stopped above: the
+      // The container is not a child of the process stopped above: its
       // runtime stops it the same way (SIGTERM, SIGKILL after the grace).
-      if (runtime_ && HasDetachedContainers(*runtime_))
-        boost::asio::post(context_.blocking, [self = shared_from_this(), grace] {
-          (void)RunCommand(*self->context_.launcher,
-                           StopCommand(*self->runtime_, self->ContainerName(), grace),
-                           ToEnvp(self->context_.inherited_env), grace + kRuntimeCommandTimeout);
-        });
+      if (container_)
+        boost::asio::post(context_.blocking,
+                          [self = shared_from_this(), grace] { self->container_->Stop(grace); });
       break;
     case Phase::kExited:
     case Phase::kDone:
@@ -376,17 +220,8 @@ void AllocationRunner::Kill(std::chrono::milliseconds grace, const std::string& 
 
 void AllocationRunner::Cleanup() {
   boost::asio::post(context_.blocking, [self = shared_from_this()] {
-    // --rm removes an ended container; one whose runtime process was killed
-    // may still run, and must be gone before its folder is.
-    if (self->runtime_ && HasDetachedContainers(*self->runtime_)) {
-      auto removed =
-          RunCommand(*self->context_.launcher, RemoveCommand(*self->runtime_, self->ContainerName()),
-                     ToEnvp(self->context_.inherited_env), kRuntimeCommandTimeout);
-      if (!removed.ok() || !removed->ok())
-        spdlog::warn("[agent] {}: cannot remove container {}: {}", self->Ids(), self->ContainerName(),
-                     removed.ok() ? removed->LastError() : removed.status().message());
-    }
-    if (self->runtime_) ::unlink((self->work_dir_ + ".env").c_str());
+    // Before the folder it mounts.
+    if (self->container_) self->container_->Remove();
     if (Status s = RemoveTree(self->work_dir_); !s.ok())
       spdlog::warn("[agent] {}: cannot remove its work folder: {}", self->Ids(), s.message());
     boost::asio::post(self->context_.strand, [self] {

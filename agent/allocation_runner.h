@@ -5,7 +5,8 @@
 // removes the work directory. The rank runs as the account the run-as
 // policy gives its owner, in a work folder of that account's (0700). State lives on the supervisor's strand;
 // output lines arrive on the launcher's thread and go through a mutex-guarded LogBatcher. Kept alive by
-// shared_ptr captures until on_done has run.
+// shared_ptr captures until on_done has run. A rank whose start has an
+// image runs in a container (RankContainer, docs/containers.md).
 #include <atomic>
 #include <chrono>
 #include <functional>
@@ -26,6 +27,7 @@
 #include "agent/message_sink.h"
 #include "agent/model_fetcher.h"
 #include "agent/process_launcher.h"
+#include "agent/rank_container.h"
 #include "agent/run_as.h"
 #include "agent/trial_environment.h"
 
@@ -75,12 +77,8 @@ class AllocationRunner : public std::enable_shared_from_this<AllocationRunner> {
   const std::string& work_dir() const { return work_dir_; }
 
  private:
-  Status Prepare();           // worker thread
-  Status PrepareContainer();  // worker thread
-  Status PullImage();         // worker thread
+  Status Prepare();  // worker thread
   ProcessSpec BareSpec(const Environment& env) const;
-  ProcessSpec ContainerSpec(const Environment& env) const;
-  std::string ContainerName() const;
   void OnPrepared(const Status& status);                                  // strand
   void OnLine(OutputStream stream, std::string line);                     // launcher thread
   void ArmFlushTimer();                                                   // strand
@@ -93,10 +91,8 @@ class AllocationRunner : public std::enable_shared_from_this<AllocationRunner> {
   const RunnerContext& context_;
   const proto::Start start_;
   const std::string work_dir_;
-  UnixAccount account_;  // set by Prepare, read on the strand after it
-  // The runtime of a rank with an image (into context_.runtimes), set by
-  // Prepare; null for a bare rank.
-  const DetectedRuntime* runtime_ = nullptr;
+  const std::unique_ptr<RankContainer> container_;  // null for a bare rank
+  UnixAccount account_;                             // set by Prepare, read on the strand after it
   std::function<void()> on_done_;
   std::atomic<Phase> phase_{Phase::kPreparing};
   std::atomic<int64_t> pid_{0};
