@@ -164,7 +164,9 @@ ProcessSpec RankContainer::Spec(const Environment& env, const UnixAccount& accou
     if (Status s = WritePrivateFile(run.env_file, process.env_file_text); !s.ok())
       spdlog::warn("[agent] {}: {}", ids_, s.message());  // the runtime then fails, saying why
   }
-  ProcessSpec spec{std::move(process.argv), work_dir_, ToEnvp(process.env)};
+  // Podman and docker run as the agent, which may not enter the owner's
+  // 0700 folder (root without CAP_DAC_OVERRIDE); -w sets the container's.
+  ProcessSpec spec{std::move(process.argv), detached ? "" : work_dir_, ToEnvp(process.env)};
   if (!detached) spec.run_as = ids;
   return spec;
 }

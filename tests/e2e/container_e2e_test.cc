@@ -7,9 +7,12 @@
 //    it needs, `podman import`ed, cached by content hash), its rank is killed
 //    mid-training and resumes from its checkpoint with the same final
 //    validation loss and checkpoint bytes as an uninterrupted run, and no
-//    container is left behind; an image that is neither stored nor
+//    container is left behind; a linked owner's rank writes its files as
+//    that account; an image that is neither stored nor
 //    pullable ends the trial saying so. Skips, saying why, where podman
 //    cannot run.
+#include <pwd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -107,10 +110,14 @@ class ContainerTrialE2E : public ::testing::Test {
                     "nofile=1024:1024", "--ulimit", "nproc=1000:1000", image_, "/bin/sh", "-c", "echo ok"},
                    {}, 60s);
     if (ran.out != "ok\n") GTEST_SKIP() << "podman cannot run a container here: " << ran.err;
-    cluster_.StartMaster({.heartbeat_timeout_ms = 1500, .reconnect_window_ms = 1500});
-    cluster_.StartAgent("agent-1", 1);
+    StartCluster();
     model_ = cluster_.MakeModelDir(
         "model", {{"run.sh", ReadFileText(SourceDir() + "/examples/quadratic/model/run.sh")}});
+  }
+
+  virtual void StartCluster() {
+    cluster_.StartMaster({.heartbeat_timeout_ms = 1500, .reconnect_window_ms = 1500});
+    cluster_.StartAgent("agent-1", 1);
   }
 
   void TearDown() override {
@@ -242,6 +249,78 @@ TEST_F(ContainerTrialE2E, AnImageNeitherStoredNorPullableEndsTheTrialSayingWhy) 
   const std::string reason = allocs[0]["exit_reason"];
   EXPECT_NE(reason.find("cannot pull image " + missing), std::string::npos) << reason;
   names_.push_back("ring-" + allocs[0]["id"].get<std::string>() + ".r0");
+}
+
+// An agent that runs tasks as their owners, and a user linked to a Unix
+// account made for the test (useradd; removed after it).
+class ContainerOwnerE2E : public ContainerTrialE2E {
+ protected:
+  void StartCluster() override {
+    account_ = "ringc_" + std::to_string(::getpid());
+    RunCommand({"userdel", account_});
+    const auto made = RunCommand({"useradd", "--system", "--no-create-home", "--user-group", "--shell",
+                                  "/usr/sbin/nologin", "--home-dir", "/nonexistent", account_});
+    ASSERT_EQ(made.exit_code, 0) << made.err;
+    const passwd* pw = ::getpwnam(account_.c_str());
+    ASSERT_NE(pw, nullptr);
+    uid_ = pw->pw_uid;
+    gid_ = pw->pw_gid;
+    // As a team sets them up: the folders above the work folder let accounts
+    // pass, the checkpoint root lets each make its own folders (sticky).
+    ASSERT_EQ(::chmod(cluster_.dir().c_str(), 0711), 0);
+    checkpoints_ = cluster_.dir() + "/checkpoints";
+    fs::create_directories(checkpoints_);
+    ASSERT_EQ(::chmod(checkpoints_.c_str(), 01777), 0);
+    cluster_.StartMaster(
+        {.extra_args = {"--config",
+                        cluster_.WriteFile("master.yaml", "checkpoint_root: " + checkpoints_ + "\n")}});
+    cluster_.StartAgent("owner-agent", 1,
+                        {.run_as_owner = true, .extra_args = {"--unlinked-user", "nobody"}});
+  }
+  void TearDown() override {
+    ContainerTrialE2E::TearDown();
+    if (!account_.empty()) RunCommand({"userdel", account_});
+  }
+  std::string account_;
+  std::string checkpoints_;
+  uid_t uid_ = 0;
+  gid_t gid_ = 0;
+};
+
+TEST_F(ContainerOwnerE2E, ALinkedOwnersRankRunsAsTheirAccountInsideTheContainer) {
+  ASSERT_NE(uid_, 0u);
+  const std::string token = cluster_.CreateUser("carol", "carol-password");
+  ASSERT_EQ(cluster_.Ring({"user", "link-unix", "carol", "--unix-user", account_}).exit_code, 0);
+  const std::string config = cluster_.WriteFile(
+      "owned.yaml",
+      Experiment("owned", "default",
+                 "max_restarts: 0\nmin_checkpoint_period:\n  batches: 100\nenvironment:\n  image: " + image_ +
+                     "\n  variables:\n    RING_EXAMPLES_BIN: /opt/quadratic\n"));
+  auto created =
+      RunCommand({BinDir() + "/ring", "-m", cluster_.url(), "--json", "experiment", "create", config, model_},
+                 {{"RING_TOKEN", token}, {"XDG_CONFIG_HOME", cluster_.dir() + "/carol"}});
+  ASSERT_EQ(created.exit_code, 0) << created.out << created.err;
+  const int64_t exp = nlohmann::json::parse(created.out)["id"];
+  WaitCompleted(exp);
+  // What the trial wrote inside its container is the linked account's.
+  int checked = 0;
+  for (const auto& c : cluster_.GetJson("/api/v1/trials/" + std::to_string(TrialOf(exp)) + "/checkpoints")
+                           .value("checkpoints", nlohmann::json::array())) {
+    if (c.value("state", "") != "ACTIVE") continue;
+    for (const auto& entry : fs::recursive_directory_iterator(checkpoints_))
+      if (entry.path().filename() == c.value("uuid", "")) {
+        struct stat st {};
+        ASSERT_EQ(::lstat(entry.path().c_str(), &st), 0);
+        EXPECT_EQ(st.st_uid, uid_) << entry.path();
+        EXPECT_EQ(st.st_gid, gid_) << entry.path();
+        for (const auto& file : fs::recursive_directory_iterator(entry.path())) {
+          ASSERT_EQ(::lstat(file.path().c_str(), &st), 0);
+          EXPECT_EQ(st.st_uid, uid_) << file.path();
+          ++checked;
+        }
+      }
+  }
+  EXPECT_GT(checked, 0) << "no checkpoint file to check";
 }
 
 }  // namespace

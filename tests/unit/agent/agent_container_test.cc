@@ -354,6 +354,7 @@ TEST_F(AgentContainerRunnerTest, ARankWithAnImageRunsInItsContainerAndIsStoppedA
   EXPECT_FALSE(run.spec.run_as);
   EXPECT_EQ(After(run.spec.argv, "--user"), "");
   EXPECT_EQ(run.spec.group, "12.3.r1");
+  EXPECT_EQ(run.spec.cwd, "") << "the agent's: it may not enter the owner's folder; -w sets the container's";
   const std::string work = (root_ / "12.3.r1").string();
   EXPECT_TRUE(Has(AllAfter(run.spec.argv, "-v"), work + ":" + work));
   // The variables are in a file only the agent reads, removed with the folder.
