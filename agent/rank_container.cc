@@ -12,22 +12,13 @@
 
 #include "agent/allocation_runner.h"
 #include "agent/run_command.h"
+#include "common/bind_mount_rule.h"
 
 namespace ring {
 namespace {
 
 constexpr auto kRuntimeCommandTimeout = std::chrono::seconds(60);
 constexpr auto kPullTimeout = std::chrono::minutes(30);
-
-// Whether `path` is `dir` or below it (both lexically normal and absolute).
-bool IsAtOrBelow(const std::filesystem::path& path, const std::filesystem::path& dir) {
-  auto p = path.begin();
-  for (auto d = dir.begin(); d != dir.end(); ++d, ++p) {
-    if (d->empty()) continue;  // a trailing slash
-    if (p == path.end() || *p != *d) return false;
-  }
-  return true;
-}
 
 // Writes `text` to a new file only the agent may read.
 Status WritePrivateFile(const std::string& path, const std::string& text) {
@@ -86,11 +77,10 @@ Status RankContainer::Prepare(const UnixAccount& account) {
     if (!host.is_absolute() || m.host_path.find("..") != std::string::npos)
       return InvalidArgument("bind_mounts: host_path " + m.host_path +
                              " must be an absolute path without ..");
-    for (const auto& dir : context_.private_dirs)
-      if (!dir.empty() && (IsAtOrBelow(host, dir) || IsAtOrBelow(dir, host)))
-        return Status(ErrorCode::kPermissionDenied, "bind_mounts: host_path " + m.host_path +
-                                                        " reaches the agent's own folder " + dir +
-                                                        ", which trials may not mount");
+    if (const auto dir = ReachedOwnDir(m.host_path, context_.private_dirs))
+      return Status(ErrorCode::kPermissionDenied, "bind_mounts: host_path " + m.host_path +
+                                                      " reaches the agent's own folder " + *dir +
+                                                      ", which trials may not mount");
   }
   if (!c.checkpoint_path.empty())
     if (Status s = MakeMountSource(c.checkpoint_path, context_.run_as.switch_users, account); !s.ok())

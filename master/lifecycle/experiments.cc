@@ -5,12 +5,14 @@
 #include <spdlog/spdlog.h>
 
 #include "common/archive.h"
+#include "common/bind_mount_rule.h"
 
 namespace ring {
 
 Experiments::Experiments(Store& store, ExperimentSettings& settings, Trials& trials, Allocations& allocations,
                          Searches& searches, RankEvents& ranks, ResourceManager& rm,
-                         const std::vector<PoolSettings>& pools, uint64_t max_model_bytes)
+                         const std::vector<PoolSettings>& pools, uint64_t max_model_bytes,
+                         std::vector<std::string> own_dirs)
     : store_(store),
       settings_(settings),
       trials_(trials),
@@ -28,7 +30,20 @@ Experiments::Experiments(Store& store, ExperimentSettings& settings, Trials& tri
         for (const auto& p : pools) runtimes[p.name] = p.container_runtime;
         return runtimes;
       }()),
+      own_dirs_(std::move(own_dirs)),
       max_model_bytes_(max_model_bytes) {}
+
+Status Experiments::CheckBindMounts(const ExperimentConfig& config) const {
+  for (size_t i = 0; i < config.bind_mounts.size(); ++i) {
+    const BindMount& m = config.bind_mounts[i];
+    if (const auto dir = ReachedOwnDir(m.host_path, own_dirs_))
+      return Status(ErrorCode::kInvalidConfig, "experiment.yaml:" + std::to_string(m.line) +
+                                                   ": bind_mounts[" + std::to_string(i) + "].host_path " +
+                                                   m.host_path + " reaches the master's own folder " + *dir +
+                                                   ", which trials may not mount");
+  }
+  return Status::Ok();
+}
 
 Status Experiments::CheckImage(const ExperimentConfig& config) const {
   if (!config.environment.HasImage()) return Status::Ok();
@@ -71,6 +86,7 @@ ConfigCheck Experiments::Check(const std::string& config_yaml) const {
       !s.ok())
     check.errors.push_back(IssueOf(s, "resources"));
   if (Status s = CheckImage(config); !s.ok()) check.errors.push_back(IssueOf(s, "environment.image"));
+  if (Status s = CheckBindMounts(config); !s.ok()) check.errors.push_back(IssueOf(s, "bind_mounts"));
   if (auto searcher = search::Searcher::Create(config.searcher, config.hyperparameters, 1); !searcher.ok())
     check.errors.push_back(IssueOf(searcher.status(), "searcher"));
   if (!check.errors.empty()) check.config.reset();
@@ -90,6 +106,7 @@ Result<int64_t> Experiments::Create(const std::string& config_yaml, const std::s
       !s.ok())
     return s;
   if (Status s = CheckImage(*config); !s.ok()) return s;
+  if (Status s = CheckBindMounts(*config); !s.ok()) return s;
   const uint64_t seed = config->experiment_seed
                             ? static_cast<uint64_t>(*config->experiment_seed)
                             : (uint64_t{std::random_device{}()} << 32) | std::random_device{}();

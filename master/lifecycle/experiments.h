@@ -22,7 +22,8 @@ class Experiments {
  public:
   Experiments(Store& store, ExperimentSettings& settings, Trials& trials, Allocations& allocations,
               Searches& searches, RankEvents& ranks, ResourceManager& rm,
-              const std::vector<PoolSettings>& pools, uint64_t max_model_bytes);
+              const std::vector<PoolSettings>& pools, uint64_t max_model_bytes,
+              std::vector<std::string> own_dirs = {});
   // Everything Create checks of a config, creating nothing: the config's own
   // errors and warnings, then what only the master knows (checkpoint storage
   // roots, whether the pool exists and can run the slots, the searcher).
@@ -55,9 +56,12 @@ class Experiments {
   // Ok when the config has no image, or its pool can run it; else an
   // error naming environment.image and its line, and the pool.
   Status CheckImage(const ExperimentConfig& config) const;
+  // Ok unless a bind mount reaches one of own_dirs_; else an error naming it and its line.
+  Status CheckBindMounts(const ExperimentConfig& config) const;
 
   const std::vector<std::string> declared_pools_;
   const std::map<std::string, std::string> pool_runtimes_;  // pool -> its container_runtime
+  const std::vector<std::string> own_dirs_;                 // the master's folders
   const uint64_t max_model_bytes_;
 };
 

@@ -55,7 +55,7 @@ Lifecycle::Lifecycle(Store& store, LifecycleOptions options, const RmFactory& ma
       scheduling_(store, allocations_, settings_, trials_, ranks_, *rm_, options_.pools,
                   options_.on_scheduler_pass),
       experiments_(store, settings_, trials_, allocations_, searches_, ranks_, *rm_, options_.pools,
-                   options_.max_model_bytes),
+                   options_.max_model_bytes, options_.own_dirs),
       outcomes_(store, settings_, trials_, allocations_, searches_, checkpoints_, experiments_,
                 options_.on_trial_restart),
       progress_(store, settings_, trials_, searches_) {

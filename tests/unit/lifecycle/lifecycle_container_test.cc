@@ -105,5 +105,32 @@ TEST_F(LifecyclePoolRuntimeTest, APoolRequiringARuntimeRefusesAgentsWithoutItAnd
   EXPECT_EQ(starts[0].container->runtime, "apptainer");
 }
 
+class LifecycleOwnDirsTest : public testing::LifecycleFixture {
+ protected:
+  LifecycleOwnDirsTest() { options_.own_dirs = {"/var/lib/ringmaster", ""}; }
+};
+
+TEST_F(LifecycleOwnDirsTest, BindMountsOfTheMastersOwnFoldersAreRefusedWithTheirLine) {
+  testing::LifecycleDriver controller{store_, options_};
+  ConnectWith(controller, now_, "boxed", "cpu", {{"podman", "4.3.1", false}});
+  const std::string image = kHead + "environment:\n  image: team/cpu:1\nbind_mounts:\n";
+  for (const std::string host : {"/var/lib/ringmaster", "/var/lib/ringmaster/db", "/var/lib", "/"}) {
+    auto refused = controller.CreateExperiment(
+        image + "  - {host_path: /srv, container_path: /srv}\n  - {host_path: " + host +
+            ", container_path: /x}\n",
+        model_, true, "alice");
+    ASSERT_FALSE(refused.ok()) << host;
+    EXPECT_NE(refused.status().message().find("experiment.yaml:12: bind_mounts[1].host_path " + host +
+                                              " reaches the master's own folder /var/lib/ringmaster"),
+              std::string::npos)
+        << refused.status().message();
+  }
+  EXPECT_TRUE(controller
+                  .CreateExperiment(image + "  - {host_path: /var/lib/ringmaster-data, container_path: /x}\n",
+                                    model_, true, "alice")
+                  .ok())
+      << "a sibling folder is not the master's";
+}
+
 }  // namespace lifecycle_container_test
 }  // namespace ring
