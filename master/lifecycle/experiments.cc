@@ -34,6 +34,8 @@ Experiments::Experiments(Store& store, ExperimentSettings& settings, Trials& tri
       max_model_bytes_(max_model_bytes) {}
 
 Status Experiments::CheckBindMounts(const ExperimentConfig& config) const {
+  // Without an image a mount is the host folder at its own path: nothing is mounted.
+  if (!config.environment.HasImage()) return Status::Ok();
   for (size_t i = 0; i < config.bind_mounts.size(); ++i) {
     const BindMount& m = config.bind_mounts[i];
     if (const auto dir = ReachedOwnDir(m.host_path, own_dirs_))

@@ -130,6 +130,12 @@ TEST_F(LifecycleOwnDirsTest, BindMountsOfTheMastersOwnFoldersAreRefusedWithTheir
                                     model_, true, "alice")
                   .ok())
       << "a sibling folder is not the master's";
+  // Without an image nothing is mounted (the trial sees the host's folders).
+  EXPECT_TRUE(
+      controller
+          .CreateExperiment(kHead + "bind_mounts: [{host_path: /var/lib, container_path: /var/lib}]\n",
+                            model_, true, "alice")
+          .ok());
 }
 
 }  // namespace lifecycle_container_test
