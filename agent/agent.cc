@@ -3,6 +3,7 @@
 #include <signal.h>
 
 #include <filesystem>
+#include <sstream>
 #include <thread>
 
 #include <spdlog/spdlog.h>
@@ -12,6 +13,7 @@
 #include "agent/gpu_detector.h"
 #include "agent/http_model_fetcher.h"
 #include "agent/posix_process_launcher.h"
+#include "agent/run_command.h"
 #include "agent/trial_environment.h"
 #include "agent/work_folder.h"
 
@@ -74,6 +76,28 @@ Agent::Agent(AgentConfig config, RunAsPolicy run_as, std::string run_as_notice)
     startup_error_ = InvalidArgument("agent " + config_.id + " is not enrolled yet (no credential in " +
                                      link_options.credential_file +
                                      "): give --token-file with the master's cluster token to enrol it");
+  {
+    std::vector<std::string> notes;
+    const Environment own = AllowedAgentEnvironment(CurrentEnvironment());
+    runtimes_ = DetectContainerRuntimes(*launcher_, config_.container_runtimes, own.at("PATH"), notes);
+    // A new agent process supervises no rank yet: containers an earlier one
+    // of this id left (killed with -9) have no one to stop them.
+    for (const auto& runtime : runtimes_) {
+      if (!HasDetachedContainers(runtime)) continue;
+      auto listed = RunCommand(*launcher_, ListAgentContainersCommand(runtime, config_.id), ToEnvp(own),
+                               std::chrono::seconds(30));
+      if (!listed.ok() || !listed->ok()) continue;
+      std::stringstream ids(listed->out);
+      for (std::string id; std::getline(ids, id);) {
+        if (id.empty()) continue;
+        spdlog::warn("[agent] agent={} removing container {} left by an earlier run of this agent",
+                     config_.id, id);
+        (void)RunCommand(*launcher_, RemoveCommand(runtime, id), ToEnvp(own), std::chrono::seconds(30));
+      }
+    }
+    for (const auto& note : notes)
+      spdlog::info("[agent] agent={} container runtime left out: {}", config_.id, note);
+  }
   link_options.ca_file = config_.ca_file;
   link_options.max_queued_log_bytes = config_.max_queued_log_bytes;
   MasterLink::Callbacks callbacks;
@@ -90,6 +114,7 @@ Agent::Agent(AgentConfig config, RunAsPolicy run_as, std::string run_as_notice)
     hello.slots = slots_;
     hello.running = supervisor_->Running();
     hello.runs_as_owner = run_as_.switch_users;
+    for (const auto& r : runtimes_) hello.container_runtimes.push_back(r.Info());
     return hello;
   };
   callbacks.on_start = [this](proto::Start start) { supervisor_->HandleStart(std::move(start)); };
@@ -115,6 +140,8 @@ Agent::Agent(AgentConfig config, RunAsPolicy run_as, std::string run_as_notice)
   context.slots = slots_;
   context.inherited_env = AllowedAgentEnvironment(CurrentEnvironment());
   context.run_as = run_as_;
+  context.runtimes = runtimes_;
+  context.private_dirs = {config_.work_dir, config_.state_dir};
   supervisor_ = std::make_unique<AllocationSupervisor>(std::move(context));
 }
 
@@ -146,6 +173,11 @@ int Agent::Run() {
   for (const auto& slot : slots_) gpus += slot.type == "cuda";
   spdlog::info("[agent] agent={} pool={} slots={} ({} GPU) work_dir={} master={}", config_.id, config_.pool,
                slots_.size(), gpus, config_.work_dir, config_.master_url);
+  std::string runtimes;
+  for (const auto& r : runtimes_)
+    runtimes += (runtimes.empty() ? "" : ", ") + std::string(ToString(r.kind)) + " " + r.version +
+                (r.rootless ? " (rootless)" : "");
+  spdlog::info("[agent] agent={} container runtimes: {}", config_.id, runtimes.empty() ? "none" : runtimes);
   if (config_.python_dir.empty()) {
     spdlog::warn(
         "[agent] agent={} no trial runtime Python folder (--python-dir): trials' `import determined` "

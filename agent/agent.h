@@ -21,6 +21,7 @@
 
 #include "agent/agent_config.h"
 #include "agent/allocation_supervisor.h"
+#include "agent/container_runtime.h"
 #include "agent/master_link.h"
 #include "agent/model_fetcher.h"
 #include "agent/process_launcher.h"
@@ -48,6 +49,7 @@ class Agent {
   const std::string run_as_notice_;
   Status startup_error_ = Status::Ok();  // an unreadable credential, or none and no token
   std::vector<proto::Slot> slots_;
+  std::vector<DetectedRuntime> runtimes_;  // found at start, reported in each hello
   boost::asio::io_context io_;
   std::unique_ptr<ProcessLauncher> launcher_;
   std::unique_ptr<ModelFetcher> fetcher_;

@@ -7,7 +7,10 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include <sstream>
 #include "agent/agent_state.h"
+
+#include "agent/container_runtime.h"
 #include "agent/process_containment.h"
 #include "agent/runtime_python_dir.h"
 #include "common/http_client.h"
@@ -100,6 +103,16 @@ Status ResolveAgentConfig(AgentConfig& config) {
   if (!level_ok) return InvalidArgument("--log-level must be one of trace, debug, info, warn, error");
   bool is_auto = false;
   ContainmentKind kind{};
+  if (config.container_runtimes != "auto" && config.container_runtimes != "none") {
+    std::stringstream names(config.container_runtimes);
+    std::string name;
+    while (std::getline(names, name, ','))
+      if (!ParseRuntimeKind(name))
+        return InvalidArgument(
+            "--container-runtimes must be auto, none or a list of podman, docker, apptainer, "
+            "singularity, got \"" +
+            config.container_runtimes + "\"");
+  }
   if (!ParseContainment(config.containment, is_auto, kind))
     return InvalidArgument("--containment must be auto, cgroup2, freezer or process_group, got \"" +
                            config.containment + "\"");

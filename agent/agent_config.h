@@ -35,9 +35,11 @@ struct AgentConfig {
   size_t max_queued_log_bytes = 32u << 20;  // log batches kept while disconnected (oldest dropped first)
   std::string nvml_library = "libnvidia-ml.so.1";  // loaded with dlopen to find GPUs
   bool single_user = false;                        // --single-user: run every task as the agent itself
-  std::string unlinked_user = "nobody";  // --unlinked-user: account for tasks of owners with no linked one
-  bool allow_root_trials = false;        // a task whose owner is linked to uid 0 may run as root
-  std::string containment = "auto";      // --containment: auto, cgroup2, freezer or process_group
+  std::string unlinked_user = "nobody";     // --unlinked-user: account for tasks of owners with no linked one
+  bool allow_root_trials = false;           // a task whose owner is linked to uid 0 may run as root
+  std::string containment = "auto";         // --containment: auto, cgroup2, freezer or process_group
+  std::string container_runtimes = "auto";  // --container-runtimes: auto (podman, docker, apptainer,
+                                            //   singularity, each that runs), none, or a list "podman,docker"
   std::string python_dir;  // --python-dir: the runtime's Python folder (ringtrial, determined), put first on
                            //   trials' PYTHONPATH; default found relative to the agent's binary; "none": off
 };

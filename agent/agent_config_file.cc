@@ -60,6 +60,8 @@ Status LoadAgentConfigFile(const std::string& path, AgentConfig& config, std::st
         config.allow_root_trials = v.as<bool>();
       else if (key == "containment")
         config.containment = v.as<std::string>();
+      else if (key == "container_runtimes")
+        config.container_runtimes = v.as<std::string>();
       else if (key == "python_dir")
         config.python_dir = v.as<std::string>();
       else
@@ -67,7 +69,7 @@ Status LoadAgentConfigFile(const std::string& path, AgentConfig& config, std::st
                         "unknown key \"" + key +
                             "\" (known: master, id, pool, cpu_slots, gpus, work_dir, token_file, state_dir, "
                             "ca_file, address, log_level, log_format, shutdown_grace_ms, single_user, "
-                            "unlinked_user, allow_root_trials, containment, python_dir)");
+                            "unlinked_user, allow_root_trials, containment, container_runtimes, python_dir)");
     } catch (const YAML::Exception&) {
       return KeyError(path, v, key + " has the wrong type");
     }

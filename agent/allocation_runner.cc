@@ -38,6 +38,7 @@ AllocationRunner::AllocationRunner(const RunnerContext& context, proto::Start st
       start_(std::move(start)),
       node_ranks_(NodeRanksOf(start_)),
       work_dir_(context.work_root + "/" + start_.allocation_id + ".r" + std::to_string(start_.rank)),
+      container_(start_.container ? std::make_unique<RankContainer>(context_, start_, work_dir_) : nullptr),
       on_done_(std::move(on_done)),
       flush_timer_(context.strand),
       batcher_(start_.allocation_id, start_.rank) {}
@@ -77,8 +78,18 @@ Status AllocationRunner::Prepare() {
   if (Status s = MakeWorkDir(work_dir_); !s.ok()) return s;
   // Unpacked by the agent into a folder only it can enter, then handed over.
   if (Status s = context_.fetcher->Fetch(start_, work_dir_); !s.ok()) return s;
-  if (context_.run_as.switch_users) return ChownTree(work_dir_, account_.uid, account_.gid);
+  if (context_.run_as.switch_users)
+    if (Status s = ChownTree(work_dir_, account_.uid, account_.gid); !s.ok()) return s;
+  if (container_) return container_->Prepare(account_);
   return Status::Ok();
+}
+
+ProcessSpec AllocationRunner::BareSpec(const Environment& env) const {
+  ProcessSpec spec{
+      start_.entrypoint_argv.empty() ? ShellCommand(start_.entrypoint) : ExecCommand(start_.entrypoint_argv),
+      work_dir_, ToEnvp(env)};
+  if (context_.run_as.switch_users) spec.run_as = SwitchIds{account_.uid, account_.gid, account_.groups};
+  return spec;
 }
 
 void AllocationRunner::OnPrepared(const Status& status) {
@@ -99,10 +110,7 @@ void AllocationRunner::OnPrepared(const Status& status) {
   base["USER"] = account_.user;
   base["LOGNAME"] = account_.user;
   Environment env = BuildTrialEnvironment(start_, context_.master_url, agent, context_.slots, base);
-  ProcessSpec spec{
-      start_.entrypoint_argv.empty() ? ShellCommand(start_.entrypoint) : ExecCommand(start_.entrypoint_argv),
-      work_dir_, ToEnvp(env)};
-  if (context_.run_as.switch_users) spec.run_as = SwitchIds{account_.uid, account_.gid, account_.groups};
+  ProcessSpec spec = container_ ? container_->Spec(env, account_) : BareSpec(env);
   spec.group = std::filesystem::path(work_dir_).filename().string();
   auto self = shared_from_this();
   ProcessCallbacks callbacks;
@@ -201,6 +209,11 @@ void AllocationRunner::Kill(std::chrono::milliseconds grace, const std::string& 
                    reason);
       if (kill_reason_.empty()) kill_reason_ = reason.empty() ? "requested" : reason;
       context_.launcher->Terminate(pid_, grace);
+      // The container is not a child of the process stopped above: its
+      // runtime stops it the same way (SIGTERM, SIGKILL after the grace).
+      if (container_)
+        boost::asio::post(context_.blocking,
+                          [self = shared_from_this(), grace] { self->container_->Stop(grace); });
       break;
     case Phase::kExited:
     case Phase::kDone:
@@ -210,6 +223,8 @@ void AllocationRunner::Kill(std::chrono::milliseconds grace, const std::string& 
 
 void AllocationRunner::Cleanup() {
   boost::asio::post(context_.blocking, [self = shared_from_this()] {
+    // Before the folder it mounts.
+    if (self->container_) self->container_->Remove();
     if (Status s = RemoveTree(self->work_dir_); !s.ok())
       spdlog::warn("[agent] {}: cannot remove its work folder: {}", self->Ids(), s.message());
     boost::asio::post(self->context_.strand, [self] {

@@ -5,7 +5,8 @@
 // removes the work directory. The rank runs as the account the run-as
 // policy gives its owner, in a work folder of that account's (0700). State lives on the supervisor's strand;
 // output lines arrive on the launcher's thread and go through a mutex-guarded LogBatcher. Kept alive by
-// shared_ptr captures until on_done has run.
+// shared_ptr captures until on_done has run. A rank whose start has an
+// image runs in a container (RankContainer, docs/containers.md).
 #include <atomic>
 #include <chrono>
 #include <functional>
@@ -21,10 +22,12 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 
+#include "agent/container_runtime.h"
 #include "agent/log_batcher.h"
 #include "agent/message_sink.h"
 #include "agent/model_fetcher.h"
 #include "agent/process_launcher.h"
+#include "agent/rank_container.h"
 #include "agent/rank_prefix.h"
 #include "agent/run_as.h"
 #include "agent/trial_environment.h"
@@ -52,6 +55,10 @@ struct RunnerContext {
   // What trials get of the agent's own environment (AllowedAgentEnvironment).
   Environment inherited_env;
   RunAsPolicy run_as;  // who each task runs as (the agent itself when !switch_users)
+  // The container runtimes found at start (empty: ranks with an image are
+  // refused), and the agent's own folders, which no bind mount may reach.
+  std::vector<DetectedRuntime> runtimes;
+  std::vector<std::string> private_dirs;
 };
 
 class AllocationRunner : public std::enable_shared_from_this<AllocationRunner> {
@@ -71,7 +78,8 @@ class AllocationRunner : public std::enable_shared_from_this<AllocationRunner> {
   const std::string& work_dir() const { return work_dir_; }
 
  private:
-  Status Prepare();                                                       // worker thread
+  Status Prepare();  // worker thread
+  ProcessSpec BareSpec(const Environment& env) const;
   void OnPrepared(const Status& status);                                  // strand
   void OnLine(OutputStream stream, std::string line);                     // launcher thread
   void ArmFlushTimer();                                                   // strand
@@ -85,7 +93,8 @@ class AllocationRunner : public std::enable_shared_from_this<AllocationRunner> {
   const proto::Start start_;
   const NodeRanks node_ranks_;  // per-node launch: the worker ranks its lines may be filed under
   const std::string work_dir_;
-  UnixAccount account_;  // set by Prepare, read on the strand after it
+  const std::unique_ptr<RankContainer> container_;  // null for a bare rank
+  UnixAccount account_;                             // set by Prepare, read on the strand after it
   std::function<void()> on_done_;
   std::atomic<Phase> phase_{Phase::kPreparing};
   std::atomic<int64_t> pid_{0};

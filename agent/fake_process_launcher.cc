@@ -4,6 +4,15 @@
 
 namespace ring {
 
+FakeProcessLauncher::~FakeProcessLauncher() {
+  std::vector<std::thread> threads;
+  {
+    std::lock_guard lock(mutex_);
+    threads.swap(auto_exits_);
+  }
+  for (auto& t : threads) t.join();
+}
+
 Result<ProcessHandle> FakeProcessLauncher::Launch(const ProcessSpec& spec, ProcessCallbacks callbacks) {
   std::lock_guard lock(mutex_);
   if (next_launch_error_) {
@@ -13,7 +22,18 @@ Result<ProcessHandle> FakeProcessLauncher::Launch(const ProcessSpec& spec, Proce
   }
   int64_t pid = next_pid_++;
   processes_[pid] = Entry{Launched{pid, spec, false}, std::move(callbacks)};
+  if (auto_exit_)
+    if (auto answer = auto_exit_(spec))
+      auto_exits_.emplace_back([this, pid, answer = *answer] {
+        for (const auto& line : answer.out) EmitLine(pid, OutputStream::kStdout, line);
+        Exit(pid, answer.status);
+      });
   return ProcessHandle{pid};
+}
+
+void FakeProcessLauncher::set_auto_exit(AutoExitRule rule) {
+  std::lock_guard lock(mutex_);
+  auto_exit_ = std::move(rule);
 }
 
 Status FakeProcessLauncher::Signal(int64_t pid, int signal) {

@@ -5,6 +5,7 @@
 // exit_on_terminate is set). Thread-safe.
 #include <map>
 #include <mutex>
+#include <thread>
 
 #include "agent/process_launcher.h"
 
@@ -22,6 +23,15 @@ class FakeProcessLauncher : public ProcessLauncher {
     int signal = 0;
   };
 
+  ~FakeProcessLauncher() override;
+
+  // What a short command prints and how it ends, for set_auto_exit.
+  struct AutoExit {
+    std::vector<std::string> out;  // stdout lines
+    ExitStatus status;
+  };
+  using AutoExitRule = std::function<std::optional<AutoExit>(const ProcessSpec&)>;
+
   Result<ProcessHandle> Launch(const ProcessSpec& spec, ProcessCallbacks callbacks) override;
   Status Signal(int64_t pid, int signal) override;
   void Terminate(int64_t pid, std::chrono::milliseconds grace) override;
@@ -31,6 +41,9 @@ class FakeProcessLauncher : public ProcessLauncher {
   // When true, Terminate ends the process at once with SIGTERM (a process that
   // honours SIGTERM); otherwise it only records the request.
   void set_exit_on_terminate(bool value);
+  // A launched process for which `rule` answers prints its lines and ends at
+  // once, on a thread of the launcher's own (commands run to their end).
+  void set_auto_exit(AutoExitRule rule);
 
   void EmitLine(int64_t pid, OutputStream stream, const std::string& line);
   void Exit(int64_t pid, ExitStatus status);
@@ -52,6 +65,8 @@ class FakeProcessLauncher : public ProcessLauncher {
   std::vector<std::pair<int64_t, std::chrono::milliseconds>> terminations_;
   std::optional<Status> next_launch_error_;
   bool exit_on_terminate_ = false;
+  AutoExitRule auto_exit_;
+  std::vector<std::thread> auto_exits_;  // joined by the destructor
 };
 
 }  // namespace ring

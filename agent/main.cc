@@ -51,6 +51,10 @@ int main(int argc, char** argv) {
   app.add_option("--containment", config.containment,
                  "How a task's processes are kept together: auto, cgroup2, freezer or process_group")
       ->capture_default_str();
+  app.add_option("--container-runtimes", config.container_runtimes,
+                 "Container runtimes for trials with an image: auto (each of podman, docker, apptainer, "
+                 "singularity that runs here), none, or a list like podman,docker")
+      ->capture_default_str();
   app.add_option("--python-dir", config.python_dir,
                  "The trial runtime's Python folder (ringtrial, determined), put first on every trial's "
                  "PYTHONPATH (default: found beside this binary: <bin>/../python or "

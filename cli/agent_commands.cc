@@ -14,7 +14,8 @@ int ListAgents(CliEnv& env) {
     env.out << res->dump(2) << '\n';
     return kExitOk;
   }
-  Table table({"id", "pool", "state", "mode", "address", "slots", "used", "enrolled", "last seen"});
+  Table table(
+      {"id", "pool", "state", "mode", "containers", "address", "slots", "used", "enrolled", "last seen"});
   const auto& agents = Member(*res, "agents");
   if (agents.is_array()) {
     for (const auto& a : agents) {
@@ -39,8 +40,17 @@ int ListAgents(CliEnv& env) {
                                                                                          : " (disabled)";
       const auto& as_owner = Member(a, "runs_as_owner");
       const std::string mode = as_owner.is_boolean() && as_owner.get<bool>() ? "as owner" : "single-user";
-      table.AddRow({Field(a, "id"), Field(a, "pool"), state, mode, Field(a, "address"),
-                    std::to_string(total) + (type_list.empty() ? "" : " " + type_list), std::to_string(used),
+      // The container runtimes of its hello: "podman 4.3.1", or "none".
+      std::string runtimes;
+      if (const auto& list = Member(a, "container_runtimes"); list.is_array())
+        for (const auto& r : list) {
+          std::string one = GetString(r, "name", "?") + " " + GetString(r, "version", "");
+          if (Member(r, "rootless").is_boolean() && Member(r, "rootless").get<bool>()) one += " (rootless)";
+          runtimes += (runtimes.empty() ? "" : ", ") + one;
+        }
+      table.AddRow({Field(a, "id"), Field(a, "pool"), state, mode, runtimes.empty() ? "none" : runtimes,
+                    Field(a, "address"), std::to_string(total) + (type_list.empty() ? "" : " " + type_list),
+                    std::to_string(used),
                     Member(a, "enrolled_at").is_string() ? Field(a, "enrolled_at") : "-",
                     Field(a, "last_seen_at")});
     }

@@ -16,6 +16,7 @@ constexpr const char* kMasterOnly[] = {
     "resources.resource_pool: whether the pool exists, may be used by you, and has agents that can run "
     "slots_per_trial",
     "searcher: the master's limits on grid points and trials",
+    "environment.image: whether the pool's agents have a container runtime to run it",
 };
 
 void PrintIssues(CliEnv& env, const std::string& file, const nlohmann::json& issues, const char* kind) {

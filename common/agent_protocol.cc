@@ -77,10 +77,18 @@ std::string Encode(const Message& message) {
           json running = json::array();
           for (const auto& r : m.running)
             running.push_back({{"allocation_id", r.allocation_id}, {"rank", r.rank}, {"pid", r.pid}});
-          return {{"type", "hello"},      {"agent_id", m.agent_id},
-                  {"pool", m.pool},       {"address", m.address},
-                  {"version", m.version}, {"slots", m.slots},
-                  {"running", running},   {"runs_as_owner", m.runs_as_owner}};
+          json runtimes = json::array();
+          for (const auto& r : m.container_runtimes)
+            runtimes.push_back({{"name", r.name}, {"version", r.version}, {"rootless", r.rootless}});
+          return {{"type", "hello"},
+                  {"agent_id", m.agent_id},
+                  {"pool", m.pool},
+                  {"address", m.address},
+                  {"version", m.version},
+                  {"slots", m.slots},
+                  {"running", running},
+                  {"runs_as_owner", m.runs_as_owner},
+                  {"container_runtimes", runtimes}};
         } else if constexpr (std::is_same_v<M, Welcome>) {
           return {{"type", "welcome"},
                   {"heartbeat_interval_ms", m.heartbeat_interval_ms},
@@ -117,6 +125,20 @@ std::string Encode(const Message& message) {
                              {"gid", m.run_as->gid},
                              {"user", m.run_as->user},
                              {"group", m.run_as->group}};
+          }
+          if (m.container) {
+            json mounts = json::array();
+            for (const auto& mount : m.container->mounts)
+              mounts.push_back({{"host_path", mount.host_path},
+                                {"container_path", mount.container_path},
+                                {"read_only", mount.read_only},
+                                {"propagation", mount.propagation}});
+            out["container"] = {{"image", m.container->image},
+                                {"runtime", m.container->runtime},
+                                {"force_pull", m.container->force_pull},
+                                {"registry_auth", m.container->registry_auth},
+                                {"checkpoint_path", m.container->checkpoint_path},
+                                {"mounts", mounts}};
           }
           return out;
         } else if constexpr (std::is_same_v<M, Kill>) {
@@ -173,6 +195,15 @@ Result<Message> Decode(const std::string& text) {
         }
       }
       Field(j, "runs_as_owner", m.runs_as_owner, false);
+      if (auto it = j.find("container_runtimes"); it != j.end() && it->is_array()) {
+        for (const auto& r : *it) {
+          ContainerRuntime runtime;
+          Field(r, "name", runtime.name);
+          Field(r, "version", runtime.version, false);
+          Field(r, "rootless", runtime.rootless, false);
+          m.container_runtimes.push_back(std::move(runtime));
+        }
+      }
       return Message{std::move(m)};
     }
     if (type == "welcome") {
@@ -216,6 +247,26 @@ Result<Message> Decode(const std::string& text) {
         if (run_as.uid < 0 || run_as.uid > 0xfffffffe || run_as.gid < 0 || run_as.gid > 0xfffffffe)
           throw std::invalid_argument("field \"run_as\" has a uid or gid out of range");
         m.run_as = std::move(run_as);
+      }
+      if (auto it = j.find("container"); it != j.end() && !it->is_null()) {
+        Container c;
+        Field(*it, "image", c.image);
+        Field(*it, "runtime", c.runtime, false);
+        Field(*it, "force_pull", c.force_pull, false);
+        Field(*it, "registry_auth", c.registry_auth, false);
+        Field(*it, "checkpoint_path", c.checkpoint_path, false);
+        if (auto mounts = it->find("mounts"); mounts != it->end() && mounts->is_array()) {
+          for (const auto& mj : *mounts) {
+            Mount mount;
+            Field(mj, "host_path", mount.host_path);
+            Field(mj, "container_path", mount.container_path);
+            Field(mj, "read_only", mount.read_only, false);
+            Field(mj, "propagation", mount.propagation, false);
+            c.mounts.push_back(std::move(mount));
+          }
+        }
+        if (c.image.empty()) throw std::invalid_argument("field \"container.image\" is empty");
+        m.container = std::move(c);
       }
       return Message{std::move(m)};
     }

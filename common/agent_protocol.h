@@ -25,6 +25,35 @@ struct RunningProcess {
   int64_t pid = 0;
 };
 
+// A container runtime an agent found by running it at start
+// (docs/containers.md): "podman", "docker", "apptainer" or "singularity".
+struct ContainerRuntime {
+  std::string name;
+  std::string version;
+  bool rootless = false;
+};
+
+// One bind mount of a trial's container.
+struct Mount {
+  std::string host_path;
+  std::string container_path;
+  bool read_only = false;
+  std::string propagation = "rprivate";
+};
+
+// A rank that runs in a container (environment.image): the image of its
+// kind of slot, how to get it, and what to mount besides its own folder.
+struct Container {
+  std::string image;
+  std::string runtime;  // the pool's required runtime; empty: the agent chooses
+  bool force_pull = false;
+  // Docker's auth fields (username, password, serveraddress, email, auth,
+  // identitytoken, registrytoken); empty when none. A secret: never logged.
+  std::map<std::string, std::string> registry_auth;
+  std::string checkpoint_path;  // the checkpoint folder, mounted at its own path
+  std::vector<Mount> mounts;    // the experiment's bind_mounts
+};
+
 struct Hello {
   std::string agent_id;
   std::string pool = "default";
@@ -35,6 +64,9 @@ struct Hello {
   // True when the agent runs each task as its owner's Unix account (it can
   // switch users); false in single-user mode, where tasks run as the agent.
   bool runs_as_owner = false;
+  // The container runtimes that ran when the agent started (empty: none;
+  // absent in hellos of older agents).
+  std::vector<ContainerRuntime> container_runtimes;
 };
 
 struct Welcome {
@@ -80,6 +112,7 @@ struct Start {
   std::string model_definition_path;               // GET path on the master (tar.gz)
   std::string owner;                               // the Ringmaster user who owns the task
   std::optional<RunAs> run_as;                     // absent: the owner has no linked account
+  std::optional<Container> container;              // absent: the rank runs on the agent's host
 };
 
 struct Kill {

@@ -23,14 +23,11 @@ struct ForeignKey {
   std::string_view why;  // completes "<path> is a Determined key Ringmaster ..."
 };
 
-constexpr const char* kNoContainers =
-    "does not support yet: capabilities are given to containers, and trials run on the agent's host without "
-    "containers (until containers exist)";
+constexpr const char* kNoCapabilities =
+    "does not support: a trial's container runs with every capability dropped and cannot gain one "
+    "(docs/containers.md)";
 
 const ForeignKey kForeignKeys[] = {
-    {"", "bind_mounts", Handling::kRefuseUnlessEmpty,
-     "does not support yet: trials run on the agent's host without containers (until containers exist), so "
-     "they see the host's folders at their own paths; remove bind_mounts and use the host paths"},
     {"", "debug", Handling::kWarn, "ignores: it sets the log level of Determined's own harness"},
     {"", "profiling", Handling::kWarn,
      "ignores: Ringmaster has no profiler (what the trial computes is unchanged)"},
@@ -68,14 +65,6 @@ const ForeignKey kForeignKeys[] = {
      "does not support: it belongs to a notebook or command config, not an experiment config; a trial runs "
      "in "
      "its model definition's folder"},
-    {"environment", "image", Handling::kRefuseUnlessEmpty,
-     "does not support yet: trials run on the agent's host without containers (until containers exist); "
-     "remove it, install what the image holds on the agents, and choose the trial's Python with PATH in "
-     "environment.variables"},
-    {"environment", "force_pull_image", Handling::kWarn,
-     "ignores: there is no image to pull without containers"},
-    {"environment", "registry_auth", Handling::kWarn,
-     "ignores: there is no image to pull without containers"},
     {"environment", "pod_spec", Handling::kRefuseUnlessEmpty,
      "does not support: Kubernetes pod specs; Ringmaster schedules trials on its own agents, choose them "
      "with "
@@ -84,22 +73,24 @@ const ForeignKey kForeignKeys[] = {
      "does not support yet: the master has no proxy to a trial's ports; reach them on the trial's agent"},
     {"environment", "ports", Handling::kRefuseUnlessEmpty,
      "does not support yet: ports are exposed by a container; a trial's process listens on its agent's host"},
-    {"environment", "add_capabilities", Handling::kRefuseUnlessEmpty, kNoContainers},
-    {"environment", "drop_capabilities", Handling::kRefuseUnlessEmpty, kNoContainers},
+    {"environment", "add_capabilities", Handling::kRefuseUnlessEmpty, kNoCapabilities},
+    {"environment", "drop_capabilities", Handling::kWarn,
+     "ignores: a trial's container already runs with every capability dropped"},
     {"resources", "agent_label", Handling::kRefuseUnlessEmpty,
      "does not support: it is deprecated in Determined; choose agents with resources.resource_pool"},
     {"resources", "devices", Handling::kRefuseUnlessEmpty,
-     "does not support yet: devices are mounted into containers; trials see the agent's devices"},
+     "does not support: a rank gets its slots' GPUs, and a container no other device of the host"},
     {"resources", "native_parallel", Handling::kRefuseUnlessEmpty,
      "does not support: it was removed from Determined; use a launcher (python3 -m determined.launch...)"},
     {"resources", "shm_size", Handling::kWarn,
-     "ignores: without containers a trial uses the host's /dev/shm, whatever its size"},
+     "ignores: a trial uses the host's /dev/shm, in a container too (it shares the host's IPC namespace)"},
     {"resources", "slots", Handling::kWarn,
      "ignores: it is the size of a notebook or command; an experiment's trials use "
      "resources.slots_per_trial"},
     {"checkpoint_storage", "propagation", Handling::kWarn, "ignores: it is a container mount option"},
     {"checkpoint_storage", "container_path", Handling::kWarn,
-     "ignores: without containers the trial reads and writes checkpoints at host_path"},
+     "ignores: the trial reads and writes checkpoints at host_path, in a container too (the folder is "
+     "mounted at its own path)"},
     {"checkpoint_storage", "tensorboard_path", Handling::kWarn, "ignores: Ringmaster has no TensorBoard yet"},
     {"checkpoint_storage", "checkpoint_path", Handling::kRefuseUnlessEmpty,
      "does not support: it is deprecated in Determined; use storage_path"},

@@ -76,6 +76,7 @@ ExperimentConfig ConfigParser::Parse(const YAML::Node& root) {
         "checkpoint_storage",
         "reproducibility",
         "environment",
+        "bind_mounts",
         "data",
         "preemption_timeout",
         "log_retention_days",
@@ -178,6 +179,27 @@ ExperimentConfig ConfigParser::Parse(const YAML::Node& root) {
   Try("environment", [&] {
     if (Present(root["environment"])) ParseEnvironment(root["environment"], c.environment);
   });
+  Try("bind_mounts", [&] {
+    if (Present(root["bind_mounts"])) ParseBindMounts(root["bind_mounts"], c.bind_mounts);
+  });
+  // Without an image the trial runs on the host, where a folder is at its
+  // own path: a mount to the same path already holds, another does not.
+  if (!c.environment.HasImage())
+    for (size_t i = 0; i < c.bind_mounts.size(); ++i) {
+      const BindMount& m = c.bind_mounts[i];
+      const std::string at = "bind_mounts[" + std::to_string(i) + "]";
+      const YAML::Node item = root["bind_mounts"][i];
+      if (m.host_path == m.container_path)
+        w_.Warn(item, at,
+                at + " mounts " + m.host_path +
+                    " at its own path; without environment.image the trial runs on the agent's host and sees "
+                    "it there");
+      else
+        w_.Error(item, at,
+                 at + " moves " + m.host_path + " to " + m.container_path +
+                     ", which needs environment.image (a container); without one the trial sees host folders "
+                     "at their own paths");
+    }
   Try("data", [&] {
     const auto d = root["data"];
     if (!Present(d)) return;

@@ -60,6 +60,10 @@ class ConfigParser {
   void ParseEnvironment(const YAML::Node& node, EnvironmentConfig& out);
   void ParseVariables(const YAML::Node& vars, const std::string& path,
                       std::map<std::string, std::string>& out);
+  // environment.image, registry_auth, force_pull_image (config_container.cc).
+  void ParseImage(const YAML::Node& node, EnvironmentConfig& out);
+  void ParseRegistryAuth(const YAML::Node& node, EnvironmentConfig& out);
+  void ParseBindMounts(const YAML::Node& node, std::vector<BindMount>& out);
   void ParseEntrypoint(const YAML::Node& node, ExperimentConfig& c);
   CheckpointStorageConfig ParseCheckpointStorage(const YAML::Node& node);
   void ParseLogPolicies(const YAML::Node& node, std::vector<LogPolicy>& out);

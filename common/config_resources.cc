@@ -93,7 +93,17 @@ void ConfigParser::ParseVariables(const YAML::Node& vars, const std::string& p,
 
 void ConfigParser::ParseEnvironment(const YAML::Node& node, EnvironmentConfig& out) {
   const std::string p = "environment";
-  Keys(node, p, {"variables", "environment_variables"});
+  Keys(node, p, {"variables", "environment_variables", "image", "registry_auth", "force_pull_image"});
+  Try(p + ".image", [&] {
+    if (Present(node["image"])) ParseImage(node["image"], out);
+  });
+  Try(p + ".registry_auth", [&] {
+    if (Present(node["registry_auth"])) ParseRegistryAuth(node["registry_auth"], out);
+  });
+  Try(p + ".force_pull_image", [&] {
+    if (Present(node["force_pull_image"]))
+      out.force_pull_image = w_.Bool(node["force_pull_image"], p + ".force_pull_image");
+  });
   Try(p + ".variables", [&] { ParseVariables(node["variables"], p + ".variables", out.variables); });
   const std::string d = p + ".environment_variables";
   Try(d, [&] {

@@ -120,6 +120,28 @@ struct LogPolicy {
   int line = 0;
 };
 
+// environment.registry_auth: Determined's (Docker's) credentials for the
+// registry of environment.image. Passed to the runtime's pull, never logged.
+struct RegistryAuth {
+  std::string username;
+  std::string password;
+  std::string serveraddress;  // the registry; empty: the image's own
+  std::string email;
+  std::string auth;  // base64 of "username:password"
+  std::string identitytoken;
+  std::string registrytoken;
+};
+
+// One of bind_mounts: a host folder the trial's container sees at
+// container_path (docs/containers.md says which host paths are allowed).
+struct BindMount {
+  std::string host_path;
+  std::string container_path;
+  bool read_only = false;
+  std::string propagation = "rprivate";
+  int line = 0;  // of the entry in the YAML
+};
+
 struct EnvironmentConfig {
   // environment.variables and environment.environment_variables (a list of
   // NAME=VALUE), for every trial.
@@ -128,6 +150,15 @@ struct EnvironmentConfig {
   // added on trials of CPU or of GPU slots (gpu and rocm count as cuda).
   std::map<std::string, std::string> cpu_variables;
   std::map<std::string, std::string> cuda_variables;
+  // environment.image: the container image of trials on CPU slots and on GPU
+  // slots (a string sets both; gpu and rocm count as cuda). Both empty: the
+  // trial runs on the agent's host without a container.
+  std::string cpu_image;
+  std::string cuda_image;
+  int image_line = 0;  // of environment.image in the YAML (0 when absent)
+  std::optional<RegistryAuth> registry_auth;
+  bool force_pull_image = false;  // pull even when the agent has the image
+  bool HasImage() const { return !cpu_image.empty() || !cuda_image.empty(); }
 };
 
 struct ExperimentConfig {
@@ -151,6 +182,7 @@ struct ExperimentConfig {
   CheckpointPolicy checkpoint_policy = CheckpointPolicy::kBest;
   std::optional<int64_t> experiment_seed;  // reproducibility.experiment_seed
   EnvironmentConfig environment;
+  std::vector<BindMount> bind_mounts;              // only with environment.image
   nlohmann::json data = nlohmann::json::object();  // free-form, passed to the trial as RING_DATA
   int64_t preemption_timeout_s = 3600;
   // Days the logs of a trial are kept after it ends; -1 forever. Unset: the

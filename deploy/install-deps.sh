@@ -34,6 +34,10 @@ packages=(
   iproute2 openmpi-bin libopenmpi-dev
   # The web UI's end-to-end test drives Debian's chromium, headless.
   chromium
+  # Trials in containers (environment.image, docs/containers.md): podman with
+  # runc, as the container e2e test runs it; podman's default crun cannot set
+  # a container's rlimits where root lacks CAP_SYS_RESOURCE.
+  podman runc
   # The fuzz targets (deploy/fuzz.sh): clang with libFuzzer and the sanitizers.
   clang libclang-rt-14-dev
 )

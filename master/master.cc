@@ -158,6 +158,8 @@ Status Master::Run() {
   options.checkpoint_root = config_.checkpoint_root;
   options.checkpoint_allowed_roots = config_.checkpoint_allowed_roots;
   options.pools = config_.resource_pools;
+  options.own_dirs = {config_.data_dir, std::filesystem::path(config_.db).parent_path().string(),
+                      std::filesystem::path(config_.cluster_token_file).parent_path().string()};
   options.on_scheduler_pass = [&p](const std::string& pool, double seconds) {
     p.metrics.ObserveSchedulerPass(pool, seconds);
   };

@@ -52,6 +52,14 @@ Result<std::vector<PoolSettings>> ParsePools(const std::string& path, const YAML
           return KeyError(path, kv.second,
                           at + ".launch must be one of auto, per_slot, per_node, got \"" + text + "\"");
         pool.launch = *mode;
+      } else if (key == "container_runtime") {
+        pool.container_runtime = kv.second.IsScalar() ? kv.second.as<std::string>() : std::string();
+        if (pool.container_runtime != "podman" && pool.container_runtime != "docker" &&
+            pool.container_runtime != "apptainer" && pool.container_runtime != "singularity")
+          return KeyError(
+              path, kv.second,
+              at + ".container_runtime must be one of podman, docker, apptainer, singularity, got \"" +
+                  pool.container_runtime + "\"");
       } else if (key == "allowed_users") {
         if (!kv.second.IsSequence())
           return KeyError(path, kv.second, at + ".allowed_users must be a list of user names");

@@ -5,12 +5,14 @@
 #include <spdlog/spdlog.h>
 
 #include "common/archive.h"
+#include "common/bind_mount_rule.h"
 
 namespace ring {
 
 Experiments::Experiments(Store& store, ExperimentSettings& settings, Trials& trials, Allocations& allocations,
                          Searches& searches, RankEvents& ranks, ResourceManager& rm,
-                         std::vector<std::string> declared_pools, uint64_t max_model_bytes)
+                         const std::vector<PoolSettings>& pools, uint64_t max_model_bytes,
+                         std::vector<std::string> own_dirs)
     : store_(store),
       settings_(settings),
       trials_(trials),
@@ -18,8 +20,43 @@ Experiments::Experiments(Store& store, ExperimentSettings& settings, Trials& tri
       searches_(searches),
       ranks_(ranks),
       rm_(rm),
-      declared_pools_(std::move(declared_pools)),
+      declared_pools_([&] {
+        std::vector<std::string> names;
+        for (const auto& p : pools) names.push_back(p.name);
+        return names;
+      }()),
+      pool_runtimes_([&] {
+        std::map<std::string, std::string> runtimes;
+        for (const auto& p : pools) runtimes[p.name] = p.container_runtime;
+        return runtimes;
+      }()),
+      own_dirs_(std::move(own_dirs)),
       max_model_bytes_(max_model_bytes) {}
+
+Status Experiments::CheckBindMounts(const ExperimentConfig& config) const {
+  // Without an image a mount is the host folder at its own path: nothing is mounted.
+  if (!config.environment.HasImage()) return Status::Ok();
+  for (size_t i = 0; i < config.bind_mounts.size(); ++i) {
+    const BindMount& m = config.bind_mounts[i];
+    if (const auto dir = ReachedOwnDir(m.host_path, own_dirs_))
+      return Status(ErrorCode::kInvalidConfig, "experiment.yaml:" + std::to_string(m.line) +
+                                                   ": bind_mounts[" + std::to_string(i) + "].host_path " +
+                                                   m.host_path + " reaches the master's own folder " + *dir +
+                                                   ", which trials may not mount");
+  }
+  return Status::Ok();
+}
+
+Status Experiments::CheckImage(const ExperimentConfig& config) const {
+  if (!config.environment.HasImage()) return Status::Ok();
+  const std::string& pool = config.resources.resource_pool;
+  const auto required = pool_runtimes_.find(pool);
+  Status s = rm_.CheckContainers(pool, required == pool_runtimes_.end() ? "" : required->second);
+  if (s.ok()) return s;
+  return Status(ErrorCode::kInvalidConfig,
+                "experiment.yaml:" + std::to_string(config.environment.image_line) +
+                    ": environment.image: " + s.message());
+}
 
 namespace {
 
@@ -53,6 +90,8 @@ ConfigCheck Experiments::Check(const std::string& config_yaml, const Submitter& 
     check.errors.push_back(IssueOf(s, "checkpoint_storage"));
   if (Status s = rm_.CheckFits(config.resources, declared_pools_); !s.ok())
     check.errors.push_back(IssueOf(s, "resources"));
+  if (Status s = CheckImage(config); !s.ok()) check.errors.push_back(IssueOf(s, "environment.image"));
+  if (Status s = CheckBindMounts(config); !s.ok()) check.errors.push_back(IssueOf(s, "bind_mounts"));
   if (auto searcher = search::Searcher::Create(config.searcher, config.hyperparameters, 1); !searcher.ok())
     check.errors.push_back(IssueOf(searcher.status(), "searcher"));
   if (auto source = ResolveWarmStart(store_, config, who); !source.ok())
@@ -71,6 +110,8 @@ Result<int64_t> Experiments::Create(const std::string& config_yaml, const std::s
   auto config = Result<ExperimentConfig>(std::move(*check.config));
   if (Status s = settings_.CheckStorage(*config); !s.ok()) return s;
   if (Status s = rm_.CheckFits(config->resources, declared_pools_); !s.ok()) return s;
+  if (Status s = CheckImage(*config); !s.ok()) return s;
+  if (Status s = CheckBindMounts(*config); !s.ok()) return s;
   const uint64_t seed = config->experiment_seed
                             ? static_cast<uint64_t>(*config->experiment_seed)
                             : (uint64_t{std::random_device{}()} << 32) | std::random_device{}();

@@ -5,6 +5,7 @@
 // the lifecycle's executor only.
 #include <chrono>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "master/lifecycle/searches.h"
 #include "master/lifecycle/trials.h"
 #include "master/lifecycle/warm_start.h"
+#include "master/scheduler/pool_settings.h"
 
 namespace ring {
 
@@ -22,7 +24,8 @@ class Experiments {
  public:
   Experiments(Store& store, ExperimentSettings& settings, Trials& trials, Allocations& allocations,
               Searches& searches, RankEvents& ranks, ResourceManager& rm,
-              std::vector<std::string> declared_pools, uint64_t max_model_bytes);
+              const std::vector<PoolSettings>& pools, uint64_t max_model_bytes,
+              std::vector<std::string> own_dirs = {});
   // Everything Create checks of a config, creating nothing: the config's own
   // errors and warnings, then what only the master knows (checkpoint storage
   // roots, whether the pool exists and can run the slots, the searcher, the
@@ -56,7 +59,15 @@ class Experiments {
   Searches& searches_;
   RankEvents& ranks_;
   ResourceManager& rm_;
+  // Ok when the config has no image, or its pool can run it; else an
+  // error naming environment.image and its line, and the pool.
+  Status CheckImage(const ExperimentConfig& config) const;
+  // Ok unless a bind mount reaches one of own_dirs_; else an error naming it and its line.
+  Status CheckBindMounts(const ExperimentConfig& config) const;
+
   const std::vector<std::string> declared_pools_;
+  const std::map<std::string, std::string> pool_runtimes_;  // pool -> its container_runtime
+  const std::vector<std::string> own_dirs_;                 // the master's folders
   const uint64_t max_model_bytes_;
   std::function<void(const ExperimentRecord&)> on_ended_;
 };

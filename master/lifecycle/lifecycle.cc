@@ -40,16 +40,6 @@ class Lifecycle::Events : public RmEvents {
   Post post_;
 };
 
-namespace {
-
-std::vector<std::string> PoolNames(const std::vector<PoolSettings>& pools) {
-  std::vector<std::string> names;
-  for (const auto& p : pools) names.push_back(p.name);
-  return names;
-}
-
-}  // namespace
-
 Lifecycle::Lifecycle(Store& store, LifecycleOptions options, const RmFactory& make_rm, Post post)
     : store_(store),
       options_(std::move(options)),
@@ -66,8 +56,8 @@ Lifecycle::Lifecycle(Store& store, LifecycleOptions options, const RmFactory& ma
       checkpoints_(store, settings_, trials_),
       scheduling_(store, allocations_, settings_, trials_, ranks_, log_policies_, *rm_, options_.pools,
                   options_.on_scheduler_pass),
-      experiments_(store, settings_, trials_, allocations_, searches_, ranks_, *rm_,
-                   PoolNames(options_.pools), options_.max_model_bytes),
+      experiments_(store, settings_, trials_, allocations_, searches_, ranks_, *rm_, options_.pools,
+                   options_.max_model_bytes, options_.own_dirs),
       outcomes_(store, settings_, trials_, allocations_, searches_, checkpoints_, experiments_, log_policies_,
                 options_.on_trial_restart),
       progress_(store, settings_, trials_, searches_) {

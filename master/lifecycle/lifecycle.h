@@ -41,6 +41,7 @@ struct LifecycleOptions {
   std::string checkpoint_root;                        // shared_fs host_path when a config has none
   std::vector<std::string> checkpoint_allowed_roots;  // besides checkpoint_root, where host_path may be
   std::vector<PoolSettings> pools = DefaultPools();   // resource pools and their policies
+  std::vector<std::string> own_dirs;                  // the master's folders, which no bind mount may reach
   LogLimits log_limits;                               // per allocation: line length and rate
   // Observers for the master's metrics; each may be empty.
   std::function<void(const std::string& pool, double seconds)> on_scheduler_pass;

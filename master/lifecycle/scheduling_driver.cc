@@ -169,6 +169,12 @@ LaunchMode SchedulingDriver::LaunchModeOf(int64_t experiment_id, const std::stri
   return ResolveLaunchMode(config->resources.launch, pool_default, config->entrypoint);
 }
 
+std::string SchedulingDriver::RuntimeOf(const std::string& pool) const {
+  for (const auto& p : pools_)
+    if (p.name == pool) return p.container_runtime;
+  return "";
+}
+
 int SchedulingDriver::ProcessCount(const LiveAllocation& alloc) const {
   return LaunchModeOf(alloc.experiment_id, alloc.pool) == LaunchMode::kPerNode
              ? static_cast<int>(alloc.placements().size())
@@ -201,6 +207,31 @@ Result<LaunchSpec> SchedulingDriver::SpecFor(const LiveAllocation& alloc) {
       {"type", storage.type},
       {"host_path", storage.host_path},
       {"storage_path", storage.storage_path}}.dump();
+  if (config->environment.HasImage()) {
+    proto::Container c;
+    c.runtime = RuntimeOf(alloc.pool);
+    c.force_pull = config->environment.force_pull_image;
+    if (const auto& auth = config->environment.registry_auth)
+      for (auto [key, value] :
+           {std::pair{"username", &auth->username}, std::pair{"password", &auth->password},
+            std::pair{"serveraddress", &auth->serveraddress}, std::pair{"email", &auth->email},
+            std::pair{"auth", &auth->auth}, std::pair{"identitytoken", &auth->identitytoken},
+            std::pair{"registrytoken", &auth->registrytoken}})
+        if (!value->empty()) c.registry_auth[key] = *value;
+    // The checkpoint folder at its own path: RING_CHECKPOINT_STORAGE and
+    // RING_LATEST_CHECKPOINT name host paths.
+    c.checkpoint_path = storage.host_path;
+    for (const auto& m : config->bind_mounts)
+      c.mounts.push_back({m.host_path, m.container_path, m.read_only, m.propagation});
+    if (!config->environment.cpu_image.empty()) {
+      spec.cpu_container = c;
+      spec.cpu_container->image = config->environment.cpu_image;
+    }
+    if (!config->environment.cuda_image.empty()) {
+      spec.cuda_container = c;
+      spec.cuda_container->image = config->environment.cuda_image;
+    }
+  }
   if (!trial->latest_checkpoint.empty()) {
     CheckpointRecord ref;
     ref.uuid = trial->latest_checkpoint;

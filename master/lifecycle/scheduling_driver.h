@@ -60,6 +60,8 @@ class SchedulingDriver {
   // resources.launch, else the pool's default, else the entrypoint rule
   // (`ring experiment create --launch` writes resources.launch).
   LaunchMode LaunchModeOf(int64_t experiment_id, const std::string& pool) const;
+  // The container runtime `pool` requires (resource_pools[].container_runtime); "" for any.
+  std::string RuntimeOf(const std::string& pool) const;
   // The processes a placed allocation runs (its ranks that report exits).
   int ProcessCount(const LiveAllocation& alloc) const;
 

@@ -45,6 +45,10 @@ struct LaunchSpec {
   std::string model_definition_path;
   std::string owner;                   // the Ringmaster user who owns the task
   std::optional<proto::RunAs> run_as;  // the owner's linked Unix account; absent when unlinked
+  // environment.image: the container of ranks on CPU slots and on GPU
+  // slots (image empty: that kind runs on the host).
+  std::optional<proto::Container> cpu_container;
+  std::optional<proto::Container> cuda_container;
 };
 
 // What a resource manager reports. Called on any thread: the lifecycle's
@@ -83,6 +87,10 @@ class ResourceManager {
   // without nodes.
   virtual Status CheckFits(const ResourcesConfig& resources,
                            const std::vector<std::string>& declared) const = 0;
+  // Ok when trials with a container image can run in `pool`: some node of
+  // it has a container runtime (`runtime` when not empty), or it has no
+  // node yet. kInvalidConfig naming the pool otherwise.
+  virtual Status CheckContainers(const std::string& pool, const std::string& runtime) const = 0;
   // Holds the placements' slots for the allocation and starts its ranks.
   virtual void Launch(const LaunchSpec& spec) = 0;
   // Holds the slots of an allocation recovered from the store after a

@@ -21,6 +21,10 @@ struct PoolSettings {
   // processes here (master.yaml resource_pools[].launch); kAuto: by the
   // entrypoint rule (docs/distributed.md).
   LaunchMode launch = LaunchMode::kAuto;
+  // The container runtime trials with environment.image use here
+  // (master.yaml resource_pools[].container_runtime: podman, docker,
+  // apptainer or singularity); empty: any the agent has.
+  std::string container_runtime;
 };
 
 // Whether `username` (an admin when `admin`) may submit work to `pool`.

@@ -1,5 +1,9 @@
 # Whole experiments on a real master, agents and trial processes, one binary:
 #   agent_loss_e2e_test       a trial that fails, an agent that dies under a running trial
+#   container_e2e_test        environment.image: pools that cannot run it refuse it; the quadratic
+#                             example in a small podman image, killed and resumed bit for bit; an
+#                             image that cannot be pulled
+#                             (skips, saying why, where podman cannot run)
 #   quadratic_e2e_test        `ring experiment create` to metrics in SQLite, the CLI and REST
 #   run_as_owner_e2e_test     `ring user link-unix`: a trial runs as another Unix account and owns
 #                             its files (skips when not root)
@@ -31,6 +35,7 @@ endif()
 ring_add_test(e2e_tests LABEL e2e TIMEOUT 300
   SOURCES
     e2e/agent_loss_e2e_test.cc
+    e2e/container_e2e_test.cc
     e2e/digits_e2e_test.cc
     e2e/digits_harness.cc
     e2e/digits_netns_e2e_test.cc

@@ -13,6 +13,7 @@ LifecycleDriver::LifecycleDriver(Store& store, DriverOptions o) : store_(store) 
   options.max_model_bytes = o.max_model_bytes;
   options.checkpoint_root = o.checkpoint_root;
   options.pools = o.pools;
+  options.own_dirs = o.own_dirs;
   options.log_limits = o.log_limits;
   options.on_trial_restart = o.on_trial_restart;
   lifecycle_ = std::make_unique<Lifecycle>(store, options, [this, agent_options, &store](RmEvents& events) {

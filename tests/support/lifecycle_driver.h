@@ -26,6 +26,7 @@ struct DriverOptions {
   uint64_t max_model_bytes = 64ull << 20;
   std::string checkpoint_root;
   std::vector<PoolSettings> pools = DefaultPools();
+  std::vector<std::string> own_dirs;  // the master's folders (LifecycleOptions::own_dirs)
   LogLimits log_limits;
   std::function<void()> on_trial_restart;
 };

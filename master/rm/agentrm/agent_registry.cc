@@ -13,6 +13,7 @@ AgentEntry& AgentRegistry::Connect(const proto::Hello& hello, std::shared_ptr<Ag
   e.address = hello.address;
   e.slots = hello.slots;
   e.runs_as_owner = hello.runs_as_owner;
+  e.container_runtimes = hello.container_runtimes;
   if (was_lost) {
     e.slot_owner.clear();
     for (const auto& [allocation, ranks] : e.ranks) {
@@ -138,6 +139,17 @@ std::vector<AgentEntry> AgentRegistry::Snapshot() const {
   return out;
 }
 
+namespace {
+
+nlohmann::json RuntimesJson(const std::vector<proto::ContainerRuntime>& runtimes) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& r : runtimes)
+    out.push_back({{"name", r.name}, {"version", r.version}, {"rootless", r.rootless}});
+  return out;
+}
+
+}  // namespace
+
 nlohmann::json AgentRegistry::AgentsJson(const std::vector<AgentEntry>& agents) {
   nlohmann::json list = nlohmann::json::array();
   for (const AgentEntry& e : agents) {
@@ -158,6 +170,7 @@ nlohmann::json AgentRegistry::AgentsJson(const std::vector<AgentEntry>& agents) 
                     {"enabled", e.enabled},
                     {"draining", e.draining},
                     {"runs_as_owner", e.runs_as_owner},
+                    {"container_runtimes", RuntimesJson(e.container_runtimes)},
                     {"last_seen_at", e.last_seen_at}});
   }
   return list;

@@ -41,6 +41,7 @@ struct AgentEntry {
   // From its hello: it runs each task as the owner's Unix account (false:
   // single-user mode, tasks run as the agent's own user).
   bool runs_as_owner = false;
+  std::vector<proto::ContainerRuntime> container_runtimes;  // from its hello
 };
 
 class AgentRegistry {

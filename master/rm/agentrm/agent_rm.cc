@@ -254,6 +254,34 @@ Status AgentRm::CheckFits(const ResourcesConfig& resources, const std::vector<st
                     " slots and a larger trial needs whole agents of one size adding up to it");
 }
 
+Status AgentRm::CheckContainers(const std::string& pool, const std::string& runtime) const {
+  int agents = 0;
+  std::set<std::string> found;  // the runtimes of the pool's agents
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& [id, a] : registry_.agents()) {
+      if (a.pool != pool || a.liveness == AgentState::kLost) continue;
+      ++agents;
+      for (const auto& r : a.container_runtimes) {
+        if (runtime.empty() || r.name == runtime) return Status::Ok();
+        found.insert(r.name);
+      }
+    }
+  }
+  if (agents == 0) return Status::Ok();  // agents may join later
+  std::string have;
+  for (const auto& name : found) have += (have.empty() ? "" : ", ") + name;
+  const std::string of = "none of its " + std::to_string(agents) + (agents == 1 ? " agent" : " agents");
+  if (runtime.empty())
+    return Status(ErrorCode::kInvalidConfig,
+                  "pool " + pool + " cannot run containers: " + of +
+                      " has a container runtime (ring agent list shows them); remove environment.image or "
+                      "choose another pool with resources.resource_pool");
+  return Status(ErrorCode::kInvalidConfig, "pool " + pool + " runs containers with " + runtime +
+                                               " (its container_runtime in master.yaml) and " + of +
+                                               " has it" + (have.empty() ? "" : " (they have " + have + ")"));
+}
+
 void AgentRm::Launch(const LaunchSpec& spec) {
   if (spec.placements.empty()) return;
   std::lock_guard lock(mu_);
@@ -309,6 +337,7 @@ void AgentRm::Launch(const LaunchSpec& spec) {
       start.model_definition_path = spec.model_definition_path;
       start.owner = spec.owner;
       start.run_as = spec.run_as;
+      start.container = start.slot_type == "cpu" ? spec.cpu_container : spec.cuda_container;
       agent->channel->Send(proto::Encode(start));
     }
     spdlog::info("[agentrm] allocation {} started on agent {} slots {}{}", spec.allocation_id, p.agent_id,

@@ -73,6 +73,7 @@ class AgentRm : public ResourceManager {
 
   // ResourceManager.
   std::vector<AgentView> Offers() const override;
+  Status CheckContainers(const std::string& pool, const std::string& runtime) const override;
   Status CheckFits(const ResourcesConfig& resources, const std::vector<std::string>& declared) const override;
   void Launch(const LaunchSpec& spec) override;
   void Adopt(const std::string& allocation_id, const std::vector<Placement>& placements,

@@ -207,26 +207,31 @@ TEST_F(CliRunTest, LogsPageThroughAndFollowUntilTheTrialEnds) {
       << server.requests().back().target;
 }
 
-TEST_F(CliRunTest, ListsAgentsWithSlotUseAndWhenTheyEnrolled) {
+TEST_F(CliRunTest, ListsAgentsWithSlotUseContainerRuntimesAndWhenTheyEnrolled) {
   FakeHttpServer server([](const FakeRequest&) {
     return FakeResponse{
         200, R"({"agents":[{"id":"a1","pool":"default","state":"CONNECTED","address":"10.0.0.1",)"
              R"("slots":[{"id":0,"type":"cpu","allocation_id":"7.0"},{"id":1,"type":"cpu",)"
              R"("allocation_id":null}],"runs_as_owner":false,"last_seen_at":"now","enrolled_at":"then",)"
+             R"("container_runtimes":[{"name":"podman","version":"4.3.1","rootless":false}],)"
              R"("revoked":false},)"
              R"({"id":"a2","pool":"default","state":"LOST","address":"10.0.0.2","slots":[],)"
              R"("runs_as_owner":true,"last_seen_at":"now","enrolled_at":"then","revoked":true}],"total":2})"};
   });
   auto r = Run({"-m", server.url(), "agent", "list"});
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_NE(
-      r.out.find("ID  POOL     STATE           MODE         ADDRESS   SLOTS  USED  ENROLLED  LAST SEEN"),
-      std::string::npos)
-      << r.out;
-  EXPECT_NE(r.out.find("a1  default  CONNECTED       single-user  10.0.0.1  2 cpu  1     then      now"),
+  EXPECT_NE(r.out.find("ID  POOL     STATE           MODE         CONTAINERS    ADDRESS   SLOTS  USED  "
+                       "ENROLLED  LAST SEEN"),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("a2  default  LOST (removed)  as owner     10.0.0.2"), std::string::npos) << r.out;
+  EXPECT_NE(
+      r.out.find(
+          "a1  default  CONNECTED       single-user  podman 4.3.1  10.0.0.1  2 cpu  1     then      now"),
+      std::string::npos)
+      << r.out;
+  // An agent without a runtime (or an older one that does not say) has none.
+  EXPECT_NE(r.out.find("a2  default  LOST (removed)  as owner     none          10.0.0.2"), std::string::npos)
+      << r.out;
 }
 
 TEST_F(CliRunTest, RemovesAgentsAllowsSlotsAndRotatesTheClusterToken) {

@@ -24,7 +24,6 @@ const fs::path kRoot = fs::path(RING_SOURCE_DIR) / "tests/determined/configs";
 // Why a config may be refused: a feature Ringmaster does not have yet, as an
 // error message names it.
 const std::map<std::string, std::string> kMissingFeature = {
-    {"containers", "until containers exist"},
     {"proxy", "the master has no proxy"},
     {"notebooks", "has no notebooks"},
     {"zero-slot trials", "a trial that holds no slot"},
@@ -32,22 +31,9 @@ const std::map<std::string, std::string> kMissingFeature = {
 
 // The refused configs and the features they need; every other one is accepted.
 const std::map<std::string, std::vector<std::string>> kRefused = {
-    {"examples/computer_vision/iris_tf_keras/adaptive.yaml", {"containers"}},  // environment.image
-    {"examples/computer_vision/iris_tf_keras/const.yaml", {"containers"}},
-    {"examples/computer_vision/iris_tf_keras/distributed.yaml", {"containers"}},
-    {"examples/deepspeed/dcgan/mnist.yaml", {"containers"}},  // image and bind_mounts
-    {"examples/deepspeed/gpt_neox/hp_search.yaml", {"containers"}},
-    {"examples/deepspeed/gpt_neox/zero1.yaml", {"containers"}},
     {"examples/diffusion/textual_inversion_stable_diffusion/detsd-notebook.yaml", {"notebooks"}},
-    {"examples/features/inference_mnist_pytorch/distributed_inference.yaml", {"containers"}},  // bind_mounts
     {"examples/features/ports/ray_launcher.yaml", {"proxy"}},
-    {"examples/features/torch_batch_process_core_api_comparison/core_api_config.yaml", {"containers"}},
-    {"examples/features/torch_batch_process_core_api_comparison/torch_batch_process_config.yaml",
-     {"containers"}},
-    {"examples/features/torch_batch_process_embeddings/distributed.yaml", {"containers"}},
     {"examples/features/unmanaged/2.yaml", {"zero-slot trials"}},
-    {"examples/hf_trainer_api/hf_image_classification/deepspeed.yaml", {"containers"}},
-    {"examples/hf_trainer_api/hf_language_modeling/deepspeed.yaml", {"containers"}},
 };
 
 std::vector<std::string> AllConfigs() {
@@ -99,8 +85,8 @@ TEST(DeterminedConfigsTest, EachIsAcceptedOrRefusedForAMissingFeature) {
         EXPECT_TRUE(missing) << e.dump();
       }
   }
-  EXPECT_EQ(accepted, 27);
-  EXPECT_EQ(refused, 15);
+  EXPECT_EQ(accepted, 39);
+  EXPECT_EQ(refused, 3);
 }
 
 }  // namespace

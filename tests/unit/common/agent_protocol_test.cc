@@ -271,3 +271,64 @@ TEST(AgentProtocolTest, FramesAreTypedJsonObjects) {
 
 }  // namespace
 }  // namespace ring::proto
+
+namespace ring::proto {
+namespace agent_protocol_containers {
+
+TEST(AgentProtocolContainersTest, HelloCarriesContainerRuntimes) {
+  Hello in;
+  in.agent_id = "a";
+  in.container_runtimes = {{"podman", "4.3.1", false}, {"docker", "28.2.2", true}};
+  auto decoded = Decode(Encode(in));
+  ASSERT_TRUE(decoded.ok()) << decoded.status().message();
+  const auto& out = std::get<Hello>(*decoded).container_runtimes;
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].name, "podman");
+  EXPECT_EQ(out[0].version, "4.3.1");
+  EXPECT_FALSE(out[0].rootless);
+  EXPECT_TRUE(out[1].rootless);
+  // An older agent's hello has no field: no runtime.
+  auto old = Decode(R"({"type":"hello","agent_id":"a","slots":[]})");
+  ASSERT_TRUE(old.ok());
+  EXPECT_TRUE(std::get<Hello>(*old).container_runtimes.empty());
+}
+
+TEST(AgentProtocolContainersTest, StartCarriesItsContainer) {
+  Start in;
+  in.allocation_id = "3.1";
+  in.slot_type = "cpu";
+  in.entrypoint = "./run.sh";
+  in.model_definition_path = "/m";
+  Container c;
+  c.image = "localhost/quadratic:1";
+  c.runtime = "podman";
+  c.force_pull = true;
+  c.registry_auth = {{"username", "alice"}, {"password", "pw"}};
+  c.checkpoint_path = "/srv/ckpt";
+  c.mounts = {{"/srv/data", "/data", true, "rslave"}};
+  in.container = c;
+  auto decoded = Decode(Encode(in));
+  ASSERT_TRUE(decoded.ok()) << decoded.status().message();
+  const auto& out = std::get<Start>(*decoded).container;
+  ASSERT_TRUE(out);
+  EXPECT_EQ(out->image, "localhost/quadratic:1");
+  EXPECT_EQ(out->runtime, "podman");
+  EXPECT_TRUE(out->force_pull);
+  EXPECT_EQ(out->registry_auth.at("password"), "pw");
+  EXPECT_EQ(out->checkpoint_path, "/srv/ckpt");
+  ASSERT_EQ(out->mounts.size(), 1u);
+  EXPECT_EQ(out->mounts[0].container_path, "/data");
+  EXPECT_TRUE(out->mounts[0].read_only);
+  EXPECT_EQ(out->mounts[0].propagation, "rslave");
+  // No container: the rank runs on the host; an empty image is refused.
+  in.container.reset();
+  EXPECT_FALSE(std::get<Start>(*Decode(Encode(in))).container);
+  auto empty = Decode(R"({"type":"start","allocation_id":"a","allocation_token":"t","trial_id":1,)"
+                      R"("experiment_id":1,"rank":0,"world_size":1,"local_rank":0,"local_world_size":1,)"
+                      R"("slot_ids":[0],"slot_type":"cpu","entrypoint":"x","model_definition_path":"/m",)"
+                      R"("container":{"image":""}})");
+  EXPECT_FALSE(empty.ok());
+}
+
+}  // namespace agent_protocol_containers
+}  // namespace ring::proto

@@ -13,32 +13,32 @@ namespace {
 
 // A Determined config with twenty problems, one per numbered line.
 const char* kTwentyProblems =
-    "name: \"\"\n"                                                 // 1
-    "entrypoint: []\n"                                             // 2
-    "max_restarts: -1\n"                                           // 3
-    "records_per_epoch: lots\n"                                    // 4
-    "min_validation_period: {epochs: 1}\n"                         // 5
-    "checkpoint_policy: sometimes\n"                               // 6
-    "searcher:\n"                                                  // 7
-    "  name: adaptive_asha\n"                                      // 8
-    "  metric: loss\n"                                             // 9
-    "  max_trials: 0\n"                                            // 10
-    "  max_length: {batches: 0}\n"                                 // 11
-    "  divisor: 1\n"                                               // 12
-    "  mode: fast\n"                                               // 13
-    "  bracket_rungs: [0]\n"                                       // 14
-    "resources:\n"                                                 // 15
-    "  slots_per_trial: 0\n"                                       // 16
-    "  priority: 100\n"                                            // 17
-    "  launch: per_gpu\n"                                          // 18
-    "environment:\n"                                               // 19
-    "  image: determinedai/pytorch\n"                              // 20
-    "  environment_variables: [NOEQUALS]\n"                        // 21
-    "hyperparameters:\n"                                           // 22
-    "  lr: {type: double, minval: 1, maxval: 0}\n"                 // 23
-    "checkpoint_storage: {type: s3, bucket: b}\n"                  // 24
-    "log_policies: [{pattern: \"(\", action: cancel_retries}]\n"   // 25
-    "bind_mounts: [{host_path: /data, container_path: /data}]\n";  // 26
+    "name: \"\"\n"                                                // 1
+    "entrypoint: []\n"                                            // 2
+    "max_restarts: -1\n"                                          // 3
+    "records_per_epoch: lots\n"                                   // 4
+    "min_validation_period: {epochs: 1}\n"                        // 5
+    "checkpoint_policy: sometimes\n"                              // 6
+    "searcher:\n"                                                 // 7
+    "  name: adaptive_asha\n"                                     // 8
+    "  metric: loss\n"                                            // 9
+    "  max_trials: 0\n"                                           // 10
+    "  max_length: {batches: 0}\n"                                // 11
+    "  divisor: 1\n"                                              // 12
+    "  mode: fast\n"                                              // 13
+    "  bracket_rungs: [0]\n"                                      // 14
+    "resources:\n"                                                // 15
+    "  slots_per_trial: 0\n"                                      // 16
+    "  priority: 100\n"                                           // 17
+    "  launch: per_gpu\n"                                         // 18
+    "environment:\n"                                              // 19
+    "  image: {cpu: pytorch, tpu: jax}\n"                         // 20
+    "  environment_variables: [NOEQUALS]\n"                       // 21
+    "hyperparameters:\n"                                          // 22
+    "  lr: {type: double, minval: 1, maxval: 0}\n"                // 23
+    "checkpoint_storage: {type: s3, bucket: b}\n"                 // 24
+    "log_policies: [{pattern: \"(\", action: cancel_retries}]\n"  // 25
+    "bind_mounts: [{host_path: data, container_path: /data}]\n";  // 26
 
 TEST(ConfigAllErrorsTest, TwentyProblemsAreReportedInOneAnswer) {
   const ConfigCheck check = CheckExperimentConfig(kTwentyProblems);

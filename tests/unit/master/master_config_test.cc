@@ -49,6 +49,18 @@ TEST_F(MasterConfigTest, PoolsParseWithTheirPolicies) {
   EXPECT_EQ(l->resource_pools[0].launch, LaunchMode::kPerNode);
 }
 
+TEST_F(MasterConfigTest, APoolMayRequireAContainerRuntime) {
+  auto c = Load("resource_pools:\n  - name: gpu\n    container_runtime: podman\n  - name: cpu\n");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->resource_pools[0].container_runtime, "podman");
+  EXPECT_EQ(c->resource_pools[1].container_runtime, "");  // any runtime its agents have
+  auto bad = Load("resource_pools:\n  - name: gpu\n    container_runtime: lxc\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find(":3: resource_pools[0].container_runtime must be one of podman"),
+            std::string::npos)
+      << bad.status().message();
+}
+
 TEST_F(MasterConfigTest, CheckpointStorageAndDownloadSettings) {
   auto c = Load(
       "checkpoint_storage:\n  allowed_roots: [/mnt/a, /mnt/b]\nexperiments_team_readable: false\n"

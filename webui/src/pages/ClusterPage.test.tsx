@@ -10,7 +10,13 @@ describe('ClusterPage', () => {
       fakeFetch({
         '/api/v1/agents': () =>
           json({
-            agents: [agent('agent-1', ['3.0', '4.0']), { ...agent('agent-2', [null, null]), runs_as_owner: false }],
+            agents: [
+              {
+                ...agent('agent-1', ['3.0', '4.0']),
+                container_runtimes: [{ name: 'podman', version: '4.3.1', rootless: false }],
+              },
+              { ...agent('agent-2', [null, null]), runs_as_owner: false },
+            ],
             total: 2,
           }),
         '/api/v1/jobs': () =>
@@ -58,6 +64,9 @@ describe('ClusterPage', () => {
     expect(within(card1 as HTMLElement).getByText('runs tasks as their owners')).toBeTruthy();
     const card2 = screen.getByRole('heading', { name: 'agent-2' }).closest('li')!;
     expect(within(card2 as HTMLElement).getByText('single-user')).toBeTruthy();
+    // And which container runtimes it has, "none" when it has none.
+    expect(within(card1 as HTMLElement).getByText('containers: podman 4.3.1')).toBeTruthy();
+    expect(within(card2 as HTMLElement).getByText('containers: none')).toBeTruthy();
     const slots2 = screen.getByRole('list', { name: 'Slots of agent-2' });
     expect(within(slots2).queryAllByRole('link')).toHaveLength(0);
     const waiting = (await screen.findByText('waiting for 1 free slot in pool default')).closest('tr')!;

@@ -85,6 +85,13 @@ function Pools({ pools }: { pools: Pool[] }) {
   );
 }
 
+// "podman 4.3.1, docker 28.2.2 (rootless)", or "none".
+function runtimesOf(a: Agent): string {
+  const list = a.container_runtimes ?? [];
+  if (list.length === 0) return 'none';
+  return list.map((r) => `${r.name} ${r.version}${r.rootless ? ' (rootless)' : ''}`).join(', ');
+}
+
 function Agents({ agents, jobs }: { agents: Agent[]; jobs: Job[] }) {
   const now = useNow(5000);
   if (agents.length === 0)
@@ -121,7 +128,8 @@ function Agents({ agents, jobs }: { agents: Agent[]; jobs: Job[] }) {
               >
                 {a.runs_as_owner ? 'runs tasks as their owners' : 'single-user'}
               </span>{' '}
-              · seen {formatAgo(a.last_seen_at, now)}
+              · <span title="container runtimes for trials with environment.image">containers: {runtimesOf(a)}</span> ·
+              seen {formatAgo(a.last_seen_at, now)}
               {!a.enabled && (a.draining ? ' · disabled, draining' : ' · disabled')}
             </p>
             <SlotGrid agent={a} jobs={jobs} />

@@ -66,6 +66,7 @@ export function agent(id: string, allocations: (string | null)[]): Agent {
     enabled: true,
     draining: false,
     runs_as_owner: true,
+    container_runtimes: [],
     last_seen_at: new Date().toISOString(),
   };
 }

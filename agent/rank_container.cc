@@ -1,0 +1,184 @@
+#include "agent/rank_container.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include <spdlog/spdlog.h>
+
+#include "agent/allocation_runner.h"
+#include "agent/run_command.h"
+#include "common/bind_mount_rule.h"
+
+namespace ring {
+namespace {
+
+constexpr auto kRuntimeCommandTimeout = std::chrono::seconds(60);
+constexpr auto kPullTimeout = std::chrono::minutes(30);
+
+// Writes `text` to a new file only the agent may read.
+Status WritePrivateFile(const std::string& path, const std::string& text) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return Status(ErrorCode::kInternal, "cannot write " + path + ": " + std::strerror(errno));
+  const bool ok = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  ::close(fd);
+  if (!ok) return Status(ErrorCode::kInternal, "cannot write " + path);
+  return Status::Ok();
+}
+
+// Makes the missing folders of `path` (0755), as a bare rank's runtime makes
+// its checkpoint folder; those made are handed to `account` when `chown`.
+// A runtime refuses to mount a source that does not exist.
+Status MakeMountSource(const std::string& path, bool chown, const UnixAccount& account) {
+  std::string at;
+  for (const auto& part : std::filesystem::path(path).lexically_normal()) {
+    if (part == "/") continue;
+    if (part.empty()) continue;
+    at += "/" + part.string();
+    if (::mkdir(at.c_str(), 0755) == 0) {
+      if (chown && ::lchown(at.c_str(), account.uid, account.gid) != 0)
+        return Status(ErrorCode::kInternal, "cannot hand " + at + " to uid " + std::to_string(account.uid));
+    } else if (errno != EEXIST) {
+      return Status(ErrorCode::kUnavailable, "cannot make the folder " + at + ": " + std::strerror(errno));
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+RankContainer::RankContainer(const RunnerContext& context, const proto::Start& start, std::string work_dir)
+    : context_(context),
+      start_(start),
+      work_dir_(std::move(work_dir)),
+      name_("ring-" + start.allocation_id + ".r" + std::to_string(start.rank)),
+      ids_("allocation=" + start.allocation_id + " rank=" + std::to_string(start.rank)) {}
+
+Status RankContainer::Prepare(const UnixAccount& account) {
+  const proto::Container& c = *start_.container;
+  runtime_ = ChooseRuntime(context_.runtimes, c.runtime);
+  if (!runtime_) {
+    std::string have;
+    for (const auto& r : context_.runtimes)
+      have += (have.empty() ? "" : ", ") + std::string(ToString(r.kind));
+    return Status(
+        ErrorCode::kUnavailable,
+        "cannot run image " + c.image + ": this agent has " +
+            (c.runtime.empty() ? std::string("no container runtime")
+                               : "no " + c.runtime + " (it has " + (have.empty() ? "none" : have) + ")"));
+  }
+  // The agent's own folders stay its own: no mount reaches them.
+  for (const auto& m : c.mounts) {
+    const std::filesystem::path host = std::filesystem::path(m.host_path).lexically_normal();
+    if (!host.is_absolute() || m.host_path.find("..") != std::string::npos)
+      return InvalidArgument("bind_mounts: host_path " + m.host_path +
+                             " must be an absolute path without ..");
+    if (const auto dir = ReachedOwnDir(m.host_path, context_.private_dirs))
+      return Status(ErrorCode::kPermissionDenied, "bind_mounts: host_path " + m.host_path +
+                                                      " reaches the agent's own folder " + *dir +
+                                                      ", which trials may not mount");
+  }
+  if (!c.checkpoint_path.empty())
+    if (Status s = MakeMountSource(c.checkpoint_path, context_.run_as.switch_users, account); !s.ok())
+      return s;
+  if (HasDetachedContainers(*runtime_)) {
+    // A container of the same name left by an agent that died is in the way.
+    (void)RunCommand(*context_.launcher, RemoveCommand(*runtime_, name_), ToEnvp(context_.inherited_env),
+                     kRuntimeCommandTimeout);
+  }
+  return PullImage();
+}
+
+Status RankContainer::PullImage() {
+  const proto::Container& c = *start_.container;
+  const std::vector<std::string> env = ToEnvp(context_.inherited_env);
+  if (!HasDetachedContainers(*runtime_)) return Status::Ok();  // apptainer pulls as it runs
+  if (!c.force_pull) {
+    auto exists =
+        RunCommand(*context_.launcher, ImageExistsCommand(*runtime_, c.image), env, kRuntimeCommandTimeout);
+    if (exists.ok() && exists->ok()) return Status::Ok();
+  }
+  // The credentials go to the runtime in a file only the agent reads,
+  // removed after the pull; never on a command line or in a log.
+  std::string auth_dir;
+  if (!c.registry_auth.empty()) {
+    auth_dir = work_dir_ + ".auth";
+    std::error_code ec;
+    std::filesystem::remove_all(auth_dir, ec);
+    if (!std::filesystem::create_directory(auth_dir, ec))
+      return Status(ErrorCode::kInternal,
+                    "cannot make a folder for the registry credentials: " + ec.message());
+    std::filesystem::permissions(auth_dir, std::filesystem::perms::owner_all, ec);
+    if (Status s = WritePrivateFile(auth_dir + "/config.json", RegistryAuthJson(c.registry_auth, c.image));
+        !s.ok())
+      return s;
+  }
+  spdlog::info("[agent] {}: pulling image {} with {}", ids_, c.image, ToString(runtime_->kind));
+  auto pulled = RunCommand(*context_.launcher, PullCommand(*runtime_, c.image, auth_dir), env, kPullTimeout);
+  if (!auth_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::remove_all(auth_dir, ec);
+  }
+  if (!pulled.ok())
+    return Status(ErrorCode::kUnavailable, "cannot pull image " + c.image + ": " + pulled.status().message());
+  if (!pulled->ok())
+    return Status(ErrorCode::kUnavailable, "cannot pull image " + c.image + ": " + pulled->LastError());
+  return Status::Ok();
+}
+
+ProcessSpec RankContainer::Spec(const Environment& env, const UnixAccount& account) const {
+  ContainerRun run;
+  run.name = name_;
+  run.work_dir = work_dir_;
+  run.env = env;
+  run.command =
+      start_.entrypoint_argv.empty() ? ShellCommand(start_.entrypoint) : ExecCommand(start_.entrypoint_argv);
+  run.slots = context_.slots;
+  run.ulimits = ContainerUlimits();
+  run.agent_id = context_.agent_id;
+  run.env_file = work_dir_ + ".env";
+  run.runtime_env = context_.inherited_env;
+  std::optional<SwitchIds> ids;
+  if (context_.run_as.switch_users) ids = SwitchIds{account.uid, account.gid, account.groups};
+  // Podman and docker start the container as root and switch to --user in
+  // it; apptainer runs as the process that starts it, which switches here.
+  const bool detached = HasDetachedContainers(*runtime_);
+  if (detached) run.user = ids;
+  ContainerProcess process = ContainerRunCommand(*runtime_, start_, run);
+  if (detached) {
+    ::unlink(run.env_file.c_str());
+    if (Status s = WritePrivateFile(run.env_file, process.env_file_text); !s.ok())
+      spdlog::warn("[agent] {}: {}", ids_, s.message());  // the runtime then fails, saying why
+  }
+  // Podman and docker run as the agent, which may not enter the owner's
+  // 0700 folder (root without CAP_DAC_OVERRIDE); -w sets the container's.
+  ProcessSpec spec{std::move(process.argv), detached ? "" : work_dir_, ToEnvp(process.env)};
+  if (!detached) spec.run_as = ids;
+  return spec;
+}
+
+void RankContainer::Stop(std::chrono::milliseconds grace) const {
+  if (!runtime_ || !HasDetachedContainers(*runtime_)) return;  // apptainer: the process group was the rank
+  (void)RunCommand(*context_.launcher, StopCommand(*runtime_, name_, grace), ToEnvp(context_.inherited_env),
+                   grace + kRuntimeCommandTimeout);
+}
+
+void RankContainer::Remove() const {
+  if (!runtime_) return;
+  if (HasDetachedContainers(*runtime_)) {
+    // --rm removes an ended container; one whose runtime process was killed
+    // may still run.
+    auto removed = RunCommand(*context_.launcher, RemoveCommand(*runtime_, name_),
+                              ToEnvp(context_.inherited_env), kRuntimeCommandTimeout);
+    if (!removed.ok() || !removed->ok())
+      spdlog::warn("[agent] {}: cannot remove container {}: {}", ids_, name_,
+                   removed.ok() ? removed->LastError() : removed.status().message());
+  }
+  ::unlink((work_dir_ + ".env").c_str());
+}
+
+}  // namespace ring

@@ -1,0 +1,327 @@
+// Trials in containers (docs/containers.md) on a real master and agent:
+//  - an experiment with environment.image is refused at submit, naming the
+//    pool and the key's line, by a pool whose agents have no container
+//    runtime or not the one the pool requires; `ring config check` says the
+//    same and `ring agent list` shows the agents' runtimes ("none");
+//  - the quadratic example runs inside a small image built here (the files
+//    it needs, `podman import`ed, cached by content hash), its rank is killed
+//    mid-training and resumes from its checkpoint with the same final
+//    validation loss and checkpoint bytes as an uninterrupted run, and no
+//    container is left behind; a linked owner's rank writes its files as
+//    that account; an image that is neither stored nor
+//    pullable ends the trial saying so. Skips, saying why, where podman
+//    cannot run.
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <set>
+
+#include "tests/support/test_cluster.h"
+
+namespace ring::testing::container_e2e {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+std::string Experiment(const std::string& name, const std::string& pool, const std::string& extra) {
+  return "name: " + name +
+         "\n"
+         "entrypoint: sh run.sh\n"
+         "hyperparameters:\n"
+         "  learning_rate: 0.05\n  batch_size: 32\n  report_every: 50\n  momentum: 0.9\n"
+         "  checkpoint_every: 100\n  batch_sleep_ms: 0\n"
+         "searcher:\n  name: single\n  metric: validation_loss\n  max_length:\n    batches: 500\n"
+         "resources:\n  resource_pool: " +
+         pool + "\n" + extra;
+}
+
+TEST(ContainerE2E, PoolsThatCannotRunAnImageRefuseItAtSubmit) {
+  TestCluster cluster;
+  const std::string master_yaml = cluster.WriteFile(
+      "master.yaml",
+      "resource_pools:\n  - name: default\n  - name: dockers\n    container_runtime: docker\n");
+  cluster.StartMaster({.extra_args = {"--config", master_yaml}});
+  cluster.StartAgent("plain", 1, {.extra_args = {"--container-runtimes", "none"}});
+  cluster.StartAgent("docker-less", 1, {.extra_args = {"--pool", "dockers", "--container-runtimes", "none"}});
+  ASSERT_TRUE(
+      TestCluster::WaitFor([&] { return cluster.GetJson("/api/v1/agents")["agents"].size() == 2; }, 20s));
+  const std::string model = cluster.MakeModelDir("model", {{"run.sh", "#!/bin/sh\n"}});
+
+  // The image is on line 18 of the config (after the pool on line 16).
+  const std::string image = "environment:\n  image: localhost/quadratic:1\n";
+  const auto to_default = cluster.Ring(
+      {"experiment", "create", cluster.WriteFile("d.yaml", Experiment("d", "default", image)), model});
+  EXPECT_NE(to_default.exit_code, 0);
+  EXPECT_NE(to_default.err.find("experiment.yaml:18: environment.image: pool default cannot run containers"),
+            std::string::npos)
+      << to_default.out << to_default.err;
+  const auto to_dockers = cluster.Ring(
+      {"experiment", "create", cluster.WriteFile("k.yaml", Experiment("k", "dockers", image)), model});
+  EXPECT_NE(to_dockers.exit_code, 0);
+  EXPECT_NE(to_dockers.err.find("pool dockers runs containers with docker"), std::string::npos)
+      << to_dockers.out << to_dockers.err;
+  // The check says the same, at the same line.
+  const auto checked =
+      cluster.Ring({"config", "check", cluster.WriteFile("c.yaml", Experiment("c", "default", image))});
+  EXPECT_NE(checked.exit_code, 0);
+  EXPECT_NE(checked.out.find("c.yaml:18: error: environment.image: pool default cannot run containers"),
+            std::string::npos)
+      << checked.out << checked.err;
+  EXPECT_EQ(cluster.GetJson("/api/v1/experiments")["total"], 0);
+  // Without an image the same pool takes it.
+  const auto bare = cluster.Ring(
+      {"experiment", "create", cluster.WriteFile("b.yaml", Experiment("b", "default", "")), model});
+  EXPECT_EQ(bare.exit_code, 0) << bare.err;
+  // The agents say they have no runtime.
+  const auto agents = cluster.Ring({"agent", "list"});
+  ASSERT_EQ(agents.exit_code, 0) << agents.err;
+  EXPECT_NE(agents.out.find("CONTAINERS"), std::string::npos) << agents.out;
+  for (const auto& a : cluster.GetJson("/api/v1/agents")["agents"])
+    EXPECT_TRUE(a["container_runtimes"].empty()) << a.dump();
+}
+
+struct Outcome {
+  double final_validation = 0;
+  nlohmann::json final_checkpoint_files;
+};
+
+class ContainerTrialE2E : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (::geteuid() != 0) GTEST_SKIP() << "rootful podman is what is tested here, and this test is not root";
+    podman_ = FindPodman();
+    if (podman_.empty())
+      GTEST_SKIP() << "podman is not installed (deploy/install-deps.sh installs podman and runc)";
+    const std::string model = BinDir() + "/../examples/quadratic/model";
+    const auto built = RunCommand({"sh", SourceDir() + "/tests/e2e/data/quadratic_image.sh", podman_,
+                                   model + "/quadratic_trial", model + "/libringtrial.so.0"},
+                                  {}, 120s);
+    if (built.exit_code != 0) GTEST_SKIP() << "podman cannot build the test image here: " << built.err;
+    image_ = built.out.substr(0, built.out.find('\n'));
+    // Podman must also run it: on hosts where the OCI runtime cannot start a
+    // container (no runc, no cgroups), there is nothing to test.
+    const auto ran =
+        RunCommand({podman_, "--runtime", "runc", "run", "--rm", "--network", "host", "--ulimit",
+                    "nofile=1024:1024", "--ulimit", "nproc=1000:1000", image_, "/bin/sh", "-c", "echo ok"},
+                   {}, 60s);
+    if (ran.out != "ok\n") GTEST_SKIP() << "podman cannot run a container here: " << ran.err;
+    StartCluster();
+    model_ = cluster_.MakeModelDir(
+        "model", {{"run.sh", ReadFileText(SourceDir() + "/examples/quadratic/model/run.sh")}});
+  }
+
+  virtual void StartCluster() {
+    cluster_.StartMaster({.heartbeat_timeout_ms = 1500, .reconnect_window_ms = 1500});
+    cluster_.StartAgent("agent-1", 1);
+  }
+
+  void TearDown() override {
+    if (podman_.empty()) return;
+    // No container of this test's allocations is left behind.
+    const auto left = RunCommand(
+        {podman_, "ps", "--all", "--filter", "label=ring.allocation", "--format", "{{.Names}} {{.Labels}}"});
+    for (const auto& name : names_) EXPECT_EQ(left.out.find(name + " "), std::string::npos) << left.out;
+  }
+
+  static std::string FindPodman() {
+    for (const char* path : {"/usr/bin/podman", "/usr/local/bin/podman"})
+      if (::access(path, X_OK) == 0) return path;
+    return "";
+  }
+
+  int64_t Submit(const std::string& name, int64_t batch_sleep_ms) {
+    const std::string extra =
+        "reproducibility:\n  experiment_seed: 7\nmax_restarts: 3\nmin_checkpoint_period:\n  batches: 100\n"
+        "checkpoint_storage:\n  type: shared_fs\n  host_path: " +
+        cluster_.dir() + "/master/checkpoints\n  storage_path: " + name +
+        "\n  save_trial_best: 0\n  save_trial_latest: 1\n"
+        "environment:\n  image: " +
+        image_ + "\n  variables:\n    RING_EXAMPLES_BIN: /opt/quadratic\n";
+    std::string config = Experiment(name, "default", extra);
+    const std::string sleep = "batch_sleep_ms: 0";
+    config.replace(config.find(sleep), sleep.size(), "batch_sleep_ms: " + std::to_string(batch_sleep_ms));
+    auto created =
+        cluster_.Ring({"--json", "experiment", "create", cluster_.WriteFile(name + ".yaml", config), model_});
+    EXPECT_EQ(created.exit_code, 0) << created.out << created.err;
+    auto j = nlohmann::json::parse(created.out, nullptr, false);
+    return j.is_object() ? j.value("id", int64_t{0}) : 0;
+  }
+
+  int64_t TrialOf(int64_t exp) {
+    auto trials = cluster_.GetJson("/api/v1/experiments/" + std::to_string(exp) + "/trials")["trials"];
+    return trials.empty() ? 0 : trials[0]["id"].get<int64_t>();
+  }
+
+  nlohmann::json Allocations(int64_t trial) {
+    return cluster_.GetJson("/api/v1/trials/" + std::to_string(trial) + "/allocations")["allocations"];
+  }
+
+  void WaitCompleted(int64_t exp) {
+    auto waited = cluster_.Ring({"experiment", "wait", std::to_string(exp)});
+    ASSERT_EQ(waited.exit_code, 0) << waited.out << waited.err
+                                   << cluster_.Ring({"trial", "logs", std::to_string(TrialOf(exp))}).out;
+    for (const auto& a : Allocations(TrialOf(exp)))
+      names_.push_back("ring-" + a["id"].get<std::string>() + ".r0");
+  }
+
+  Outcome Result(int64_t exp) {
+    const std::string base = "/api/v1/trials/" + std::to_string(TrialOf(exp));
+    auto validation = cluster_.GetJson(base + "/metrics?kind=validation")["metrics"];
+    std::set<int64_t> seen;
+    for (const auto& m : validation)
+      EXPECT_TRUE(seen.insert(m["batches"].get<int64_t>()).second) << "stored twice";
+    Outcome out;
+    if (!validation.empty())
+      out.final_validation = validation.back()["metrics"]["validation_loss"].get<double>();
+    for (const auto& c :
+         cluster_.GetJson(base + "/checkpoints").value("checkpoints", nlohmann::json::array()))
+      if (c["state"] == "ACTIVE" && c["batches"] == 500) out.final_checkpoint_files = c["resources"];
+    EXPECT_FALSE(out.final_checkpoint_files.empty()) << "no final checkpoint";
+    return out;
+  }
+
+  TestCluster cluster_;
+  std::string podman_;
+  std::string image_;
+  std::string model_;
+  std::vector<std::string> names_;  // containers of this test's allocations
+};
+
+TEST_F(ContainerTrialE2E, KilledRankInAContainerResumesFromItsCheckpointBitForBit) {
+  // The agent found podman and says so.
+  ASSERT_TRUE(TestCluster::WaitFor(
+      [&] {
+        const auto agents = cluster_.GetJson("/api/v1/agents")["agents"];
+        return !agents.empty() && !agents[0]["container_runtimes"].empty() &&
+               agents[0]["container_runtimes"][0]["name"] == "podman";
+      },
+      20s))
+      << cluster_.GetJson("/api/v1/agents").dump();
+
+  const int64_t baseline = Submit("baseline", 0);
+  WaitCompleted(baseline);
+  const Outcome want = Result(baseline);
+
+  const int64_t exp = Submit("killed", 10);
+  const int64_t trial = TrialOf(exp);
+  ASSERT_TRUE(TestCluster::WaitFor(
+      [&] {
+        for (const auto& c : cluster_.GetJson("/api/v1/trials/" + std::to_string(trial) + "/checkpoints")
+                                 .value("checkpoints", nlohmann::json::array()))
+          if (c["batches"].get<int64_t>() >= 100) return true;
+        return false;
+      },
+      60s));
+  // The rank's process dies inside its container, as an out-of-memory kill would.
+  const std::string name = "ring-" + Allocations(trial)[0]["id"].get<std::string>() + ".r0";
+  const auto killed = RunCommand({podman_, "kill", "--signal", "KILL", name});
+  ASSERT_EQ(killed.exit_code, 0) << "no running container " << name << ": " << killed.err;
+  WaitCompleted(exp);
+  EXPECT_EQ(cluster_.GetJson("/api/v1/trials/" + std::to_string(trial))["restarts"], 1);
+  const auto allocs = Allocations(trial);
+  ASSERT_EQ(allocs.size(), 2u);
+  const std::string reason = allocs[0]["exit_reason"];
+  EXPECT_TRUE(reason == "rank 0 exited with code 137" || reason == "rank 0 killed by signal 9") << reason;
+  const Outcome got = Result(exp);
+  EXPECT_EQ(got.final_validation, want.final_validation);  // bitwise, not approximately
+  EXPECT_EQ(got.final_checkpoint_files, want.final_checkpoint_files);
+}
+
+TEST_F(ContainerTrialE2E, AnImageNeitherStoredNorPullableEndsTheTrialSayingWhy) {
+  // Not in podman's store, and its registry (this host) does not answer.
+  const std::string missing = "localhost/ring-missing:1";
+  const std::string config =
+      Experiment("missing", "default",
+                 "max_restarts: 0\nenvironment:\n  image: " + missing + "\n  force_pull_image: true\n");
+  auto created =
+      cluster_.Ring({"--json", "experiment", "create", cluster_.WriteFile("m.yaml", config), model_});
+  ASSERT_EQ(created.exit_code, 0) << created.err;
+  const int64_t exp = nlohmann::json::parse(created.out)["id"];
+  auto waited = cluster_.Ring({"experiment", "wait", std::to_string(exp)});
+  EXPECT_NE(waited.exit_code, 0) << "the trial cannot run";
+  const auto allocs = Allocations(TrialOf(exp));
+  ASSERT_EQ(allocs.size(), 1u);
+  const std::string reason = allocs[0]["exit_reason"];
+  EXPECT_NE(reason.find("cannot pull image " + missing), std::string::npos) << reason;
+  names_.push_back("ring-" + allocs[0]["id"].get<std::string>() + ".r0");
+}
+
+// An agent that runs tasks as their owners, and a user linked to a Unix
+// account made for the test (useradd; removed after it).
+class ContainerOwnerE2E : public ContainerTrialE2E {
+ protected:
+  void StartCluster() override {
+    account_ = "ringc_" + std::to_string(::getpid());
+    RunCommand({"userdel", account_});
+    const auto made = RunCommand({"useradd", "--system", "--no-create-home", "--user-group", "--shell",
+                                  "/usr/sbin/nologin", "--home-dir", "/nonexistent", account_});
+    ASSERT_EQ(made.exit_code, 0) << made.err;
+    const passwd* pw = ::getpwnam(account_.c_str());
+    ASSERT_NE(pw, nullptr);
+    uid_ = pw->pw_uid;
+    gid_ = pw->pw_gid;
+    // As a team sets them up: the folders above the work folder let accounts
+    // pass, the checkpoint root lets each make its own folders (sticky).
+    ASSERT_EQ(::chmod(cluster_.dir().c_str(), 0711), 0);
+    checkpoints_ = cluster_.dir() + "/checkpoints";
+    fs::create_directories(checkpoints_);
+    ASSERT_EQ(::chmod(checkpoints_.c_str(), 01777), 0);
+    cluster_.StartMaster(
+        {.extra_args = {"--config",
+                        cluster_.WriteFile("master.yaml", "checkpoint_root: " + checkpoints_ + "\n")}});
+    cluster_.StartAgent("owner-agent", 1,
+                        {.run_as_owner = true, .extra_args = {"--unlinked-user", "nobody"}});
+  }
+  void TearDown() override {
+    ContainerTrialE2E::TearDown();
+    if (!account_.empty()) RunCommand({"userdel", account_});
+  }
+  std::string account_;
+  std::string checkpoints_;
+  uid_t uid_ = 0;
+  gid_t gid_ = 0;
+};
+
+TEST_F(ContainerOwnerE2E, ALinkedOwnersRankRunsAsTheirAccountInsideTheContainer) {
+  ASSERT_NE(uid_, 0u);
+  const std::string token = cluster_.CreateUser("carol", "carol-password");
+  ASSERT_EQ(cluster_.Ring({"user", "link-unix", "carol", "--unix-user", account_}).exit_code, 0);
+  const std::string config = cluster_.WriteFile(
+      "owned.yaml",
+      Experiment("owned", "default",
+                 "max_restarts: 0\nmin_checkpoint_period:\n  batches: 100\nenvironment:\n  image: " + image_ +
+                     "\n  variables:\n    RING_EXAMPLES_BIN: /opt/quadratic\n"));
+  auto created =
+      RunCommand({BinDir() + "/ring", "-m", cluster_.url(), "--json", "experiment", "create", config, model_},
+                 {{"RING_TOKEN", token}, {"XDG_CONFIG_HOME", cluster_.dir() + "/carol"}});
+  ASSERT_EQ(created.exit_code, 0) << created.out << created.err;
+  const int64_t exp = nlohmann::json::parse(created.out)["id"];
+  WaitCompleted(exp);
+  // What the trial wrote inside its container is the linked account's.
+  int checked = 0;
+  for (const auto& c : cluster_.GetJson("/api/v1/trials/" + std::to_string(TrialOf(exp)) + "/checkpoints")
+                           .value("checkpoints", nlohmann::json::array())) {
+    if (c.value("state", "") != "ACTIVE") continue;
+    for (const auto& entry : fs::recursive_directory_iterator(checkpoints_))
+      if (entry.path().filename() == c.value("uuid", "")) {
+        struct stat st {};
+        ASSERT_EQ(::lstat(entry.path().c_str(), &st), 0);
+        EXPECT_EQ(st.st_uid, uid_) << entry.path();
+        EXPECT_EQ(st.st_gid, gid_) << entry.path();
+        for (const auto& file : fs::recursive_directory_iterator(entry.path())) {
+          ASSERT_EQ(::lstat(file.path().c_str(), &st), 0);
+          EXPECT_EQ(st.st_uid, uid_) << file.path();
+          ++checked;
+        }
+      }
+  }
+  EXPECT_GT(checked, 0) << "no checkpoint file to check";
+}
+
+}  // namespace
+}  // namespace ring::testing::container_e2e
