@@ -84,8 +84,9 @@ Agent::Agent(AgentConfig config, RunAsPolicy run_as, std::string run_as_notice)
     // of this id left (killed with -9) have no one to stop them.
     for (const auto& runtime : runtimes_) {
       if (!HasDetachedContainers(runtime)) continue;
-      auto listed = RunCommand(*launcher_, ListAgentContainersCommand(runtime, config_.id), ToEnvp(own),
-                               std::chrono::seconds(30));
+      auto listed = RunCommand(
+          *launcher_, ListAgentContainersCommand(runtime, ContainerScope(config_.id, config_.work_dir)),
+          ToEnvp(own), std::chrono::seconds(30));
       if (!listed.ok() || !listed->ok()) continue;
       std::stringstream ids(listed->out);
       for (std::string id; std::getline(ids, id);) {
@@ -130,6 +131,7 @@ Agent::Agent(AgentConfig config, RunAsPolicy run_as, std::string run_as_notice)
   context.sink = link_.get();
   context.master_url = config_.master_url;
   context.agent_id = config_.id;
+  context.container_scope = ContainerScope(config_.id, config_.work_dir);
   context.ca_file = config_.ca_file;
   context.python_dir = config_.python_dir;
   context.agent_address = [this] {

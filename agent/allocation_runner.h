@@ -43,10 +43,11 @@ struct RunnerContext {
   ProcessLauncher* launcher = nullptr;
   ModelFetcher* fetcher = nullptr;
   MessageSink* sink = nullptr;
-  std::string master_url;  // RING_MASTER_URL
-  std::string agent_id;    // RING_AGENT_ID
-  std::string ca_file;     // RING_CA_FILE when not empty (--ca-file)
-  std::string python_dir;  // first on PYTHONPATH when not empty (--python-dir)
+  std::string master_url;       // RING_MASTER_URL
+  std::string agent_id;         // RING_AGENT_ID
+  std::string container_scope;  // ContainerScope: labels and names this agent's containers
+  std::string ca_file;          // RING_CA_FILE when not empty (--ca-file)
+  std::string python_dir;       // first on PYTHONPATH when not empty (--python-dir)
   // RING_AGENT_ADDR, read at each launch (the address may change with each
   // connection to the master); empty when unset.
   std::function<std::string()> agent_address;

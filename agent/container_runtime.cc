@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <filesystem>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -224,7 +226,7 @@ ContainerProcess ContainerRunCommand(const DetectedRuntime& runtime, const proto
     if (runtime.kind == RuntimeKind::kPodman && !runtime.oci_runtime.empty())
       a.insert(a.end(), {"--runtime", runtime.oci_runtime});
     a.insert(a.end(), {"run", "--rm", "--name", run.name, "--label", "ring.allocation=" + start.allocation_id,
-                       "--label", "ring.agent=" + run.agent_id, "--network", "host", "--ipc", "host",
+                       "--label", "ring.agent=" + run.scope, "--network", "host", "--ipc", "host",
                        "--cap-drop", "all", "--security-opt", "no-new-privileges", "--pull", "never"});
     for (const Ulimit& u : run.ulimits)
       a.insert(a.end(), {"--ulimit", u.name + "=" + std::to_string(u.soft) + ":" + std::to_string(u.hard)});
@@ -333,8 +335,20 @@ bool HasDetachedContainers(const DetectedRuntime& runtime) {
 }
 
 std::vector<std::string> ListAgentContainersCommand(const DetectedRuntime& runtime,
-                                                    const std::string& agent_id) {
-  return {runtime.binary, "ps", "--all", "--quiet", "--filter", "label=ring.agent=" + agent_id};
+                                                    const std::string& scope) {
+  return {runtime.binary, "ps", "--all", "--quiet", "--filter", "label=ring.agent=" + scope};
+}
+
+std::string ContainerScope(const std::string& agent_id, const std::string& work_dir) {
+  return agent_id + "@" + std::filesystem::absolute(work_dir).lexically_normal().string();
+}
+
+std::string ContainerName(const std::string& scope, const std::string& allocation_id, int rank) {
+  uint64_t hash = 14695981039346656037ull;  // FNV-1a: the same in every build and process
+  for (unsigned char c : scope) hash = (hash ^ c) * 1099511628211ull;
+  char hex[9];
+  std::snprintf(hex, sizeof hex, "%08x", static_cast<unsigned>(hash ^ (hash >> 32)));
+  return std::string("ring-") + hex + "-" + allocation_id + ".r" + std::to_string(rank);
 }
 
 }  // namespace ring

@@ -61,8 +61,17 @@ std::vector<Ulimit> ContainerUlimits();
 inline constexpr uint64_t kMaxContainerProcs = 32768;
 
 // Everything one rank's container command is made of.
+// What tells one agent's containers from those of any other agent on the
+// host, of this cluster or another: "<agent id>@<absolute work folder>".
+// Containers carry it as the label ring.agent=<scope>; an agent restarted
+// with the same id and work folder finds what its predecessor left.
+std::string ContainerScope(const std::string& agent_id, const std::string& work_dir);
+// A rank's container name, unique on the host: "ring-<hash of the
+// scope>-<allocation>.r<rank>" (two clusters both have an allocation 2.0).
+std::string ContainerName(const std::string& scope, const std::string& allocation_id, int rank);
+
 struct ContainerRun {
-  std::string name;      // unique per rank: "ring-<allocation>.r<rank>"
+  std::string name;      // unique per rank on the host: ContainerName
   std::string work_dir;  // the rank's folder: mounted at its own path and the working directory
   // The ids the container runs as (podman and docker: --user); absent in
   // single-user mode. Apptainer runs as the process that starts it.
@@ -72,7 +81,7 @@ struct ContainerRun {
   std::vector<std::string> command;  // what runs inside
   std::vector<proto::Slot> slots;    // the agent's slots (GPU UUIDs)
   std::vector<Ulimit> ulimits;
-  std::string agent_id;  // labels the container ring.agent=<id>
+  std::string scope;  // labels the container ring.agent=<scope> (ContainerScope)
   // podman and docker: where the rank's variables are written for
   // --env-file (a file only the agent reads); empty: all in argv.
   std::string env_file;
@@ -106,8 +115,7 @@ std::vector<std::string> RemoveCommand(const DetectedRuntime& runtime, const std
 // Whether the runtime keeps containers apart from the process that starts
 // them (podman, docker), so that stopping that process is not enough.
 bool HasDetachedContainers(const DetectedRuntime& runtime);
-// Lists the ids of the containers labelled ring.agent=<agent_id>, one a line.
-std::vector<std::string> ListAgentContainersCommand(const DetectedRuntime& runtime,
-                                                    const std::string& agent_id);
+// Lists the ids of the containers labelled ring.agent=<scope>, one a line.
+std::vector<std::string> ListAgentContainersCommand(const DetectedRuntime& runtime, const std::string& scope);
 
 }  // namespace ring

@@ -55,7 +55,7 @@ RankContainer::RankContainer(const RunnerContext& context, const proto::Start& s
     : context_(context),
       start_(start),
       work_dir_(std::move(work_dir)),
-      name_("ring-" + start.allocation_id + ".r" + std::to_string(start.rank)),
+      name_(ContainerName(context.container_scope, start.allocation_id, start.rank)),
       ids_("allocation=" + start.allocation_id + " rank=" + std::to_string(start.rank)) {}
 
 Status RankContainer::Prepare(const UnixAccount& account) {
@@ -139,7 +139,7 @@ ProcessSpec RankContainer::Spec(const Environment& env, const UnixAccount& accou
       start_.entrypoint_argv.empty() ? ShellCommand(start_.entrypoint) : ExecCommand(start_.entrypoint_argv);
   run.slots = context_.slots;
   run.ulimits = ContainerUlimits();
-  run.agent_id = context_.agent_id;
+  run.scope = context_.container_scope;
   run.env_file = work_dir_ + ".env";
   run.runtime_env = context_.inherited_env;
   std::optional<SwitchIds> ids;

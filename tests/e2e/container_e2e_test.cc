@@ -19,6 +19,8 @@
 
 #include <filesystem>
 #include <set>
+#include <sstream>
+#include <vector>
 
 #include "tests/support/test_cluster.h"
 
@@ -117,15 +119,33 @@ class ContainerTrialE2E : public ::testing::Test {
 
   virtual void StartCluster() {
     cluster_.StartMaster({.heartbeat_timeout_ms = 1500, .reconnect_window_ms = 1500});
-    cluster_.StartAgent("agent-1", 1);
+    cluster_.StartAgent(agent_, 1);
+  }
+
+  // The label value of this test's agent's containers (the agent's id and
+  // work folder, as TestCluster starts it): other tests' agents on this host
+  // run containers of their own at the same time.
+  std::string Scope() const { return agent_ + "@" + cluster_.dir() + "/agent-" + agent_; }
+
+  // The names of this test's agent's containers, running or not, of one
+  // allocation or of all.
+  std::vector<std::string> Containers(const std::string& allocation = "") {
+    std::vector<std::string> args = {podman_, "ps", "--all", "--filter", "label=ring.agent=" + Scope()};
+    if (!allocation.empty()) args.insert(args.end(), {"--filter", "label=ring.allocation=" + allocation});
+    args.insert(args.end(), {"--format", "{{.Names}}"});
+    const auto listed = RunCommand(args);
+    EXPECT_EQ(listed.exit_code, 0) << listed.err;
+    std::vector<std::string> names;
+    std::stringstream lines(listed.out);
+    for (std::string line; std::getline(lines, line);)
+      if (!line.empty()) names.push_back(line);
+    return names;
   }
 
   void TearDown() override {
     if (podman_.empty()) return;
-    // No container of this test's allocations is left behind.
-    const auto left = RunCommand(
-        {podman_, "ps", "--all", "--filter", "label=ring.allocation", "--format", "{{.Names}} {{.Labels}}"});
-    for (const auto& name : names_) EXPECT_EQ(left.out.find(name + " "), std::string::npos) << left.out;
+    // No container of this test's agent is left behind.
+    EXPECT_TRUE(Containers().empty()) << ::testing::PrintToString(Containers());
   }
 
   static std::string FindPodman() {
@@ -165,8 +185,6 @@ class ContainerTrialE2E : public ::testing::Test {
     auto waited = cluster_.Ring({"experiment", "wait", std::to_string(exp)});
     ASSERT_EQ(waited.exit_code, 0) << waited.out << waited.err
                                    << cluster_.Ring({"trial", "logs", std::to_string(TrialOf(exp))}).out;
-    for (const auto& a : Allocations(TrialOf(exp)))
-      names_.push_back("ring-" + a["id"].get<std::string>() + ".r0");
   }
 
   Outcome Result(int64_t exp) {
@@ -189,7 +207,7 @@ class ContainerTrialE2E : public ::testing::Test {
   std::string podman_;
   std::string image_;
   std::string model_;
-  std::vector<std::string> names_;  // containers of this test's allocations
+  std::string agent_ = "agent-1";
 };
 
 TEST_F(ContainerTrialE2E, KilledRankInAContainerResumesFromItsCheckpointBitForBit) {
@@ -218,9 +236,10 @@ TEST_F(ContainerTrialE2E, KilledRankInAContainerResumesFromItsCheckpointBitForBi
       },
       60s));
   // The rank's process dies inside its container, as an out-of-memory kill would.
-  const std::string name = "ring-" + Allocations(trial)[0]["id"].get<std::string>() + ".r0";
-  const auto killed = RunCommand({podman_, "kill", "--signal", "KILL", name});
-  ASSERT_EQ(killed.exit_code, 0) << "no running container " << name << ": " << killed.err;
+  const auto running = Containers(Allocations(trial)[0]["id"].get<std::string>());
+  ASSERT_EQ(running.size(), 1u) << ::testing::PrintToString(running);
+  const auto killed = RunCommand({podman_, "kill", "--signal", "KILL", running[0]});
+  ASSERT_EQ(killed.exit_code, 0) << "no running container " << running[0] << ": " << killed.err;
   WaitCompleted(exp);
   EXPECT_EQ(cluster_.GetJson("/api/v1/trials/" + std::to_string(trial))["restarts"], 1);
   const auto allocs = Allocations(trial);
@@ -248,7 +267,6 @@ TEST_F(ContainerTrialE2E, AnImageNeitherStoredNorPullableEndsTheTrialSayingWhy) 
   ASSERT_EQ(allocs.size(), 1u);
   const std::string reason = allocs[0]["exit_reason"];
   EXPECT_NE(reason.find("cannot pull image " + missing), std::string::npos) << reason;
-  names_.push_back("ring-" + allocs[0]["id"].get<std::string>() + ".r0");
 }
 
 // An agent that runs tasks as their owners, and a user linked to a Unix
@@ -274,8 +292,8 @@ class ContainerOwnerE2E : public ContainerTrialE2E {
     cluster_.StartMaster(
         {.extra_args = {"--config",
                         cluster_.WriteFile("master.yaml", "checkpoint_root: " + checkpoints_ + "\n")}});
-    cluster_.StartAgent("owner-agent", 1,
-                        {.run_as_owner = true, .extra_args = {"--unlinked-user", "nobody"}});
+    agent_ = "owner-agent";
+    cluster_.StartAgent(agent_, 1, {.run_as_owner = true, .extra_args = {"--unlinked-user", "nobody"}});
   }
   void TearDown() override {
     ContainerTrialE2E::TearDown();

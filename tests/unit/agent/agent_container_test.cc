@@ -125,6 +125,21 @@ TEST(AgentContainerTest, ChooseRuntimeTakesTheRequiredOneOrTheFirst) {
   EXPECT_EQ(ChooseRuntime({}, ""), nullptr);
 }
 
+TEST(AgentContainerTest, NamesAreUniqueOnTheHostAcrossAgentsAndClusters) {
+  // Two clusters on one host both have an allocation 2.0 on an agent-1: a
+  // container name or label shared between them would let one agent stop
+  // or remove the other's rank.
+  const std::string here = ContainerScope("agent-1", "/tmp/cluster-a/agent-1");
+  const std::string there = ContainerScope("agent-1", "/tmp/cluster-b/agent-1");
+  EXPECT_EQ(here, "agent-1@/tmp/cluster-a/agent-1");
+  EXPECT_EQ(ContainerScope("agent-1", "/tmp/cluster-a/./agent-1/"), "agent-1@/tmp/cluster-a/agent-1/");
+  EXPECT_NE(ContainerName(here, "2.0", 0), ContainerName(there, "2.0", 0));
+  EXPECT_EQ(ContainerName(here, "2.0", 0), ContainerName(here, "2.0", 0)) << "stable across runs";
+  EXPECT_NE(ContainerName(here, "2.0", 0), ContainerName(here, "2.0", 1));
+  EXPECT_EQ(ContainerName(here, "2.0", 1).rfind("ring-", 0), 0u);
+  EXPECT_EQ(ContainerName(here, "2.0", 1).substr(ContainerName(here, "2.0", 1).size() - 7), "-2.0.r1");
+}
+
 TEST(AgentContainerTest, PodmanRunsTheRankAsItsOwnerWithItsFoldersAndVariables) {
   const proto::Start start = ContainerStart();
   ContainerRun run;
@@ -138,7 +153,7 @@ TEST(AgentContainerTest, PodmanRunsTheRankAsItsOwnerWithItsFoldersAndVariables) 
              {"CUDA_VISIBLE_DEVICES", ""}};
   run.command = {"/bin/sh", "-c", "./run.sh"};
   run.ulimits = {{"nofile", 1024, 4096}, {"nproc", 1000, 1000}};
-  run.agent_id = "agent-7";
+  run.scope = "agent-7@/var/lib/ringagent/work";
   run.env_file = "/var/lib/ringagent/work/12.3.r1.env";
   run.runtime_env = {{"PATH", "/usr/sbin:/usr/bin"}, {"LANG", "C.UTF-8"}};
   run.env["LD_PRELOAD"] = "/home/alice/evil.so";
@@ -153,10 +168,11 @@ TEST(AgentContainerTest, PodmanRunsTheRankAsItsOwnerWithItsFoldersAndVariables) 
   EXPECT_TRUE(Has(a, "--rm"));
   EXPECT_EQ(After(a, "--name"), "ring-12.3.r1");
   // Labelled so that a new run of the agent finds what an earlier one left.
-  EXPECT_EQ(AllAfter(a, "--label"), (std::vector<std::string>{"ring.allocation=12.3", "ring.agent=agent-7"}));
-  EXPECT_EQ(ListAgentContainersCommand(Podman(), "agent-7"),
+  EXPECT_EQ(AllAfter(a, "--label"),
+            (std::vector<std::string>{"ring.allocation=12.3", "ring.agent=agent-7@/var/lib/ringagent/work"}));
+  EXPECT_EQ(ListAgentContainersCommand(Podman(), "agent-7@/var/lib/ringagent/work"),
             (std::vector<std::string>{"/usr/bin/podman", "ps", "--all", "--quiet", "--filter",
-                                      "label=ring.agent=agent-7"}));
+                                      "label=ring.agent=agent-7@/var/lib/ringagent/work"}));
   EXPECT_EQ(After(a, "--network"), "host");
   EXPECT_EQ(After(a, "--cap-drop"), "all");
   EXPECT_EQ(After(a, "--security-opt"), "no-new-privileges");
@@ -301,6 +317,7 @@ class AgentContainerRunnerTest : public ::testing::Test {
     context.sink = &sink_;
     context.master_url = "http://master:8080";
     context.agent_id = "agent-7";
+    context.container_scope = ContainerScope("agent-7", root_.string());
     context.work_root = root_.string();
     context.slots = {{0, "cpu", ""}, {1, "cpu", ""}};
     context.inherited_env = {{"PATH", "/usr/bin:/bin"}};
@@ -348,7 +365,8 @@ TEST_F(AgentContainerRunnerTest, ARankWithAnImageRunsInItsContainerAndIsStoppedA
   EXPECT_EQ(all[1].spec.argv[2], "exists");
   EXPECT_EQ(all[2].spec.argv[1], "pull");
   const auto run = Launched("run").front();
-  EXPECT_EQ(After(run.spec.argv, "--name"), "ring-12.3.r1");
+  EXPECT_EQ(After(run.spec.argv, "--name"),
+            ContainerName(ContainerScope("agent-7", root_.string()), "12.3", 1));
   // Podman switches to the owner inside the container; the process that
   // starts it stays the agent's (single-user here: no --user).
   EXPECT_FALSE(run.spec.run_as);
