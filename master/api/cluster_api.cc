@@ -3,6 +3,7 @@
 #include "master/api/routes.h"
 #include "master/lifecycle/lifecycle.h"
 #include "master/rm/agentrm/agent_rm.h"
+#include "master/rm/routing_rm.h"
 
 namespace ring {
 
@@ -11,7 +12,7 @@ void RegisterClusterRoutes(Router& router, ApiContext& ctx) {
     return ApiResponse::Json({{"status", "ok"}, {"version", ctx.version}});
   });
   router.AddSync("GET", "/api/v1/agents", Access::kUser, [&ctx](ApiRequest&) {
-    auto agents = ctx.agents.AgentsJson();
+    auto agents = ctx.routing ? ctx.routing->AgentsJson() : ctx.agents.AgentsJson();
     const auto total = agents.size();
     return ApiResponse::Json({{"agents", std::move(agents)}, {"total", total}});
   });

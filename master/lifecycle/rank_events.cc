@@ -148,6 +148,14 @@ void RankEvents::OnNodeLost(const std::string& node) {
   }
 }
 
+void RankEvents::OnAllocationLost(const std::string& allocation_id, const std::string& why) {
+  LiveAllocation* alloc = allocations_.Find(allocation_id);
+  if (!alloc) return;  // ended already
+  allocations_.Stop(*alloc, EndCause::kAgentLost);
+  alloc->stop_cause = EndCause::kAgentLost;
+  allocations_.End(allocation_id, EndCause::kAgentLost, why);
+}
+
 void RankEvents::OnNodeEvicted(const std::string& node, SteadyTime now) {
   for (auto& [id, alloc] : allocations_.live())
     if (PlacedOn(alloc, node))

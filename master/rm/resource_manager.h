@@ -62,6 +62,10 @@ class RmEvents {
                                SteadyTime now) = 0;
   // A node is gone for good: every allocation placed on it has ended.
   virtual void OnNodeLost(const std::string& node) = 0;
+  // One allocation's resources are gone without its ranks reporting their
+  // exits (a batch job ended, was cancelled or its node failed): it ends as
+  // an infrastructure failure (EndCause::kAgentLost), `why` says how.
+  virtual void OnAllocationLost(const std::string& allocation_id, const std::string& why) = 0;
   // An operator took a node out without draining: its allocations are
   // preempted (checkpoint and exit, then resume elsewhere).
   virtual void OnNodeEvicted(const std::string& node) = 0;
