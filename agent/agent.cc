@@ -64,7 +64,9 @@ Agent::Agent(AgentConfig config, RunAsPolicy run_as, std::string run_as_notice)
   link_options.agent_id = config_.id;
   link_options.cluster_token = config_.token;
   link_options.credential_file = CredentialPath(config_.state_dir);
-  if (Status dir = PrepareStateDir(config_.state_dir); !dir.ok())
+  if (!config_.slurm_allocation.empty())
+    link_options.credential = config_.job_credential;  // never enrols, keeps no state
+  else if (Status dir = PrepareStateDir(config_.state_dir); !dir.ok())
     startup_error_ = dir;
   else if (auto credential = LoadCredential(config_.state_dir, config_.id); !credential.ok())
     startup_error_ = credential.status();
@@ -92,7 +94,14 @@ Agent::Agent(AgentConfig config, RunAsPolicy run_as, std::string run_as_notice)
     hello.runs_as_owner = run_as_.switch_users;
     return hello;
   };
-  callbacks.on_start = [this](proto::Start start) { supervisor_->HandleStart(std::move(start)); };
+  callbacks.on_start = [this](proto::Start start) {
+    if (!config_.slurm_allocation.empty() && start.allocation_id != config_.slurm_allocation) {
+      spdlog::warn("[agent] agent={} one-allocation mode: start of allocation {} ignored", config_.id,
+                   start.allocation_id);
+      return;
+    }
+    supervisor_->HandleStart(std::move(start));
+  };
   callbacks.on_kill = [this](proto::Kill kill) { supervisor_->HandleKill(std::move(kill)); };
   callbacks.on_enrolled = [this](const std::string& credential) {
     return SaveCredential(config_.state_dir, config_.id, credential);
@@ -116,6 +125,9 @@ Agent::Agent(AgentConfig config, RunAsPolicy run_as, std::string run_as_notice)
   context.inherited_env = AllowedAgentEnvironment(CurrentEnvironment());
   context.run_as = run_as_;
   supervisor_ = std::make_unique<AllocationSupervisor>(std::move(context));
+  if (!config_.slurm_allocation.empty())
+    // Its ranks are done: so is the agent (and with it the Slurm job step).
+    supervisor_->OnIdle([this] { boost::asio::post(io_, [this] { BeginShutdown(); }); });
 }
 
 Agent::~Agent() {

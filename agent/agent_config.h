@@ -38,6 +38,13 @@ struct AgentConfig {
   std::string unlinked_user = "nobody";  // --unlinked-user: account for tasks of owners with no linked one
   bool allow_root_trials = false;        // a task whose owner is linked to uid 0 may run as root
   std::string containment = "auto";      // --containment: auto, cgroup2, freezer or process_group
+  // --slurm-allocation: one-allocation mode, started by srun inside a Slurm
+  // job's batch script: the agent connects as slurm.<job>.<node> with the
+  // allocation's credential (--credential-file) instead of enrolling, runs
+  // that node's ranks of this allocation only, and exits once they have.
+  std::string slurm_allocation;
+  std::string credential_file;  // --credential-file: the allocation's credential, 0600 (0400) for this user
+  std::string job_credential;   // read from credential_file
   std::string python_dir;  // --python-dir: the runtime's Python folder (ringtrial, determined), put first on
                            //   trials' PYTHONPATH; default found relative to the agent's binary; "none": off
 };

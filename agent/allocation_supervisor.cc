@@ -57,11 +57,14 @@ void AllocationSupervisor::OnKill(const proto::Kill& kill) {
 }
 
 void AllocationSupervisor::OnRunnerDone(const Key& key) {
+  bool idle = false;
   {
     std::lock_guard lock(mutex_);
     runners_.erase(key);
+    idle = runners_.empty();
   }
   MaybeFinishShutdown();
+  if (idle && idle_ && !shutting_down_) idle_();
 }
 
 void AllocationSupervisor::Shutdown(std::chrono::milliseconds grace, std::function<void()> done) {

@@ -69,6 +69,11 @@ int main(int argc, char** argv) {
                  "CA certificate(s) (PEM) to trust for an https:// master besides the system's; trials get "
                  "it as RING_CA_FILE")
       ->envname("RING_CA_FILE");
+  app.add_option("--slurm-allocation", config.slurm_allocation,
+                 "One-allocation mode (started by srun in a Slurm job's batch script): run this "
+                 "allocation's ranks of this node, then exit");
+  app.add_option("--credential-file", config.credential_file,
+                 "With --slurm-allocation: the file (0600) holding the allocation's credential");
   app.add_option("--address", config.address,
                  "Address other ranks reach this host at (default: the address the master sees)");
   app.add_option("--log-level", config.log_level, "trace, debug, info, warn or error")->capture_default_str();

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <thread>
 
 #include "tests/support/slurm_cluster.h"
 #include "tests/support/test_cluster.h"
@@ -39,6 +40,8 @@ class SlurmEnvironment : public ::testing::Environment {
         dir_ = mkdtemp(templ);
         cluster_ = std::make_unique<SlurmCluster>(dir_);
         if (!cluster_->ok()) why_ = "Slurm did not start: " + cluster_->error();
+        // The masters these tests start (and their sbatch) talk to this cluster.
+        if (why_.empty()) setenv("SLURM_CONF", cluster_->conf().c_str(), 1);
       }
     }
     *why = why_;
@@ -66,6 +69,60 @@ TEST(SlurmE2E, ClusterRunsOneTaskOnEachNode) {
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("0: n1"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("1: n2"), std::string::npos) << r.out;
+}
+
+// A master whose pool "default" is the Slurm partition, listening on the
+// bridge so that the jobs' agents and ranks in the nodes' namespaces reach it.
+void StartSlurmMaster(TestCluster& cluster, const SlurmCluster& slurm) {
+  const std::string config =
+      cluster.WriteFile("master.yaml",
+                        "resource_pools:\n  - name: default\n    resource_manager:\n      type: slurm\n"
+                        "      partition: " +
+                            slurm.partition() +
+                            "\n      slot_type: cpu\n      slots_per_node: 2\n"
+                            "      agent_binary: " +
+                            BinDir() +
+                            "/ringagent\n      poll_interval_ms: 200\n"
+                            "      agent_connect_timeout_ms: 60000\n");
+  TestCluster::MasterOptions options;
+  options.host = slurm.bridge_address();
+  options.extra_args = {"--config", config};
+  cluster.StartMaster(options);
+}
+
+TEST(SlurmE2E, QuadraticCompletesAsOneSlurmJob) {
+  RING_NEED_SLURM(slurm);
+  TestCluster cluster;
+  StartSlurmMaster(cluster, *slurm);
+  const std::string model = BinDir() + "/../examples/quadratic/model";
+  const std::string config = SourceDir() + "/configs/experiments/quadratic.yaml";
+  auto created = cluster.Ring({"experiment", "create", config, model});
+  ASSERT_EQ(created.exit_code, 0) << created.out << created.err;
+
+  // While it runs, `ring agent list` shows the job's agent with its Slurm job id.
+  bool saw_job_agent = false;
+  const bool done = TestCluster::WaitFor(
+      [&] {
+        if (!saw_job_agent) {
+          auto agents = cluster.GetJson("/api/v1/agents")["agents"];
+          for (const auto& a : agents)
+            if (a.contains("slurm_job_id")) saw_job_agent = true;
+        }
+        auto state = cluster.GetJson("/api/v1/experiments/1")["state"];
+        return state == "COMPLETED" || state == "ERROR" || state == "CANCELED";
+      },
+      std::chrono::seconds(120));
+  auto exp = cluster.GetJson("/api/v1/experiments/1");
+  if (!done || exp["state"] != "COMPLETED") slurm->DumpLogs();
+  ASSERT_TRUE(done) << exp.dump();
+  EXPECT_EQ(exp["state"], "COMPLETED") << exp.dump();
+  auto trial = cluster.GetJson("/api/v1/trials/1");
+  EXPECT_EQ(trial["state"], "COMPLETED");
+  EXPECT_EQ(trial["total_batches"], 500);
+  EXPECT_EQ(trial["restarts"], 0) << trial.dump();
+  EXPECT_TRUE(saw_job_agent);
+  // The job ended with its agent; Slurm's queue empties.
+  EXPECT_TRUE(slurm->WaitIdle(std::chrono::seconds(20))) << slurm->Run({"squeue"}).out;
 }
 
 }  // namespace
