@@ -77,7 +77,10 @@ void AllocationSupervisor::Shutdown(std::chrono::milliseconds grace, std::functi
       for (const auto& [key, runner] : runners_) all.push_back(runner);
     }
     spdlog::info("[agent] shutting down: terminating {} process(es), grace {} ms", all.size(), grace.count());
-    for (auto& runner : all) runner->Kill(grace, "agent shutting down");
+    for (auto& runner : all) {
+      runner->MarkAgentStopping();
+      runner->Kill(grace, "agent shutting down");
+    }
     MaybeFinishShutdown();
   });
 }

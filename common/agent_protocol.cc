@@ -132,6 +132,7 @@ std::string Encode(const Message& message) {
                       {"message", m.message}};
           if (m.exit_code) out["exit_code"] = *m.exit_code;
           if (m.signal) out["signal"] = *m.signal;
+          if (m.agent_stopping) out["agent_stopping"] = true;
           return out;
         } else {
           json lines = json::array();
@@ -241,6 +242,7 @@ Result<Message> Decode(const std::string& text) {
         m.signal = v;
       }
       Field(j, "message", m.message, false);
+      Field(j, "agent_stopping", m.agent_stopping, false);
       return Message{std::move(m)};
     }
     if (type == "log") {

@@ -68,14 +68,14 @@ struct Start {
   // agent's slots of the allocation and a launcher starts the workers; rank
   // is then the node's index (NODE_RANK) and world_size counts slots.
   bool per_node = false;
-  int node_rank = 0;                    // this agent's index among the allocation's agents
-  std::vector<std::string> node_addrs;  // each agent's address, in node order (RING_CONTAINER_ADDRS)
-  std::vector<int> node_slot_counts;    // each agent's slots of the allocation, same order
-  std::string slot_type;                // "cpu" or "cuda"
-  std::string entrypoint;               // run with /bin/sh -c in the work directory
+  int node_rank = 0;                         // this agent's index among the allocation's agents
+  std::vector<std::string> node_addrs;       // each agent's address, in node order (RING_CONTAINER_ADDRS)
+  std::vector<int> node_slot_counts;         // each agent's slots of the allocation, same order
+  std::string slot_type;                     // "cpu" or "cuda"
+  std::string entrypoint;                    // run with /bin/sh -c in the work directory
   std::vector<std::string> entrypoint_argv;  // when not empty: run as is, without a shell
-  std::string hparams_json;             // RING_HPARAMS
-  std::string latest_checkpoint;        // RING_LATEST_CHECKPOINT, empty if none
+  std::string hparams_json;                  // RING_HPARAMS
+  std::string latest_checkpoint;             // RING_LATEST_CHECKPOINT, empty if none
   std::map<std::string, std::string> environment;  // environment.variables
   std::string model_definition_path;               // GET path on the master (tar.gz)
   std::string owner;                               // the Ringmaster user who owns the task
@@ -97,6 +97,10 @@ struct StateChange {
   std::optional<int> exit_code;  // when exited normally
   std::optional<int> signal;     // when killed by a signal
   std::string message;           // e.g. "model download failed: ..."
+  // The agent stopped the process because it was itself told to stop
+  // (SIGTERM: an operator, or Slurm cancelling or preempting its job), not
+  // because the master asked; a job agent's such exits are the job's end.
+  bool agent_stopping = false;
 };
 
 struct LogLine {

@@ -125,5 +125,64 @@ TEST(SlurmE2E, QuadraticCompletesAsOneSlurmJob) {
   EXPECT_TRUE(slurm->WaitIdle(std::chrono::seconds(20))) << slurm->Run({"squeue"}).out;
 }
 
+// The Slurm job id of the live job agent of trial 1's allocation, 0 if none.
+int64_t LiveSlurmJob(TestCluster& cluster) {
+  const auto agents = cluster.GetJson("/api/v1/agents");
+  for (const auto& a : agents["agents"])
+    if (a.contains("slurm_job_id")) return a["slurm_job_id"].get<int64_t>();
+  return 0;
+}
+
+// Slurm cancels the job under a running trial (an operator's scancel): that
+// is the infrastructure's doing, so the trial resumes from its checkpoint in
+// a new job without using up a restart (max_restarts: 0 would fail it).
+TEST(SlurmE2E, ScancelOfARunningJobResumesFromTheCheckpoint) {
+  RING_NEED_SLURM(slurm);
+  TestCluster cluster;
+  StartSlurmMaster(cluster, *slurm);
+  const std::string config = cluster.WriteFile(
+      "scancel.yaml",
+      "name: scancel\nentrypoint: sh run.sh\nhyperparameters:\n  learning_rate: 0.05\n  batch_size: 32\n"
+      "  report_every: 50\n  momentum: 0.0\n  checkpoint_every: 100\n  batch_sleep_ms: 10\n"
+      "searcher:\n  name: single\n  metric: validation_loss\n  max_length:\n    batches: 500\n"
+      "max_restarts: 0\nmin_checkpoint_period:\n  batches: 100\n");
+  auto created = cluster.Ring({"experiment", "create", config, BinDir() + "/../examples/quadratic/model"});
+  ASSERT_EQ(created.exit_code, 0) << created.out << created.err;
+
+  // A checkpoint exists and the trial still trains: cancel its job.
+  int64_t first_job = 0;
+  ASSERT_TRUE(TestCluster::WaitFor(
+      [&] {
+        first_job = LiveSlurmJob(cluster);
+        auto checkpoints = cluster.GetJson("/api/v1/trials/1/checkpoints")["checkpoints"];
+        return first_job > 0 && !checkpoints.empty();
+      },
+      std::chrono::seconds(60)))
+      << cluster.GetJson("/api/v1/agents").dump() << cluster.GetJson("/api/v1/trials/1/checkpoints").dump();
+  auto cancelled = slurm->Run({"scancel", std::to_string(first_job)});
+  ASSERT_EQ(cancelled.exit_code, 0) << cancelled.err;
+
+  int64_t second_job = 0;
+  const bool done = TestCluster::WaitFor(
+      [&] {
+        if (const int64_t job = LiveSlurmJob(cluster); job > first_job) second_job = job;
+        auto state = cluster.GetJson("/api/v1/experiments/1")["state"];
+        return state == "COMPLETED" || state == "ERROR" || state == "CANCELED";
+      },
+      std::chrono::seconds(120));
+  auto trial = cluster.GetJson("/api/v1/trials/1");
+  ASSERT_TRUE(done) << trial.dump();
+  EXPECT_EQ(cluster.GetJson("/api/v1/experiments/1")["state"], "COMPLETED") << trial.dump();
+  EXPECT_EQ(trial["restarts"], 0) << trial.dump();
+  EXPECT_EQ(trial["total_batches"], 500);
+  EXPECT_GT(second_job, first_job) << "the trial did not run in a second Slurm job";
+  // The second job resumed from the checkpoint: its first training report is past it.
+  auto training = cluster.GetJson("/api/v1/trials/1/metrics?kind=training")["metrics"];
+  ASSERT_FALSE(training.empty());
+  int reports_at_50 = 0;
+  for (const auto& m : training) reports_at_50 += m["batches"] == 50;
+  EXPECT_EQ(reports_at_50, 1) << "the trial started over instead of resuming: " << training.dump();
+}
+
 }  // namespace
 }  // namespace ring::testing::slurm_e2e

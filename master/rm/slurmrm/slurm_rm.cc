@@ -488,6 +488,14 @@ void SlurmRm::OnMessage(const std::string& agent_id, const proto::Message& messa
                  ", which its job's credential does not cover");
       return;
     }
+    if (change && change->state == proto::ProcessState::kExited && change->agent_stopping) {
+      // Slurm stopped the job (scancel, preemption, time limit): not the
+      // trial's failure. Held back, so the job's end (Tick) reports the
+      // allocation lost, an infrastructure failure.
+      spdlog::info("[slurmrm] allocation {} rank {}: stopped with its job agent {} (Slurm ends the job)",
+                   allocation, rank, agent_id);
+      return;
+    }
     if (change && change->state == proto::ProcessState::kExited) alloc->exited.insert(rank);
     node_id = NodeId(id->node);
   }
