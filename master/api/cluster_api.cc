@@ -4,6 +4,7 @@
 #include "master/lifecycle/lifecycle.h"
 #include "master/rm/agentrm/agent_rm.h"
 #include "master/rm/routing_rm.h"
+#include "master/rm/slurmrm/slurm_state.h"
 
 namespace ring {
 
@@ -17,8 +18,18 @@ void RegisterClusterRoutes(Router& router, ApiContext& ctx) {
     return ApiResponse::Json({{"agents", std::move(agents)}, {"total", total}});
   });
   router.Add("GET", "/api/v1/jobs", Access::kUser, [&ctx](ApiRequest&) {
-    return OnLifecycle(ctx, [](Lifecycle& l) {
+    return OnLifecycle(ctx, [&ctx](Lifecycle& l) {
       auto jobs = JobsJson(l.scheduling().Jobs());
+      // On a Slurm pool: the allocation's Slurm job, and why Slurm keeps it pending.
+      if (ctx.routing)
+        for (auto& j : jobs)
+          if (auto slurm = ctx.routing->SlurmJob(j["allocation_id"].get<std::string>());
+              slurm && slurm->job_id) {
+            j["slurm_job_id"] = slurm->job_id;
+            j["slurm_state"] = slurm->state;
+            if (slurm->state == "PENDING" && !slurm->reason.empty())
+              j["slurm_pending_reason"] = DescribePendingReason(slurm->reason);
+          }
       const auto total = jobs.size();
       return ApiResponse::Json({{"jobs", std::move(jobs)}, {"total", total}});
     });

@@ -184,5 +184,40 @@ TEST(SlurmE2E, ScancelOfARunningJobResumesFromTheCheckpoint) {
   EXPECT_EQ(reports_at_50, 1) << "the trial started over instead of resuming: " << training.dump();
 }
 
+// Another Slurm user's job holds both nodes: the trial's job waits in Slurm,
+// and `ring job list` shows its Slurm job id and Slurm's reason in words;
+// when the other job ends, the trial runs to completion.
+TEST(SlurmE2E, AJobPendingInSlurmShowsSlurmsReason) {
+  RING_NEED_SLURM(slurm);
+  auto blocker =
+      slurm->Run({"sbatch", "--parsable", "-N2", "--exclusive", "-o", "/dev/null", "--wrap", "sleep 120"});
+  ASSERT_EQ(blocker.exit_code, 0) << blocker.err;
+  const std::string blocker_id = blocker.out.substr(0, blocker.out.find_first_of(";\n"));
+  TestCluster cluster;
+  StartSlurmMaster(cluster, *slurm);
+  auto created = cluster.Ring({"experiment", "create", SourceDir() + "/configs/experiments/quadratic.yaml",
+                               BinDir() + "/../examples/quadratic/model"});
+  ASSERT_EQ(created.exit_code, 0) << created.out << created.err;
+
+  CommandResult list;
+  const bool pending = TestCluster::WaitFor(
+      [&] {
+        list = cluster.Ring({"job", "list"});
+        return list.out.find("in Slurm: ") != std::string::npos;
+      },
+      std::chrono::seconds(30));
+  slurm->Run({"scancel", blocker_id});
+  ASSERT_TRUE(pending) << list.out << list.err;
+  EXPECT_NE(list.out.find("(Slurm job "), std::string::npos) << list.out;
+  // Without accounting, Slurm says Resources (or Priority behind another job).
+  EXPECT_TRUE(list.out.find("(Slurm: Resources)") != std::string::npos ||
+              list.out.find("(Slurm: Priority)") != std::string::npos)
+      << list.out;
+  ASSERT_TRUE(
+      TestCluster::WaitFor([&] { return cluster.GetJson("/api/v1/experiments/1")["state"] == "COMPLETED"; },
+                           std::chrono::seconds(60)))
+      << cluster.GetJson("/api/v1/trials/1").dump();
+}
+
 }  // namespace
 }  // namespace ring::testing::slurm_e2e

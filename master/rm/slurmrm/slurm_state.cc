@@ -130,8 +130,8 @@ std::string DescribePendingReason(std::string_view reason) {
     std::string_view reason, sentence;
   };
   static constexpr Known kKnown[] = {
-      {"Resources", "Slurm is waiting for nodes of the partition to become free"},
-      {"Priority", "other Slurm jobs of higher priority are ahead of it in the partition"},
+      {"Resources", "it waits for free nodes in the partition"},
+      {"Priority", "jobs of higher priority are ahead of it"},
       {"Dependency", "it waits for another Slurm job it depends on"},
       {"ReqNodeNotAvail", "a node it needs is down, drained or reserved"},
       {"PartitionDown", "the Slurm partition is down"},

@@ -178,7 +178,7 @@ TEST(SlurmState, SinfoAndSqueueJsonAreRead) {
   EXPECT_EQ(GpusInGres("gpu:2,gpu:v100:1(IDX:0),license:3"), 3);
   EXPECT_TRUE(SlurmJobEnded("NODE_FAIL"));
   EXPECT_FALSE(SlurmJobEnded("RUNNING"));
-  EXPECT_NE(DescribePendingReason("Resources").find("free"), std::string::npos);
+  EXPECT_NE(DescribePendingReason("Resources").find("free nodes"), std::string::npos);
   EXPECT_NE(DescribePendingReason("Priority").find("higher priority"), std::string::npos);
   EXPECT_NE(DescribePendingReason("SomethingNew").find("\"SomethingNew\""), std::string::npos);
 }
