@@ -6,7 +6,9 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <memory>
+#include <set>
 #include <thread>
 
 #include "tests/support/slurm_cluster.h"
@@ -182,6 +184,49 @@ TEST(SlurmE2E, ScancelOfARunningJobResumesFromTheCheckpoint) {
   int reports_at_50 = 0;
   for (const auto& m : training) reports_at_50 += m["batches"] == 50;
   EXPECT_EQ(reports_at_50, 1) << "the trial started over instead of resuming: " << training.dump();
+}
+
+// A trial of 4 slots takes both nodes (2 slots each): one Slurm job whose
+// srun puts an agent on each slurmd, each starting its node's two ranks in
+// that node's network and UTS namespace, all pointed at rank 0's node.
+TEST(SlurmE2E, ATwoNodeGangSpansBothSlurmNodes) {
+  RING_NEED_SLURM(slurm);
+  TestCluster cluster;
+  StartSlurmMaster(cluster, *slurm);
+  const std::string model = cluster.MakeModelDir(
+      "gang", {{"run.sh", "echo \"rank=$RANK world=$WORLD_SIZE host=$(hostname) master=$MASTER_ADDR\"\n"}});
+  const std::string config = cluster.WriteFile(
+      "gang.yaml",
+      "name: gang\nentrypoint: sh run.sh\nmax_restarts: 0\nresources:\n  slots_per_trial: 4\n"
+      "searcher:\n  name: single\n  metric: loss\n");
+  auto created = cluster.Ring({"experiment", "create", config, model});
+  ASSERT_EQ(created.exit_code, 0) << created.out << created.err;
+  ASSERT_TRUE(TestCluster::WaitFor(
+      [&] {
+        auto state = cluster.GetJson("/api/v1/experiments/1")["state"];
+        return state == "COMPLETED" || state == "ERROR";
+      },
+      std::chrono::seconds(60)));
+  EXPECT_EQ(cluster.GetJson("/api/v1/experiments/1")["state"], "COMPLETED")
+      << cluster.GetJson("/api/v1/trials/1").dump();
+  const auto logs = cluster.GetJson("/api/v1/trials/1/logs?limit=100");
+  std::map<std::string, std::string> host_of_rank;
+  std::set<std::string> masters;
+  for (const auto& l : logs["logs"]) {
+    const std::string line = l["line"];
+    if (line.rfind("rank=", 0) != 0) continue;
+    host_of_rank[line.substr(5, line.find(' ') - 5)] = line.substr(line.find("host=") + 5, 2);
+    masters.insert(line.substr(line.find("master=") + 7));
+    EXPECT_NE(line.find("world=4"), std::string::npos) << line;
+  }
+  // Ranks 0-1 on one node, 2-3 on the other (which is which is the scheduler's choice).
+  ASSERT_EQ(host_of_rank.size(), 4u) << logs.dump();
+  EXPECT_EQ(host_of_rank["0"], host_of_rank["1"]);
+  EXPECT_EQ(host_of_rank["2"], host_of_rank["3"]);
+  EXPECT_EQ((std::set<std::string>{host_of_rank["0"], host_of_rank["2"]}),
+            (std::set<std::string>{"n1", "n2"}));
+  ASSERT_EQ(masters.size(), 1u) << logs.dump();  // every rank rendezvous at rank 0's node
+  EXPECT_NE(*masters.begin(), slurm->bridge_address());
 }
 
 // Another Slurm user's job holds both nodes: the trial's job waits in Slurm,
