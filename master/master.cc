@@ -179,6 +179,7 @@ Status Master::Run() {
       settings.heartbeat_interval = agent_options.heartbeat_interval;
       settings.heartbeat_timeout = agent_options.heartbeat_timeout;
       settings.count_refusal = agent_options.count_refusal;
+      settings.store = p.store.get();
       slurm.push_back(std::make_unique<SlurmRm>(pool, std::move(settings),
                                                 std::make_unique<ProcessSlurmCommands>(), events));
     }

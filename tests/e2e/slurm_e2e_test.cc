@@ -75,7 +75,7 @@ TEST(SlurmE2E, ClusterRunsOneTaskOnEachNode) {
 
 // A master whose pool "default" is the Slurm partition, listening on the
 // bridge so that the jobs' agents and ranks in the nodes' namespaces reach it.
-void StartSlurmMaster(TestCluster& cluster, const SlurmCluster& slurm) {
+TestCluster::MasterOptions SlurmMasterOptions(TestCluster& cluster, const SlurmCluster& slurm) {
   const std::string config =
       cluster.WriteFile("master.yaml",
                         "resource_pools:\n  - name: default\n    resource_manager:\n      type: slurm\n"
@@ -89,7 +89,11 @@ void StartSlurmMaster(TestCluster& cluster, const SlurmCluster& slurm) {
   TestCluster::MasterOptions options;
   options.host = slurm.bridge_address();
   options.extra_args = {"--config", config};
-  cluster.StartMaster(options);
+  return options;
+}
+
+void StartSlurmMaster(TestCluster& cluster, const SlurmCluster& slurm) {
+  cluster.StartMaster(SlurmMasterOptions(cluster, slurm));
 }
 
 TEST(SlurmE2E, QuadraticCompletesAsOneSlurmJob) {
@@ -184,6 +188,53 @@ TEST(SlurmE2E, ScancelOfARunningJobResumesFromTheCheckpoint) {
   int reports_at_50 = 0;
   for (const auto& m : training) reports_at_50 += m["batches"] == 50;
   EXPECT_EQ(reports_at_50, 1) << "the trial started over instead of resuming: " << training.dump();
+}
+
+// kill -9 of the master while a trial trains in its Slurm job: the job runs
+// on, the restarted master finds it by the job id it stored, the job's agent
+// reconnects with its allocation's credential, and the same allocation
+// completes: no second job, no restart.
+TEST(SlurmE2E, AMasterKilledAndRestartedReattachesToItsRunningJob) {
+  RING_NEED_SLURM(slurm);
+  TestCluster cluster;
+  auto options = SlurmMasterOptions(cluster, *slurm);
+  options.reconnect_window_ms = 20000;  // how long the job's agents have to come back
+  cluster.StartMaster(options);
+  const std::string config = cluster.WriteFile(
+      "restart.yaml",
+      "name: restart\nentrypoint: sh run.sh\nhyperparameters:\n  learning_rate: 0.05\n  batch_size: 32\n"
+      "  report_every: 50\n  momentum: 0.0\n  checkpoint_every: 100\n  batch_sleep_ms: 15\n"
+      "searcher:\n  name: single\n  metric: validation_loss\n  max_length:\n    batches: 500\n"
+      "max_restarts: 0\nmin_checkpoint_period:\n  batches: 100\n");
+  auto created = cluster.Ring({"experiment", "create", config, BinDir() + "/../examples/quadratic/model"});
+  ASSERT_EQ(created.exit_code, 0) << created.out << created.err;
+  int64_t job = 0;
+  ASSERT_TRUE(TestCluster::WaitFor(
+      [&] {
+        job = LiveSlurmJob(cluster);
+        return job > 0 && !cluster.GetJson("/api/v1/trials/1/checkpoints")["checkpoints"].empty();
+      },
+      std::chrono::seconds(60)));
+  cluster.KillMaster();
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  cluster.StartMaster(options);
+
+  int64_t other_job = 0;
+  const bool done = TestCluster::WaitFor(
+      [&] {
+        if (const int64_t live = LiveSlurmJob(cluster); live != 0 && live != job) other_job = live;
+        auto state = cluster.GetJson("/api/v1/experiments/1")["state"];
+        return state == "COMPLETED" || state == "ERROR" || state == "CANCELED";
+      },
+      std::chrono::seconds(90));
+  auto trial = cluster.GetJson("/api/v1/trials/1");
+  ASSERT_TRUE(done) << trial.dump();
+  EXPECT_EQ(cluster.GetJson("/api/v1/experiments/1")["state"], "COMPLETED") << trial.dump();
+  EXPECT_EQ(trial["restarts"], 0) << trial.dump();
+  EXPECT_EQ(other_job, 0) << "a second Slurm job ran";
+  auto allocations = cluster.GetJson("/api/v1/trials/1/allocations")["allocations"];
+  ASSERT_EQ(allocations.size(), 1u) << allocations.dump();
+  EXPECT_EQ(allocations[0]["end_cause"], "COMPLETED") << allocations[0].dump();
 }
 
 // A trial of 4 slots takes both nodes (2 slots each): one Slurm job whose

@@ -239,6 +239,16 @@ void SlurmRm::Submit(const std::string& allocation_id, const std::string& script
     }
     it->second.job_id = *job;
     it->second.view.job_id = *job;
+    if (settings_.store) {
+      const SlurmJobRecord record{allocation_id,
+                                  *job,
+                                  pool_.pool,
+                                  it->second.grant.credential_hash,
+                                  it->second.spec.launch == LaunchMode::kPerNode,
+                                  ""};
+      if (Status s = settings_.store->PutSlurmJob(record); !s.ok())
+        spdlog::warn("[slurmrm] allocation {}: cannot record its Slurm job: {}", allocation_id, s.message());
+    }
     it->second.view.state = "PENDING";
     it->second.submitted_generation = squeue_generation_;
     if (it->second.cancel_now) Cancel(allocation_id, *job);
@@ -258,15 +268,38 @@ void SlurmRm::Cancel(const std::string& allocation_id, int64_t job_id) {
 }
 
 void SlurmRm::Adopt(const std::string& allocation_id, const std::vector<Placement>& placements,
-                    const std::string&, SteadyTime) {
-  // After a master restart the job's agents would reconnect with a
-  // credential this master no longer knows (it is not stored yet): the
-  // slots are held, and the allocation ends when its report deadline
-  // passes, like an agent that came back without it.
+                    const std::string&, SteadyTime deadline) {
+  // After a master restart: the job runs on, and its agents reconnect with
+  // the credential whose hash was stored at launch. Without a stored job
+  // (the master stopped before sbatch answered) the allocation is lost.
+  Result<SlurmJobRecord> stored = settings_.store ? settings_.store->GetSlurmJob(allocation_id)
+                                                  : Result<SlurmJobRecord>(NotFound("no store"));
   std::lock_guard lock(mu_);
-  for (const auto& p : placements)
-    if (OwnsNode(p.agent_id))
-      for (int s : p.slot_ids) holds_[p.agent_id.substr(pool_.pool.size() + 1)][s] = allocation_id;
+  Allocation alloc;
+  alloc.spec.allocation_id = allocation_id;
+  alloc.spec.placements = placements;
+  alloc.spec.launch = stored.ok() && stored->per_node ? LaunchMode::kPerNode : LaunchMode::kPerSlot;
+  for (size_t i = 0; i < placements.size(); ++i) {
+    const auto& p = placements[i];
+    if (!OwnsNode(p.agent_id)) continue;
+    const std::string node = p.agent_id.substr(pool_.pool.size() + 1);
+    alloc.nodes.push_back(node);
+    for (int s : p.slot_ids) holds_[node][s] = allocation_id;
+    alloc.ranks += ProcessesOn(alloc.spec, i);
+  }
+  alloc.started = true;  // its ranks were started before the restart
+  alloc.reattach_by = deadline;
+  if (stored.ok()) {
+    alloc.job_id = stored->job_id;
+    alloc.view.job_id = stored->job_id;
+    alloc.grant = {allocation_id, stored->credential_hash, alloc.nodes};
+    alloc.submitted_generation = squeue_generation_;
+    spdlog::info("[slurmrm] allocation {}: waiting for the agents of Slurm job {} to come back",
+                 allocation_id, stored->job_id);
+  } else {
+    alloc.submit_error = "the master restarted before it knew the allocation's Slurm job";
+  }
+  allocations_[allocation_id] = std::move(alloc);
 }
 
 void SlurmRm::Kill(const std::string& allocation_id, const std::vector<Placement>&, EndCause why,
@@ -310,9 +343,12 @@ void SlurmRm::Release(const std::string& allocation_id) {
   }
   // The credential is void from now on; the job's output stays for a look.
   const std::string credential = settings_.job_dir + "/" + allocation_id + "/credential";
-  Enqueue([credential](SlurmCommands&) {
+  Enqueue([this, credential, allocation_id](SlurmCommands&) {
     std::error_code ec;
     fs::remove(credential, ec);
+    if (settings_.store)
+      if (Status s = settings_.store->DeleteSlurmJob(allocation_id); !s.ok())
+        spdlog::warn("[slurmrm] allocation {}: {}", allocation_id, s.message());
   });
   allocations_.erase(it);
 }
@@ -343,6 +379,13 @@ void SlurmRm::Tick(SteadyTime now) {
                                   : "Slurm job " + std::to_string(alloc.job_id) + " ended (" + state +
                                         ") before its ranks reported their exits");
         alloc.lost_reported = true;
+        continue;
+      }
+      if (alloc.reattach_by && now >= *alloc.reattach_by) {
+        lost.emplace_back(id, "the agents of Slurm job " + std::to_string(alloc.job_id) +
+                                  " did not come back after the master restarted");
+        alloc.lost_reported = true;
+        Cancel(id, alloc.job_id);
         continue;
       }
       if (job->second.state == "RUNNING" && !alloc.running_since) alloc.running_since = now;
@@ -440,6 +483,11 @@ void SlurmRm::OnHello(const std::string& agent_id, const proto::Hello& hello,
       proto::Welcome{settings_.heartbeat_interval.count(), settings_.heartbeat_timeout.count()}));
   spdlog::info("[slurmrm] allocation {}: job agent {} connected from {}", alloc->grant.allocation_id,
                agent_id, hello.address);
+  if (alloc->reattach_by && alloc->agents.size() == alloc->nodes.size()) {
+    alloc->reattach_by.reset();  // back after a master restart; its ranks run on
+    spdlog::info("[slurmrm] allocation {}: reattached to Slurm job {}", alloc->grant.allocation_id,
+                 alloc->job_id);
+  }
   if (alloc->cancel_now || alloc->cancelled) {
     channel->Send(
         proto::Encode(proto::Kill{alloc->grant.allocation_id, 0, "the allocation is being stopped"}));

@@ -41,6 +41,8 @@
 
 namespace ring {
 
+class Store;
+
 struct SlurmRmSettings {
   std::string master_url;  // how job agents reach the master (the pool's master_url, else the listen address)
   std::string job_dir;     // resolved: scripts, output and credentials of each allocation's job
@@ -49,6 +51,9 @@ struct SlurmRmSettings {
   std::chrono::milliseconds heartbeat_interval{1000};
   std::chrono::milliseconds heartbeat_timeout{10000};
   AgentRefusalCounter count_refusal;  // may be empty
+  // Where each allocation's job id and credential hash are kept, so that a
+  // restarted master reattaches to its jobs (Adopt); null: not kept.
+  Store* store = nullptr;
 };
 
 // Where one allocation's Slurm job is, for `ring job list`.
@@ -129,7 +134,8 @@ class SlurmRm : public ResourceManager, public JobAgentDoor {
     std::set<int> exited;                    // ranks that reported their exit
     int ranks = 0;
     std::optional<SteadyTime> running_since;
-    std::optional<SteadyTime> cancel_at;  // scancel what is left (after a kill's grace)
+    std::optional<SteadyTime> reattach_by;  // adopted after a restart: its agents must be back by then
+    std::optional<SteadyTime> cancel_at;    // scancel what is left (after a kill's grace)
     bool cancel_now = false;
     bool cancelled = false;
     bool lost_reported = false;

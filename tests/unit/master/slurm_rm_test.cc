@@ -8,10 +8,12 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "master/rm/slurmrm/job_agent_admission.h"
 #include "master/rm/slurmrm/slurm_job_script.h"
 #include "master/rm/slurmrm/slurm_state.h"
+#include "master/store/memory_store.h"
 
 namespace ring {
 namespace slurm_rm_test {
@@ -365,6 +367,61 @@ TEST_F(SlurmRmTest, ExitsOfRanksStoppedWithTheirAgentAreHeldBack) {
   rm_->Tick(std::chrono::steady_clock::now());
   ASSERT_EQ(events_.lost.size(), 1u);
   EXPECT_NE(events_.lost[0].second.find("CANCELLED"), std::string::npos);
+}
+
+// A restarted master finds the job by the id it stored and lets the job's
+// agents back in with the credential they hold; a job whose agents do not
+// come back by the deadline is lost (and cancelled).
+TEST_F(SlurmRmTest, ARestartedMasterReattachesToItsJobs) {
+  MemoryStore store;
+  SlurmPoolOptions pool;
+  pool.pool = "hpc";
+  pool.partition = "p";
+  pool.slot_type = SlurmSlotType::kCpu;
+  pool.agent_binary = "/a";
+  SlurmRmSettings settings;
+  settings.master_url = "http://m:1";
+  settings.job_dir = dir_;
+  settings.store = &store;
+  auto before = std::make_unique<SlurmRm>(pool, settings, std::make_unique<FakeSlurm>(slurm_), events_);
+  before->PollOnce();
+  before->Launch(Spec("1.0", {{"hpc:n1", {0, 1}}}));
+  before->Launch(Spec("2.0", {{"hpc:n2", {0}}}));
+  before->PollOnce();
+  const std::string credential = Credential("1.0");
+  ASSERT_EQ(store.GetSlurmJob("1.0")->job_id, 100);
+  ASSERT_EQ(store.GetSlurmJob("2.0")->job_id, 101);
+  before.reset();  // the master goes; the jobs run on
+
+  SlurmRm after(pool, settings, std::make_unique<FakeSlurm>(slurm_), events_);
+  slurm_.squeue = Squeue({{100, "RUNNING", "None"}, {101, "RUNNING", "None"}});
+  after.PollOnce();
+  const auto now = std::chrono::steady_clock::now();
+  after.Adopt("1.0", {{"hpc:n1", {0, 1}}}, "hpc", now + std::chrono::seconds(10));
+  after.Adopt("2.0", {{"hpc:n2", {0}}}, "hpc", now + std::chrono::seconds(10));
+  after.Adopt("3.0", {{"hpc:n2", {1}}}, "hpc", now + std::chrono::seconds(10));  // never submitted
+  EXPECT_TRUE(after.Offers()[0].free_slots.empty());                             // held again
+  ASSERT_TRUE(after.Authenticate("Bearer " + credential, "slurm.100.n1", "peer").ok());
+  auto channel = std::make_shared<Channel>();
+  proto::Hello hello = Hello("slurm.100.n1");
+  hello.running = {{"1.0", 0, 10}, {"1.0", 1, 11}};
+  after.OnHello("slurm.100.n1", hello, channel, now);
+  EXPECT_TRUE(channel->closed.empty());
+  EXPECT_TRUE(channel->Of<proto::Start>().empty());  // its ranks run already
+  after.OnMessage("slurm.100.n1", proto::StateChange{"1.0", 1, proto::ProcessState::kRunning, {}, {}, ""},
+                  now);
+  ASSERT_EQ(events_.states.size(), 1u);
+
+  after.PollOnce();
+  after.Tick(now + std::chrono::seconds(11));
+  std::set<std::string> lost;
+  for (const auto& [id, why] : events_.lost) lost.insert(id);
+  EXPECT_EQ(lost, (std::set<std::string>{"2.0", "3.0"}));  // 1.0's agent is back
+  after.PollOnce();
+  EXPECT_NE(std::find(slurm_.cancelled.begin(), slurm_.cancelled.end(), 101), slurm_.cancelled.end());
+  after.Release("1.0");
+  after.PollOnce();
+  EXPECT_EQ(store.GetSlurmJob("1.0").status().code(), ErrorCode::kNotFound);
 }
 
 TEST(JobAgentAdmission, IdsAndHellos) {
