@@ -102,6 +102,16 @@ TEST(SlurmE2E, QuadraticCompletesAsOneSlurmJob) {
   StartSlurmMaster(cluster, *slurm);
   const std::string model = BinDir() + "/../examples/quadratic/model";
   const std::string config = SourceDir() + "/configs/experiments/quadratic.yaml";
+  // The partition's two nodes of 2 slots are the pool's.
+  ASSERT_TRUE(TestCluster::WaitFor(
+      [&] {
+        const auto pools = cluster.GetJson("/api/v1/pools");
+        for (const auto& p : pools["pools"])
+          if (p["name"] == "default") return p["agents"] == 2 && p["slots"] == 4;
+        return false;
+      },
+      std::chrono::seconds(10)))
+      << cluster.GetJson("/api/v1/pools").dump();
   auto created = cluster.Ring({"experiment", "create", config, model});
   ASSERT_EQ(created.exit_code, 0) << created.out << created.err;
 
