@@ -58,7 +58,8 @@ Agent::Agent(AgentConfig config, RunAsPolicy run_as, std::string run_as_notice)
       fetcher_(std::make_unique<HttpModelFetcher>(*Url::Parse(config_.master_url), config_.download_timeout,
                                                   config_.ca_file)),
       signals_(io_, SIGTERM, SIGINT),
-      shutdown_deadline_(io_) {
+      shutdown_deadline_(io_),
+      job_start_deadline_(io_) {
   MasterLink::Options link_options;
   link_options.master_url = config_.master_url;
   link_options.agent_id = config_.id;
@@ -100,6 +101,7 @@ Agent::Agent(AgentConfig config, RunAsPolicy run_as, std::string run_as_notice)
                    start.allocation_id);
       return;
     }
+    if (!config_.slurm_allocation.empty()) boost::asio::post(io_, [this] { job_start_deadline_.cancel(); });
     supervisor_->HandleStart(std::move(start));
   };
   callbacks.on_kill = [this](proto::Kill kill) { supervisor_->HandleKill(std::move(kill)); };
@@ -172,6 +174,15 @@ int Agent::Run() {
     spdlog::info("[agent] agent={} received signal {}", config_.id, signal);
     BeginShutdown();
   });
+  if (!config_.slurm_allocation.empty()) {
+    job_start_deadline_.expires_after(config_.job_start_timeout);
+    job_start_deadline_.async_wait([this](boost::system::error_code ec) {
+      if (ec) return;
+      spdlog::error("[agent] agent={} no start for allocation {} within {} ms: leaving", config_.id,
+                    config_.slurm_allocation, config_.job_start_timeout.count());
+      BeginShutdown();
+    });
+  }
   link_->Start();
   io_.run();
   workers_.join();
@@ -198,6 +209,7 @@ void Agent::BeginShutdown() {
     link_->Stop([this] {
       boost::asio::post(io_, [this] {
         shutdown_deadline_.cancel();
+        job_start_deadline_.cancel();
         signals_.cancel();
         io_.stop();
       });

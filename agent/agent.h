@@ -58,7 +58,8 @@ class Agent {
   std::unique_ptr<AllocationSupervisor> supervisor_;
   boost::asio::signal_set signals_;
   boost::asio::steady_timer shutdown_deadline_;
-  bool shutting_down_ = false;  // io_ thread
+  boost::asio::steady_timer job_start_deadline_;  // one-allocation mode: no start by then, leave
+  bool shutting_down_ = false;                    // io_ thread
 };
 
 }  // namespace ring

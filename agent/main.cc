@@ -74,6 +74,10 @@ int main(int argc, char** argv) {
                  "allocation's ranks of this node, then exit");
   app.add_option("--credential-file", config.credential_file,
                  "With --slurm-allocation: the file (0600) holding the allocation's credential");
+  int64_t job_start_timeout_ms = config.job_start_timeout.count();
+  app.add_option("--job-start-timeout-ms", job_start_timeout_ms,
+                 "With --slurm-allocation: leave when no start came this long after starting")
+      ->capture_default_str();
   app.add_option("--address", config.address,
                  "Address other ranks reach this host at (default: the address the master sees)");
   app.add_option("--log-level", config.log_level, "trace, debug, info, warn or error")->capture_default_str();
@@ -107,6 +111,7 @@ int main(int argc, char** argv) {
   }
   config.detect_gpus = !no_gpus;
   config.shutdown_grace = std::chrono::milliseconds(grace_ms);
+  config.job_start_timeout = std::chrono::milliseconds(job_start_timeout_ms);
 
   if (auto status = ring::UseLogFormat("ringagent", log_format); !status.ok()) {
     std::fprintf(stderr, "ringagent: %s\n", status.message().c_str());

@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <set>
@@ -71,6 +72,42 @@ TEST(SlurmE2E, ClusterRunsOneTaskOnEachNode) {
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("0: n1"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("1: n2"), std::string::npos) << r.out;
+}
+
+// ringagent's one-allocation mode outside of Slurm: it refuses to start
+// without a job step's environment, and leaves when no start comes (an
+// orphaned job must not hold its nodes until its time limit).
+TEST(SlurmE2E, AJobAgentNeedsItsJobAndLeavesWithoutAStart) {
+  char templ[] = "/tmp/ring-job-agent-XXXXXX";
+  const std::string dir = mkdtemp(templ);
+  const std::string credential = dir + "/credential";
+  { std::ofstream(credential) << "0123456789abcdef\n"; }
+  std::filesystem::permissions(credential,
+                               std::filesystem::perms::owner_read | std::filesystem::perms::owner_write,
+                               std::filesystem::perm_options::replace);
+  const std::vector<std::string> argv = {BinDir() + "/ringagent",
+                                         "--slurm-allocation",
+                                         "1.0",
+                                         "--master",
+                                         "http://127.0.0.1:1",
+                                         "--credential-file",
+                                         credential,
+                                         "--job-start-timeout-ms",
+                                         "300",
+                                         "--work-dir",
+                                         dir + "/work"};
+  auto outside = RunCommand(argv, {{"SLURM_JOB_ID", ""}, {"SLURMD_NODENAME", ""}}, std::chrono::seconds(10));
+  EXPECT_EQ(outside.exit_code, 2) << outside.out << outside.err;
+  EXPECT_NE((outside.out + outside.err).find("SLURM_JOB_ID"), std::string::npos)
+      << outside.out << outside.err;
+
+  const auto start = std::chrono::steady_clock::now();
+  auto left = RunCommand(argv, {{"SLURM_JOB_ID", "7"}, {"SLURMD_NODENAME", "n9"}}, std::chrono::seconds(20));
+  EXPECT_EQ(left.exit_code, 0) << left.out << left.err;
+  EXPECT_NE((left.out + left.err).find("no start for allocation 1.0"), std::string::npos)
+      << left.out << left.err;
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(15));
+  std::filesystem::remove_all(dir);
 }
 
 // A master whose pool "default" is the Slurm partition, listening on the
