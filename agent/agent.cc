@@ -172,6 +172,10 @@ int Agent::Run() {
   signals_.async_wait([this](boost::system::error_code ec, int signal) {
     if (ec) return;
     spdlog::info("[agent] agent={} received signal {}", config_.id, signal);
+    if (!config_.slurm_allocation.empty() && signal == SIGTERM && supervisor_->active() > 0) {
+      AskToStop();
+      return;
+    }
     BeginShutdown();
   });
   if (!config_.slurm_allocation.empty()) {
@@ -188,6 +192,28 @@ int Agent::Run() {
   workers_.join();
   spdlog::info("[agent] agent={} stopped", config_.id);
   return 0;
+}
+
+// One-allocation mode: Slurm is stopping the job (scancel, preemption, time
+// limit) and will SIGKILL it after its grace. The master is asked to stop the
+// allocation as a preemption, so the ranks checkpoint and exit; the agent
+// leaves when they have (OnIdle), on a second signal, or after the shutdown
+// grace.
+void Agent::AskToStop() {
+  spdlog::info("[agent] agent={} Slurm is stopping the job: asking the master to preempt allocation {}",
+               config_.id, config_.slurm_allocation);
+  link_->Send(proto::Stopping{config_.slurm_allocation, "SIGTERM from Slurm"});
+  supervisor_->MarkAgentStopping();
+  signals_.async_wait([this](boost::system::error_code ec, int) {
+    if (!ec) BeginShutdown();
+  });
+  job_start_deadline_.expires_after(config_.shutdown_grace);
+  job_start_deadline_.async_wait([this](boost::system::error_code ec) {
+    if (ec) return;
+    spdlog::warn("[agent] agent={} the ranks did not stop within {} ms: stopping them", config_.id,
+                 config_.shutdown_grace.count());
+    BeginShutdown();
+  });
 }
 
 void Agent::BeginShutdown() {

@@ -42,6 +42,7 @@ class Agent {
 
  private:
   void BeginShutdown();
+  void AskToStop();  // one-allocation mode, on Slurm's SIGTERM
 
   const AgentConfig config_;
   const RunAsPolicy run_as_;

@@ -56,6 +56,13 @@ void AllocationSupervisor::OnKill(const proto::Kill& kill) {
   for (auto& runner : targets) runner->Kill(std::chrono::milliseconds(kill.grace_ms), kill.reason);
 }
 
+void AllocationSupervisor::MarkAgentStopping() {
+  boost::asio::post(context_.strand, [this] {
+    std::lock_guard lock(mutex_);
+    for (auto& [key, runner] : runners_) runner->MarkAgentStopping();
+  });
+}
+
 void AllocationSupervisor::OnRunnerDone(const Key& key) {
   bool idle = false;
   {

@@ -29,6 +29,9 @@ class AllocationSupervisor {
   // `done` on the strand once every runner has reported and cleaned up.
   void Shutdown(std::chrono::milliseconds grace, std::function<void()> done);
 
+  // The agent is being stopped from outside (Slurm's SIGTERM reaches the
+  // ranks too): every exit from now on is reported as agent_stopping.
+  void MarkAgentStopping();
   // Runs `idle` on the strand each time the last runner is done (call before any start).
   void OnIdle(std::function<void()> idle) { idle_ = std::move(idle); }
 

@@ -116,7 +116,16 @@ struct LogBatch {
   std::vector<LogLine> lines;
 };
 
-using Message = std::variant<Hello, Welcome, Heartbeat, Start, Kill, StateChange, LogBatch>;
+// From an agent of a batch job (ringagent --slurm-allocation): the batch
+// system is stopping its job (Slurm's SIGTERM on scancel, preemption or the
+// time limit, before its SIGKILL); the master asks the allocation's ranks
+// to checkpoint and exit, as a preemption.
+struct Stopping {
+  std::string allocation_id;
+  std::string reason;
+};
+
+using Message = std::variant<Hello, Welcome, Heartbeat, Start, Kill, StateChange, LogBatch, Stopping>;
 
 // Encodes a message as the JSON text of one frame.
 std::string Encode(const Message& message);

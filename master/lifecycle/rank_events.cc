@@ -161,6 +161,15 @@ void RankEvents::OnAllocationLost(const std::string& allocation_id, const std::s
   allocations_.End(allocation_id, EndCause::kAgentLost, why);
 }
 
+void RankEvents::OnAllocationPreempted(const std::string& allocation_id, const std::string& why,
+                                       SteadyTime now) {
+  LiveAllocation* alloc = allocations_.Find(allocation_id);
+  if (!alloc) return;
+  spdlog::info("[allocations] allocation {}: {}; asking its ranks to checkpoint and exit", allocation_id,
+               why);
+  allocations_.RequestPreemption(*alloc, EndCause::kPreempted, now, PreemptionTimeout(alloc->experiment_id));
+}
+
 void RankEvents::OnNodeEvicted(const std::string& node, SteadyTime now) {
   for (auto& [id, alloc] : allocations_.live())
     if (PlacedOn(alloc, node))

@@ -235,6 +235,14 @@ TEST(SlurmE2E, ScancelOfARunningJobResumesFromTheCheckpoint) {
   int reports_at_50 = 0;
   for (const auto& m : training) reports_at_50 += m["batches"] == 50;
   EXPECT_EQ(reports_at_50, 1) << "the trial started over instead of resuming: " << training.dump();
+  // The first job's end is the infrastructure's: a preemption (a trial that
+  // checkpoints and leaves on the request), or lost (this trial dies of
+  // Slurm's SIGTERM, which reaches every process of the job).
+  auto allocations = cluster.GetJson("/api/v1/trials/1/allocations")["allocations"];
+  ASSERT_EQ(allocations.size(), 2u) << allocations.dump();
+  EXPECT_TRUE(allocations[0]["end_cause"] == "PREEMPTED" || allocations[0]["end_cause"] == "AGENT_LOST")
+      << allocations[0].dump();
+  EXPECT_EQ(allocations[1]["end_cause"], "COMPLETED") << allocations[1].dump();
 }
 
 // kill -9 of the master while a trial trains in its Slurm job: the job runs

@@ -511,10 +511,25 @@ void SlurmRm::SendStarts(Allocation& alloc) {
 }
 
 void SlurmRm::OnMessage(const std::string& agent_id, const proto::Message& message, SteadyTime) {
+  const auto id = ParseJobAgentId(agent_id);
+  if (const auto* stopping = std::get_if<proto::Stopping>(&message)) {
+    bool first = false;
+    {
+      std::lock_guard lock(mu_);
+      Allocation* alloc = id ? FindByJob(id->job_id) : nullptr;
+      if (!alloc || stopping->allocation_id != alloc->grant.allocation_id) return;
+      first = !alloc->stop_requested;
+      alloc->stop_requested = true;
+    }
+    if (first)
+      events_.OnAllocationPreempted(stopping->allocation_id, "Slurm is stopping job " +
+                                                                 std::to_string(id->job_id) + " (" +
+                                                                 stopping->reason.substr(0, 200) + ")");
+    return;
+  }
   const auto* change = std::get_if<proto::StateChange>(&message);
   const auto* logs = std::get_if<proto::LogBatch>(&message);
   if (!change && !logs) return;  // heartbeats: the job's state is Slurm's to tell
-  const auto id = ParseJobAgentId(agent_id);
   const std::string& allocation = change ? change->allocation_id : logs->allocation_id;
   const int rank = change ? change->rank : logs->rank;
   std::string node_id;
@@ -536,7 +551,9 @@ void SlurmRm::OnMessage(const std::string& agent_id, const proto::Message& messa
                  ", which its job's credential does not cover");
       return;
     }
-    if (change && change->state == proto::ProcessState::kExited && change->agent_stopping) {
+    // An exit 0 is the rank's own (it checkpointed and left when asked).
+    if (change && change->state == proto::ProcessState::kExited && change->agent_stopping &&
+        change->exit_code != 0) {
       // Slurm stopped the job (scancel, preemption, time limit): not the
       // trial's failure. Held back, so the job's end (Tick) reports the
       // allocation lost, an infrastructure failure.

@@ -139,6 +139,7 @@ class SlurmRm : public ResourceManager, public JobAgentDoor {
     bool cancel_now = false;
     bool cancelled = false;
     bool lost_reported = false;
+    bool stop_requested = false;  // its job agents said Slurm is stopping the job
   };
   using Work = std::function<void(SlurmCommands&)>;
 

@@ -77,8 +77,10 @@ class RecordingEvents : public RmEvents {
   void OnAllocationLost(const std::string& id, const std::string& why) override {
     lost.emplace_back(id, why);
   }
+  void OnAllocationPreempted(const std::string& id, const std::string&) override { preempted.push_back(id); }
   void OnNodeEvicted(const std::string&) override {}
   void OnCapacityChanged() override { ++capacity; }
+  std::vector<std::string> preempted;
   std::vector<std::pair<std::string, proto::StateChange>> states;
   std::vector<std::string> nodes_lost;
   std::vector<std::pair<std::string, std::string>> lost;
@@ -358,6 +360,12 @@ TEST_F(SlurmRmTest, ExitsOfRanksStoppedWithTheirAgentAreHeldBack) {
   rm_->PollOnce();
   auto channel = std::make_shared<Channel>();
   rm_->OnHello("slurm.100.n1", Hello("slurm.100.n1"), channel, {});
+  // Slurm's SIGTERM reached the agent: the allocation is preempted, once,
+  // and never for a Stopping naming another allocation.
+  rm_->OnMessage("slurm.100.n1", proto::Stopping{"2.0", "SIGTERM"}, {});
+  rm_->OnMessage("slurm.100.n1", proto::Stopping{"1.0", "SIGTERM"}, {});
+  rm_->OnMessage("slurm.100.n1", proto::Stopping{"1.0", "SIGTERM"}, {});
+  EXPECT_EQ(events_.preempted, (std::vector<std::string>{"1.0"}));
   proto::StateChange stopped{"1.0", 0, proto::ProcessState::kExited, std::nullopt, 15, ""};
   stopped.agent_stopping = true;
   rm_->OnMessage("slurm.100.n1", stopped, {});
