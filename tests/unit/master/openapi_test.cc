@@ -10,8 +10,8 @@
 
 #include "master/api/routes.h"
 #include "master/auth/accounts.h"
-#include "master/store/memory_store.h"
 #include "tests/support/lifecycle_driver.h"
+#include "master/store/memory_store.h"
 
 namespace ring {
 namespace {
