@@ -174,6 +174,7 @@ Status Master::Run() {
     for (const auto& pool : config_.slurm_pools) {
       SlurmRmSettings settings;
       settings.master_url = pool.master_url;
+      settings.ca_file = pool.agent_ca_file;
       settings.job_dir = pool.job_dir.empty() ? config_.data_dir + "/slurm/" + pool.pool : pool.job_dir;
       settings.kill_grace = agent_options.kill_grace;
       settings.heartbeat_interval = agent_options.heartbeat_interval;

@@ -18,7 +18,7 @@ Status KeyError(const std::string& path, const YAML::Node& node, const std::stri
 
 // resource_pools[].resource_manager: {type: agent} (the default) or
 // {type: slurm, partition, account, qos, sbatch_args, slots_per_node,
-// slot_type, agent_binary, master_url, job_dir, poll_interval_ms,
+// slot_type, agent_binary, master_url, agent_ca_file, job_dir, poll_interval_ms,
 // agent_connect_timeout_ms}. Sets `slurm` for a slurm pool.
 Status ParseResourceManager(const std::string& path, const YAML::Node& node, const std::string& at,
                             std::optional<SlurmPoolOptions>& slurm) {
@@ -39,7 +39,7 @@ Status ParseResourceManager(const std::string& path, const YAML::Node& node, con
     const std::string name = rm + "." + key;
     try {
       if (key == "partition" || key == "account" || key == "qos" || key == "agent_binary" ||
-          key == "master_url" || key == "job_dir") {
+          key == "master_url" || key == "job_dir" || key == "agent_ca_file") {
         if (!v.IsScalar() || v.as<std::string>().empty())
           return KeyError(path, v, name + " must be a non-empty string");
         const std::string text = v.as<std::string>();
@@ -49,7 +49,8 @@ Status ParseResourceManager(const std::string& path, const YAML::Node& node, con
         if (key == "agent_binary") o.agent_binary = text;
         if (key == "master_url") o.master_url = text;
         if (key == "job_dir") o.job_dir = text;
-        if ((key == "agent_binary" || key == "job_dir") && text.front() != '/')
+        if (key == "agent_ca_file") o.agent_ca_file = text;
+        if ((key == "agent_binary" || key == "job_dir" || key == "agent_ca_file") && text.front() != '/')
           return KeyError(path, v,
                           name + " must be an absolute path as the nodes see it, got \"" + text + "\"");
         if (key == "master_url" && text.rfind("http://", 0) != 0 && text.rfind("https://", 0) != 0)

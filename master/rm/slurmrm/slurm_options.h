@@ -27,6 +27,9 @@ struct SlurmPoolOptions {
   std::string agent_binary;
   // How the job's agents reach the master; empty: http(s)://<listen>.
   std::string master_url;
+  // The CA file (PEM) job agents trust for an https master, as the nodes see
+  // it; empty: the system's.
+  std::string agent_ca_file;
   // Where batch scripts, job output and the allocations' credentials are
   // written; must be visible at the same path on the nodes. Empty:
   // <data_dir>/slurm/<pool>.

@@ -65,7 +65,8 @@ TEST_F(MasterConfigTest, SlurmPoolsParseAndAgentsStayTheDefault) {
       "resource_pools:\n  - name: default\n  - name: hpc\n    resource_manager:\n      type: slurm\n"
       "      partition: gpu\n      account: ml\n      qos: normal\n      sbatch_args: [--time=60, -C a100]\n"
       "      slots_per_node: 4\n      slot_type: cpu\n      agent_binary: /opt/ring/bin/ringagent\n"
-      "      poll_interval_ms: 500\n  - name: own\n    resource_manager: {type: agent}\n");
+      "      poll_interval_ms: 500\n      agent_ca_file: /etc/ring/ca.crt\n  - name: own\n    "
+      "resource_manager: {type: agent}\n");
   ASSERT_TRUE(c.ok()) << c.status().message();
   ASSERT_EQ(c->resource_pools.size(), 3u);
   ASSERT_EQ(c->slurm_pools.size(), 1u);
@@ -79,6 +80,7 @@ TEST_F(MasterConfigTest, SlurmPoolsParseAndAgentsStayTheDefault) {
   EXPECT_EQ(s.slot_type, SlurmSlotType::kCpu);
   EXPECT_EQ(s.agent_binary, "/opt/ring/bin/ringagent");
   EXPECT_EQ(s.poll_interval, std::chrono::milliseconds(500));
+  EXPECT_EQ(s.agent_ca_file, "/etc/ring/ca.crt");
   EXPECT_TRUE(Load("resource_pools:\n  - name: a\n")->slurm_pools.empty());
 }
 

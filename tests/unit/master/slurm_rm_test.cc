@@ -432,6 +432,20 @@ TEST_F(SlurmRmTest, ARestartedMasterReattachesToItsJobs) {
   EXPECT_EQ(store.GetSlurmJob("1.0").status().code(), ErrorCode::kNotFound);
 }
 
+// How the real commands are run: both streams captured, a hung command
+// killed at its timeout, a missing program an exit code rather than a throw.
+TEST(SlurmCommandsTest, ProgramsAreBoundedByTheirTimeout) {
+  auto echoed = RunProgram({"sh", "-c", "echo out; echo err >&2; exit 3"}, std::chrono::seconds(5));
+  EXPECT_EQ(echoed.exit_code, 3);
+  EXPECT_EQ(echoed.out, "out\n");
+  EXPECT_EQ(echoed.err, "err\n");
+  const auto start = std::chrono::steady_clock::now();
+  auto hung = RunProgram({"sleep", "30"}, std::chrono::milliseconds(200));
+  EXPECT_EQ(hung.exit_code, -1);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  EXPECT_EQ(RunProgram({"/nonexistent/sbatch"}, std::chrono::seconds(5)).exit_code, 127);
+}
+
 TEST(JobAgentAdmission, IdsAndHellos) {
   auto id = ParseJobAgentId("slurm.42.gpu-node-7");
   ASSERT_TRUE(id);
