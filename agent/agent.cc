@@ -60,13 +60,16 @@ Agent::Agent(AgentConfig config, RunAsPolicy run_as, std::string run_as_notice)
       fetcher_(std::make_unique<HttpModelFetcher>(*Url::Parse(config_.master_url), config_.download_timeout,
                                                   config_.ca_file)),
       signals_(io_, SIGTERM, SIGINT),
-      shutdown_deadline_(io_) {
+      shutdown_deadline_(io_),
+      job_start_deadline_(io_) {
   MasterLink::Options link_options;
   link_options.master_url = config_.master_url;
   link_options.agent_id = config_.id;
   link_options.cluster_token = config_.token;
   link_options.credential_file = CredentialPath(config_.state_dir);
-  if (Status dir = PrepareStateDir(config_.state_dir); !dir.ok())
+  if (!config_.slurm_allocation.empty())
+    link_options.credential = config_.job_credential;  // never enrols, keeps no state
+  else if (Status dir = PrepareStateDir(config_.state_dir); !dir.ok())
     startup_error_ = dir;
   else if (auto credential = LoadCredential(config_.state_dir, config_.id); !credential.ok())
     startup_error_ = credential.status();
@@ -118,7 +121,15 @@ Agent::Agent(AgentConfig config, RunAsPolicy run_as, std::string run_as_notice)
     for (const auto& r : runtimes_) hello.container_runtimes.push_back(r.Info());
     return hello;
   };
-  callbacks.on_start = [this](proto::Start start) { supervisor_->HandleStart(std::move(start)); };
+  callbacks.on_start = [this](proto::Start start) {
+    if (!config_.slurm_allocation.empty() && start.allocation_id != config_.slurm_allocation) {
+      spdlog::warn("[agent] agent={} one-allocation mode: start of allocation {} ignored", config_.id,
+                   start.allocation_id);
+      return;
+    }
+    if (!config_.slurm_allocation.empty()) boost::asio::post(io_, [this] { job_start_deadline_.cancel(); });
+    supervisor_->HandleStart(std::move(start));
+  };
   callbacks.on_kill = [this](proto::Kill kill) { supervisor_->HandleKill(std::move(kill)); };
   callbacks.on_enrolled = [this](const std::string& credential) {
     return SaveCredential(config_.state_dir, config_.id, credential);
@@ -145,6 +156,9 @@ Agent::Agent(AgentConfig config, RunAsPolicy run_as, std::string run_as_notice)
   context.runtimes = runtimes_;
   context.private_dirs = {config_.work_dir, config_.state_dir};
   supervisor_ = std::make_unique<AllocationSupervisor>(std::move(context));
+  if (!config_.slurm_allocation.empty())
+    // Its ranks are done: so is the agent (and with it the Slurm job step).
+    supervisor_->OnIdle([this] { boost::asio::post(io_, [this] { BeginShutdown(); }); });
 }
 
 Agent::~Agent() {
@@ -192,13 +206,48 @@ int Agent::Run() {
   signals_.async_wait([this](boost::system::error_code ec, int signal) {
     if (ec) return;
     spdlog::info("[agent] agent={} received signal {}", config_.id, signal);
+    if (!config_.slurm_allocation.empty() && signal == SIGTERM && supervisor_->active() > 0) {
+      AskToStop();
+      return;
+    }
     BeginShutdown();
   });
+  if (!config_.slurm_allocation.empty()) {
+    job_start_deadline_.expires_after(config_.job_start_timeout);
+    job_start_deadline_.async_wait([this](boost::system::error_code ec) {
+      if (ec) return;
+      spdlog::error("[agent] agent={} no start for allocation {} within {} ms: leaving", config_.id,
+                    config_.slurm_allocation, config_.job_start_timeout.count());
+      BeginShutdown();
+    });
+  }
   link_->Start();
   io_.run();
   workers_.join();
   spdlog::info("[agent] agent={} stopped", config_.id);
   return 0;
+}
+
+// One-allocation mode: Slurm is stopping the job (scancel, preemption, time
+// limit) and will SIGKILL it after its grace. The master is asked to stop the
+// allocation as a preemption, so the ranks checkpoint and exit; the agent
+// leaves when they have (OnIdle), on a second signal, or after the shutdown
+// grace.
+void Agent::AskToStop() {
+  spdlog::info("[agent] agent={} Slurm is stopping the job: asking the master to preempt allocation {}",
+               config_.id, config_.slurm_allocation);
+  link_->Send(proto::Stopping{config_.slurm_allocation, "SIGTERM from Slurm"});
+  supervisor_->MarkAgentStopping();
+  signals_.async_wait([this](boost::system::error_code ec, int) {
+    if (!ec) BeginShutdown();
+  });
+  job_start_deadline_.expires_after(config_.shutdown_grace);
+  job_start_deadline_.async_wait([this](boost::system::error_code ec) {
+    if (ec) return;
+    spdlog::warn("[agent] agent={} the ranks did not stop within {} ms: stopping them", config_.id,
+                 config_.shutdown_grace.count());
+    BeginShutdown();
+  });
 }
 
 void Agent::BeginShutdown() {
@@ -220,6 +269,7 @@ void Agent::BeginShutdown() {
     link_->Stop([this] {
       boost::asio::post(io_, [this] {
         shutdown_deadline_.cancel();
+        job_start_deadline_.cancel();
         signals_.cancel();
         io_.stop();
       });

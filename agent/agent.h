@@ -43,6 +43,7 @@ class Agent {
 
  private:
   void BeginShutdown();
+  void AskToStop();  // one-allocation mode, on Slurm's SIGTERM
 
   const AgentConfig config_;
   const RunAsPolicy run_as_;
@@ -60,7 +61,8 @@ class Agent {
   std::unique_ptr<AllocationSupervisor> supervisor_;
   boost::asio::signal_set signals_;
   boost::asio::steady_timer shutdown_deadline_;
-  bool shutting_down_ = false;  // io_ thread
+  boost::asio::steady_timer job_start_deadline_;  // one-allocation mode: no start by then, leave
+  bool shutting_down_ = false;                    // io_ thread
 };
 
 }  // namespace ring

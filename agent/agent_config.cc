@@ -34,7 +34,36 @@ std::string DefaultWorkDir() {
   return std::string(home && home[0] == '/' ? home : "/var/lib") + "/.local/state/ringagent/work";
 }
 
+namespace {
+
+// One-allocation mode: who it is comes from Slurm's environment of the task.
+Status ResolveJobAgent(AgentConfig& config) {
+  if (config.credential_file.empty())
+    return InvalidArgument("--slurm-allocation needs --credential-file (the allocation's credential)");
+  auto credential = ReadTokenFile(config.credential_file);
+  if (!credential.ok()) return InvalidArgument("--credential-file: " + credential.status().message());
+  config.job_credential = *credential;
+  const char* job = std::getenv("SLURM_JOB_ID");
+  const char* node = std::getenv("SLURMD_NODENAME");
+  if (!job || !*job || !node || !*node)
+    return InvalidArgument(
+        "--slurm-allocation runs inside a Slurm job step (SLURM_JOB_ID and SLURMD_NODENAME unset)");
+  config.id = "slurm." + std::string(job) + "." + node;
+  // Slurm runs the job as its user and contains it: tasks run as that user.
+  config.single_user = true;
+  if (config.containment == "auto") config.containment = "process_group";
+  const char* tmp = std::getenv("TMPDIR");
+  const std::string base = tmp && *tmp == '/' ? tmp : "/tmp";
+  if (config.work_dir.empty()) config.work_dir = base + "/ringagent-" + job + "-" + node;
+  if (config.state_dir.empty()) config.state_dir = config.work_dir + "-state";  // holds nothing
+  return Status::Ok();
+}
+
+}  // namespace
+
 Status ResolveAgentConfig(AgentConfig& config) {
+  if (!config.slurm_allocation.empty())
+    if (Status s = ResolveJobAgent(config); !s.ok()) return s;
   if (config.master_url.empty()) return InvalidArgument("--master is required (e.g. http://127.0.0.1:8080)");
   std::string url = config.master_url;
   if (url.rfind("ws://", 0) == 0) url = "http://" + url.substr(5);

@@ -40,6 +40,17 @@ struct AgentConfig {
   std::string containment = "auto";         // --containment: auto, cgroup2, freezer or process_group
   std::string container_runtimes = "auto";  // --container-runtimes: auto (podman, docker, apptainer,
                                             //   singularity, each that runs), none, or a list "podman,docker"
+  // --slurm-allocation: one-allocation mode, started by srun inside a Slurm
+  // job's batch script: the agent connects as slurm.<job>.<node> with the
+  // allocation's credential (--credential-file) instead of enrolling, runs
+  // that node's ranks of this allocation only, and exits once they have.
+  std::string slurm_allocation;
+  std::string credential_file;  // --credential-file: the allocation's credential, 0600 (0400) for this user
+  std::string job_credential;   // read from credential_file
+  // --slurm-allocation: the agent leaves when no start came this long after
+  // it started (the allocation ended, or the master cannot be reached), so
+  // that an orphaned job does not hold its nodes until its time limit.
+  std::chrono::milliseconds job_start_timeout{600000};
   std::string python_dir;  // --python-dir: the runtime's Python folder (ringtrial, determined), put first on
                            //   trials' PYTHONPATH; default found relative to the agent's binary; "none": off
 };

@@ -195,6 +195,7 @@ void AllocationRunner::ReportExit(const ExitStatus& status, const std::string& m
   change.exit_code = status.exit_code;
   change.signal = status.signal;
   change.message = message;
+  change.agent_stopping = agent_stopping_;
   context_.sink->Send(std::move(change));
 }
 

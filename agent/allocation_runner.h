@@ -72,6 +72,8 @@ class AllocationRunner : public std::enable_shared_from_this<AllocationRunner> {
   void Begin();  // strand
   // SIGTERM to the process group, SIGKILL after `grace`. Before launch: reports exited at once.
   void Kill(std::chrono::milliseconds grace, const std::string& reason);  // strand
+  // The agent itself is stopping (a signal): the exit is reported as such.
+  void MarkAgentStopping() { agent_stopping_ = true; }  // strand
 
   Phase phase() const { return phase_.load(); }
   int64_t pid() const { return pid_.load(); }  // 0 until launched
@@ -100,6 +102,7 @@ class AllocationRunner : public std::enable_shared_from_this<AllocationRunner> {
   std::atomic<Phase> phase_{Phase::kPreparing};
   std::atomic<int64_t> pid_{0};
   std::string kill_reason_;                // strand
+  bool agent_stopping_ = false;            // strand: killed because the agent shuts down
   boost::asio::steady_timer flush_timer_;  // strand
   bool flush_timer_armed_ = false;         // strand
   std::mutex log_mutex_;                   // guards batcher_ and orders sends of its batches

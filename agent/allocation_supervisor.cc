@@ -56,12 +56,22 @@ void AllocationSupervisor::OnKill(const proto::Kill& kill) {
   for (auto& runner : targets) runner->Kill(std::chrono::milliseconds(kill.grace_ms), kill.reason);
 }
 
+void AllocationSupervisor::MarkAgentStopping() {
+  boost::asio::post(context_.strand, [this] {
+    std::lock_guard lock(mutex_);
+    for (auto& [key, runner] : runners_) runner->MarkAgentStopping();
+  });
+}
+
 void AllocationSupervisor::OnRunnerDone(const Key& key) {
+  bool idle = false;
   {
     std::lock_guard lock(mutex_);
     runners_.erase(key);
+    idle = runners_.empty();
   }
   MaybeFinishShutdown();
+  if (idle && idle_ && !shutting_down_) idle_();
 }
 
 void AllocationSupervisor::Shutdown(std::chrono::milliseconds grace, std::function<void()> done) {
@@ -74,7 +84,10 @@ void AllocationSupervisor::Shutdown(std::chrono::milliseconds grace, std::functi
       for (const auto& [key, runner] : runners_) all.push_back(runner);
     }
     spdlog::info("[agent] shutting down: terminating {} process(es), grace {} ms", all.size(), grace.count());
-    for (auto& runner : all) runner->Kill(grace, "agent shutting down");
+    for (auto& runner : all) {
+      runner->MarkAgentStopping();
+      runner->Kill(grace, "agent shutting down");
+    }
     MaybeFinishShutdown();
   });
 }

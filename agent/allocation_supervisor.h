@@ -29,6 +29,12 @@ class AllocationSupervisor {
   // `done` on the strand once every runner has reported and cleaned up.
   void Shutdown(std::chrono::milliseconds grace, std::function<void()> done);
 
+  // The agent is being stopped from outside (Slurm's SIGTERM reaches the
+  // ranks too): every exit from now on is reported as agent_stopping.
+  void MarkAgentStopping();
+  // Runs `idle` on the strand each time the last runner is done (call before any start).
+  void OnIdle(std::function<void()> idle) { idle_ = std::move(idle); }
+
   // Processes not yet reported as exited (pid 0 while still preparing).
   std::vector<proto::RunningProcess> Running() const;
   // Runners not yet done (including those cleaning up).
@@ -46,6 +52,7 @@ class AllocationSupervisor {
   std::map<Key, std::shared_ptr<AllocationRunner>> runners_;
   bool shutting_down_ = false;           // strand
   std::function<void()> shutdown_done_;  // strand
+  std::function<void()> idle_;           // set before the first start
 };
 
 }  // namespace ring

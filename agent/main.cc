@@ -73,6 +73,15 @@ int main(int argc, char** argv) {
                  "CA certificate(s) (PEM) to trust for an https:// master besides the system's; trials get "
                  "it as RING_CA_FILE")
       ->envname("RING_CA_FILE");
+  app.add_option("--slurm-allocation", config.slurm_allocation,
+                 "One-allocation mode (started by srun in a Slurm job's batch script): run this "
+                 "allocation's ranks of this node, then exit");
+  app.add_option("--credential-file", config.credential_file,
+                 "With --slurm-allocation: the file (0600) holding the allocation's credential");
+  int64_t job_start_timeout_ms = config.job_start_timeout.count();
+  app.add_option("--job-start-timeout-ms", job_start_timeout_ms,
+                 "With --slurm-allocation: leave when no start came this long after starting")
+      ->capture_default_str();
   app.add_option("--address", config.address,
                  "Address other ranks reach this host at (default: the address the master sees)");
   app.add_option("--log-level", config.log_level, "trace, debug, info, warn or error")->capture_default_str();
@@ -106,6 +115,7 @@ int main(int argc, char** argv) {
   }
   config.detect_gpus = !no_gpus;
   config.shutdown_grace = std::chrono::milliseconds(grace_ms);
+  config.job_start_timeout = std::chrono::milliseconds(job_start_timeout_ms);
 
   if (auto status = ring::UseLogFormat("ringagent", log_format); !status.ok()) {
     std::fprintf(stderr, "ringagent: %s\n", status.message().c_str());

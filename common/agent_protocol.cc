@@ -146,6 +146,8 @@ std::string Encode(const Message& message) {
                   {"allocation_id", m.allocation_id},
                   {"grace_ms", m.grace_ms},
                   {"reason", m.reason}};
+        } else if constexpr (std::is_same_v<M, Stopping>) {
+          return {{"type", "stopping"}, {"allocation_id", m.allocation_id}, {"reason", m.reason}};
         } else if constexpr (std::is_same_v<M, StateChange>) {
           json out = {{"type", "state"},
                       {"allocation_id", m.allocation_id},
@@ -154,6 +156,7 @@ std::string Encode(const Message& message) {
                       {"message", m.message}};
           if (m.exit_code) out["exit_code"] = *m.exit_code;
           if (m.signal) out["signal"] = *m.signal;
+          if (m.agent_stopping) out["agent_stopping"] = true;
           return out;
         } else {
           json lines = json::array();
@@ -294,6 +297,13 @@ Result<Message> Decode(const std::string& text) {
         m.signal = v;
       }
       Field(j, "message", m.message, false);
+      Field(j, "agent_stopping", m.agent_stopping, false);
+      return Message{std::move(m)};
+    }
+    if (type == "stopping") {
+      Stopping m;
+      Field(j, "allocation_id", m.allocation_id);
+      Field(j, "reason", m.reason, false);
       return Message{std::move(m)};
     }
     if (type == "log") {

@@ -130,6 +130,10 @@ struct StateChange {
   std::optional<int> exit_code;  // when exited normally
   std::optional<int> signal;     // when killed by a signal
   std::string message;           // e.g. "model download failed: ..."
+  // The agent stopped the process because it was itself told to stop
+  // (SIGTERM: an operator, or Slurm cancelling or preempting its job), not
+  // because the master asked; a job agent's such exits are the job's end.
+  bool agent_stopping = false;
 };
 
 struct LogLine {
@@ -148,7 +152,16 @@ struct LogBatch {
   std::vector<LogLine> lines;
 };
 
-using Message = std::variant<Hello, Welcome, Heartbeat, Start, Kill, StateChange, LogBatch>;
+// From an agent of a batch job (ringagent --slurm-allocation): the batch
+// system is stopping its job (Slurm's SIGTERM on scancel, preemption or the
+// time limit, before its SIGKILL); the master asks the allocation's ranks
+// to checkpoint and exit, as a preemption.
+struct Stopping {
+  std::string allocation_id;
+  std::string reason;
+};
+
+using Message = std::variant<Hello, Welcome, Heartbeat, Start, Kill, StateChange, LogBatch, Stopping>;
 
 // Encodes a message as the JSON text of one frame.
 std::string Encode(const Message& message);

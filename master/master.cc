@@ -29,6 +29,7 @@
 #include "master/observability/master_metrics.h"
 #include "master/rm/agentrm/agent_enrolments.h"
 #include "master/rm/agentrm/agent_rm.h"
+#include "master/rm/routing_rm.h"
 #include "master/store/sqlite_db.h"
 #include "master/store/sqlite_store.h"
 
@@ -44,6 +45,7 @@ struct Master::Parts {
   std::unique_ptr<SqliteStore> store;
   std::unique_ptr<AgentEnrolments> enrolments;  // agents' credentials and the cluster token
   AgentRm* agent_rm = nullptr;                  // owned by the lifecycle
+  RoutingRm* routing = nullptr;                 // owned by the lifecycle; set when there are Slurm pools
   std::unique_ptr<Lifecycle> lifecycle;
   // The lifecycle's own thread: every lifecycle event runs there, one at a
   // time. After the lifecycle, so it is joined before the lifecycle goes.
@@ -164,10 +166,29 @@ Status Master::Run() {
     p.metrics.ObserveSchedulerPass(pool, seconds);
   };
   options.on_trial_restart = [&p] { p.metrics.CountTrialRestart(); };
-  auto make_rm = [&p, agent_options](RmEvents& events) {
+  auto make_rm = [this, &p, agent_options](RmEvents& events) -> std::unique_ptr<ResourceManager> {
     auto rm = std::make_unique<AgentRm>(*p.store, agent_options, events);
     p.agent_rm = rm.get();
-    return rm;
+    if (config_.slurm_pools.empty()) return rm;
+    // Some pools are Slurm partitions: each gets its manager, and the
+    // lifecycle talks to all of them through one that routes by pool.
+    std::vector<std::unique_ptr<SlurmRm>> slurm;
+    for (const auto& pool : config_.slurm_pools) {
+      SlurmRmSettings settings;
+      settings.master_url = pool.master_url;
+      settings.ca_file = pool.agent_ca_file;
+      settings.job_dir = pool.job_dir.empty() ? config_.data_dir + "/slurm/" + pool.pool : pool.job_dir;
+      settings.kill_grace = agent_options.kill_grace;
+      settings.heartbeat_interval = agent_options.heartbeat_interval;
+      settings.heartbeat_timeout = agent_options.heartbeat_timeout;
+      settings.count_refusal = agent_options.count_refusal;
+      settings.store = p.store.get();
+      slurm.push_back(std::make_unique<SlurmRm>(pool, std::move(settings),
+                                                std::make_unique<ProcessSlurmCommands>(), events));
+    }
+    auto routing = std::make_unique<RoutingRm>(std::move(rm), std::move(slurm));
+    p.routing = routing.get();
+    return routing;
   };
   auto to_lifecycle = [&p](std::function<void()> work) { net::post(p.lifecycle_thread, std::move(work)); };
   p.lifecycle = std::make_unique<Lifecycle>(*p.store, options, make_rm, to_lifecycle);
@@ -213,7 +234,8 @@ Status Master::Run() {
   p.router.SetObserver([&p](const std::string& method, const std::string& route, int status, double seconds) {
     p.metrics.ObserveRequest(method, route, status, seconds);
   });
-  p.agents = std::make_unique<AgentWsAcceptor>(*p.agent_rm, *p.enrolments, to_lifecycle);
+  p.api->routing = p.routing;
+  p.agents = std::make_unique<AgentWsAcceptor>(*p.agent_rm, *p.enrolments, to_lifecycle, p.routing);
 
   HttpServerOptions http;
   const auto colon = config_.listen.rfind(':');
@@ -232,6 +254,16 @@ Status Master::Run() {
   if (!port.ok()) return port.status();
   if (!config_.port_file.empty())
     if (Status s = WritePortFile(config_.port_file, *port); !s.ok()) return s;
+  if (p.routing)
+    for (const auto& slurm : p.routing->slurm()) {
+      // Job agents reach the master where it listens, unless the pool says otherwise.
+      if (slurm->master_url().empty())
+        slurm->SetMasterUrl((config_.tls.enabled() ? "https://" : "http://") + http.host + ":" +
+                            std::to_string(*port));
+      slurm->Start();
+      spdlog::info("[master] pool {} runs on Slurm partition {}; its job agents connect to {}", slurm->pool(),
+                   slurm->partition(), slurm->master_url());
+    }
   spdlog::info("[master] listening on {}://{}:{} (db {})", config_.tls.enabled() ? "https" : "http",
                http.host, *port, config_.db);
   spdlog::info("[master] agents enrol with the cluster token in {} (ringagent --token-file)",

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <set>
 
 #include <yaml-cpp/yaml.h>
@@ -15,8 +16,93 @@ Status KeyError(const std::string& path, const YAML::Node& node, const std::stri
   return InvalidArgument(path + ":" + std::to_string(node.Mark().line + 1) + ": " + what);
 }
 
-// resource_pools: [{name, description, scheduler: {type, preemption, fitting_policy}}]
-Result<std::vector<PoolSettings>> ParsePools(const std::string& path, const YAML::Node& node) {
+// resource_pools[].resource_manager: {type: agent} (the default) or
+// {type: slurm, partition, account, qos, sbatch_args, slots_per_node,
+// slot_type, agent_binary, master_url, agent_ca_file, job_dir, poll_interval_ms,
+// agent_connect_timeout_ms}. Sets `slurm` for a slurm pool.
+Status ParseResourceManager(const std::string& path, const YAML::Node& node, const std::string& at,
+                            std::optional<SlurmPoolOptions>& slurm) {
+  const std::string rm = at + ".resource_manager";
+  if (!node.IsMap()) return KeyError(path, node, rm + " must be a map with a type (agent or slurm)");
+  const YAML::Node type = node["type"];
+  const std::string type_text = type && type.IsScalar() ? type.as<std::string>() : "";
+  if (type_text != "agent" && type_text != "slurm")
+    return KeyError(path, type ? type : node, rm + ".type must be agent or slurm, got \"" + type_text + "\"");
+  SlurmPoolOptions o;
+  for (const auto& kv : node) {
+    const auto key = kv.first.as<std::string>();
+    const auto& v = kv.second;
+    if (key == "type") continue;
+    if (type_text == "agent")
+      return KeyError(path, kv.first,
+                      "unknown key \"" + rm + "." + key + "\" (a pool of agents takes only type)");
+    const std::string name = rm + "." + key;
+    try {
+      if (key == "partition" || key == "account" || key == "qos" || key == "agent_binary" ||
+          key == "master_url" || key == "job_dir" || key == "agent_ca_file") {
+        if (!v.IsScalar() || v.as<std::string>().empty())
+          return KeyError(path, v, name + " must be a non-empty string");
+        const std::string text = v.as<std::string>();
+        if (key == "partition") o.partition = text;
+        if (key == "account") o.account = text;
+        if (key == "qos") o.qos = text;
+        if (key == "agent_binary") o.agent_binary = text;
+        if (key == "master_url") o.master_url = text;
+        if (key == "job_dir") o.job_dir = text;
+        if (key == "agent_ca_file") o.agent_ca_file = text;
+        if ((key == "agent_binary" || key == "job_dir" || key == "agent_ca_file") && text.front() != '/')
+          return KeyError(path, v,
+                          name + " must be an absolute path as the nodes see it, got \"" + text + "\"");
+        if (key == "master_url" && text.rfind("http://", 0) != 0 && text.rfind("https://", 0) != 0)
+          return KeyError(path, v, name + " must start with http:// or https://, got \"" + text + "\"");
+      } else if (key == "sbatch_args") {
+        if (!v.IsSequence()) return KeyError(path, v, name + " must be a list of sbatch options");
+        for (const auto& a : v) {
+          const std::string arg = a.IsScalar() ? a.as<std::string>() : "";
+          if (arg.empty() || arg.front() != '-')
+            return KeyError(path, a, name + " must hold sbatch options starting with -, got \"" + arg + "\"");
+          if (const std::string reserved = ReservedSbatchOption(arg); !reserved.empty())
+            return KeyError(
+                path, a,
+                name + ": " + reserved +
+                    " is set by the resource manager from the allocation and the pool's settings");
+          o.sbatch_args.push_back(arg);
+        }
+      } else if (key == "slots_per_node") {
+        o.slots_per_node = v.as<int64_t>();
+        if (o.slots_per_node < 0 || o.slots_per_node > 4096)
+          return KeyError(path, v, name + " must be from 0 (as Slurm reports the node) to 4096");
+      } else if (key == "slot_type") {
+        const std::string text = v.IsScalar() ? v.as<std::string>() : "";
+        if (text != "cuda" && text != "cpu")
+          return KeyError(path, v, name + " must be cuda or cpu, got \"" + text + "\"");
+        o.slot_type = text == "cpu" ? SlurmSlotType::kCpu : SlurmSlotType::kCuda;
+      } else if (key == "poll_interval_ms" || key == "agent_connect_timeout_ms") {
+        const int64_t ms = v.as<int64_t>();
+        if (ms < 100 || ms > 3600000) return KeyError(path, v, name + " must be from 100 to 3600000");
+        (key == "poll_interval_ms" ? o.poll_interval : o.agent_connect_timeout) =
+            std::chrono::milliseconds(ms);
+      } else {
+        return KeyError(path, kv.first, "unknown key \"" + name + "\"");
+      }
+    } catch (const YAML::Exception&) {
+      return KeyError(path, v, name + " must be an integer");
+    }
+  }
+  if (type_text == "agent") return Status::Ok();
+  if (o.partition.empty()) return KeyError(path, node, rm + ".partition is required for a slurm pool");
+  if (o.agent_binary.empty())
+    return KeyError(
+        path, node,
+        rm + ".agent_binary is required for a slurm pool: the ringagent binary as the nodes see it");
+  slurm = std::move(o);
+  return Status::Ok();
+}
+
+// resource_pools: [{name, description, scheduler: {type, preemption, fitting_policy}, launch,
+// allowed_users, resource_manager}]
+Result<std::vector<PoolSettings>> ParsePools(const std::string& path, const YAML::Node& node,
+                                             std::vector<SlurmPoolOptions>& slurm_pools) {
   if (!node.IsSequence() || node.size() == 0)
     return KeyError(path, node, "resource_pools must be a non-empty list of pools");
   std::vector<PoolSettings> pools;
@@ -26,6 +112,7 @@ Result<std::vector<PoolSettings>> ParsePools(const std::string& path, const YAML
     const std::string at = "resource_pools[" + std::to_string(i) + "]";
     if (!p.IsMap()) return KeyError(path, p, at + " must be a map with a name");
     PoolSettings pool;
+    std::optional<SlurmPoolOptions> slurm;
     for (const auto& kv : p) {
       const auto key = kv.first.as<std::string>();
       if (key == "name") {
@@ -60,6 +147,8 @@ Result<std::vector<PoolSettings>> ParsePools(const std::string& path, const YAML
               path, kv.second,
               at + ".container_runtime must be one of podman, docker, apptainer, singularity, got \"" +
                   pool.container_runtime + "\"");
+      } else if (key == "resource_manager") {
+        if (Status s = ParseResourceManager(path, kv.second, at, slurm); !s.ok()) return s;
       } else if (key == "allowed_users") {
         if (!kv.second.IsSequence())
           return KeyError(path, kv.second, at + ".allowed_users must be a list of user names");
@@ -81,6 +170,10 @@ Result<std::vector<PoolSettings>> ParsePools(const std::string& path, const YAML
       return KeyError(
           path, p,
           at + ".scheduler.fitting_policy must be best or worst, got \"" + pool.fitting_policy + "\"");
+    if (slurm) {
+      slurm->pool = pool.name;
+      slurm_pools.push_back(std::move(*slurm));
+    }
     pools.push_back(std::move(pool));
   }
   return pools;
@@ -201,7 +294,8 @@ Result<MasterConfig> MasterConfig::FromYamlFile(const std::string& path) {
       else if (key == "max_streamed_answers")
         c.max_streamed_answers = v.as<int64_t>();
       else if (key == "resource_pools") {
-        auto pools = ParsePools(path, v);
+        c.slurm_pools.clear();
+        auto pools = ParsePools(path, v, c.slurm_pools);
         if (!pools.ok()) return pools.status();
         c.resource_pools = std::move(pools).value();
       } else if (key == "kill_grace_ms")

@@ -8,6 +8,7 @@
 
 #include "common/status.h"
 #include "master/maintenance/retention.h"
+#include "master/rm/slurmrm/slurm_options.h"
 #include "master/scheduler/pool_settings.h"
 
 namespace ring {
@@ -57,6 +58,8 @@ struct MasterConfig {
   int threads = 2;                            // io threads
   MasterTlsConfig tls;                        // tls: {cert_file, key_file}; HTTPS only when set
   std::vector<PoolSettings> resource_pools = DefaultPools();  // resource_pools: [...]
+  // The pools whose resource_manager is slurm; the others run on our agents.
+  std::vector<SlurmPoolOptions> slurm_pools;
   RetentionOptions retention;  // retention: {interval_minutes, log_retention_days, metrics_*}
 
   // Reads a master.yaml; unknown keys are errors naming them.

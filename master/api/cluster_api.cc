@@ -3,6 +3,8 @@
 #include "master/api/routes.h"
 #include "master/lifecycle/lifecycle.h"
 #include "master/rm/agentrm/agent_rm.h"
+#include "master/rm/routing_rm.h"
+#include "master/rm/slurmrm/slurm_state.h"
 
 namespace ring {
 
@@ -11,13 +13,23 @@ void RegisterClusterRoutes(Router& router, ApiContext& ctx) {
     return ApiResponse::Json({{"status", "ok"}, {"version", ctx.version}});
   });
   router.AddSync("GET", "/api/v1/agents", Access::kUser, [&ctx](ApiRequest&) {
-    auto agents = ctx.agents.AgentsJson();
+    auto agents = ctx.routing ? ctx.routing->AgentsJson() : ctx.agents.AgentsJson();
     const auto total = agents.size();
     return ApiResponse::Json({{"agents", std::move(agents)}, {"total", total}});
   });
   router.Add("GET", "/api/v1/jobs", Access::kUser, [&ctx](ApiRequest&) {
-    return OnLifecycle(ctx, [](Lifecycle& l) {
+    return OnLifecycle(ctx, [&ctx](Lifecycle& l) {
       auto jobs = JobsJson(l.scheduling().Jobs());
+      // On a Slurm pool: the allocation's Slurm job, and why Slurm keeps it pending.
+      if (ctx.routing)
+        for (auto& j : jobs)
+          if (auto slurm = ctx.routing->SlurmJob(j["allocation_id"].get<std::string>());
+              slurm && slurm->job_id) {
+            j["slurm_job_id"] = slurm->job_id;
+            j["slurm_state"] = slurm->state;
+            if (slurm->state == "PENDING" && !slurm->reason.empty())
+              j["slurm_pending_reason"] = DescribePendingReason(slurm->reason);
+          }
       const auto total = jobs.size();
       return ApiResponse::Json({{"jobs", std::move(jobs)}, {"total", total}});
     });

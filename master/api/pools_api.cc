@@ -7,6 +7,7 @@
 #include "master/api/routes.h"
 #include "master/lifecycle/lifecycle.h"
 #include "master/rm/agentrm/agent_rm.h"
+#include "master/rm/routing_rm.h"
 
 namespace ring {
 namespace {
@@ -28,6 +29,16 @@ ApiResponse ListPools(ApiContext& ctx, const nlohmann::json& jobs) {
       if (!s["allocation_id"].is_null()) ++c.slots_used;
     }
   }
+  // A Slurm pool's nodes count as its agents, their slots as its slots.
+  if (ctx.routing)
+    for (const auto& slurm : ctx.routing->slurm())
+      for (const auto& node : slurm->Offers()) {
+        auto& c = counts[node.pool];
+        ++c.agents;
+        if (node.enabled) ++c.agents_connected;
+        c.slots += node.total_slots;
+        c.slots_used += node.total_slots - static_cast<int64_t>(node.free_slots.size());
+      }
   for (const auto& j : jobs) {
     auto& c = counts[j.value("pool", "default")];
     if (j["pending_reason"].is_null())

@@ -18,6 +18,7 @@ namespace ring {
 class Store;
 class Lifecycle;
 class AgentRm;
+class RoutingRm;
 class Accounts;
 class MasterMetrics;
 class Retention;
@@ -67,6 +68,9 @@ struct ApiContext {
   // Agent enrolment, removal, slot allowances and the cluster token
   // (RegisterAgentRoutes); null answers 503.
   AgentEnrolments* enrolments = nullptr;
+  // Set when master.yaml has Slurm pools: GET /agents lists their live job
+  // agents too.
+  RoutingRm* routing = nullptr;
 };
 
 void RegisterExperimentRoutes(Router& router, ApiContext& ctx);

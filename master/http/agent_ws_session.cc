@@ -13,6 +13,7 @@
 #include <boost/beast/websocket.hpp>
 
 #include "common/agent_protocol.h"
+#include "master/rm/agent_peers.h"
 #include "master/rm/agentrm/agent_channel.h"
 #include "master/rm/agentrm/agent_enrolments.h"
 #include "master/rm/agentrm/agent_rm.h"
@@ -27,7 +28,8 @@ namespace net = boost::asio;
 // Over plain TCP (ws) or TLS after its handshake (wss).
 class AgentWsSession : public AgentChannel, public std::enable_shared_from_this<AgentWsSession> {
  public:
-  AgentWsSession(AnyStream stream, AgentRm& agents, const AgentWsAcceptor::Defer& defer, std::string agent_id)
+  AgentWsSession(AnyStream stream, AgentPeers& agents, const AgentWsAcceptor::Defer& defer,
+                 std::string agent_id)
       : ws_(std::move(stream)), agents_(agents), defer_(defer), agent_id_(std::move(agent_id)) {}
 
   void Send(std::string frame) override {
@@ -126,7 +128,7 @@ class AgentWsSession : public AgentChannel, public std::enable_shared_from_this<
   }
 
   websocket::stream<AnyStream> ws_;
-  AgentRm& agents_;
+  AgentPeers& agents_;
   const AgentWsAcceptor::Defer& defer_;
   const std::string agent_id_;  // authenticated at the upgrade
   bool said_hello_ = false;
@@ -140,6 +142,11 @@ class AgentWsSession : public AgentChannel, public std::enable_shared_from_this<
 Result<std::string> AgentWsAcceptor::Admit(const beast::http::request<beast::http::string_body>& request,
                                            const std::string& peer) {
   auto id = request.find(std::string(kAgentIdHeader));
+  if (id != request.end() && std::string_view(id->value()).rfind(kJobAgentPrefix, 0) == 0) {
+    if (!jobs_) return Status(ErrorCode::kUnauthenticated, "this master has no Slurm pool");
+    return jobs_->Authenticate(request[beast::http::field::authorization], std::string_view(id->value()),
+                               peer);
+  }
   return enrolments_.Authenticate(request[beast::http::field::authorization],
                                   id == request.end() ? std::string_view() : std::string_view(id->value()),
                                   peer);
@@ -147,7 +154,8 @@ Result<std::string> AgentWsAcceptor::Admit(const beast::http::request<beast::htt
 
 void AgentWsAcceptor::Accept(AnyStream stream, beast::http::request<beast::http::string_body> request,
                              std::string agent_id) {
-  auto session = std::make_shared<AgentWsSession>(std::move(stream), agents_, defer_, std::move(agent_id));
+  AgentPeers& peers = jobs_ && agent_id.rfind(kJobAgentPrefix, 0) == 0 ? *jobs_ : agents_;
+  auto session = std::make_shared<AgentWsSession>(std::move(stream), peers, defer_, std::move(agent_id));
   auto executor = session->executor();
   net::co_spawn(executor, AgentWsSession::Run(session, std::move(request)), [](std::exception_ptr e) {
     if (!e) return;

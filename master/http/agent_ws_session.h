@@ -12,26 +12,30 @@
 
 namespace ring {
 
-class AgentRm;
+class AgentPeers;
 class AgentEnrolments;
+class JobAgentDoor;
 
 // The upgrade carries "X-Ring-Agent-Id: <id>" and "Authorization: Bearer
 // <credential>" (AgentEnrolments::Authenticate); the connection then belongs
-// to that id, and a hello naming another is refused.
+// to that id, and a hello naming another is refused. Ids beginning with
+// "slurm." are agents of Slurm jobs: `jobs` judges their allocation's
+// credential and takes their messages (refused when null).
 class AgentWsAcceptor : public AgentChannelAcceptor {
  public:
   using Defer = std::function<void(std::function<void()>)>;
-  AgentWsAcceptor(AgentRm& agents, AgentEnrolments& enrolments, Defer defer)
-      : agents_(agents), enrolments_(enrolments), defer_(std::move(defer)) {}
+  AgentWsAcceptor(AgentPeers& agents, AgentEnrolments& enrolments, Defer defer, JobAgentDoor* jobs = nullptr)
+      : agents_(agents), enrolments_(enrolments), defer_(std::move(defer)), jobs_(jobs) {}
   Result<std::string> Admit(const boost::beast::http::request<boost::beast::http::string_body>& request,
                             const std::string& peer) override;
   void Accept(AnyStream stream, boost::beast::http::request<boost::beast::http::string_body> request,
               std::string agent_id) override;
 
  private:
-  AgentRm& agents_;
+  AgentPeers& agents_;
   AgentEnrolments& enrolments_;
   Defer defer_;
+  JobAgentDoor* jobs_;
 };
 
 }  // namespace ring

@@ -21,6 +21,14 @@ class Lifecycle::Events : public RmEvents {
   void OnNodeLost(const std::string& node) override {
     Do([node](Lifecycle& l) { l.ranks_.OnNodeLost(node); });
   }
+  void OnAllocationLost(const std::string& allocation_id, const std::string& why) override {
+    Do([allocation_id, why](Lifecycle& l) { l.ranks_.OnAllocationLost(allocation_id, why); });
+  }
+  void OnAllocationPreempted(const std::string& allocation_id, const std::string& why) override {
+    Do([allocation_id, why](Lifecycle& l) {
+      l.ranks_.OnAllocationPreempted(allocation_id, why, std::chrono::steady_clock::now());
+    });
+  }
   void OnNodeEvicted(const std::string& node) override {
     Do([node](Lifecycle& l) { l.ranks_.OnNodeEvicted(node, std::chrono::steady_clock::now()); });
   }

@@ -156,6 +156,28 @@ void RankEvents::OnNodeLost(const std::string& node) {
   }
 }
 
+void RankEvents::OnAllocationLost(const std::string& allocation_id, const std::string& why) {
+  LiveAllocation* alloc = allocations_.Find(allocation_id);
+  if (!alloc) return;  // ended already
+  // A stop the master asked for (a kill, a pause) keeps its cause.
+  if (alloc->stop_cause) {
+    allocations_.End(allocation_id, *alloc->stop_cause, why);
+    return;
+  }
+  allocations_.Stop(*alloc, EndCause::kAgentLost);
+  alloc->stop_cause = EndCause::kAgentLost;
+  allocations_.End(allocation_id, EndCause::kAgentLost, why);
+}
+
+void RankEvents::OnAllocationPreempted(const std::string& allocation_id, const std::string& why,
+                                       SteadyTime now) {
+  LiveAllocation* alloc = allocations_.Find(allocation_id);
+  if (!alloc) return;
+  spdlog::info("[allocations] allocation {}: {}; asking its ranks to checkpoint and exit", allocation_id,
+               why);
+  allocations_.RequestPreemption(*alloc, EndCause::kPreempted, now, PreemptionTimeout(alloc->experiment_id));
+}
+
 void RankEvents::OnNodeEvicted(const std::string& node, SteadyTime now) {
   for (auto& [id, alloc] : allocations_.live())
     if (PlacedOn(alloc, node))

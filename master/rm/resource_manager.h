@@ -68,6 +68,14 @@ class RmEvents {
                                SteadyTime now) = 0;
   // A node is gone for good: every allocation placed on it has ended.
   virtual void OnNodeLost(const std::string& node) = 0;
+  // One allocation's resources are gone without its ranks reporting their
+  // exits (a batch job ended, was cancelled or its node failed): it ends as
+  // an infrastructure failure (EndCause::kAgentLost), `why` says how.
+  virtual void OnAllocationLost(const std::string& allocation_id, const std::string& why) = 0;
+  // The infrastructure is about to take one allocation's resources (Slurm
+  // cancels or preempts its job and gives it a grace time): its ranks are
+  // asked to checkpoint and exit, as in a preemption.
+  virtual void OnAllocationPreempted(const std::string& allocation_id, const std::string& why) = 0;
   // An operator took a node out without draining: its allocations are
   // preempted (checkpoint and exit, then resume elsewhere).
   virtual void OnNodeEvicted(const std::string& node) = 0;

@@ -79,6 +79,9 @@ class MemoryStore final : public Store {
   Status SetAgentSchedulable(const std::string& id, bool enabled, bool draining) override;
   Status PutAgentEnrolment(const AgentEnrolmentRecord& e) override;
   Result<std::vector<AgentEnrolmentRecord>> ListAgentEnrolments() override;
+  Status PutSlurmJob(const SlurmJobRecord& j) override;
+  Result<SlurmJobRecord> GetSlurmJob(const std::string& allocation_id) override;
+  Status DeleteSlurmJob(const std::string& allocation_id) override;
 
   Result<int64_t> CreateUser(const UserRecord& u) override;
   Result<UserRecord> GetUser(int64_t id) override;
@@ -116,6 +119,7 @@ class MemoryStore final : public Store {
   std::map<int64_t, std::vector<LogRecord>> logs_;                     // by trial, ids increasing
   std::map<int64_t, std::vector<LogPolicyMatch>> log_policy_matches_;  // by trial, oldest first
   std::map<std::string, AgentRecord> agents_;
+  std::map<std::string, SlurmJobRecord> slurm_jobs_;           // by allocation id
   std::map<std::string, AgentEnrolmentRecord> enrolments_;     // by agent id
   std::map<std::string, CheckpointRecord> checkpoints_;        // by uuid
   std::map<std::string, CheckpointReservation> reservations_;  // by uuid

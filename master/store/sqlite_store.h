@@ -89,6 +89,9 @@ class SqliteStore final : public Store {
   Status SetAgentSchedulable(const std::string& id, bool enabled, bool draining) override;
   Status PutAgentEnrolment(const AgentEnrolmentRecord& e) override;
   Result<std::vector<AgentEnrolmentRecord>> ListAgentEnrolments() override;
+  Status PutSlurmJob(const SlurmJobRecord& j) override;
+  Result<SlurmJobRecord> GetSlurmJob(const std::string& allocation_id) override;
+  Status DeleteSlurmJob(const std::string& allocation_id) override;
 
   Result<int64_t> CreateUser(const UserRecord& u) override;
   Result<UserRecord> GetUser(int64_t id) override;

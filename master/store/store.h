@@ -140,6 +140,16 @@ struct AgentEnrolmentRecord {
   std::string revoked_at;       // empty while the credential is valid
 };
 
+// The Slurm job of a live allocation on a Slurm pool (slurm_jobs).
+struct SlurmJobRecord {
+  std::string allocation_id;
+  int64_t job_id = 0;
+  std::string pool;
+  std::string credential_hash;  // SHA-256 of the credential its job's agents present, hex
+  bool per_node = false;        // one process per node (per-node launch), else one per slot
+  std::string created_at;       // RFC 3339, set by the store
+};
+
 // An experiment's scheduling settings as changed while it runs; an empty
 // field keeps the value of its config.
 struct ResourceOverrides {
@@ -359,6 +369,11 @@ class Store {
   // Agent enrolments: PutAgentEnrolment inserts or replaces the row of its id.
   virtual Status PutAgentEnrolment(const AgentEnrolmentRecord& e) = 0;
   virtual Result<std::vector<AgentEnrolmentRecord>> ListAgentEnrolments() = 0;  // by id
+  // Slurm jobs of live allocations: Put inserts or replaces the row of its
+  // allocation; Get is kNotFound without one; Delete of none is Ok.
+  virtual Status PutSlurmJob(const SlurmJobRecord& j) = 0;
+  virtual Result<SlurmJobRecord> GetSlurmJob(const std::string& allocation_id) = 0;
+  virtual Status DeleteSlurmJob(const std::string& allocation_id) = 0;
 
   // Users. CreateUser: kConflict when the username is taken.
   virtual Result<int64_t> CreateUser(const UserRecord& u) = 0;

@@ -6,6 +6,7 @@
 
 #include "common/json_fields.h"
 #include "master/auth/tokens.h"
+#include "master/rm/agent_peers.h"
 
 namespace ring {
 
@@ -30,6 +31,8 @@ Result<EnrolRequest> ParseEnrolRequest(std::string_view body) {
     return InvalidArgument("agent_id must be a string");
   req.agent_id = json["agent_id"].get<std::string>();
   if (Status s = CheckAgentId(req.agent_id); !s.ok()) return s;
+  if (req.agent_id.rfind(kJobAgentPrefix, 0) == 0)
+    return InvalidArgument("agent_id must not begin with \"slurm.\", which names the agents of Slurm jobs");
   if (json.contains("pool")) {
     if (!json["pool"].is_string()) return InvalidArgument("pool must be a string");
     req.pool = json["pool"].get<std::string>();

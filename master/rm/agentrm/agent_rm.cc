@@ -6,6 +6,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "master/rm/rank_starts.h"
 #include "master/store/store.h"
 
 namespace ring {
@@ -286,60 +287,24 @@ void AgentRm::Launch(const LaunchSpec& spec) {
   if (spec.placements.empty()) return;
   std::lock_guard lock(mu_);
   for (const auto& p : spec.placements) registry_.Hold(p.agent_id, p.slot_ids, spec.allocation_id);
-  // Placements are in rank order: rank 0 runs on the first.
-  const AgentEntry* chief = registry_.Find(spec.placements.front().agent_id);
-  const std::string master_addr = chief && !chief->address.empty() ? chief->address : "127.0.0.1";
-  // Each agent's address in node order (RING_CONTAINER_ADDRS).
+  // Each agent's address in node order (RING_CONTAINER_ADDRS); the first is MASTER_ADDR.
   std::vector<std::string> node_addrs;
-  std::vector<int> node_slot_counts;
   for (const auto& p : spec.placements) {
     const AgentEntry* agent = registry_.Find(p.agent_id);
     node_addrs.push_back(agent && !agent->address.empty() ? agent->address : "127.0.0.1");
-    node_slot_counts.push_back(static_cast<int>(p.slot_ids.size()));
   }
   const bool per_node = spec.launch == LaunchMode::kPerNode;
   int rank = 0;
   for (size_t node = 0; node < spec.placements.size(); ++node) {
     const auto& p = spec.placements[node];
-    // Per node, one process (rank = the node's index) serves all its slots.
-    const int processes = per_node ? 1 : static_cast<int>(p.slot_ids.size());
+    const int processes = ProcessesOn(spec, node);
     registry_.PlaceRanks(p.agent_id, spec.allocation_id, rank, processes, false);
+    rank += processes;  // an agent not connected keeps its ranks' numbers; it reports them lost
     AgentEntry* agent = registry_.Find(p.agent_id);
-    if (!agent || !agent->channel) {
-      rank += processes;  // its ranks keep their numbers; it reports them lost
-      continue;
-    }
-    for (size_t local = 0; local < static_cast<size_t>(processes); ++local, ++rank) {
-      proto::Start start;
-      start.allocation_id = spec.allocation_id;
-      start.allocation_token = spec.token;
-      start.trial_id = spec.trial_id;
-      start.experiment_id = spec.experiment_id;
-      start.rank = rank;
-      start.world_size = spec.world_size;
-      start.local_rank = static_cast<int>(local);
-      start.local_world_size = static_cast<int>(p.slot_ids.size());
-      start.master_addr = master_addr;
-      start.master_port = spec.master_port;
-      start.slot_ids = per_node ? p.slot_ids : std::vector<int>{p.slot_ids[local]};
-      start.per_node = per_node;
-      start.node_rank = static_cast<int>(node);
-      start.node_addrs = node_addrs;
-      start.node_slot_counts = node_slot_counts;
-      start.slot_type = agent->slots.empty() ? "cpu" : agent->slots.front().type;
-      start.entrypoint = spec.entrypoint;
-      start.entrypoint_argv = spec.entrypoint_argv;
-      start.hparams_json = spec.hparams_json;
-      start.environment = spec.environment;
-      for (const auto& [k, v] : start.slot_type == "cpu" ? spec.cpu_environment : spec.cuda_environment)
-        start.environment[k] = v;
-      start.latest_checkpoint = spec.latest_checkpoint;
-      start.model_definition_path = spec.model_definition_path;
-      start.owner = spec.owner;
-      start.run_as = spec.run_as;
-      start.container = start.slot_type == "cpu" ? spec.cpu_container : spec.cuda_container;
+    if (!agent || !agent->channel) continue;
+    const std::string slot_type = agent->slots.empty() ? "cpu" : agent->slots.front().type;
+    for (auto& start : StartsForNode(spec, node, node_addrs, slot_type))
       agent->channel->Send(proto::Encode(start));
-    }
     spdlog::info("[agentrm] allocation {} started on agent {} slots {}{}", spec.allocation_id, p.agent_id,
                  nlohmann::json(p.slot_ids).dump(), per_node ? " (one process for the node)" : "");
   }

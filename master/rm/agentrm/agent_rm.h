@@ -19,6 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "master/rm/agent_peers.h"
 #include "master/rm/agentrm/agent_enrolments.h"
 #include "master/rm/agentrm/agent_registry.h"
 #include "master/rm/resource_manager.h"
@@ -38,7 +39,7 @@ struct AgentRmOptions {
   AgentRefusalCounter count_refusal;  // the master's metric; may be empty
 };
 
-class AgentRm : public ResourceManager {
+class AgentRm : public ResourceManager, public AgentPeers {
  public:
   AgentRm(Store& store, AgentRmOptions options, RmEvents& events);
 
@@ -49,15 +50,15 @@ class AgentRm : public ResourceManager {
   // is recorded and the lifecycle told what it still runs. Replaces an older
   // connection of the same agent, which only the same credential can do.
   void OnHello(const std::string& agent_id, const proto::Hello& hello, std::shared_ptr<AgentChannel> channel,
-               SteadyTime now);
+               SteadyTime now) override;
   // A frame from a connected agent: pushes its heartbeat deadline back and
   // hands process states and logs of ranks placed on it to the lifecycle
   // (which posts them to its executor); reports on ranks placed elsewhere are
   // refused and counted. Safe on any thread; takes only mu_, never waits.
-  void OnMessage(const std::string& agent_id, const proto::Message& message, SteadyTime now);
+  void OnMessage(const std::string& agent_id, const proto::Message& message, SteadyTime now) override;
   // Only if `channel` is still the agent's connection: lost unless it comes
   // back within the reconnect window.
-  void OnDisconnected(const std::string& agent_id, const AgentChannel* channel, SteadyTime now);
+  void OnDisconnected(const std::string& agent_id, const AgentChannel* channel, SteadyTime now) override;
 
   // Operators: no new placements there; without `drain` its running work is
   // preempted (OnNodeEvicted). kNotFound for an unknown agent.

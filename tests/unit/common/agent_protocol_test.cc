@@ -152,6 +152,26 @@ TEST(AgentProtocolTest, StateChangeCarriesExitCodeOrSignal) {
   EXPECT_EQ(ToString(ProcessState::kExited), "exited");
 }
 
+// A job agent's messages (ringagent --slurm-allocation): Slurm is stopping
+// its job, and exits it stopped with itself.
+TEST(AgentProtocolTest, StoppingAndAgentStoppingExitsRoundTrip) {
+  auto stopping = Decode(Encode(Stopping{"7.0", "SIGTERM from Slurm"}));
+  ASSERT_TRUE(stopping.ok()) << stopping.status().message();
+  const auto* s = std::get_if<Stopping>(&*stopping);
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->allocation_id, "7.0");
+  EXPECT_EQ(s->reason, "SIGTERM from Slurm");
+  EXPECT_FALSE(Decode(R"({"type":"stopping"})").ok());
+
+  StateChange exited{"7.0", 1, ProcessState::kExited, std::nullopt, 15, ""};
+  exited.agent_stopping = true;
+  auto decoded = Decode(Encode(exited));
+  ASSERT_TRUE(decoded.ok());
+  EXPECT_TRUE(std::get<StateChange>(*decoded).agent_stopping);
+  EXPECT_EQ(Encode(StateChange{"7.0", 1, ProcessState::kExited, 0, std::nullopt, ""}).find("agent_stopping"),
+            std::string::npos);  // absent unless set: older masters read the same frames
+}
+
 TEST(AgentProtocolTest, LogBatchRoundTrips) {
   const LogBatch out = RoundTrip(LogBatch{
       "7.0",

@@ -82,6 +82,8 @@ TEST_F(AgentEnrolmentsTest, BadRequestsNameTheField) {
                                          {R"({"slots":1})", "agent_id"},
                                          {R"({"agent_id":"a/b","slots":1})", "agent_id"},
                                          {R"({"agent_id":"..","slots":1})", "agent_id"},
+                                         // The ids of Slurm jobs' agents are not for enrolment.
+                                         {R"({"agent_id":"slurm.1.n1","slots":1})", "slurm."},
                                          {R"({"agent_id":"a","slots":-1})", "slots"},
                                          {R"({"agent_id":"a","slots":5000})", "slots"},
                                          {R"({"agent_id":"a","slots":1.5})", "slots"},

@@ -72,6 +72,66 @@ TEST_F(MasterConfigTest, CheckpointStorageAndDownloadSettings) {
   EXPECT_TRUE(MasterConfig{}.experiments_team_readable) << "team-readable by default, as in Determined";
 }
 
+TEST_F(MasterConfigTest, SlurmPoolsParseAndAgentsStayTheDefault) {
+  auto c = Load(
+      "resource_pools:\n  - name: default\n  - name: hpc\n    resource_manager:\n      type: slurm\n"
+      "      partition: gpu\n      account: ml\n      qos: normal\n      sbatch_args: [--time=60, -C a100]\n"
+      "      slots_per_node: 4\n      slot_type: cpu\n      agent_binary: /opt/ring/bin/ringagent\n"
+      "      poll_interval_ms: 500\n      agent_ca_file: /etc/ring/ca.crt\n  - name: own\n    "
+      "resource_manager: {type: agent}\n");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  ASSERT_EQ(c->resource_pools.size(), 3u);
+  ASSERT_EQ(c->slurm_pools.size(), 1u);
+  const auto& s = c->slurm_pools[0];
+  EXPECT_EQ(s.pool, "hpc");
+  EXPECT_EQ(s.partition, "gpu");
+  EXPECT_EQ(s.account, "ml");
+  EXPECT_EQ(s.qos, "normal");
+  EXPECT_EQ(s.sbatch_args, (std::vector<std::string>{"--time=60", "-C a100"}));
+  EXPECT_EQ(s.slots_per_node, 4);
+  EXPECT_EQ(s.slot_type, SlurmSlotType::kCpu);
+  EXPECT_EQ(s.agent_binary, "/opt/ring/bin/ringagent");
+  EXPECT_EQ(s.poll_interval, std::chrono::milliseconds(500));
+  EXPECT_EQ(s.agent_ca_file, "/etc/ring/ca.crt");
+  EXPECT_TRUE(Load("resource_pools:\n  - name: a\n")->slurm_pools.empty());
+}
+
+TEST_F(MasterConfigTest, SlurmMistakesNameTheKeyAndLine) {
+  const std::string head = "resource_pools:\n  - name: a\n    resource_manager:\n";
+  const std::string ok = "      partition: p\n      agent_binary: /bin/ringagent\n";
+  struct Case {
+    std::string yaml, expected;
+  };
+  for (const auto& [yaml, expected] : std::vector<Case>{
+           {head + "      type: pbs\n", ":4: resource_pools[0].resource_manager.type must be agent or slurm"},
+           {head + "      type: slurm\n      agent_binary: /x\n",
+            "resource_pools[0].resource_manager.partition is required"},
+           {head + "      type: slurm\n      partition: p\n", "agent_binary is required"},
+           {head + "      type: slurm\n" + ok + "      slot_type: tpu\n",
+            ":7: resource_pools[0].resource_manager.slot_type must be cuda or cpu, got \"tpu\""},
+           {
+               head + "      type: slurm\n" + ok + "      slots_per_node: -1\n",
+               ":7: resource_pools[0].resource_manager.slots_per_node must be from 0",
+           },
+           {head + "      type: slurm\n" + ok + "      slots_per_node: many\n",
+            "resource_manager.slots_per_node must be an integer"},
+           {head + "      type: slurm\n" + ok + "      sbatch_args: [--gres=gpu:8]\n",
+            "sbatch_args: --gres is set by the resource manager"},
+           {head + "      type: slurm\n" + ok + "      sbatch_args: [-N2]\n", "sbatch_args: -N is set"},
+           {head + "      type: slurm\n" + ok + "      sbatch_args: --time=1\n",
+            "must be a list of sbatch options"},
+           {head + "      type: slurm\n      partition: p\n      agent_binary: bin/ringagent\n",
+            ":6: resource_pools[0].resource_manager.agent_binary must be an absolute path"},
+           {head + "      type: slurm\n" + ok + "      nodes: 3\n",
+            ":7: unknown key \"resource_pools[0].resource_manager.nodes\""},
+           {head + "      type: agent\n      partition: p\n", "a pool of agents takes only type"},
+       }) {
+    auto c = Load(yaml);
+    ASSERT_FALSE(c.ok()) << yaml;
+    EXPECT_NE(c.status().message().find(expected), std::string::npos) << yaml << c.status().message();
+  }
+}
+
 TEST_F(MasterConfigTest, MistakesNameTheKeyAndLine) {
   struct Case {
     std::string yaml, expected;

@@ -52,5 +52,24 @@ TYPED_TEST(StoreAgentEnrolmentsTest, AreKeptByIdAndReplacedWhole) {
   EXPECT_FALSE(this->store().PutAgentEnrolment({"", "h", "p", 1, "t", ""}).ok());
 }
 
+// The Slurm job of a live allocation (master/rm/slurmrm): kept by
+// allocation, replaced whole, gone when deleted.
+TYPED_TEST(StoreAgentEnrolmentsTest, SlurmJobsAreKeptByAllocation) {
+  EXPECT_EQ(this->store().GetSlurmJob("1.0").status().code(), ErrorCode::kNotFound);
+  ASSERT_TRUE(this->store().PutSlurmJob({"1.0", 41, "hpc", std::string(64, 'a'), false, ""}).ok());
+  ASSERT_TRUE(this->store().PutSlurmJob({"1.0", 42, "hpc", std::string(64, 'b'), true, ""}).ok());
+  auto job = this->store().GetSlurmJob("1.0");
+  ASSERT_TRUE(job.ok()) << job.status().message();
+  EXPECT_EQ(job->job_id, 42);
+  EXPECT_EQ(job->pool, "hpc");
+  EXPECT_EQ(job->credential_hash, std::string(64, 'b'));
+  EXPECT_TRUE(job->per_node);
+  EXPECT_FALSE(job->created_at.empty());
+  EXPECT_FALSE(this->store().PutSlurmJob({"2.0", 0, "hpc", "h", false, ""}).ok());
+  ASSERT_TRUE(this->store().DeleteSlurmJob("1.0").ok());
+  EXPECT_EQ(this->store().GetSlurmJob("1.0").status().code(), ErrorCode::kNotFound);
+  EXPECT_TRUE(this->store().DeleteSlurmJob("1.0").ok());
+}
+
 }  // namespace
 }  // namespace ring

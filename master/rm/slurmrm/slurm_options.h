@@ -1,0 +1,85 @@
+#pragma once
+// master.yaml resource_pools[].resource_manager when its type is slurm: the
+// pool's slots are a Slurm partition's nodes, and each allocation becomes one
+// Slurm job (docs/slurm.md).
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ring {
+
+enum class SlurmSlotType { kCpu, kCuda };
+
+struct SlurmPoolOptions {
+  std::string pool;       // the resource pool's name
+  std::string partition;  // the Slurm partition whose nodes make up the pool (required)
+  std::string account;    // sbatch --account; empty: the submitting user's default
+  std::string qos;        // sbatch --qos; empty: the partition's default
+  // More sbatch options, passed as they are (never ones the resource manager
+  // sets itself: see ReservedSbatchOption).
+  std::vector<std::string> sbatch_args;
+  // Slots a node offers; 0: as Slurm reports the node (its CPUs on a cpu
+  // pool, its gpu GRES on a cuda pool).
+  int64_t slots_per_node = 0;
+  SlurmSlotType slot_type = SlurmSlotType::kCuda;
+  // The ringagent binary as the nodes see it (required; absolute).
+  std::string agent_binary;
+  // How the job's agents reach the master; empty: http(s)://<listen>.
+  std::string master_url;
+  // The CA file (PEM) job agents trust for an https master, as the nodes see
+  // it; empty: the system's.
+  std::string agent_ca_file;
+  // Where batch scripts, job output and the allocations' credentials are
+  // written; must be visible at the same path on the nodes. Empty:
+  // <data_dir>/slurm/<pool>.
+  std::string job_dir;
+  // How often sinfo and squeue are asked.
+  std::chrono::milliseconds poll_interval{1000};
+  // A job's agents that have not all said hello this long after Slurm runs
+  // the job: the allocation fails (an infrastructure failure).
+  std::chrono::milliseconds agent_connect_timeout{120000};
+  // Whether jobs run as the submitting master's own account for every owner
+  // (no submit helper yet): the pool is single-identity (docs/slurm.md).
+  bool single_identity = true;
+};
+
+// Options of sbatch the resource manager sets itself; sbatch_args must not
+// hold them. Returns the option's name when `arg` is one, else empty.
+inline std::string ReservedSbatchOption(const std::string& arg) {
+  static const char* const kReserved[] = {"--nodes",
+                                          "-N",
+                                          "--ntasks",
+                                          "-n",
+                                          "--ntasks-per-node",
+                                          "--nodelist",
+                                          "-w",
+                                          "--gres",
+                                          "--cpus-per-task",
+                                          "-c",
+                                          "--exclusive",
+                                          "--partition",
+                                          "-p",
+                                          "--account",
+                                          "-A",
+                                          "--qos",
+                                          "-q",
+                                          "--output",
+                                          "-o",
+                                          "--error",
+                                          "-e",
+                                          "--job-name",
+                                          "-J",
+                                          "--parsable",
+                                          "--wrap",
+                                          "--export",
+                                          "--chdir",
+                                          "-D"};
+  const bool short_option = arg.size() > 1 && arg[0] == '-' && arg[1] != '-';
+  const std::string name = short_option ? arg.substr(0, 2) : arg.substr(0, arg.find('='));
+  for (const char* r : kReserved)
+    if (name == r) return r;
+  return "";
+}
+
+}  // namespace ring

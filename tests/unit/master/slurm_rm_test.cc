@@ -1,0 +1,483 @@
+// The Slurm resource manager against a fake Slurm: what it reads from sinfo
+// and squeue, what it asks sbatch for, the job agents' admission (a
+// credential opens its own allocation's nodes only), and what a job's end
+// means for the lifecycle.
+#include "master/rm/slurmrm/slurm_rm.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "master/rm/slurmrm/job_agent_admission.h"
+#include "master/rm/slurmrm/slurm_job_script.h"
+#include "master/rm/slurmrm/slurm_state.h"
+#include "master/store/memory_store.h"
+
+namespace ring {
+namespace slurm_rm_test {
+namespace {
+
+std::string Sinfo(const std::string& n1_state = "idle") {
+  return R"({"meta":{},"errors":[],"nodes":[
+    {"name":"n1","state":")" +
+         n1_state + R"J(","state_flags":[],"partitions":["p"],"cpus":2,"gres":""},
+    {"name":"n2","state":"mixed","state_flags":[],"partitions":["p","q"],"cpus":2,"gres":"gpu:a100:4(S:0-1)"},
+    {"name":"x9","state":"idle","state_flags":[],"partitions":["other"],"cpus":64,"gres":""}]
+})J";
+}
+
+std::string Squeue(const std::vector<std::tuple<int, std::string, std::string>>& jobs) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& [id, state, reason] : jobs)
+    list.push_back(
+        {{"job_id", id}, {"name", "ring"}, {"job_state", state}, {"state_reason", reason}, {"nodes", ""}});
+  return nlohmann::json{
+      {"meta", nlohmann::json::object()}, {"errors", nlohmann::json::array()}, {"jobs", list}}
+      .dump();
+}
+
+class FakeSlurm : public SlurmCommands {
+ public:
+  struct Shared {
+    std::string sinfo = Sinfo();
+    std::string squeue = Squeue({});
+    std::vector<std::vector<std::string>> submitted;
+    std::vector<std::string> scripts;
+    std::vector<int64_t> cancelled;
+    int64_t next_job = 100;
+  };
+  explicit FakeSlurm(Shared& shared) : s_(shared) {}
+  Result<std::string> SinfoJson() override { return s_.sinfo; }
+  Result<std::string> SqueueJson() override { return s_.squeue; }
+  Result<int64_t> Sbatch(const std::vector<std::string>& args, const std::string& script) override {
+    s_.submitted.push_back(args);
+    std::ifstream in(script);
+    s_.scripts.emplace_back(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    return s_.next_job++;
+  }
+  Status Scancel(int64_t job, const std::string&) override {
+    s_.cancelled.push_back(job);
+    return Status::Ok();
+  }
+
+ private:
+  Shared& s_;
+};
+
+class RecordingEvents : public RmEvents {
+ public:
+  void OnRankState(const std::string& node, const proto::StateChange& c) override {
+    states.emplace_back(node, c);
+  }
+  void OnLogs(const std::string&, proto::LogBatch) override { ++logs; }
+  void OnNodeConnected(const std::string&, const std::vector<proto::RunningProcess>&, SteadyTime) override {}
+  void OnNodeLost(const std::string& node) override { nodes_lost.push_back(node); }
+  void OnAllocationLost(const std::string& id, const std::string& why) override {
+    lost.emplace_back(id, why);
+  }
+  void OnAllocationPreempted(const std::string& id, const std::string&) override { preempted.push_back(id); }
+  void OnNodeEvicted(const std::string&) override {}
+  void OnCapacityChanged() override { ++capacity; }
+  std::vector<std::string> preempted;
+  std::vector<std::pair<std::string, proto::StateChange>> states;
+  std::vector<std::string> nodes_lost;
+  std::vector<std::pair<std::string, std::string>> lost;
+  int logs = 0, capacity = 0;
+};
+
+class Channel : public AgentChannel {
+ public:
+  void Send(std::string frame) override { frames.push_back(*proto::Decode(frame)); }
+  void Close(std::string reason) override { closed = reason; }
+  template <typename T>
+  std::vector<T> Of() const {
+    std::vector<T> out;
+    for (const auto& m : frames)
+      if (auto* t = std::get_if<T>(&m)) out.push_back(*t);
+    return out;
+  }
+  std::vector<proto::Message> frames;
+  std::string closed;
+};
+
+class SlurmRmTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = (std::filesystem::temp_directory_path() / ("slurm-rm-" + std::to_string(::getpid()))).string();
+    SlurmPoolOptions pool;
+    pool.pool = "hpc";
+    pool.partition = "p";
+    pool.slot_type = SlurmSlotType::kCpu;
+    pool.agent_binary = "/opt/ring/bin/ringagent";
+    pool.account = "ml";
+    SlurmRmSettings settings;
+    settings.master_url = "http://10.0.0.1:8080";
+    settings.job_dir = dir_;
+    rm_ = std::make_unique<SlurmRm>(pool, settings, std::make_unique<FakeSlurm>(slurm_), events_);
+    rm_->PollOnce();
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  LaunchSpec Spec(const std::string& id, std::vector<Placement> placements) {
+    LaunchSpec spec;
+    spec.allocation_id = id;
+    spec.token = "tok-" + id;
+    spec.trial_id = 1;
+    spec.experiment_id = 1;
+    spec.placements = std::move(placements);
+    int world = 0;
+    for (const auto& p : spec.placements) world += static_cast<int>(p.slot_ids.size());
+    spec.world_size = world;
+    spec.entrypoint = "sh run.sh";
+    return spec;
+  }
+  std::string Credential(const std::string& allocation) {
+    std::ifstream in(dir_ + "/" + allocation + "/credential");
+    std::string c;
+    in >> c;
+    return c;
+  }
+  proto::Hello Hello(const std::string& id) {
+    proto::Hello h;
+    h.agent_id = id;
+    h.address = "10.0.0.3";
+    return h;
+  }
+
+  std::string dir_;
+  FakeSlurm::Shared slurm_;
+  RecordingEvents events_;
+  std::unique_ptr<SlurmRm> rm_;
+};
+
+TEST(SlurmState, SinfoAndSqueueJsonAreRead) {
+  auto nodes = ParseSinfoJson(Sinfo("down"));
+  ASSERT_TRUE(nodes.ok()) << nodes.status().message();
+  ASSERT_EQ(nodes->size(), 3u);
+  EXPECT_EQ((*nodes)[0].name, "n1");
+  EXPECT_FALSE((*nodes)[0].usable);  // down
+  EXPECT_TRUE((*nodes)[1].usable);
+  EXPECT_EQ((*nodes)[1].gpus, 4);
+  EXPECT_EQ((*nodes)[1].partitions, (std::vector<std::string>{"p", "q"}));
+  auto drained = ParseSinfoJson(
+      R"({"errors":[],"nodes":[{"name":"a","state":"IDLE","state_flags":["DRAIN"],"partitions":["p"],"cpus":1}]})");
+  ASSERT_TRUE(drained.ok());
+  EXPECT_FALSE(drained->front().usable);
+  EXPECT_FALSE(ParseSinfoJson("sinfo: error: no").ok());
+  EXPECT_FALSE(ParseSinfoJson(R"({"errors":[{"error":"x"}],"nodes":[]})").ok());
+
+  auto jobs = ParseSqueueJson(Squeue({{7, "PENDING", "Priority"}}));
+  ASSERT_TRUE(jobs.ok());
+  EXPECT_EQ(jobs->front().id, 7);
+  EXPECT_EQ(jobs->front().reason, "Priority");
+  // Later Slurm versions: states as arrays, numbers as {"set","number"}.
+  auto later = ParseSqueueJson(
+      R"({"jobs":[{"job_id":{"set":true,"number":9},"job_state":["RUNNING"],"state_reason":"None"}]})");
+  ASSERT_TRUE(later.ok());
+  EXPECT_EQ(later->front().id, 9);
+  EXPECT_EQ(later->front().state, "RUNNING");
+
+  EXPECT_EQ(GpusInGres("gpu:2,gpu:v100:1(IDX:0),license:3"), 3);
+  EXPECT_TRUE(SlurmJobEnded("NODE_FAIL"));
+  EXPECT_FALSE(SlurmJobEnded("RUNNING"));
+  EXPECT_NE(DescribePendingReason("Resources").find("free nodes"), std::string::npos);
+  EXPECT_NE(DescribePendingReason("Priority").find("higher priority"), std::string::npos);
+  EXPECT_NE(DescribePendingReason("SomethingNew").find("\"SomethingNew\""), std::string::npos);
+}
+
+TEST(SlurmJobScript, AsksForSlotsAsSlurmUnderstandsThem) {
+  SlurmPoolOptions pool;
+  pool.partition = "gpu";
+  pool.qos = "high";
+  pool.sbatch_args = {"--time=60"};
+  pool.slot_type = SlurmSlotType::kCuda;
+  SlurmJobRequest job{"7.0", {"n1", "n2"}, 4, true, "/jobs/7.0/slurm-%j.out"};
+  auto args = SbatchArgs(pool, job);
+  auto has = [&](const std::string& a) { return std::find(args.begin(), args.end(), a) != args.end(); };
+  EXPECT_TRUE(has("--partition=gpu"));
+  EXPECT_TRUE(has("--qos=high"));
+  EXPECT_TRUE(has("--nodes=2"));
+  EXPECT_TRUE(has("--nodelist=n1,n2"));
+  EXPECT_TRUE(has("--ntasks-per-node=1"));
+  EXPECT_TRUE(has("--gres=gpu:4"));
+  EXPECT_TRUE(has("--exclusive"));
+  EXPECT_EQ(args.back(), "--time=60");  // the pool's own last
+  pool.slot_type = SlurmSlotType::kCpu;
+  job.whole_nodes = false;
+  args = SbatchArgs(pool, job);
+  EXPECT_TRUE(has("--cpus-per-task=4"));
+  EXPECT_FALSE(has("--exclusive"));
+  EXPECT_FALSE(has("--gres=gpu:4"));
+
+  const std::string script =
+      BatchScript({"/opt/ring agent", "http://m:1", "7.0", "/jobs/7.0/credential", ""});
+  EXPECT_NE(script.find("exec srun --ntasks-per-node=1"), std::string::npos) << script;
+  EXPECT_NE(script.find("'/opt/ring agent' --slurm-allocation '7.0'"), std::string::npos) << script;
+  EXPECT_EQ(ShellQuote("it's"), "'it'\\''s'");
+  EXPECT_EQ(ReservedSbatchOption("--gres=gpu:1"), "--gres");
+  EXPECT_EQ(ReservedSbatchOption("-N2"), "-N");
+  EXPECT_EQ(ReservedSbatchOption("--time=5"), "");
+}
+
+TEST_F(SlurmRmTest, OffersThePartitionsNodesWithTheirFreeSlots) {
+  auto offers = rm_->Offers();
+  ASSERT_EQ(offers.size(), 2u);  // x9 is in another partition
+  EXPECT_EQ(offers[0].id, "hpc:n1");
+  EXPECT_EQ(offers[0].pool, "hpc");
+  EXPECT_EQ(offers[0].slot_type, "cpu");
+  EXPECT_EQ(offers[0].free_slots, (std::vector<int>{0, 1}));
+  rm_->Launch(Spec("1.0", {{"hpc:n1", {0}}}));
+  EXPECT_EQ(rm_->Offers()[0].free_slots, (std::vector<int>{1}));
+  slurm_.sinfo = Sinfo("down");
+  rm_->PollOnce();
+  EXPECT_FALSE(rm_->Offers()[0].enabled);
+  EXPECT_GE(events_.capacity, 1);
+  ResourcesConfig r;
+  r.resource_pool = "hpc";
+  r.slots_per_trial = 4;
+  EXPECT_TRUE(rm_->CheckFits(r, {}).ok());  // two nodes of two
+  r.is_single_node = true;
+  r.is_single_node_line = 9;
+  const Status single = rm_->CheckFits(r, {});
+  EXPECT_EQ(single.code(), ErrorCode::kInvalidConfig);
+  EXPECT_NE(single.message().find("experiment.yaml:9: resources.is_single_node"), std::string::npos)
+      << single.message();
+  r.is_single_node = std::nullopt;
+  r.slots_per_trial = 6;
+  EXPECT_FALSE(rm_->CheckFits(r, {}).ok());  // never
+  EXPECT_EQ(rm_->CheckContainers("hpc", "").code(), ErrorCode::kInvalidConfig);
+}
+
+TEST_F(SlurmRmTest, LaunchSubmitsOneJobWhoseAgentsGetTheirNodesRanks) {
+  rm_->Launch(Spec("1.0", {{"hpc:n1", {0, 1}}, {"hpc:n2", {0, 1}}}));
+  rm_->PollOnce();  // sbatch runs on the command thread
+  ASSERT_EQ(slurm_.submitted.size(), 1u);
+  const auto& args = slurm_.submitted[0];
+  EXPECT_NE(std::find(args.begin(), args.end(), "--nodelist=n1,n2"), args.end());
+  EXPECT_NE(std::find(args.begin(), args.end(), "--cpus-per-task=2"), args.end());
+  EXPECT_NE(std::find(args.begin(), args.end(), "--exclusive"), args.end());
+  EXPECT_NE(std::find(args.begin(), args.end(), "--account=ml"), args.end());
+  EXPECT_NE(slurm_.scripts[0].find("--credential-file '" + dir_ + "/1.0/credential'"), std::string::npos);
+  EXPECT_EQ(std::filesystem::status(dir_ + "/1.0/credential").permissions(),
+            std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  ASSERT_EQ(rm_->Job("1.0")->job_id, 100);
+
+  const std::string credential = Credential("1.0");
+  auto a1 = rm_->Authenticate("Bearer " + credential, "slurm.100.n1", "peer");
+  ASSERT_TRUE(a1.ok()) << a1.status().message();
+  auto c1 = std::make_shared<Channel>();
+  auto c2 = std::make_shared<Channel>();
+  rm_->OnHello("slurm.100.n1", Hello("slurm.100.n1"), c1, {});
+  EXPECT_TRUE(c1->Of<proto::Start>().empty());  // its gang is not all there
+  rm_->OnHello("slurm.100.n2", Hello("slurm.100.n2"), c2, {});
+  auto s1 = c1->Of<proto::Start>();
+  auto s2 = c2->Of<proto::Start>();
+  ASSERT_EQ(s1.size(), 2u);
+  ASSERT_EQ(s2.size(), 2u);
+  EXPECT_EQ(s1[0].rank, 0);
+  EXPECT_EQ(s2[1].rank, 3);
+  EXPECT_EQ(s2[0].node_rank, 1);
+  EXPECT_EQ(s1[0].slot_type, "cpu");
+  EXPECT_EQ(rm_->AgentsJson().size(), 2u);
+  EXPECT_EQ(rm_->AgentsJson()[0]["slurm_job_id"], 100);
+
+  // States flow to the lifecycle under the Slurm node's id.
+  proto::StateChange exited{"1.0", 2, proto::ProcessState::kExited, 0, std::nullopt, ""};
+  rm_->OnMessage("slurm.100.n2", exited, {});
+  ASSERT_EQ(events_.states.size(), 1u);
+  EXPECT_EQ(events_.states[0].first, "hpc:n2");
+}
+
+// The attack test: a credential opens only its own allocation's job and
+// nodes, and that channel reports only that allocation's ranks on its node.
+TEST_F(SlurmRmTest, ACredentialOfOneAllocationCannotSpeakForAnother) {
+  rm_->Launch(Spec("A", {{"hpc:n1", {0}}}));
+  rm_->Launch(Spec("B", {{"hpc:n2", {0}}}));
+  rm_->PollOnce();
+  const std::string a = Credential("A");
+  const std::string b = Credential("B");
+  ASSERT_NE(a, b);
+  // A's credential for B's job (100 is A's, 101 B's), or a node outside A's job.
+  EXPECT_FALSE(rm_->Authenticate("Bearer " + a, "slurm.101.n2", "peer").ok());
+  EXPECT_FALSE(rm_->Authenticate("Bearer " + a, "slurm.100.n2", "peer").ok());
+  EXPECT_FALSE(rm_->Authenticate("Bearer " + a, "slurm.999.n1", "peer").ok());
+  EXPECT_FALSE(rm_->Authenticate("Bearer nonsense", "slurm.100.n1", "peer").ok());
+  EXPECT_FALSE(rm_->Authenticate("Bearer " + a, "n1", "peer").ok());
+  ASSERT_TRUE(rm_->Authenticate("Bearer " + a, "slurm.100.n1", "peer").ok());
+
+  // Its hello naming B's agent is refused.
+  auto forged = std::make_shared<Channel>();
+  rm_->OnHello("slurm.100.n1", Hello("slurm.101.n2"), forged, {});
+  EXPECT_FALSE(forged->closed.empty());
+  EXPECT_TRUE(forged->Of<proto::Start>().empty());
+
+  auto channel = std::make_shared<Channel>();
+  rm_->OnHello("slurm.100.n1", Hello("slurm.100.n1"), channel, {});
+  ASSERT_EQ(channel->Of<proto::Start>().size(), 1u);
+  // Reports of B's rank, or of a rank A does not have, never reach the lifecycle.
+  rm_->OnMessage("slurm.100.n1",
+                 proto::StateChange{"B", 0, proto::ProcessState::kExited, 1, std::nullopt, ""}, {});
+  rm_->OnMessage("slurm.100.n1",
+                 proto::StateChange{"A", 5, proto::ProcessState::kExited, 1, std::nullopt, ""}, {});
+  rm_->OnMessage("slurm.100.n1", proto::LogBatch{"B", 0, 1, {}}, {});
+  EXPECT_TRUE(events_.states.empty());
+  EXPECT_EQ(events_.logs, 0);
+  // Once A is released, its credential opens nothing.
+  rm_->Release("A");
+  EXPECT_FALSE(rm_->Authenticate("Bearer " + a, "slurm.100.n1", "peer").ok());
+  rm_->PollOnce();  // the command thread removes the credential file
+  EXPECT_FALSE(std::filesystem::exists(dir_ + "/A/credential"));
+}
+
+TEST_F(SlurmRmTest, AJobThatEndsBeforeItsRanksReportIsAnInfrastructureFailure) {
+  rm_->Launch(Spec("1.0", {{"hpc:n1", {0}}}));
+  rm_->Launch(Spec("2.0", {{"hpc:n2", {0}}}));
+  rm_->Launch(Spec("3.0", {{"hpc:n2", {1}}}));
+  rm_->PollOnce();
+  const auto now = std::chrono::steady_clock::now();
+  slurm_.squeue =
+      Squeue({{100, "NODE_FAIL", "None"}, {101, "RUNNING", "None"}, {102, "PENDING", "Resources"}});
+  rm_->PollOnce();
+  rm_->Tick(now);
+  ASSERT_EQ(events_.lost.size(), 1u);
+  EXPECT_EQ(events_.lost[0].first, "1.0");
+  EXPECT_NE(events_.lost[0].second.find("NODE_FAIL"), std::string::npos);
+  EXPECT_EQ(rm_->Job("3.0")->reason, "Resources");
+
+  // 2.0's rank reported its exit: its job's end is no loss. 3.0 vanished
+  // from the queue without one (scancel): lost.
+  auto channel = std::make_shared<Channel>();
+  rm_->OnHello("slurm.101.n2", Hello("slurm.101.n2"), channel, {});
+  rm_->OnMessage("slurm.101.n2",
+                 proto::StateChange{"2.0", 0, proto::ProcessState::kExited, 0, std::nullopt, ""}, {});
+  // A rank its agent stopped because Slurm stopped the agent is not the trial's exit.
+  slurm_.squeue = Squeue({{101, "COMPLETED", "None"}});
+  rm_->PollOnce();
+  rm_->Tick(now);
+  ASSERT_EQ(events_.lost.size(), 2u);
+  EXPECT_EQ(events_.lost[1].first, "3.0");
+
+  // Kill of a job whose agents are not there yet cancels it at once.
+  rm_->Launch(Spec("4.0", {{"hpc:n1", {1}}}));
+  rm_->PollOnce();
+  rm_->Kill("4.0", {}, EndCause::kUserKill);
+  rm_->PollOnce();
+  EXPECT_NE(std::find(slurm_.cancelled.begin(), slurm_.cancelled.end(), 103), slurm_.cancelled.end());
+}
+
+TEST_F(SlurmRmTest, ExitsOfRanksStoppedWithTheirAgentAreHeldBack) {
+  rm_->Launch(Spec("1.0", {{"hpc:n1", {0}}}));
+  rm_->PollOnce();
+  auto channel = std::make_shared<Channel>();
+  rm_->OnHello("slurm.100.n1", Hello("slurm.100.n1"), channel, {});
+  // Slurm's SIGTERM reached the agent: the allocation is preempted, once,
+  // and never for a Stopping naming another allocation.
+  rm_->OnMessage("slurm.100.n1", proto::Stopping{"2.0", "SIGTERM"}, {});
+  rm_->OnMessage("slurm.100.n1", proto::Stopping{"1.0", "SIGTERM"}, {});
+  rm_->OnMessage("slurm.100.n1", proto::Stopping{"1.0", "SIGTERM"}, {});
+  EXPECT_EQ(events_.preempted, (std::vector<std::string>{"1.0"}));
+  proto::StateChange stopped{"1.0", 0, proto::ProcessState::kExited, std::nullopt, 15, ""};
+  stopped.agent_stopping = true;
+  rm_->OnMessage("slurm.100.n1", stopped, {});
+  EXPECT_TRUE(events_.states.empty());
+  slurm_.squeue = Squeue({{100, "CANCELLED", "None"}});
+  rm_->PollOnce();
+  rm_->Tick(std::chrono::steady_clock::now());
+  ASSERT_EQ(events_.lost.size(), 1u);
+  EXPECT_NE(events_.lost[0].second.find("CANCELLED"), std::string::npos);
+}
+
+// A restarted master finds the job by the id it stored and lets the job's
+// agents back in with the credential they hold; a job whose agents do not
+// come back by the deadline is lost (and cancelled).
+TEST_F(SlurmRmTest, ARestartedMasterReattachesToItsJobs) {
+  MemoryStore store;
+  SlurmPoolOptions pool;
+  pool.pool = "hpc";
+  pool.partition = "p";
+  pool.slot_type = SlurmSlotType::kCpu;
+  pool.agent_binary = "/a";
+  SlurmRmSettings settings;
+  settings.master_url = "http://m:1";
+  settings.job_dir = dir_;
+  settings.store = &store;
+  auto before = std::make_unique<SlurmRm>(pool, settings, std::make_unique<FakeSlurm>(slurm_), events_);
+  before->PollOnce();
+  before->Launch(Spec("1.0", {{"hpc:n1", {0, 1}}}));
+  before->Launch(Spec("2.0", {{"hpc:n2", {0}}}));
+  before->PollOnce();
+  const std::string credential = Credential("1.0");
+  ASSERT_EQ(store.GetSlurmJob("1.0")->job_id, 100);
+  ASSERT_EQ(store.GetSlurmJob("2.0")->job_id, 101);
+  before.reset();  // the master goes; the jobs run on
+
+  SlurmRm after(pool, settings, std::make_unique<FakeSlurm>(slurm_), events_);
+  slurm_.squeue = Squeue({{100, "RUNNING", "None"}, {101, "RUNNING", "None"}});
+  after.PollOnce();
+  const auto now = std::chrono::steady_clock::now();
+  after.Adopt("1.0", {{"hpc:n1", {0, 1}}}, "hpc", now + std::chrono::seconds(10));
+  after.Adopt("2.0", {{"hpc:n2", {0}}}, "hpc", now + std::chrono::seconds(10));
+  after.Adopt("3.0", {{"hpc:n2", {1}}}, "hpc", now + std::chrono::seconds(10));  // never submitted
+  EXPECT_TRUE(after.Offers()[0].free_slots.empty());                             // held again
+  ASSERT_TRUE(after.Authenticate("Bearer " + credential, "slurm.100.n1", "peer").ok());
+  auto channel = std::make_shared<Channel>();
+  proto::Hello hello = Hello("slurm.100.n1");
+  hello.running = {{"1.0", 0, 10}, {"1.0", 1, 11}};
+  after.OnHello("slurm.100.n1", hello, channel, now);
+  EXPECT_TRUE(channel->closed.empty());
+  EXPECT_TRUE(channel->Of<proto::Start>().empty());  // its ranks run already
+  after.OnMessage("slurm.100.n1", proto::StateChange{"1.0", 1, proto::ProcessState::kRunning, {}, {}, ""},
+                  now);
+  ASSERT_EQ(events_.states.size(), 1u);
+
+  after.PollOnce();
+  after.Tick(now + std::chrono::seconds(11));
+  std::set<std::string> lost;
+  for (const auto& [id, why] : events_.lost) lost.insert(id);
+  EXPECT_EQ(lost, (std::set<std::string>{"2.0", "3.0"}));  // 1.0's agent is back
+  after.PollOnce();
+  EXPECT_NE(std::find(slurm_.cancelled.begin(), slurm_.cancelled.end(), 101), slurm_.cancelled.end());
+  after.Release("1.0");
+  after.PollOnce();
+  EXPECT_EQ(store.GetSlurmJob("1.0").status().code(), ErrorCode::kNotFound);
+}
+
+// How the real commands are run: both streams captured, a hung command
+// killed at its timeout, a missing program an exit code rather than a throw.
+TEST(SlurmCommandsTest, ProgramsAreBoundedByTheirTimeout) {
+  auto echoed = RunProgram({"sh", "-c", "echo out; echo err >&2; exit 3"}, std::chrono::seconds(5));
+  EXPECT_EQ(echoed.exit_code, 3);
+  EXPECT_EQ(echoed.out, "out\n");
+  EXPECT_EQ(echoed.err, "err\n");
+  const auto start = std::chrono::steady_clock::now();
+  auto hung = RunProgram({"sleep", "30"}, std::chrono::milliseconds(200));
+  EXPECT_EQ(hung.exit_code, -1);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  EXPECT_EQ(RunProgram({"/nonexistent/sbatch"}, std::chrono::seconds(5)).exit_code, 127);
+}
+
+TEST(JobAgentAdmission, IdsAndHellos) {
+  auto id = ParseJobAgentId("slurm.42.gpu-node-7");
+  ASSERT_TRUE(id);
+  EXPECT_EQ(id->job_id, 42);
+  EXPECT_EQ(id->node, "gpu-node-7");
+  EXPECT_FALSE(ParseJobAgentId("slurm..n1"));
+  EXPECT_FALSE(ParseJobAgentId("slurm.4x.n1"));
+  EXPECT_FALSE(ParseJobAgentId("slurm.42."));
+  EXPECT_FALSE(ParseJobAgentId("agent-1"));
+  EXPECT_EQ(JobAgentIdFor(42, "n1"), "slurm.42.n1");
+  proto::Hello hello;
+  hello.agent_id = "slurm.42.n1";
+  hello.running = {{"A", 0, 10}, {"B", 0, 11}};
+  auto verdict = JudgeJobAgentHello(hello, "slurm.42.n1", "A");
+  EXPECT_FALSE(verdict.refused);
+  EXPECT_TRUE(verdict.trimmed);
+  ASSERT_EQ(verdict.running.size(), 1u);
+  EXPECT_EQ(verdict.running[0].allocation_id, "A");
+}
+
+}  // namespace
+}  // namespace slurm_rm_test
+}  // namespace ring
