@@ -616,6 +616,8 @@ nlohmann::json SlurmRm::AgentsJson() const {
                       {"enabled", true},
                       {"draining", false},
                       {"runs_as_owner", false},
+                      // Trials on Slurm pools do not run in containers yet (CheckContainers).
+                      {"container_runtimes", nlohmann::json::array()},
                       {"last_seen_at", agent->second.connected_at},
                       {"slurm_job_id", alloc.job_id},
                       {"slurm_node", alloc.nodes[i]}});
