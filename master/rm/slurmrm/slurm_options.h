@@ -10,6 +10,10 @@
 namespace ring {
 
 enum class SlurmSlotType { kCpu, kCuda };
+// "cpu" or "cuda", as slots and start messages name the type.
+inline const char* SlotTypeName(SlurmSlotType type) {
+  return type == SlurmSlotType::kCuda ? "cuda" : "cpu";
+}
 
 struct SlurmPoolOptions {
   std::string pool;       // the resource pool's name
