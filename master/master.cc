@@ -183,8 +183,11 @@ Status Master::Run() {
       settings.heartbeat_timeout = agent_options.heartbeat_timeout;
       settings.count_refusal = agent_options.count_refusal;
       settings.store = p.store.get();
-      slurm.push_back(std::make_unique<SlurmRm>(pool, std::move(settings),
-                                                std::make_unique<ProcessSlurmCommands>(), events));
+      std::unique_ptr<SlurmCommands> commands =
+          pool.submit_helper.empty()
+              ? std::make_unique<ProcessSlurmCommands>()
+              : std::make_unique<HelperSlurmCommands>(pool.submit_helper, pool.submit_helper_config);
+      slurm.push_back(std::make_unique<SlurmRm>(pool, std::move(settings), std::move(commands), events));
     }
     auto routing = std::make_unique<RoutingRm>(std::move(rm), std::move(slurm));
     p.routing = routing.get();

@@ -19,7 +19,9 @@ Status KeyError(const std::string& path, const YAML::Node& node, const std::stri
 // resource_pools[].resource_manager: {type: agent} (the default) or
 // {type: slurm, partition, account, qos, sbatch_args, slots_per_node,
 // slot_type, agent_binary, master_url, agent_ca_file, job_dir, poll_interval_ms,
-// agent_connect_timeout_ms}. Sets `slurm` for a slurm pool.
+// agent_connect_timeout_ms, submit_helper, submit_helper_config,
+// single_identity, nice_per_priority, priority_qos}. Sets `slurm` for a
+// slurm pool.
 Status ParseResourceManager(const std::string& path, const YAML::Node& node, const std::string& at,
                             std::optional<SlurmPoolOptions>& slurm) {
   const std::string rm = at + ".resource_manager";
@@ -39,7 +41,8 @@ Status ParseResourceManager(const std::string& path, const YAML::Node& node, con
     const std::string name = rm + "." + key;
     try {
       if (key == "partition" || key == "account" || key == "qos" || key == "agent_binary" ||
-          key == "master_url" || key == "job_dir" || key == "agent_ca_file") {
+          key == "master_url" || key == "job_dir" || key == "agent_ca_file" || key == "submit_helper" ||
+          key == "submit_helper_config") {
         if (!v.IsScalar() || v.as<std::string>().empty())
           return KeyError(path, v, name + " must be a non-empty string");
         const std::string text = v.as<std::string>();
@@ -50,7 +53,11 @@ Status ParseResourceManager(const std::string& path, const YAML::Node& node, con
         if (key == "master_url") o.master_url = text;
         if (key == "job_dir") o.job_dir = text;
         if (key == "agent_ca_file") o.agent_ca_file = text;
-        if ((key == "agent_binary" || key == "job_dir" || key == "agent_ca_file") && text.front() != '/')
+        if (key == "submit_helper") o.submit_helper = text;
+        if (key == "submit_helper_config") o.submit_helper_config = text;
+        if ((key == "agent_binary" || key == "job_dir" || key == "agent_ca_file" || key == "submit_helper" ||
+             key == "submit_helper_config") &&
+            text.front() != '/')
           return KeyError(path, v,
                           name + " must be an absolute path as the nodes see it, got \"" + text + "\"");
         if (key == "master_url" && text.rfind("http://", 0) != 0 && text.rfind("https://", 0) != 0)
@@ -67,6 +74,26 @@ Status ParseResourceManager(const std::string& path, const YAML::Node& node, con
                 name + ": " + reserved +
                     " is set by the resource manager from the allocation and the pool's settings");
           o.sbatch_args.push_back(arg);
+        }
+      } else if (key == "single_identity") {
+        o.single_identity = v.as<bool>();
+      } else if (key == "nice_per_priority") {
+        o.nice_per_priority = v.as<int64_t>();
+        if (o.nice_per_priority < 0 || o.nice_per_priority > 100000)
+          return KeyError(path, v, name + " must be from 0 (no --nice) to 100000");
+      } else if (key == "priority_qos") {
+        if (!v.IsSequence()) return KeyError(path, v, name + " must be a list of {max_priority, qos}");
+        int64_t last = 0;
+        for (const auto& band : v) {
+          if (!band.IsMap() || !band["max_priority"] || !band["qos"] || band.size() != 2)
+            return KeyError(path, band, name + " must hold maps of max_priority and qos only");
+          SlurmPoolOptions::QosBand b{band["max_priority"].as<int64_t>(), band["qos"].as<std::string>()};
+          if (b.max_priority < 1 || b.max_priority > 99 || b.max_priority <= last || b.qos.empty())
+            return KeyError(path, band,
+                            name + ": max_priority must be from 1 to 99, growing from band to band, and qos "
+                                   "a QOS name");
+          last = b.max_priority;
+          o.priority_qos.push_back(std::move(b));
         }
       } else if (key == "slots_per_node") {
         o.slots_per_node = v.as<int64_t>();
@@ -86,7 +113,7 @@ Status ParseResourceManager(const std::string& path, const YAML::Node& node, con
         return KeyError(path, kv.first, "unknown key \"" + name + "\"");
       }
     } catch (const YAML::Exception&) {
-      return KeyError(path, v, name + " must be an integer");
+      return KeyError(path, v, name + (key == "single_identity" ? " must be true or false" : " must be an integer"));
     }
   }
   if (type_text == "agent") return Status::Ok();
@@ -95,6 +122,20 @@ Status ParseResourceManager(const std::string& path, const YAML::Node& node, con
     return KeyError(
         path, node,
         rm + ".agent_binary is required for a slurm pool: the ringagent binary as the nodes see it");
+  if (o.submit_helper.empty() && !o.single_identity)
+    return KeyError(path, node,
+                    rm + ": say whose account runs the jobs: submit_helper (the root-owned ring-slurm-submit: each "
+                         "job runs as its owner's linked Unix account) or single_identity: true (every job runs as "
+                         "the master's own account, and users' trials can read each other's files; see "
+                         "docs/slurm.md)");
+  if (!o.submit_helper.empty() && o.single_identity)
+    return KeyError(path, node, rm + ": submit_helper and single_identity: true exclude each other");
+  if (!o.submit_helper.empty())
+    for (const auto& arg : o.sbatch_args)
+      if (arg.rfind("--", 0) != 0)
+        return KeyError(path, node,
+                        rm + ".sbatch_args: with a submit_helper each option is one --name or --name=value, "
+                             "got \"" + arg + "\"");
   slurm = std::move(o);
   return Status::Ok();
 }

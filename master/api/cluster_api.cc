@@ -34,6 +34,31 @@ void RegisterClusterRoutes(Router& router, ApiContext& ctx) {
       return ApiResponse::Json({{"jobs", std::move(jobs)}, {"total", total}});
     });
   });
+  // What the master issued one allocation's Slurm job, for the submit
+  // helper: public for the router, answered only to the allocation's own
+  // credential (Authorization: Bearer), and the same 401 for an unknown
+  // allocation or a wrong credential.
+  router.AddSync("GET", "/api/v1/slurm/grants/{allocation_id}", Access::kPublic, [&ctx](ApiRequest& req) {
+    constexpr std::string_view kBearer = "Bearer ";
+    const std::string authorization = req.Header("authorization");
+    std::optional<SlurmGrantView> grant;
+    if (ctx.routing && authorization.rfind(kBearer, 0) == 0)
+      for (const auto& slurm : ctx.routing->slurm())
+        if (auto g = slurm->GrantFor(req.params[0], std::string_view(authorization).substr(kBearer.size())))
+          grant = std::move(g);
+    if (!grant)
+      return ApiResponse::Error(
+          Status(ErrorCode::kUnauthenticated, "no live Slurm allocation " + req.params[0] + " with this credential"));
+    nlohmann::json body = {{"allocation_id", grant->allocation_id}, {"pool", grant->pool}, {"nodes", grant->nodes}};
+    if (grant->run_as) {
+      body["uid"] = grant->run_as->uid;
+      body["gid"] = grant->run_as->gid;
+      body["user"] = grant->run_as->user;
+    }
+    auto res = ApiResponse::Json(std::move(body));
+    res.headers.emplace_back("Cache-Control", "no-store");
+    return res;
+  });
   // {"drain": true}: running work finishes; otherwise it is preempted.
   router.Add("POST", "/api/v1/agents/{id}/disable", Access::kAdmin,
              [&ctx](ApiRequest& req) -> boost::asio::awaitable<ApiResponse> {

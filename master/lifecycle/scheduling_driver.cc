@@ -192,6 +192,7 @@ Result<LaunchSpec> SchedulingDriver::SpecFor(const LiveAllocation& alloc) {
   spec.trial_id = alloc.trial_id();
   spec.experiment_id = alloc.experiment_id;
   spec.world_size = alloc.world_size;
+  spec.priority = settings_.Resources(alloc.experiment_id).priority;
   spec.launch = LaunchModeOf(alloc.experiment_id, alloc.pool);
   spec.entrypoint = config->entrypoint;
   spec.entrypoint_argv = config->entrypoint_argv;

@@ -43,7 +43,10 @@ struct LaunchSpec {
   std::map<std::string, std::string> cpu_environment;
   std::map<std::string, std::string> cuda_environment;
   std::string model_definition_path;
-  std::string owner;                   // the Ringmaster user who owns the task
+  std::string owner;  // the Ringmaster user who owns the task
+  // resources.priority when launched (1..99, lower is more important): a
+  // batch system may order its queue by it (docs/slurm.md).
+  int64_t priority = 42;
   std::optional<proto::RunAs> run_as;  // the owner's linked Unix account; absent when unlinked
   // environment.image: the container of ranks on CPU slots and on GPU
   // slots (image empty: that kind runs on the host).

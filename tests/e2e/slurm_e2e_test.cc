@@ -112,6 +112,8 @@ TEST(SlurmE2E, AJobAgentNeedsItsJobAndLeavesWithoutAStart) {
 
 // A master whose pool "default" is the Slurm partition, listening on the
 // bridge so that the jobs' agents and ranks in the nodes' namespaces reach it.
+// Every job runs as the master's account (root): single identity. The
+// submit helper's runs as owners are in slurm_identity_e2e_test.cc.
 TestCluster::MasterOptions SlurmMasterOptions(TestCluster& cluster, const SlurmCluster& slurm) {
   const std::string config =
       cluster.WriteFile("master.yaml",
@@ -122,7 +124,8 @@ TestCluster::MasterOptions SlurmMasterOptions(TestCluster& cluster, const SlurmC
                             "      agent_binary: " +
                             BinDir() +
                             "/ringagent\n      poll_interval_ms: 200\n"
-                            "      agent_connect_timeout_ms: 60000\n");
+                            "      agent_connect_timeout_ms: 60000\n"
+                            "      single_identity: true\n");
   TestCluster::MasterOptions options;
   options.host = slurm.bridge_address();
   options.extra_args = {"--config", config};

@@ -6,8 +6,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 
 namespace ring {
 namespace {
@@ -24,15 +28,35 @@ Status Failed(const std::string& what, const CommandOutput& r) {
   return Unavailable(what + " exited " + std::to_string(r.exit_code) + ": " + FirstLine(r.err + r.out));
 }
 
+// Writes `text` to a new file readable (and for a script executable) by
+// this account only.
+Status WritePrivateFile(const std::string& path, const std::string& text, mode_t mode) {
+  std::error_code ec;
+  std::filesystem::remove(path, ec);
+  {
+    std::ofstream out(path, std::ios::trunc);
+    if (!out) return Internal("cannot write " + path);
+    out << text;
+    if (!out) return Internal("cannot write " + path);
+  }
+  if (chmod(path.c_str(), mode) != 0) return Internal("cannot chmod " + path);
+  return Status::Ok();
+}
+
 }  // namespace
 
-CommandOutput RunProgram(const std::vector<std::string>& argv, std::chrono::milliseconds timeout) {
+CommandOutput RunProgram(const std::vector<std::string>& argv, std::chrono::milliseconds timeout,
+                         const std::string& input) {
   CommandOutput result;
-  int out[2], err[2];
+  int out[2], err[2], in[2] = {-1, -1};
   if (pipe2(out, O_CLOEXEC) != 0) return result;
   if (pipe2(err, O_CLOEXEC) != 0) {
     close(out[0]);
     close(out[1]);
+    return result;
+  }
+  if (!input.empty() && pipe2(in, O_CLOEXEC) != 0) {
+    for (int fd : {out[0], out[1], err[0], err[1]}) close(fd);
     return result;
   }
   std::vector<char*> args;
@@ -40,7 +64,7 @@ CommandOutput RunProgram(const std::vector<std::string>& argv, std::chrono::mill
   args.push_back(nullptr);
   const pid_t pid = fork();
   if (pid == 0) {
-    const int null = open("/dev/null", O_RDONLY);
+    const int null = input.empty() ? open("/dev/null", O_RDONLY) : in[0];
     dup2(null, 0);
     dup2(out[1], 1);
     dup2(err[1], 2);
@@ -51,6 +75,12 @@ CommandOutput RunProgram(const std::vector<std::string>& argv, std::chrono::mill
   }
   close(out[1]);
   close(err[1]);
+  if (in[0] >= 0) {
+    close(in[0]);
+    // Small (a credential): it fits the pipe, so writing cannot wait on the child.
+    if (pid > 0) (void)!write(in[1], input.data(), input.size());
+    close(in[1]);
+  }
   if (pid < 0) {
     close(out[0]);
     close(err[0]);
@@ -93,34 +123,57 @@ CommandOutput RunProgram(const std::vector<std::string>& argv, std::chrono::mill
   return result;
 }
 
-Result<std::string> ProcessSlurmCommands::SinfoJson() {
-  auto r = RunProgram({"sinfo", "--json"}, timeout_);
-  if (r.exit_code != 0) return Failed("sinfo --json", r);
-  return r.out;
-}
-
-Result<std::string> ProcessSlurmCommands::SqueueJson() {
-  auto r = RunProgram({"squeue", "--json", "--me"}, timeout_);
-  if (r.exit_code != 0) return Failed("squeue --json", r);
-  return r.out;
-}
-
-Result<int64_t> ProcessSlurmCommands::Sbatch(const std::vector<std::string>& args,
-                                             const std::string& script) {
-  std::vector<std::string> argv = {"sbatch", "--parsable"};
-  argv.insert(argv.end(), args.begin(), args.end());
-  argv.push_back(script);
-  auto r = RunProgram(argv, timeout_);
-  if (r.exit_code != 0) return Failed("sbatch", r);
-  // "JOBID" or "JOBID;CLUSTER".
-  const std::string id = FirstLine(r.out).substr(0, r.out.find(';'));
+Result<int64_t> ParseSbatchAnswer(const std::string& out) {
+  const std::string line = FirstLine(out);
+  const std::string id = line.substr(0, line.find(';'));
   try {
     size_t used = 0;
     const int64_t job = std::stoll(id, &used);
     if (used == id.size() && job > 0) return job;
   } catch (const std::exception&) {
   }
-  return Unavailable("sbatch answered \"" + FirstLine(r.out) + "\", not a job id");
+  return Unavailable("sbatch answered \"" + line + "\", not a job id");
+}
+
+Result<std::string> ProcessSlurmCommands::SinfoJson() {
+  auto r = RunProgram({"sinfo", "--json"}, timeout_);
+  if (r.exit_code != 0) return Failed("sinfo --json", r);
+  return r.out;
+}
+
+// Every user's jobs of the partition: on a pool whose jobs run as their
+// owners, ours belong to many accounts (the resource manager knows them by
+// job id).
+Result<std::string> ProcessSlurmCommands::SqueueJson(const std::string& partition) {
+  auto r = RunProgram({"squeue", "--json", "--partition=" + partition}, timeout_);
+  if (r.exit_code != 0) return Failed("squeue --json", r);
+  return r.out;
+}
+
+Result<std::string> ProcessSlurmCommands::SacctJson(const std::vector<int64_t>& job_ids) {
+  std::string ids;
+  for (int64_t id : job_ids) ids += (ids.empty() ? "" : ",") + std::to_string(id);
+  auto r = RunProgram({"sacct", "--json", "--jobs=" + ids}, timeout_);
+  if (r.exit_code != 0) return Failed("sacct --json", r);
+  return r.out;
+}
+
+Result<int64_t> ProcessSlurmCommands::Sbatch(const SbatchJob& job) {
+  std::error_code ec;
+  std::filesystem::create_directories(job.folder, ec);
+  std::filesystem::permissions(job.folder, std::filesystem::perms::owner_all,
+                               std::filesystem::perm_options::replace, ec);
+  if (ec) return Internal("cannot create " + job.folder + ": " + ec.message());
+  // The credential: readable by the job's user only (docs/security.md).
+  if (Status s = WritePrivateFile(job.folder + "/credential", job.credential + "\n", 0600); !s.ok()) return s;
+  if (Status s = WritePrivateFile(job.folder + "/job.sh", job.script, 0700); !s.ok()) return s;
+  std::vector<std::string> argv = {"sbatch", "--parsable", "--job-name=ring-" + job.allocation_id,
+                                   "--output=" + job.folder + "/slurm-%j.out"};
+  argv.insert(argv.end(), job.args.begin(), job.args.end());
+  argv.push_back(job.folder + "/job.sh");
+  auto r = RunProgram(argv, timeout_);
+  if (r.exit_code != 0) return Failed("sbatch", r);
+  return ParseSbatchAnswer(r.out);
 }
 
 Status ProcessSlurmCommands::Scancel(int64_t job_id, const std::string& signal) {
@@ -129,6 +182,38 @@ Status ProcessSlurmCommands::Scancel(int64_t job_id, const std::string& signal) 
   argv.push_back(std::to_string(job_id));
   auto r = RunProgram(argv, timeout_);
   if (r.exit_code != 0) return Failed("scancel", r);
+  return Status::Ok();
+}
+
+std::vector<std::string> HelperSlurmCommands::Command(const std::string& verb) const {
+  std::vector<std::string> argv = {helper_};
+  if (!config_.empty()) argv.insert(argv.end(), {"--config", config_});
+  argv.push_back(verb);
+  return argv;
+}
+
+// The helper writes the folder, the credential and the script itself (as
+// the owner) from its own settings; the master hands it the allocation,
+// whose account, the options and the credential (on stdin).
+Result<int64_t> HelperSlurmCommands::Sbatch(const SbatchJob& job) {
+  if (!job.run_as)
+    return Status(ErrorCode::kPermissionDenied, "the allocation's owner has no linked Unix account, and this pool runs every job as "
+                            "its owner's account");
+  std::vector<std::string> argv = Command("submit");
+  argv.insert(argv.end(), {"--allocation", job.allocation_id, "--uid", std::to_string(job.run_as->uid), "--gid",
+                           std::to_string(job.run_as->gid), "--"});
+  argv.insert(argv.end(), job.args.begin(), job.args.end());
+  auto r = RunProgram(argv, timeout_, job.credential + "\n");
+  if (r.exit_code != 0) return Failed("the submit helper", r);
+  return ParseSbatchAnswer(r.out);
+}
+
+Status HelperSlurmCommands::Scancel(int64_t job_id, const std::string& signal) {
+  std::vector<std::string> argv = Command("cancel");
+  argv.insert(argv.end(), {"--job", std::to_string(job_id)});
+  if (!signal.empty()) argv.insert(argv.end(), {"--signal", signal});
+  auto r = RunProgram(argv, timeout_);
+  if (r.exit_code != 0) return Failed("the submit helper's cancel", r);
   return Status::Ok();
 }
 

@@ -1,5 +1,7 @@
 #include "master/rm/slurmrm/slurm_job_script.h"
 
+#include <algorithm>
+
 namespace ring {
 
 std::string ShellQuote(const std::string& text) {
@@ -14,9 +16,17 @@ std::string ShellQuote(const std::string& text) {
 }
 
 std::vector<std::string> SbatchArgs(const SlurmPoolOptions& pool, const SlurmJobRequest& job) {
-  std::vector<std::string> args = {"--job-name=ring-" + job.allocation_id, "--partition=" + pool.partition};
+  std::vector<std::string> args = {"--partition=" + pool.partition};
   if (!pool.account.empty()) args.push_back("--account=" + pool.account);
-  if (!pool.qos.empty()) args.push_back("--qos=" + pool.qos);
+  std::string qos = pool.qos;
+  for (const auto& band : pool.priority_qos)
+    if (job.priority <= band.max_priority) {
+      qos = band.qos;
+      break;
+    }
+  if (!qos.empty()) args.push_back("--qos=" + qos);
+  if (const int64_t nice = (std::max<int64_t>(job.priority, 1) - 1) * pool.nice_per_priority; nice > 0)
+    args.push_back("--nice=" + std::to_string(nice));
   std::string nodelist;
   for (const auto& n : job.nodes) nodelist += (nodelist.empty() ? "" : ",") + n;
   args.push_back("--nodes=" + std::to_string(job.nodes.size()));
@@ -27,7 +37,6 @@ std::vector<std::string> SbatchArgs(const SlurmPoolOptions& pool, const SlurmJob
   else
     args.push_back("--cpus-per-task=" + std::to_string(job.slots_per_node));
   if (job.whole_nodes) args.push_back("--exclusive");
-  args.push_back("--output=" + job.output_path);
   args.insert(args.end(), pool.sbatch_args.begin(), pool.sbatch_args.end());
   return args;
 }

@@ -14,12 +14,13 @@ struct SlurmJobRequest {
   std::vector<std::string> nodes;  // Slurm node names, rank order (the scheduler's placements)
   int slots_per_node = 1;          // every node of a job holds the same count
   bool whole_nodes = false;        // the slots are all of each node's: --exclusive
-  std::string output_path;         // the job's stdout and stderr
+  int64_t priority = 42;           // the trial's resources.priority (lower: more important)
 };
-// The options for `sbatch --parsable ... SCRIPT`: partition, account and qos
-// from the pool, --nodes/--nodelist/--ntasks-per-node=1, --gres=gpu:N on a
-// cuda pool or --cpus-per-task=N on a cpu pool, --exclusive for whole nodes,
-// then the pool's sbatch_args.
+// The options for `sbatch --parsable ... SCRIPT` (the job's name and output
+// are the submitter's): partition, account and qos (or the priority's QOS
+// band) from the pool, --nice from the priority, --nodes/--nodelist/
+// --ntasks-per-node=1, --gres=gpu:N on a cuda pool or --cpus-per-task=N on a
+// cpu pool, --exclusive for whole nodes, then the pool's sbatch_args.
 std::vector<std::string> SbatchArgs(const SlurmPoolOptions& pool, const SlurmJobRequest& job);
 
 struct JobAgentCommand {

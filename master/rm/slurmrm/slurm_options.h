@@ -43,9 +43,22 @@ struct SlurmPoolOptions {
   // A job's agents that have not all said hello this long after Slurm runs
   // the job: the allocation fails (an infrastructure failure).
   std::chrono::milliseconds agent_connect_timeout{120000};
-  // Whether jobs run as the submitting master's own account for every owner
-  // (no submit helper yet): the pool is single-identity (docs/slurm.md).
-  bool single_identity = true;
+  // Whose account runs the jobs (docs/slurm.md "Whose account runs the
+  // jobs"): with a submit helper, each job runs as its owner's linked Unix
+  // account; else every job runs as the master's own account, and the pool
+  // is single-identity: master.yaml must say so (single_identity: true).
+  std::string submit_helper;         // ring-slurm-submit, root-owned and setuid, on the master's machine
+  std::string submit_helper_config;  // its settings file; empty: its default
+  bool single_identity = false;
+  // Priority in Slurm: each job gets --nice=(priority - 1) * nice_per_priority
+  // (0: no --nice), and the QOS of the first band whose max_priority is at
+  // least the trial's priority (none: `qos`).
+  int64_t nice_per_priority = 100;
+  struct QosBand {
+    int64_t max_priority = 0;
+    std::string qos;
+  };
+  std::vector<QosBand> priority_qos;
 };
 
 // Options of sbatch the resource manager sets itself; sbatch_args must not
@@ -78,7 +91,10 @@ inline std::string ReservedSbatchOption(const std::string& arg) {
                                           "--wrap",
                                           "--export",
                                           "--chdir",
-                                          "-D"};
+                                          "-D",
+                                          "--nice",
+                                          "--uid",
+                                          "--gid"};
   const bool short_option = arg.size() > 1 && arg[0] == '-' && arg[1] != '-';
   const std::string name = short_option ? arg.substr(0, 2) : arg.substr(0, arg.find('='));
   for (const char* r : kReserved)

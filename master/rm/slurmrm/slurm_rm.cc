@@ -18,19 +18,19 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Writes `text` to a new file readable (and for a script executable) by
-// this account only.
-Status WritePrivateFile(const std::string& path, const std::string& text, mode_t mode) {
-  std::error_code ec;
-  fs::remove(path, ec);
-  {
-    std::ofstream out(path, std::ios::trunc);
-    if (!out) return Internal("cannot write " + path);
-    out << text;
-    if (!out) return Internal("cannot write " + path);
+// Why a job of ours ended before its ranks reported their exits: squeue's
+// last state, or accounting's (sacct) once it left the queue.
+std::string DescribeJobEnd(int64_t job_id, const SlurmJob* job) {
+  const std::string name = "Slurm job " + std::to_string(job_id);
+  if (!job) return name + " left the queue before its ranks reported their exits (no accounting answer)";
+  if (job->state == "NODE_FAIL") return name + " lost a node (NODE_FAIL)";
+  std::string how = job->state;
+  if (job->from_accounting) {
+    if (job->exit_code) how += ", exit code " + std::to_string(*job->exit_code);
+    if (!job->reason.empty() && job->reason != "None") how += ", reason " + job->reason;
+    how += ", as sacct reports it";
   }
-  if (chmod(path.c_str(), mode) != 0) return Internal("cannot chmod " + path);
-  return Status::Ok();
+  return name + " ended (" + how + ") before its ranks reported their exits";
 }
 
 }  // namespace
@@ -94,8 +94,9 @@ void SlurmRm::PollOnce() {
   }
   auto sinfo = commands_->SinfoJson();
   Result<std::vector<SlurmNode>> nodes = sinfo.ok() ? ParseSinfoJson(*sinfo) : sinfo.status();
-  auto squeue = commands_->SqueueJson();
+  auto squeue = commands_->SqueueJson(pool_.partition);
   Result<std::vector<SlurmJob>> jobs = squeue.ok() ? ParseSqueueJson(*squeue) : squeue.status();
+  if (jobs.ok()) AskAccounting(*jobs);
   bool capacity_changed = false;
   {
     std::lock_guard lock(mu_);
@@ -128,6 +129,35 @@ void SlurmRm::PollOnce() {
     last_poll_error_ = error;
   }
   if (capacity_changed) events_.OnCapacityChanged();
+}
+
+void SlurmRm::AskAccounting(std::vector<SlurmJob>& jobs) {
+  std::vector<int64_t> missing;
+  {
+    std::lock_guard lock(mu_);
+    std::set<int64_t> listed;
+    for (const auto& j : jobs) listed.insert(j.id);
+    for (const auto& [id, alloc] : allocations_)
+      if (alloc.job_id && !listed.count(alloc.job_id) && !accounted_.count(alloc.job_id) &&
+          squeue_generation_ > alloc.submitted_generation) {
+        missing.push_back(alloc.job_id);
+        accounted_.insert(alloc.job_id);
+      }
+  }
+  if (missing.empty()) return;
+  // Without accounting (no slurmdbd) sacct fails: the job is then "gone
+  // from the queue", as squeue alone says.
+  auto sacct = commands_->SacctJson(missing);
+  auto ended = sacct.ok() ? ParseSacctJson(*sacct) : Result<std::vector<SlurmJob>>(sacct.status());
+  if (!ended.ok()) {
+    spdlog::info("[slurmrm] pool {}: no accounting answer for jobs that left the queue: {}", pool_.pool,
+                 ended.status().message());
+    return;
+  }
+  for (auto& j : *ended)
+    if (std::find(missing.begin(), missing.end(), j.id) != missing.end() && SlurmJobEnded(j.state)) {
+      jobs.push_back(std::move(j));
+    }
 }
 
 int SlurmRm::SlotsOf(const SlurmNode& node) const {
@@ -190,9 +220,10 @@ Status SlurmRm::CheckContainers(const std::string& pool, const std::string&) con
 
 void SlurmRm::Launch(const LaunchSpec& spec) {
   if (spec.placements.empty()) return;
-  const std::string credential = NewToken();
-  std::vector<std::string> args;
-  std::string script, folder;
+  SbatchJob job;
+  job.allocation_id = spec.allocation_id;
+  job.credential = NewToken();
+  job.run_as = spec.run_as;
   {
     std::lock_guard lock(mu_);
     Allocation alloc;
@@ -208,54 +239,46 @@ void SlurmRm::Launch(const LaunchSpec& spec) {
           std::find_if(nodes_.begin(), nodes_.end(), [&](const SlurmNode& n) { return n.name == node; });
       if (known == nodes_.end() || static_cast<int>(p.slot_ids.size()) < SlotsOf(*known)) whole = false;
     }
-    alloc.grant = {spec.allocation_id, HashToken(credential), alloc.nodes};
-    folder = settings_.job_dir + "/" + spec.allocation_id;
+    alloc.grant = {spec.allocation_id, HashToken(job.credential), alloc.nodes};
+    job.folder = settings_.job_dir + "/" + spec.allocation_id;
     SlurmJobRequest request;
     request.allocation_id = spec.allocation_id;
     request.nodes = alloc.nodes;
     request.slots_per_node = static_cast<int>(spec.placements.front().slot_ids.size());
     request.whole_nodes = whole;
-    request.output_path = folder + "/slurm-%j.out";
-    args = SbatchArgs(pool_, request);
-    script = BatchScript(
-        {pool_.agent_binary, master_url_, spec.allocation_id, folder + "/credential", settings_.ca_file});
+    request.priority = spec.priority;
+    job.args = SbatchArgs(pool_, request);
+    job.script = BatchScript(
+        {pool_.agent_binary, master_url_, spec.allocation_id, job.folder + "/credential", settings_.ca_file});
     allocations_[spec.allocation_id] = std::move(alloc);
   }
-  Submit(spec.allocation_id, script, credential, std::move(args), folder);
+  Submit(std::move(job));
 }
 
-void SlurmRm::Submit(const std::string& allocation_id, const std::string& script,
-                     const std::string& credential, std::vector<std::string> args,
-                     const std::string& folder) {
+void SlurmRm::Submit(SbatchJob job) {
   std::lock_guard lock(mu_);
-  Enqueue([this, allocation_id, script, credential, args = std::move(args), folder](SlurmCommands& slurm) {
-    std::error_code ec;
-    fs::create_directories(folder, ec);
-    fs::permissions(folder, fs::perms::owner_all, fs::perm_options::replace, ec);
-    Status written = ec ? Internal("cannot create " + folder + ": " + ec.message()) : Status::Ok();
-    // The credential: readable by the job's user only (docs/security.md).
-    if (written.ok()) written = WritePrivateFile(folder + "/credential", credential + "\n", 0600);
-    if (written.ok()) written = WritePrivateFile(folder + "/job.sh", script, 0700);
-    Result<int64_t> job = written.ok() ? slurm.Sbatch(args, folder + "/job.sh") : Result<int64_t>(written);
+  Enqueue([this, job = std::move(job)](SlurmCommands& slurm) {
+    const std::string& allocation_id = job.allocation_id;
+    Result<int64_t> submitted = slurm.Sbatch(job);
     std::lock_guard lock(mu_);
     auto it = allocations_.find(allocation_id);
-    if (!job.ok()) {
+    if (!submitted.ok()) {
       spdlog::warn("[slurmrm] allocation {}: cannot submit its Slurm job: {}", allocation_id,
-                   job.status().message());
-      if (it != allocations_.end()) it->second.submit_error = job.status().message();
+                   submitted.status().message());
+      if (it != allocations_.end()) it->second.submit_error = submitted.status().message();
       return;
     }
-    spdlog::info("[slurmrm] allocation {} is Slurm job {} (partition {})", allocation_id, *job,
+    spdlog::info("[slurmrm] allocation {} is Slurm job {} (partition {})", allocation_id, *submitted,
                  pool_.partition);
     if (it == allocations_.end()) {  // released while sbatch ran
-      Enqueue([job = *job](SlurmCommands& s) { (void)s.Scancel(job); });
+      Enqueue([id = *submitted](SlurmCommands& s) { (void)s.Scancel(id); });
       return;
     }
-    it->second.job_id = *job;
-    it->second.view.job_id = *job;
+    it->second.job_id = *submitted;
+    it->second.view.job_id = *submitted;
     if (settings_.store) {
       const SlurmJobRecord record{allocation_id,
-                                  *job,
+                                  *submitted,
                                   pool_.pool,
                                   it->second.grant.credential_hash,
                                   it->second.spec.launch == LaunchMode::kPerNode,
@@ -265,7 +288,7 @@ void SlurmRm::Submit(const std::string& allocation_id, const std::string& script
     }
     it->second.view.state = "PENDING";
     it->second.submitted_generation = squeue_generation_;
-    if (it->second.cancel_now) Cancel(allocation_id, *job);
+    if (it->second.cancel_now) Cancel(allocation_id, *submitted);
   });
 }
 
@@ -351,6 +374,7 @@ void SlurmRm::Release(const std::string& allocation_id) {
   auto it = allocations_.find(allocation_id);
   if (it == allocations_.end()) return;
   Allocation& alloc = it->second;
+  accounted_.erase(alloc.job_id);
   if (alloc.job_id) {
     auto job = jobs_.find(alloc.job_id);
     if (job == jobs_.end() || !SlurmJobEnded(job->second.state)) Cancel(allocation_id, alloc.job_id);
@@ -387,11 +411,7 @@ void SlurmRm::Tick(SteadyTime now) {
       }
       if (gone) {
         if (static_cast<int>(alloc.exited.size()) >= alloc.ranks) continue;  // its ranks reported
-        const std::string state = job == jobs_.end() ? "gone from the queue" : job->second.state;
-        lost.emplace_back(id, state == "NODE_FAIL"
-                                  ? "Slurm job " + std::to_string(alloc.job_id) + " lost a node (NODE_FAIL)"
-                                  : "Slurm job " + std::to_string(alloc.job_id) + " ended (" + state +
-                                        ") before its ranks reported their exits");
+        lost.emplace_back(id, DescribeJobEnd(alloc.job_id, job == jobs_.end() ? nullptr : &job->second));
         alloc.lost_reported = true;
         continue;
       }
@@ -428,6 +448,18 @@ bool SlurmRm::OwnsAllocation(const std::string& allocation_id) const {
 bool SlurmRm::OwnsJob(int64_t job_id) const {
   std::lock_guard lock(mu_);
   return const_cast<SlurmRm*>(this)->FindByJob(job_id) != nullptr;
+}
+
+std::optional<SlurmGrantView> SlurmRm::GrantFor(const std::string& allocation_id,
+                                                std::string_view credential) const {
+  std::lock_guard lock(mu_);
+  auto it = allocations_.find(allocation_id);
+  if (it == allocations_.end() || it->second.grant.credential_hash.empty()) {
+    (void)TokenMatches(credential, HashToken("")); // the same work either way
+    return std::nullopt;
+  }
+  if (!TokenMatches(credential, it->second.grant.credential_hash)) return std::nullopt;
+  return SlurmGrantView{allocation_id, pool_.pool, it->second.nodes, it->second.spec.run_as};
 }
 
 std::optional<SlurmJobView> SlurmRm::Job(const std::string& allocation_id) const {

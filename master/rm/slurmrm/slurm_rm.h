@@ -56,10 +56,19 @@ struct SlurmRmSettings {
   Store* store = nullptr;
 };
 
+// What the master issued one allocation's job, as the submit helper asks
+// for it before it submits as the owner (GET /api/v1/slurm/grants/{id}).
+struct SlurmGrantView {
+  std::string allocation_id;
+  std::string pool;
+  std::vector<std::string> nodes;      // the job's Slurm nodes, rank order
+  std::optional<proto::RunAs> run_as;  // the owner's linked account
+};
+
 // Where one allocation's Slurm job is, for `ring job list`.
 struct SlurmJobView {
   int64_t job_id = 0;  // 0 while sbatch has not answered
-  std::string state;   // PENDING, RUNNING, ...
+  std::string state;   // PENDING, RUNNING, ...; after it left the queue, sacct's
   std::string reason;  // Slurm's pending reason
 };
 
@@ -90,6 +99,12 @@ class SlurmRm : public ResourceManager, public JobAgentDoor {
   bool OwnsAllocation(const std::string& allocation_id) const;
   bool OwnsJob(int64_t job_id) const;
   std::optional<SlurmJobView> Job(const std::string& allocation_id) const;
+  // The live allocation's grant when `credential` is its own; nullopt else
+  // (an unknown allocation or another credential: the same answer).
+  std::optional<SlurmGrantView> GrantFor(const std::string& allocation_id, std::string_view credential) const;
+  // Whether each job runs as its owner's account (a submit helper), or all
+  // as the master's (single identity).
+  bool RunsAsOwner() const { return !pool_.submit_helper.empty(); }
   // The live job agents, shaped like GET /api/v1/agents' entries plus
   // slurm_job_id and allocation_id.
   nlohmann::json AgentsJson() const;
@@ -145,8 +160,10 @@ class SlurmRm : public ResourceManager, public JobAgentDoor {
 
   void Enqueue(Work work);
   void Loop();
-  void Submit(const std::string& allocation_id, const std::string& script, const std::string& credential,
-              std::vector<std::string> args, const std::string& job_folder);
+  void Submit(SbatchJob job);
+  // After squeue: how the jobs of ours that left the queue ended, where the
+  // site keeps accounting (sacct), added to `jobs` as their final states.
+  void AskAccounting(std::vector<SlurmJob>& jobs);
   void Cancel(const std::string& allocation_id, int64_t job_id);  // mu_ held; queues scancel
   void SendStarts(Allocation& alloc);                             // mu_ held
   void Refuse(AgentRefusal why, const std::string& agent_id, const std::string& what) const;
@@ -164,7 +181,8 @@ class SlurmRm : public ResourceManager, public JobAgentDoor {
   bool stopping_ = false;
   std::string master_url_;
   std::vector<SlurmNode> nodes_;      // of the partition, last sinfo
-  std::map<int64_t, SlurmJob> jobs_;  // last squeue
+  std::map<int64_t, SlurmJob> jobs_;  // last squeue, with sacct's answers for ours that left it
+  std::set<int64_t> accounted_;       // jobs sacct was asked about (once each)
   uint64_t squeue_generation_ = 0;    // squeue snapshots taken
   std::string last_poll_error_;
   std::map<std::string, Allocation> allocations_;

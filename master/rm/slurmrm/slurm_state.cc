@@ -114,6 +114,30 @@ Result<std::vector<SlurmJob>> ParseSqueueJson(std::string_view text) {
     job.state = Text(j, "job_state");
     job.reason = Text(j, "state_reason");
     job.nodes = Text(j, "nodes");
+    if (j.contains("user_id")) job.user_id = Number(j, "user_id");
+    jobs.push_back(std::move(job));
+  }
+  return jobs;
+}
+
+Result<std::vector<SlurmJob>> ParseSacctJson(std::string_view text) {
+  auto doc = Parse(text, "sacct --json", "jobs");
+  if (!doc.ok()) return doc.status();
+  std::vector<SlurmJob> jobs;
+  for (const auto& j : (*doc)["jobs"]) {
+    if (!j.is_object()) continue;
+    SlurmJob job;
+    job.id = Number(j, "job_id");
+    if (job.id <= 0) continue;
+    job.name = Text(j, "name");
+    job.nodes = Text(j, "nodes");
+    job.from_accounting = true;
+    if (auto state = j.find("state"); state != j.end() && state->is_object()) {
+      job.state = Text(*state, "current");
+      job.reason = Text(*state, "reason");
+    }
+    if (auto exit = j.find("exit_code"); exit != j.end() && exit->is_object() && exit->contains("return_code"))
+      job.exit_code = Number(*exit, "return_code");
     jobs.push_back(std::move(job));
   }
   return jobs;

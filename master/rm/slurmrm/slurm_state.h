@@ -4,6 +4,7 @@
 // shapes; later versions' state arrays are read too), and Slurm's pending
 // reasons as sentences. Pure: no commands are run here.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,8 +33,14 @@ struct SlurmJob {
   std::string state;   // PENDING, RUNNING, COMPLETED, NODE_FAIL, ...
   std::string reason;  // why it pends (Priority, Resources, ...); "None" when running
   std::string nodes;   // Slurm's node list, e.g. n[1-2]
+  int64_t user_id = -1;  // the account it runs as (squeue); -1: not given
+  // Read from accounting (sacct) after the job left the queue.
+  bool from_accounting = false;
+  std::optional<int64_t> exit_code;  // sacct's return code, when it has one
 };
 Result<std::vector<SlurmJob>> ParseSqueueJson(std::string_view json);
+// `sacct --json`'s jobs (state {current, reason}, exit_code {return_code}).
+Result<std::vector<SlurmJob>> ParseSacctJson(std::string_view json);
 
 // A state after which the job holds nothing any more.
 bool SlurmJobEnded(std::string_view state);

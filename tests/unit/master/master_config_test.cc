@@ -77,7 +77,8 @@ TEST_F(MasterConfigTest, SlurmPoolsParseAndAgentsStayTheDefault) {
       "resource_pools:\n  - name: default\n  - name: hpc\n    resource_manager:\n      type: slurm\n"
       "      partition: gpu\n      account: ml\n      qos: normal\n      sbatch_args: [--time=60, -C a100]\n"
       "      slots_per_node: 4\n      slot_type: cpu\n      agent_binary: /opt/ring/bin/ringagent\n"
-      "      poll_interval_ms: 500\n      agent_ca_file: /etc/ring/ca.crt\n  - name: own\n    "
+      "      poll_interval_ms: 500\n      agent_ca_file: /etc/ring/ca.crt\n      single_identity: true\n"
+      "      nice_per_priority: 5\n      priority_qos: [{max_priority: 10, qos: high}]\n  - name: own\n    "
       "resource_manager: {type: agent}\n");
   ASSERT_TRUE(c.ok()) << c.status().message();
   ASSERT_EQ(c->resource_pools.size(), 3u);
@@ -93,12 +94,23 @@ TEST_F(MasterConfigTest, SlurmPoolsParseAndAgentsStayTheDefault) {
   EXPECT_EQ(s.agent_binary, "/opt/ring/bin/ringagent");
   EXPECT_EQ(s.poll_interval, std::chrono::milliseconds(500));
   EXPECT_EQ(s.agent_ca_file, "/etc/ring/ca.crt");
+  EXPECT_TRUE(s.single_identity);
+  EXPECT_EQ(s.nice_per_priority, 5);
+  ASSERT_EQ(s.priority_qos.size(), 1u);
+  EXPECT_EQ(s.priority_qos[0].qos, "high");
+  auto helper = Load(
+      "resource_pools:\n  - name: hpc\n    resource_manager:\n      type: slurm\n      partition: p\n"
+      "      agent_binary: /opt/ringagent\n      submit_helper: /usr/local/sbin/ring-slurm-submit\n");
+  ASSERT_TRUE(helper.ok()) << helper.status().message();
+  EXPECT_FALSE(helper->slurm_pools[0].single_identity);
+  EXPECT_EQ(helper->slurm_pools[0].submit_helper, "/usr/local/sbin/ring-slurm-submit");
   EXPECT_TRUE(Load("resource_pools:\n  - name: a\n")->slurm_pools.empty());
 }
 
 TEST_F(MasterConfigTest, SlurmMistakesNameTheKeyAndLine) {
   const std::string head = "resource_pools:\n  - name: a\n    resource_manager:\n";
-  const std::string ok = "      partition: p\n      agent_binary: /bin/ringagent\n";
+  const std::string ok = "      partition: p\n      agent_binary: /bin/ringagent\n      single_identity: true\n";
+  const std::string helper = "      partition: p\n      agent_binary: /bin/ringagent\n      submit_helper: /sbin/h\n";
   struct Case {
     std::string yaml, expected;
   };
@@ -108,10 +120,10 @@ TEST_F(MasterConfigTest, SlurmMistakesNameTheKeyAndLine) {
             "resource_pools[0].resource_manager.partition is required"},
            {head + "      type: slurm\n      partition: p\n", "agent_binary is required"},
            {head + "      type: slurm\n" + ok + "      slot_type: tpu\n",
-            ":7: resource_pools[0].resource_manager.slot_type must be cuda or cpu, got \"tpu\""},
+            ":8: resource_pools[0].resource_manager.slot_type must be cuda or cpu, got \"tpu\""},
            {
                head + "      type: slurm\n" + ok + "      slots_per_node: -1\n",
-               ":7: resource_pools[0].resource_manager.slots_per_node must be from 0",
+               ":8: resource_pools[0].resource_manager.slots_per_node must be from 0",
            },
            {head + "      type: slurm\n" + ok + "      slots_per_node: many\n",
             "resource_manager.slots_per_node must be an integer"},
@@ -123,7 +135,19 @@ TEST_F(MasterConfigTest, SlurmMistakesNameTheKeyAndLine) {
            {head + "      type: slurm\n      partition: p\n      agent_binary: bin/ringagent\n",
             ":6: resource_pools[0].resource_manager.agent_binary must be an absolute path"},
            {head + "      type: slurm\n" + ok + "      nodes: 3\n",
-            ":7: unknown key \"resource_pools[0].resource_manager.nodes\""},
+            ":8: unknown key \"resource_pools[0].resource_manager.nodes\""},
+           {head + "      type: slurm\n      partition: p\n      agent_binary: /bin/ringagent\n",
+            ":4: resource_pools[0].resource_manager: say whose account runs the jobs: submit_helper"},
+           {head + "      type: slurm\n" + helper + "      single_identity: true\n", "exclude each other"},
+           {head + "      type: slurm\n" + helper + "      sbatch_args: [-t 5]\n",
+            "with a submit_helper each option is one --name or --name=value, got \"-t 5\""},
+           {head + "      type: slurm\n" + helper + "      submit_helper_config: etc/x.yaml\n",
+            ":8: resource_pools[0].resource_manager.submit_helper_config must be an absolute path"},
+           {head + "      type: slurm\n" + ok + "      single_identity: maybe\n",
+            "single_identity must be true or false"},
+           {head + "      type: slurm\n" + ok + "      nice_per_priority: -1\n", "nice_per_priority must be from 0"},
+           {head + "      type: slurm\n" + ok + "      priority_qos: [{max_priority: 50, qos: a}, {max_priority: 20, qos: b}]\n",
+            ":8: resource_pools[0].resource_manager.priority_qos: max_priority must be from 1 to 99, growing"},
            {head + "      type: agent\n      partition: p\n", "a pool of agents takes only type"},
        }) {
     auto c = Load(yaml);

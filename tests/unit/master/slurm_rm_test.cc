@@ -46,15 +46,26 @@ class FakeSlurm : public SlurmCommands {
     std::vector<std::vector<std::string>> submitted;
     std::vector<std::string> scripts;
     std::vector<int64_t> cancelled;
+    std::vector<SbatchJob> jobs;
+    std::string sacct;  // empty: no accounting
+    std::vector<std::vector<int64_t>> sacct_asked;
     int64_t next_job = 100;
   };
   explicit FakeSlurm(Shared& shared) : s_(shared) {}
   Result<std::string> SinfoJson() override { return s_.sinfo; }
-  Result<std::string> SqueueJson() override { return s_.squeue; }
-  Result<int64_t> Sbatch(const std::vector<std::string>& args, const std::string& script) override {
-    s_.submitted.push_back(args);
-    std::ifstream in(script);
-    s_.scripts.emplace_back(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  Result<std::string> SqueueJson(const std::string&) override { return s_.squeue; }
+  Result<std::string> SacctJson(const std::vector<int64_t>& ids) override {
+    s_.sacct_asked.push_back(ids);
+    if (s_.sacct.empty()) return Unavailable("sacct exited 1: Slurm accounting storage is disabled");
+    return s_.sacct;
+  }
+  Result<int64_t> Sbatch(const SbatchJob& job) override {
+    // The folder and credential, as the real commands leave them.
+    std::filesystem::create_directories(job.folder);
+    std::ofstream(job.folder + "/credential") << job.credential << "\n";
+    s_.submitted.push_back(job.args);
+    s_.scripts.push_back(job.script);
+    s_.jobs.push_back(job);
     return s_.next_job++;
   }
   Status Scancel(int64_t job, const std::string&) override {
@@ -193,7 +204,7 @@ TEST(SlurmJobScript, AsksForSlotsAsSlurmUnderstandsThem) {
   pool.qos = "high";
   pool.sbatch_args = {"--time=60"};
   pool.slot_type = SlurmSlotType::kCuda;
-  SlurmJobRequest job{"7.0", {"n1", "n2"}, 4, true, "/jobs/7.0/slurm-%j.out"};
+  SlurmJobRequest job{"7.0", {"n1", "n2"}, 4, true, 42};
   auto args = SbatchArgs(pool, job);
   auto has = [&](const std::string& a) { return std::find(args.begin(), args.end(), a) != args.end(); };
   EXPECT_TRUE(has("--partition=gpu"));
@@ -204,12 +215,33 @@ TEST(SlurmJobScript, AsksForSlotsAsSlurmUnderstandsThem) {
   EXPECT_TRUE(has("--gres=gpu:4"));
   EXPECT_TRUE(has("--exclusive"));
   EXPECT_EQ(args.back(), "--time=60");  // the pool's own last
+  EXPECT_TRUE(has("--nice=4100"));       // (42 - 1) * 100
+  EXPECT_FALSE(has("--job-name=ring-7.0")) << "the submitter names the job";
   pool.slot_type = SlurmSlotType::kCpu;
   job.whole_nodes = false;
   args = SbatchArgs(pool, job);
   EXPECT_TRUE(has("--cpus-per-task=4"));
   EXPECT_FALSE(has("--exclusive"));
   EXPECT_FALSE(has("--gres=gpu:4"));
+
+  // Priority: the nice step, and the QOS of the first band that holds it.
+  pool.nice_per_priority = 10;
+  pool.priority_qos = {{20, "urgent"}, {60, "normal"}};
+  job.priority = 1;
+  args = SbatchArgs(pool, job);
+  EXPECT_TRUE(has("--qos=urgent"));
+  EXPECT_TRUE(std::none_of(args.begin(), args.end(), [](const std::string& a) { return a.rfind("--nice", 0) == 0; }))
+      << "priority 1 is the most important: no --nice";
+  job.priority = 50;
+  args = SbatchArgs(pool, job);
+  EXPECT_TRUE(has("--qos=normal"));
+  EXPECT_TRUE(has("--nice=490"));
+  job.priority = 99;
+  args = SbatchArgs(pool, job);
+  EXPECT_TRUE(has("--qos=high")) << "past every band: the pool's qos";
+  pool.nice_per_priority = 0;
+  args = SbatchArgs(pool, job);
+  EXPECT_TRUE(std::none_of(args.begin(), args.end(), [](const std::string& a) { return a.rfind("--nice", 0) == 0; }));
 
   const std::string script =
       BatchScript({"/opt/ring agent", "http://m:1", "7.0", "/jobs/7.0/credential", ""});
@@ -260,8 +292,7 @@ TEST_F(SlurmRmTest, LaunchSubmitsOneJobWhoseAgentsGetTheirNodesRanks) {
   EXPECT_NE(std::find(args.begin(), args.end(), "--exclusive"), args.end());
   EXPECT_NE(std::find(args.begin(), args.end(), "--account=ml"), args.end());
   EXPECT_NE(slurm_.scripts[0].find("--credential-file '" + dir_ + "/1.0/credential'"), std::string::npos);
-  EXPECT_EQ(std::filesystem::status(dir_ + "/1.0/credential").permissions(),
-            std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  EXPECT_EQ(slurm_.jobs[0].folder, dir_ + "/1.0");
   ASSERT_EQ(rm_->Job("1.0")->job_id, 100);
 
   const std::string credential = Credential("1.0");
@@ -367,6 +398,57 @@ TEST_F(SlurmRmTest, AJobThatEndsBeforeItsRanksReportIsAnInfrastructureFailure) {
   EXPECT_NE(std::find(slurm_.cancelled.begin(), slurm_.cancelled.end(), 103), slurm_.cancelled.end());
 }
 
+// Where the site keeps accounting, a job that left the queue without its
+// ranks' exits is reported with sacct's answer: asked once, for our jobs
+// only; a NODE_FAIL there is a node failure.
+TEST_F(SlurmRmTest, AJobThatLeftTheQueueIsReportedWithAccountingsAnswer) {
+  rm_->Launch(Spec("1.0", {{"hpc:n1", {0}}}));
+  rm_->Launch(Spec("2.0", {{"hpc:n2", {0}}}));
+  rm_->PollOnce();
+  slurm_.squeue = Squeue({{100, "RUNNING", "None"}, {101, "RUNNING", "None"}, {555, "RUNNING", "None"}});
+  rm_->PollOnce();
+  EXPECT_TRUE(slurm_.sacct_asked.empty()) << "both are in the queue";
+  slurm_.sacct =
+      R"({"jobs":[{"job_id":100,"name":"ring-1.0","state":{"current":"OUT_OF_MEMORY","reason":"None"},)"
+      R"("exit_code":{"status":"FAILED","return_code":137}},)"
+      R"({"job_id":101,"state":{"current":["NODE_FAIL"],"reason":"None"},"exit_code":{"return_code":{"set":true,"number":1}}}]})";
+  slurm_.squeue = Squeue({{555, "RUNNING", "None"}});
+  rm_->PollOnce();
+  ASSERT_EQ(slurm_.sacct_asked.size(), 1u);
+  EXPECT_EQ(slurm_.sacct_asked[0], (std::vector<int64_t>{100, 101}));
+  rm_->Tick(std::chrono::steady_clock::now());
+  ASSERT_EQ(events_.lost.size(), 2u);
+  EXPECT_NE(events_.lost[0].second.find("ended (OUT_OF_MEMORY, exit code 137, as sacct reports it)"),
+            std::string::npos)
+      << events_.lost[0].second;
+  EXPECT_NE(events_.lost[1].second.find("lost a node (NODE_FAIL)"), std::string::npos) << events_.lost[1].second;
+  rm_->PollOnce();
+  EXPECT_EQ(slurm_.sacct_asked.size(), 1u) << "each job is asked about once";
+}
+
+// The submit helper's question: the grant answers only to the allocation's
+// own credential, and names the owner's account and the job's nodes.
+TEST_F(SlurmRmTest, AGrantAnswersOnlyItsOwnCredential) {
+  auto spec = Spec("1.0", {{"hpc:n1", {0}}, {"hpc:n2", {0}}});
+  spec.run_as = proto::RunAs{1500, 1600, "carol", "carol"};
+  rm_->Launch(spec);
+  rm_->Launch(Spec("2.0", {{"hpc:n1", {1}}}));
+  rm_->PollOnce();
+  const std::string mine = Credential("1.0");
+  const std::string other = Credential("2.0");
+  auto grant = rm_->GrantFor("1.0", mine);
+  ASSERT_TRUE(grant);
+  EXPECT_EQ(grant->nodes, (std::vector<std::string>{"n1", "n2"}));
+  ASSERT_TRUE(grant->run_as);
+  EXPECT_EQ(grant->run_as->uid, 1500);
+  EXPECT_FALSE(rm_->GrantFor("1.0", other)) << "another allocation's credential";
+  EXPECT_FALSE(rm_->GrantFor("1.0", "")) << "no credential";
+  EXPECT_FALSE(rm_->GrantFor("9.0", mine)) << "an allocation that does not exist";
+  EXPECT_FALSE(rm_->GrantFor("2.0", other)->run_as) << "an unlinked owner's grant has no account";
+  rm_->Release("1.0");
+  EXPECT_FALSE(rm_->GrantFor("1.0", mine)) << "a released allocation";
+}
+
 TEST_F(SlurmRmTest, ExitsOfRanksStoppedWithTheirAgentAreHeldBack) {
   rm_->Launch(Spec("1.0", {{"hpc:n1", {0}}}));
   rm_->PollOnce();
@@ -456,6 +538,66 @@ TEST(SlurmCommandsTest, ProgramsAreBoundedByTheirTimeout) {
   EXPECT_EQ(hung.exit_code, -1);
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
   EXPECT_EQ(RunProgram({"/nonexistent/sbatch"}, std::chrono::seconds(5)).exit_code, 127);
+}
+
+// The real commands as the master's own account: the job's folder and
+// credential are the job user's alone, and sbatch names the job and its
+// output (a stand-in sbatch on PATH records its arguments).
+TEST(SlurmCommandsTest, SbatchWritesTheFolderForTheJobsUserOnly) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("slurm-commands-" + std::to_string(::getpid()));
+  fs::create_directories(dir / "bin");
+  std::ofstream(dir / "bin" / "sbatch") << "#!/bin/sh\necho \"$@\" > " << (dir / "args").string()
+                                        << "\necho '77;cluster'\n";
+  fs::permissions(dir / "bin" / "sbatch", fs::perms::owner_all);
+  const std::string path = std::getenv("PATH");
+  ::setenv("PATH", ((dir / "bin").string() + ":" + path).c_str(), 1);
+  ProcessSlurmCommands commands;
+  SbatchJob job{"3.1", {"--partition=p"}, (dir / "jobs" / "3.1").string(), "#!/bin/sh\n", "secret", std::nullopt};
+  auto id = commands.Sbatch(job);
+  ::setenv("PATH", path.c_str(), 1);
+  ASSERT_TRUE(id.ok()) << id.status().message();
+  EXPECT_EQ(*id, 77);
+  EXPECT_EQ(fs::status(job.folder).permissions(), fs::perms::owner_all);
+  EXPECT_EQ(fs::status(job.folder + "/credential").permissions(), fs::perms::owner_read | fs::perms::owner_write);
+  EXPECT_EQ(fs::status(job.folder + "/job.sh").permissions(), fs::perms::owner_all);
+  std::ifstream in(dir / "args");
+  std::string args((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(args.find("--parsable --job-name=ring-3.1 --output=" + job.folder + "/slurm-%j.out --partition=p " +
+                      job.folder + "/job.sh"),
+            std::string::npos)
+      << args;
+  EXPECT_FALSE(ParseSbatchAnswer("Submitted batch job 5").ok());
+  fs::remove_all(dir);
+}
+
+// A pool with a submit helper hands it the owner's ids and the credential
+// (stdin), never a script: a stand-in helper records what it got.
+TEST(SlurmCommandsTest, TheSubmitHelperGetsTheOwnerAndTheCredentialOnly) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("slurm-helper-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string helper = (dir / "helper").string();
+  std::ofstream(helper) << "#!/bin/sh\necho \"$@\" > " << (dir / "args").string() << "\ncat > "
+                        << (dir / "stdin").string() << "\necho 81\n";
+  fs::permissions(helper, fs::perms::owner_all);
+  HelperSlurmCommands commands(helper, "/etc/x.yaml");
+  SbatchJob job{"4.0", {"--partition=p"}, (dir / "4.0").string(), "#!/bin/sh\n", "secret", std::nullopt};
+  EXPECT_EQ(commands.Sbatch(job).status().code(), ErrorCode::kPermissionDenied) << "an unlinked owner";
+  job.run_as = proto::RunAs{1500, 1600, "carol", "carol"};
+  auto id = commands.Sbatch(job);
+  ASSERT_TRUE(id.ok()) << id.status().message();
+  EXPECT_EQ(*id, 81);
+  auto read = [&](const char* name) {
+    std::ifstream in(dir / name);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  EXPECT_EQ(read("args"), "--config /etc/x.yaml submit --allocation 4.0 --uid 1500 --gid 1600 -- --partition=p\n");
+  EXPECT_EQ(read("stdin"), "secret\n");
+  EXPECT_FALSE(fs::exists(job.folder)) << "the helper makes the folder, as the owner";
+  ASSERT_TRUE(commands.Scancel(81, "TERM").ok());
+  EXPECT_EQ(read("args"), "--config /etc/x.yaml cancel --job 81 --signal TERM\n");
+  fs::remove_all(dir);
 }
 
 TEST(JobAgentAdmission, IdsAndHellos) {
