@@ -3,8 +3,10 @@
 #include <unistd.h>
 
 #include <cctype>
+#include <cerrno>
 #include <climits>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 
 #include <sstream>
@@ -52,10 +54,19 @@ Status ResolveJobAgent(AgentConfig& config) {
   // Slurm runs the job as its user and contains it: tasks run as that user.
   config.single_user = true;
   if (config.containment == "auto") config.containment = "process_group";
-  const char* tmp = std::getenv("TMPDIR");
-  const std::string base = tmp && *tmp == '/' ? tmp : "/tmp";
-  if (config.work_dir.empty()) config.work_dir = base + "/ringagent-" + job + "-" + node;
-  if (config.state_dir.empty()) config.state_dir = config.work_dir + "-state";  // holds nothing
+  // A folder of its own for this run (0700, made now): job ids start again
+  // on a new Slurm cluster, and the folder of an earlier job of that id,
+  // another account's, must not be taken over.
+  if (config.work_dir.empty()) {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string folder =
+        std::string(tmp && *tmp == '/' ? tmp : "/tmp") + "/ringagent-" + job + "-" + node + "-XXXXXX";
+    if (!::mkdtemp(folder.data()))
+      return Internal("cannot make a work folder " + folder + ": " + std::strerror(errno));
+    config.work_dir = folder;
+    config.job_work_dir_made = true;
+  }
+  if (config.state_dir.empty()) config.state_dir = config.work_dir + "/.state";  // holds nothing
   return Status::Ok();
 }
 

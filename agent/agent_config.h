@@ -47,6 +47,7 @@ struct AgentConfig {
   std::string slurm_allocation;
   std::string credential_file;  // --credential-file: the allocation's credential, 0600 (0400) for this user
   std::string job_credential;   // read from credential_file
+  bool job_work_dir_made = false;  // work_dir was made for this job agent: it goes when the agent does
   // --slurm-allocation: the agent leaves when no start came this long after
   // it started (the allocation ended, or the master cannot be reached), so
   // that an orphaned job does not hold its nodes until its time limit.

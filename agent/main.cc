@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 
 #include "agent/agent.h"
 #include "agent/agent_config.h"
@@ -133,6 +134,14 @@ int main(int argc, char** argv) {
     spdlog::error("[agent] {}", run_as.status().message());
     return 2;
   }
+  // A job agent leaves nothing behind on the node: its work folder (the
+  // ranks' folders, the model) goes with it.
+  const std::string made_folder = config.job_work_dir_made ? config.work_dir : "";
   ring::Agent agent(std::move(config), std::move(*run_as), std::move(run_as_notice));
-  return agent.Run();
+  const int code = agent.Run();
+  if (!made_folder.empty()) {
+    std::error_code ec;
+    std::filesystem::remove_all(made_folder, ec);
+  }
+  return code;
 }

@@ -183,6 +183,12 @@ int RunCli(std::vector<std::string> args, std::ostream& out, std::ostream& err) 
       job->add_subcommand("list", "Pending and running allocations in scheduling order, and why each waits");
   job_list->callback([&] { action = [&](CliEnv& env) { return ListJobs(env); }; });
 
+  auto* pool = app.add_subcommand("pool", "The resource pools");
+  pool->require_subcommand(1);
+  auto* pool_list = pool->add_subcommand(
+      "list", "Each pool: what runs its work, whose account runs its tasks, slots and jobs");
+  pool_list->callback([&] { action = [&](CliEnv& env) { return ListPools(env); }; });
+
   auto* trial = app.add_subcommand("trial", "Inspect trials");
   trial->require_subcommand(1);
   trial->alias("t");

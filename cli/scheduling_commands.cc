@@ -41,6 +41,38 @@ int ListJobs(CliEnv& env) {
   return kExitOk;
 }
 
+int ListPools(CliEnv& env) {
+  auto res = env.master.Get("/api/v1/pools");
+  if (!res.ok()) return env.Fail(res.status());
+  if (env.json) {
+    env.out << res->dump(2) << '\n';
+    return kExitOk;
+  }
+  Table table(
+      {"pool", "runs on", "tasks run as", "scheduler", "agents", "slots", "used", "running", "pending"});
+  std::vector<std::string> single;
+  for (const auto& p : Member(*res, "pools")) {
+    const std::string identity = Field(p, "task_identity");
+    const std::string runs_as = identity == "owner"    ? "each owner"
+                                : identity == "single" ? "the master's account"
+                                                       : "per agent";
+    if (identity == "single") single.push_back(Field(p, "name"));
+    table.AddRow({Field(p, "name"), Field(p, "resource_manager") == "slurm" ? "Slurm" : "agents", runs_as,
+                  Field(p, "scheduler"), Field(p, "agents_connected") + "/" + Field(p, "agents"),
+                  Field(p, "slots"), Field(p, "slots_used"), Field(p, "jobs_running"),
+                  Field(p, "jobs_pending")});
+  }
+  table.Print(env.out);
+  // What a single-identity pool gives up (docs/slurm.md).
+  for (const auto& name : single)
+    env.out
+        << "\nPool " << name
+        << " is single-identity: its Slurm jobs all run as the master's Unix account, so trials of different "
+           "users there can read and change each other's files and checkpoints. Use it only where every "
+           "user may see every other user's work.\n";
+  return kExitOk;
+}
+
 int SetExperimentResource(CliEnv& env, int64_t id, const std::string& what, const std::string& value) {
   nlohmann::json patch;
   try {

@@ -90,8 +90,9 @@ Status ParseResourceManager(const std::string& path, const YAML::Node& node, con
           SlurmPoolOptions::QosBand b{band["max_priority"].as<int64_t>(), band["qos"].as<std::string>()};
           if (b.max_priority < 1 || b.max_priority > 99 || b.max_priority <= last || b.qos.empty())
             return KeyError(path, band,
-                            name + ": max_priority must be from 1 to 99, growing from band to band, and qos "
-                                   "a QOS name");
+                            name +
+                                ": max_priority must be from 1 to 99, growing from band to band, and qos "
+                                "a QOS name");
           last = b.max_priority;
           o.priority_qos.push_back(std::move(b));
         }
@@ -113,7 +114,8 @@ Status ParseResourceManager(const std::string& path, const YAML::Node& node, con
         return KeyError(path, kv.first, "unknown key \"" + name + "\"");
       }
     } catch (const YAML::Exception&) {
-      return KeyError(path, v, name + (key == "single_identity" ? " must be true or false" : " must be an integer"));
+      return KeyError(path, v,
+                      name + (key == "single_identity" ? " must be true or false" : " must be an integer"));
     }
   }
   if (type_text == "agent") return Status::Ok();
@@ -123,19 +125,22 @@ Status ParseResourceManager(const std::string& path, const YAML::Node& node, con
         path, node,
         rm + ".agent_binary is required for a slurm pool: the ringagent binary as the nodes see it");
   if (o.submit_helper.empty() && !o.single_identity)
-    return KeyError(path, node,
-                    rm + ": say whose account runs the jobs: submit_helper (the root-owned ring-slurm-submit: each "
-                         "job runs as its owner's linked Unix account) or single_identity: true (every job runs as "
-                         "the master's own account, and users' trials can read each other's files; see "
-                         "docs/slurm.md)");
+    return KeyError(
+        path, node,
+        rm + ": say whose account runs the jobs: submit_helper (the root-owned ring-slurm-submit: each "
+             "job runs as its owner's linked Unix account) or single_identity: true (every job runs as "
+             "the master's own account, and users' trials can read each other's files; see "
+             "docs/slurm.md)");
   if (!o.submit_helper.empty() && o.single_identity)
     return KeyError(path, node, rm + ": submit_helper and single_identity: true exclude each other");
   if (!o.submit_helper.empty())
     for (const auto& arg : o.sbatch_args)
       if (arg.rfind("--", 0) != 0)
         return KeyError(path, node,
-                        rm + ".sbatch_args: with a submit_helper each option is one --name or --name=value, "
-                             "got \"" + arg + "\"");
+                        rm +
+                            ".sbatch_args: with a submit_helper each option is one --name or --name=value, "
+                            "got \"" +
+                            arg + "\"");
   slurm = std::move(o);
   return Status::Ok();
 }

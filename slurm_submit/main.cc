@@ -13,8 +13,8 @@
 // the owner, writes the credential and the batch script itself (from its
 // own settings: the agent binary, the master's address), and runs sbatch as
 // the owner with a clean environment. It cancels only jobs named
-// ring-<allocation> that run as an account at or above min_uid, as that
-// account.
+// ring-<allocation> that run in that allocation's folder as an account at
+// or above min_uid, as that account.
 #include <fcntl.h>
 #include <grp.h>
 #include <poll.h>
@@ -57,7 +57,7 @@ struct Account {
 };
 
 // Runs `argv` as `who` in `cwd` with exactly `env`, stdin from /dev/null,
-// killed after two minutes.
+// killed after 20 s (the master waits 30 s for the helper).
 Output RunAs(const Account& who, const std::vector<std::string>& argv, const std::vector<std::string>& env,
              const std::string& cwd) {
   Output r;
@@ -69,8 +69,8 @@ Output RunAs(const Account& who, const std::vector<std::string>& argv, const std
     dup2(null, 0);
     dup2(out[1], 1);
     dup2(err[1], 2);
-    const bool groups = who.name.empty() ? setgroups(0, nullptr) == 0
-                                         : initgroups(who.name.c_str(), who.gid) == 0;
+    const bool groups =
+        who.name.empty() ? setgroups(0, nullptr) == 0 : initgroups(who.name.c_str(), who.gid) == 0;
     if (!groups || setgid(who.gid) != 0 || setuid(who.uid) != 0 || getuid() != who.uid ||
         geteuid() != who.uid || (who.uid != 0 && setuid(0) == 0) || chdir(cwd.c_str()) != 0) {
       std::fprintf(stderr, "cannot become uid %u in %s: %s\n", who.uid, cwd.c_str(), std::strerror(errno));
@@ -88,12 +88,13 @@ Output RunAs(const Account& who, const std::vector<std::string>& argv, const std
   close(out[1]);
   close(err[1]);
   if (pid < 0) return r;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(2);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
   pollfd fds[2] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}};
   std::string* sinks[2] = {&r.out, &r.err};
   for (int open_fds = 2; open_fds > 0;) {
     const auto left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now())
+            .count();
     if (left <= 0) {
       kill(pid, SIGKILL);
       break;
@@ -118,6 +119,7 @@ Output RunAs(const Account& who, const std::vector<std::string>& argv, const std
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  if (r.exit_code == -1 && r.err.empty()) r.err = argv[0] + " did not finish within 20 s";
   return r;
 }
 
@@ -149,27 +151,31 @@ Status CheckCaller(const SubmitConfig& config) {
   passwd* master = getpwnam(config.master_user.c_str());
   if (master && master->pw_uid == caller) return Status::Ok();
   return Status(ErrorCode::kPermissionDenied,
-                "uid " + std::to_string(caller) + " may not call the submit helper: only root and master_user " +
-                    config.master_user + " may");
+                "uid " + std::to_string(caller) +
+                    " may not call the submit helper: only root and master_user " + config.master_user +
+                    " may");
 }
 
-Result<Grant> AskMaster(const SubmitConfig& config, const std::string& allocation, const std::string& credential) {
+Result<Grant> AskMaster(const SubmitConfig& config, const std::string& allocation,
+                        const std::string& credential) {
   auto url = Url::Parse(config.master_url);
   if (!url.ok()) return url.status();
-  HttpClient http(*url, std::chrono::seconds(20));
+  HttpClient http(*url, std::chrono::seconds(5));
   http.SetCaFile(config.ca_file);
   http.SetBearerToken(credential);
   auto answer = http.Request("GET", "/api/v1/slurm/grants/" + allocation);
-  if (!answer.ok()) return Unavailable("cannot ask the master at " + config.master_url + ": " + answer.status().message());
+  if (!answer.ok())
+    return Unavailable("cannot ask the master at " + config.master_url + ": " + answer.status().message());
   if (answer->status != 200)
     return Status(ErrorCode::kPermissionDenied, "the master does not know allocation " + allocation +
-                                                    " with this credential (HTTP " + std::to_string(answer->status) +
-                                                    ")");
+                                                    " with this credential (HTTP " +
+                                                    std::to_string(answer->status) + ")");
   return ParseGrant(answer->body);
 }
 
 // Writes `text` as a new file `name` of the folder `dir` (no link followed).
-Status WriteNew(int dir, const std::string& name, const std::string& text, mode_t mode, const Account& owner) {
+Status WriteNew(int dir, const std::string& name, const std::string& text, mode_t mode,
+                const Account& owner) {
   const int fd = openat(dir, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
   if (fd < 0) return Internal("cannot create " + name + ": " + std::strerror(errno));
   const bool ok = write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size()) &&
@@ -186,11 +192,12 @@ Result<std::string> MakeJobFolder(const SubmitConfig& config, const std::string&
                            : Internal("cannot make " + folder + ": " + std::strerror(errno));
   const int dir = open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (dir < 0) return Internal("cannot open " + folder + ": " + std::strerror(errno));
-  const std::string script = BatchScript(
-      {config.agent_binary, config.agent_master_url, allocation, folder + "/credential", config.agent_ca_file});
+  const std::string script = BatchScript({config.agent_binary, config.agent_master_url, allocation,
+                                          folder + "/credential", config.agent_ca_file});
   Status s = WriteNew(dir, "credential", credential + "\n", 0600, owner);
   if (s.ok()) s = WriteNew(dir, "job.sh", script, 0700, owner);
-  if (s.ok() && fchown(dir, owner.uid, owner.gid) != 0) s = Internal("cannot give " + folder + " to its owner");
+  if (s.ok() && fchown(dir, owner.uid, owner.gid) != 0)
+    s = Internal("cannot give " + folder + " to its owner");
   close(dir);
   if (!s.ok()) return s;
   return folder;
@@ -212,8 +219,8 @@ Result<int64_t> Submit(const SubmitConfig& config, const std::string& allocation
   if (Status s = CheckGrant(*grant, uid, gid, NodelistOf(options)); !s.ok()) return s;
   auto folder = MakeJobFolder(config, allocation, credential, *owner);
   if (!folder.ok()) return folder.status();
-  std::vector<std::string> argv = {config.slurm_bin_dir + "/sbatch", "--parsable", "--job-name=ring-" + allocation,
-                                   "--output=" + *folder + "/slurm-%j.out"};
+  std::vector<std::string> argv = {config.slurm_bin_dir + "/sbatch", "--parsable",
+                                   "--job-name=ring-" + allocation, "--output=" + *folder + "/slurm-%j.out"};
   argv.insert(argv.end(), options.begin(), options.end());
   argv.push_back(*folder + "/job.sh");
   const Output r = RunAs(*owner, argv, SlurmEnvironment(config, *owner), *folder);
@@ -230,14 +237,17 @@ Result<int64_t> Submit(const SubmitConfig& config, const std::string& allocation
 
 Status Cancel(const SubmitConfig& config, const std::string& job_text, const std::string& signal) {
   int64_t job_id = 0;
-  for (char c : job_text) job_id = (c >= '0' && c <= '9' && job_id < (int64_t{1} << 40)) ? job_id * 10 + (c - '0') : -1;
-  if (job_text.empty() || job_id <= 0) return InvalidArgument("--job must be a Slurm job id, got \"" + job_text + "\"");
+  for (char c : job_text)
+    job_id = (c >= '0' && c <= '9' && job_id < (int64_t{1} << 40)) ? job_id * 10 + (c - '0') : -1;
+  if (job_text.empty() || job_id <= 0)
+    return InvalidArgument("--job must be a Slurm job id, got \"" + job_text + "\"");
   if (!signal.empty())
     if (Status s = CheckSignal(signal); !s.ok()) return s;
   auto caller = AccountOf(getuid(), getgid());
   if (!caller) return Internal("the caller's account is unknown");
-  const Output q = RunAs(*caller, {config.slurm_bin_dir + "/squeue", "--json", "--jobs=" + std::to_string(job_id)},
-                         SlurmEnvironment(config, *caller), "/");
+  const Output q =
+      RunAs(*caller, {config.slurm_bin_dir + "/squeue", "--json", "--jobs=" + std::to_string(job_id)},
+            SlurmEnvironment(config, *caller), "/");
   auto jobs = q.exit_code == 0 ? ParseSqueueJson(q.out) : Result<std::vector<SlurmJob>>(Refused(q, "squeue"));
   if (!jobs.ok()) {
     // squeue refuses an id it no longer knows: the job is gone already.
@@ -248,12 +258,16 @@ Status Cancel(const SubmitConfig& config, const std::string& job_text, const std
   for (const auto& j : *jobs)
     if (j.id == job_id) job = &j;
   if (!job || SlurmJobEnded(job->state)) return Status::Ok();
-  if (job->name.rfind("ring-", 0) != 0 || !CheckAllocationId(job->name.substr(5)).ok())
-    return Status(ErrorCode::kPermissionDenied,
-                  "job " + std::to_string(job_id) + " (" + job->name + ") is not a Ringmaster allocation's job");
+  // Ours: named ring-<allocation> and run in the folder the helper made
+  // for that allocation (only root makes folders in job_dir).
+  const std::string allocation = job->name.rfind("ring-", 0) == 0 ? job->name.substr(5) : "";
+  if (!CheckAllocationId(allocation).ok() || job->work_dir != config.job_dir + "/" + allocation)
+    return Status(ErrorCode::kPermissionDenied, "job " + std::to_string(job_id) + " (" + job->name + " in " +
+                                                    job->work_dir + ") is not a Ringmaster allocation's job");
   if (Status s = CheckAccount(job->user_id, config.min_uid); !s.ok()) return s;
   auto owner = AccountOf(static_cast<uid_t>(job->user_id), std::nullopt);
-  if (!owner) return NotFound("the job's uid " + std::to_string(job->user_id) + " is no account of this machine");
+  if (!owner)
+    return NotFound("the job's uid " + std::to_string(job->user_id) + " is no account of this machine");
   std::vector<std::string> argv = {config.slurm_bin_dir + "/scancel"};
   if (!signal.empty()) argv.insert(argv.end(), {"--signal=" + signal, "--full"});
   argv.push_back(std::to_string(job_id));
@@ -278,9 +292,10 @@ int Main(int argc, char** argv) {
     i = 2;
   }
   if (i >= args.size() || (args[i] != "submit" && args[i] != "cancel"))
-    return Fail(InvalidArgument(
-        "usage: ring-slurm-submit [--config FILE] submit --allocation ID --uid U --gid G -- SBATCH-OPTIONS... | "
-        "cancel --job ID [--signal SIGNAL]"));
+    return Fail(
+        InvalidArgument("usage: ring-slurm-submit [--config FILE] submit --allocation ID --uid U --gid G -- "
+                        "SBATCH-OPTIONS... | "
+                        "cancel --job ID [--signal SIGNAL]"));
   const std::string verb = args[i++];
   std::map<std::string, std::string> flags;
   std::vector<std::string> options;
@@ -289,7 +304,8 @@ int Main(int argc, char** argv) {
       options.assign(args.begin() + static_cast<long>(i) + 1, args.end());
       break;
     }
-    if (args[i].rfind("--", 0) != 0 || i + 1 >= args.size()) return Fail(InvalidArgument("unexpected " + args[i]));
+    if (args[i].rfind("--", 0) != 0 || i + 1 >= args.size())
+      return Fail(InvalidArgument("unexpected " + args[i]));
     flags[args[i].substr(2)] = args[i + 1];
     ++i;
   }
@@ -298,7 +314,8 @@ int Main(int argc, char** argv) {
   if (Status s = CheckCaller(*config); !s.ok()) return Fail(s);
   if (verb == "cancel") {
     for (const auto& [k, v] : flags)
-      if (k != "job" && k != "signal") return Fail(InvalidArgument("cancel takes --job and --signal, not --" + k));
+      if (k != "job" && k != "signal")
+        return Fail(InvalidArgument("cancel takes --job and --signal, not --" + k));
     if (Status s = Cancel(*config, flags["job"], flags["signal"]); !s.ok()) return Fail(s);
     return 0;
   }
@@ -314,7 +331,8 @@ int Main(int argc, char** argv) {
       if (used != text.size()) ids[k] = -1;
     } catch (const std::exception&) {
     }
-    if (ids[k] < 0) return Fail(InvalidArgument(std::string("--") + (k == 0 ? "uid" : "gid") + " must be a number"));
+    if (ids[k] < 0)
+      return Fail(InvalidArgument(std::string("--") + (k == 0 ? "uid" : "gid") + " must be a number"));
   }
   auto job = Submit(*config, flags["allocation"], ids[0], ids[1], options);
   if (!job.ok()) return Fail(job.status());
@@ -325,4 +343,6 @@ int Main(int argc, char** argv) {
 }  // namespace
 }  // namespace ring::submit
 
-int main(int argc, char** argv) { return ring::submit::Main(argc, argv); }
+int main(int argc, char** argv) {
+  return ring::submit::Main(argc, argv);
+}

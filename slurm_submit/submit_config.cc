@@ -9,7 +9,8 @@
 namespace ring::submit {
 
 Status CheckOnlyRootCanChange(const std::string& path) {
-  if (path.empty() || path.front() != '/') return InvalidArgument(path + ": the settings file needs an absolute path");
+  if (path.empty() || path.front() != '/')
+    return InvalidArgument(path + ": the settings file needs an absolute path");
   std::filesystem::path at;
   for (const auto& part : std::filesystem::path(path)) {
     at /= part;
@@ -18,7 +19,8 @@ Status CheckOnlyRootCanChange(const std::string& path) {
     if (S_ISLNK(st.st_mode)) return Status(ErrorCode::kPermissionDenied, at.string() + " is a symbolic link");
     const bool sticky_dir = S_ISDIR(st.st_mode) && (st.st_mode & S_ISVTX);
     if (st.st_uid != 0)
-      return Status(ErrorCode::kPermissionDenied, at.string() + " is not owned by root, so root alone cannot change it");
+      return Status(ErrorCode::kPermissionDenied,
+                    at.string() + " is not owned by root, so root alone cannot change it");
     if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(sticky_dir && at.string() != path))
       return Status(ErrorCode::kPermissionDenied,
                     at.string() + " is writable by its group or others, so root alone cannot change it");
@@ -60,7 +62,8 @@ Result<SubmitConfig> LoadSubmitConfig(const std::string& path) {
                          : key == "slurm_bin_dir"    ? &c.slurm_bin_dir
                                                      : nullptr;
     if (!field) return InvalidArgument(at(kv.first) + "unknown key \"" + key + "\"");
-    if (!v.IsScalar() || v.as<std::string>().empty()) return InvalidArgument(at(v) + key + " must be a non-empty string");
+    if (!v.IsScalar() || v.as<std::string>().empty())
+      return InvalidArgument(at(v) + key + " must be a non-empty string");
     *field = v.as<std::string>();
     if (key != "master_user" && key != "master_url" && key != "agent_master_url" && field->front() != '/')
       return InvalidArgument(at(v) + key + " must be an absolute path");

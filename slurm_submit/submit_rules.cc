@@ -9,19 +9,21 @@ Status CheckAllocationId(const std::string& id) {
   for (char c : id)
     ok = ok && ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
                 c == '_' || c == '-');
-  if (!ok) return InvalidArgument("--allocation must be 1-64 letters, digits, '.', '_' or '-', got \"" + id + "\"");
+  if (!ok)
+    return InvalidArgument("--allocation must be 1-64 letters, digits, '.', '_' or '-', got \"" + id + "\"");
   return Status::Ok();
 }
 
 Status CheckSbatchOptions(const std::vector<std::string>& options) {
   // Options that would run something else, elsewhere, or as someone else.
   static const char* const kRefused[] = {
-      "--wrap",       "--uid",        "--gid",    "--export",       "--export-file", "--get-user-env",
-      "--chdir",      "--output",     "--error",  "--input",        "--job-name",    "--parsable",
-      "--container",  "--container-id", "--test-only", "--batch-file", "--help",      "--usage"};
+      "--wrap",      "--uid",          "--gid",       "--export",     "--export-file", "--get-user-env",
+      "--chdir",     "--output",       "--error",     "--input",      "--job-name",    "--parsable",
+      "--container", "--container-id", "--test-only", "--batch-file", "--help",        "--usage"};
   for (const auto& option : options) {
     if (option.size() < 3 || option.rfind("--", 0) != 0)
-      return InvalidArgument("sbatch options must be long ones (--name or --name=value), got \"" + option + "\"");
+      return InvalidArgument("sbatch options must be long ones (--name or --name=value), got \"" + option +
+                             "\"");
     const std::string name = option.substr(0, option.find('='));
     for (const char* refused : kRefused)
       if (name == refused)

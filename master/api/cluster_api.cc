@@ -48,8 +48,10 @@ void RegisterClusterRoutes(Router& router, ApiContext& ctx) {
           grant = std::move(g);
     if (!grant)
       return ApiResponse::Error(
-          Status(ErrorCode::kUnauthenticated, "no live Slurm allocation " + req.params[0] + " with this credential"));
-    nlohmann::json body = {{"allocation_id", grant->allocation_id}, {"pool", grant->pool}, {"nodes", grant->nodes}};
+          Status(ErrorCode::kUnauthenticated,
+                 "no live Slurm allocation " + req.params[0] + " with this credential"));
+    nlohmann::json body = {
+        {"allocation_id", grant->allocation_id}, {"pool", grant->pool}, {"nodes", grant->nodes}};
     if (grant->run_as) {
       body["uid"] = grant->run_as->uid;
       body["gid"] = grant->run_as->gid;

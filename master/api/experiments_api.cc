@@ -13,6 +13,7 @@
 #include "master/api/response_cache.h"
 #include "master/api/routes.h"
 #include "master/lifecycle/lifecycle.h"
+#include "master/rm/routing_rm.h"
 #include "master/store/model_definition_stream.h"
 
 namespace ring {
@@ -24,13 +25,37 @@ std::string JoinNames(const std::vector<std::string>& names) {
   return out;
 }
 
-// A pool may be kept for named users (master.yaml allowed_users).
-Status MaySubmit(Lifecycle& l, const std::string& pool, const std::string& owner, bool admin) {
+// A pool may be kept for named users (master.yaml allowed_users). A Slurm
+// pool whose jobs run as their owners needs the owner's linked account; one
+// whose jobs all run as the master's (single identity) warns what that
+// gives up.
+Status MaySubmit(ApiContext& ctx, Lifecycle& l, const std::string& pool, const std::string& owner, bool admin,
+                 std::vector<ConfigIssue>* warnings) {
   for (const auto& settings : l.scheduling().pools())
     if (settings.name == pool && !MaySubmitTo(settings, owner, admin))
       return {ErrorCode::kPermissionDenied,
               "resources.resource_pool: pool \"" + pool + "\" is only for its allowed_users (" +
                   JoinNames(settings.allowed_users) + ") and admins; " + owner + " may not submit to it"};
+  if (!ctx.routing) return Status::Ok();
+  for (const auto& slurm : ctx.routing->slurm()) {
+    if (slurm->pool() != pool) continue;
+    if (!slurm->RunsAsOwner()) {
+      if (warnings)
+        warnings->push_back(
+            {"resources.resource_pool", 0,
+             "pool \"" + pool +
+                 "\" is single-identity: its Slurm jobs all run as the master's Unix account, so "
+                 "other users' trials there can read and change this experiment's files and "
+                 "checkpoints (docs/slurm.md)"});
+      continue;
+    }
+    auto user = ctx.store.GetUserByName(owner);
+    if (!user.ok() || !user->unix_account)
+      return InvalidArgument("resources.resource_pool: pool \"" + pool +
+                             "\" runs each Slurm job as its owner's Unix account, and " + owner +
+                             " has none linked: an admin links one with `ring user link-unix " + owner +
+                             " --unix-user NAME`");
+  }
   return Status::Ok();
 }
 
@@ -68,7 +93,9 @@ boost::asio::awaitable<ApiResponse> CheckExperiment(ApiContext& ctx, ApiRequest&
   co_return co_await OnLifecycle(ctx, [&](Lifecycle& l) {
     ConfigCheck check = l.experiments().Check(config, who);
     if (check.config)
-      if (Status s = MaySubmit(l, check.config->resources.resource_pool, who.username, who.admin); !s.ok())
+      if (Status s = MaySubmit(ctx, l, check.config->resources.resource_pool, who.username, who.admin,
+                               &check.warnings);
+          !s.ok())
         check.errors.push_back({"resources.resource_pool", 0, s.message()});
     return ApiResponse::Json({{"valid", check.errors.empty()},
                               {"errors", check.IssuesJson(check.errors)},
@@ -98,9 +125,11 @@ boost::asio::awaitable<ApiResponse> CreateExperiment(ApiContext& ctx, ApiRequest
   const Submitter who = SubmitterOf(ctx, req);
   const std::string pool = SummarizeConfig(config).resources.resource_pool;
   co_return co_await OnLifecycle(ctx, [&](Lifecycle& l) {
-    if (Status s = MaySubmit(l, pool, who.username, who.admin); !s.ok()) return ApiResponse::Error(s);
-    std::vector<ConfigIssue> warnings;
+    std::vector<ConfigIssue> pool_warnings, warnings;
+    if (Status s = MaySubmit(ctx, l, pool, who.username, who.admin, &pool_warnings); !s.ok())
+      return ApiResponse::Error(s);
     auto id = l.experiments().Create(config, *model, activate, who, &warnings);
+    warnings.insert(warnings.end(), pool_warnings.begin(), pool_warnings.end());
     if (!id.ok()) {
       if (id.status().code() != ErrorCode::kInvalidConfig) return ApiResponse::Error(id.status());
       ConfigCheck check = l.experiments().Check(config, who);

@@ -47,9 +47,19 @@ ApiResponse ListPools(ApiContext& ctx, const nlohmann::json& jobs) {
       ++c.jobs_pending;
   }
   nlohmann::json list = nlohmann::json::array();
+  // Whose account runs a pool's work: on a Slurm pool, each owner's
+  // (submit helper) or the master's for everyone (single identity); on a
+  // pool of agents each agent says (GET /api/v1/agents).
+  std::map<std::string, std::string> identity;
+  if (ctx.routing)
+    for (const auto& slurm : ctx.routing->slurm())
+      identity[slurm->pool()] = slurm->RunsAsOwner() ? "owner" : "single";
   auto add = [&](const std::string& name, const PoolSettings* settings) {
     const auto& c = counts[name];
+    const auto id = identity.find(name);
     list.push_back({{"name", name},
+                    {"resource_manager", id == identity.end() ? "agent" : "slurm"},
+                    {"task_identity", id == identity.end() ? "agent" : id->second},
                     {"configured", settings != nullptr},
                     {"description", settings ? settings->description : ""},
                     {"scheduler", settings ? settings->scheduler : ""},

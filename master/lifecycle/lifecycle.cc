@@ -24,6 +24,11 @@ class Lifecycle::Events : public RmEvents {
   void OnAllocationLost(const std::string& allocation_id, const std::string& why) override {
     Do([allocation_id, why](Lifecycle& l) { l.ranks_.OnAllocationLost(allocation_id, why); });
   }
+  void OnAllocationNeverStarted(const std::string& allocation_id, const std::string& why) override {
+    Do([allocation_id, why](Lifecycle& l) {
+      l.ranks_.OnAllocationLost(allocation_id, why, EndCause::kFailed);
+    });
+  }
   void OnAllocationPreempted(const std::string& allocation_id, const std::string& why) override {
     Do([allocation_id, why](Lifecycle& l) {
       l.ranks_.OnAllocationPreempted(allocation_id, why, std::chrono::steady_clock::now());

@@ -156,7 +156,7 @@ void RankEvents::OnNodeLost(const std::string& node) {
   }
 }
 
-void RankEvents::OnAllocationLost(const std::string& allocation_id, const std::string& why) {
+void RankEvents::OnAllocationLost(const std::string& allocation_id, const std::string& why, EndCause cause) {
   LiveAllocation* alloc = allocations_.Find(allocation_id);
   if (!alloc) return;  // ended already
   // A stop the master asked for (a kill, a pause) keeps its cause.
@@ -164,9 +164,9 @@ void RankEvents::OnAllocationLost(const std::string& allocation_id, const std::s
     allocations_.End(allocation_id, *alloc->stop_cause, why);
     return;
   }
-  allocations_.Stop(*alloc, EndCause::kAgentLost);
-  alloc->stop_cause = EndCause::kAgentLost;
-  allocations_.End(allocation_id, EndCause::kAgentLost, why);
+  allocations_.Stop(*alloc, cause);
+  alloc->stop_cause = cause;
+  allocations_.End(allocation_id, cause, why);
 }
 
 void RankEvents::OnAllocationPreempted(const std::string& allocation_id, const std::string& why,

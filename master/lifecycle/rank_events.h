@@ -29,7 +29,8 @@ class RankEvents {
   void OnNodeConnected(const std::string& node, const std::vector<proto::RunningProcess>& running,
                        SteadyTime now);
   void OnNodeLost(const std::string& node);
-  void OnAllocationLost(const std::string& allocation_id, const std::string& why);
+  void OnAllocationLost(const std::string& allocation_id, const std::string& why,
+                        EndCause cause = EndCause::kAgentLost);
   void OnAllocationPreempted(const std::string& allocation_id, const std::string& why, SteadyTime now);
   void OnNodeEvicted(const std::string& node, SteadyTime now);
   // Allocations whose node came back without them, and running ones that

@@ -75,6 +75,11 @@ class RmEvents {
   // exits (a batch job ended, was cancelled or its node failed): it ends as
   // an infrastructure failure (EndCause::kAgentLost), `why` says how.
   virtual void OnAllocationLost(const std::string& allocation_id, const std::string& why) = 0;
+  // One allocation's ranks never started because of how it was set up (a
+  // batch system refused its job, or the job's agents never connected): it
+  // fails (EndCause::kFailed, counted against max_restarts), since trying
+  // the same again would fail the same way.
+  virtual void OnAllocationNeverStarted(const std::string& allocation_id, const std::string& why) = 0;
   // The infrastructure is about to take one allocation's resources (Slurm
   // cancels or preempts its job and gives it a grace time): its ranks are
   // asked to checkpoint and exit, as in a preemption.

@@ -68,6 +68,6 @@ endforeach()
 # binary, so that one Slurm cluster serves all of its cases in one run. Skips,
 # saying why, when not root or slurm-wlm and munge are not installed.
 ring_add_test(slurm_e2e_tests LABEL e2e TIMEOUT 300
-  SOURCES e2e/slurm_e2e_test.cc
+  SOURCES e2e/slurm_e2e_test.cc e2e/slurm_identity_e2e_test.cc
   LIBS ring_test_support ring_common)
-add_dependencies(slurm_e2e_tests ringmaster ringagent ring quadratic_model quadratic_trial)
+add_dependencies(slurm_e2e_tests ringmaster ringagent ring ring-slurm-submit quadratic_model quadratic_trial)

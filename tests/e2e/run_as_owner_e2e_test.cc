@@ -17,6 +17,7 @@
 #include <map>
 #include <string>
 
+#include "tests/support/test_account.h"
 #include "tests/support/test_cluster.h"
 
 namespace ring::testing::run_as_owner_e2e {
@@ -24,33 +25,6 @@ namespace {
 
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
-
-// A Unix account made for one test (useradd, with a group of its own) and
-// removed after it.
-class TestAccount {
- public:
-  explicit TestAccount(const std::string& tag) : name_("ringt_" + tag + "_" + std::to_string(::getpid())) {
-    RunCommand({"userdel", name_});
-    auto made = RunCommand({"useradd", "--system", "--no-create-home", "--user-group", "--shell",
-                            "/usr/sbin/nologin", "--home-dir", "/nonexistent", name_});
-    EXPECT_EQ(made.exit_code, 0) << made.err;
-    if (passwd* pw = ::getpwnam(name_.c_str())) {
-      uid_ = pw->pw_uid;
-      gid_ = pw->pw_gid;
-    }
-  }
-  ~TestAccount() { RunCommand({"userdel", name_}); }
-  TestAccount(const TestAccount&) = delete;
-  TestAccount& operator=(const TestAccount&) = delete;
-  const std::string& name() const { return name_; }
-  uid_t uid() const { return uid_; }
-  gid_t gid() const { return gid_; }
-
- private:
-  std::string name_;
-  uid_t uid_ = 0;
-  gid_t gid_ = 0;
-};
 
 // Prints who runs it and what it owns, then runs the quadratic trial.
 constexpr const char* kProbe = R"sh(echo "probe uid=$(id -u) gid=$(id -g)"

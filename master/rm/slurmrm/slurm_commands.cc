@@ -197,11 +197,12 @@ std::vector<std::string> HelperSlurmCommands::Command(const std::string& verb) c
 // whose account, the options and the credential (on stdin).
 Result<int64_t> HelperSlurmCommands::Sbatch(const SbatchJob& job) {
   if (!job.run_as)
-    return Status(ErrorCode::kPermissionDenied, "the allocation's owner has no linked Unix account, and this pool runs every job as "
-                            "its owner's account");
+    return Status(ErrorCode::kPermissionDenied,
+                  "the allocation's owner has no linked Unix account, and this pool runs every job as "
+                  "its owner's account");
   std::vector<std::string> argv = Command("submit");
-  argv.insert(argv.end(), {"--allocation", job.allocation_id, "--uid", std::to_string(job.run_as->uid), "--gid",
-                           std::to_string(job.run_as->gid), "--"});
+  argv.insert(argv.end(), {"--allocation", job.allocation_id, "--uid", std::to_string(job.run_as->uid),
+                           "--gid", std::to_string(job.run_as->gid), "--"});
   argv.insert(argv.end(), job.args.begin(), job.args.end());
   auto r = RunProgram(argv, timeout_, job.credential + "\n");
   if (r.exit_code != 0) return Failed("the submit helper", r);

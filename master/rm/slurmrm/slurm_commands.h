@@ -23,10 +23,10 @@ namespace ring {
 // One allocation's job as sbatch gets it.
 struct SbatchJob {
   std::string allocation_id;
-  std::vector<std::string> args;  // the options of SbatchArgs: slots, nodes, pool settings
-  std::string folder;             // <job_dir>/<allocation>: script, credential, Slurm's output
-  std::string script;             // the batch script (BatchScript)
-  std::string credential;         // the allocation's credential, for the job's agents
+  std::vector<std::string> args;       // the options of SbatchArgs: slots, nodes, pool settings
+  std::string folder;                  // <job_dir>/<allocation>: script, credential, Slurm's output
+  std::string script;                  // the batch script (BatchScript)
+  std::string credential;              // the allocation's credential, for the job's agents
   std::optional<proto::RunAs> run_as;  // the owner's linked account; absent: unlinked
 };
 

@@ -334,7 +334,7 @@ void SlurmRm::Adopt(const std::string& allocation_id, const std::vector<Placemen
     spdlog::info("[slurmrm] allocation {}: waiting for the agents of Slurm job {} to come back",
                  allocation_id, stored->job_id);
   } else {
-    alloc.submit_error = "the master restarted before it knew the allocation's Slurm job";
+    alloc.unknown_job = "the master restarted before it knew the allocation's Slurm job";
   }
   allocations_[allocation_id] = std::move(alloc);
 }
@@ -392,13 +392,19 @@ void SlurmRm::Release(const std::string& allocation_id) {
 }
 
 void SlurmRm::Tick(SteadyTime now) {
-  std::vector<std::pair<std::string, std::string>> lost;  // allocation, why
+  struct Ended {
+    std::string allocation_id, why;
+    bool never_started = false;  // a fault of the job's setup: the attempt fails
+  };
+  std::vector<Ended> ended;
   {
     std::lock_guard lock(mu_);
     for (auto& [id, alloc] : allocations_) {
       if (alloc.lost_reported) continue;
-      if (!alloc.submit_error.empty()) {
-        lost.emplace_back(id, "Slurm refused the job: " + alloc.submit_error);
+      if (!alloc.submit_error.empty() || !alloc.unknown_job.empty()) {
+        const bool refused = !alloc.submit_error.empty();
+        ended.push_back(
+            {id, refused ? "Slurm refused the job: " + alloc.submit_error : alloc.unknown_job, refused});
         alloc.lost_reported = true;
         continue;
       }
@@ -411,22 +417,36 @@ void SlurmRm::Tick(SteadyTime now) {
       }
       if (gone) {
         if (static_cast<int>(alloc.exited.size()) >= alloc.ranks) continue;  // its ranks reported
-        lost.emplace_back(id, DescribeJobEnd(alloc.job_id, job == jobs_.end() ? nullptr : &job->second));
+        // The batch script ended by itself before any agent of the job said
+        // hello: the agents cannot start there (see the job's output).
+        const bool script_ended = job != jobs_.end() && !alloc.started && alloc.agents.empty() &&
+                                  (job->second.state == "FAILED" || job->second.state == "COMPLETED");
+        ended.push_back({id,
+                         script_ended
+                             ? DescribeJobEnd(alloc.job_id, &job->second) +
+                                   "; no agent of it connected: see " + settings_.job_dir + "/" + id +
+                                   "/slurm-" + std::to_string(alloc.job_id) + ".out"
+                             : DescribeJobEnd(alloc.job_id, job == jobs_.end() ? nullptr : &job->second),
+                         script_ended});
         alloc.lost_reported = true;
         continue;
       }
       if (alloc.reattach_by && now >= *alloc.reattach_by) {
-        lost.emplace_back(id, "the agents of Slurm job " + std::to_string(alloc.job_id) +
-                                  " did not come back after the master restarted");
+        ended.push_back({id,
+                         "the agents of Slurm job " + std::to_string(alloc.job_id) +
+                             " did not come back after the master restarted",
+                         false});
         alloc.lost_reported = true;
         Cancel(id, alloc.job_id);
         continue;
       }
       if (job->second.state == "RUNNING" && !alloc.running_since) alloc.running_since = now;
       if (alloc.running_since && !alloc.started && now - *alloc.running_since > pool_.agent_connect_timeout) {
-        lost.emplace_back(id, "the agents of Slurm job " + std::to_string(alloc.job_id) +
-                                  " did not connect within " +
-                                  std::to_string(pool_.agent_connect_timeout.count()) + " ms");
+        ended.push_back({id,
+                         "the agents of Slurm job " + std::to_string(alloc.job_id) +
+                             " did not connect within " +
+                             std::to_string(pool_.agent_connect_timeout.count()) + " ms",
+                         true});
         alloc.lost_reported = true;
         Cancel(id, alloc.job_id);
         continue;
@@ -434,9 +454,12 @@ void SlurmRm::Tick(SteadyTime now) {
       if (alloc.cancel_at && now >= *alloc.cancel_at) Cancel(id, alloc.job_id);
     }
   }
-  for (const auto& [id, why] : lost) {
-    spdlog::warn("[slurmrm] allocation {}: {}", id, why);
-    events_.OnAllocationLost(id, why);
+  for (const auto& e : ended) {
+    spdlog::warn("[slurmrm] allocation {}: {}", e.allocation_id, e.why);
+    if (e.never_started)
+      events_.OnAllocationNeverStarted(e.allocation_id, e.why);
+    else
+      events_.OnAllocationLost(e.allocation_id, e.why);
   }
 }
 
@@ -455,7 +478,7 @@ std::optional<SlurmGrantView> SlurmRm::GrantFor(const std::string& allocation_id
   std::lock_guard lock(mu_);
   auto it = allocations_.find(allocation_id);
   if (it == allocations_.end() || it->second.grant.credential_hash.empty()) {
-    (void)TokenMatches(credential, HashToken("")); // the same work either way
+    (void)TokenMatches(credential, HashToken(""));  // the same work either way
     return std::nullopt;
   }
   if (!TokenMatches(credential, it->second.grant.credential_hash)) return std::nullopt;

@@ -142,7 +142,8 @@ class SlurmRm : public ResourceManager, public JobAgentDoor {
     JobGrant grant;
     int64_t job_id = 0;
     uint64_t submitted_generation = 0;  // squeue snapshots after this one must list the job
-    std::string submit_error;
+    std::string submit_error;           // Slurm refused the job
+    std::string unknown_job;            // adopted without a stored job id: why it is lost
     SlurmJobView view;
     std::map<std::string, JobAgent> agents;  // by Slurm node
     bool started = false;                    // the ranks' starts were sent

@@ -115,6 +115,7 @@ Result<std::vector<SlurmJob>> ParseSqueueJson(std::string_view text) {
     job.reason = Text(j, "state_reason");
     job.nodes = Text(j, "nodes");
     if (j.contains("user_id")) job.user_id = Number(j, "user_id");
+    job.work_dir = Text(j, "current_working_directory");
     jobs.push_back(std::move(job));
   }
   return jobs;
@@ -136,7 +137,8 @@ Result<std::vector<SlurmJob>> ParseSacctJson(std::string_view text) {
       job.state = Text(*state, "current");
       job.reason = Text(*state, "reason");
     }
-    if (auto exit = j.find("exit_code"); exit != j.end() && exit->is_object() && exit->contains("return_code"))
+    if (auto exit = j.find("exit_code");
+        exit != j.end() && exit->is_object() && exit->contains("return_code"))
       job.exit_code = Number(*exit, "return_code");
     jobs.push_back(std::move(job));
   }

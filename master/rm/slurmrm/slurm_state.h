@@ -30,10 +30,11 @@ int64_t GpusInGres(std::string_view gres);
 struct SlurmJob {
   int64_t id = 0;
   std::string name;
-  std::string state;   // PENDING, RUNNING, COMPLETED, NODE_FAIL, ...
-  std::string reason;  // why it pends (Priority, Resources, ...); "None" when running
-  std::string nodes;   // Slurm's node list, e.g. n[1-2]
+  std::string state;     // PENDING, RUNNING, COMPLETED, NODE_FAIL, ...
+  std::string reason;    // why it pends (Priority, Resources, ...); "None" when running
+  std::string nodes;     // Slurm's node list, e.g. n[1-2]
   int64_t user_id = -1;  // the account it runs as (squeue); -1: not given
+  std::string work_dir;  // its current_working_directory (squeue)
   // Read from accounting (sacct) after the job left the queue.
   bool from_accounting = false;
   std::optional<int64_t> exit_code;  // sacct's return code, when it has one

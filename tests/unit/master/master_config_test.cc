@@ -109,8 +109,10 @@ TEST_F(MasterConfigTest, SlurmPoolsParseAndAgentsStayTheDefault) {
 
 TEST_F(MasterConfigTest, SlurmMistakesNameTheKeyAndLine) {
   const std::string head = "resource_pools:\n  - name: a\n    resource_manager:\n";
-  const std::string ok = "      partition: p\n      agent_binary: /bin/ringagent\n      single_identity: true\n";
-  const std::string helper = "      partition: p\n      agent_binary: /bin/ringagent\n      submit_helper: /sbin/h\n";
+  const std::string ok =
+      "      partition: p\n      agent_binary: /bin/ringagent\n      single_identity: true\n";
+  const std::string helper =
+      "      partition: p\n      agent_binary: /bin/ringagent\n      submit_helper: /sbin/h\n";
   struct Case {
     std::string yaml, expected;
   };
@@ -145,9 +147,12 @@ TEST_F(MasterConfigTest, SlurmMistakesNameTheKeyAndLine) {
             ":8: resource_pools[0].resource_manager.submit_helper_config must be an absolute path"},
            {head + "      type: slurm\n" + ok + "      single_identity: maybe\n",
             "single_identity must be true or false"},
-           {head + "      type: slurm\n" + ok + "      nice_per_priority: -1\n", "nice_per_priority must be from 0"},
-           {head + "      type: slurm\n" + ok + "      priority_qos: [{max_priority: 50, qos: a}, {max_priority: 20, qos: b}]\n",
-            ":8: resource_pools[0].resource_manager.priority_qos: max_priority must be from 1 to 99, growing"},
+           {head + "      type: slurm\n" + ok + "      nice_per_priority: -1\n",
+            "nice_per_priority must be from 0"},
+           {head + "      type: slurm\n" + ok +
+                "      priority_qos: [{max_priority: 50, qos: a}, {max_priority: 20, qos: b}]\n",
+            ":8: resource_pools[0].resource_manager.priority_qos: max_priority must be from 1 to 99, "
+            "growing"},
            {head + "      type: agent\n      partition: p\n", "a pool of agents takes only type"},
        }) {
     auto c = Load(yaml);

@@ -88,12 +88,16 @@ class RecordingEvents : public RmEvents {
   void OnAllocationLost(const std::string& id, const std::string& why) override {
     lost.emplace_back(id, why);
   }
+  void OnAllocationNeverStarted(const std::string& id, const std::string& why) override {
+    never_started.emplace_back(id, why);
+  }
   void OnAllocationPreempted(const std::string& id, const std::string&) override { preempted.push_back(id); }
   void OnNodeEvicted(const std::string&) override {}
   void OnCapacityChanged() override { ++capacity; }
   std::vector<std::string> preempted;
   std::vector<std::pair<std::string, proto::StateChange>> states;
   std::vector<std::string> nodes_lost;
+  std::vector<std::pair<std::string, std::string>> never_started;
   std::vector<std::pair<std::string, std::string>> lost;
   int logs = 0, capacity = 0;
 };
@@ -215,7 +219,7 @@ TEST(SlurmJobScript, AsksForSlotsAsSlurmUnderstandsThem) {
   EXPECT_TRUE(has("--gres=gpu:4"));
   EXPECT_TRUE(has("--exclusive"));
   EXPECT_EQ(args.back(), "--time=60");  // the pool's own last
-  EXPECT_TRUE(has("--nice=4100"));       // (42 - 1) * 100
+  EXPECT_TRUE(has("--nice=4100"));      // (42 - 1) * 100
   EXPECT_FALSE(has("--job-name=ring-7.0")) << "the submitter names the job";
   pool.slot_type = SlurmSlotType::kCpu;
   job.whole_nodes = false;
@@ -230,8 +234,9 @@ TEST(SlurmJobScript, AsksForSlotsAsSlurmUnderstandsThem) {
   job.priority = 1;
   args = SbatchArgs(pool, job);
   EXPECT_TRUE(has("--qos=urgent"));
-  EXPECT_TRUE(std::none_of(args.begin(), args.end(), [](const std::string& a) { return a.rfind("--nice", 0) == 0; }))
-      << "priority 1 is the most important: no --nice";
+  EXPECT_TRUE(std::none_of(args.begin(), args.end(), [](const std::string& a) {
+    return a.rfind("--nice", 0) == 0;
+  })) << "priority 1 is the most important: no --nice";
   job.priority = 50;
   args = SbatchArgs(pool, job);
   EXPECT_TRUE(has("--qos=normal"));
@@ -241,7 +246,8 @@ TEST(SlurmJobScript, AsksForSlotsAsSlurmUnderstandsThem) {
   EXPECT_TRUE(has("--qos=high")) << "past every band: the pool's qos";
   pool.nice_per_priority = 0;
   args = SbatchArgs(pool, job);
-  EXPECT_TRUE(std::none_of(args.begin(), args.end(), [](const std::string& a) { return a.rfind("--nice", 0) == 0; }));
+  EXPECT_TRUE(
+      std::none_of(args.begin(), args.end(), [](const std::string& a) { return a.rfind("--nice", 0) == 0; }));
 
   const std::string script =
       BatchScript({"/opt/ring agent", "http://m:1", "7.0", "/jobs/7.0/credential", ""});
@@ -398,6 +404,27 @@ TEST_F(SlurmRmTest, AJobThatEndsBeforeItsRanksReportIsAnInfrastructureFailure) {
   EXPECT_NE(std::find(slurm_.cancelled.begin(), slurm_.cancelled.end(), 103), slurm_.cancelled.end());
 }
 
+// A job whose batch script ended before any of its agents connected, or
+// that Slurm refused, could not start as set up: the attempt fails (and
+// counts), where trying again the same way would loop. A job cancelled
+// while it waited is the infrastructure's doing.
+TEST_F(SlurmRmTest, AJobWhoseAgentsNeverConnectedFailsTheAttempt) {
+  rm_->Launch(Spec("1.0", {{"hpc:n1", {0}}}));
+  rm_->Launch(Spec("2.0", {{"hpc:n2", {0}}}));
+  rm_->PollOnce();
+  slurm_.squeue = Squeue({{100, "FAILED", "NonZeroExitCode"}, {101, "CANCELLED", "None"}});
+  rm_->PollOnce();
+  rm_->Tick(std::chrono::steady_clock::now());
+  ASSERT_EQ(events_.never_started.size(), 1u);
+  EXPECT_EQ(events_.never_started[0].first, "1.0");
+  EXPECT_NE(
+      events_.never_started[0].second.find("no agent of it connected: see " + dir_ + "/1.0/slurm-100.out"),
+      std::string::npos)
+      << events_.never_started[0].second;
+  ASSERT_EQ(events_.lost.size(), 1u);
+  EXPECT_EQ(events_.lost[0].first, "2.0");
+}
+
 // Where the site keeps accounting, a job that left the queue without its
 // ranks' exits is reported with sacct's answer: asked once, for our jobs
 // only; a NODE_FAIL there is a node failure.
@@ -421,7 +448,8 @@ TEST_F(SlurmRmTest, AJobThatLeftTheQueueIsReportedWithAccountingsAnswer) {
   EXPECT_NE(events_.lost[0].second.find("ended (OUT_OF_MEMORY, exit code 137, as sacct reports it)"),
             std::string::npos)
       << events_.lost[0].second;
-  EXPECT_NE(events_.lost[1].second.find("lost a node (NODE_FAIL)"), std::string::npos) << events_.lost[1].second;
+  EXPECT_NE(events_.lost[1].second.find("lost a node (NODE_FAIL)"), std::string::npos)
+      << events_.lost[1].second;
   rm_->PollOnce();
   EXPECT_EQ(slurm_.sacct_asked.size(), 1u) << "each job is asked about once";
 }
@@ -547,24 +575,26 @@ TEST(SlurmCommandsTest, SbatchWritesTheFolderForTheJobsUserOnly) {
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / ("slurm-commands-" + std::to_string(::getpid()));
   fs::create_directories(dir / "bin");
-  std::ofstream(dir / "bin" / "sbatch") << "#!/bin/sh\necho \"$@\" > " << (dir / "args").string()
-                                        << "\necho '77;cluster'\n";
+  std::ofstream(dir / "bin" / "sbatch")
+      << "#!/bin/sh\necho \"$@\" > " << (dir / "args").string() << "\necho '77;cluster'\n";
   fs::permissions(dir / "bin" / "sbatch", fs::perms::owner_all);
   const std::string path = std::getenv("PATH");
   ::setenv("PATH", ((dir / "bin").string() + ":" + path).c_str(), 1);
   ProcessSlurmCommands commands;
-  SbatchJob job{"3.1", {"--partition=p"}, (dir / "jobs" / "3.1").string(), "#!/bin/sh\n", "secret", std::nullopt};
+  SbatchJob job{"3.1",         {"--partition=p"}, (dir / "jobs" / "3.1").string(),
+                "#!/bin/sh\n", "secret",          std::nullopt};
   auto id = commands.Sbatch(job);
   ::setenv("PATH", path.c_str(), 1);
   ASSERT_TRUE(id.ok()) << id.status().message();
   EXPECT_EQ(*id, 77);
   EXPECT_EQ(fs::status(job.folder).permissions(), fs::perms::owner_all);
-  EXPECT_EQ(fs::status(job.folder + "/credential").permissions(), fs::perms::owner_read | fs::perms::owner_write);
+  EXPECT_EQ(fs::status(job.folder + "/credential").permissions(),
+            fs::perms::owner_read | fs::perms::owner_write);
   EXPECT_EQ(fs::status(job.folder + "/job.sh").permissions(), fs::perms::owner_all);
   std::ifstream in(dir / "args");
   std::string args((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  EXPECT_NE(args.find("--parsable --job-name=ring-3.1 --output=" + job.folder + "/slurm-%j.out --partition=p " +
-                      job.folder + "/job.sh"),
+  EXPECT_NE(args.find("--parsable --job-name=ring-3.1 --output=" + job.folder +
+                      "/slurm-%j.out --partition=p " + job.folder + "/job.sh"),
             std::string::npos)
       << args;
   EXPECT_FALSE(ParseSbatchAnswer("Submitted batch job 5").ok());
@@ -592,7 +622,8 @@ TEST(SlurmCommandsTest, TheSubmitHelperGetsTheOwnerAndTheCredentialOnly) {
     std::ifstream in(dir / name);
     return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   };
-  EXPECT_EQ(read("args"), "--config /etc/x.yaml submit --allocation 4.0 --uid 1500 --gid 1600 -- --partition=p\n");
+  EXPECT_EQ(read("args"),
+            "--config /etc/x.yaml submit --allocation 4.0 --uid 1500 --gid 1600 -- --partition=p\n");
   EXPECT_EQ(read("stdin"), "secret\n");
   EXPECT_FALSE(fs::exists(job.folder)) << "the helper makes the folder, as the owner";
   ASSERT_TRUE(commands.Scancel(81, "TERM").ok());

@@ -18,18 +18,22 @@ namespace {
 namespace fs = std::filesystem;
 
 TEST(SlurmSubmitRules, TheCallerChoosesNeitherScriptNorAccountNorOutput) {
-  EXPECT_TRUE(CheckSbatchOptions({"--partition=p", "--nodes=2", "--nodelist=n1,n2", "--time=60", "--exclusive"}).ok());
+  EXPECT_TRUE(
+      CheckSbatchOptions({"--partition=p", "--nodes=2", "--nodelist=n1,n2", "--time=60", "--exclusive"})
+          .ok());
   for (const char* refused : {"--wrap=id", "--uid=0", "--export=ALL,LD_PRELOAD=/x.so", "--chdir=/root",
                               "--output=/etc/x", "--job-name=x", "--get-user-env", "--container=/x"}) {
     const Status s = CheckSbatchOptions({"--partition=p", refused});
     EXPECT_EQ(s.code(), ErrorCode::kPermissionDenied) << refused << ": " << s.message();
   }
   EXPECT_EQ(CheckSbatchOptions({"-N2"}).code(), ErrorCode::kInvalidArgument) << "short options are refused";
-  EXPECT_EQ(CheckSbatchOptions({"/tmp/evil.sh"}).code(), ErrorCode::kInvalidArgument) << "no script of its own";
+  EXPECT_EQ(CheckSbatchOptions({"/tmp/evil.sh"}).code(), ErrorCode::kInvalidArgument)
+      << "no script of its own";
   EXPECT_EQ(NodelistOf({"--nodes=2", "--nodelist=n1,n2"}), "n1,n2");
 
   EXPECT_TRUE(CheckAllocationId("12.0").ok());
-  for (const char* bad : {"", "../x", ".hidden", "a/b", "x y"}) EXPECT_FALSE(CheckAllocationId(bad).ok()) << bad;
+  for (const char* bad : {"", "../x", ".hidden", "a/b", "x y"})
+    EXPECT_FALSE(CheckAllocationId(bad).ok()) << bad;
 
   EXPECT_FALSE(CheckAccount(0, 1000).ok()) << "never root";
   EXPECT_FALSE(CheckAccount(999, 1000).ok()) << "never a system account";
@@ -39,7 +43,8 @@ TEST(SlurmSubmitRules, TheCallerChoosesNeitherScriptNorAccountNorOutput) {
 }
 
 TEST(SlurmSubmitRules, TheMastersGrantMustMatchTheRequest) {
-  auto grant = ParseGrant(R"({"allocation_id":"3.0","pool":"hpc","nodes":["n1","n2"],"uid":1500,"gid":1500})");
+  auto grant =
+      ParseGrant(R"({"allocation_id":"3.0","pool":"hpc","nodes":["n1","n2"],"uid":1500,"gid":1500})");
   ASSERT_TRUE(grant.ok());
   EXPECT_TRUE(CheckGrant(*grant, 1500, 1500, "n1,n2").ok());
   EXPECT_EQ(CheckGrant(*grant, 1600, 1500, "n1,n2").code(), ErrorCode::kPermissionDenied) << "another owner";
