@@ -145,6 +145,9 @@ Agent::Agent(AgentConfig config, RunAsPolicy run_as, std::string run_as_notice)
   context.container_scope = ContainerScope(config_.id, config_.work_dir);
   context.ca_file = config_.ca_file;
   context.python_dir = config_.python_dir;
+  // Slurm's SIGTERM is a notice, passed on as a preemption request by the
+  // master (AskToStop): the ranks must outlive it to checkpoint.
+  context.ranks_ignore_sigterm = !config_.slurm_allocation.empty();
   context.agent_address = [this] {
     std::lock_guard lock(address_mu_);
     return address_;

@@ -89,6 +89,7 @@ ProcessSpec AllocationRunner::BareSpec(const Environment& env) const {
       start_.entrypoint_argv.empty() ? ShellCommand(start_.entrypoint) : ExecCommand(start_.entrypoint_argv),
       work_dir_, ToEnvp(env)};
   if (context_.run_as.switch_users) spec.run_as = SwitchIds{account_.uid, account_.gid, account_.groups};
+  spec.ignore_sigterm = context_.ranks_ignore_sigterm;
   return spec;
 }
 

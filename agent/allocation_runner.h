@@ -60,6 +60,8 @@ struct RunnerContext {
   // refused), and the agent's own folders, which no bind mount may reach.
   std::vector<DetectedRuntime> runtimes;
   std::vector<std::string> private_dirs;
+  // Ranks ignore SIGTERM (ProcessSpec::ignore_sigterm): a Slurm job's agent.
+  bool ranks_ignore_sigterm = false;
 };
 
 class AllocationRunner : public std::enable_shared_from_this<AllocationRunner> {

@@ -98,7 +98,7 @@ const char* Describe(ChildStep step) {
 
 // Runs in the child between fork and exec: async-signal-safe calls only.
 [[noreturn]] void ExecChild(const Pipes& p, const ChildIds& ids, const char* cwd, char* const* argv,
-                            char* const* envp) {
+                            char* const* envp, bool ignore_sigterm) {
   ChildStep step = ChildStep::kSetup;
   auto fail = [&](int err) {
     int report[2] = {static_cast<int>(step), err};
@@ -137,6 +137,7 @@ const char* Describe(ChildStep step) {
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
   for (int s = 1; s < NSIG; ++s) ::signal(s, SIG_DFL);
+  if (ignore_sigterm) ::signal(SIGTERM, SIG_IGN);
   step = ChildStep::kChdir;
   if (cwd[0] != '\0' && ::chdir(cwd) != 0) fail(errno);
   step = ChildStep::kExec;
@@ -214,7 +215,7 @@ Result<ProcessHandle> PosixProcessLauncher::Launch(const ProcessSpec& spec, Proc
     if (!spec.group.empty()) containment_.Remove(spec.group);
     return failed;
   }
-  if (pid == 0) ExecChild(p, ids, spec.cwd.c_str(), argv.data(), envp.data());
+  if (pid == 0) ExecChild(p, ids, spec.cwd.c_str(), argv.data(), envp.data(), spec.ignore_sigterm);
 
   ::setpgid(pid, pid);  // also in the parent, so a signal sent right away reaches the group
   CloseFd(p.out[1]);

@@ -30,6 +30,11 @@ struct ProcessSpec {
   // Name of the process's own containment group (a cgroup where the host has
   // one), e.g. "<allocation>.r<rank>"; empty = its process group only.
   std::string group;
+  // The process (and what it execs) ignores SIGTERM: in a Slurm job, where
+  // Slurm's SIGTERM reaches every process of the job, a wrapper shell would
+  // otherwise die of it before the trial checkpointed (the trial hears of
+  // the stop from the master instead).
+  bool ignore_sigterm = false;
 };
 
 // `/bin/sh -c <command>`.

@@ -64,10 +64,16 @@ foreach(model digits_model digits_pytorch_model ringtrial_python)
 endforeach()
 
 # slurm_e2e_test: the Slurm resource manager against a real slurmctld and two
-# slurmd in network namespaces (tests/support/slurm_cluster.h); its own
-# binary, so that one Slurm cluster serves all of its cases in one run. Skips,
+# slurmd in network namespaces (tests/support/slurm_cluster.h);
+# slurm_identity_e2e_test: jobs as their owners, the submit helper's
+# refusals; slurm_runs_e2e_test: ASHA, pause/activate, digits-libtorch on two
+# nodes. Their own binary, so that one Slurm cluster serves all of its cases. Skips,
 # saying why, when not root or slurm-wlm and munge are not installed.
-ring_add_test(slurm_e2e_tests LABEL e2e TIMEOUT 300
-  SOURCES e2e/slurm_e2e_test.cc e2e/slurm_identity_e2e_test.cc
+ring_add_test(slurm_e2e_tests LABEL e2e TIMEOUT 420
+  SOURCES e2e/slurm_e2e_test.cc e2e/slurm_identity_e2e_test.cc e2e/slurm_runs_e2e_test.cc e2e/digits_harness.cc
   LIBS ring_test_support ring_common)
+target_compile_definitions(slurm_e2e_tests PRIVATE RING_HAVE_TORCH=${ring_have_torch})
 add_dependencies(slurm_e2e_tests ringmaster ringagent ring ring-slurm-submit quadratic_model quadratic_trial)
+if(TARGET digits_model)
+  add_dependencies(slurm_e2e_tests digits_model)
+endif()

@@ -63,32 +63,6 @@ TEST(SlurmE2E, AJobAgentNeedsItsJobAndLeavesWithoutAStart) {
   std::filesystem::remove_all(dir);
 }
 
-// A master whose pool "default" is the Slurm partition, listening on the
-// bridge so that the jobs' agents and ranks in the nodes' namespaces reach it.
-// Every job runs as the master's account (root): single identity. The
-// submit helper's runs as owners are in slurm_identity_e2e_test.cc.
-TestCluster::MasterOptions SlurmMasterOptions(TestCluster& cluster, const SlurmCluster& slurm) {
-  const std::string config =
-      cluster.WriteFile("master.yaml",
-                        "resource_pools:\n  - name: default\n    resource_manager:\n      type: slurm\n"
-                        "      partition: " +
-                            slurm.partition() +
-                            "\n      slot_type: cpu\n      slots_per_node: 2\n"
-                            "      agent_binary: " +
-                            BinDir() +
-                            "/ringagent\n      poll_interval_ms: 200\n"
-                            "      agent_connect_timeout_ms: 60000\n"
-                            "      single_identity: true\n");
-  TestCluster::MasterOptions options;
-  options.host = slurm.bridge_address();
-  options.extra_args = {"--config", config};
-  return options;
-}
-
-void StartSlurmMaster(TestCluster& cluster, const SlurmCluster& slurm) {
-  cluster.StartMaster(SlurmMasterOptions(cluster, slurm));
-}
-
 TEST(SlurmE2E, QuadraticCompletesAsOneSlurmJob) {
   RING_NEED_SLURM(slurm);
   TestCluster cluster;
@@ -134,17 +108,13 @@ TEST(SlurmE2E, QuadraticCompletesAsOneSlurmJob) {
   EXPECT_TRUE(slurm->WaitIdle(std::chrono::seconds(20))) << slurm->Run({"squeue"}).out;
 }
 
-// The Slurm job id of the live job agent of trial 1's allocation, 0 if none.
-int64_t LiveSlurmJob(TestCluster& cluster) {
-  const auto agents = cluster.GetJson("/api/v1/agents");
-  for (const auto& a : agents["agents"])
-    if (a.contains("slurm_job_id")) return a["slurm_job_id"].get<int64_t>();
-  return 0;
-}
-
 // Slurm cancels the job under a running trial (an operator's scancel): that
-// is the infrastructure's doing, so the trial resumes from its checkpoint in
-// a new job without using up a restart (max_restarts: 0 would fail it).
+// is the infrastructure's doing. Slurm's SIGTERM reaches the trial as a
+// preemption request (and the master asks the same): it checkpoints where
+// it is, acknowledges and exits 0 within Slurm's KillWait, and resumes from
+// that checkpoint in a new job without using up a restart (max_restarts: 0
+// would fail it). Periodic checkpoints are 200 batches apart, so resuming
+// from one would report batches twice.
 TEST(SlurmE2E, ScancelOfARunningJobResumesFromTheCheckpoint) {
   RING_NEED_SLURM(slurm);
   TestCluster cluster;
@@ -152,9 +122,9 @@ TEST(SlurmE2E, ScancelOfARunningJobResumesFromTheCheckpoint) {
   const std::string config = cluster.WriteFile(
       "scancel.yaml",
       "name: scancel\nentrypoint: sh run.sh\nhyperparameters:\n  learning_rate: 0.05\n  batch_size: 32\n"
-      "  report_every: 50\n  momentum: 0.0\n  checkpoint_every: 100\n  batch_sleep_ms: 10\n"
+      "  report_every: 25\n  momentum: 0.0\n  checkpoint_every: 200\n  batch_sleep_ms: 10\n"
       "searcher:\n  name: single\n  metric: validation_loss\n  max_length:\n    batches: 500\n"
-      "max_restarts: 0\nmin_checkpoint_period:\n  batches: 100\n");
+      "max_restarts: 0\nmin_checkpoint_period:\n  batches: 200\n");
   auto created = cluster.Ring({"experiment", "create", config, BinDir() + "/../examples/quadratic/model"});
   ASSERT_EQ(created.exit_code, 0) << created.out << created.err;
 
@@ -185,19 +155,25 @@ TEST(SlurmE2E, ScancelOfARunningJobResumesFromTheCheckpoint) {
   EXPECT_EQ(trial["restarts"], 0) << trial.dump();
   EXPECT_EQ(trial["total_batches"], 500);
   EXPECT_GT(second_job, first_job) << "the trial did not run in a second Slurm job";
-  // The second job resumed from the checkpoint: its first training report is past it.
+  // The second job resumed from the checkpoint taken at the signal: no
+  // training report twice, none missing.
   auto training = cluster.GetJson("/api/v1/trials/1/metrics?kind=training")["metrics"];
-  ASSERT_FALSE(training.empty());
-  int reports_at_50 = 0;
-  for (const auto& m : training) reports_at_50 += m["batches"] == 50;
-  EXPECT_EQ(reports_at_50, 1) << "the trial started over instead of resuming: " << training.dump();
-  // The first job's end is the infrastructure's: a preemption (a trial that
-  // checkpoints and leaves on the request), or lost (this trial dies of
-  // Slurm's SIGTERM, which reaches every process of the job).
+  std::map<int64_t, int> reports;
+  for (const auto& m : training) ++reports[m["batches"].get<int64_t>()];
+  EXPECT_EQ(reports.size(), 20u) << training.dump();
+  for (const auto& [batches, count] : reports)
+    EXPECT_EQ(count, 1) << "batch " << batches << " reported " << count
+                        << " times: resumed from an older checkpoint";
+  auto checkpoints = cluster.GetJson("/api/v1/trials/1/checkpoints")["checkpoints"];
+  bool at_signal = false;
+  for (const auto& c : checkpoints) at_signal = at_signal || c["batches"].get<int64_t>() % 200 != 0;
+  EXPECT_TRUE(at_signal) << "no checkpoint taken at the signal: " << checkpoints.dump();
+  // The first job's end is a preemption: the trial checkpointed, said so
+  // and exited 0 on the request (rule F10 requeues it).
   auto allocations = cluster.GetJson("/api/v1/trials/1/allocations")["allocations"];
   ASSERT_EQ(allocations.size(), 2u) << allocations.dump();
-  EXPECT_TRUE(allocations[0]["end_cause"] == "PREEMPTED" || allocations[0]["end_cause"] == "AGENT_LOST")
-      << allocations[0].dump();
+  EXPECT_EQ(allocations[0]["end_cause"], "COMPLETED") << allocations[0].dump();
+  EXPECT_EQ(allocations[0]["exit_code"], 0) << allocations[0].dump();
   EXPECT_EQ(allocations[1]["end_cause"], "COMPLETED") << allocations[1].dump();
 }
 

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "tests/support/slurm_cluster.h"
+#include "tests/support/test_cluster.h"
 
 namespace ring::testing {
 
@@ -63,6 +64,39 @@ class SlurmEnvironment : public ::testing::Environment {
   std::string why_no_slurm;                                 \
   SlurmCluster* var = SlurmEnvironment::Get(&why_no_slurm); \
   if (!var) GTEST_SKIP() << why_no_slurm;
+
+// A master whose pool "default" is the Slurm partition, listening on the
+// bridge so that the jobs' agents and ranks in the nodes' namespaces reach it.
+// Every job runs as the master's account (root): single identity. The
+// submit helper's runs as owners are in slurm_identity_e2e_test.cc.
+// `slots_per_node` 1 makes a 2-slot trial span both nodes.
+inline TestCluster::MasterOptions SlurmMasterOptions(TestCluster& cluster, const SlurmCluster& slurm,
+                                                     int slots_per_node = 2) {
+  const std::string config =
+      cluster.WriteFile("master.yaml",
+                        "resource_pools:\n  - name: default\n    resource_manager:\n      type: slurm\n"
+                        "      partition: " +
+                            slurm.partition() + "\n      slot_type: cpu\n      slots_per_node: " +
+                            std::to_string(slots_per_node) + "\n      agent_binary: " + BinDir() +
+                            "/ringagent\n      poll_interval_ms: 200\n      agent_connect_timeout_ms: 60000\n"
+                            "      single_identity: true\n");
+  TestCluster::MasterOptions options;
+  options.host = slurm.bridge_address();
+  options.extra_args = {"--config", config};
+  return options;
+}
+
+inline void StartSlurmMaster(TestCluster& cluster, const SlurmCluster& slurm) {
+  cluster.StartMaster(SlurmMasterOptions(cluster, slurm));
+}
+
+// The Slurm job id of a live job agent (the one trial's), 0 if none.
+inline int64_t LiveSlurmJob(TestCluster& cluster) {
+  const auto agents = cluster.GetJson("/api/v1/agents");
+  for (const auto& a : agents["agents"])
+    if (a.contains("slurm_job_id")) return a["slurm_job_id"].get<int64_t>();
+  return 0;
+}
 
 inline ::testing::Environment* const kSlurm = ::testing::AddGlobalTestEnvironment(new SlurmEnvironment);
 

@@ -1,9 +1,11 @@
 #include "ring/trial/preemption.h"
 
 #include <signal.h>
+#include <time.h>
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -22,13 +24,30 @@ constexpr auto kMinPollInterval = 500ms;  // when a master answers at once
 constexpr auto kPauseAfterFailure = 1s;
 
 std::atomic<bool> g_sigterm{false};
+std::atomic<int64_t> g_first_sigterm_ms{0};
 
+int64_t MonotonicMs() {
+  timespec now{};
+  clock_gettime(CLOCK_MONOTONIC, &now);  // async-signal-safe
+  return static_cast<int64_t>(now.tv_sec) * 1000 + now.tv_nsec / 1000000;
+}
+
+// The first SIGTERM asks the trial to stop. One more within a second is the
+// same request (a batch system signals every process of a job and its step
+// launcher forwards the signal again); a later one terminates as usual.
 extern "C" void OnSigterm(int) {
-  g_sigterm.store(true);
+  const int64_t now = MonotonicMs();
+  int64_t first = 0;
+  if (g_first_sigterm_ms.compare_exchange_strong(first, now) || now - first < 1000) {
+    g_sigterm.store(true);
+    return;
+  }
+  signal(SIGTERM, SIG_DFL);
+  raise(SIGTERM);
 }
 
 // Only when SIGTERM still has its default action: a trial with its own
-// handler keeps it. SA_RESETHAND: a second SIGTERM terminates as usual.
+// handler keeps it.
 void InstallSigtermHandler() {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -36,7 +55,6 @@ void InstallSigtermHandler() {
     if (sigaction(SIGTERM, nullptr, &current) != 0 || current.sa_handler != SIG_DFL) return;
     struct sigaction sa {};
     sa.sa_handler = OnSigterm;
-    sa.sa_flags = SA_RESETHAND;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGTERM, &sa, nullptr);
   });

@@ -18,6 +18,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// How long the agents of a job Slurm shows ended may still report (its
+// KillWait, 30 s by default, and then some).
+constexpr std::chrono::seconds kEndedJobAgentsGrace{120};
+
 // Why a job of ours ended before its ranks reported their exits: squeue's
 // last state, or accounting's (sacct) once it left the queue.
 std::string DescribeJobEnd(int64_t job_id, const SlurmJob* job) {
@@ -417,6 +421,13 @@ void SlurmRm::Tick(SteadyTime now) {
       }
       if (gone) {
         if (static_cast<int>(alloc.exited.size()) >= alloc.ranks) continue;  // its ranks reported
+        // Slurm shows a cancelled job ended at once, while its processes
+        // still have KillWait to leave: an agent still connected reports its
+        // ranks' exits (a trial that checkpointed on the signal) and leaves.
+        if (!alloc.ended_seen) alloc.ended_seen = now;
+        const bool agents_left = std::none_of(alloc.agents.begin(), alloc.agents.end(),
+                                              [](const auto& a) { return a.second.channel != nullptr; });
+        if (!agents_left && now - *alloc.ended_seen < kEndedJobAgentsGrace) continue;
         // The batch script ended by itself before any agent of the job said
         // hello: the agents cannot start there (see the job's output).
         const bool script_ended = job != jobs_.end() && !alloc.started && alloc.agents.empty() &&

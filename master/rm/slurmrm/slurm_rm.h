@@ -156,6 +156,7 @@ class SlurmRm : public ResourceManager, public JobAgentDoor {
     bool cancelled = false;
     bool lost_reported = false;
     bool stop_requested = false;  // its job agents said Slurm is stopping the job
+    std::optional<SteadyTime> ended_seen;  // squeue first showed the job ended
   };
   using Work = std::function<void(SlurmCommands&)>;
 

@@ -492,9 +492,15 @@ TEST_F(SlurmRmTest, ExitsOfRanksStoppedWithTheirAgentAreHeldBack) {
   stopped.agent_stopping = true;
   rm_->OnMessage("slurm.100.n1", stopped, {});
   EXPECT_TRUE(events_.states.empty());
+  // Slurm shows the job CANCELLED at once; its agent, still connected, may
+  // yet report: nothing is lost until it leaves (or the grace is over).
   slurm_.squeue = Squeue({{100, "CANCELLED", "None"}});
   rm_->PollOnce();
-  rm_->Tick(std::chrono::steady_clock::now());
+  const auto now = std::chrono::steady_clock::now();
+  rm_->Tick(now);
+  EXPECT_TRUE(events_.lost.empty());
+  rm_->OnDisconnected("slurm.100.n1", channel.get(), now);
+  rm_->Tick(now + std::chrono::seconds(1));
   ASSERT_EQ(events_.lost.size(), 1u);
   EXPECT_NE(events_.lost[0].second.find("CANCELLED"), std::string::npos);
 }

@@ -7,9 +7,10 @@
 //
 // Under a master, a background thread of the chief (rank 0) long-polls
 // GET /api/v1/allocations/{id}/preemption. In every mode SIGTERM (what the
-// agent sends before it kills) counts as a request to stop once the trial
-// has called should_preempt(); a second SIGTERM kills as usual. Owned by the
-// Context; call from the training thread.
+// agent sends before it kills, and what Slurm sends a job it stops) counts
+// as a request to stop once the trial has called should_preempt(); another
+// within a second is the same request, a later one kills as usual. Owned by
+// the Context; call from the training thread.
 #include <memory>
 
 namespace ring::trial {
