@@ -5,7 +5,9 @@
 # and socket, in the fastest one-node configuration we found: no batch delay,
 # an Epilog so a job's end schedules at once) measured the same way in the
 # same run: sbatch → job running, and a job's end → the next exclusive job
-# running. Each time is what the process itself wrote (date +%s.%N).
+# running; and submit → process running through a master whose pool is that
+# Slurm (the Slurm resource manager: one job per trial, whose ringagent
+# starts the trial). Each time is what the process itself wrote (date +%s.%N).
 #   bench/launch.sh [--runs N]      (BUILD_DIR, default build/)
 # Prints a Markdown table on stdout; progress on stderr.
 set -euo pipefail
@@ -165,10 +167,49 @@ if [ "$slurm_ok" = 1 ]; then
   for i in $(seq 1 "$runs"); do wait_file "$s/times/end.r$i" 60; done
   for i in $(seq 1 "$runs"); do echo "$(cat "$s/times/start.r$i") $(cat "$s/times/end.r$i")"; done |
     sort -n >"$work/slurm-reuse.txt"
+  # --- Ringmaster with a Slurm pool on the same Slurm: one job per trial ---
+  echo "launch: ringmaster on slurm, $runs submissions" >&2
+  r=$work/slurmrm
+  mkdir -p "$r"
+  (umask 077; head -c 18 /dev/urandom | base64 | tr -d '/+=\n' >"$r/admin-password")
+  cat >"$r/master.yaml" <<YAML
+resource_pools:
+  - name: default
+    resource_manager:
+      type: slurm
+      partition: bench
+      slot_type: cpu
+      slots_per_node: 1
+      agent_binary: $bin/ringagent
+      poll_interval_ms: 100
+      single_identity: true
+YAML
+  "$bin/ringmaster" --config "$r/master.yaml" --listen 127.0.0.1:0 --port-file "$r/port" \
+    --data-dir "$r/data" --admin-password-file "$r/admin-password" --log-level warn >"$r/master.log" 2>&1 &
+  bench_pids+=($!)
+  for _ in $(seq 1 100); do [ -s "$r/port" ] && break; sleep 0.1; done
+  url="http://127.0.0.1:$(cat "$r/port")"
+  token=$(curl -fsS -X POST "$url/api/v1/auth/login" -H "Content-Type: application/json" \
+    -d "{\"username\":\"admin\",\"password\":\"$(cat "$r/admin-password")\"}" |
+    python3 -c 'import json,sys; print(json.load(sys.stdin)["token"])')
+  rm -f "$work/times"/start.* "$work/times"/end.*
+  warm=$(submit "$single")
+  wait_file "$work/times/start.$warm.1" 60
+  slurm_idle
+  : >"$work/slurmrm-submit.txt"
+  for i in $(seq 1 "$runs"); do
+    t0=$(now)
+    id=$(submit "$single")
+    for _ in $(seq 1 12000); do compgen -G "$work/times/start.$id.*" >/dev/null && break; sleep 0.005; done
+    echo "$t0 $(cat "$work/times"/start."$id".*)" >>"$work/slurmrm-submit.txt"
+    slurm_idle
+    sleep 0.1
+  done
 else
   echo "launch: Slurm did not run: $slurm_why" >&2
   : >"$work/slurm-submit.txt"
   : >"$work/slurm-reuse.txt"
+  : >"$work/slurmrm-submit.txt"
 fi
 
 python3 - "$work" "$slurm_name" "$slurm_why" <<'PY'
@@ -204,4 +245,11 @@ for what, ring_file, slurm_file, fn in [
               f"{cell(s, 'min')} | {cell(s, 'max')} | 1.00× | 1.00× |")
     else:
         print(f"| {what} | {slurm_name} | 0 | not run: {slurm_why} | | | | | |")
+# The Slurm resource manager: Ringmaster's submit through to the trial's
+# process, one Slurm job per trial, against plain sbatch of the same run.
+r, s = stats(submit("slurmrm-submit.txt")), stats(submit("slurm-submit.txt"))
+if r:
+    print(f"| submit → process running | Ringmaster on {slurm_name} (a Slurm pool) | {r['n']} | "
+          f"{cell(r, 'median')} | {cell(r, 'p90')} | {cell(r, 'min')} | {cell(r, 'max')} | "
+          f"{ratio(r, s, 'median')} | {ratio(r, s, 'p90')} |")
 PY
