@@ -1,7 +1,16 @@
 // @vitest-environment node
 import { describe, expect, it } from 'vitest';
-import { agent, job } from '../test/fixtures';
-import { allocationColor, slotUsage, slotViews, splitQueue, trialOfAllocation } from './cluster';
+import { agent, job, pool } from '../test/fixtures';
+import {
+  allocationColor,
+  identityOf,
+  slotUsage,
+  slotViews,
+  slurmJobOf,
+  splitQueue,
+  trialOfAllocation,
+  whyWaiting,
+} from './cluster';
 
 describe('cluster', () => {
   it('gives an allocation the same colour everywhere', () => {
@@ -27,5 +36,25 @@ describe('cluster', () => {
     const q = splitQueue([job('1.0'), job('2.0', { position: 1, pending_reason: 'no free slot' })]);
     expect(q.running.map((j) => j.allocation_id)).toEqual(['1.0']);
     expect(q.pending.map((j) => j.allocation_id)).toEqual(['2.0']);
+  });
+  it('says why a job waits, in Slurm’s words on a Slurm pool', () => {
+    expect(whyWaiting(job('1.0'))).toBe('running');
+    expect(whyWaiting(job('2.0', { position: 1, pending_reason: 'no free slot' }))).toBe('no free slot');
+    const inSlurm = job('3.0', {
+      slurm_job_id: 41,
+      slurm_state: 'PENDING',
+      slurm_pending_reason: 'it waits for free nodes in the partition (Slurm: Resources)',
+    });
+    expect(whyWaiting(inSlurm)).toBe('in Slurm: it waits for free nodes in the partition (Slurm: Resources)');
+    expect(slurmJobOf(inSlurm)).toBe('Slurm job 41 (PENDING)');
+    expect(slurmJobOf(job('4.0'))).toBeNull();
+  });
+  it('says whose account runs a pool’s tasks', () => {
+    const base = { name: 'hpc', resource_manager: 'slurm' as const };
+    expect(identityOf({ ...pool(), ...base, task_identity: 'owner' }).shared).toBe(false);
+    const single = identityOf({ ...pool(), ...base, task_identity: 'single' });
+    expect(single.shared).toBe(true);
+    expect(single.text).toContain('single identity');
+    expect(identityOf(pool()).text).toContain('agents');
   });
 });

@@ -1,6 +1,7 @@
 // The cluster page's data: a colour per allocation (stable across refreshes),
-// what each slot holds, and the queue split into running and waiting.
-import type { Agent, Job } from '../api/types';
+// what each slot holds, the queue split into running and waiting, and why a
+// job waits (on a Slurm pool, in Slurm's words as `ring job list` says it).
+import type { Agent, Job, Pool } from '../api/types';
 import { PALETTE } from './series';
 
 // The same allocation always gets the same colour, and trials with
@@ -73,4 +74,29 @@ export function splitQueue(jobs: Job[]): { running: Job[]; pending: Job[] } {
     running: jobs.filter((j) => j.position === null),
     pending: jobs.filter((j) => j.position !== null),
   };
+}
+
+// Why a job waits, as `ring job list` says it: Ringmaster's reason, or once
+// its Slurm job is submitted and pending, Slurm's reason in a sentence.
+export function whyWaiting(job: Job): string {
+  if (job.slurm_pending_reason) return `in Slurm: ${job.slurm_pending_reason}`;
+  return job.pending_reason ?? (job.preempting ? 'being preempted' : 'running');
+}
+
+// "Slurm job 12 (RUNNING)" for a job on a Slurm pool; null elsewhere.
+export function slurmJobOf(job: Job): string | null {
+  if (job.slurm_job_id === undefined || job.slurm_job_id === null) return null;
+  return `Slurm job ${job.slurm_job_id}${job.slurm_state ? ` (${job.slurm_state})` : ''}`;
+}
+
+// Whose Unix account runs a pool's tasks, and on a Slurm pool whether the
+// safe-sharing rule holds (docs/slurm.md).
+export function identityOf(pool: Pool): { text: string; shared: boolean } {
+  if (pool.task_identity === 'owner') return { text: 'Slurm partition · tasks run as their owners', shared: false };
+  if (pool.task_identity === 'single')
+    return {
+      text: 'Slurm partition · single identity: every task runs as the master’s account, so users’ trials here can read each other’s files',
+      shared: true,
+    };
+  return { text: 'agents · each agent says whose account runs its tasks', shared: false };
 }

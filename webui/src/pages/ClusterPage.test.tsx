@@ -1,6 +1,6 @@
 import { render, screen, within } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
-import { agent, fakeFetch, job, json } from '../test/fixtures';
+import { agent, fakeFetch, job, json, pool } from '../test/fixtures';
 import { ClusterPage } from './ClusterPage';
 
 describe('ClusterPage', () => {
@@ -25,8 +25,14 @@ describe('ClusterPage', () => {
               job('3.0'),
               job('4.0'),
               job('5.0', { state: 'PENDING', position: 1, pending_reason: 'waiting for 1 free slot in pool default' }),
+              job('6.0', {
+                pool: 'hpc',
+                slurm_job_id: 41,
+                slurm_state: 'PENDING',
+                slurm_pending_reason: 'it waits for free nodes in the partition (Slurm: Resources)',
+              }),
             ],
-            total: 3,
+            total: 4,
           }),
         '/api/v1/pools': () =>
           json({
@@ -38,6 +44,8 @@ describe('ClusterPage', () => {
                 scheduler: 'priority',
                 preemption: true,
                 fitting_policy: 'best',
+                resource_manager: 'agent',
+                task_identity: 'agent',
                 agents: 2,
                 agents_connected: 2,
                 slots: 4,
@@ -45,8 +53,9 @@ describe('ClusterPage', () => {
                 jobs_running: 2,
                 jobs_pending: 1,
               },
+              pool({ name: 'hpc', scheduler: 'fair_share', resource_manager: 'slurm', task_identity: 'single' }),
             ],
-            total: 1,
+            total: 2,
           }),
       }).fn,
     );
@@ -74,6 +83,14 @@ describe('ClusterPage', () => {
     expect(
       within(screen.getByRole('list', { name: 'Allocations holding slots' })).getAllByRole('listitem'),
     ).toHaveLength(2);
+    // On a Slurm pool: the job's Slurm job id and Slurm's reason in words.
+    const inSlurm = screen
+      .getByText('in Slurm: it waits for free nodes in the partition (Slurm: Resources)')
+      .closest('tr')!;
+    expect(within(inSlurm).getByText('Slurm job 41 (PENDING)')).toBeTruthy();
+    // A single-identity Slurm pool says what it gives up.
+    const hpc = document.querySelector('[data-pool="hpc"]') as HTMLElement;
+    expect(within(hpc).getByText(/single identity: every task runs as the master’s account/)).toBeTruthy();
   });
 
   it('explains an empty cluster', async () => {

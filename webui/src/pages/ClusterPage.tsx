@@ -10,7 +10,7 @@ import { SlotGrid } from '../components/SlotGrid';
 import { StateBadge } from '../components/StateBadge';
 import { useNow } from '../hooks/useNow';
 import { usePoll } from '../hooks/usePoll';
-import { allocationColor, slotUsage, splitQueue } from '../lib/cluster';
+import { allocationColor, identityOf, slotUsage, slurmJobOf, splitQueue, whyWaiting } from '../lib/cluster';
 import { formatAgo, formatDateTime } from '../lib/format';
 import { Link, paths } from '../router';
 
@@ -73,6 +73,9 @@ function Pools({ pools }: { pools: Pool[] }) {
             ) : (
               <>Not in master.yaml: agents joined it by name</>
             )}
+          </p>
+          <p className={identityOf(p).shared ? 'small warning' : 'muted small'} data-identity={p.task_identity}>
+            {identityOf(p).text}
           </p>
           <ProgressBar value={p.slots ? p.slots_used / p.slots : 0} label={`Slots in use in pool ${p.name}`} />
           <p className="small">
@@ -202,11 +205,12 @@ function Queue({ jobs }: { jobs: Job[] }) {
               <td>{j.owner}</td>
               <td>
                 <StateBadge state={j.preempting ? 'TERMINATING' : j.state} />
+                {slurmJobOf(j) && <div className="muted small">{slurmJobOf(j)}</div>}
               </td>
               <td className="col-num">{j.slots}</td>
               <td className="col-num">{j.priority}</td>
               <td title={formatDateTime(j.queued_at)}>{formatDateTime(j.queued_at)}</td>
-              <td className="reason">{j.pending_reason ?? (j.preempting ? 'being preempted' : 'running')}</td>
+              <td className="reason">{whyWaiting(j)}</td>
             </tr>
           ))}
         </tbody>

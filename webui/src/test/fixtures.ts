@@ -1,5 +1,5 @@
 // Records shaped like the master's answers, for component tests.
-import type { Agent, Experiment, Job, Trial } from '../api/types';
+import type { Agent, Experiment, Job, Pool, Trial } from '../api/types';
 import { startSession, type Session } from '../auth/session';
 
 // Signs in (as an admin unless told otherwise) without asking a master.
@@ -86,6 +86,26 @@ export function job(allocation: string, over: Partial<Job> = {}): Job {
     preempting: false,
     position: null,
     pending_reason: null,
+    ...over,
+  };
+}
+
+export function pool(over: Partial<Pool> = {}): Pool {
+  return {
+    name: 'default',
+    configured: true,
+    description: '',
+    scheduler: 'priority',
+    preemption: true,
+    fitting_policy: 'best',
+    resource_manager: 'agent',
+    task_identity: 'agent',
+    agents: 2,
+    agents_connected: 2,
+    slots: 4,
+    slots_used: 2,
+    jobs_running: 2,
+    jobs_pending: 1,
     ...over,
   };
 }
