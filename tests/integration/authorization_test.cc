@@ -23,13 +23,15 @@ namespace {
 
 // Who may call a route.
 enum class Rule {
-  kPublic,        // anyone
-  kRead,          // any signed-in user
-  kOwned,         // the owner of the experiment, or an admin
-  kAdminOnly,     // admins
-  kSelfOrAdmin,   // the user named by the path, or an admin
-  kTrial,         // the trial process of that allocation
-  kClusterToken,  // agents holding the cluster token (no user or trial token does)
+  kPublic,           // anyone
+  kRead,             // any signed-in user
+  kOwned,            // the owner of the experiment, or an admin
+  kAdminOnly,        // admins
+  kSelfOrAdmin,      // the user named by the path, or an admin
+  kTrial,            // the trial process of that allocation
+  kClusterToken,     // agents holding the cluster token (no user or trial token does)
+  kSlurmCredential,  // the submit helper holding a Slurm allocation's credential (no user or trial token
+                     // does)
 };
 
 struct RouteRule {
@@ -61,6 +63,7 @@ const std::vector<RouteRule>& Rules() {
       {"POST", "/api/v1/agents/{id}/disable", Rule::kAdminOnly, R"({"drain":true})"},
       {"POST", "/api/v1/agents/{id}/enable", Rule::kAdminOnly, ""},
       {"POST", "/api/v1/agents/enrol", Rule::kClusterToken, R"({"agent_id":"matrix","slots":1})"},
+      {"GET", "/api/v1/slurm/grants/{allocation_id}", Rule::kSlurmCredential, ""},
       {"DELETE", "/api/v1/agents/{id}", Rule::kAdminOnly, ""},
       {"POST", "/api/v1/agents/{id}/slots", Rule::kAdminOnly, R"({"slots":1})"},
       {"POST", "/api/v1/master/cluster-token/rotate", Rule::kAdminOnly, ""},
@@ -124,6 +127,7 @@ int Expected(Rule rule, Caller c) {
     case Rule::kTrial:
       return c == Caller::kOwnTrial ? kThrough : 401;
     case Rule::kClusterToken:
+    case Rule::kSlurmCredential:
       return 401;
   }
   return -1;
@@ -132,7 +136,8 @@ int Expected(Rule rule, Caller c) {
 Access AccessOf(Rule rule) {
   switch (rule) {
     case Rule::kPublic:
-    case Rule::kClusterToken:  // the handler checks the cluster token
+    case Rule::kClusterToken:     // the handler checks the cluster token
+    case Rule::kSlurmCredential:  // the handler checks the allocation's credential
       return Access::kPublic;
     case Rule::kAdminOnly:
       return Access::kAdmin;
@@ -237,6 +242,7 @@ TEST(Authorization, MatrixOfEveryRouteAndCaller) {
     if (path.find("/allocations/") != std::string::npos) fill("{id}", alloc[1].first);
     fill("{id}", "1");  // experiment 1, trial 1
     fill("{action}", "unarchive");
+    fill("{allocation_id}", alloc[1].first);  // a live allocation: its trial's token is no Slurm credential
     fill("{uuid}", "00000000-0000-4000-8000-000000000000");
     path += "?timeout_s=0&timeout_ms=0&key=k&keys=k";
     for (const auto& [caller, token] : tokens) {
