@@ -19,7 +19,7 @@ Status KeyError(const std::string& path, const YAML::Node& node, const std::stri
 // resource_pools[].resource_manager: {type: agent} (the default) or
 // {type: slurm, partition, account, qos, sbatch_args, slots_per_node,
 // slot_type, agent_binary, master_url, agent_ca_file, job_dir, poll_interval_ms,
-// agent_connect_timeout_ms}. Sets `slurm` for a slurm pool.
+// agent_connect_timeout_ms, container_runtime}. Sets `slurm` for a slurm pool.
 Status ParseResourceManager(const std::string& path, const YAML::Node& node, const std::string& at,
                             std::optional<SlurmPoolOptions>& slurm) {
   const std::string rm = at + ".resource_manager";
@@ -39,7 +39,7 @@ Status ParseResourceManager(const std::string& path, const YAML::Node& node, con
     const std::string name = rm + "." + key;
     try {
       if (key == "partition" || key == "account" || key == "qos" || key == "agent_binary" ||
-          key == "master_url" || key == "job_dir" || key == "agent_ca_file") {
+          key == "master_url" || key == "job_dir" || key == "agent_ca_file" || key == "container_runtime") {
         if (!v.IsScalar() || v.as<std::string>().empty())
           return KeyError(path, v, name + " must be a non-empty string");
         const std::string text = v.as<std::string>();
@@ -50,6 +50,13 @@ Status ParseResourceManager(const std::string& path, const YAML::Node& node, con
         if (key == "master_url") o.master_url = text;
         if (key == "job_dir") o.job_dir = text;
         if (key == "agent_ca_file") o.agent_ca_file = text;
+        if (key == "container_runtime") {
+          if (text != "podman" && text != "docker" && text != "apptainer" && text != "singularity")
+            return KeyError(
+                path, v,
+                name + " must be one of podman, docker, apptainer, singularity, got \"" + text + "\"");
+          o.container_runtime = text;
+        }
         if ((key == "agent_binary" || key == "job_dir" || key == "agent_ca_file") && text.front() != '/')
           return KeyError(path, v,
                           name + " must be an absolute path as the nodes see it, got \"" + text + "\"");
@@ -172,6 +179,16 @@ Result<std::vector<PoolSettings>> ParsePools(const std::string& path, const YAML
           at + ".scheduler.fitting_policy must be best or worst, got \"" + pool.fitting_policy + "\"");
     if (slurm) {
       slurm->pool = pool.name;
+      // One runtime for the pool, declared in either place: the nodes' for
+      // the job agents, the pool's for the scheduler and the starts.
+      if (!pool.container_runtime.empty() && !slurm->container_runtime.empty() &&
+          pool.container_runtime != slurm->container_runtime)
+        return KeyError(path, p,
+                        at + ".container_runtime (" + pool.container_runtime + ") and " + at +
+                            ".resource_manager.container_runtime (" + slurm->container_runtime +
+                            ") disagree: give one");
+      if (slurm->container_runtime.empty()) slurm->container_runtime = pool.container_runtime;
+      pool.container_runtime = slurm->container_runtime;
       slurm_pools.push_back(std::move(*slurm));
     }
     pools.push_back(std::move(pool));

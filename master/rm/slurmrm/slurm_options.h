@@ -46,6 +46,10 @@ struct SlurmPoolOptions {
   // Whether jobs run as the submitting master's own account for every owner
   // (no submit helper yet): the pool is single-identity (docs/slurm.md).
   bool single_identity = true;
+  // The container runtime every node of the partition has (podman, docker,
+  // apptainer or singularity): trials with environment.image run their
+  // ranks in it; empty: the pool refuses images at submit.
+  std::string container_runtime;
 };
 
 // Options of sbatch the resource manager sets itself; sbatch_args must not

@@ -119,7 +119,8 @@ class SlurmRm : public ResourceManager, public JobAgentDoor {
     std::shared_ptr<AgentChannel> channel;  // null while disconnected
     std::string address;
     std::string version;
-    std::string connected_at;  // RFC 3339
+    std::string connected_at;                                 // RFC 3339
+    std::vector<proto::ContainerRuntime> container_runtimes;  // from its hello
   };
   struct Allocation {
     LaunchSpec spec;
