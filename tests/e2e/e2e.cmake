@@ -2,8 +2,9 @@
 #   agent_loss_e2e_test       a trial that fails, an agent that dies under a running trial
 #   container_e2e_test        environment.image: pools that cannot run it refuse it; the quadratic
 #                             example in a small podman image, killed and resumed bit for bit; an
-#                             image that cannot be pulled
-#                             (skips, saying why, where podman cannot run)
+#                             image that cannot be pulled; a mixed pool places images only on the
+#                             agent with podman (these skip, saying why, where podman cannot run);
+#                             a slow pull (fake podman) keeps the agent serving, a kill ends it
 #   quadratic_e2e_test        `ring experiment create` to metrics in SQLite, the CLI and REST
 #   run_as_owner_e2e_test     `ring user link-unix`: a trial runs as another Unix account and owns
 #                             its files (skips when not root)
