@@ -92,8 +92,9 @@ TEST(ContainerE2E, PoolsThatCannotRunAnImageRefuseItAtSubmit) {
   const auto agents = cluster.Ring({"agent", "list"});
   ASSERT_EQ(agents.exit_code, 0) << agents.err;
   EXPECT_NE(agents.out.find("CONTAINERS"), std::string::npos) << agents.out;
-  for (const auto& a : cluster.GetJson("/api/v1/agents")["agents"])
-    EXPECT_TRUE(a["container_runtimes"].empty()) << a.dump();
+  const auto listed = cluster.GetJson("/api/v1/agents")["agents"];  // a copy: the answer is a temporary
+  ASSERT_EQ(listed.size(), 2u);
+  for (const auto& a : listed) EXPECT_TRUE(a["container_runtimes"].empty()) << a.dump();
 }
 
 // A fake podman on the agent's PATH: it answers `info`, has no image, and

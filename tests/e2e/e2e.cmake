@@ -67,7 +67,8 @@ endforeach()
 # slurm_e2e_test: the Slurm resource manager against a real slurmctld and two
 # slurmd in network namespaces (tests/support/slurm_cluster.h); its own
 # binary, so that one Slurm cluster serves all of its cases in one run. Skips,
-# saying why, when not root or slurm-wlm and munge are not installed.
+# saying why, when not root or slurm-wlm and munge are not installed (and the
+# container case when podman cannot run a container).
 ring_add_test(slurm_e2e_tests LABEL e2e TIMEOUT 300
   SOURCES e2e/slurm_e2e_test.cc
   LIBS ring_test_support ring_common)
