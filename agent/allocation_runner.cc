@@ -2,6 +2,7 @@
 
 #include <signal.h>
 
+#include <cstdio>
 #include <filesystem>
 
 #include <spdlog/spdlog.h>
@@ -40,6 +41,7 @@ AllocationRunner::AllocationRunner(const RunnerContext& context, proto::Start st
       work_dir_(context.work_root + "/" + start_.allocation_id + ".r" + std::to_string(start_.rank)),
       container_(start_.container ? std::make_unique<RankContainer>(context_, start_, work_dir_) : nullptr),
       on_done_(std::move(on_done)),
+      pull_deadline_(context.strand),
       flush_timer_(context.strand),
       batcher_(start_.allocation_id, start_.rank) {}
 
@@ -104,6 +106,98 @@ void AllocationRunner::OnPrepared(const Status& status) {
     Cleanup();
     return;
   }
+  if (container_ && container_->needs_pull()) {
+    StartPull();
+    return;
+  }
+  LaunchRank();
+}
+
+void AllocationRunner::SendAgentLine(std::string line) {
+  std::lock_guard lock(log_mutex_);
+  if (auto full =
+          batcher_.Add(proto::LogLine{UnixMillis(), "stdout", std::move(line)}, LogBatcher::Clock::now()))
+    context_.sink->Send(std::move(*full));
+  if (auto batch = batcher_.Flush()) context_.sink->Send(std::move(*batch));
+}
+
+void AllocationRunner::StartPull() {
+  // What the rank's log shows while it stays starting.
+  const std::string what =
+      std::string("pulling image ") + container_->image() + " with " + container_->runtime_name();
+  spdlog::info("[agent] {}: {}", Ids(), what);
+  SendAgentLine("[agent " + context_.agent_id + "] " + what);
+  // The pull's last error line, for the message of a failed pull; written
+  // on the launcher's thread.
+  struct Errors {
+    std::mutex mu;
+    std::string last;
+  };
+  auto errors = std::make_shared<Errors>();
+  auto self = shared_from_this();
+  ProcessCallbacks callbacks;
+  callbacks.on_line = [errors](OutputStream stream, std::string line) {
+    if (stream != OutputStream::kStderr || line.empty()) return;
+    std::lock_guard lock(errors->mu);
+    errors->last = std::move(line);
+  };
+  callbacks.on_exit = [self, errors](ExitStatus exit) {
+    self->container_->PullEnded();
+    std::string last;
+    {
+      std::lock_guard lock(errors->mu);
+      last = errors->last;
+    }
+    boost::asio::post(self->context_.strand, [self, exit, last] { self->OnPulled(exit, last); });
+  };
+  auto handle = context_.launcher->Launch(container_->PullSpec(), std::move(callbacks));
+  if (!handle.ok()) {
+    container_->PullEnded();
+    const std::string message = "cannot pull image " + container_->image() + ": " + handle.status().message();
+    spdlog::warn("[agent] {}: {}", Ids(), message);
+    ReportExit(ExitStatus{1, std::nullopt}, message);
+    Cleanup();
+    return;
+  }
+  pull_pid_ = handle->pid;
+  pull_started_ = std::chrono::steady_clock::now();
+  pull_deadline_.expires_after(kPullTimeout);
+  pull_deadline_.async_wait([self](boost::system::error_code ec) {
+    if (ec || self->pull_pid_ == 0) return;
+    self->pull_timed_out_ = true;
+    self->context_.launcher->Terminate(self->pull_pid_, std::chrono::seconds(5));
+  });
+}
+
+void AllocationRunner::OnPulled(const ExitStatus& exit, const std::string& last_error) {
+  pull_pid_ = 0;
+  pull_deadline_.cancel();
+  if (phase_ == Phase::kExited) {  // killed while pulling; exited was already reported
+    Cleanup();
+    return;
+  }
+  const bool ok = exit.exit_code && *exit.exit_code == 0;
+  if (!ok) {
+    const std::string message = pull_timed_out_
+                                    ? "cannot pull image " + container_->image() + ": not done after " +
+                                          std::to_string(kPullTimeout.count()) + " minutes"
+                                    : container_->PullFailure(exit, last_error);
+    spdlog::warn("[agent] {}: {}", Ids(), message);
+    ReportExit(ExitStatus{1, std::nullopt}, message);
+    Cleanup();
+    return;
+  }
+  const auto seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - pull_started_).count();
+  char took[32];
+  std::snprintf(took, sizeof took, "%.1f", seconds);
+  spdlog::info("[agent] {}: pulled image {} in {} s", Ids(), container_->image(), took);
+  SendAgentLine("[agent " + context_.agent_id + "] pulled image " + container_->image() + " in " + took +
+                " s");
+  LaunchRank();
+}
+
+void AllocationRunner::LaunchRank() {
   const AgentIdentity agent{context_.agent_id, context_.agent_address ? context_.agent_address() : "",
                             context_.ca_file, context_.python_dir};
   Environment base = context_.inherited_env;
@@ -205,6 +299,12 @@ void AllocationRunner::Kill(std::chrono::milliseconds grace, const std::string& 
     case Phase::kPreparing:
       spdlog::info("[agent] {}: killed before its process started ({})", Ids(), reason);
       ReportExit(ExitStatus{std::nullopt, SIGTERM}, "killed before the process started: " + reason);
+      // A pull under way is stopped; the rank's folder goes when it has ended.
+      if (pull_pid_ != 0) {
+        spdlog::info("[agent] {}: stopping the pull of image {} pid={}", Ids(), container_->image(),
+                     pull_pid_);
+        context_.launcher->Terminate(pull_pid_, std::chrono::seconds(5));
+      }
       break;
     case Phase::kRunning:
       spdlog::info("[agent] {}: terminating pid={} grace={}ms ({})", Ids(), pid_.load(), grace.count(),

@@ -6,7 +6,10 @@
 // policy gives its owner, in a work folder of that account's (0700). State lives on the supervisor's strand;
 // output lines arrive on the launcher's thread and go through a mutex-guarded LogBatcher. Kept alive by
 // shared_ptr captures until on_done has run. A rank whose start has an
-// image runs in a container (RankContainer, docs/containers.md).
+// image runs in a container (RankContainer, docs/containers.md); when its
+// image must be pulled, the pull is a process the runner waits for on its
+// strand, as for the rank's own (no thread blocks on it), with the rank in
+// its starting state, a log line saying so, and a kill ending the pull.
 #include <atomic>
 #include <chrono>
 #include <functional>
@@ -64,6 +67,9 @@ struct RunnerContext {
   bool ranks_ignore_sigterm = false;
 };
 
+// How long an image's pull may take before the rank ends saying so.
+inline constexpr std::chrono::minutes kPullTimeout{30};
+
 class AllocationRunner : public std::enable_shared_from_this<AllocationRunner> {
  public:
   enum class Phase { kPreparing, kRunning, kExited, kDone };
@@ -85,7 +91,12 @@ class AllocationRunner : public std::enable_shared_from_this<AllocationRunner> {
  private:
   Status Prepare();  // worker thread
   ProcessSpec BareSpec(const Environment& env) const;
-  void OnPrepared(const Status& status);                                  // strand
+  void OnPrepared(const Status& status);                                 // strand
+  void StartPull();                                                      // strand
+  void OnPulled(const ExitStatus& exit, const std::string& last_error);  // strand
+  void LaunchRank();                                                     // strand
+  // One line of the agent's own in the rank's log, sent at once.
+  void SendAgentLine(std::string line);
   void OnLine(OutputStream stream, std::string line);                     // launcher thread
   void ArmFlushTimer();                                                   // strand
   void OnExit(const ExitStatus& status);                                  // strand
@@ -103,11 +114,15 @@ class AllocationRunner : public std::enable_shared_from_this<AllocationRunner> {
   std::function<void()> on_done_;
   std::atomic<Phase> phase_{Phase::kPreparing};
   std::atomic<int64_t> pid_{0};
-  std::string kill_reason_;                // strand
-  bool agent_stopping_ = false;            // strand: killed because the agent shuts down
-  boost::asio::steady_timer flush_timer_;  // strand
-  bool flush_timer_armed_ = false;         // strand
-  std::mutex log_mutex_;                   // guards batcher_ and orders sends of its batches
+  std::string kill_reason_;                             // strand
+  int64_t pull_pid_ = 0;                                // strand: the image's pull while it runs
+  bool pull_timed_out_ = false;                         // strand
+  std::chrono::steady_clock::time_point pull_started_;  // strand
+  boost::asio::steady_timer pull_deadline_;             // strand: kPullTimeout
+  bool agent_stopping_ = false;                         // strand: killed because the agent shuts down
+  boost::asio::steady_timer flush_timer_;               // strand
+  bool flush_timer_armed_ = false;                      // strand
+  std::mutex log_mutex_;                                // guards batcher_ and orders sends of its batches
   LogBatcher batcher_;
 };
 

@@ -18,7 +18,6 @@ namespace ring {
 namespace {
 
 constexpr auto kRuntimeCommandTimeout = std::chrono::seconds(60);
-constexpr auto kPullTimeout = std::chrono::minutes(30);
 
 // Writes `text` to a new file only the agent may read.
 Status WritePrivateFile(const std::string& path, const std::string& text) {
@@ -90,23 +89,23 @@ Status RankContainer::Prepare(const UnixAccount& account) {
     (void)RunCommand(*context_.launcher, RemoveCommand(*runtime_, name_), ToEnvp(context_.inherited_env),
                      kRuntimeCommandTimeout);
   }
-  return PullImage();
+  return CheckImage();
 }
 
-Status RankContainer::PullImage() {
+Status RankContainer::CheckImage() {
   const proto::Container& c = *start_.container;
-  const std::vector<std::string> env = ToEnvp(context_.inherited_env);
+  needs_pull_ = false;
   if (!HasDetachedContainers(*runtime_)) return Status::Ok();  // apptainer pulls as it runs
   if (!c.force_pull) {
-    auto exists =
-        RunCommand(*context_.launcher, ImageExistsCommand(*runtime_, c.image), env, kRuntimeCommandTimeout);
+    auto exists = RunCommand(*context_.launcher, ImageExistsCommand(*runtime_, c.image),
+                             ToEnvp(context_.inherited_env), kRuntimeCommandTimeout);
     if (exists.ok() && exists->ok()) return Status::Ok();
   }
+  needs_pull_ = true;
   // The credentials go to the runtime in a file only the agent reads,
   // removed after the pull; never on a command line or in a log.
-  std::string auth_dir;
   if (!c.registry_auth.empty()) {
-    auth_dir = work_dir_ + ".auth";
+    const std::string auth_dir = AuthDir();
     std::error_code ec;
     std::filesystem::remove_all(auth_dir, ec);
     if (!std::filesystem::create_directory(auth_dir, ec))
@@ -117,17 +116,28 @@ Status RankContainer::PullImage() {
         !s.ok())
       return s;
   }
-  spdlog::info("[agent] {}: pulling image {} with {}", ids_, c.image, ToString(runtime_->kind));
-  auto pulled = RunCommand(*context_.launcher, PullCommand(*runtime_, c.image, auth_dir), env, kPullTimeout);
-  if (!auth_dir.empty()) {
-    std::error_code ec;
-    std::filesystem::remove_all(auth_dir, ec);
-  }
-  if (!pulled.ok())
-    return Status(ErrorCode::kUnavailable, "cannot pull image " + c.image + ": " + pulled.status().message());
-  if (!pulled->ok())
-    return Status(ErrorCode::kUnavailable, "cannot pull image " + c.image + ": " + pulled->LastError());
   return Status::Ok();
+}
+
+ProcessSpec RankContainer::PullSpec() const {
+  const proto::Container& c = *start_.container;
+  return ProcessSpec{PullCommand(*runtime_, c.image, c.registry_auth.empty() ? "" : AuthDir()), "",
+                     ToEnvp(context_.inherited_env)};
+}
+
+void RankContainer::PullEnded() const {
+  if (start_.container->registry_auth.empty()) return;
+  std::error_code ec;
+  std::filesystem::remove_all(AuthDir(), ec);
+}
+
+std::string RankContainer::PullFailure(const ExitStatus& exit, const std::string& last_error) const {
+  std::string why = last_error;
+  if (why.empty())
+    why = exit.signal ? "killed by signal " + std::to_string(*exit.signal)
+                      : std::string(runtime_name()) + " pull exited with code " +
+                            std::to_string(exit.exit_code.value_or(-1));
+  return "cannot pull image " + start_.container->image + ": " + why;
 }
 
 ProcessSpec RankContainer::Spec(const Environment& env, const UnixAccount& account) const {

@@ -20,8 +20,8 @@ Status KeyError(const std::string& path, const YAML::Node& node, const std::stri
 // {type: slurm, partition, account, qos, sbatch_args, slots_per_node,
 // slot_type, agent_binary, master_url, agent_ca_file, job_dir, poll_interval_ms,
 // agent_connect_timeout_ms, submit_helper, submit_helper_config,
-// single_identity, nice_per_priority, priority_qos}. Sets `slurm` for a
-// slurm pool.
+// single_identity, nice_per_priority, priority_qos, container_runtime}. Sets
+// `slurm` for a slurm pool.
 Status ParseResourceManager(const std::string& path, const YAML::Node& node, const std::string& at,
                             std::optional<SlurmPoolOptions>& slurm) {
   const std::string rm = at + ".resource_manager";
@@ -42,7 +42,7 @@ Status ParseResourceManager(const std::string& path, const YAML::Node& node, con
     try {
       if (key == "partition" || key == "account" || key == "qos" || key == "agent_binary" ||
           key == "master_url" || key == "job_dir" || key == "agent_ca_file" || key == "submit_helper" ||
-          key == "submit_helper_config") {
+          key == "submit_helper_config" || key == "container_runtime") {
         if (!v.IsScalar() || v.as<std::string>().empty())
           return KeyError(path, v, name + " must be a non-empty string");
         const std::string text = v.as<std::string>();
@@ -55,6 +55,13 @@ Status ParseResourceManager(const std::string& path, const YAML::Node& node, con
         if (key == "agent_ca_file") o.agent_ca_file = text;
         if (key == "submit_helper") o.submit_helper = text;
         if (key == "submit_helper_config") o.submit_helper_config = text;
+        if (key == "container_runtime") {
+          if (text != "podman" && text != "docker" && text != "apptainer" && text != "singularity")
+            return KeyError(
+                path, v,
+                name + " must be one of podman, docker, apptainer, singularity, got \"" + text + "\"");
+          o.container_runtime = text;
+        }
         if ((key == "agent_binary" || key == "job_dir" || key == "agent_ca_file" || key == "submit_helper" ||
              key == "submit_helper_config") &&
             text.front() != '/')
@@ -218,6 +225,16 @@ Result<std::vector<PoolSettings>> ParsePools(const std::string& path, const YAML
           at + ".scheduler.fitting_policy must be best or worst, got \"" + pool.fitting_policy + "\"");
     if (slurm) {
       slurm->pool = pool.name;
+      // One runtime for the pool, declared in either place: the nodes' for
+      // the job agents, the pool's for the scheduler and the starts.
+      if (!pool.container_runtime.empty() && !slurm->container_runtime.empty() &&
+          pool.container_runtime != slurm->container_runtime)
+        return KeyError(path, p,
+                        at + ".container_runtime (" + pool.container_runtime + ") and " + at +
+                            ".resource_manager.container_runtime (" + slurm->container_runtime +
+                            ") disagree: give one");
+      if (slurm->container_runtime.empty()) slurm->container_runtime = pool.container_runtime;
+      pool.container_runtime = slurm->container_runtime;
       slurm_pools.push_back(std::move(*slurm));
     }
     pools.push_back(std::move(pool));

@@ -3,7 +3,8 @@
 // jobs"). Installed root-owned and setuid root on the master's machine; only
 // root and the master's account (master_user) may call it.
 //
-//   ring-slurm-submit [--config FILE] submit --allocation ID --uid U --gid G -- SBATCH-OPTIONS...
+//   ring-slurm-submit [--config FILE] submit --allocation ID --uid U --gid G [--container-runtime R]
+//                     -- SBATCH-OPTIONS...
 //     (the allocation's credential on stdin; prints the job id)
 //   ring-slurm-submit [--config FILE] cancel --job ID [--signal SIGNAL]
 //
@@ -185,7 +186,8 @@ Status WriteNew(int dir, const std::string& name, const std::string& text, mode_
 }
 
 Result<std::string> MakeJobFolder(const SubmitConfig& config, const std::string& allocation,
-                                  const std::string& credential, const Account& owner) {
+                                  const std::string& credential, const std::string& runtime,
+                                  const Account& owner) {
   const std::string folder = config.job_dir + "/" + allocation;
   if (mkdir(folder.c_str(), 0700) != 0)
     return errno == EEXIST ? Conflict(folder + " exists: an allocation's job is submitted once")
@@ -193,7 +195,7 @@ Result<std::string> MakeJobFolder(const SubmitConfig& config, const std::string&
   const int dir = open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (dir < 0) return Internal("cannot open " + folder + ": " + std::strerror(errno));
   const std::string script = BatchScript({config.agent_binary, config.agent_master_url, allocation,
-                                          folder + "/credential", config.agent_ca_file});
+                                          folder + "/credential", config.agent_ca_file, runtime});
   Status s = WriteNew(dir, "credential", credential + "\n", 0600, owner);
   if (s.ok()) s = WriteNew(dir, "job.sh", script, 0700, owner);
   if (s.ok() && fchown(dir, owner.uid, owner.gid) != 0)
@@ -204,8 +206,9 @@ Result<std::string> MakeJobFolder(const SubmitConfig& config, const std::string&
 }
 
 Result<int64_t> Submit(const SubmitConfig& config, const std::string& allocation, int64_t uid, int64_t gid,
-                       const std::vector<std::string>& options) {
+                       const std::string& runtime, const std::vector<std::string>& options) {
   if (Status s = CheckAllocationId(allocation); !s.ok()) return s;
+  if (Status s = CheckContainerRuntime(runtime); !s.ok()) return s;
   if (Status s = CheckSbatchOptions(options); !s.ok()) return s;
   if (Status s = CheckAccount(uid, config.min_uid); !s.ok()) return s;
   if (gid <= 0) return Status(ErrorCode::kPermissionDenied, "jobs never run with gid " + std::to_string(gid));
@@ -217,7 +220,7 @@ Result<int64_t> Submit(const SubmitConfig& config, const std::string& allocation
   auto grant = AskMaster(config, allocation, credential);
   if (!grant.ok()) return grant.status();
   if (Status s = CheckGrant(*grant, uid, gid, NodelistOf(options)); !s.ok()) return s;
-  auto folder = MakeJobFolder(config, allocation, credential, *owner);
+  auto folder = MakeJobFolder(config, allocation, credential, runtime, *owner);
   if (!folder.ok()) return folder.status();
   std::vector<std::string> argv = {config.slurm_bin_dir + "/sbatch", "--parsable",
                                    "--job-name=ring-" + allocation, "--output=" + *folder + "/slurm-%j.out"};
@@ -320,8 +323,9 @@ int Main(int argc, char** argv) {
     return 0;
   }
   for (const auto& [k, v] : flags)
-    if (k != "allocation" && k != "uid" && k != "gid")
-      return Fail(InvalidArgument("submit takes --allocation, --uid and --gid, not --" + k));
+    if (k != "allocation" && k != "uid" && k != "gid" && k != "container-runtime")
+      return Fail(
+          InvalidArgument("submit takes --allocation, --uid, --gid and --container-runtime, not --" + k));
   int64_t ids[2] = {-1, -1};
   for (int k = 0; k < 2; ++k) {
     const std::string& text = flags[k == 0 ? "uid" : "gid"];
@@ -334,7 +338,7 @@ int Main(int argc, char** argv) {
     if (ids[k] < 0)
       return Fail(InvalidArgument(std::string("--") + (k == 0 ? "uid" : "gid") + " must be a number"));
   }
-  auto job = Submit(*config, flags["allocation"], ids[0], ids[1], options);
+  auto job = Submit(*config, flags["allocation"], ids[0], ids[1], flags["container-runtime"], options);
   if (!job.ok()) return Fail(job.status());
   std::printf("%lld\n", static_cast<long long>(*job));
   return 0;

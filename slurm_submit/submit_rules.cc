@@ -76,6 +76,14 @@ Status CheckGrant(const Grant& grant, int64_t uid, int64_t gid, const std::strin
   return Status::Ok();
 }
 
+Status CheckContainerRuntime(const std::string& runtime) {
+  if (runtime.empty() || runtime == "podman" || runtime == "docker" || runtime == "apptainer" ||
+      runtime == "singularity")
+    return Status::Ok();
+  return InvalidArgument("--container-runtime must be podman, docker, apptainer or singularity, got \"" +
+                         runtime + "\"");
+}
+
 Status CheckSignal(const std::string& signal) {
   bool ok = !signal.empty() && signal.size() <= 12;
   for (char c : signal) ok = ok && ((c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'));

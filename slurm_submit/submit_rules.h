@@ -35,6 +35,10 @@ struct Grant {
 Result<Grant> ParseGrant(const std::string& json);
 Status CheckGrant(const Grant& grant, int64_t uid, int64_t gid, const std::string& nodelist);
 
+// The container runtime the job's agents use: empty (none), podman, docker,
+// apptainer or singularity.
+Status CheckContainerRuntime(const std::string& runtime);
+
 // `--signal=` values scancel may get: a signal name or number.
 Status CheckSignal(const std::string& signal);
 

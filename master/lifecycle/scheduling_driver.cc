@@ -64,7 +64,8 @@ void SchedulingDriver::Pass(const std::string& pool, SteadyTime now) {
     if (r.max_slots) max_slots = static_cast<int>(*r.max_slots);
     input.pending.push_back({id, alloc.experiment_id, alloc.world_size, static_cast<int>(r.priority),
                              r.weight, max_slots, seq, r.single_node,
-                             log_policies_.ExcludedNodes(alloc.experiment_id, alloc.trial_id())});
+                             log_policies_.ExcludedNodes(alloc.experiment_id, alloc.trial_id()),
+                             ContainerNeedOf(alloc.experiment_id, pool)});
   }
   if (input.pending.empty()) return;
   for (const auto& [id, alloc] : allocations_.live()) {
@@ -173,6 +174,14 @@ std::string SchedulingDriver::RuntimeOf(const std::string& pool) const {
   for (const auto& p : pools_)
     if (p.name == pool) return p.container_runtime;
   return "";
+}
+
+std::optional<ContainerNeed> SchedulingDriver::ContainerNeedOf(int64_t experiment_id,
+                                                               const std::string& pool) const {
+  const ExperimentConfig* config = settings_.Config(experiment_id);
+  if (!config || !config->environment.HasImage()) return std::nullopt;
+  return ContainerNeed{RuntimeOf(pool), !config->environment.cpu_image.empty(),
+                       !config->environment.cuda_image.empty()};
 }
 
 int SchedulingDriver::ProcessCount(const LiveAllocation& alloc) const {

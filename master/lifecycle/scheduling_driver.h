@@ -60,6 +60,9 @@ class SchedulingDriver {
   // resources.launch, else the pool's default, else the entrypoint rule
   // (`ring experiment create --launch` writes resources.launch).
   LaunchMode LaunchModeOf(int64_t experiment_id, const std::string& pool) const;
+  // What a request of the experiment asks of an agent when its ranks run in
+  // a container (environment.image, the pool's container_runtime).
+  std::optional<ContainerNeed> ContainerNeedOf(int64_t experiment_id, const std::string& pool) const;
   // The container runtime `pool` requires (resource_pools[].container_runtime); "" for any.
   std::string RuntimeOf(const std::string& pool) const;
   // The processes a placed allocation runs (its ranks that report exits).

@@ -58,7 +58,15 @@
 // agents were not in the pool: it is not placed there, does not wait for
 // their leaving slots, preempts nothing there and holds none of them.
 //
+// Containers. A request whose ranks run in a container (environment.image)
+// is tried as if the agents that cannot run it were not in the pool, as for
+// excluded agents: an agent can when it has a container runtime (the one the
+// pool's container_runtime names, when it names one), or when the image is
+// for the other slot type only. With no such agent in the pool it waits,
+// saying so.
+//
 // Every pending request that is not assigned gets a reason in plain words.
+#include <compare>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -76,6 +84,9 @@ struct AgentView {
   std::vector<int> free_slots;  // slot ids
   int total_slots = 0;
   bool enabled = true;  // false: keeps its running work, gets no new placements
+  // The container runtimes it runs ranks with (podman, docker, apptainer,
+  // singularity), from its hello; empty: none.
+  std::vector<std::string> container_runtimes;
 };
 
 struct Assignment {
@@ -94,6 +105,18 @@ struct PoolPolicy {
 
 inline constexpr int kDefaultPriority = 42;
 
+// What a request whose ranks run in a container asks of an agent.
+struct ContainerNeed {
+  std::string runtime;  // the pool's container_runtime; empty: any runtime
+  bool cpu = true;      // an image for ranks on CPU slots (environment.image.cpu)
+  bool cuda = true;     // an image for ranks on GPU slots (environment.image.cuda)
+  auto operator<=>(const ContainerNeed&) const = default;
+};
+
+// Whether `agent` can run the ranks of a request that needs `need`: its
+// slot type has no image (its ranks run on the host), or it has the runtime.
+bool CanRunContainers(const AgentView& agent, const ContainerNeed& need);
+
 // An allocation waiting for slots in this pool.
 struct PendingRequest {
   std::string allocation_id;
@@ -107,6 +130,9 @@ struct PendingRequest {
   // Agents this request is never placed on, nor waits for, nor preempts on
   // (its trial's log_policies matched an exclude_node pattern there).
   std::vector<std::string> excluded_agents;
+  // Set when its ranks run in a container: placed only on agents that can
+  // run them (CanRunContainers).
+  std::optional<ContainerNeed> container;
 };
 
 // An allocation holding slots in this pool (assigned, starting or running).

@@ -31,6 +31,7 @@ PoolPass::PoolPass(const PoolInput& input)
       leaving_on_(slots_.agent_count()),
       state_(input.pending.size()) {
   NumberExperiments();
+  FindContainerAgents();
   for (size_t i = 0; i < input.running.size(); ++i) {
     const auto& r = input.running[i];
     capped_[running_experiment_[i]] += r.slots;
@@ -63,6 +64,29 @@ void PoolPass::NumberExperiments() {
   staying_.assign(experiment_ids_.size(), 0);
 }
 
+void PoolPass::FindContainerAgents() {
+  std::map<ContainerNeed, int> entry;
+  request_cannot_run_.assign(input_.pending.size(), -1);
+  for (size_t p = 0; p < input_.pending.size(); ++p) {
+    const auto& need = input_.pending[p].container;
+    if (!need) continue;
+    auto [it, added] = entry.emplace(*need, static_cast<int>(cannot_run_.size()));
+    if (added) {
+      std::vector<int> agents;
+      for (int a = 0; a < slots_.agent_count(); ++a)
+        if (!CanRunContainers(slots_.view(a), *need)) agents.push_back(a);
+      cannot_run_.push_back(std::move(agents));
+    }
+    request_cannot_run_[p] = it->second;
+  }
+}
+
+const std::vector<int>& PoolPass::CannotRun(int p) const {
+  static const std::vector<int> kNone;
+  const int entry = request_cannot_run_[p];
+  return entry < 0 ? kNone : cannot_run_[entry];
+}
+
 void PoolPass::MarkGone(int i) {
   gone_[i] = 1;
   for (const auto& [a, n] : where_.of(i)) {
@@ -85,6 +109,11 @@ bool PoolPass::Admissible(int p) {
   const std::string& pool = input_.pool;
   if (r.slots > 0 && input_.agents.empty()) {
     SetReason(p, "no agents in pool " + pool);
+    return false;
+  }
+  if (r.container && !input_.agents.empty() &&
+      CannotRun(p).size() == static_cast<size_t>(slots_.agent_count())) {
+    SetReason(p, NoContainerAgentReason(*r.container, slots_.agent_count(), pool));
     return false;
   }
   const Need n = need(p);
@@ -225,7 +254,13 @@ void PoolPass::Explain(bool by_priority) {
         s.reason = it->second;
       }
     }
-    if (s.outcome != Outcome::kAssigned && Restricted(p)) s.reason += ExcludedReason(r.excluded_agents);
+    if (s.outcome != Outcome::kAssigned && !r.excluded_agents.empty())
+      s.reason += ExcludedReason(r.excluded_agents);
+    if (s.outcome != Outcome::kAssigned && !CannotRun(p).empty() &&
+        CannotRun(p).size() < static_cast<size_t>(slots_.agent_count()))
+      s.reason +=
+          ContainerAgentsReason(*r.container, slots_.agent_count() - static_cast<int>(CannotRun(p).size()),
+                                slots_.agent_count(), input_.pool);
     if (s.holder) {
       ++holders_ahead;
       ++same_priority_holders;

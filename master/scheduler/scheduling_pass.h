@@ -61,15 +61,23 @@ class PoolPass {
   // Returns whether anything was held.
   bool HoldFor(int p);
   void SetReason(int p, std::string reason);
-  // Whether p avoids some agents (excluded_agents): what fails for it says
-  // nothing about other requests of its size.
-  bool Restricted(int p) const { return !request(p).excluded_agents.empty(); }
+  // Whether p avoids some agents (excluded_agents, or agents that cannot
+  // run its container): what fails for it says nothing about other
+  // requests of its size.
+  bool Restricted(int p) const { return !request(p).excluded_agents.empty() || !CannotRun(p).empty(); }
+  // The agents (indexes) that cannot run p's container; empty for a
+  // request without one.
+  const std::vector<int>& CannotRun(int p) const;
 
-  // While alive, request p's excluded agents are out of its reach.
+  // While alive, request p's excluded agents, and those that cannot run its
+  // container, are out of its reach.
   class Excluding {
    public:
     Excluding(PoolPass& pass, int p)
-        : pass_(pass), hidden_(pass.slots_.Hide(pass.request(p).excluded_agents)) {}
+        : pass_(pass), hidden_(pass.slots_.Hide(pass.request(p).excluded_agents)) {
+      const auto more = pass.slots_.HideIndexes(pass.CannotRun(p));
+      hidden_.insert(hidden_.end(), more.begin(), more.end());
+    }
     ~Excluding() { pass_.slots_.Unhide(hidden_); }
     Excluding(const Excluding&) = delete;
     Excluding& operator=(const Excluding&) = delete;
@@ -91,6 +99,7 @@ class PoolPass {
     std::string reason;
   };
   void NumberExperiments();
+  void FindContainerAgents();
   // Gives every request not assigned and not yet explained its reason.
   void Explain(bool by_priority);
   void Promise(int p, const Fit& fit);
@@ -108,6 +117,10 @@ class PoolPass {
   std::vector<int> capped_;                   // per experiment number: see CappedSlots
   std::vector<int> staying_;                  // per experiment number: see StayingSlots
   std::map<Need, std::optional<std::string>> never_fits_;
+  // Per distinct ContainerNeed of the pending requests: the agents that
+  // cannot run it; per pending request: its entry, or -1 for none.
+  std::vector<std::vector<int>> cannot_run_;
+  std::vector<int> request_cannot_run_;
   std::vector<RequestState> state_;
   std::vector<int> order_;
   PoolDecision decision_;

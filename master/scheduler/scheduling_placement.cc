@@ -150,9 +150,14 @@ void PoolSlots::Hold(int a) {
 }
 
 std::vector<int> PoolSlots::Hide(const std::vector<std::string>& agent_ids) {
+  std::vector<int> agents;
+  for (const auto& id : agent_ids) agents.push_back(Find(id));
+  return HideIndexes(agents);
+}
+
+std::vector<int> PoolSlots::HideIndexes(const std::vector<int>& agents) {
   std::vector<int> hidden;
-  for (const auto& id : agent_ids) {
-    const int a = Find(id);
+  for (int a : agents) {
     if (a < 0 || !usable(a)) continue;
     Unindex(a);
     usable_[a] = 0;

@@ -95,6 +95,8 @@ class PoolSlots {
   // Takes usable agents out of reach (placement, waiting, preemption,
   // holds) until Unhide; returns the ones it hid. Ids not here are ignored.
   std::vector<int> Hide(const std::vector<std::string>& agent_ids);
+  // The same by agent index.
+  std::vector<int> HideIndexes(const std::vector<int>& agents);
   void Unhide(const std::vector<int>& hidden);
 
   // Usable idle agents of a shape, ascending.

@@ -82,6 +82,21 @@ std::string ExcludedReason(const std::vector<std::string>& agent_ids) {
          " (its log_policies matched an exclude_node pattern there)";
 }
 
+std::string NoContainerAgentReason(const ContainerNeed& need, int agents, const std::string& pool) {
+  const std::string none = "none of the " + Plural(agents, "agent", "agents") + " in pool " + pool;
+  if (need.runtime.empty())
+    return "waits for an agent with a container runtime (environment.image): " + none + " has one";
+  return "waits for an agent with container runtime " + need.runtime +
+         " (environment.image; the pool's container_runtime): " + none + " has it";
+}
+
+std::string ContainerAgentsReason(const ContainerNeed& need, int capable, int agents,
+                                  const std::string& pool) {
+  const std::string with = need.runtime.empty() ? "a container runtime" : need.runtime;
+  return "; only on agents with " + with + " (" + std::to_string(capable) + " of " + std::to_string(agents) +
+         " in pool " + pool + ")";
+}
+
 std::string BehindReason(int holders_ahead, bool all_higher_priority) {
   if (all_higher_priority)
     return "behind " + Plural(holders_ahead, "higher-priority job", "higher-priority jobs");

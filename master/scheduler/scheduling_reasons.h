@@ -30,6 +30,15 @@ std::string BehindReason(int holders_ahead, bool all_higher_priority);
 // there)", several named up to three: added to a restricted request's reason.
 std::string ExcludedReason(const std::vector<std::string>& agent_ids);
 
+// "waits for an agent with a container runtime (environment.image): none of
+// the 2 agents in pool default has one", or with the pool's runtime named.
+std::string NoContainerAgentReason(const ContainerNeed& need, int agents, const std::string& pool);
+
+// "; only on agents with a container runtime (1 of 3 in pool default)": added
+// to the reason of a request that some agents cannot run.
+std::string ContainerAgentsReason(const ContainerNeed& need, int capable, int agents,
+                                  const std::string& pool);
+
 // "at its fair share (2.67 of 8 slots)".
 std::string AtShareReason(double share, int capacity);
 

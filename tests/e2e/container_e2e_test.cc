@@ -9,17 +9,26 @@
 //    validation loss and checkpoint bytes as an uninterrupted run, and no
 //    container is left behind; a linked owner's rank writes its files as
 //    that account; an image that is neither stored nor
-//    pullable ends the trial saying so. Skips, saying why, where podman
-//    cannot run.
+//    pullable ends the trial saying so; in a pool of an agent without a
+//    runtime and one with podman, trials with an image run only on the
+//    latter and wait for it, saying so. Skips, saying why, where podman
+//    cannot run;
+//  - with a fake podman whose pull sleeps, the agent keeps heartbeating and
+//    running other trials while it pulls, the trial shows it is pulling, and
+//    a kill during the pull ends the pull and the trial.
 #include <pwd.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <set>
 #include <sstream>
+#include <thread>
 #include <vector>
 
 #include "tests/support/test_cluster.h"
@@ -83,8 +92,95 @@ TEST(ContainerE2E, PoolsThatCannotRunAnImageRefuseItAtSubmit) {
   const auto agents = cluster.Ring({"agent", "list"});
   ASSERT_EQ(agents.exit_code, 0) << agents.err;
   EXPECT_NE(agents.out.find("CONTAINERS"), std::string::npos) << agents.out;
-  for (const auto& a : cluster.GetJson("/api/v1/agents")["agents"])
-    EXPECT_TRUE(a["container_runtimes"].empty()) << a.dump();
+  const auto listed = cluster.GetJson("/api/v1/agents")["agents"];  // a copy: the answer is a temporary
+  ASSERT_EQ(listed.size(), 2u);
+  for (const auto& a : listed) EXPECT_TRUE(a["container_runtimes"].empty()) << a.dump();
+}
+
+// A fake podman on the agent's PATH: it answers `info`, has no image, and
+// pulls for a minute (writing its pid to <dir>/pull.pid first).
+std::string FakePodmanDir(TestCluster& cluster) {
+  const std::string dir = cluster.dir() + "/fake-podman";
+  fs::create_directories(dir);
+  const std::string script =
+      "#!/bin/sh\n"
+      "case \"$1\" in\n"
+      "  info) echo '{\"version\":{\"Version\":\"4.3.1\"},\"host\":{\"security\":{\"rootless\":false},"
+      "\"ociRuntime\":{\"name\":\"runc\"}}}' ;;\n"
+      "  image) exit 1 ;;\n"
+      "  pull) echo $$ > " +
+      dir +
+      "/pull.pid; exec sleep 60 ;;\n"
+      "  *) exit 0 ;;\n"
+      "esac\n";
+  const std::string path = dir + "/podman";
+  std::ofstream(path) << script;
+  fs::permissions(path, fs::perms::owner_all | fs::perms::group_read | fs::perms::others_read);
+  return dir;
+}
+
+TEST(ContainerE2E, APullKeepsTheAgentServingAndAKillEndsIt) {
+  TestCluster cluster;
+  cluster.StartMaster({.heartbeat_timeout_ms = 1500, .reconnect_window_ms = 1500});
+  const std::string fake = FakePodmanDir(cluster);
+  const char* path = std::getenv("PATH");
+  cluster.StartAgent("puller", 2, {.env = {{"PATH", fake + ":" + (path ? path : "/usr/bin:/bin")}}});
+  ASSERT_TRUE(TestCluster::WaitFor(
+      [&] {
+        const auto agents = cluster.GetJson("/api/v1/agents")["agents"];
+        return agents.size() == 1 && !agents[0]["container_runtimes"].empty();
+      },
+      20s))
+      << cluster.GetJson("/api/v1/agents").dump();
+  const std::string model = cluster.MakeModelDir("model", {{"run.sh", "#!/bin/sh\necho done\n"}});
+  auto created = cluster.Ring({"--json", "experiment", "create",
+                               cluster.WriteFile("p.yaml", Experiment("pulled", "default",
+                                                                      "max_restarts: 0\nenvironment:\n  "
+                                                                      "image: localhost/slow:1\n")),
+                               model});
+  ASSERT_EQ(created.exit_code, 0) << created.err;
+  const int64_t exp = nlohmann::json::parse(created.out)["id"];
+  const std::string pid_file = fake + "/pull.pid";
+  ASSERT_TRUE(TestCluster::WaitFor([&] { return fs::exists(pid_file) && fs::file_size(pid_file) > 0; }, 20s));
+  const int pull_pid = std::stoi(ReadFileText(pid_file));
+  const auto trials = cluster.GetJson("/api/v1/experiments/" + std::to_string(exp) + "/trials")["trials"];
+  ASSERT_EQ(trials.size(), 1u);
+  const std::string trial = std::to_string(trials[0]["id"].get<int64_t>());
+  // The trial says it is pulling, and its allocation is not running yet.
+  ASSERT_TRUE(TestCluster::WaitFor(
+      [&] {
+        return cluster.Ring({"trial", "logs", trial})
+                   .out.find("pulling image localhost/slow:1 with podman") != std::string::npos;
+      },
+      20s))
+      << cluster.Ring({"trial", "logs", trial}).out;
+  const auto during = cluster.GetJson("/api/v1/trials/" + trial + "/allocations")["allocations"];
+  ASSERT_EQ(during.size(), 1u);
+  EXPECT_NE(during[0]["state"], "RUNNING") << during.dump();
+  // While it pulls, another trial runs on the agent's other slot to its
+  // end, and the agent stays connected past twice the heartbeat timeout.
+  auto other = cluster.Ring({"--json", "experiment", "create",
+                             cluster.WriteFile("b.yaml", Experiment("bare", "default", "")), model});
+  ASSERT_EQ(other.exit_code, 0) << other.err;
+  const int64_t bare = nlohmann::json::parse(other.out)["id"];
+  auto waited = cluster.Ring({"experiment", "wait", std::to_string(bare)});
+  EXPECT_EQ(waited.exit_code, 0) << waited.out << waited.err;
+  std::this_thread::sleep_for(3s);
+  const auto agents = cluster.GetJson("/api/v1/agents")["agents"];
+  ASSERT_EQ(agents.size(), 1u);
+  EXPECT_EQ(agents[0]["state"], "connected") << agents.dump();
+  EXPECT_EQ(::kill(pull_pid, 0), 0) << "the pull is still under way";
+  // A kill ends the pull and the trial.
+  ASSERT_EQ(cluster.Ring({"experiment", "kill", std::to_string(exp)}).exit_code, 0);
+  EXPECT_TRUE(TestCluster::WaitFor([&] { return ::kill(pull_pid, 0) != 0; }, 15s))
+      << "the pull was left running";
+  EXPECT_TRUE(TestCluster::WaitFor(
+      [&] {
+        const auto a = cluster.GetJson("/api/v1/trials/" + trial + "/allocations")["allocations"];
+        return a.size() == 1 && a[0]["state"] == "TERMINATED";
+      },
+      15s))
+      << cluster.GetJson("/api/v1/trials/" + trial + "/allocations").dump();
 }
 
 struct Outcome {
@@ -267,6 +363,45 @@ TEST_F(ContainerTrialE2E, AnImageNeitherStoredNorPullableEndsTheTrialSayingWhy) 
   ASSERT_EQ(allocs.size(), 1u);
   const std::string reason = allocs[0]["exit_reason"];
   EXPECT_NE(reason.find("cannot pull image " + missing), std::string::npos) << reason;
+}
+
+// A pool of two agents, one without a runtime (a-plain, first by id and so
+// best fit's choice among equals) and one with podman.
+class ContainerMixedPoolE2E : public ContainerTrialE2E {
+ protected:
+  void StartCluster() override {
+    cluster_.StartMaster({.heartbeat_timeout_ms = 1500, .reconnect_window_ms = 1500});
+    cluster_.StartAgent("a-plain", 1, {.extra_args = {"--container-runtimes", "none"}});
+    agent_ = "b-podman";
+    cluster_.StartAgent(agent_, 1);
+  }
+};
+
+TEST_F(ContainerMixedPoolE2E, TrialsWithAnImageRunOnlyOnTheAgentWithARuntime) {
+  const int64_t first = Submit("first", 10);
+  const int64_t second = Submit("second", 0);
+  // The second waits for the podman agent, although a-plain is idle.
+  bool said = false;
+  std::string seen;  // the last non-empty job list, for the message
+  ASSERT_TRUE(TestCluster::WaitFor(
+      [&] {
+        const auto jobs = cluster_.GetJson("/api/v1/jobs")["jobs"];
+        if (!jobs.empty()) seen = jobs.dump();
+        for (const auto& j : jobs)
+          if (j["experiment_id"] == second && j["state"] == "PENDING" && j["pending_reason"].is_string())
+            said = said || j["pending_reason"].get<std::string>().find(
+                               "only on agents with a container runtime (1 of 2 in pool default)") !=
+                               std::string::npos;
+        return said ||
+               cluster_.GetJson("/api/v1/experiments/" + std::to_string(second))["state"] == "COMPLETED";
+      },
+      30s));
+  EXPECT_TRUE(said) << seen;
+  WaitCompleted(first);
+  WaitCompleted(second);
+  for (int64_t exp : {first, second})
+    for (const auto& a : Allocations(TrialOf(exp)))
+      for (const auto& p : a["placements"]) EXPECT_EQ(p["agent_id"], "b-podman") << a.dump();
 }
 
 // An agent that runs tasks as their owners, and a user linked to a Unix

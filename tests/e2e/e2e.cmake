@@ -2,8 +2,9 @@
 #   agent_loss_e2e_test       a trial that fails, an agent that dies under a running trial
 #   container_e2e_test        environment.image: pools that cannot run it refuse it; the quadratic
 #                             example in a small podman image, killed and resumed bit for bit; an
-#                             image that cannot be pulled
-#                             (skips, saying why, where podman cannot run)
+#                             image that cannot be pulled; a mixed pool places images only on the
+#                             agent with podman (these skip, saying why, where podman cannot run);
+#                             a slow pull (fake podman) keeps the agent serving, a kill ends it
 #   quadratic_e2e_test        `ring experiment create` to metrics in SQLite, the CLI and REST
 #   run_as_owner_e2e_test     `ring user link-unix`: a trial runs as another Unix account and owns
 #                             its files (skips when not root)
@@ -68,7 +69,8 @@ endforeach()
 # slurm_identity_e2e_test: jobs as their owners, the submit helper's
 # refusals; slurm_runs_e2e_test: ASHA, pause/activate, digits-libtorch on two
 # nodes. Their own binary, so that one Slurm cluster serves all of its cases. Skips,
-# saying why, when not root or slurm-wlm and munge are not installed.
+# saying why, when not root or slurm-wlm and munge are not installed (and the
+# container case when podman cannot run a container).
 ring_add_test(slurm_e2e_tests LABEL e2e TIMEOUT 420
   SOURCES e2e/slurm_e2e_test.cc e2e/slurm_identity_e2e_test.cc e2e/slurm_runs_e2e_test.cc e2e/digits_harness.cc
   LIBS ring_test_support ring_common)

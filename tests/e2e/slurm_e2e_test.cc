@@ -2,6 +2,8 @@
 // namespace of its own (tests/support/slurm_cluster.h). One Slurm cluster
 // serves every case of one run of this binary (SlurmEnvironment); each case
 // skips, saying why, where the machine cannot run Slurm.
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -300,6 +302,80 @@ TEST(SlurmE2E, AJobPendingInSlurmShowsSlurmsReason) {
       TestCluster::WaitFor([&] { return cluster.GetJson("/api/v1/experiments/1")["state"] == "COMPLETED"; },
                            std::chrono::seconds(60)))
       << cluster.GetJson("/api/v1/trials/1").dump();
+}
+
+// The quadratic example in a small podman image (tests/e2e/data/
+// quadratic_image.sh, as container_e2e_test builds it) on a Slurm pool that
+// declares podman: the job's agent runs its rank in the container on its
+// node. Skips, saying why, where podman cannot run a container.
+TEST(SlurmE2E, QuadraticRunsInAPodmanContainerOnASlurmPool) {
+  RING_NEED_SLURM(slurm);
+  const std::string podman = "/usr/bin/podman";
+  if (::access(podman.c_str(), X_OK) != 0) GTEST_SKIP() << "podman is not installed";
+  const std::string model_dir = BinDir() + "/../examples/quadratic/model";
+  const auto built = RunCommand({"sh", SourceDir() + "/tests/e2e/data/quadratic_image.sh", podman,
+                                 model_dir + "/quadratic_trial", model_dir + "/libringtrial.so.0"},
+                                {}, std::chrono::seconds(120));
+  if (built.exit_code != 0) GTEST_SKIP() << "podman cannot build the test image here: " << built.err;
+  const std::string image = built.out.substr(0, built.out.find('\n'));
+  TestCluster cluster;
+  cluster.StartMaster(SlurmMasterOptions(cluster, *slurm, 2, "      container_runtime: podman\n"));
+  const std::string model = cluster.MakeModelDir(
+      "model", {{"run.sh", ReadFileText(SourceDir() + "/examples/quadratic/model/run.sh")}});
+  const std::string config = cluster.WriteFile(
+      "boxed.yaml",
+      "name: boxed\nentrypoint: sh run.sh\nmax_restarts: 0\n"
+      "hyperparameters:\n  learning_rate: 0.05\n  batch_size: 32\n  report_every: 50\n  momentum: 0.9\n"
+      "  checkpoint_every: 100\n  batch_sleep_ms: 5\n"
+      "searcher:\n  name: single\n  metric: validation_loss\n  max_length:\n    batches: 500\n"
+      "environment:\n  image: " +
+          image + "\n  variables:\n    RING_EXAMPLES_BIN: /opt/quadratic\n");
+  auto created = cluster.Ring({"--json", "experiment", "create", config, model});
+  ASSERT_EQ(created.exit_code, 0) << created.out << created.err;
+  const int64_t exp = nlohmann::json::parse(created.out)["id"];
+  bool saw_runtime = false;  // the job's agent says it has podman
+  const bool done = TestCluster::WaitFor(
+      [&] {
+        const auto agents = cluster.GetJson("/api/v1/agents")["agents"];
+        for (const auto& a : agents)
+          if (a.contains("slurm_job_id") && !a["container_runtimes"].empty() &&
+              a["container_runtimes"][0]["name"] == "podman")
+            saw_runtime = true;
+        auto state = cluster.GetJson("/api/v1/experiments/" + std::to_string(exp))["state"];
+        return state == "COMPLETED" || state == "ERROR" || state == "CANCELED";
+      },
+      std::chrono::seconds(90));
+  auto logs = cluster.Ring({"trial", "logs", "1"}).out;
+  auto got = cluster.GetJson("/api/v1/experiments/" + std::to_string(exp));
+  if (!done || got["state"] != "COMPLETED") slurm->DumpLogs();
+  ASSERT_TRUE(done) << got.dump();
+  EXPECT_EQ(got["state"], "COMPLETED") << got.dump() << logs;
+  EXPECT_TRUE(saw_runtime);
+  EXPECT_EQ(cluster.GetJson("/api/v1/trials/1")["total_batches"], 500);
+  // The rank ran in its container: podman's container of the allocation is gone with it.
+  const auto left = RunCommand({podman, "ps", "--all", "--quiet", "--filter", "label=ring.allocation=1.0"});
+  EXPECT_EQ(left.out, "") << "containers left behind";
+  EXPECT_TRUE(slurm->WaitIdle(std::chrono::seconds(20))) << slurm->Run({"squeue"}).out;
+}
+
+// A Slurm pool that declares no runtime refuses an image at submit, naming
+// the pool and the key to set.
+TEST(SlurmE2E, APoolWithoutADeclaredRuntimeRefusesAnImage) {
+  RING_NEED_SLURM(slurm);
+  TestCluster cluster;
+  StartSlurmMaster(cluster, *slurm);
+  const std::string model = cluster.MakeModelDir("model", {{"run.sh", "#!/bin/sh\n"}});
+  const std::string config = cluster.WriteFile(
+      "boxed.yaml",
+      "name: boxed\nentrypoint: sh run.sh\nsearcher:\n  name: single\n  metric: validation_loss\n"
+      "  max_length:\n    batches: 5\nenvironment:\n  image: localhost/quadratic:1\n");
+  auto refused = cluster.Ring({"experiment", "create", config, model});
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_NE(
+      refused.err.find("experiment.yaml:9: environment.image: pool default runs its trials as Slurm jobs"),
+      std::string::npos)
+      << refused.out << refused.err;
+  EXPECT_NE(refused.err.find("resource_manager.container_runtime"), std::string::npos) << refused.err;
 }
 
 }  // namespace

@@ -118,6 +118,7 @@ std::vector<AgentView> AgentRegistry::AllViews() const {
                 e.enabled};
     for (const auto& s : e.slots)
       if (!e.slot_owner.count(s.id)) v.free_slots.push_back(s.id);
+    for (const auto& r : e.container_runtimes) v.container_runtimes.push_back(r.name);
     views.push_back(std::move(v));
   }
   return views;

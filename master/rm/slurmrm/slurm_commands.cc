@@ -202,7 +202,9 @@ Result<int64_t> HelperSlurmCommands::Sbatch(const SbatchJob& job) {
                   "its owner's account");
   std::vector<std::string> argv = Command("submit");
   argv.insert(argv.end(), {"--allocation", job.allocation_id, "--uid", std::to_string(job.run_as->uid),
-                           "--gid", std::to_string(job.run_as->gid), "--"});
+                           "--gid", std::to_string(job.run_as->gid)});
+  if (!job.container_runtime.empty()) argv.insert(argv.end(), {"--container-runtime", job.container_runtime});
+  argv.push_back("--");
   argv.insert(argv.end(), job.args.begin(), job.args.end());
   auto r = RunProgram(argv, timeout_, job.credential + "\n");
   if (r.exit_code != 0) return Failed("the submit helper", r);

@@ -28,6 +28,7 @@ struct SbatchJob {
   std::string script;                  // the batch script (BatchScript)
   std::string credential;              // the allocation's credential, for the job's agents
   std::optional<proto::RunAs> run_as;  // the owner's linked account; absent: unlinked
+  std::string container_runtime;       // the pool's, for the job's agents; empty: none
 };
 
 class SlurmCommands {

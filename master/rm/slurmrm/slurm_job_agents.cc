@@ -62,6 +62,7 @@ void SlurmRm::OnHello(const std::string& agent_id, const proto::Hello& hello,
   agent.address = hello.address;
   agent.version = hello.version;
   agent.connected_at = NowRfc3339();
+  agent.container_runtimes = hello.container_runtimes;
   channel->Send(proto::Encode(
       proto::Welcome{settings_.heartbeat_interval.count(), settings_.heartbeat_timeout.count()}));
   spdlog::info("[slurmrm] allocation {}: job agent {} connected from {}", alloc->grant.allocation_id,
@@ -173,6 +174,9 @@ nlohmann::json SlurmRm::AgentsJson() const {
       for (int s : alloc.spec.placements[i].slot_ids)
         slots.push_back(
             {{"id", s}, {"type", SlotTypeName(pool_.slot_type)}, {"uuid", ""}, {"allocation_id", id}});
+      nlohmann::json runtimes = nlohmann::json::array();
+      for (const auto& r : agent->second.container_runtimes)
+        runtimes.push_back({{"name", r.name}, {"version", r.version}, {"rootless", r.rootless}});
       list.push_back({{"id", JobAgentIdFor(alloc.job_id, alloc.nodes[i])},
                       {"pool", pool_.pool},
                       {"state", "connected"},
@@ -181,8 +185,7 @@ nlohmann::json SlurmRm::AgentsJson() const {
                       {"enabled", true},
                       {"draining", false},
                       {"runs_as_owner", false},
-                      // Trials on Slurm pools do not run in containers yet (CheckContainers).
-                      {"container_runtimes", nlohmann::json::array()},
+                      {"container_runtimes", runtimes},
                       {"last_seen_at", agent->second.connected_at},
                       {"slurm_job_id", alloc.job_id},
                       {"slurm_node", alloc.nodes[i]}});

@@ -46,6 +46,7 @@ std::string BatchScript(const JobAgentCommand& c) {
                       " --master " + ShellQuote(c.master_url) + " --credential-file " +
                       ShellQuote(c.credential_file);
   if (!c.ca_file.empty()) agent += " --ca-file " + ShellQuote(c.ca_file);
+  if (!c.container_runtime.empty()) agent += " --container-runtimes " + ShellQuote(c.container_runtime);
   return "#!/bin/sh\n"
          "# Ringmaster allocation " +
          c.allocation_id +

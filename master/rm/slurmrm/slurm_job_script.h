@@ -29,9 +29,12 @@ struct JobAgentCommand {
   std::string allocation_id;
   std::string credential_file;
   std::string ca_file;  // empty: none
+  // The runtime the nodes run containers with (--container-runtimes);
+  // empty: the agent's default.
+  std::string container_runtime;
 };
 // A /bin/sh script: srun, one task per node, each `ringagent
-// --slurm-allocation ...`.
+// --slurm-allocation ... [--container-runtimes RUNTIME]`.
 std::string BatchScript(const JobAgentCommand& command);
 
 // Single-quoted for /bin/sh.

@@ -59,6 +59,10 @@ struct SlurmPoolOptions {
     std::string qos;
   };
   std::vector<QosBand> priority_qos;
+  // The container runtime every node of the partition has (podman, docker,
+  // apptainer or singularity): trials with environment.image run their
+  // ranks in it; empty: the pool refuses images at submit.
+  std::string container_runtime;
 };
 
 // Options of sbatch the resource manager sets itself; sbatch_args must not

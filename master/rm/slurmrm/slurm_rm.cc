@@ -179,6 +179,7 @@ std::vector<AgentView> SlurmRm::Offers() const {
     v.slot_type = SlotTypeName(pool_.slot_type);
     v.total_slots = SlotsOf(n);
     v.enabled = n.usable;
+    if (!pool_.container_runtime.empty()) v.container_runtimes.push_back(pool_.container_runtime);
     auto held = holds_.find(n.name);
     for (int s = 0; s < v.total_slots; ++s)
       if (held == holds_.end() || !held->second.count(s)) v.free_slots.push_back(s);
@@ -215,11 +216,19 @@ Status SlurmRm::CheckFits(const ResourcesConfig& resources, const std::vector<st
                     std::to_string(largest) + " slots and a larger trial needs whole nodes adding up to it");
 }
 
-Status SlurmRm::CheckContainers(const std::string& pool, const std::string&) const {
-  return Status(ErrorCode::kInvalidConfig,
-                "pool " + pool + " runs its trials as Slurm jobs (partition " + pool_.partition +
-                    "), which do not run container images yet: remove environment.image or choose a pool of "
-                    "agents with resources.resource_pool");
+Status SlurmRm::CheckContainers(const std::string& pool, const std::string& runtime) const {
+  const std::string& declared = pool_.container_runtime;
+  if (declared.empty())
+    return Status(ErrorCode::kInvalidConfig,
+                  "pool " + pool + " runs its trials as Slurm jobs (partition " + pool_.partition +
+                      ") and declares no container runtime: set resource_pools[].resource_manager."
+                      "container_runtime in master.yaml to the runtime its nodes have, remove "
+                      "environment.image, or choose another pool with resources.resource_pool");
+  if (!runtime.empty() && runtime != declared)
+    return Status(ErrorCode::kInvalidConfig, "pool " + pool + " runs containers with " + runtime +
+                                                 " and its Slurm nodes have " + declared +
+                                                 " (resource_manager.container_runtime in master.yaml)");
+  return Status::Ok();
 }
 
 void SlurmRm::Launch(const LaunchSpec& spec) {
@@ -252,8 +261,9 @@ void SlurmRm::Launch(const LaunchSpec& spec) {
     request.whole_nodes = whole;
     request.priority = spec.priority;
     job.args = SbatchArgs(pool_, request);
-    job.script = BatchScript(
-        {pool_.agent_binary, master_url_, spec.allocation_id, job.folder + "/credential", settings_.ca_file});
+    job.script = BatchScript({pool_.agent_binary, master_url_, spec.allocation_id, job.folder + "/credential",
+                              settings_.ca_file, pool_.container_runtime});
+    job.container_runtime = pool_.container_runtime;
     allocations_[spec.allocation_id] = std::move(alloc);
   }
   Submit(std::move(job));

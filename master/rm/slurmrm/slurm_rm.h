@@ -134,7 +134,8 @@ class SlurmRm : public ResourceManager, public JobAgentDoor {
     std::shared_ptr<AgentChannel> channel;  // null while disconnected
     std::string address;
     std::string version;
-    std::string connected_at;  // RFC 3339
+    std::string connected_at;                                 // RFC 3339
+    std::vector<proto::ContainerRuntime> container_runtimes;  // from its hello
   };
   struct Allocation {
     LaunchSpec spec;
@@ -155,7 +156,7 @@ class SlurmRm : public ResourceManager, public JobAgentDoor {
     bool cancel_now = false;
     bool cancelled = false;
     bool lost_reported = false;
-    bool stop_requested = false;  // its job agents said Slurm is stopping the job
+    bool stop_requested = false;           // its job agents said Slurm is stopping the job
     std::optional<SteadyTime> ended_seen;  // squeue first showed the job ended
   };
   using Work = std::function<void(SlurmCommands&)>;

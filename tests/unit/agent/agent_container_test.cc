@@ -397,6 +397,106 @@ TEST_F(AgentContainerRunnerTest, ARankWithAnImageRunsInItsContainerAndIsStoppedA
   EXPECT_NE(ExitMessage("12.3"), "");
 }
 
+// A pull that takes long (a registry far away) holds no worker thread: the
+// workers go on preparing other ranks while two pulls run, the ranks being
+// pulled for stay starting with a log line saying so, a kill stops its
+// rank's pull and reports the rank's end, and a pull that ends lets its
+// rank run.
+TEST_F(AgentContainerRunnerTest, APullHoldsNoWorkerAndAKillStopsIt) {
+  launcher_.set_auto_exit([](const ProcessSpec& spec) -> std::optional<FakeProcessLauncher::AutoExit> {
+    if (Has(spec.argv, "exists")) return FakeProcessLauncher::AutoExit{{}, ExitStatus{1, std::nullopt}};
+    if (Has(spec.argv, "rm") || Has(spec.argv, "stop"))
+      return FakeProcessLauncher::AutoExit{{}, ExitStatus{0, std::nullopt}};
+    return std::nullopt;  // the pulls block until the test ends them
+  });
+  launcher_.set_exit_on_terminate(true);
+  auto& supervisor = Supervisor({Podman()});
+  proto::Start a = ContainerStart();
+  a.allocation_id = "12.1";
+  a.container->image = "localhost/a:1";
+  proto::Start b = ContainerStart();
+  b.allocation_id = "12.2";
+  b.container->image = "localhost/b:1";
+  proto::Start bare = ContainerStart();
+  bare.allocation_id = "12.4";
+  bare.container.reset();
+  boost::asio::post(io_, [&] {
+    supervisor.HandleStart(a);
+    supervisor.HandleStart(b);
+  });
+  ASSERT_TRUE(WaitUntil([&] { return Launched("pull").size() == 2; }));
+  // Both workers are free: the bare rank is prepared and runs.
+  boost::asio::post(io_, [&] { supervisor.HandleStart(bare); });
+  ASSERT_TRUE(WaitUntil([&] {
+    for (const auto& l : launcher_.launched())
+      if (l.spec.group == "12.4.r1") return true;
+    return false;
+  })) << "a pull holds a worker thread";
+  // The ranks being pulled for are starting, not running, and say why in their logs.
+  auto states_of = [&](const std::string& id) {
+    std::vector<proto::ProcessState> out;
+    for (const auto& m : sink_.messages())
+      if (auto* s = std::get_if<proto::StateChange>(&m); s && s->allocation_id == id) out.push_back(s->state);
+    return out;
+  };
+  auto log_of = [&](const std::string& id) {
+    std::string out;
+    for (const auto& m : sink_.messages())
+      if (auto* l = std::get_if<proto::LogBatch>(&m); l && l->allocation_id == id)
+        for (const auto& line : l->lines) out += line.line + "\n";
+    return out;
+  };
+  EXPECT_EQ(states_of("12.1"), (std::vector<proto::ProcessState>{proto::ProcessState::kStarting}));
+  EXPECT_NE(log_of("12.1").find("pulling image localhost/a:1 with podman"), std::string::npos)
+      << log_of("12.1");
+  EXPECT_TRUE(Launched("run").empty());
+  // A kill during the pull stops the pull and reports the rank's end; its
+  // container never starts and its folder goes.
+  auto pull_of = [&](const std::string& image) {
+    for (const auto& l : Launched("pull"))
+      if (Has(l.spec.argv, image)) return l.pid;
+    return int64_t{0};
+  };
+  const int64_t pull_a = pull_of("localhost/a:1");
+  const int64_t pull_b = pull_of("localhost/b:1");
+  ASSERT_NE(pull_a, 0);
+  ASSERT_NE(pull_b, 0);
+  boost::asio::post(io_, [&] { supervisor.HandleKill(proto::Kill{"12.1", 2000, "paused"}); });
+  ASSERT_TRUE(WaitUntil([&] { return !ExitMessage("12.1").empty(); }));
+  EXPECT_NE(ExitMessage("12.1").find("killed before the process started"), std::string::npos)
+      << ExitMessage("12.1");
+  ASSERT_FALSE(launcher_.terminations().empty());
+  EXPECT_EQ(launcher_.terminations()[0].first, pull_a);
+  EXPECT_TRUE(WaitUntil([&] { return !fs::exists(root_ / "12.1.r1"); }));
+  EXPECT_TRUE(Launched("run").empty());
+  // The other pull ends well: its rank runs in its container.
+  launcher_.Exit(pull_b, ExitStatus{0, std::nullopt});
+  ASSERT_TRUE(WaitUntil([&] { return !Launched("run").empty(); }));
+  EXPECT_EQ(Launched("run").size(), 1u);
+  EXPECT_EQ(Launched("run")[0].spec.group, "12.2.r1");
+  EXPECT_TRUE(WaitUntil([&] { return states_of("12.2").back() == proto::ProcessState::kRunning; }));
+  EXPECT_NE(log_of("12.2").find("pulled image localhost/b:1 in"), std::string::npos) << log_of("12.2");
+}
+
+// A pull that fails ends its rank with the runtime's own error.
+TEST_F(AgentContainerRunnerTest, AFailedPullEndsTheRankWithTheRuntimesError) {
+  launcher_.set_auto_exit([](const ProcessSpec& spec) -> std::optional<FakeProcessLauncher::AutoExit> {
+    if (Has(spec.argv, "exists")) return FakeProcessLauncher::AutoExit{{}, ExitStatus{1, std::nullopt}};
+    if (Has(spec.argv, "rm")) return FakeProcessLauncher::AutoExit{{}, ExitStatus{0, std::nullopt}};
+    return std::nullopt;
+  });
+  auto& supervisor = Supervisor({Podman()});
+  boost::asio::post(io_, [&] { supervisor.HandleStart(ContainerStart()); });
+  ASSERT_TRUE(WaitUntil([&] { return !Launched("pull").empty(); }));
+  const int64_t pull = Launched("pull")[0].pid;
+  launcher_.EmitLine(pull, OutputStream::kStderr, "Error: initializing source: connection refused");
+  launcher_.Exit(pull, ExitStatus{125, std::nullopt});
+  ASSERT_TRUE(WaitUntil([&] { return !ExitMessage("12.3").empty(); }));
+  EXPECT_EQ(ExitMessage("12.3"),
+            "cannot pull image localhost/quadratic:abc: Error: initializing source: connection refused");
+  EXPECT_TRUE(Launched("run").empty());
+}
+
 TEST_F(AgentContainerRunnerTest, ARankOfALinkedOwnerRunsAsItsIdsInsideTheContainer) {
   if (::geteuid() != 0) GTEST_SKIP() << "handing the rank's folder to another uid needs root";
   // The run-as policy of an agent that can switch users.

@@ -75,6 +75,31 @@ TEST_F(LifecycleContainerTest, APoolWhoseAgentsHaveNoRuntimeRefusesAnImageAtSubm
   EXPECT_TRUE(controller_.CreateExperiment(config, model_, true, "alice").ok());
 }
 
+// In a pool of agents with and without a runtime, a trial with an image
+// goes only to one with a runtime, even where best fit would put it on
+// another (equal agents, the one without first by id), and waits while
+// those are busy, saying so; a trial without an image takes the other.
+TEST_F(LifecycleContainerTest, ImagesArePlacedOnlyOnAgentsWithARuntime) {
+  auto bare = ConnectWith(controller_, now_, "a-bare", "cpu", {});
+  auto boxed = ConnectWith(controller_, now_, "b-boxed", "cpu", {{"podman", "4.3.1", false}});
+  const std::string image = kHead + "environment:\n  image: team/cpu:1\n";
+  CreateFrom(image);
+  ASSERT_EQ(boxed->Of<proto::Start>().size(), 1u);
+  EXPECT_TRUE(bare->Of<proto::Start>().empty());
+  CreateFrom(image);
+  EXPECT_TRUE(bare->Of<proto::Start>().empty()) << "an image placed on an agent without a runtime";
+  auto jobs = controller_.JobsJson();
+  ASSERT_EQ(jobs.size(), 2u);
+  ASSERT_TRUE(jobs[1]["pending_reason"].is_string()) << jobs.dump();
+  EXPECT_NE(jobs[1]["pending_reason"].get<std::string>().find(
+                "only on agents with a container runtime (1 of 2 in pool default)"),
+            std::string::npos)
+      << jobs[1].dump();
+  CreateFrom(kHead);  // no image: the free agent takes it
+  ASSERT_EQ(bare->Of<proto::Start>().size(), 1u);
+  EXPECT_FALSE(bare->Of<proto::Start>()[0].container);
+}
+
 class LifecyclePoolRuntimeTest : public testing::LifecycleFixture {
  protected:
   LifecyclePoolRuntimeTest() {

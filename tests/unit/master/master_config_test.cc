@@ -105,6 +105,30 @@ TEST_F(MasterConfigTest, SlurmPoolsParseAndAgentsStayTheDefault) {
   EXPECT_FALSE(helper->slurm_pools[0].single_identity);
   EXPECT_EQ(helper->slurm_pools[0].submit_helper, "/usr/local/sbin/ring-slurm-submit");
   EXPECT_TRUE(Load("resource_pools:\n  - name: a\n")->slurm_pools.empty());
+  EXPECT_EQ(s.container_runtime, "");
+}
+
+TEST_F(MasterConfigTest, ASlurmPoolDeclaresItsNodesContainerRuntime) {
+  const std::string head =
+      "resource_pools:\n  - name: hpc\n    resource_manager:\n      type: slurm\n      partition: p\n"
+      "      agent_binary: /bin/ringagent\n";
+  auto c = Load(head + "      container_runtime: podman\n");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->slurm_pools[0].container_runtime, "podman");
+  EXPECT_EQ(c->resource_pools[0].container_runtime, "podman");  // what trials with an image use there
+  // The pool's own key says the same.
+  auto p = Load(head + "    container_runtime: apptainer\n");
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  EXPECT_EQ(p->slurm_pools[0].container_runtime, "apptainer");
+  auto bad = Load(head + "      container_runtime: lxc\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find(
+                ":7: resource_pools[0].resource_manager.container_runtime must be one of podman, docker"),
+            std::string::npos)
+      << bad.status().message();
+  auto both = Load(head + "      container_runtime: podman\n    container_runtime: docker\n");
+  ASSERT_FALSE(both.ok());
+  EXPECT_NE(both.status().message().find("disagree"), std::string::npos) << both.status().message();
 }
 
 TEST_F(MasterConfigTest, SlurmMistakesNameTheKeyAndLine) {

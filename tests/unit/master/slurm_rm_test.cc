@@ -253,6 +253,12 @@ TEST(SlurmJobScript, AsksForSlotsAsSlurmUnderstandsThem) {
       BatchScript({"/opt/ring agent", "http://m:1", "7.0", "/jobs/7.0/credential", ""});
   EXPECT_NE(script.find("exec srun --ntasks-per-node=1"), std::string::npos) << script;
   EXPECT_NE(script.find("'/opt/ring agent' --slurm-allocation '7.0'"), std::string::npos) << script;
+  EXPECT_EQ(script.find("--container-runtimes"), std::string::npos) << script;
+  const std::string with_runtime =
+      BatchScript({"/opt/ring agent", "http://m:1", "7.0", "/jobs/7.0/credential", "", "podman"});
+  EXPECT_NE(with_runtime.find("--credential-file '/jobs/7.0/credential' --container-runtimes 'podman'\n"),
+            std::string::npos)
+      << with_runtime;
   EXPECT_EQ(ShellQuote("it's"), "'it'\\''s'");
   EXPECT_EQ(ReservedSbatchOption("--gres=gpu:1"), "--gres");
   EXPECT_EQ(ReservedSbatchOption("-N2"), "-N");
@@ -284,8 +290,50 @@ TEST_F(SlurmRmTest, OffersThePartitionsNodesWithTheirFreeSlots) {
       << single.message();
   r.is_single_node = std::nullopt;
   r.slots_per_trial = 6;
-  EXPECT_FALSE(rm_->CheckFits(r, {}).ok());  // never
-  EXPECT_EQ(rm_->CheckContainers("hpc", "").code(), ErrorCode::kInvalidConfig);
+  EXPECT_FALSE(rm_->CheckFits(r, {}).ok());           // never
+  EXPECT_TRUE(offers[0].container_runtimes.empty());  // the pool declares none
+}
+
+TEST_F(SlurmRmTest, ImagesAreRefusedUnlessThePoolDeclaresAContainerRuntime) {
+  const Status refused = rm_->CheckContainers("hpc", "");
+  EXPECT_EQ(refused.code(), ErrorCode::kInvalidConfig);
+  EXPECT_NE(refused.message().find("pool hpc runs its trials as Slurm jobs (partition p)"), std::string::npos)
+      << refused.message();
+  EXPECT_NE(refused.message().find("resource_manager.container_runtime"), std::string::npos)
+      << refused.message();
+
+  SlurmPoolOptions pool;
+  pool.pool = "hpc";
+  pool.partition = "p";
+  pool.slot_type = SlurmSlotType::kCpu;
+  pool.agent_binary = "/opt/ring/bin/ringagent";
+  pool.container_runtime = "podman";
+  SlurmRmSettings settings;
+  settings.master_url = "http://10.0.0.1:8080";
+  settings.job_dir = dir_;
+  RecordingEvents events;
+  SlurmRm rm(pool, settings, std::make_unique<FakeSlurm>(slurm_), events);
+  rm.PollOnce();
+  EXPECT_TRUE(rm.CheckContainers("hpc", "").ok());
+  EXPECT_TRUE(rm.CheckContainers("hpc", "podman").ok());
+  EXPECT_EQ(rm.CheckContainers("hpc", "docker").code(), ErrorCode::kInvalidConfig);
+  // Its nodes offer the runtime to the scheduler, and the job agents are
+  // told to use it.
+  const auto offers = rm.Offers();
+  ASSERT_FALSE(offers.empty());
+  EXPECT_EQ(offers[0].container_runtimes, (std::vector<std::string>{"podman"}));
+  rm.Launch(Spec("1.0", {{"hpc:n1", {0}}}));
+  rm.PollOnce();
+  ASSERT_EQ(slurm_.scripts.size(), 1u);
+  EXPECT_NE(slurm_.scripts[0].find("--container-runtimes 'podman'"), std::string::npos) << slurm_.scripts[0];
+  // The job agents' own runtimes are listed as their hellos say.
+  auto a1 = rm.Authenticate("Bearer " + Credential("1.0"), "slurm.100.n1", "peer");
+  ASSERT_TRUE(a1.ok()) << a1.status().message();
+  proto::Hello hello = Hello("slurm.100.n1");
+  hello.container_runtimes.push_back({"podman", "4.3.1", false});
+  rm.OnHello("slurm.100.n1", hello, std::make_shared<Channel>(), {});
+  ASSERT_EQ(rm.AgentsJson().size(), 1u);
+  EXPECT_EQ(rm.AgentsJson()[0]["container_runtimes"][0]["name"], "podman");
 }
 
 TEST_F(SlurmRmTest, LaunchSubmitsOneJobWhoseAgentsGetTheirNodesRanks) {

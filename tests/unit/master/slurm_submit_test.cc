@@ -38,6 +38,9 @@ TEST(SlurmSubmitRules, TheCallerChoosesNeitherScriptNorAccountNorOutput) {
   EXPECT_FALSE(CheckAccount(0, 1000).ok()) << "never root";
   EXPECT_FALSE(CheckAccount(999, 1000).ok()) << "never a system account";
   EXPECT_TRUE(CheckAccount(1001, 1000).ok());
+  EXPECT_TRUE(CheckContainerRuntime("").ok());
+  EXPECT_TRUE(CheckContainerRuntime("podman").ok());
+  EXPECT_FALSE(CheckContainerRuntime("/tmp/evil").ok());
   EXPECT_TRUE(CheckSignal("TERM").ok());
   EXPECT_FALSE(CheckSignal("TERM;rm").ok());
 }

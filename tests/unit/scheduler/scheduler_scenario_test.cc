@@ -8,12 +8,14 @@
 //   experiments: {1: {priority: 10, weight: 3, max_slots: 8}}   # per-experiment defaults
 //   agents:
 //     - {id: a, slots: 8}                      # free: every slot no running allocation holds
-//     - {id: b, slots: 4, free: [2, 3], type: cuda, enabled: false}
+//     - {id: b, slots: 4, free: [2, 3], type: cuda, enabled: false, runtimes: [podman]}
 //   running:
 //     - {id: "1.0", exp: 1, on: "a:0-3", priority: 42, started: 1, preemptible: true, preempting: false}
 //   pending:
 //     - {id: "2.0", exp: 2, slots: 4, priority: 42, seq: 1, single_node: false, avoid: [b]}   # avoid:
 //     excluded agents
+//     - {id: "3.0", slots: 1, container: {runtime: podman, cpu: true, cuda: true}}  # an image; {}: any
+//     runtime
 //   expect:
 //     assign: {"2.0": "a:4-7"}                 # exactly these ("a:0-7 b:0-7" across agents)
 //     preempt: ["1.0"]                         # exactly these, in the order decided
@@ -197,13 +199,14 @@ Scenario Load(const std::string& path) {
   }
 
   for (const auto& n : root["agents"]) {
-    CheckKeys(path, n, {"id", "slots", "free", "type", "enabled"});
+    CheckKeys(path, n, {"id", "slots", "free", "type", "enabled", "runtimes"});
     AgentView a;
     a.id = Get<std::string>(path, n, "id", "");
     a.pool = in.pool;
     a.slot_type = Get<std::string>(path, n, "type", "cpu");
     a.total_slots = Get<int>(path, n, "slots", 0);
     a.enabled = Get<bool>(path, n, "enabled", true);
+    a.container_runtimes = Get<std::vector<std::string>>(path, n, "runtimes", {});
     if (a.id.empty() || a.total_slots <= 0) Fail(path, n, "an agent needs id and slots");
     if (n["free"]) {
       a.free_slots = Get<std::vector<int>>(path, n, "free", {});
@@ -220,7 +223,8 @@ Scenario Load(const std::string& path) {
   index = 0;
   for (const auto& n : root["pending"]) {
     CheckKeys(path, n,
-              {"id", "exp", "slots", "priority", "weight", "max_slots", "seq", "single_node", "avoid"});
+              {"id", "exp", "slots", "priority", "weight", "max_slots", "seq", "single_node", "avoid",
+               "container"});
     PendingRequest r;
     r.allocation_id = Get<std::string>(path, n, "id", "");
     if (r.allocation_id.empty()) Fail(path, n, "a pending request needs an id");
@@ -233,6 +237,12 @@ Scenario Load(const std::string& path) {
     r.queued_seq = Get<int64_t>(path, n, "seq", ++index);
     r.single_node = Get<bool>(path, n, "single_node", false);
     r.excluded_agents = Get<std::vector<std::string>>(path, n, "avoid", {});
+    if (const YAML::Node c = n["container"]) {
+      if (!c.IsMap()) Fail(path, c, "container is a map {runtime, cpu, cuda}");
+      CheckKeys(path, c, {"runtime", "cpu", "cuda"});
+      r.container = ContainerNeed{Get<std::string>(path, c, "runtime", ""), Get<bool>(path, c, "cpu", true),
+                                  Get<bool>(path, c, "cuda", true)};
+    }
     in.pending.push_back(std::move(r));
   }
 
@@ -277,6 +287,8 @@ void CheckInvariants(const PoolInput& in, const PoolDecision& d) {
   for (const auto& r : in.pending) pending[r.allocation_id] = &r;
   std::map<std::string, std::set<int>> free;
   std::map<std::string, bool> enabled;
+  std::map<std::string, const AgentView*> views;
+  for (const auto& a : in.agents) views[a.id] = &a;
   for (const auto& a : in.agents) {
     free[a.id].insert(a.free_slots.begin(), a.free_slots.end());
     enabled[a.id] = a.enabled;
@@ -290,6 +302,11 @@ void CheckInvariants(const PoolInput& in, const PoolDecision& d) {
     for (const auto& p : a.placements) {
       EXPECT_TRUE(enabled[p.agent_id])
           << a.allocation_id << " placed on disabled or unknown agent " << p.agent_id;
+      if (const auto& need = pending[a.allocation_id]->container; need && views.count(p.agent_id)) {
+        EXPECT_TRUE(CanRunContainers(*views[p.agent_id], *need))
+            << a.allocation_id << " runs in a container and was placed on " << p.agent_id
+            << ", which cannot run it";
+      }
       for (int s : p.slot_ids)
         EXPECT_EQ(free[p.agent_id].erase(s), 1u) << a.allocation_id << " got " << p.agent_id << ":" << s
                                                  << ", which is not free or was given twice";
