@@ -184,9 +184,13 @@ void RankContainer::Remove() const {
     // may still run.
     auto removed = RunCommand(*context_.launcher, RemoveCommand(*runtime_, name_),
                               ToEnvp(context_.inherited_env), kRuntimeCommandTimeout);
-    if (!removed.ok() || !removed->ok())
-      spdlog::warn("[agent] {}: cannot remove container {}: {}", ids_, name_,
-                   removed.ok() ? removed->LastError() : removed.status().message());
+    if (!removed.ok() || !removed->ok()) {
+      std::string why = removed.ok() ? removed->LastError() : removed.status().message();
+      if (why.empty())  // the runtime said nothing: its exit is all there is
+        why = removed->exit.signal ? "killed by signal " + std::to_string(*removed->exit.signal)
+                                   : "exit code " + std::to_string(removed->exit.exit_code.value_or(-1));
+      spdlog::warn("[agent] {}: cannot remove container {}: {}", ids_, name_, why);
+    }
   }
   ::unlink((work_dir_ + ".env").c_str());
 }
