@@ -26,13 +26,12 @@ int ListJobs(CliEnv& env) {
   for (const auto& j : jobs) {
     std::string state = Field(j, "state");
     if (Member(j, "preempting").is_boolean() && Member(j, "preempting").get<bool>()) state += " (stopping)";
-    std::string why = Field(j, "pending_reason");
-    // On a Slurm pool: its Slurm job, and why Slurm keeps that pending.
-    if (Member(j, "slurm_job_id").is_number_integer()) {
+    // The master words why it waits (on a Slurm pool: why Slurm keeps its
+    // job pending), for this list and the web UI alike.
+    std::string why =
+        Member(j, "why_waiting").is_string() ? Field(j, "why_waiting") : Field(j, "pending_reason");
+    if (Member(j, "slurm_job_id").is_number_integer())
       state += " (Slurm job " + Field(j, "slurm_job_id") + ")";
-      if (Member(j, "slurm_pending_reason").is_string())
-        why = "in Slurm: " + Member(j, "slurm_pending_reason").get<std::string>();
-    }
     table.AddRow({Field(j, "pool"), Field(j, "position"), Field(j, "allocation_id"),
                   Field(j, "experiment_id"), Field(j, "trial_id"), Field(j, "owner"), Field(j, "priority"),
                   Field(j, "weight"), Field(j, "slots"), state, Field(j, "queued_at"), why});

@@ -27,8 +27,10 @@ void RegisterClusterRoutes(Router& router, ApiContext& ctx) {
               slurm && slurm->job_id) {
             j["slurm_job_id"] = slurm->job_id;
             j["slurm_state"] = slurm->state;
-            if (slurm->state == "PENDING" && !slurm->reason.empty())
+            if (slurm->state == "PENDING" && !slurm->reason.empty()) {
               j["slurm_pending_reason"] = DescribePendingReason(slurm->reason);
+              j["why_waiting"] = "in Slurm: " + j["slurm_pending_reason"].get<std::string>();
+            }
           }
       const auto total = jobs.size();
       return ApiResponse::Json({{"jobs", std::move(jobs)}, {"total", total}});

@@ -127,7 +127,10 @@ nlohmann::json JobsJson(const std::vector<JobRow>& rows) {
                     {"queued_at", row.queued_at},
                     {"preempting", row.preempting},
                     {"position", row.position ? nlohmann::json(*row.position) : nlohmann::json()},
-                    {"pending_reason", row.reason ? nlohmann::json(*row.reason) : nlohmann::json()}});
+                    {"pending_reason", row.reason ? nlohmann::json(*row.reason) : nlohmann::json()},
+                    // What `ring job list` and the web UI show as why it waits
+                    // (GET /api/v1/jobs words it for Slurm pools).
+                    {"why_waiting", row.reason ? nlohmann::json(*row.reason) : nlohmann::json()}});
   return jobs;
 }
 

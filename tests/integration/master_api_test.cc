@@ -68,6 +68,8 @@ TEST_F(MasterApiTest, CreatesAndListsAnExperiment) {
   ASSERT_EQ(jobs["total"], 1);
   EXPECT_EQ(jobs["jobs"][0]["state"], "PENDING");
   EXPECT_NE(jobs["jobs"][0]["pending_reason"].get<std::string>().find("no agents"), std::string::npos);
+  // The sentence `ring job list` and the web UI show: the same, off Slurm.
+  EXPECT_EQ(jobs["jobs"][0]["why_waiting"], jobs["jobs"][0]["pending_reason"]);
 }
 
 TEST_F(MasterApiTest, MalformedConfigIs400NamingTheFieldAndStoresNothing) {

@@ -513,6 +513,17 @@ max_restarts: 0
     `two jobs wait, each with a reason: ${pendingReasons.join(' | ')}`,
   );
   log(`a waiting job's reason: ${pendingReasons[0]}`);
+  // The reasons are the master's sentences (why_waiting), the ones `ring job list` shows.
+  const apiReasons = (await getJson(`${url}/api/v1/jobs`)).jobs.map((j) => j.why_waiting).filter((r) => r !== null);
+  check(
+    JSON.stringify([...apiReasons].sort()) === JSON.stringify([...pendingReasons].sort()),
+    `the page shows the API's why_waiting: ${apiReasons.join(' | ')}`,
+  );
+  const jobList = await runRing(url, ['job', 'list']);
+  check(
+    pendingReasons.every((r) => jobList.includes(r.slice(0, 30))),
+    `ring job list gives the same reasons:\n${jobList}`,
+  );
   check((await page.locator('[data-pool="default"]').count()) === 1, 'the default pool is shown');
   check(
     (await page.locator('[data-agent]').filter({ hasText: 'single-user' }).count()) === 2,

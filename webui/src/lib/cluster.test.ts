@@ -39,11 +39,14 @@ describe('cluster', () => {
   });
   it('says why a job waits, in Slurm’s words on a Slurm pool', () => {
     expect(whyWaiting(job('1.0'))).toBe('running');
-    expect(whyWaiting(job('2.0', { position: 1, pending_reason: 'no free slot' }))).toBe('no free slot');
+    expect(whyWaiting(job('2.0', { position: 1, pending_reason: 'no free slot', why_waiting: 'no free slot' }))).toBe(
+      'no free slot',
+    );
     const inSlurm = job('3.0', {
       slurm_job_id: 41,
       slurm_state: 'PENDING',
       slurm_pending_reason: 'it waits for free nodes in the partition (Slurm: Resources)',
+      why_waiting: 'in Slurm: it waits for free nodes in the partition (Slurm: Resources)',
     });
     expect(whyWaiting(inSlurm)).toBe('in Slurm: it waits for free nodes in the partition (Slurm: Resources)');
     expect(slurmJobOf(inSlurm)).toBe('Slurm job 41 (PENDING)');

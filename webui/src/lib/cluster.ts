@@ -76,11 +76,10 @@ export function splitQueue(jobs: Job[]): { running: Job[]; pending: Job[] } {
   };
 }
 
-// Why a job waits, as `ring job list` says it: Ringmaster's reason, or once
-// its Slurm job is submitted and pending, Slurm's reason in a sentence.
+// Why a job waits, as the master words it for `ring job list` and this page
+// alike (on a Slurm pool, Slurm's reason); older masters: pending_reason.
 export function whyWaiting(job: Job): string {
-  if (job.slurm_pending_reason) return `in Slurm: ${job.slurm_pending_reason}`;
-  return job.pending_reason ?? (job.preempting ? 'being preempted' : 'running');
+  return job.why_waiting ?? job.pending_reason ?? (job.preempting ? 'being preempted' : 'running');
 }
 
 // "Slurm job 12 (RUNNING)" for a job on a Slurm pool; null elsewhere.

@@ -30,6 +30,7 @@ describe('ClusterPage', () => {
                 slurm_job_id: 41,
                 slurm_state: 'PENDING',
                 slurm_pending_reason: 'it waits for free nodes in the partition (Slurm: Resources)',
+                why_waiting: 'in Slurm: it waits for free nodes in the partition (Slurm: Resources)',
               }),
             ],
             total: 4,
@@ -91,6 +92,39 @@ describe('ClusterPage', () => {
     // A single-identity Slurm pool says what it gives up.
     const hpc = document.querySelector('[data-pool="hpc"]') as HTMLElement;
     expect(within(hpc).getByText(/single identity: every task runs as the master’s account/)).toBeTruthy();
+  });
+
+  it("shows a Slurm pool's jobs with their Slurm job, state and the reason `ring job list` gives", async () => {
+    const slurmReason = 'it waits for free nodes in the partition (Slurm: Resources)';
+    vi.stubGlobal(
+      'fetch',
+      fakeFetch({
+        '/api/v1/agents': () => json({ agents: [], total: 0 }),
+        '/api/v1/jobs': () =>
+          json({
+            jobs: [
+              job('7.0', { pool: 'hpc', slurm_job_id: 41, slurm_state: 'RUNNING' }),
+              job('8.0', {
+                pool: 'hpc',
+                slurm_job_id: 42,
+                slurm_state: 'PENDING',
+                slurm_pending_reason: slurmReason,
+                why_waiting: `in Slurm: ${slurmReason}`,
+              }),
+            ],
+            total: 2,
+          }),
+        '/api/v1/pools': () => json({ pools: [], total: 0 }),
+      }).fn,
+    );
+    render(<ClusterPage />);
+    await screen.findByText('Slurm job 41 (RUNNING)');
+    const queue = screen.getAllByRole('region', { name: 'Job queue' }).at(-1)!;
+    const running = within(queue).getByText('Slurm job 41 (RUNNING)').closest('tr')!;
+    expect(within(running).getByText('running')).toBeTruthy();
+    const waiting = within(queue).getByText('Slurm job 42 (PENDING)').closest('tr')!;
+    expect(within(waiting).getByText(`in Slurm: ${slurmReason}`)).toBeTruthy();
+    expect(waiting.getAttribute('data-allocation')).toBe('8.0');
   });
 
   it('explains an empty cluster', async () => {

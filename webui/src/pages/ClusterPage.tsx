@@ -1,6 +1,7 @@
 // The cluster: pools with their policy and use, every agent with its slots
 // drawn as a grid coloured by the allocation holding each slot, and the job
-// queue with the reason each waiting job waits.
+// queue with the reason each waiting job waits (the master's sentence, the
+// one `ring job list` shows; on a Slurm pool also the job's Slurm id and state).
 import { useEffect } from 'react';
 import { api } from '../api/client';
 import type { Agent, Job, Pool } from '../api/types';

@@ -86,6 +86,7 @@ export function job(allocation: string, over: Partial<Job> = {}): Job {
     preempting: false,
     position: null,
     pending_reason: null,
+    why_waiting: over.pending_reason ?? null,
     ...over,
   };
 }
