@@ -80,7 +80,11 @@ last line to the next trial's first.
 Slurm 22.05 from Debian runs on the same host in the same run (slurmctld and
 slurmd on loopback, \`SchedulerParameters=batch_sched_delay=0,sched_min_interval=0\`,
 an \`Epilog\`, exclusive jobs through one node), timed the same way from
-\`sbatch\`. The goal is at most 200 ms for both.
+\`sbatch\`. The goal is at most 200 ms for both. The last row is a second
+master whose pool is that Slurm partition (the Slurm resource manager,
+\`slots_per_node: 1\`, single identity): each trial is one Slurm job whose
+\`srun\` starts a one-allocation \`ringagent\`, which connects back, fetches
+the model and starts the trial, against plain \`sbatch\` of the same run.
 
 $launch
 
