@@ -111,7 +111,7 @@ TEST_F(MasterConfigTest, SlurmPoolsParseAndAgentsStayTheDefault) {
 TEST_F(MasterConfigTest, ASlurmPoolDeclaresItsNodesContainerRuntime) {
   const std::string head =
       "resource_pools:\n  - name: hpc\n    resource_manager:\n      type: slurm\n      partition: p\n"
-      "      agent_binary: /bin/ringagent\n";
+      "      agent_binary: /bin/ringagent\n      single_identity: true\n";
   auto c = Load(head + "      container_runtime: podman\n");
   ASSERT_TRUE(c.ok()) << c.status().message();
   EXPECT_EQ(c->slurm_pools[0].container_runtime, "podman");
@@ -123,7 +123,7 @@ TEST_F(MasterConfigTest, ASlurmPoolDeclaresItsNodesContainerRuntime) {
   auto bad = Load(head + "      container_runtime: lxc\n");
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find(
-                ":7: resource_pools[0].resource_manager.container_runtime must be one of podman, docker"),
+                ":8: resource_pools[0].resource_manager.container_runtime must be one of podman, docker"),
             std::string::npos)
       << bad.status().message();
   auto both = Load(head + "      container_runtime: podman\n    container_runtime: docker\n");
