@@ -121,12 +121,7 @@ TEST(SlurmE2E, ScancelOfARunningJobResumesFromTheCheckpoint) {
   RING_NEED_SLURM(slurm);
   TestCluster cluster;
   StartSlurmMaster(cluster, *slurm);
-  const std::string config = cluster.WriteFile(
-      "scancel.yaml",
-      "name: scancel\nentrypoint: sh run.sh\nhyperparameters:\n  learning_rate: 0.05\n  batch_size: 32\n"
-      "  report_every: 25\n  momentum: 0.0\n  checkpoint_every: 200\n  batch_sleep_ms: 10\n"
-      "searcher:\n  name: single\n  metric: validation_loss\n  max_length:\n    batches: 500\n"
-      "max_restarts: 0\nmin_checkpoint_period:\n  batches: 200\n");
+  const std::string config = SlowQuadraticConfig(cluster, "scancel");
   auto created = cluster.Ring({"experiment", "create", config, BinDir() + "/../examples/quadratic/model"});
   ASSERT_EQ(created.exit_code, 0) << created.out << created.err;
 

@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -98,6 +99,33 @@ inline int64_t LiveSlurmJob(TestCluster& cluster) {
   for (const auto& a : agents["agents"])
     if (a.contains("slurm_job_id")) return a["slurm_job_id"].get<int64_t>();
   return 0;
+}
+
+// The quadratic example, slowed (10 ms a batch) to 500 batches, with a
+// checkpoint every 200: long enough to act on its job while it trains.
+inline std::string SlowQuadraticConfig(TestCluster& cluster, const std::string& name) {
+  return cluster.WriteFile(
+      name + ".yaml",
+      "name: " + name +
+          "\nentrypoint: sh run.sh\nhyperparameters:\n  learning_rate: 0.05\n  batch_size: 32\n"
+          "  report_every: 25\n  momentum: 0.0\n  checkpoint_every: 200\n  batch_sleep_ms: 10\n"
+          "searcher:\n  name: single\n  metric: validation_loss\n  max_length:\n    batches: 500\n"
+          "max_restarts: 0\nmin_checkpoint_period:\n  batches: 200\n");
+}
+
+// Waits (up to `timeout`) for experiment `exp` to end; its last state.
+// `on_poll` runs at each look, e.g. to note the live Slurm job.
+inline std::string WaitFinalState(TestCluster& cluster, int64_t exp, std::chrono::milliseconds timeout,
+                                  const std::function<void()>& on_poll = {}) {
+  std::string state;
+  TestCluster::WaitFor(
+      [&] {
+        if (on_poll) on_poll();
+        state = cluster.GetJson("/api/v1/experiments/" + std::to_string(exp)).value("state", "");
+        return state == "COMPLETED" || state == "ERROR" || state == "CANCELED";
+      },
+      timeout);
+  return state;
 }
 
 inline ::testing::Environment* const kSlurm = ::testing::AddGlobalTestEnvironment(new SlurmEnvironment);

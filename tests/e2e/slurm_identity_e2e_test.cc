@@ -256,14 +256,9 @@ TEST(SlurmIdentityE2E, ATrialRunsAsItsOwnerAndTheSubmitHelperRefusesEveryOtherUs
   slurm->Run({"scancel", eves_id});
 
   // The trial completes, its checkpoints are carol's.
-  ASSERT_TRUE(TestCluster::WaitFor(
-      [&] {
-        const auto state = cluster.GetJson("/api/v1/experiments/1").value("state", "");
-        return state == "COMPLETED" || state == "ERROR" || state == "CANCELED";
-      },
-      120s));
+  const std::string state = WaitFinalState(cluster, 1, 120s);
   const auto logs = cluster.GetJson("/api/v1/trials/1/logs?limit=1000");
-  EXPECT_EQ(cluster.GetJson("/api/v1/experiments/1")["state"], "COMPLETED") << logs.dump(1);
+  EXPECT_EQ(state, "COMPLETED") << logs.dump(1);
   bool probed = false;
   for (const auto& line : logs["logs"])
     probed =

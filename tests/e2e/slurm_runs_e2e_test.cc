@@ -18,17 +18,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-std::string Final(TestCluster& cluster, int64_t exp, std::chrono::seconds timeout) {
-  std::string state;
-  TestCluster::WaitFor(
-      [&] {
-        state = cluster.GetJson("/api/v1/experiments/" + std::to_string(exp)).value("state", "");
-        return state == "COMPLETED" || state == "ERROR" || state == "CANCELED";
-      },
-      timeout);
-  return state;
-}
-
 TEST(SlurmRunsE2E, AnAdaptiveAshaSearchRunsEachTrialInSlurmJobs) {
   RING_NEED_SLURM(slurm);
   TestCluster cluster;
@@ -43,7 +32,7 @@ TEST(SlurmRunsE2E, AnAdaptiveAshaSearchRunsEachTrialInSlurmJobs) {
       "reproducibility:\n  experiment_seed: 11\nmax_restarts: 0\n");
   auto created = cluster.Ring({"experiment", "create", config, BinDir() + "/../examples/quadratic/model"});
   ASSERT_EQ(created.exit_code, 0) << created.out << created.err;
-  const std::string state = Final(cluster, 1, 180s);
+  const std::string state = WaitFinalState(cluster, 1, 180s);
   if (state != "COMPLETED") slurm->DumpLogs();
   ASSERT_EQ(state, "COMPLETED") << cluster.GetJson("/api/v1/experiments/1/trials").dump();
 
@@ -72,12 +61,7 @@ TEST(SlurmRunsE2E, PauseAndActivateResumeTheTrialInANewSlurmJob) {
   RING_NEED_SLURM(slurm);
   TestCluster cluster;
   StartSlurmMaster(cluster, *slurm);
-  const std::string config = cluster.WriteFile(
-      "pause.yaml",
-      "name: pause-on-slurm\nentrypoint: sh run.sh\nhyperparameters:\n  learning_rate: 0.05\n"
-      "  batch_size: 32\n  report_every: 25\n  momentum: 0.0\n  checkpoint_every: 200\n  batch_sleep_ms: 10\n"
-      "searcher:\n  name: single\n  metric: validation_loss\n  max_length:\n    batches: 500\n"
-      "max_restarts: 0\nmin_checkpoint_period:\n  batches: 200\n");
+  const std::string config = SlowQuadraticConfig(cluster, "pause-on-slurm");
   auto created = cluster.Ring({"experiment", "create", config, BinDir() + "/../examples/quadratic/model"});
   ASSERT_EQ(created.exit_code, 0) << created.out << created.err;
   int64_t first_job = 0;
@@ -111,17 +95,9 @@ TEST(SlurmRunsE2E, PauseAndActivateResumeTheTrialInANewSlurmJob) {
   // Activate: a new job, from that checkpoint, to the end; no restart used.
   ASSERT_EQ(cluster.Ring({"experiment", "activate", "1"}).exit_code, 0);
   int64_t second_job = 0;
-  const std::string state = [&] {
-    std::string s;
-    TestCluster::WaitFor(
-        [&] {
-          if (const int64_t job = LiveSlurmJob(cluster); job > first_job) second_job = job;
-          s = cluster.GetJson("/api/v1/experiments/1").value("state", "");
-          return s == "COMPLETED" || s == "ERROR" || s == "CANCELED";
-        },
-        120s);
-    return s;
-  }();
+  const std::string state = WaitFinalState(cluster, 1, 120s, [&] {
+    if (const int64_t job = LiveSlurmJob(cluster); job > first_job) second_job = job;
+  });
   ASSERT_EQ(state, "COMPLETED");
   EXPECT_GT(second_job, first_job) << "the trial did not run in a second Slurm job";
   auto trial = cluster.GetJson("/api/v1/trials/1");
