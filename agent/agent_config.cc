@@ -40,11 +40,21 @@ namespace {
 
 // One-allocation mode: who it is comes from Slurm's environment of the task.
 Status ResolveJobAgent(AgentConfig& config) {
-  if (config.credential_file.empty())
-    return InvalidArgument("--slurm-allocation needs --credential-file (the allocation's credential)");
-  auto credential = ReadTokenFile(config.credential_file);
-  if (!credential.ok()) return InvalidArgument("--credential-file: " + credential.status().message());
-  config.job_credential = *credential;
+  if (config.credential_file.empty() == config.credential_env.empty())
+    return InvalidArgument(
+        "--slurm-allocation needs the allocation's credential: --credential-file or --credential-env");
+  if (!config.credential_env.empty()) {
+    // Taken out of the environment, so that nothing this agent starts sees it.
+    const char* value = std::getenv(config.credential_env.c_str());
+    if (!value || !*value)
+      return InvalidArgument("--credential-env: " + config.credential_env + " is not set");
+    config.job_credential = value;
+    ::unsetenv(config.credential_env.c_str());
+  } else {
+    auto credential = ReadTokenFile(config.credential_file);
+    if (!credential.ok()) return InvalidArgument("--credential-file: " + credential.status().message());
+    config.job_credential = *credential;
+  }
   const char* job = std::getenv("SLURM_JOB_ID");
   const char* node = std::getenv("SLURMD_NODENAME");
   if (!job || !*job || !node || !*node)

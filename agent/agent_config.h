@@ -46,7 +46,8 @@ struct AgentConfig {
   // that node's ranks of this allocation only, and exits once they have.
   std::string slurm_allocation;
   std::string credential_file;  // --credential-file: the allocation's credential, 0600 (0400) for this user
-  std::string job_credential;   // read from credential_file
+  std::string credential_env;   // --credential-env: or the variable holding it (unset once read)
+  std::string job_credential;   // read from credential_file or credential_env
   bool job_work_dir_made = false;  // work_dir was made for this job agent: it goes when the agent does
   // --slurm-allocation: the agent leaves when no start came this long after
   // it started (the allocation ended, or the master cannot be reached), so

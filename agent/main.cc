@@ -79,6 +79,9 @@ int main(int argc, char** argv) {
                  "allocation's ranks of this node, then exit");
   app.add_option("--credential-file", config.credential_file,
                  "With --slurm-allocation: the file (0600) holding the allocation's credential");
+  app.add_option("--credential-env", config.credential_env,
+                 "With --slurm-allocation: the environment variable holding the allocation's credential "
+                 "(a job submitted through slurmrestd); removed from the environment once read");
   int64_t job_start_timeout_ms = config.job_start_timeout.count();
   app.add_option("--job-start-timeout-ms", job_start_timeout_ms,
                  "With --slurm-allocation: leave when no start came this long after starting")

@@ -188,6 +188,7 @@ Result<HttpResponse> HttpClient::Request(std::string_view method, const std::str
   req.set(http::field::user_agent, "ringmaster/0.1");
   req.keep_alive(true);
   if (!token_.empty()) req.set(http::field::authorization, "Bearer " + token_);
+  for (const auto& [name, value] : headers_) req.set(name, value);
   if (!body.empty() || method == "POST" || method == "PUT" || method == "PATCH") {
     req.set(http::field::content_type, content_type);
     req.body() = body;
@@ -242,6 +243,7 @@ Result<HttpResponse> HttpClient::RequestWithProgress(std::string_view method, co
     req.set(http::field::content_type, content_type);
     req.keep_alive(true);
     if (!token_.empty()) req.set(http::field::authorization, "Bearer " + token_);
+    for (const auto& [name, value] : headers_) req.set(name, value);
     req.content_length(total);
     req.body().data = nullptr;
     req.body().more = true;

@@ -61,6 +61,14 @@ class HttpClient {
   // Sent as "Authorization: Bearer <token>" on every request when not empty.
   void SetBearerToken(std::string token) { token_ = std::move(token); }
   void SetTimeout(std::chrono::milliseconds timeout) { timeout_ = timeout; }
+  // More request headers, sent on every request (a value replaces the
+  // header's earlier one; an empty value removes it).
+  void SetHeader(const std::string& name, std::string value) {
+    if (value.empty())
+      headers_.erase(name);
+    else
+      headers_[name] = std::move(value);
+  }
   // The CA file (PEM) trusted besides the system's CAs for https:// URLs;
   // "" for the system's only. Defaults to $RING_CA_FILE.
   void SetCaFile(std::string path);
@@ -93,6 +101,7 @@ class HttpClient {
   Url base_;
   std::chrono::milliseconds timeout_;
   std::string token_;
+  std::map<std::string, std::string> headers_;
   std::string ca_file_;
   std::shared_ptr<boost::asio::ssl::context> tls_;  // made at the first https connection
   std::unique_ptr<Connection> conn_;

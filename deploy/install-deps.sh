@@ -23,6 +23,7 @@ packages=(
   libre2-dev  # log_policies: regular expressions in linear time, the syntax Determined's use
   wrk  # bench/rest.sh
   slurm-wlm munge  # bench/launch.sh: Slurm on this host as the launch-latency peer
+  slurmrestd slurm-wlm-jwt-plugin  # Slurm pools through slurmrestd with per-user JWTs
   # Distributed trials: Gloo collectives, libtorch (CPU) for the C++ model
   # examples, and Debian's torch and scikit-learn for torchrun-style scripts
   # and the handwritten digits data set the examples train on.

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <map>
 #include <thread>
 
 #include <utility>  // before Asio
@@ -30,6 +31,7 @@
 #include "master/rm/agentrm/agent_enrolments.h"
 #include "master/rm/agentrm/agent_rm.h"
 #include "master/rm/routing_rm.h"
+#include "master/rm/slurmrm/slurm_rest_commands.h"
 #include "master/store/sqlite_db.h"
 #include "master/store/sqlite_store.h"
 
@@ -143,6 +145,16 @@ Status Master::Run() {
                                         [&p](AgentRefusal why) { p.metrics.CountAgentRefusal(why); });
   if (Status s = p.enrolments->Load(); !s.ok()) return s;
 
+  // The keys of Slurm pools that submit through slurmrestd, read (and
+  // checked private) before anything is started.
+  std::map<std::string, std::string> slurm_jwt_keys;
+  for (const auto& pool : config_.slurm_pools)
+    if (pool.uses_rest()) {
+      auto key = ReadSlurmJwtKey(pool.rest.jwt_key_file);
+      if (!key.ok()) return InvalidArgument("pool " + pool.pool + ": " + key.status().message());
+      slurm_jwt_keys[pool.pool] = *key;
+    }
+
   AgentRmOptions agent_options;
   agent_options.heartbeat_interval = std::chrono::milliseconds(config_.heartbeat_interval_ms);
   agent_options.heartbeat_timeout = std::chrono::milliseconds(config_.heartbeat_timeout_ms);
@@ -166,7 +178,8 @@ Status Master::Run() {
     p.metrics.ObserveSchedulerPass(pool, seconds);
   };
   options.on_trial_restart = [&p] { p.metrics.CountTrialRestart(); };
-  auto make_rm = [this, &p, agent_options](RmEvents& events) -> std::unique_ptr<ResourceManager> {
+  auto make_rm = [this, &p, agent_options,
+                  &slurm_jwt_keys](RmEvents& events) -> std::unique_ptr<ResourceManager> {
     auto rm = std::make_unique<AgentRm>(*p.store, agent_options, events);
     p.agent_rm = rm.get();
     if (config_.slurm_pools.empty()) return rm;
@@ -183,10 +196,13 @@ Status Master::Run() {
       settings.heartbeat_timeout = agent_options.heartbeat_timeout;
       settings.count_refusal = agent_options.count_refusal;
       settings.store = p.store.get();
-      std::unique_ptr<SlurmCommands> commands =
-          pool.submit_helper.empty()
-              ? std::make_unique<ProcessSlurmCommands>()
-              : std::make_unique<HelperSlurmCommands>(pool.submit_helper, pool.submit_helper_config);
+      std::unique_ptr<SlurmCommands> commands;
+      if (pool.uses_rest())
+        commands = std::make_unique<RestSlurmCommands>(pool.rest, slurm_jwt_keys.at(pool.pool));
+      else if (!pool.submit_helper.empty())
+        commands = std::make_unique<HelperSlurmCommands>(pool.submit_helper, pool.submit_helper_config);
+      else
+        commands = std::make_unique<ProcessSlurmCommands>();
       slurm.push_back(std::make_unique<SlurmRm>(pool, std::move(settings), std::move(commands), events));
     }
     auto routing = std::make_unique<RoutingRm>(std::move(rm), std::move(slurm));

@@ -8,162 +8,23 @@
 #include <yaml-cpp/yaml.h>
 
 #include "master/http/http_server.h"
+#include "master/slurm_pool_config.h"
 
 namespace ring {
 namespace {
-
-Status KeyError(const std::string& path, const YAML::Node& node, const std::string& what) {
-  return InvalidArgument(path + ":" + std::to_string(node.Mark().line + 1) + ": " + what);
-}
-
-// resource_pools[].resource_manager: {type: agent} (the default) or
-// {type: slurm, partition, account, qos, sbatch_args, slots_per_node,
-// slot_type, agent_binary, master_url, agent_ca_file, job_dir, poll_interval_ms,
-// agent_connect_timeout_ms, submit_helper, submit_helper_config,
-// single_identity, nice_per_priority, priority_qos, container_runtime}. Sets
-// `slurm` for a slurm pool.
-Status ParseResourceManager(const std::string& path, const YAML::Node& node, const std::string& at,
-                            std::optional<SlurmPoolOptions>& slurm) {
-  const std::string rm = at + ".resource_manager";
-  if (!node.IsMap()) return KeyError(path, node, rm + " must be a map with a type (agent or slurm)");
-  const YAML::Node type = node["type"];
-  const std::string type_text = type && type.IsScalar() ? type.as<std::string>() : "";
-  if (type_text != "agent" && type_text != "slurm")
-    return KeyError(path, type ? type : node, rm + ".type must be agent or slurm, got \"" + type_text + "\"");
-  SlurmPoolOptions o;
-  for (const auto& kv : node) {
-    const auto key = kv.first.as<std::string>();
-    const auto& v = kv.second;
-    if (key == "type") continue;
-    if (type_text == "agent")
-      return KeyError(path, kv.first,
-                      "unknown key \"" + rm + "." + key + "\" (a pool of agents takes only type)");
-    const std::string name = rm + "." + key;
-    try {
-      if (key == "partition" || key == "account" || key == "qos" || key == "agent_binary" ||
-          key == "master_url" || key == "job_dir" || key == "agent_ca_file" || key == "submit_helper" ||
-          key == "submit_helper_config" || key == "container_runtime") {
-        if (!v.IsScalar() || v.as<std::string>().empty())
-          return KeyError(path, v, name + " must be a non-empty string");
-        const std::string text = v.as<std::string>();
-        if (key == "partition") o.partition = text;
-        if (key == "account") o.account = text;
-        if (key == "qos") o.qos = text;
-        if (key == "agent_binary") o.agent_binary = text;
-        if (key == "master_url") o.master_url = text;
-        if (key == "job_dir") o.job_dir = text;
-        if (key == "agent_ca_file") o.agent_ca_file = text;
-        if (key == "submit_helper") o.submit_helper = text;
-        if (key == "submit_helper_config") o.submit_helper_config = text;
-        if (key == "container_runtime") {
-          if (text != "podman" && text != "docker" && text != "apptainer" && text != "singularity")
-            return KeyError(
-                path, v,
-                name + " must be one of podman, docker, apptainer, singularity, got \"" + text + "\"");
-          o.container_runtime = text;
-        }
-        if ((key == "agent_binary" || key == "job_dir" || key == "agent_ca_file" || key == "submit_helper" ||
-             key == "submit_helper_config") &&
-            text.front() != '/')
-          return KeyError(path, v,
-                          name + " must be an absolute path as the nodes see it, got \"" + text + "\"");
-        if (key == "master_url" && text.rfind("http://", 0) != 0 && text.rfind("https://", 0) != 0)
-          return KeyError(path, v, name + " must start with http:// or https://, got \"" + text + "\"");
-      } else if (key == "sbatch_args") {
-        if (!v.IsSequence()) return KeyError(path, v, name + " must be a list of sbatch options");
-        for (const auto& a : v) {
-          const std::string arg = a.IsScalar() ? a.as<std::string>() : "";
-          if (arg.empty() || arg.front() != '-')
-            return KeyError(path, a, name + " must hold sbatch options starting with -, got \"" + arg + "\"");
-          if (const std::string reserved = ReservedSbatchOption(arg); !reserved.empty())
-            return KeyError(
-                path, a,
-                name + ": " + reserved +
-                    " is set by the resource manager from the allocation and the pool's settings");
-          o.sbatch_args.push_back(arg);
-        }
-      } else if (key == "single_identity") {
-        o.single_identity = v.as<bool>();
-      } else if (key == "nice_per_priority") {
-        o.nice_per_priority = v.as<int64_t>();
-        if (o.nice_per_priority < 0 || o.nice_per_priority > 100000)
-          return KeyError(path, v, name + " must be from 0 (no --nice) to 100000");
-      } else if (key == "priority_qos") {
-        if (!v.IsSequence()) return KeyError(path, v, name + " must be a list of {max_priority, qos}");
-        int64_t last = 0;
-        for (const auto& band : v) {
-          if (!band.IsMap() || !band["max_priority"] || !band["qos"] || band.size() != 2)
-            return KeyError(path, band, name + " must hold maps of max_priority and qos only");
-          SlurmPoolOptions::QosBand b{band["max_priority"].as<int64_t>(), band["qos"].as<std::string>()};
-          if (b.max_priority < 1 || b.max_priority > 99 || b.max_priority <= last || b.qos.empty())
-            return KeyError(path, band,
-                            name +
-                                ": max_priority must be from 1 to 99, growing from band to band, and qos "
-                                "a QOS name");
-          last = b.max_priority;
-          o.priority_qos.push_back(std::move(b));
-        }
-      } else if (key == "slots_per_node") {
-        o.slots_per_node = v.as<int64_t>();
-        if (o.slots_per_node < 0 || o.slots_per_node > 4096)
-          return KeyError(path, v, name + " must be from 0 (as Slurm reports the node) to 4096");
-      } else if (key == "slot_type") {
-        const std::string text = v.IsScalar() ? v.as<std::string>() : "";
-        if (text != "cuda" && text != "cpu")
-          return KeyError(path, v, name + " must be cuda or cpu, got \"" + text + "\"");
-        o.slot_type = text == "cpu" ? SlurmSlotType::kCpu : SlurmSlotType::kCuda;
-      } else if (key == "poll_interval_ms" || key == "agent_connect_timeout_ms") {
-        const int64_t ms = v.as<int64_t>();
-        if (ms < 100 || ms > 3600000) return KeyError(path, v, name + " must be from 100 to 3600000");
-        (key == "poll_interval_ms" ? o.poll_interval : o.agent_connect_timeout) =
-            std::chrono::milliseconds(ms);
-      } else {
-        return KeyError(path, kv.first, "unknown key \"" + name + "\"");
-      }
-    } catch (const YAML::Exception&) {
-      return KeyError(path, v,
-                      name + (key == "single_identity" ? " must be true or false" : " must be an integer"));
-    }
-  }
-  if (type_text == "agent") return Status::Ok();
-  if (o.partition.empty()) return KeyError(path, node, rm + ".partition is required for a slurm pool");
-  if (o.agent_binary.empty())
-    return KeyError(
-        path, node,
-        rm + ".agent_binary is required for a slurm pool: the ringagent binary as the nodes see it");
-  if (o.submit_helper.empty() && !o.single_identity)
-    return KeyError(
-        path, node,
-        rm + ": say whose account runs the jobs: submit_helper (the root-owned ring-slurm-submit: each "
-             "job runs as its owner's linked Unix account) or single_identity: true (every job runs as "
-             "the master's own account, and users' trials can read each other's files; see "
-             "docs/slurm.md)");
-  if (!o.submit_helper.empty() && o.single_identity)
-    return KeyError(path, node, rm + ": submit_helper and single_identity: true exclude each other");
-  if (!o.submit_helper.empty())
-    for (const auto& arg : o.sbatch_args)
-      if (arg.rfind("--", 0) != 0)
-        return KeyError(path, node,
-                        rm +
-                            ".sbatch_args: with a submit_helper each option is one --name or --name=value, "
-                            "got \"" +
-                            arg + "\"");
-  slurm = std::move(o);
-  return Status::Ok();
-}
 
 // resource_pools: [{name, description, scheduler: {type, preemption, fitting_policy}, launch,
 // allowed_users, resource_manager}]
 Result<std::vector<PoolSettings>> ParsePools(const std::string& path, const YAML::Node& node,
                                              std::vector<SlurmPoolOptions>& slurm_pools) {
   if (!node.IsSequence() || node.size() == 0)
-    return KeyError(path, node, "resource_pools must be a non-empty list of pools");
+    return YamlKeyError(path, node, "resource_pools must be a non-empty list of pools");
   std::vector<PoolSettings> pools;
   std::set<std::string> names;
   for (size_t i = 0; i < node.size(); ++i) {
     const auto& p = node[i];
     const std::string at = "resource_pools[" + std::to_string(i) + "]";
-    if (!p.IsMap()) return KeyError(path, p, at + " must be a map with a name");
+    if (!p.IsMap()) return YamlKeyError(path, p, at + " must be a map with a name");
     PoolSettings pool;
     std::optional<SlurmPoolOptions> slurm;
     for (const auto& kv : p) {
@@ -173,7 +34,7 @@ Result<std::vector<PoolSettings>> ParsePools(const std::string& path, const YAML
       } else if (key == "description") {
         pool.description = kv.second.as<std::string>();
       } else if (key == "scheduler") {
-        if (!kv.second.IsMap()) return KeyError(path, kv.second, at + ".scheduler must be a map");
+        if (!kv.second.IsMap()) return YamlKeyError(path, kv.second, at + ".scheduler must be a map");
         for (const auto& s : kv.second) {
           const auto skey = s.first.as<std::string>();
           if (skey == "type")
@@ -183,20 +44,20 @@ Result<std::vector<PoolSettings>> ParsePools(const std::string& path, const YAML
           else if (skey == "fitting_policy")
             pool.fitting_policy = s.second.as<std::string>();
           else
-            return KeyError(path, s.first, "unknown key \"" + at + ".scheduler." + skey + "\"");
+            return YamlKeyError(path, s.first, "unknown key \"" + at + ".scheduler." + skey + "\"");
         }
       } else if (key == "launch") {
         const auto text = kv.second.IsScalar() ? kv.second.as<std::string>() : std::string();
         auto mode = ParseLaunchMode(text);
         if (!mode)
-          return KeyError(path, kv.second,
-                          at + ".launch must be one of auto, per_slot, per_node, got \"" + text + "\"");
+          return YamlKeyError(path, kv.second,
+                              at + ".launch must be one of auto, per_slot, per_node, got \"" + text + "\"");
         pool.launch = *mode;
       } else if (key == "container_runtime") {
         pool.container_runtime = kv.second.IsScalar() ? kv.second.as<std::string>() : std::string();
         if (pool.container_runtime != "podman" && pool.container_runtime != "docker" &&
             pool.container_runtime != "apptainer" && pool.container_runtime != "singularity")
-          return KeyError(
+          return YamlKeyError(
               path, kv.second,
               at + ".container_runtime must be one of podman, docker, apptainer, singularity, got \"" +
                   pool.container_runtime + "\"");
@@ -204,23 +65,23 @@ Result<std::vector<PoolSettings>> ParsePools(const std::string& path, const YAML
         if (Status s = ParseResourceManager(path, kv.second, at, slurm); !s.ok()) return s;
       } else if (key == "allowed_users") {
         if (!kv.second.IsSequence())
-          return KeyError(path, kv.second, at + ".allowed_users must be a list of user names");
+          return YamlKeyError(path, kv.second, at + ".allowed_users must be a list of user names");
         for (const auto& u : kv.second) {
-          if (!u.IsScalar()) return KeyError(path, u, at + ".allowed_users must be a list of user names");
+          if (!u.IsScalar()) return YamlKeyError(path, u, at + ".allowed_users must be a list of user names");
           pool.allowed_users.push_back(u.as<std::string>());
         }
       } else {
-        return KeyError(path, kv.first, "unknown key \"" + at + "." + key + "\"");
+        return YamlKeyError(path, kv.first, "unknown key \"" + at + "." + key + "\"");
       }
     }
-    if (pool.name.empty()) return KeyError(path, p, at + ".name is required");
+    if (pool.name.empty()) return YamlKeyError(path, p, at + ".name is required");
     if (!names.insert(pool.name).second)
-      return KeyError(path, p, at + ".name \"" + pool.name + "\" is taken");
+      return YamlKeyError(path, p, at + ".name \"" + pool.name + "\" is taken");
     if (pool.scheduler != "priority" && pool.scheduler != "fair_share")
-      return KeyError(path, p,
-                      at + ".scheduler.type must be priority or fair_share, got \"" + pool.scheduler + "\"");
+      return YamlKeyError(
+          path, p, at + ".scheduler.type must be priority or fair_share, got \"" + pool.scheduler + "\"");
     if (pool.fitting_policy != "best" && pool.fitting_policy != "worst")
-      return KeyError(
+      return YamlKeyError(
           path, p,
           at + ".scheduler.fitting_policy must be best or worst, got \"" + pool.fitting_policy + "\"");
     if (slurm) {
@@ -229,10 +90,10 @@ Result<std::vector<PoolSettings>> ParsePools(const std::string& path, const YAML
       // the job agents, the pool's for the scheduler and the starts.
       if (!pool.container_runtime.empty() && !slurm->container_runtime.empty() &&
           pool.container_runtime != slurm->container_runtime)
-        return KeyError(path, p,
-                        at + ".container_runtime (" + pool.container_runtime + ") and " + at +
-                            ".resource_manager.container_runtime (" + slurm->container_runtime +
-                            ") disagree: give one");
+        return YamlKeyError(path, p,
+                            at + ".container_runtime (" + pool.container_runtime + ") and " + at +
+                                ".resource_manager.container_runtime (" + slurm->container_runtime +
+                                ") disagree: give one");
       if (slurm->container_runtime.empty()) slurm->container_runtime = pool.container_runtime;
       pool.container_runtime = slurm->container_runtime;
       slurm_pools.push_back(std::move(*slurm));
@@ -244,7 +105,7 @@ Result<std::vector<PoolSettings>> ParsePools(const std::string& path, const YAML
 
 // tls: {cert_file, key_file}
 Result<MasterTlsConfig> ParseTls(const std::string& path, const YAML::Node& node) {
-  if (!node.IsMap()) return KeyError(path, node, "tls must be a map with cert_file and key_file");
+  if (!node.IsMap()) return YamlKeyError(path, node, "tls must be a map with cert_file and key_file");
   MasterTlsConfig tls;
   for (const auto& kv : node) {
     const auto key = kv.first.as<std::string>();
@@ -253,30 +114,31 @@ Result<MasterTlsConfig> ParseTls(const std::string& path, const YAML::Node& node
     else if (key == "key_file")
       tls.key_file = kv.second.as<std::string>();
     else
-      return KeyError(path, kv.first, "unknown key \"tls." + key + "\"");
+      return YamlKeyError(path, kv.first, "unknown key \"tls." + key + "\"");
   }
   return tls;
 }
 
 // retention: {interval_minutes, log_retention_days, metrics_full_resolution_days, metrics_max_points}
 Result<std::vector<std::string>> ParseCheckpointStorage(const std::string& path, const YAML::Node& node) {
-  if (!node.IsMap()) return KeyError(path, node, "checkpoint_storage must be a map with allowed_roots");
+  if (!node.IsMap()) return YamlKeyError(path, node, "checkpoint_storage must be a map with allowed_roots");
   std::vector<std::string> roots;
   for (const auto& kv : node) {
     const auto key = kv.first.as<std::string>();
     if (key != "allowed_roots")
-      return KeyError(path, kv.first, "unknown key \"checkpoint_storage." + key + "\"");
+      return YamlKeyError(path, kv.first, "unknown key \"checkpoint_storage." + key + "\"");
     if (!kv.second.IsSequence())
-      return KeyError(path, kv.second, "checkpoint_storage.allowed_roots must be a list of absolute folders");
+      return YamlKeyError(path, kv.second,
+                          "checkpoint_storage.allowed_roots must be a list of absolute folders");
     for (const auto& root : kv.second) {
       const std::string text = root.IsScalar() ? root.as<std::string>() : "";
       if (text.empty() || text.front() != '/')
-        return KeyError(path, root,
-                        "checkpoint_storage.allowed_roots must hold absolute folders, got \"" + text + "\"");
+        return YamlKeyError(
+            path, root, "checkpoint_storage.allowed_roots must hold absolute folders, got \"" + text + "\"");
       for (const auto& part : std::filesystem::path(text))
         if (part == "..")
-          return KeyError(path, root,
-                          "checkpoint_storage.allowed_roots must not contain \"..\", got \"" + text + "\"");
+          return YamlKeyError(
+              path, root, "checkpoint_storage.allowed_roots must not contain \"..\", got \"" + text + "\"");
       roots.push_back(text);
     }
   }
@@ -284,7 +146,7 @@ Result<std::vector<std::string>> ParseCheckpointStorage(const std::string& path,
 }
 
 Result<RetentionOptions> ParseRetention(const std::string& path, const YAML::Node& node) {
-  if (!node.IsMap()) return KeyError(path, node, "retention must be a map");
+  if (!node.IsMap()) return YamlKeyError(path, node, "retention must be a map");
   RetentionOptions r;
   for (const auto& kv : node) {
     const auto key = kv.first.as<std::string>();
@@ -298,9 +160,9 @@ Result<RetentionOptions> ParseRetention(const std::string& path, const YAML::Nod
       else if (key == "metrics_max_points")
         r.metrics_max_points = kv.second.as<int64_t>();
       else
-        return KeyError(path, kv.first, "unknown key \"retention." + key + "\"");
+        return YamlKeyError(path, kv.first, "unknown key \"retention." + key + "\"");
     } catch (const YAML::Exception&) {
-      return KeyError(path, kv.second, "retention." + key + " must be an integer");
+      return YamlKeyError(path, kv.second, "retention." + key + " must be an integer");
     }
   }
   return r;
@@ -400,9 +262,9 @@ Result<MasterConfig> MasterConfig::FromYamlFile(const std::string& path) {
         if (!retention.ok()) return retention.status();
         c.retention = *retention;
       } else
-        return KeyError(path, kv.first, "unknown key \"" + key + "\"");
+        return YamlKeyError(path, kv.first, "unknown key \"" + key + "\"");
     } catch (const YAML::Exception&) {
-      return KeyError(path, v, key + " has the wrong type");
+      return YamlKeyError(path, v, key + " has the wrong type");
     }
   }
   return c;

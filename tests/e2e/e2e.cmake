@@ -67,12 +67,14 @@ endforeach()
 # slurm_e2e_test: the Slurm resource manager against a real slurmctld and two
 # slurmd in network namespaces (tests/support/slurm_cluster.h);
 # slurm_identity_e2e_test: jobs as their owners, the submit helper's
-# refusals; slurm_runs_e2e_test: ASHA, pause/activate, digits-libtorch on two
+# refusals; slurm_rest_e2e_test: jobs as their owners through slurmrestd;
+# slurm_runs_e2e_test: ASHA, pause/activate, digits-libtorch on two
 # nodes. Their own binary, so that one Slurm cluster serves all of its cases. Skips,
 # saying why, when not root or slurm-wlm and munge are not installed (and the
 # container case when podman cannot run a container).
 ring_add_test(slurm_e2e_tests LABEL e2e TIMEOUT 420
-  SOURCES e2e/slurm_e2e_test.cc e2e/slurm_identity_e2e_test.cc e2e/slurm_runs_e2e_test.cc e2e/digits_harness.cc
+  SOURCES e2e/slurm_e2e_test.cc e2e/slurm_identity_e2e_test.cc e2e/slurm_rest_e2e_test.cc e2e/slurm_runs_e2e_test.cc
+    e2e/digits_harness.cc
   LIBS ring_test_support ring_common)
 target_compile_definitions(slurm_e2e_tests PRIVATE RING_HAVE_TORCH=${ring_have_torch})
 add_dependencies(slurm_e2e_tests ringmaster ringagent ring ring-slurm-submit quadratic_model quadratic_trial)

@@ -121,16 +121,14 @@ TEST(SlurmIdentityE2E, ATrialRunsAsItsOwnerAndTheSubmitHelperRefusesEveryOtherUs
   fs::copy(BinDir() + "/../examples/quadratic/model", model, fs::copy_options::recursive);
   std::ofstream(model + "/probe.sh") << kProbe;
   const std::string config = cluster.WriteFile("as-owner.yaml", kConfig);
-  auto refused = RunCommand({BinDir() + "/ring", "-m", cluster.url(), "experiment", "create", config, model},
-                            {{"RING_TOKEN", dave_token}, {"XDG_CONFIG_HOME", cluster.dir() + "/dave"}});
+  auto refused = cluster.RingAs("dave", dave_token, {"experiment", "create", config, model});
   EXPECT_NE(refused.exit_code, 0);
   EXPECT_NE(refused.err.find("dave has none linked"), std::string::npos) << refused.err;
 
   // Carol, linked to the owner account, submits.
   const std::string carol_token = cluster.CreateUser("carol", "carol-password");
   ASSERT_EQ(cluster.Ring({"user", "link-unix", "carol", "--unix-user", owner.name()}).exit_code, 0);
-  auto created = RunCommand({BinDir() + "/ring", "-m", cluster.url(), "experiment", "create", config, model},
-                            {{"RING_TOKEN", carol_token}, {"XDG_CONFIG_HOME", cluster.dir() + "/carol"}});
+  auto created = cluster.RingAs("carol", carol_token, {"experiment", "create", config, model});
   ASSERT_EQ(created.exit_code, 0) << created.out << created.err;
 
   // Its job runs: Slurm runs it as carol's account, in a folder of hers.

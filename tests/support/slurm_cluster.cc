@@ -51,8 +51,24 @@ void WriteText(const std::string& path, const std::string& text, fs::perms perms
   fs::permissions(path, perms, fs::perm_options::replace);
 }
 
+// Slurm's auth/jwt plugin (slurm-wlm-jwt-plugin), where Debian and others
+// put Slurm's plugins.
+bool HaveJwtPlugin() {
+  for (const char* dir : {"/usr/lib/x86_64-linux-gnu/slurm-wlm", "/usr/lib/aarch64-linux-gnu/slurm-wlm",
+                          "/usr/lib64/slurm", "/usr/lib/slurm"})
+    if (fs::exists(std::string(dir) + "/auth_jwt.so")) return true;
+  return false;
+}
+
 }  // namespace slurm_cluster
 using namespace slurm_cluster;
+
+std::string SlurmCluster::WhyNoRestd() {
+  if (!Executable("slurmrestd")) return "slurmrestd is not installed (deploy/install-deps.sh installs it)";
+  if (!HaveJwtPlugin())
+    return "Slurm's auth/jwt plugin is not installed (deploy/install-deps.sh installs slurm-wlm-jwt-plugin)";
+  return "";
+}
 
 std::string SlurmCluster::WhyUnavailable() {
   if (geteuid() != 0)
@@ -109,12 +125,21 @@ void SlurmCluster::Start() {
           "--seed-file=" + dir_ + "/munge/seed"},
       std::map<std::string, std::string>{}, dir_ + "/log/munged.out");
 
+  if (WhyNoRestd().empty()) {
+    std::string jwt(32, '\0');
+    for (auto& c : jwt) c = static_cast<char>(random());
+    jwt_key_ = dir_ + "/jwt.key";
+    WriteText(jwt_key_, jwt, fs::perms::owner_read | fs::perms::owner_write);
+  }
   conf_ = dir_ + "/slurm.conf";
   std::ostringstream conf;
   conf << "ClusterName=ringtest\n"
        << "SlurmctldHost=" << HostName() << "(" << subnet << ".2)\n"
        << "SlurmctldPort=6917\nSlurmdPort=6918\n"
-       << "AuthType=auth/munge\nAuthInfo=socket=" << socket << "\nCredType=cred/munge\n"
+       << "AuthType=auth/munge\nAuthInfo=socket=" << socket
+       << "\nCredType=cred/munge\n"
+       // Tokens (slurmrestd's users) besides munge, where the plugin is.
+       << (jwt_key_.empty() ? "" : "AuthAltTypes=auth/jwt\nAuthAltParameters=jwt_key=" + jwt_key_ + "\n")
        << "ProctrackType=proctrack/linuxproc\nTaskPlugin=task/none\n"
        << "SelectType=select/cons_tres\nSelectTypeParameters=CR_Core\n"
        << "JobAcctGatherType=jobacct_gather/none\nAccountingStorageType=accounting_storage/none\n"
@@ -170,7 +195,10 @@ void SlurmCluster::Start() {
 
 void SlurmCluster::Stop() {
   // Jobs first, while the controller can still end them cleanly.
-  if (ok_ && slurmctld_ && slurmctld_->running()) Run({"scancel", "--full", "-u", "root"});
+  if (ok_ && slurmctld_ && slurmctld_->running()) Run({"scancel", "--full", "--partition", partition_});
+  if (restd_) restd_->Stop(std::chrono::seconds(3));
+  restd_.reset();
+  restd_port_.reset();
   for (auto& slurmd : slurmds_) slurmd->Stop(std::chrono::seconds(3));
   slurmds_.clear();
   if (slurmctld_) slurmctld_->Stop(std::chrono::seconds(3));
@@ -182,6 +210,40 @@ void SlurmCluster::Stop() {
   if (namespaces_up_) RunCommand({SlurmNetnsScript(), "down", name_});
   namespaces_up_ = false;
   ok_ = false;
+}
+
+std::string SlurmCluster::StartRestd(std::string* why) {
+  if (*why = WhyNoRestd(); !why->empty()) return "";
+  if (jwt_key_.empty()) {
+    *why = "slurm.conf has no JWT key";
+    return "";
+  }
+  if (!restd_) {
+    // Held while slurmrestd runs: it binds the port with SO_REUSEADDR.
+    restd_port_ = std::make_unique<HeldPort>(HeldPort::Use::kServerMayBind);
+    auto env = this->env();
+    env["SLURM_JWT"] = "daemon";  // its own calls to slurmctld use auth/jwt too
+    restd_url_ = "http://127.0.0.1:" + std::to_string(restd_port_->port());
+    restd_ = std::make_unique<ChildProcess>(
+        std::vector<std::string>{"slurmrestd", "-u", "nobody", "-a", "rest_auth/jwt", "-s", "openapi/v0.0.38",
+                                 "127.0.0.1:" + std::to_string(restd_port_->port())},
+        env, dir_ + "/log/slurmrestd.out");
+    const bool up = TestCluster::WaitFor(
+        [&] {
+          auto r =
+              RunCommand({"curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", restd_url_ + "/openapi/v3"},
+                         {}, std::chrono::seconds(5));
+          return r.out == "401" || r.out == "200";
+        },
+        std::chrono::seconds(15));
+    if (!up) {
+      *why = "slurmrestd did not answer: " + ReadFileText(dir_ + "/log/slurmrestd.out");
+      restd_->Stop(std::chrono::seconds(3));
+      restd_.reset();
+      return "";
+    }
+  }
+  return restd_url_;
 }
 
 CommandResult SlurmCluster::Run(std::vector<std::string> argv, std::chrono::milliseconds timeout) const {
@@ -199,7 +261,7 @@ bool SlurmCluster::WaitIdle(std::chrono::milliseconds timeout) const {
 
 void SlurmCluster::DumpLogs() const {
   for (const char* log : {"slurmctld.log", "slurmd-n1.log", "slurmd-n2.log", "slurmctld.out", "slurmd-n1.out",
-                          "slurmd-n2.out", "munged.out"}) {
+                          "slurmd-n2.out", "munged.out", "slurmrestd.out"}) {
     const std::string text = ReadFileText(dir_ + "/log/" + log);
     if (text.empty()) continue;
     fprintf(stderr, "---- %s (last 4000 bytes) ----\n%s\n", log,

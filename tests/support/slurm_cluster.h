@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/held_port.h"
 #include "tests/support/process.h"
 
 namespace ring::testing {
@@ -41,6 +42,14 @@ class SlurmCluster {
   const std::string& bridge_address() const { return bridge_address_; }
   // The environment Slurm's commands need (SLURM_CONF).
   std::map<std::string, std::string> env() const { return {{"SLURM_CONF", conf_}}; }
+  // Why slurmrestd cannot run here (not installed, no auth/jwt plugin);
+  // empty when it can. slurm.conf then accepts tokens signed with jwt_key().
+  static std::string WhyNoRestd();
+  // The key slurmctld checks tokens with (0600); empty without the plugin.
+  const std::string& jwt_key() const { return jwt_key_; }
+  // Starts slurmrestd on 127.0.0.1 (once; it runs as nobody and takes
+  // tokens only) and returns its URL, or "" with `why`.
+  std::string StartRestd(std::string* why);
   // Runs a Slurm command (sinfo, squeue, scancel, ...) against this cluster.
   CommandResult Run(std::vector<std::string> argv,
                     std::chrono::milliseconds timeout = std::chrono::seconds(30)) const;
@@ -60,6 +69,10 @@ class SlurmCluster {
   std::string conf_;
   std::string bridge_address_;
   bool namespaces_up_ = false;
+  std::string jwt_key_;
+  std::unique_ptr<HeldPort> restd_port_;
+  std::unique_ptr<ChildProcess> restd_;
+  std::string restd_url_;
   std::unique_ptr<ChildProcess> munged_;
   std::unique_ptr<ChildProcess> slurmctld_;
   std::vector<std::unique_ptr<ChildProcess>> slurmds_;

@@ -192,6 +192,14 @@ CommandResult TestCluster::Ring(std::vector<std::string> args) {
   return RunCli(std::move(args));
 }
 
+CommandResult TestCluster::RingAs(const std::string& user, const std::string& token,
+                                  std::vector<std::string> args) {
+  args.insert(args.begin(), {BinDir() + "/ring", "-m", url()});
+  if (!ca_file_.empty()) args.insert(args.begin() + 3, {"--ca-file", ca_file_});
+  return RunCommand(args, {{"RING_TOKEN", token}, {"XDG_CONFIG_HOME", dir_ + "/" + user}},
+                    std::chrono::seconds(180));
+}
+
 CommandResult TestCluster::RunCli(std::vector<std::string> args) {
   args.insert(args.begin(), {BinDir() + "/ring", "-m", url()});
   if (!ca_file_.empty()) args.insert(args.begin() + 3, {"--ca-file", ca_file_});

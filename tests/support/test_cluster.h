@@ -100,6 +100,9 @@ class TestCluster {
   // Runs the real `ring` CLI against this master, signed in as the admin
   // (`ring user login`, once after each StartMaster, at the first call).
   CommandResult Ring(std::vector<std::string> args);
+  // Runs `ring` as another user: her token (CreateUser) in RING_TOKEN and a
+  // configuration folder of her own, <dir>/<user>.
+  CommandResult RingAs(const std::string& user, const std::string& token, std::vector<std::string> args);
   // Signs the CLI in now, if a master runs and it has not been since it
   // started; Ring() does this itself.
   void SignInCli();

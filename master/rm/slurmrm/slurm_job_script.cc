@@ -43,8 +43,9 @@ std::vector<std::string> SbatchArgs(const SlurmPoolOptions& pool, const SlurmJob
 
 std::string BatchScript(const JobAgentCommand& c) {
   std::string agent = ShellQuote(c.agent_binary) + " --slurm-allocation " + ShellQuote(c.allocation_id) +
-                      " --master " + ShellQuote(c.master_url) + " --credential-file " +
-                      ShellQuote(c.credential_file);
+                      " --master " + ShellQuote(c.master_url) +
+                      (c.credential_file.empty() ? " --credential-env " + std::string(kJobCredentialVariable)
+                                                 : " --credential-file " + ShellQuote(c.credential_file));
   if (!c.ca_file.empty()) agent += " --ca-file " + ShellQuote(c.ca_file);
   if (!c.container_runtime.empty()) agent += " --container-runtimes " + ShellQuote(c.container_runtime);
   return "#!/bin/sh\n"

@@ -23,12 +23,16 @@ struct SlurmJobRequest {
 // cpu pool, --exclusive for whole nodes, then the pool's sbatch_args.
 std::vector<std::string> SbatchArgs(const SlurmPoolOptions& pool, const SlurmJobRequest& job);
 
+// The variable of a job's environment that holds its allocation's
+// credential when the job has no folder of its own (through slurmrestd).
+inline constexpr const char* kJobCredentialVariable = "RING_ALLOCATION_CREDENTIAL";
+
 struct JobAgentCommand {
   std::string agent_binary;
   std::string master_url;
   std::string allocation_id;
-  std::string credential_file;
-  std::string ca_file;  // empty: none
+  std::string credential_file;  // empty: the credential is in kJobCredentialVariable
+  std::string ca_file;          // empty: none
   // The runtime the nodes run containers with (--container-runtimes);
   // empty: the agent's default.
   std::string container_runtime;

@@ -15,6 +15,24 @@ inline const char* SlotTypeName(SlurmSlotType type) {
   return type == SlurmSlotType::kCuda ? "cuda" : "cpu";
 }
 
+// slurmrestd instead of Slurm's commands (docs/slurm.md "Through
+// slurmrestd"): each job is submitted and cancelled with a token for its
+// owner's linked account, signed with the site's JWT key.
+struct SlurmRestOptions {
+  std::string url;  // http(s)://host:port of slurmrestd; empty: the commands
+  std::string api_version = "v0.0.38";
+  // The account nodes and jobs are read as (slurmrestd refuses root's tokens).
+  std::string user;
+  // The key slurmctld checks tokens with (slurm.conf AuthAltTypes=auth/jwt,
+  // AuthAltParameters=jwt_key=...), readable by the master's account only.
+  std::string jwt_key_file;
+  std::string ca_file;  // for an https url; empty: the system's
+  // Where Slurm writes each job's output, as its owner, as the nodes see it
+  // (a folder every owner may write, sticky like /tmp); empty: nowhere.
+  std::string output_dir;
+  std::chrono::seconds token_lifespan{300};
+};
+
 struct SlurmPoolOptions {
   std::string pool;       // the resource pool's name
   std::string partition;  // the Slurm partition whose nodes make up the pool (required)
@@ -50,6 +68,9 @@ struct SlurmPoolOptions {
   std::string submit_helper;         // ring-slurm-submit, root-owned and setuid, on the master's machine
   std::string submit_helper_config;  // its settings file; empty: its default
   bool single_identity = false;
+  // Through slurmrestd instead of the commands: jobs run as their owners.
+  SlurmRestOptions rest;
+  bool uses_rest() const { return !rest.url.empty(); }
   // Priority in Slurm: each job gets --nice=(priority - 1) * nice_per_priority
   // (0: no --nice), and the QOS of the first band whose max_priority is at
   // least the trial's priority (none: `qos`).

@@ -261,8 +261,11 @@ void SlurmRm::Launch(const LaunchSpec& spec) {
     request.whole_nodes = whole;
     request.priority = spec.priority;
     job.args = SbatchArgs(pool_, request);
-    job.script = BatchScript({pool_.agent_binary, master_url_, spec.allocation_id, job.folder + "/credential",
-                              settings_.ca_file, pool_.container_runtime});
+    // Through slurmrestd the job has no folder: the credential travels in
+    // its environment, which only its owner and Slurm can read.
+    job.script = BatchScript({pool_.agent_binary, master_url_, spec.allocation_id,
+                              pool_.uses_rest() ? "" : job.folder + "/credential", settings_.ca_file,
+                              pool_.container_runtime});
     job.container_runtime = pool_.container_runtime;
     allocations_[spec.allocation_id] = std::move(alloc);
   }

@@ -104,7 +104,7 @@ class SlurmRm : public ResourceManager, public JobAgentDoor {
   std::optional<SlurmGrantView> GrantFor(const std::string& allocation_id, std::string_view credential) const;
   // Whether each job runs as its owner's account (a submit helper), or all
   // as the master's (single identity).
-  bool RunsAsOwner() const { return !pool_.submit_helper.empty(); }
+  bool RunsAsOwner() const { return !pool_.submit_helper.empty() || pool_.uses_rest(); }
   // The live job agents, shaped like GET /api/v1/agents' entries plus
   // slurm_job_id and allocation_id.
   nlohmann::json AgentsJson() const;
