@@ -109,13 +109,49 @@ Checkpoints::Checkpoints(std::unique_ptr<CheckpointStorage> storage, std::shared
       resume_(std::move(resume)),
       min_period_(min_period_batches) {}
 
-Checkpoints::~Checkpoints() = default;
+// A checkpoint still in flight is finished (its error, if any, cannot be
+// thrown from here).
+Checkpoints::~Checkpoints() {
+  if (in_flight_.valid()) in_flight_.wait();
+}
 
-std::string Checkpoints::save(int64_t batches, const Writer& writer, const nlohmann::json& metadata) {
+nlohmann::json Checkpoints::Metadata(int64_t batches, const nlohmann::json& metadata) const {
   if (batches < 0) throw CheckpointError("a checkpoint cannot be at negative batches");
   if (!metadata.is_object()) throw CheckpointError("checkpoint metadata must be a JSON object");
   nlohmann::json meta = metadata;
   if (validations_) validations_->AddTo(meta);
+  return meta;
+}
+
+std::string Checkpoints::save(int64_t batches, const Writer& writer, const nlohmann::json& metadata) {
+  wait();
+  const std::string uuid = Write(batches, writer, Metadata(batches, metadata));
+  last_saved_ = batches;
+  return uuid;
+}
+
+void Checkpoints::save_async(int64_t batches, const Snapshot& snapshot, const nlohmann::json& metadata) {
+  wait();
+  nlohmann::json meta = Metadata(batches, metadata);
+  Writer writer = snapshot();
+  if (!writer) throw CheckpointError("the checkpoint snapshot returned no writer");
+  in_flight_ =
+      std::async(std::launch::async, [this, batches, writer = std::move(writer), meta = std::move(meta)] {
+        return Write(batches, writer, meta);
+      });
+  last_saved_ = batches;
+}
+
+std::optional<std::string> Checkpoints::wait() {
+  if (!in_flight_.valid()) return std::nullopt;
+  return in_flight_.get();  // leaves it invalid, and rethrows the write's error
+}
+
+bool Checkpoints::pending() const {
+  return in_flight_.valid() && in_flight_.wait_for(std::chrono::seconds(0)) != std::future_status::ready;
+}
+
+std::string Checkpoints::Write(int64_t batches, const Writer& writer, const nlohmann::json& meta) {
   const std::string uuid = api_ ? IssuedUuid() : NewUuid();
   std::vector<CheckpointFile> files;
   try {
@@ -139,7 +175,6 @@ std::string Checkpoints::save(int64_t batches, const Writer& writer, const nlohm
     }
     Register(uuid, batches, files, meta);
   }
-  last_saved_ = batches;
   return uuid;
 }
 

@@ -211,6 +211,7 @@ void Context::AttachValidationsAndSearcher(State& s, const Environment& env) {
   };
   setup.settle_reports = [state] { SettleReports(*state, "the searcher completion"); };
   s.checkpoints->settle_reports_ = [state] { SettleReports(*state, "the checkpoint"); };
+  s.preemption->before_acknowledge_ = [state] { state->checkpoints->wait(); };
   s.searcher = std::make_unique<Searcher>(std::move(setup));
 }
 

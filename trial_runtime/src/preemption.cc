@@ -114,6 +114,7 @@ bool Preemption::should_preempt() {
 }
 
 void Preemption::acknowledge() {
+  if (before_acknowledge_) before_acknowledge_();
   if (!api_ || acknowledged_) return;
   const auto reply = api_->Call("POST", "/preemption/ack", "{}");
   if (!reply.ok()) {

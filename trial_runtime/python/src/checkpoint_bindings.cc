@@ -8,11 +8,24 @@
 // save() runs without the GIL (hashing, fsync, registering with the master)
 // and takes it back only to call the writer; an exception the writer raises
 // reaches the caller unchanged, with nothing registered.
+//
+// save_async() does not stall training: the caller hands over the files'
+// bytes (bytes, bytearray, memoryview: anything with the buffer protocol),
+// which are held, not copied, until a background thread has written them
+// without the GIL; the caller must not change them meanwhile.
+//
+//   buffer = io.BytesIO(); torch.save(model.state_dict(), buffer)
+//   ctx.checkpoints.save_async(batches, {"state.pt": buffer.getbuffer()})
+//   uuid = ctx.checkpoints.wait()   # optional: the next save waits anyway
 #include <pybind11/stl.h>
 
 #include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "ring/trial/checkpoints.h"
 
@@ -25,9 +38,82 @@ namespace py = pybind11;
 
 namespace {
 
+// One file's bytes, held through the buffer protocol; released with the
+// GIL held (only the wrappers below create and drop them).
+class HeldBuffer {
+ public:
+  explicit HeldBuffer(const py::handle& object) {
+    if (PyObject_GetBuffer(object.ptr(), &view_, PyBUF_C_CONTIGUOUS) != 0) throw py::error_already_set();
+  }
+  ~HeldBuffer() { PyBuffer_Release(&view_); }
+  HeldBuffer(const HeldBuffer&) = delete;
+  HeldBuffer& operator=(const HeldBuffer&) = delete;
+  const char* data() const { return static_cast<const char*>(view_.buf); }
+  size_t size() const { return static_cast<size_t>(view_.len); }
+
+ private:
+  Py_buffer view_{};
+};
+
+// The buffers of each Checkpoints' write in flight, kept until it is known
+// to be finished (under the GIL).
+std::map<const Checkpoints*, std::vector<std::unique_ptr<HeldBuffer>>>& HeldFor() {
+  static auto* held = new std::map<const Checkpoints*, std::vector<std::unique_ptr<HeldBuffer>>>();
+  return *held;
+}
+
+std::optional<std::string> Wait(Checkpoints& checkpoints) {
+  std::optional<std::string> uuid;
+  {
+    py::gil_scoped_release release;
+    try {
+      uuid = checkpoints.wait();
+    } catch (...) {
+      py::gil_scoped_acquire acquire;
+      HeldFor().erase(&checkpoints);
+      throw;
+    }
+  }
+  HeldFor().erase(&checkpoints);
+  return uuid;
+}
+
+void SaveAsync(Checkpoints& checkpoints, int64_t batches, const py::dict& files, const py::object& metadata) {
+  const nlohmann::json meta = metadata.is_none() ? nlohmann::json::object() : FromPython(metadata);
+  Wait(checkpoints);  // at most one in flight; its buffers are let go here
+  std::vector<std::unique_ptr<HeldBuffer>> held;
+  std::vector<std::pair<std::string, std::pair<const char*, size_t>>> parts;
+  for (const auto& [name, data] : files) {
+    const auto path = name.cast<std::string>();
+    const std::filesystem::path rel(path);
+    if (path.empty() || rel.is_absolute() || path.find("..") != std::string::npos)
+      throw CheckpointError("a checkpoint file name must be a relative path inside it, got \"" + path + "\"");
+    held.push_back(std::make_unique<HeldBuffer>(data));
+    parts.emplace_back(path, std::make_pair(held.back()->data(), held.back()->size()));
+  }
+  HeldFor()[&checkpoints] = std::move(held);
+  py::gil_scoped_release release;
+  checkpoints.save_async(
+      batches,
+      [&parts] {
+        return Checkpoints::Writer([parts](const std::filesystem::path& dir) {
+          for (const auto& [path, bytes] : parts) {
+            const auto file = dir / path;
+            std::filesystem::create_directories(file.parent_path());
+            std::ofstream out(file, std::ios::binary | std::ios::trunc);
+            out.write(bytes.first, static_cast<std::streamsize>(bytes.second));
+            out.close();
+            if (!out) throw CheckpointError("cannot write " + file.string());
+          }
+        });
+      },
+      meta);
+}
+
 std::string Save(Checkpoints& checkpoints, int64_t batches, const py::function& writer,
                  const py::object& metadata) {
   const nlohmann::json meta = metadata.is_none() ? nlohmann::json::object() : FromPython(metadata);
+  Wait(checkpoints);  // a checkpoint of save_async first, and its buffers let go
   py::gil_scoped_release release;
   // `writer` outlives this call (the caller's frame holds it), so the lambda
   // only refers to it and no reference count changes without the GIL.
@@ -83,6 +169,16 @@ void BindCheckpoints(py::module_& m) {
            "Calls writer(directory) to write the checkpoint's files into a temporary directory, then "
            "records sizes and SHA-256, fsyncs, moves it into place and registers it. Returns its uuid. "
            "`metadata` is a JSON-like dict. Call on the chief only in multi-rank trials.")
+      .def("save_async", &SaveAsync, py::arg("batches"), py::arg("files"), py::arg("metadata") = py::none(),
+           "Writes a checkpoint of `files` ({relative path: bytes-like}) in the background: returns at once "
+           "and lets training go on while the files are written, checksummed, made durable and registered "
+           "exactly as save() does. The buffers are held, not copied: do not change them until wait() "
+           "returns. At most one is in flight (a second call waits for the first); an error of the write "
+           "is raised by the next save_async, save or wait.")
+      .def("wait", &Wait,
+           "Waits for the checkpoint save_async is writing: its uuid, or None when none is in flight. "
+           "Raises what its write raised. preempt.acknowledge() waits for it too.")
+      .def("pending", &Checkpoints::pending, "True while a checkpoint of save_async is being written.")
       .def("latest", &Checkpoints::latest, py::call_guard<py::gil_scoped_release>(),
            "The checkpoint this run resumes from, as registered (files not checked); None when starting "
            "afresh.")

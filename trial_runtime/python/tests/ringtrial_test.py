@@ -143,6 +143,33 @@ class LocalModeTest(unittest.TestCase):
         with self.assertRaisesRegex(ringtrial.CheckpointError, "state.txt"):
             resumed.checkpoints.latest_verified()
 
+    def test_a_checkpoint_of_bytes_is_written_in_the_background(self):
+        ctx = self.context()
+        state = bytearray(os.urandom(1 << 20))
+        expected = bytes(state)
+        view = memoryview(state)
+        ctx.checkpoints.save_async(20, {"state.bin": view, "sub/extra.txt": b"extra"}, {"epoch": 1})
+        # The buffer is held until the write is done: resizing it is refused.
+        if ctx.checkpoints.pending():
+            with self.assertRaises(BufferError):
+                state.extend(b"more")
+        uuid = ctx.checkpoints.wait()
+        self.assertIsNotNone(uuid)
+        self.assertFalse(ctx.checkpoints.pending())
+        self.assertIsNone(ctx.checkpoints.wait())
+        path = os.path.join(self.checkpoints, uuid)
+        with open(os.path.join(path, "state.bin"), "rb") as f:
+            self.assertEqual(f.read(), expected)
+        view.release()
+        state.extend(b"more")  # let go once written
+        info = self.context("--resume", path).checkpoints.latest_verified()
+        self.assertEqual((info.batches, info.metadata["epoch"]), (20, 1))
+        self.assertEqual(sorted(f["path"] for f in info.files), ["state.bin", "sub/extra.txt"])
+        with self.assertRaisesRegex(ringtrial.CheckpointError, "relative path"):
+            ctx.checkpoints.save_async(21, {"../escape": b"x"})
+        with self.assertRaises(TypeError):
+            ctx.checkpoints.save_async(22, {"state.bin": 42})
+
     def test_an_exception_of_the_writer_reaches_the_caller_and_nothing_is_kept(self):
         ctx = self.context()
 

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <future>
 #include <memory>
 #include <optional>
 #include <string>
@@ -80,6 +81,27 @@ class Checkpoints {
   std::string save(int64_t batches, const Writer& writer,
                    const nlohmann::json& metadata = nlohmann::json::object());
 
+  // What save_async calls on the training thread: it copies the state the
+  // checkpoint holds (into memory it owns) and returns the writer of that
+  // copy, which then runs on a background thread.
+  using Snapshot = std::function<Writer()>;
+
+  // A checkpoint that does not stall training: waits for the one still in
+  // flight (at most one is), calls `snapshot` here, and returns while the
+  // copy is written, checksummed, made durable and registered in the
+  // background exactly as save() does it (the same atomicity: a crash
+  // before it is registered leaves the previous checkpoint the latest). Its
+  // error, if any, is thrown by the next save_async, save or wait. due()
+  // counts from `batches` at once.
+  void save_async(int64_t batches, const Snapshot& snapshot,
+                  const nlohmann::json& metadata = nlohmann::json::object());
+
+  // Waits for the checkpoint in flight: its uuid, nullopt when none was;
+  // throws what its write threw. Preemption::acknowledge() and the
+  // Context's end wait too, so a trial that stops has its last checkpoint.
+  std::optional<std::string> wait();
+  bool pending() const;
+
   // The checkpoint this run resumes from (RING_LATEST_CHECKPOINT, --resume),
   // as registered; nullopt when starting afresh. Its files are not checked:
   // restore() does that.
@@ -102,6 +124,11 @@ class Checkpoints {
  private:
   friend class Context;  // attaches the validation clock and settle_reports_
 
+  // Prepares the metadata (the validation clock's included) of a checkpoint at `batches`.
+  nlohmann::json Metadata(int64_t batches, const nlohmann::json& metadata) const;
+  // Writes, commits and registers a checkpoint (save's steps after its
+  // metadata): its uuid. Any thread; one at a time.
+  std::string Write(int64_t batches, const Writer& writer, const nlohmann::json& meta);
   CheckpointInfo FetchRecord(const std::string& uuid, const std::filesystem::path& dir);
   CheckpointInfo Verify(CheckpointInfo info);  // checks info.files in info.path
   void Register(const std::string& uuid, int64_t batches, const std::vector<CheckpointFile>& files,
@@ -118,6 +145,8 @@ class Checkpoints {
   // Waits until the metric reports made so far are acknowledged (the chief's
   // reporter); called before a checkpoint is registered.
   std::function<void()> settle_reports_;
+  // The background write of save_async, while one is in flight.
+  std::future<std::string> in_flight_;
 };
 
 // SHA-256 of a file's content, lower-case hex. Throws CheckpointError when

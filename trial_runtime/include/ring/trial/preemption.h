@@ -11,6 +11,7 @@
 // as a request to stop once the trial has called should_preempt(); another
 // within a second is the same request, a later one kills as usual. Owned by
 // the Context; call from the training thread.
+#include <functional>
 #include <memory>
 
 namespace ring::trial {
@@ -32,10 +33,14 @@ class Preemption {
   // Tells the master the trial stops because it was asked to, so that its
   // exit 0 pauses it instead of completing it. Retried; throws
   // AllocationEndedError or MasterUnreachableError when it cannot be told.
-  // Does nothing in local mode or the second time.
+  // Does nothing in local mode or the second time. A checkpoint still
+  // being written in the background (Checkpoints::save_async) is finished
+  // first, so the trial resumes from it.
   void acknowledge();
 
  private:
+  friend class Context;  // sets before_acknowledge_
+  std::function<void()> before_acknowledge_;
   struct Watch;
   std::shared_ptr<detail::TrialApi> api_;
   std::shared_ptr<Watch> watch_;
