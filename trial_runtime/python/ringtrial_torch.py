@@ -71,8 +71,15 @@ def load(path, map_location=None):
         index = json.load(f)
     tensors = []
     for i, entry in enumerate(index):
-        with open(os.path.join(path, "tensors", f"{i}.bin"), "rb") as f:
-            data = bytearray(f.read())
+        file = os.path.join(path, "tensors", f"{i}.bin")
+        data = bytearray(os.path.getsize(file))
+        with open(file, "rb", buffering=0) as f:
+            view, done = memoryview(data), 0
+            while done < len(data):
+                n = f.readinto(view[done:])
+                if not n:
+                    raise OSError(f"{file} ended early")
+                done += n
         dtype = getattr(torch, entry["dtype"])
         if data:
             t = torch.frombuffer(data, dtype=torch.uint8).view(dtype).reshape(entry["shape"])
