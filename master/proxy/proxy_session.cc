@@ -1,0 +1,596 @@
+#include "master/proxy/proxy_session.h"
+
+#include <array>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include <utility>  // before Asio
+
+#include <spdlog/spdlog.h>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/websocket/rfc6455.hpp>
+
+#include "master/proxy/proxy_cookies.h"
+#include "master/proxy/task_proxy.h"
+
+namespace ring {
+
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
+
+namespace {
+
+constexpr size_t kPiece = 64 * 1024;                    // one piece of a streamed body
+constexpr uint32_t kUpstreamHeaderLimit = 1024 * 1024;  // the header of a task server's answer
+constexpr auto kOwnWriteTimeout = std::chrono::seconds(30);
+constexpr auto kShutdownTimeout = std::chrono::seconds(5);
+
+std::string HtmlEscape(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+// The headers of the proxy's own answers (its error pages and the ticket's
+// redirect): nothing in them runs, frames them, is cached or leaks a referrer.
+template <class Fields>
+void AddOwnHeaders(Fields& fields) {
+  fields.set(http::field::server, "ringmaster-proxy");
+  fields.set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'");
+  fields.set("X-Content-Type-Options", "nosniff");
+  fields.set("X-Frame-Options", "DENY");
+  fields.set("Referrer-Policy", "no-referrer");
+  fields.set(http::field::cache_control, "no-store");
+}
+
+http::response<http::string_body> Page(http::status status, const std::string& title, const std::string& text,
+                                       unsigned version, bool keep_alive) {
+  http::response<http::string_body> res{status, version};
+  AddOwnHeaders(res);
+  res.set(http::field::content_type, "text/html; charset=utf-8");
+  res.body() = "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>" + HtmlEscape(title) +
+               "</title></head>\n<body><h1>" + HtmlEscape(title) + "</h1>\n<p>" + HtmlEscape(text) +
+               "</p></body></html>\n";
+  res.keep_alive(keep_alive);
+  res.prepare_payload();
+  return res;
+}
+
+http::status StatusOf(const Status& s) {
+  switch (s.code()) {
+    case ErrorCode::kUnauthenticated:
+      return http::status::unauthorized;
+    case ErrorCode::kPermissionDenied:
+      return http::status::forbidden;
+    case ErrorCode::kNotFound:
+      return http::status::not_found;
+    case ErrorCode::kTooManyRequests:
+      return http::status::too_many_requests;
+    case ErrorCode::kUnavailable:
+      return http::status::service_unavailable;
+    default:
+      return http::status::internal_server_error;
+  }
+}
+
+net::awaitable<void> Shutdown(AnyStream& stream) {
+  beast::error_code ec;
+  stream.tcp().expires_after(kShutdownTimeout);
+  co_await stream.async_shutdown(net::redirect_error(net::use_awaitable, ec));
+}
+
+// Reads and drops a little of what the client still sends (a body the proxy
+// did not take), so closing does not reset the connection before the client
+// has read the answer.
+net::awaitable<void> Drain(AnyStream& stream) {
+  stream.tcp().expires_after(std::chrono::seconds(2));
+  std::array<char, 16384> sink;
+  size_t drained = 0;
+  beast::error_code ec;
+  while (!ec && drained < (1u << 20))
+    drained +=
+        co_await stream.async_read_some(net::buffer(sink), net::redirect_error(net::use_awaitable, ec));
+}
+
+// Writes one of the proxy's own answers; true when the connection goes on.
+net::awaitable<bool> WriteOwn(AnyStream& client, http::response<http::string_body> res) {
+  beast::error_code ec;
+  client.tcp().expires_after(kOwnWriteTimeout);
+  co_await http::async_write(client, res, net::redirect_error(net::use_awaitable, ec));
+  co_return !ec && res.keep_alive();
+}
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// Removes the hop-by-hop headers: those the Connection header names and the
+// fixed ones (RFC 9110 7.6.1). The body's framing (Content-Length,
+// Transfer-Encoding) stays: the serializer writes the body as it was read.
+template <bool isRequest, class Body>
+void DropHopByHop(http::message<isRequest, Body>& m, bool upgrade) {
+  std::vector<std::string> named;
+  {
+    std::string_view list = m[http::field::connection];
+    while (!list.empty()) {
+      auto comma = list.find(',');
+      std::string_view item = list.substr(0, comma);
+      list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
+      while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+      while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+      const std::string name = Lower(item);
+      if (!name.empty() && name != "close" && name != "keep-alive" && name != "upgrade" &&
+          name != "content-length" && name != "transfer-encoding")
+        named.push_back(name);
+    }
+  }
+  for (const auto& name : named) m.erase(name);
+  m.erase(http::field::keep_alive);
+  m.erase("Proxy-Connection");
+  m.erase(http::field::te);
+  m.erase(http::field::trailer);
+  m.erase(http::field::proxy_authorization);
+  m.erase(http::field::proxy_authenticate);
+  if (!upgrade) {
+    m.erase(http::field::upgrade);
+    m.erase(http::field::connection);
+  }
+}
+
+// What the task's server gets: never the proxy's cookie, never an
+// Authorization header (no Ringmaster credential goes upstream), no
+// hop-by-hop headers; the client's address and scheme as X-Forwarded-*.
+void PrepareRequest(http::request<http::buffer_body>& req, const std::string& peer, bool tls, bool upgrade) {
+  DropHopByHop(req, upgrade);
+  req.erase(http::field::authorization);
+  std::string cookies;
+  for (const auto& field : req)
+    if (field.name() == http::field::cookie) {
+      std::string kept = WithoutCookie(field.value(), kProxyCookie);
+      if (kept.empty()) continue;
+      if (!cookies.empty()) cookies += "; ";
+      cookies += kept;
+    }
+  req.erase(http::field::cookie);
+  if (!cookies.empty()) req.set(http::field::cookie, cookies);
+  std::string forwarded(req["X-Forwarded-For"]);
+  req.set("X-Forwarded-For", forwarded.empty() ? peer : forwarded + ", " + peer);
+  req.set("X-Forwarded-Proto", tls ? "https" : "http");
+  if (upgrade) {
+    req.set(http::field::connection, "Upgrade");
+  } else {
+    req.keep_alive(true);
+  }
+}
+
+// What the browser gets of the task's answer: its headers, minus hop-by-hop
+// ones and any Set-Cookie of the proxy's own cookie's name.
+void PrepareResponse(http::response<http::buffer_body>& res, bool upgrade) {
+  DropHopByHop(res, upgrade);
+  std::vector<std::string> kept;
+  bool dropped = false;
+  for (const auto& field : res)
+    if (field.name() == http::field::set_cookie) {
+      if (SetsCookie(field.value(), kProxyCookie))
+        dropped = true;
+      else
+        kept.emplace_back(field.value());
+    }
+  if (dropped) {
+    res.erase(http::field::set_cookie);
+    for (const auto& c : kept) res.insert(http::field::set_cookie, c);
+  }
+}
+
+// Moves one message's body from `from` to `to` piece by piece as it arrives
+// (the header first), never holding more than one piece: Beast's buffer_body
+// relay. `moved` is called after each piece is written.
+template <bool isRequest>
+net::awaitable<beast::error_code> RelayMessage(AnyStream& from, beast::flat_buffer& from_buffer,
+                                               http::parser<isRequest, http::buffer_body>& p, AnyStream& to,
+                                               http::serializer<isRequest, http::buffer_body>& sr,
+                                               std::chrono::milliseconds idle,
+                                               const std::function<void()>& moved) {
+  std::vector<char> piece(kPiece);
+  beast::error_code ec;
+  do {
+    if (!p.is_done()) {
+      p.get().body().data = piece.data();
+      p.get().body().size = piece.size();
+      from.tcp().expires_after(idle);
+      co_await http::async_read_some(from, from_buffer, p, net::redirect_error(net::use_awaitable, ec));
+      if (ec == http::error::need_buffer) ec = {};
+      if (ec) co_return ec;
+      p.get().body().size = piece.size() - p.get().body().size;
+      p.get().body().data = piece.data();
+      p.get().body().more = !p.is_done();
+    } else {
+      p.get().body().data = nullptr;
+      p.get().body().size = 0;
+      p.get().body().more = false;
+    }
+    to.tcp().expires_after(idle);
+    co_await http::async_write(to, sr, net::redirect_error(net::use_awaitable, ec));
+    if (ec == http::error::need_buffer) ec = {};
+    if (ec) co_return ec;
+    moved();
+  } while (!p.is_done() && !sr.is_done());
+  co_return ec;
+}
+
+// Copies bytes from `from` to `to` until either fails, closes or is idle.
+net::awaitable<void> Pump(AnyStream& from, AnyStream& to, std::chrono::milliseconds idle,
+                          std::function<void()> moved) {
+  std::vector<char> piece(kPiece);
+  beast::error_code ec;
+  for (;;) {
+    from.tcp().expires_after(idle);
+    const size_t n =
+        co_await from.async_read_some(net::buffer(piece), net::redirect_error(net::use_awaitable, ec));
+    if (ec || n == 0) break;
+    to.tcp().expires_after(idle);
+    co_await net::async_write(to, net::buffer(piece.data(), n), net::redirect_error(net::use_awaitable, ec));
+    if (ec) break;
+    to.tcp().expires_after(idle);
+    moved();
+  }
+}
+
+// The connection to a task's server that a client connection's requests use
+// while they go to the same server; it holds one of the user's slots.
+struct Upstream {
+  std::optional<AnyStream> stream;
+  beast::flat_buffer buffer;
+  std::string key;  // host:port
+  std::optional<UserConnectionLimits::Slot> slot;
+
+  void Close() {
+    if (stream) {
+      beast::error_code ec;
+      stream->tcp().socket().shutdown(tcp::socket::shutdown_both, ec);
+      stream->tcp().close();
+    }
+    stream.reset();
+    buffer.clear();
+    key.clear();
+    slot.reset();
+  }
+};
+
+net::awaitable<Status> Connect(const ProxySessionContext& ctx, Upstream& up, const AnnouncedService& service,
+                               const std::string& user) {
+  const std::string key = service.host + ":" + std::to_string(service.port);
+  if (up.stream && up.key == key) co_return Status::Ok();
+  up.Close();
+  auto slot = ctx.proxy.limits().Take(user);
+  if (!slot)
+    co_return Status(ErrorCode::kUnavailable,
+                     "You have " + std::to_string(ctx.proxy.limits().max_per_user()) +
+                         " proxied connections open, the master's limit per user "
+                         "(proxy.max_connections_per_user). Close some tabs and try again.");
+  auto executor = co_await net::this_coro::executor;
+  tcp::resolver resolver(executor);
+  beast::error_code ec;
+  auto endpoints = co_await resolver.async_resolve(service.host, std::to_string(service.port),
+                                                   net::redirect_error(net::use_awaitable, ec));
+  if (ec) co_return Unavailable("cannot resolve " + service.host + ": " + ec.message());
+  beast::tcp_stream stream(executor);
+  stream.expires_after(ctx.options.connect_timeout);
+  co_await stream.async_connect(endpoints, net::redirect_error(net::use_awaitable, ec));
+  if (ec)
+    co_return Unavailable("task " + std::to_string(service.task_id) + "'s server at " + key +
+                          " does not answer: " + ec.message());
+  stream.socket().set_option(tcp::no_delay(true), ec);
+  up.stream.emplace(std::move(stream));
+  up.key = key;
+  up.slot.emplace(std::move(*slot));
+  co_return Status::Ok();
+}
+
+// After the upstream's 101: bytes both ways until either side closes or
+// nothing moves for the idle timeout.
+net::awaitable<void> RelayWebSocket(const ProxySessionContext& ctx, AnyStream& client,
+                                    beast::flat_buffer& client_buffer, Upstream& up,
+                                    const std::function<void()>& moved) {
+  const auto idle = ctx.options.idle_timeout;
+  beast::error_code ec;
+  // Bytes read past either header belong to the other side.
+  if (client_buffer.size() > 0) {
+    co_await net::async_write(*up.stream, client_buffer.data(), net::redirect_error(net::use_awaitable, ec));
+    client_buffer.consume(client_buffer.size());
+    if (ec) co_return;
+  }
+  if (up.buffer.size() > 0) {
+    co_await net::async_write(client, up.buffer.data(), net::redirect_error(net::use_awaitable, ec));
+    up.buffer.consume(up.buffer.size());
+    if (ec) co_return;
+  }
+  auto executor = co_await net::this_coro::executor;
+  auto done = std::make_shared<net::steady_timer>(executor, std::chrono::steady_clock::time_point::max());
+  auto finished = std::make_shared<bool>(false);
+  AnyStream* client_ptr = &client;
+  // Upstream to client on the same strand; its end stops the other way.
+  net::co_spawn(executor, Pump(*up.stream, client, idle, moved),
+                [done, finished, client_ptr](std::exception_ptr) {
+                  *finished = true;
+                  client_ptr->tcp().cancel();
+                  done->cancel();
+                });
+  co_await Pump(client, *up.stream, idle, moved);
+  if (!*finished) {
+    up.stream->tcp().cancel();
+    up.stream->tcp().close();
+    co_await done->async_wait(net::redirect_error(net::use_awaitable, ec));
+  }
+}
+
+}  // namespace
+
+net::awaitable<void> ServeProxy(const ProxySessionContext& ctx, AnyStream& client, beast::flat_buffer& buffer,
+                                const std::string& peer) {
+  TaskProxy& proxy = ctx.proxy;
+  Upstream up;
+  bool drain = false;
+  for (;;) {
+    http::request_parser<http::buffer_body> parser;
+    parser.header_limit(ctx.options.header_limit);
+    parser.body_limit(std::numeric_limits<uint64_t>::max());  // bodies are streamed, never held
+    client.tcp().expires_after(ctx.options.read_timeout);
+    beast::error_code ec;
+    co_await http::async_read_header(client, buffer, parser, net::redirect_error(net::use_awaitable, ec));
+    if (ec == http::error::header_limit) {
+      co_await WriteOwn(client, Page(http::status::request_header_fields_too_large, "Request too large",
+                                     "The request's header fields are over the limit of " +
+                                         std::to_string(ctx.options.header_limit) + " bytes.",
+                                     11, false));
+      break;
+    }
+    if (ec) break;
+    auto& req = parser.get();
+    const unsigned version = req.version();
+    const bool has_body = parser.content_length().value_or(0) > 0 || parser.chunked();
+    // The proxy's own answers keep the connection only when no body is left unread.
+    const bool keep_alive = req.keep_alive() && !has_body;
+    const std::string target(req.target());
+    auto own = [&](http::status status, const std::string& title, const std::string& text) {
+      drain = has_body;
+      return Page(status, title, text, version, keep_alive);
+    };
+
+    // A one-time link: the cookie of its task, then the task's page.
+    if (auto ticket = ParseTicketPath(target)) {
+      if (req.method() != http::verb::get && req.method() != http::verb::head) {
+        if (!co_await WriteOwn(
+                client, own(http::status::method_not_allowed, "Not allowed", "Open proxy links with GET.")))
+          break;
+        continue;
+      }
+      auto session = proxy.tickets().Redeem(*ticket, std::chrono::steady_clock::now());
+      Status allowed =
+          session.ok() ? proxy.Allows(session->grant.username, session->grant.task_id) : session.status();
+      if (!allowed.ok()) {
+        if (!co_await WriteOwn(
+                client,
+                own(StatusOf(allowed),
+                    allowed.code() == ErrorCode::kUnauthenticated ? "Link used or expired" : "Not allowed",
+                    allowed.message() +
+                        (allowed.code() == ErrorCode::kUnauthenticated
+                             ? " (ring task proxy-link ID, or open the service again in the web UI)."
+                             : ""))))
+          break;
+        continue;
+      }
+      const int64_t task = session->grant.task_id;
+      auto res = own(http::status::see_other, "Opening task " + std::to_string(task),
+                     "Go on to /proxy/" + std::to_string(task) + "/.");
+      res.set(http::field::location, "/proxy/" + std::to_string(task) + "/");
+      res.set(http::field::set_cookie,
+              SessionCookie(session->cookie, task, proxy.tickets().options().session_ttl.count(), ctx.tls));
+      spdlog::info("[proxy] task {}: {} opened a link from {}", task, session->grant.username, peer);
+      if (!co_await WriteOwn(client, std::move(res))) break;
+      continue;
+    }
+
+    auto path = ParseProxyPath(target);
+    if (!path) {
+      if (!co_await WriteOwn(client, own(http::status::not_found, "Not found",
+                                         "Tasks' services are served under /proxy/<task id>/.")))
+        break;
+      continue;
+    }
+    const int64_t task = path->task_id;
+    if (!path->slash) {
+      auto res = own(http::status::permanent_redirect, "Moved", "See /proxy/" + std::to_string(task) + "/.");
+      const auto query = target.find('?');
+      res.set(http::field::location, "/proxy/" + std::to_string(task) + "/" +
+                                         (query == std::string::npos ? "" : target.substr(query)));
+      if (!co_await WriteOwn(client, std::move(res))) break;
+      continue;
+    }
+
+    // Who: the cookie of this task only. An Authorization header opens nothing here.
+    std::optional<ProxyGrant> grant;
+    bool other_task = false;
+    const auto now = std::chrono::steady_clock::now();
+    for (const auto& field : req) {
+      if (field.name() != http::field::cookie) continue;
+      for (const auto& value : CookieValues(field.value(), kProxyCookie)) {
+        auto g = proxy.tickets().Check(value, now);
+        if (g && g->task_id == task) grant = g;
+        if (g && g->task_id != task) other_task = true;
+      }
+    }
+    if (!grant) {
+      const bool denied = other_task;
+      if (!co_await WriteOwn(
+              client,
+              own(denied ? http::status::forbidden : http::status::unauthorized,
+                  denied ? "Not allowed" : "Sign-in needed",
+                  denied ? "Your proxy sign-in is for another task. Open task " + std::to_string(task) +
+                               " through Ringmaster to get one for it."
+                         : "Open task " + std::to_string(task) +
+                               "'s service through Ringmaster (ring task proxy-link " + std::to_string(task) +
+                               ", or the web UI): the link signs this browser in to it.")))
+        break;
+      continue;
+    }
+    if (Status allowed = proxy.Allows(grant->username, task); !allowed.ok()) {
+      if (!co_await WriteOwn(client, own(StatusOf(allowed), "Not allowed", allowed.message()))) break;
+      continue;
+    }
+    auto service = proxy.services().Lookup(task);
+    if (!service) {
+      if (!co_await WriteOwn(client, own(http::status::bad_gateway, "No service",
+                                         "Task " + std::to_string(task) +
+                                             " has announced no service: it may still be starting, "
+                                             "or it has ended.")))
+        break;
+      continue;
+    }
+    const bool upgrade = beast::websocket::is_upgrade(req);
+    if (upgrade) {
+      // A WebSocket of another site's page (cross-site WebSocket hijacking) is refused.
+      std::string_view origin = req[http::field::origin];
+      if (!origin.empty() && origin != proxy.external_url()) {
+        if (!co_await WriteOwn(client, own(http::status::forbidden, "Not allowed",
+                                           "WebSockets are opened only by pages of " + proxy.external_url() +
+                                               ", not " + std::string(origin) + ".")))
+          break;
+        continue;
+      }
+    }
+    if (Status connected = co_await Connect(ctx, up, *service, grant->username); !connected.ok()) {
+      const bool limit = connected.message().find("limit per user") != std::string::npos;
+      if (!co_await WriteOwn(
+              client, own(limit ? http::status::service_unavailable : http::status::bad_gateway,
+                          limit ? "Too many connections" : "Service unreachable", connected.message())))
+        break;
+      continue;
+    }
+    const bool client_keep_alive = req.keep_alive();
+    const bool head = req.method() == http::verb::head;
+    const bool expects_continue = beast::iequals(req[http::field::expect], "100-continue");
+    req.erase(http::field::expect);
+    PrepareRequest(req, peer, ctx.tls, upgrade);
+    auto touch = [&proxy, task] { proxy.activity().Touch(task, std::chrono::system_clock::now()); };
+    touch();
+    if (expects_continue) {
+      static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+      co_await net::async_write(client, net::buffer(kContinue.data(), kContinue.size()),
+                                net::redirect_error(net::use_awaitable, ec));
+      if (ec) break;
+    }
+    http::request_serializer<http::buffer_body> request_out{req};
+    ec = co_await RelayMessage(client, buffer, parser, *up.stream, request_out, ctx.options.idle_timeout,
+                               touch);
+    if (ec) {
+      spdlog::debug("[proxy] task {}: relaying a request failed: {}", task, ec.message());
+      up.Close();
+      co_await WriteOwn(
+          client, Page(http::status::bad_gateway, "Service unreachable",
+                       "Task " + std::to_string(task) + "'s server closed the connection.", version, false));
+      break;
+    }
+
+    // The answer; informational ones (1xx but a 101) are skipped.
+    std::optional<http::response_parser<http::buffer_body>> answer;
+    bool answered = false;
+    for (int informational = 0; informational < 8; ++informational) {
+      answer.emplace();
+      answer->header_limit(kUpstreamHeaderLimit);
+      answer->body_limit(std::numeric_limits<uint64_t>::max());
+      if (head) answer->skip(true);
+      up.stream->tcp().expires_after(ctx.options.idle_timeout);
+      co_await http::async_read_header(*up.stream, up.buffer, *answer,
+                                       net::redirect_error(net::use_awaitable, ec));
+      if (ec) break;
+      const unsigned code = answer->get().result_int();
+      if (code < 100 || code >= 200 || code == 101) {
+        answered = true;
+        break;
+      }
+    }
+    if (!answered) {
+      up.Close();
+      co_await WriteOwn(client, Page(http::status::bad_gateway, "Bad answer",
+                                     "Task " + std::to_string(task) + "'s server gave no answer" +
+                                         (ec ? ": " + ec.message() : "") + ".",
+                                     version, false));
+      break;
+    }
+    auto& rp = *answer;
+    auto& res = rp.get();
+    const bool switching = upgrade && res.result() == http::status::switching_protocols;
+    const bool upstream_keep_alive = res.keep_alive() && !switching;
+    PrepareResponse(res, switching);
+    if (!switching) {
+      // A body framed by the server's closing goes to the browser chunked, so
+      // the browser's connection can stay open.
+      const unsigned code = res.result_int();
+      const bool has_answer_body = !head && code != 204 && code != 304;
+      bool keep = client_keep_alive && !upgrade;
+      if (has_answer_body && !rp.chunked() && !rp.content_length()) {
+        if (version >= 11)
+          res.chunked(true);
+        else
+          keep = false;
+      }
+      res.keep_alive(keep);
+      http::response_serializer<http::buffer_body> answer_out{res};
+      ec = co_await RelayMessage(*up.stream, up.buffer, rp, client, answer_out, ctx.options.idle_timeout,
+                                 touch);
+      if (ec || !upstream_keep_alive || !rp.is_done()) up.Close();
+      if (ec || !keep) break;
+      continue;
+    }
+    // The WebSocket: the 101, then bytes both ways.
+    http::response_serializer<http::buffer_body> answer_out{res};
+    ec =
+        co_await RelayMessage(*up.stream, up.buffer, rp, client, answer_out, ctx.options.idle_timeout, touch);
+    if (!ec) {
+      spdlog::debug("[proxy] task {}: WebSocket of {} open", task, grant->username);
+      co_await RelayWebSocket(ctx, client, buffer, up, touch);
+    }
+    break;
+  }
+  up.Close();
+  co_await Shutdown(client);
+  if (drain) co_await Drain(client);
+}
+
+}  // namespace ring
