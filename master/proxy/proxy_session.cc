@@ -359,6 +359,104 @@ net::awaitable<void> RelayWebSocket(const ProxySessionContext& ctx, AnyStream& c
   }
 }
 
+// What becomes of one request: answered by the proxy itself (`reply`), or
+// forwarded to `service` on behalf of `grant`.
+struct Admission {
+  std::optional<http::response<http::string_body>> reply;
+  ProxyGrant grant;
+  AnnouncedService service;
+};
+
+// Decides on a request from its header alone: a one-time link, a path that
+// is no task's, a missing or foreign cookie, a user no longer allowed, a
+// task without a service, a WebSocket of another origin.
+Admission Admit(const ProxySessionContext& ctx, const http::request<http::buffer_body>& req,
+                const std::string& peer, bool keep_alive) {
+  TaskProxy& proxy = ctx.proxy;
+  const unsigned version = req.version();
+  const std::string target(req.target());
+  auto reply = [&](http::status status, const std::string& title, const std::string& text) {
+    Admission a;
+    a.reply = Page(status, title, text, version, keep_alive);
+    return a;
+  };
+
+  // A one-time link: the cookie of its task, then the task's page.
+  if (auto ticket = ParseTicketPath(target)) {
+    if (req.method() != http::verb::get && req.method() != http::verb::head)
+      return reply(http::status::method_not_allowed, "Not allowed", "Open proxy links with GET.");
+    auto session = proxy.tickets().Redeem(*ticket, std::chrono::steady_clock::now());
+    if (!session.ok())
+      return reply(http::status::unauthorized, "Link used or expired",
+                   session.status().message() +
+                       " (ring task proxy-link ID, or open the service again in the web UI).");
+    const int64_t task = session->grant.task_id;
+    if (Status allowed = proxy.Allows(session->grant.username, task); !allowed.ok())
+      return reply(StatusOf(allowed), "Not allowed", allowed.message());
+    Admission out = reply(http::status::see_other, "Opening task " + std::to_string(task),
+                          "Go on to /proxy/" + std::to_string(task) + "/.");
+    out.reply->set(http::field::location, "/proxy/" + std::to_string(task) + "/");
+    out.reply->set(
+        http::field::set_cookie,
+        SessionCookie(session->cookie, task, proxy.tickets().options().session_ttl.count(), ctx.tls));
+    spdlog::info("[proxy] task {}: {} opened a link from {}", task, session->grant.username, peer);
+    return out;
+  }
+
+  auto path = ParseProxyPath(target);
+  if (!path)
+    return reply(http::status::not_found, "Not found", "Tasks' services are served under /proxy/<task id>/.");
+  const int64_t task = path->task_id;
+  const std::string base = "/proxy/" + std::to_string(task) + "/";
+  if (!path->slash) {
+    Admission out = reply(http::status::permanent_redirect, "Moved", "See " + base + ".");
+    const auto query = target.find('?');
+    out.reply->set(http::field::location, base + (query == std::string::npos ? "" : target.substr(query)));
+    return out;
+  }
+
+  // Who: the cookie of this task only. An Authorization header opens nothing here.
+  std::optional<ProxyGrant> grant;
+  bool other_task = false;
+  const auto now = std::chrono::steady_clock::now();
+  for (const auto& field : req) {
+    if (field.name() != http::field::cookie) continue;
+    for (const auto& value : CookieValues(field.value(), kProxyCookie)) {
+      auto g = proxy.tickets().Check(value, now);
+      if (g && g->task_id == task) grant = g;
+      if (g && g->task_id != task) other_task = true;
+    }
+  }
+  if (!grant && other_task)
+    return reply(http::status::forbidden, "Not allowed",
+                 "Your proxy sign-in is for another task. Open task " + std::to_string(task) +
+                     " through Ringmaster to get one for it.");
+  if (!grant)
+    return reply(http::status::unauthorized, "Sign-in needed",
+                 "Open task " + std::to_string(task) +
+                     "'s service through Ringmaster (ring task proxy-link " + std::to_string(task) +
+                     ", or the web UI): the link signs this browser in to it.");
+  if (Status allowed = proxy.Allows(grant->username, task); !allowed.ok())
+    return reply(StatusOf(allowed), "Not allowed", allowed.message());
+  auto service = proxy.services().Lookup(task);
+  if (!service)
+    return reply(http::status::bad_gateway, "No service",
+                 "Task " + std::to_string(task) +
+                     " has announced no service: it may still be starting, or it has ended.");
+  if (beast::websocket::is_upgrade(req)) {
+    // A WebSocket of another site's page (cross-site WebSocket hijacking) is refused.
+    std::string_view origin = req[http::field::origin];
+    if (!origin.empty() && origin != proxy.external_url())
+      return reply(http::status::forbidden, "Not allowed",
+                   "WebSockets are opened only by pages of " + proxy.external_url() + ", not " +
+                       std::string(origin) + ".");
+  }
+  Admission out;
+  out.grant = *grant;
+  out.service = *service;
+  return out;
+}
+
 }  // namespace
 
 net::awaitable<void> ServeProxy(const ProxySessionContext& ctx, AnyStream& client, beast::flat_buffer& buffer,
@@ -374,10 +472,11 @@ net::awaitable<void> ServeProxy(const ProxySessionContext& ctx, AnyStream& clien
     beast::error_code ec;
     co_await http::async_read_header(client, buffer, parser, net::redirect_error(net::use_awaitable, ec));
     if (ec == http::error::header_limit) {
-      co_await WriteOwn(client, Page(http::status::request_header_fields_too_large, "Request too large",
-                                     "The request's header fields are over the limit of " +
-                                         std::to_string(ctx.options.header_limit) + " bytes.",
-                                     11, false));
+      auto refused = Page(http::status::request_header_fields_too_large, "Request too large",
+                          "The request's header fields are over the limit of " +
+                              std::to_string(ctx.options.header_limit) + " bytes.",
+                          11, false);
+      co_await WriteOwn(client, std::move(refused));
       break;
     }
     if (ec) break;
@@ -385,129 +484,34 @@ net::awaitable<void> ServeProxy(const ProxySessionContext& ctx, AnyStream& clien
     const unsigned version = req.version();
     const bool has_body = parser.content_length().value_or(0) > 0 || parser.chunked();
     // The proxy's own answers keep the connection only when no body is left unread.
-    const bool keep_alive = req.keep_alive() && !has_body;
-    const std::string target(req.target());
-    auto own = [&](http::status status, const std::string& title, const std::string& text) {
+    Admission admitted = Admit(ctx, req, peer, req.keep_alive() && !has_body);
+    if (admitted.reply) {
       drain = has_body;
-      return Page(status, title, text, version, keep_alive);
-    };
-
-    // A one-time link: the cookie of its task, then the task's page.
-    if (auto ticket = ParseTicketPath(target)) {
-      if (req.method() != http::verb::get && req.method() != http::verb::head) {
-        if (!co_await WriteOwn(
-                client, own(http::status::method_not_allowed, "Not allowed", "Open proxy links with GET.")))
-          break;
-        continue;
-      }
-      auto session = proxy.tickets().Redeem(*ticket, std::chrono::steady_clock::now());
-      Status allowed =
-          session.ok() ? proxy.Allows(session->grant.username, session->grant.task_id) : session.status();
-      if (!allowed.ok()) {
-        if (!co_await WriteOwn(
-                client,
-                own(StatusOf(allowed),
-                    allowed.code() == ErrorCode::kUnauthenticated ? "Link used or expired" : "Not allowed",
-                    allowed.message() +
-                        (allowed.code() == ErrorCode::kUnauthenticated
-                             ? " (ring task proxy-link ID, or open the service again in the web UI)."
-                             : ""))))
-          break;
-        continue;
-      }
-      const int64_t task = session->grant.task_id;
-      auto res = own(http::status::see_other, "Opening task " + std::to_string(task),
-                     "Go on to /proxy/" + std::to_string(task) + "/.");
-      res.set(http::field::location, "/proxy/" + std::to_string(task) + "/");
-      res.set(http::field::set_cookie,
-              SessionCookie(session->cookie, task, proxy.tickets().options().session_ttl.count(), ctx.tls));
-      spdlog::info("[proxy] task {}: {} opened a link from {}", task, session->grant.username, peer);
-      if (!co_await WriteOwn(client, std::move(res))) break;
+      const bool go_on = co_await WriteOwn(client, std::move(*admitted.reply));
+      if (!go_on) break;
       continue;
     }
-
-    auto path = ParseProxyPath(target);
-    if (!path) {
-      if (!co_await WriteOwn(client, own(http::status::not_found, "Not found",
-                                         "Tasks' services are served under /proxy/<task id>/.")))
-        break;
-      continue;
-    }
-    const int64_t task = path->task_id;
-    if (!path->slash) {
-      auto res = own(http::status::permanent_redirect, "Moved", "See /proxy/" + std::to_string(task) + "/.");
-      const auto query = target.find('?');
-      res.set(http::field::location, "/proxy/" + std::to_string(task) + "/" +
-                                         (query == std::string::npos ? "" : target.substr(query)));
-      if (!co_await WriteOwn(client, std::move(res))) break;
-      continue;
-    }
-
-    // Who: the cookie of this task only. An Authorization header opens nothing here.
-    std::optional<ProxyGrant> grant;
-    bool other_task = false;
-    const auto now = std::chrono::steady_clock::now();
-    for (const auto& field : req) {
-      if (field.name() != http::field::cookie) continue;
-      for (const auto& value : CookieValues(field.value(), kProxyCookie)) {
-        auto g = proxy.tickets().Check(value, now);
-        if (g && g->task_id == task) grant = g;
-        if (g && g->task_id != task) other_task = true;
-      }
-    }
-    if (!grant) {
-      const bool denied = other_task;
-      if (!co_await WriteOwn(
-              client,
-              own(denied ? http::status::forbidden : http::status::unauthorized,
-                  denied ? "Not allowed" : "Sign-in needed",
-                  denied ? "Your proxy sign-in is for another task. Open task " + std::to_string(task) +
-                               " through Ringmaster to get one for it."
-                         : "Open task " + std::to_string(task) +
-                               "'s service through Ringmaster (ring task proxy-link " + std::to_string(task) +
-                               ", or the web UI): the link signs this browser in to it.")))
-        break;
-      continue;
-    }
-    if (Status allowed = proxy.Allows(grant->username, task); !allowed.ok()) {
-      if (!co_await WriteOwn(client, own(StatusOf(allowed), "Not allowed", allowed.message()))) break;
-      continue;
-    }
-    auto service = proxy.services().Lookup(task);
-    if (!service) {
-      if (!co_await WriteOwn(client, own(http::status::bad_gateway, "No service",
-                                         "Task " + std::to_string(task) +
-                                             " has announced no service: it may still be starting, "
-                                             "or it has ended.")))
-        break;
-      continue;
-    }
+    const int64_t task = admitted.service.task_id;
     const bool upgrade = beast::websocket::is_upgrade(req);
-    if (upgrade) {
-      // A WebSocket of another site's page (cross-site WebSocket hijacking) is refused.
-      std::string_view origin = req[http::field::origin];
-      if (!origin.empty() && origin != proxy.external_url()) {
-        if (!co_await WriteOwn(client, own(http::status::forbidden, "Not allowed",
-                                           "WebSockets are opened only by pages of " + proxy.external_url() +
-                                               ", not " + std::string(origin) + ".")))
-          break;
-        continue;
-      }
-    }
-    if (Status connected = co_await Connect(ctx, up, *service, grant->username); !connected.ok()) {
-      const bool limit = connected.message().find("limit per user") != std::string::npos;
-      if (!co_await WriteOwn(
-              client, own(limit ? http::status::service_unavailable : http::status::bad_gateway,
-                          limit ? "Too many connections" : "Service unreachable", connected.message())))
-        break;
-      continue;
+    Status connected = co_await Connect(ctx, up, admitted.service, admitted.grant.username);
+    if (!connected.ok()) {
+      const bool limit = connected.code() == ErrorCode::kUnavailable &&
+                         connected.message().find("limit per user") != std::string::npos;
+      auto refused =
+          Page(limit ? http::status::service_unavailable : http::status::bad_gateway,
+               limit ? "Too many connections" : "Service unreachable", connected.message(), version, false);
+      drain = has_body;
+      co_await WriteOwn(client, std::move(refused));
+      break;
     }
     const bool client_keep_alive = req.keep_alive();
     const bool head = req.method() == http::verb::head;
     const bool expects_continue = beast::iequals(req[http::field::expect], "100-continue");
     req.erase(http::field::expect);
     PrepareRequest(req, peer, ctx.tls, upgrade);
-    auto touch = [&proxy, task] { proxy.activity().Touch(task, std::chrono::system_clock::now()); };
+    const std::function<void()> touch = [&proxy, task] {
+      proxy.activity().Touch(task, std::chrono::system_clock::now());
+    };
     touch();
     if (expects_continue) {
       static constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
@@ -521,9 +525,9 @@ net::awaitable<void> ServeProxy(const ProxySessionContext& ctx, AnyStream& clien
     if (ec) {
       spdlog::debug("[proxy] task {}: relaying a request failed: {}", task, ec.message());
       up.Close();
-      co_await WriteOwn(
-          client, Page(http::status::bad_gateway, "Service unreachable",
-                       "Task " + std::to_string(task) + "'s server closed the connection.", version, false));
+      auto failed = Page(http::status::bad_gateway, "Service unreachable",
+                         "Task " + std::to_string(task) + "'s server closed the connection.", version, false);
+      co_await WriteOwn(client, std::move(failed));
       break;
     }
 
@@ -547,10 +551,11 @@ net::awaitable<void> ServeProxy(const ProxySessionContext& ctx, AnyStream& clien
     }
     if (!answered) {
       up.Close();
-      co_await WriteOwn(client, Page(http::status::bad_gateway, "Bad answer",
-                                     "Task " + std::to_string(task) + "'s server gave no answer" +
-                                         (ec ? ": " + ec.message() : "") + ".",
-                                     version, false));
+      auto failed = Page(http::status::bad_gateway, "Bad answer",
+                         "Task " + std::to_string(task) + "'s server gave no answer" +
+                             (ec ? ": " + ec.message() : std::string()) + ".",
+                         version, false);
+      co_await WriteOwn(client, std::move(failed));
       break;
     }
     auto& rp = *answer;
@@ -583,7 +588,7 @@ net::awaitable<void> ServeProxy(const ProxySessionContext& ctx, AnyStream& clien
     ec =
         co_await RelayMessage(*up.stream, up.buffer, rp, client, answer_out, ctx.options.idle_timeout, touch);
     if (!ec) {
-      spdlog::debug("[proxy] task {}: WebSocket of {} open", task, grant->username);
+      spdlog::debug("[proxy] task {}: WebSocket of {} open", task, admitted.grant.username);
       co_await RelayWebSocket(ctx, client, buffer, up, touch);
     }
     break;

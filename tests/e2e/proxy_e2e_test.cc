@@ -1,0 +1,394 @@
+// The task proxy against real daemons: a trial starts an HTTP and WebSocket
+// server on a free port and announces it with its allocation's token; the
+// test then plays the owner, an admin, another user and a trial process
+// against the proxy's own origin. Each security claim of docs/security.md's
+// "The task proxy" is an attack here: a reused link, another task's cookie,
+// a bearer token sent to the proxy, an allocation token minting a link or
+// announcing for another allocation, a deactivated owner's cookie.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "master/auth/tokens.h"
+#include "tests/support/raw_connection.h"
+#include "tests/support/test_cluster.h"
+
+namespace ring::testing::proxy_e2e {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+// An HTTP server with a WebSocket echo at .../ws, announced to the master.
+constexpr const char* kServer = R"(import base64, hashlib, json, os, struct, urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def answer(self, obj):
+        data = json.dumps(obj).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self):
+        if self.headers.get("Upgrade", "").lower() == "websocket":
+            return self.websocket()
+        self.answer({"method": "GET", "path": self.path, "cookie": self.headers.get("Cookie"),
+                     "authorization": self.headers.get("Authorization"),
+                     "forwarded_for": self.headers.get("X-Forwarded-For")})
+
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        self.answer({"method": "POST", "path": self.path, "bytes": len(body),
+                     "sha256": hashlib.sha256(body).hexdigest()})
+
+    def frame(self, opcode, data):
+        head = bytes([0x80 | opcode])
+        if len(data) < 126:
+            head += bytes([len(data)])
+        else:
+            head += bytes([126]) + struct.pack("!H", len(data))
+        self.wfile.write(head + data)
+        self.wfile.flush()
+
+    def websocket(self):
+        accept = base64.b64encode(hashlib.sha1((self.headers["Sec-WebSocket-Key"] + GUID).encode()).digest())
+        self.send_response(101, "Switching Protocols")
+        self.send_header("Upgrade", "websocket")
+        self.send_header("Connection", "Upgrade")
+        self.send_header("Sec-WebSocket-Accept", accept.decode())
+        self.end_headers()
+        self.wfile.flush()
+        while True:
+            head = self.rfile.read(2)
+            if len(head) < 2:
+                break
+            opcode, n = head[0] & 0x0F, head[1] & 0x7F
+            if n == 126:
+                n = struct.unpack("!H", self.rfile.read(2))[0]
+            mask = self.rfile.read(4) if head[1] & 0x80 else b"\0\0\0\0"
+            data = bytes(b ^ mask[i % 4] for i, b in enumerate(self.rfile.read(n)))
+            if opcode == 8:
+                self.frame(8, data)
+                break
+            self.frame(opcode, b"echo: " + data)
+        self.close_connection = True
+
+server = ThreadingHTTPServer(("", 0), Handler)
+port = server.server_address[1]
+alloc, token = os.environ["RING_ALLOCATION_ID"], os.environ["RING_ALLOCATION_TOKEN"]
+request = urllib.request.Request(
+    os.environ["RING_MASTER_URL"] + "/api/v1/allocations/" + alloc + "/proxy",
+    data=json.dumps({"port": port, "name": "echo"}).encode(), method="POST",
+    headers={"Authorization": "Bearer " + token, "Content-Type": "application/json"})
+announced = json.load(urllib.request.urlopen(request))
+info = os.path.join(json.loads(os.environ["RING_HPARAMS"])["dir"], "info-" + os.environ["RING_EXPERIMENT_ID"])
+with open(info + ".tmp", "w") as f:
+    json.dump({"task_id": announced["task_id"], "allocation_id": alloc, "token": token, "port": port}, f)
+os.rename(info + ".tmp", info)
+server.serve_forever()
+)";
+
+struct Answer {
+  int status = 0;
+  std::map<std::string, std::string> headers;  // lower-case names; the last of each
+  std::string body;
+};
+
+// One request on a connection of its own to the proxy (Connection: close).
+Answer Exchange(int port, const std::string& method, const std::string& target,
+                const std::map<std::string, std::string>& headers, const std::string& body = "") {
+  RawConnection c(port);
+  EXPECT_TRUE(c.connected());
+  std::string req = method + " " + target + " HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(port) +
+                    "\r\nConnection: close\r\n";
+  for (const auto& [k, v] : headers) req += k + ": " + v + "\r\n";
+  if (!body.empty() || method == "POST") req += "Content-Length: " + std::to_string(body.size()) + "\r\n";
+  req += "\r\n" + body;
+  EXPECT_TRUE(c.Send(req));
+  const std::string raw = c.ReadAll();
+  Answer a;
+  const auto end = raw.find("\r\n\r\n");
+  if (raw.size() < 12 || end == std::string::npos) return a;
+  a.status = std::stoi(raw.substr(9, 3));
+  size_t at = raw.find("\r\n") + 2;
+  while (at < end) {
+    const auto eol = raw.find("\r\n", at);
+    const std::string line = raw.substr(at, eol - at);
+    const auto colon = line.find(':');
+    std::string name = line.substr(0, colon);
+    for (auto& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    a.headers[name] = line.substr(line.find_first_not_of(' ', colon + 1));
+    at = eol + 2;
+  }
+  a.body = raw.substr(end + 4);
+  if (a.headers["transfer-encoding"] == "chunked") {  // unchunk
+    std::string plain;
+    size_t p = 0;
+    for (;;) {
+      const auto eol = a.body.find("\r\n", p);
+      if (eol == std::string::npos) break;
+      const size_t n = std::stoul(a.body.substr(p, eol - p), nullptr, 16);
+      if (n == 0) break;
+      plain += a.body.substr(eol + 2, n);
+      p = eol + 2 + n + 2;
+    }
+    a.body = plain;
+  }
+  return a;
+}
+
+// The cookie value a one-time link's answer sets, after checking its attributes.
+std::string RedeemLink(const std::string& url, int64_t task) {
+  const int port = PortOf(url);
+  const std::string target = url.substr(url.find('/', url.find("//") + 2));
+  Answer a = Exchange(port, "GET", target, {});
+  EXPECT_EQ(a.status, 303) << a.body;
+  EXPECT_EQ(a.headers["location"], "/proxy/" + std::to_string(task) + "/");
+  const std::string cookie = a.headers["set-cookie"];
+  EXPECT_NE(cookie.find("; Path=/proxy/" + std::to_string(task) + "/;"), std::string::npos) << cookie;
+  EXPECT_NE(cookie.find("HttpOnly"), std::string::npos) << cookie;
+  EXPECT_NE(cookie.find("SameSite=Lax"), std::string::npos) << cookie;
+  if (cookie.rfind("ring_proxy=", 0) != 0) return "";
+  return cookie.substr(11, cookie.find(';') - 11);
+}
+
+// A WebSocket upgrade with `cookie`; on 101, one text frame there and back.
+// Returns the status and the echoed text.
+std::pair<int, std::string> WebSocketEcho(int port, int64_t task, const std::string& cookie,
+                                          const std::string& text) {
+  RawConnection c(port);
+  EXPECT_TRUE(c.connected());
+  const std::string origin = "http://127.0.0.1:" + std::to_string(port);
+  EXPECT_TRUE(c.Send("GET /proxy/" + std::to_string(task) +
+                     "/ws HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(port) + "\r\nOrigin: " + origin +
+                     "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                     "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+                     "Cookie: ring_proxy=" +
+                     cookie + "\r\n\r\n"));
+  std::string head;
+  char ch;
+  while (head.find("\r\n\r\n") == std::string::npos && c.Read(&ch, 1) == 1) head += ch;
+  if (head.size() < 12) return {0, ""};
+  const int status = std::stoi(head.substr(9, 3));
+  if (status != 101) return {status, ""};
+  EXPECT_NE(head.find("s3pPLMBiTxaQ9kYGzzhZRbK+xOo="), std::string::npos) << head;
+  std::string frame = {static_cast<char>(0x81), static_cast<char>(0x80 | text.size())};
+  const char mask[4] = {1, 2, 3, 4};
+  frame.append(mask, 4);
+  for (size_t i = 0; i < text.size(); ++i) frame += static_cast<char>(text[i] ^ mask[i % 4]);
+  EXPECT_TRUE(c.Send(frame));
+  char h[2];
+  if (c.Read(h, 2) != 2) return {status, ""};
+  std::string payload(static_cast<unsigned char>(h[1]) & 0x7f, '\0');
+  c.Read(payload.data(), payload.size());
+  return {status, payload};
+}
+
+class ProxyE2E : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    cluster_.StartMaster();
+    TestCluster::AgentOptions options;
+    const char* path = std::getenv("PATH");
+    options.env["PATH"] = std::string("/usr/bin:/bin") + (path ? std::string(":") + path : "");
+    cluster_.StartAgent("agent-1", 2, options);
+    dir_ = cluster_.dir() + "/served";
+    fs::create_directories(dir_);
+    model_ = cluster_.MakeModelDir("proxied", {{"serve.py", kServer}});
+    config_ = cluster_.WriteFile("serve.yaml",
+                                 "name: proxied\nentrypoint: python3 serve.py\nhyperparameters:\n"
+                                 "  dir: " +
+                                     dir_ +
+                                     "\nsearcher:\n  name: single\n  metric: x\n  max_length:\n"
+                                     "    batches: 1\nmax_restarts: 0\n");
+  }
+  void TearDown() override {
+    if (HasFailure()) cluster_.DumpLogs();
+  }
+
+  // Starts the server as `user`'s experiment; its announcement's facts.
+  nlohmann::json Serve(const std::string& user, const std::string& token) {
+    auto created = cluster_.RingAs(user, token, {"--json", "experiment", "create", config_, model_});
+    EXPECT_EQ(created.exit_code, 0) << created.out << created.err;
+    const int64_t exp = nlohmann::json::parse(created.out).value("id", int64_t{0});
+    const std::string info = dir_ + "/info-" + std::to_string(exp);
+    EXPECT_TRUE(TestCluster::WaitFor([&] { return fs::exists(info); }, 60s)) << "the server never announced";
+    if (!fs::exists(info)) return {};
+    auto j = nlohmann::json::parse(ReadFileText(info));
+    j["experiment_id"] = exp;
+    return j;
+  }
+
+  // POST /api/v1/tasks/{id}/proxy/link with a bearer token.
+  std::pair<int, nlohmann::json> Link(int64_t task, const std::string& token) {
+    auto http = cluster_.NewClient();
+    http->SetBearerToken(token);
+    auto res = http->Request("POST", "/api/v1/tasks/" + std::to_string(task) + "/proxy/link", "{}");
+    EXPECT_TRUE(res.ok());
+    if (!res.ok()) return {0, {}};
+    return {res->status, nlohmann::json::parse(res->body, nullptr, false)};
+  }
+
+  TestCluster cluster_;
+  std::string dir_, model_, config_;
+};
+
+TEST_F(ProxyE2E, TheOwnerOpensPagesAndWebSocketsThroughAOneTimeLink) {
+  const std::string ada = cluster_.CreateUser("ada", "ada-password");
+  const auto served = Serve("ada", ada);
+  ASSERT_TRUE(served.contains("task_id"));
+  const int64_t task = served["task_id"];
+  const std::string base = "/proxy/" + std::to_string(task);
+
+  // The CLI prints the one-time link alone on standard output.
+  auto printed = cluster_.RingAs("ada", ada, {"task", "proxy-link", std::to_string(task)});
+  ASSERT_EQ(printed.exit_code, 0) << printed.out << printed.err;
+  std::string url = printed.out.substr(0, printed.out.find('\n'));
+  ASSERT_EQ(url.rfind("http://127.0.0.1:", 0), 0u) << url;
+  const int port = PortOf(url);
+  ASSERT_NE(port, PortOf(cluster_.url())) << "the proxy must be an origin of its own";
+  const std::string cookie = RedeemLink(url, task);
+  ASSERT_EQ(cookie.size(), 64u);
+
+  // The link works once.
+  const std::string target = url.substr(url.find('/', url.find("//") + 2));
+  EXPECT_EQ(Exchange(port, "GET", target, {}).status, 401);
+
+  // A page, with the path kept whole; neither the proxy's cookie nor any
+  // Authorization header reaches the task's server, its own cookies do.
+  Answer page = Exchange(port, "GET", base + "/tree?x=1",
+                         {{"Cookie", "_xsrf=abc; ring_proxy=" + cookie}, {"Authorization", "Bearer " + ada}});
+  ASSERT_EQ(page.status, 200) << page.body;
+  auto seen = nlohmann::json::parse(page.body);
+  EXPECT_EQ(seen["path"], base + "/tree?x=1");
+  EXPECT_EQ(seen["cookie"], "_xsrf=abc");
+  EXPECT_TRUE(seen["authorization"].is_null()) << seen.dump();
+  EXPECT_EQ(seen["forwarded_for"], "127.0.0.1");
+
+  // A body of 3 MiB goes through whole.
+  std::string body(3 << 20, '\0');
+  for (size_t i = 0; i < body.size(); ++i) body[i] = static_cast<char>('a' + i % 26);
+  Answer posted = Exchange(port, "POST", base + "/upload", {{"Cookie", "ring_proxy=" + cookie}}, body);
+  ASSERT_EQ(posted.status, 200) << posted.body;
+  auto stored = nlohmann::json::parse(posted.body);
+  EXPECT_EQ(stored["bytes"], body.size());
+  EXPECT_EQ(stored["sha256"], HashToken(body));
+
+  // A WebSocket there and back.
+  auto [status, echoed] = WebSocketEcho(port, task, cookie, "hello kernel");
+  EXPECT_EQ(status, 101);
+  EXPECT_EQ(echoed, "echo: hello kernel");
+
+  // The path without its slash is sent to it; an unknown path is the proxy's 404.
+  Answer bare = Exchange(port, "GET", base + "?a=b", {{"Cookie", "ring_proxy=" + cookie}});
+  EXPECT_EQ(bare.status, 308);
+  EXPECT_EQ(bare.headers["location"], base + "/?a=b");
+  EXPECT_EQ(Exchange(port, "GET", "/elsewhere", {}).status, 404);
+
+  // Once the allocation has ended, its announcement is forgotten: 502
+  // saying so (first, while the process is gone but its allocation is not
+  // yet ended, the proxy finds the server unreachable: a 502 too).
+  auto killed = cluster_.RingAs("ada", ada, {"experiment", "kill", served["experiment_id"].dump()});
+  ASSERT_EQ(killed.exit_code, 0) << killed.out << killed.err;
+  Answer gone;
+  EXPECT_TRUE(TestCluster::WaitFor(
+      [&] {
+        gone = Exchange(port, "GET", base + "/tree", {{"Cookie", "ring_proxy=" + cookie}});
+        return gone.status == 502 && gone.body.find("announced no service") != std::string::npos;
+      },
+      30s))
+      << gone.status << " " << gone.body;
+  EXPECT_NE(gone.body.find("announced no service"), std::string::npos) << gone.body;
+}
+
+TEST_F(ProxyE2E, OnlyTheOwnerAndAdminsGetIn) {
+  const std::string ada = cluster_.CreateUser("ada", "ada-password");
+  const std::string bob = cluster_.CreateUser("bob", "bob-password");
+  const auto adas = Serve("ada", ada);
+  const auto bobs = Serve("bob", bob);
+  ASSERT_TRUE(adas.contains("task_id"));
+  ASSERT_TRUE(bobs.contains("task_id"));
+  const int64_t task = adas["task_id"];
+  const int64_t bob_task = bobs["task_id"];
+  ASSERT_NE(task, bob_task);
+  const std::string base = "/proxy/" + std::to_string(task);
+
+  // Bob may not ask for a link to ada's task.
+  auto [bob_link_status, bob_link] = Link(task, bob);
+  EXPECT_EQ(bob_link_status, 403) << bob_link.dump();
+  // An allocation's token mints no link, not even for its own task.
+  EXPECT_EQ(Link(task, adas["token"]).first, 401);
+  // A trial cannot announce a service for another allocation's task.
+  {
+    auto http = cluster_.NewClient();
+    http->SetBearerToken(adas["token"]);
+    auto res =
+        http->Request("POST", "/api/v1/allocations/" + bobs["allocation_id"].get<std::string>() + "/proxy",
+                      R"({"port": 1})");
+    ASSERT_TRUE(res.ok());
+    EXPECT_EQ(res->status, 401) << res->body;
+  }
+
+  // Bob's own cookie (for his task) opens neither ada's pages nor her WebSockets.
+  auto [own_status, own_link] = Link(bob_task, bob);
+  ASSERT_EQ(own_status, 200) << own_link.dump();
+  const int port = PortOf(own_link["url"]);
+  const std::string bob_cookie = RedeemLink(own_link["url"], bob_task);
+  ASSERT_FALSE(bob_cookie.empty());
+  EXPECT_EQ(Exchange(port, "GET", "/proxy/" + std::to_string(bob_task) + "/",
+                     {{"Cookie", "ring_proxy=" + bob_cookie}})
+                .status,
+            200);
+  EXPECT_EQ(Exchange(port, "GET", base + "/", {{"Cookie", "ring_proxy=" + bob_cookie}}).status, 403);
+  EXPECT_EQ(WebSocketEcho(port, task, bob_cookie, "x").first, 403);
+
+  // A bearer token sent to the proxy opens nothing: cookies only.
+  EXPECT_EQ(Exchange(port, "GET", base + "/", {{"Authorization", "Bearer " + ada}}).status, 401);
+  EXPECT_EQ(Exchange(port, "GET", base + "/", {{"Authorization", "Bearer " + cluster_.admin_token()}}).status,
+            401);
+  // A made-up cookie neither.
+  EXPECT_EQ(Exchange(port, "GET", base + "/", {{"Cookie", "ring_proxy=" + std::string(64, 'a')}}).status,
+            401);
+
+  // An admin opens ada's task.
+  auto [admin_status, admin_link] = Link(task, cluster_.admin_token());
+  ASSERT_EQ(admin_status, 200) << admin_link.dump();
+  const std::string admin_cookie = RedeemLink(admin_link["url"], task);
+  EXPECT_EQ(Exchange(port, "GET", base + "/", {{"Cookie", "ring_proxy=" + admin_cookie}}).status, 200);
+  EXPECT_EQ(WebSocketEcho(port, task, admin_cookie, "admin").second, "echo: admin");
+
+  // Ada's cookie stops working once her account is deactivated.
+  auto [ada_status, ada_link] = Link(task, ada);
+  ASSERT_EQ(ada_status, 200);
+  const std::string ada_cookie = RedeemLink(ada_link["url"], task);
+  EXPECT_EQ(Exchange(port, "GET", base + "/", {{"Cookie", "ring_proxy=" + ada_cookie}}).status, 200);
+  int64_t ada_id = 0;
+  const auto users = cluster_.GetJson("/api/v1/users");
+  for (const auto& u : users["users"])
+    if (u["username"] == "ada") ada_id = u["id"].get<int64_t>();
+  ASSERT_GT(ada_id, 0);
+  auto patched =
+      cluster_.client().Request("PATCH", "/api/v1/users/" + std::to_string(ada_id), R"({"active": false})");
+  ASSERT_TRUE(patched.ok());
+  ASSERT_EQ(patched->status, 200) << patched->body;
+  EXPECT_EQ(Exchange(port, "GET", base + "/", {{"Cookie", "ring_proxy=" + ada_cookie}}).status, 403);
+  EXPECT_EQ(WebSocketEcho(port, task, ada_cookie, "x").first, 403);
+}
+
+}  // namespace
+}  // namespace ring::testing::proxy_e2e
