@@ -14,8 +14,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/http_client.h"
 #include "master/auth/tokens.h"
 #include "tests/support/raw_connection.h"
+#include "tests/support/test_certs.h"
 #include "tests/support/test_cluster.h"
 
 namespace ring::testing::proxy_e2e {
@@ -25,7 +27,7 @@ namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
 // An HTTP server with a WebSocket echo at .../ws, announced to the master.
-constexpr const char* kServer = R"(import base64, hashlib, json, os, struct, urllib.request
+constexpr const char* kServer = R"(import base64, hashlib, json, os, ssl, struct, urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
@@ -95,7 +97,8 @@ request = urllib.request.Request(
     os.environ["RING_MASTER_URL"] + "/api/v1/allocations/" + alloc + "/proxy",
     data=json.dumps({"port": port, "name": "echo"}).encode(), method="POST",
     headers={"Authorization": "Bearer " + token, "Content-Type": "application/json"})
-announced = json.load(urllib.request.urlopen(request))
+tls = ssl.create_default_context(cafile=os.environ.get("RING_CA_FILE"))
+announced = json.load(urllib.request.urlopen(request, context=tls))
 info = os.path.join(json.loads(os.environ["RING_HPARAMS"])["dir"], "info-" + os.environ["RING_EXPERIMENT_ID"])
 with open(info + ".tmp", "w") as f:
     json.dump({"task_id": announced["task_id"], "allocation_id": alloc, "token": token, "port": port}, f)
@@ -202,7 +205,17 @@ std::pair<int, std::string> WebSocketEcho(int port, int64_t task, const std::str
 class ProxyE2E : public ::testing::Test {
  protected:
   void SetUp() override {
-    cluster_.StartMaster();
+    TestCluster::MasterOptions master;
+    if (std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()).find("Tls") !=
+        std::string::npos) {
+      // This case's master speaks HTTPS only; its proxy too.
+      ca_.WriteCert(cluster_.dir() + "/ca.crt");
+      ca_.IssueServerCert({"IP:127.0.0.1"}, cluster_.dir() + "/master.crt", cluster_.dir() + "/master.key");
+      master.tls_cert_file = cluster_.dir() + "/master.crt";
+      master.tls_key_file = cluster_.dir() + "/master.key";
+      master.ca_file = cluster_.dir() + "/ca.crt";
+    }
+    cluster_.StartMaster(master);
     TestCluster::AgentOptions options;
     const char* path = std::getenv("PATH");
     options.env["PATH"] = std::string("/usr/bin:/bin") + (path ? std::string(":") + path : "");
@@ -244,6 +257,7 @@ class ProxyE2E : public ::testing::Test {
     return {res->status, nlohmann::json::parse(res->body, nullptr, false)};
   }
 
+  TestCa ca_;
   TestCluster cluster_;
   std::string dir_, model_, config_;
 };
@@ -388,6 +402,37 @@ TEST_F(ProxyE2E, OnlyTheOwnerAndAdminsGetIn) {
   ASSERT_EQ(patched->status, 200) << patched->body;
   EXPECT_EQ(Exchange(port, "GET", base + "/", {{"Cookie", "ring_proxy=" + ada_cookie}}).status, 403);
   EXPECT_EQ(WebSocketEcho(port, task, ada_cookie, "x").first, 403);
+}
+
+TEST_F(ProxyE2E, UnderTlsTheProxySpeaksHttpsOnlyAndItsCookieIsSecure) {
+  const auto served = Serve("admin", cluster_.admin_token());
+  ASSERT_TRUE(served.contains("task_id"));
+  const int64_t task = served["task_id"];
+  auto [status, link] = Link(task, cluster_.admin_token());
+  ASSERT_EQ(status, 200) << link.dump();
+  const std::string url = link["url"];
+  ASSERT_EQ(url.rfind("https://127.0.0.1:", 0), 0u) << url;
+  const std::string origin = url.substr(0, url.find('/', 8));
+
+  HttpClient proxy(*Url::Parse(origin), 10s);
+  proxy.SetCaFile(cluster_.ca_file());
+  auto opened = proxy.Get(url.substr(origin.size()));
+  ASSERT_TRUE(opened.ok()) << opened.status().message();
+  EXPECT_EQ(opened->status, 303);
+  const std::string cookie = opened->headers["set-cookie"];
+  EXPECT_NE(cookie.find("; Secure"), std::string::npos) << cookie;
+  ASSERT_EQ(cookie.rfind("ring_proxy=", 0), 0u) << cookie;
+  proxy.SetHeader("Cookie", cookie.substr(0, cookie.find(';')));
+  auto page = proxy.Get("/proxy/" + std::to_string(task) + "/over-tls");
+  ASSERT_TRUE(page.ok()) << page.status().message();
+  EXPECT_EQ(page->status, 200) << page->body;
+  EXPECT_EQ(nlohmann::json::parse(page->body)["path"], "/proxy/" + std::to_string(task) + "/over-tls");
+
+  // Plain HTTP on the proxy's port gets no answer: a cookie never crosses in clear text.
+  RawConnection plain(PortOf(origin));
+  ASSERT_TRUE(plain.connected());
+  plain.Send("GET /proxy/" + std::to_string(task) + "/ HTTP/1.1\r\nHost: x\r\n\r\n");
+  EXPECT_EQ(plain.ReadAll().find("HTTP/1.1 200"), std::string::npos);
 }
 
 }  // namespace
