@@ -346,11 +346,9 @@ Status MasterConfig::Finalize(const std::string& argv0) {
     return InvalidArgument("log_format must be text or json, got \"" + log_format + "\"");
   if (listen.rfind(':') == std::string::npos)
     return InvalidArgument("listen must be HOST:PORT, got \"" + listen + "\"");
-  if (proxy.listen.empty()) {
-    const auto colon = listen.rfind(':');
-    const int port = std::atoi(listen.c_str() + colon + 1);
-    proxy.listen = listen.substr(0, colon) + ":" + std::to_string(port == 0 ? 0 : port + 1);
-  }
+  // A free port by default: a fixed one next to `listen` could be taken by
+  // anything on the host; each link names the port it picked.
+  if (proxy.listen.empty()) proxy.listen = listen.substr(0, listen.rfind(':')) + ":0";
   if (proxy.listen.rfind(':') == std::string::npos)
     return InvalidArgument("proxy.listen must be HOST:PORT, got \"" + proxy.listen + "\"");
   if (heartbeat_interval_ms <= 0) return InvalidArgument("heartbeat_interval_ms must be positive");

@@ -64,7 +64,7 @@ struct MasterConfig {
   RetentionOptions retention;  // retention: {interval_minutes, log_retention_days, metrics_*}
   // proxy: {listen, external_url, idle_timeout_ms, max_connections_per_user}:
   // the task proxy's own origin (TLS like the main listener). Its listen
-  // defaults to listen's host and the next port (port 0 when listen's is 0).
+  // defaults to listen's host and a free port, logged and named in each link.
   ProxySettings proxy;
 
   // Reads a master.yaml; unknown keys are errors naming them.

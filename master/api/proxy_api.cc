@@ -32,6 +32,11 @@ ApiResponse Link(ApiContext& ctx, ApiRequest& req) {
                         {"url", ctx.proxy->TicketUrl(*ticket)},
                         {"proxy_url", ctx.proxy->TaskUrl(*task)},
                         {"expires_in_seconds", ctx.proxy->tickets().options().ticket_ttl.count()}};
+  // When the task's proxied traffic last moved (null: not since the master started).
+  if (auto last = ctx.proxy->activity().Last(*task))
+    out["last_activity"] = FormatRfc3339(*last);
+  else
+    out["last_activity"] = nullptr;
   if (auto service = ctx.proxy->services().Lookup(*task)) {
     out["service"] = {{"port", service->port}, {"name", service->name}};
   } else {

@@ -20,7 +20,7 @@ namespace ring {
 // master.yaml `proxy: {listen, external_url, idle_timeout_ms, max_connections_per_user}`.
 struct ProxySettings {
   // HOST:PORT of the proxy's own origin; port 0 picks one. Empty: the
-  // master's listen host and its port + 1 (0 when that is 0).
+  // master's listen host and a free port.
   std::string listen;
   // How browsers reach the proxy (scheme, host and port, no path), e.g.
   // https://proxy.example.com:8443; empty: the listener's address.

@@ -342,6 +342,15 @@ TEST_F(ProxyE2E, OnlyTheOwnerAndAdminsGetIn) {
   ASSERT_NE(task, bob_task);
   const std::string base = "/proxy/" + std::to_string(task);
 
+  // A fresh task has had no proxied traffic; the owner's link says where it is served.
+  {
+    auto [fresh_status, fresh] = Link(task, ada);
+    ASSERT_EQ(fresh_status, 200) << fresh.dump();
+    EXPECT_TRUE(fresh["last_activity"].is_null()) << fresh.dump();
+    EXPECT_EQ(fresh["service"]["port"], adas["port"]);
+    EXPECT_EQ(fresh["service"]["name"], "echo");
+  }
+
   // Bob may not ask for a link to ada's task.
   auto [bob_link_status, bob_link] = Link(task, bob);
   EXPECT_EQ(bob_link_status, 403) << bob_link.dump();
@@ -378,6 +387,10 @@ TEST_F(ProxyE2E, OnlyTheOwnerAndAdminsGetIn) {
   // A made-up cookie neither.
   EXPECT_EQ(Exchange(port, "GET", base + "/", {{"Cookie", "ring_proxy=" + std::string(64, 'a')}}).status,
             401);
+
+  // Proxied traffic was recorded for bob's task, not for ada's (all refused so far).
+  EXPECT_TRUE(Link(bob_task, bob).second["last_activity"].is_string());
+  EXPECT_TRUE(Link(task, ada).second["last_activity"].is_null());
 
   // An admin opens ada's task.
   auto [admin_status, admin_link] = Link(task, cluster_.admin_token());
