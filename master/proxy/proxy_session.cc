@@ -237,7 +237,10 @@ net::awaitable<beast::error_code> RelayMessage(AnyStream& from, beast::flat_buff
       if (ec == http::error::need_buffer) ec = {};
       if (ec) co_return ec;
       p.get().body().size = piece.size() - p.get().body().size;
-      p.get().body().data = piece.data();
+      // No body bytes yet (a chunk's header, say): nothing to write but the
+      // header. An empty piece must not reach a chunked serializer, which
+      // would write it as the last chunk.
+      p.get().body().data = p.get().body().size > 0 ? piece.data() : nullptr;
       p.get().body().more = !p.is_done();
     } else {
       p.get().body().data = nullptr;

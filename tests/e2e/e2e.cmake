@@ -65,8 +65,9 @@ foreach(model digits_model digits_pytorch_model ringtrial_python)
 endforeach()
 
 # proxy_e2e_tests: the task proxy against a real master, agent and a trial
-# that serves HTTP and a WebSocket echo: links, cookies, forwarding, and
-# each attack docs/security.md lists for it. A binary of its own, so that
+# that serves HTTP and a WebSocket echo: links, cookies, streamed answers,
+# keep-alive, per-user and idle limits, TLS, and each attack
+# docs/security.md lists for it. A binary of its own, so that
 # working on the proxy does not rebuild every e2e test.
 ring_add_test(proxy_e2e_tests LABEL e2e TIMEOUT 240
   SOURCES e2e/proxy_e2e_test.cc

@@ -27,10 +27,11 @@ namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
 // An HTTP server with a WebSocket echo at .../ws, announced to the master.
-constexpr const char* kServer = R"(import base64, hashlib, json, os, ssl, struct, urllib.request
+constexpr const char* kServer = R"(import base64, hashlib, json, os, ssl, struct, threading, urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+released = threading.Event()
 
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
@@ -49,6 +50,20 @@ class Handler(BaseHTTPRequestHandler):
     def do_GET(self):
         if self.headers.get("Upgrade", "").lower() == "websocket":
             return self.websocket()
+        if self.path.endswith("/release"):
+            released.set()
+            return self.answer({"released": True})
+        if self.path.endswith("/slow"):
+            # The first piece now, the rest once /release was asked for.
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            self.wfile.write(b"6\r\nfirst\n\r\n")
+            self.wfile.flush()
+            released.wait(20)
+            self.wfile.write(b"7\r\nsecond\n\r\n0\r\n\r\n")
+            return
         self.answer({"method": "GET", "path": self.path, "cookie": self.headers.get("Cookie"),
                      "authorization": self.headers.get("Authorization"),
                      "forwarded_for": self.headers.get("X-Forwarded-For")})
@@ -206,8 +221,12 @@ class ProxyE2E : public ::testing::Test {
  protected:
   void SetUp() override {
     TestCluster::MasterOptions master;
-    if (std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()).find("Tls") !=
-        std::string::npos) {
+    const std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    if (name.find("Limits") != std::string::npos)
+      master.extra_args = {"--config", cluster_.WriteFile("master.yaml",
+                                                          "proxy:\n  idle_timeout_ms: 1500\n"
+                                                          "  max_connections_per_user: 2\n")};
+    if (name.find("Tls") != std::string::npos) {
       // This case's master speaks HTTPS only; its proxy too.
       ca_.WriteCert(cluster_.dir() + "/ca.crt");
       ca_.IssueServerCert({"IP:127.0.0.1"}, cluster_.dir() + "/master.crt", cluster_.dir() + "/master.key");
@@ -302,6 +321,36 @@ TEST_F(ProxyE2E, TheOwnerOpensPagesAndWebSocketsThroughAOneTimeLink) {
   auto stored = nlohmann::json::parse(posted.body);
   EXPECT_EQ(stored["bytes"], body.size());
   EXPECT_EQ(stored["sha256"], HashToken(body));
+
+  // An answer is streamed: its first piece arrives while the server still
+  // holds the rest (it sends that only once /release was asked for).
+  {
+    RawConnection slow(port);
+    ASSERT_TRUE(
+        slow.Send("GET " + base + "/slow HTTP/1.1\r\nHost: x\r\nCookie: ring_proxy=" + cookie + "\r\n\r\n"));
+    std::string got;
+    char piece[4096];
+    while (got.find("first") == std::string::npos) {
+      const ssize_t n = slow.ReadSome(piece, sizeof piece);
+      ASSERT_GT(n, 0) << "the first piece did not come before the rest: " << got;
+      got.append(piece, n);
+    }
+    EXPECT_EQ(got.find("second"), std::string::npos);
+    EXPECT_EQ(Exchange(port, "GET", base + "/release", {{"Cookie", "ring_proxy=" + cookie}}).status, 200);
+    while (got.find("0\r\n\r\n") == std::string::npos) {
+      const ssize_t n = slow.ReadSome(piece, sizeof piece);
+      ASSERT_GT(n, 0) << got;
+      got.append(piece, n);
+    }
+    EXPECT_NE(got.find("second"), std::string::npos) << got;
+    // The connection stays open for the next request, to the same server.
+    ASSERT_TRUE(slow.Send("GET " + base +
+                          "/again HTTP/1.1\r\nHost: x\r\nConnection: close\r\nCookie: ring_proxy=" + cookie +
+                          "\r\n\r\n"));
+    const std::string again = slow.ReadAll();
+    EXPECT_EQ(again.rfind("HTTP/1.1 200", 0), 0u) << again;
+    EXPECT_NE(again.find("/again"), std::string::npos) << again;
+  }
 
   // A WebSocket there and back.
   auto [status, echoed] = WebSocketEcho(port, task, cookie, "hello kernel");
@@ -415,6 +464,44 @@ TEST_F(ProxyE2E, OnlyTheOwnerAndAdminsGetIn) {
   ASSERT_EQ(patched->status, 200) << patched->body;
   EXPECT_EQ(Exchange(port, "GET", base + "/", {{"Cookie", "ring_proxy=" + ada_cookie}}).status, 403);
   EXPECT_EQ(WebSocketEcho(port, task, ada_cookie, "x").first, 403);
+}
+
+TEST_F(ProxyE2E, LimitsPerUserAndIdleConnectionsHold) {
+  const auto served = Serve("admin", cluster_.admin_token());
+  ASSERT_TRUE(served.contains("task_id"));
+  const int64_t task = served["task_id"];
+  auto [status, link] = Link(task, cluster_.admin_token());
+  ASSERT_EQ(status, 200) << link.dump();
+  const int port = PortOf(link["url"]);
+  const std::string cookie = RedeemLink(link["url"], task);
+  const std::string upgrade = "GET /proxy/" + std::to_string(task) +
+                              "/ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                              "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+                              "Cookie: ring_proxy=" +
+                              cookie + "\r\n\r\n";
+  // Two WebSockets are the user's limit (max_connections_per_user: 2) ...
+  RawConnection first(port), second(port);
+  ASSERT_TRUE(first.Send(upgrade));
+  ASSERT_TRUE(second.Send(upgrade));
+  char head[12];
+  ASSERT_EQ(first.Read(head, sizeof head), 12);
+  EXPECT_EQ(std::string(head, 12), "HTTP/1.1 101");
+  ASSERT_EQ(second.Read(head, sizeof head), 12);
+  EXPECT_EQ(std::string(head, 12), "HTTP/1.1 101");
+  // ... so a third connection of theirs is refused while both are open.
+  Answer third =
+      Exchange(port, "GET", "/proxy/" + std::to_string(task) + "/", {{"Cookie", "ring_proxy=" + cookie}});
+  EXPECT_EQ(third.status, 503) << third.body;
+  EXPECT_NE(third.body.find("max_connections_per_user"), std::string::npos) << third.body;
+  // Silent for idle_timeout_ms (1.5 s), both are closed and their places given back.
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_TRUE(first.ReadUntilClosed());
+  EXPECT_TRUE(second.ReadUntilClosed());
+  EXPECT_GE(std::chrono::steady_clock::now() - start, 1s);
+  EXPECT_EQ(
+      Exchange(port, "GET", "/proxy/" + std::to_string(task) + "/", {{"Cookie", "ring_proxy=" + cookie}})
+          .status,
+      200);
 }
 
 TEST_F(ProxyE2E, UnderTlsTheProxySpeaksHttpsOnlyAndItsCookieIsSecure) {
