@@ -496,6 +496,8 @@ net::awaitable<void> ServeProxy(const ProxySessionContext& ctx, AnyStream& clien
     }
     const int64_t task = admitted.service.task_id;
     const bool upgrade = beast::websocket::is_upgrade(req);
+    const bool reused =
+        up.stream && up.key == admitted.service.host + ":" + std::to_string(admitted.service.port);
     Status connected = co_await Connect(ctx, up, admitted.service, admitted.grant.username);
     if (!connected.ok()) {
       const bool limit = connected.code() == ErrorCode::kUnavailable &&
@@ -522,39 +524,45 @@ net::awaitable<void> ServeProxy(const ProxySessionContext& ctx, AnyStream& clien
                                 net::redirect_error(net::use_awaitable, ec));
       if (ec) break;
     }
-    http::request_serializer<http::buffer_body> request_out{req};
-    ec = co_await RelayMessage(client, buffer, parser, *up.stream, request_out, ctx.options.idle_timeout,
-                               touch);
-    if (ec) {
-      spdlog::debug("[proxy] task {}: relaying a request failed: {}", task, ec.message());
-      up.Close();
-      auto failed = Page(http::status::bad_gateway, "Service unreachable",
-                         "Task " + std::to_string(task) + "'s server closed the connection.", version, false);
-      co_await WriteOwn(client, std::move(failed));
-      break;
-    }
-
-    // The answer; informational ones (1xx but a 101) are skipped.
+    // The request, then the answer's header; informational answers (1xx but
+    // a 101) are skipped. A kept-alive connection the server has closed
+    // meanwhile fails before any answer: a request without a body is then
+    // sent once more on a new connection, as browsers do.
     std::optional<http::response_parser<http::buffer_body>> answer;
     bool answered = false;
-    for (int informational = 0; informational < 8; ++informational) {
-      answer.emplace();
-      answer->header_limit(kUpstreamHeaderLimit);
-      answer->body_limit(std::numeric_limits<uint64_t>::max());
-      if (head) answer->skip(true);
-      up.stream->tcp().expires_after(ctx.options.idle_timeout);
-      co_await http::async_read_header(*up.stream, up.buffer, *answer,
-                                       net::redirect_error(net::use_awaitable, ec));
-      if (ec) break;
-      const unsigned code = answer->get().result_int();
-      if (code < 100 || code >= 200 || code == 101) {
-        answered = true;
-        break;
+    for (int attempt = 0; attempt < 2 && !answered; ++attempt) {
+      if (attempt > 0) {
+        if (!reused || has_body) break;
+        up.Close();
+        Status again = co_await Connect(ctx, up, admitted.service, admitted.grant.username);
+        if (!again.ok()) break;
+      }
+      http::request_serializer<http::buffer_body> request_out{req};
+      ec = co_await RelayMessage(client, buffer, parser, *up.stream, request_out, ctx.options.idle_timeout,
+                                 touch);
+      if (ec) {
+        spdlog::debug("[proxy] task {}: relaying a request failed: {}", task, ec.message());
+        continue;
+      }
+      for (int informational = 0; informational < 8; ++informational) {
+        answer.emplace();
+        answer->header_limit(kUpstreamHeaderLimit);
+        answer->body_limit(std::numeric_limits<uint64_t>::max());
+        if (head) answer->skip(true);
+        up.stream->tcp().expires_after(ctx.options.idle_timeout);
+        co_await http::async_read_header(*up.stream, up.buffer, *answer,
+                                         net::redirect_error(net::use_awaitable, ec));
+        if (ec) break;
+        const unsigned code = answer->get().result_int();
+        if (code < 100 || code >= 200 || code == 101) {
+          answered = true;
+          break;
+        }
       }
     }
     if (!answered) {
       up.Close();
-      auto failed = Page(http::status::bad_gateway, "Bad answer",
+      auto failed = Page(http::status::bad_gateway, "Service unreachable",
                          "Task " + std::to_string(task) + "'s server gave no answer" +
                              (ec ? ": " + ec.message() : std::string()) + ".",
                          version, false);

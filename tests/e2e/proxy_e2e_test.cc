@@ -11,6 +11,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -50,6 +51,11 @@ class Handler(BaseHTTPRequestHandler):
     def do_GET(self):
         if self.headers.get("Upgrade", "").lower() == "websocket":
             return self.websocket()
+        if self.path.endswith("/drop"):
+            # Kept alive as far as the proxy can tell, then closed at once.
+            self.answer({"dropped": True})
+            self.close_connection = True
+            return
         if self.path.endswith("/release"):
             released.set()
             return self.answer({"released": True})
@@ -350,6 +356,29 @@ TEST_F(ProxyE2E, TheOwnerOpensPagesAndWebSocketsThroughAOneTimeLink) {
     const std::string again = slow.ReadAll();
     EXPECT_EQ(again.rfind("HTTP/1.1 200", 0), 0u) << again;
     EXPECT_NE(again.find("/again"), std::string::npos) << again;
+  }
+
+  // A kept-alive connection the server closed silently: the next request
+  // without a body is sent again on a new one, not answered 502.
+  {
+    RawConnection kept(port);
+    const std::string get =
+        "GET " + base + "/drop HTTP/1.1\r\nHost: x\r\nCookie: ring_proxy=" + cookie + "\r\n\r\n";
+    ASSERT_TRUE(kept.Send(get));
+    std::string first;
+    char piece[4096];
+    while (first.find("\"dropped\": true}") == std::string::npos) {
+      const ssize_t n = kept.ReadSome(piece, sizeof piece);
+      ASSERT_GT(n, 0) << first;
+      first.append(piece, n);
+    }
+    std::this_thread::sleep_for(200ms);  // the server's close reaches the proxy
+    ASSERT_TRUE(kept.Send("GET " + base +
+                          "/after HTTP/1.1\r\nHost: x\r\nConnection: close\r\nCookie: ring_proxy=" + cookie +
+                          "\r\n\r\n"));
+    const std::string after = kept.ReadAll();
+    EXPECT_EQ(after.rfind("HTTP/1.1 200", 0), 0u) << after;
+    EXPECT_NE(after.find("/after"), std::string::npos) << after;
   }
 
   // A WebSocket there and back.
