@@ -508,6 +508,12 @@ TEST_F(ProxyE2E, LimitsPerUserAndIdleConnectionsHold) {
                               "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
                               "Cookie: ring_proxy=" +
                               cookie + "\r\n\r\n";
+  // Header fields over max_header_bytes are refused before anything else.
+  EXPECT_EQ(Exchange(port, "GET", "/proxy/" + std::to_string(task) + "/",
+                     {{"Cookie", "ring_proxy=" + cookie}, {"X-Big", std::string(70 * 1024, 'a')}})
+                .status,
+            431);
+
   // Two WebSockets are the user's limit (max_connections_per_user: 2) ...
   RawConnection first(port), second(port);
   ASSERT_TRUE(first.Send(upgrade));
