@@ -21,7 +21,9 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/websocket/rfc6455.hpp>
 
-#include "master/proxy/proxy_cookies.h"
+#include "master/proxy/proxy_admission.h"
+#include "master/proxy/proxy_headers.h"
+#include "master/proxy/proxy_pages.h"
 #include "master/proxy/task_proxy.h"
 
 namespace ring {
@@ -37,74 +39,6 @@ constexpr size_t kPiece = 64 * 1024;                    // one piece of a stream
 constexpr uint32_t kUpstreamHeaderLimit = 1024 * 1024;  // the header of a task server's answer
 constexpr auto kOwnWriteTimeout = std::chrono::seconds(30);
 constexpr auto kShutdownTimeout = std::chrono::seconds(5);
-
-std::string HtmlEscape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '&':
-        out += "&amp;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
-// The headers of the proxy's own answers (its error pages and the ticket's
-// redirect): nothing in them runs, frames them, is cached or leaks a referrer.
-template <class Fields>
-void AddOwnHeaders(Fields& fields) {
-  fields.set(http::field::server, "ringmaster-proxy");
-  fields.set("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'");
-  fields.set("X-Content-Type-Options", "nosniff");
-  fields.set("X-Frame-Options", "DENY");
-  fields.set("Referrer-Policy", "no-referrer");
-  fields.set(http::field::cache_control, "no-store");
-}
-
-http::response<http::string_body> Page(http::status status, const std::string& title, const std::string& text,
-                                       unsigned version, bool keep_alive) {
-  http::response<http::string_body> res{status, version};
-  AddOwnHeaders(res);
-  res.set(http::field::content_type, "text/html; charset=utf-8");
-  res.body() = "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>" + HtmlEscape(title) +
-               "</title></head>\n<body><h1>" + HtmlEscape(title) + "</h1>\n<p>" + HtmlEscape(text) +
-               "</p></body></html>\n";
-  res.keep_alive(keep_alive);
-  res.prepare_payload();
-  return res;
-}
-
-http::status StatusOf(const Status& s) {
-  switch (s.code()) {
-    case ErrorCode::kUnauthenticated:
-      return http::status::unauthorized;
-    case ErrorCode::kPermissionDenied:
-      return http::status::forbidden;
-    case ErrorCode::kNotFound:
-      return http::status::not_found;
-    case ErrorCode::kTooManyRequests:
-      return http::status::too_many_requests;
-    case ErrorCode::kUnavailable:
-      return http::status::service_unavailable;
-    default:
-      return http::status::internal_server_error;
-  }
-}
 
 net::awaitable<void> Shutdown(AnyStream& stream) {
   beast::error_code ec;
@@ -131,90 +65,6 @@ net::awaitable<bool> WriteOwn(AnyStream& client, http::response<http::string_bod
   client.tcp().expires_after(kOwnWriteTimeout);
   co_await http::async_write(client, res, net::redirect_error(net::use_awaitable, ec));
   co_return !ec && res.keep_alive();
-}
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-// Removes the hop-by-hop headers: those the Connection header names and the
-// fixed ones (RFC 9110 7.6.1). The body's framing (Content-Length,
-// Transfer-Encoding) stays: the serializer writes the body as it was read.
-template <bool isRequest, class Body>
-void DropHopByHop(http::message<isRequest, Body>& m, bool upgrade) {
-  std::vector<std::string> named;
-  {
-    std::string_view list = m[http::field::connection];
-    while (!list.empty()) {
-      auto comma = list.find(',');
-      std::string_view item = list.substr(0, comma);
-      list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
-      while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
-      while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
-      const std::string name = Lower(item);
-      if (!name.empty() && name != "close" && name != "keep-alive" && name != "upgrade" &&
-          name != "content-length" && name != "transfer-encoding")
-        named.push_back(name);
-    }
-  }
-  for (const auto& name : named) m.erase(name);
-  m.erase(http::field::keep_alive);
-  m.erase("Proxy-Connection");
-  m.erase(http::field::te);
-  m.erase(http::field::trailer);
-  m.erase(http::field::proxy_authorization);
-  m.erase(http::field::proxy_authenticate);
-  if (!upgrade) {
-    m.erase(http::field::upgrade);
-    m.erase(http::field::connection);
-  }
-}
-
-// What the task's server gets: never the proxy's cookie, never an
-// Authorization header (no Ringmaster credential goes upstream), no
-// hop-by-hop headers; the client's address and scheme as X-Forwarded-*.
-void PrepareRequest(http::request<http::buffer_body>& req, const std::string& peer, bool tls, bool upgrade) {
-  DropHopByHop(req, upgrade);
-  req.erase(http::field::authorization);
-  std::string cookies;
-  for (const auto& field : req)
-    if (field.name() == http::field::cookie) {
-      std::string kept = WithoutCookie(field.value(), kProxyCookie);
-      if (kept.empty()) continue;
-      if (!cookies.empty()) cookies += "; ";
-      cookies += kept;
-    }
-  req.erase(http::field::cookie);
-  if (!cookies.empty()) req.set(http::field::cookie, cookies);
-  std::string forwarded(req["X-Forwarded-For"]);
-  req.set("X-Forwarded-For", forwarded.empty() ? peer : forwarded + ", " + peer);
-  req.set("X-Forwarded-Proto", tls ? "https" : "http");
-  if (upgrade) {
-    req.set(http::field::connection, "Upgrade");
-  } else {
-    req.keep_alive(true);
-  }
-}
-
-// What the browser gets of the task's answer: its headers, minus hop-by-hop
-// ones and any Set-Cookie of the proxy's own cookie's name.
-void PrepareResponse(http::response<http::buffer_body>& res, bool upgrade) {
-  DropHopByHop(res, upgrade);
-  std::vector<std::string> kept;
-  bool dropped = false;
-  for (const auto& field : res)
-    if (field.name() == http::field::set_cookie) {
-      if (SetsCookie(field.value(), kProxyCookie))
-        dropped = true;
-      else
-        kept.emplace_back(field.value());
-    }
-  if (dropped) {
-    res.erase(http::field::set_cookie);
-    for (const auto& c : kept) res.insert(http::field::set_cookie, c);
-  }
 }
 
 // Moves one message's body from `from` to `to` piece by piece as it arrives
@@ -364,102 +214,6 @@ net::awaitable<void> RelayWebSocket(const ProxySessionContext& ctx, AnyStream& c
 
 // What becomes of one request: answered by the proxy itself (`reply`), or
 // forwarded to `service` on behalf of `grant`.
-struct Admission {
-  std::optional<http::response<http::string_body>> reply;
-  ProxyGrant grant;
-  AnnouncedService service;
-};
-
-// Decides on a request from its header alone: a one-time link, a path that
-// is no task's, a missing or foreign cookie, a user no longer allowed, a
-// task without a service, a WebSocket of another origin.
-Admission Admit(const ProxySessionContext& ctx, const http::request<http::buffer_body>& req,
-                const std::string& peer, bool keep_alive) {
-  TaskProxy& proxy = ctx.proxy;
-  const unsigned version = req.version();
-  const std::string target(req.target());
-  auto reply = [&](http::status status, const std::string& title, const std::string& text) {
-    Admission a;
-    a.reply = Page(status, title, text, version, keep_alive);
-    return a;
-  };
-
-  // A one-time link: the cookie of its task, then the task's page.
-  if (auto ticket = ParseTicketPath(target)) {
-    if (req.method() != http::verb::get && req.method() != http::verb::head)
-      return reply(http::status::method_not_allowed, "Not allowed", "Open proxy links with GET.");
-    auto session = proxy.tickets().Redeem(*ticket, std::chrono::steady_clock::now());
-    if (!session.ok())
-      return reply(http::status::unauthorized, "Link used or expired",
-                   session.status().message() +
-                       " (ring task proxy-link ID, or open the service again in the web UI).");
-    const int64_t task = session->grant.task_id;
-    if (Status allowed = proxy.Allows(session->grant.username, task); !allowed.ok())
-      return reply(StatusOf(allowed), "Not allowed", allowed.message());
-    Admission out = reply(http::status::see_other, "Opening task " + std::to_string(task),
-                          "Go on to /proxy/" + std::to_string(task) + "/.");
-    out.reply->set(http::field::location, "/proxy/" + std::to_string(task) + "/");
-    out.reply->set(
-        http::field::set_cookie,
-        SessionCookie(session->cookie, task, proxy.tickets().options().session_ttl.count(), ctx.tls));
-    spdlog::info("[proxy] task {}: {} opened a link from {}", task, session->grant.username, peer);
-    return out;
-  }
-
-  auto path = ParseProxyPath(target);
-  if (!path)
-    return reply(http::status::not_found, "Not found", "Tasks' services are served under /proxy/<task id>/.");
-  const int64_t task = path->task_id;
-  const std::string base = "/proxy/" + std::to_string(task) + "/";
-  if (!path->slash) {
-    Admission out = reply(http::status::permanent_redirect, "Moved", "See " + base + ".");
-    const auto query = target.find('?');
-    out.reply->set(http::field::location, base + (query == std::string::npos ? "" : target.substr(query)));
-    return out;
-  }
-
-  // Who: the cookie of this task only. An Authorization header opens nothing here.
-  std::optional<ProxyGrant> grant;
-  bool other_task = false;
-  const auto now = std::chrono::steady_clock::now();
-  for (const auto& field : req) {
-    if (field.name() != http::field::cookie) continue;
-    for (const auto& value : CookieValues(field.value(), kProxyCookie)) {
-      auto g = proxy.tickets().Check(value, now);
-      if (g && g->task_id == task) grant = g;
-      if (g && g->task_id != task) other_task = true;
-    }
-  }
-  if (!grant && other_task)
-    return reply(http::status::forbidden, "Not allowed",
-                 "Your proxy sign-in is for another task. Open task " + std::to_string(task) +
-                     " through Ringmaster to get one for it.");
-  if (!grant)
-    return reply(http::status::unauthorized, "Sign-in needed",
-                 "Open task " + std::to_string(task) +
-                     "'s service through Ringmaster (ring task proxy-link " + std::to_string(task) +
-                     ", or the web UI): the link signs this browser in to it.");
-  if (Status allowed = proxy.Allows(grant->username, task); !allowed.ok())
-    return reply(StatusOf(allowed), "Not allowed", allowed.message());
-  auto service = proxy.services().Lookup(task);
-  if (!service)
-    return reply(http::status::bad_gateway, "No service",
-                 "Task " + std::to_string(task) +
-                     " has announced no service: it may still be starting, or it has ended.");
-  if (beast::websocket::is_upgrade(req)) {
-    // A WebSocket of another site's page (cross-site WebSocket hijacking) is refused.
-    std::string_view origin = req[http::field::origin];
-    if (!origin.empty() && origin != proxy.external_url())
-      return reply(http::status::forbidden, "Not allowed",
-                   "WebSockets are opened only by pages of " + proxy.external_url() + ", not " +
-                       std::string(origin) + ".");
-  }
-  Admission out;
-  out.grant = *grant;
-  out.service = *service;
-  return out;
-}
-
 }  // namespace
 
 net::awaitable<void> ServeProxy(const ProxySessionContext& ctx, AnyStream& client, beast::flat_buffer& buffer,
@@ -475,10 +229,10 @@ net::awaitable<void> ServeProxy(const ProxySessionContext& ctx, AnyStream& clien
     beast::error_code ec;
     co_await http::async_read_header(client, buffer, parser, net::redirect_error(net::use_awaitable, ec));
     if (ec == http::error::header_limit) {
-      auto refused = Page(http::status::request_header_fields_too_large, "Request too large",
-                          "The request's header fields are over the limit of " +
-                              std::to_string(ctx.options.header_limit) + " bytes.",
-                          11, false);
+      auto refused = ProxyPage(http::status::request_header_fields_too_large, "Request too large",
+                               "The request's header fields are over the limit of " +
+                                   std::to_string(ctx.options.header_limit) + " bytes.",
+                               11, false);
       co_await WriteOwn(client, std::move(refused));
       break;
     }
@@ -487,7 +241,7 @@ net::awaitable<void> ServeProxy(const ProxySessionContext& ctx, AnyStream& clien
     const unsigned version = req.version();
     const bool has_body = parser.content_length().value_or(0) > 0 || parser.chunked();
     // The proxy's own answers keep the connection only when no body is left unread.
-    Admission admitted = Admit(ctx, req, peer, req.keep_alive() && !has_body);
+    ProxyAdmission admitted = AdmitProxyRequest(proxy, ctx.tls, req, peer, req.keep_alive() && !has_body);
     if (admitted.reply) {
       drain = has_body;
       const bool go_on = co_await WriteOwn(client, std::move(*admitted.reply));
@@ -502,9 +256,9 @@ net::awaitable<void> ServeProxy(const ProxySessionContext& ctx, AnyStream& clien
     if (!connected.ok()) {
       const bool limit = connected.code() == ErrorCode::kUnavailable &&
                          connected.message().find("limit per user") != std::string::npos;
-      auto refused =
-          Page(limit ? http::status::service_unavailable : http::status::bad_gateway,
-               limit ? "Too many connections" : "Service unreachable", connected.message(), version, false);
+      auto refused = ProxyPage(limit ? http::status::service_unavailable : http::status::bad_gateway,
+                               limit ? "Too many connections" : "Service unreachable", connected.message(),
+                               version, false);
       drain = has_body;
       co_await WriteOwn(client, std::move(refused));
       break;
@@ -513,7 +267,7 @@ net::awaitable<void> ServeProxy(const ProxySessionContext& ctx, AnyStream& clien
     const bool head = req.method() == http::verb::head;
     const bool expects_continue = beast::iequals(req[http::field::expect], "100-continue");
     req.erase(http::field::expect);
-    PrepareRequest(req, peer, ctx.tls, upgrade);
+    PrepareUpstreamRequest(req, peer, ctx.tls, upgrade);
     const std::function<void()> touch = [&proxy, task] {
       proxy.activity().Touch(task, std::chrono::system_clock::now());
     };
@@ -562,10 +316,10 @@ net::awaitable<void> ServeProxy(const ProxySessionContext& ctx, AnyStream& clien
     }
     if (!answered) {
       up.Close();
-      auto failed = Page(http::status::bad_gateway, "Service unreachable",
-                         "Task " + std::to_string(task) + "'s server gave no answer" +
-                             (ec ? ": " + ec.message() : std::string()) + ".",
-                         version, false);
+      auto failed = ProxyPage(http::status::bad_gateway, "Service unreachable",
+                              "Task " + std::to_string(task) + "'s server gave no answer" +
+                                  (ec ? ": " + ec.message() : std::string()) + ".",
+                              version, false);
       co_await WriteOwn(client, std::move(failed));
       break;
     }
@@ -573,7 +327,7 @@ net::awaitable<void> ServeProxy(const ProxySessionContext& ctx, AnyStream& clien
     auto& res = rp.get();
     const bool switching = upgrade && res.result() == http::status::switching_protocols;
     const bool upstream_keep_alive = res.keep_alive() && !switching;
-    PrepareResponse(res, switching);
+    PrepareClientResponse(res, switching);
     if (!switching) {
       // A body framed by the server's closing goes to the browser chunked, so
       // the browser's connection can stay open.
