@@ -93,6 +93,14 @@ void AgentRm::OnMessage(const std::string& agent_id, const proto::Message& messa
       e->last_seen_at = NowRfc3339();
     }
   }
+  const auto* output = std::get_if<proto::TerminalOutput>(&message);
+  if (output || std::holds_alternative<proto::TerminalClosed>(message)) {
+    const bool taken = options_.terminal_message && options_.terminal_message(agent_id, message);
+    // Output for a session the master no longer has (its client left while
+    // the agent was away): the agent is told to stop sending it.
+    if (!taken && output) (void)SendToAgent(agent_id, proto::TerminalClose{output->session});
+    return;
+  }
   const auto* change = std::get_if<proto::StateChange>(&message);
   const auto* logs = std::get_if<proto::LogBatch>(&message);
   if (!change && !logs) return;
@@ -123,7 +131,20 @@ void AgentRm::OnDisconnected(const std::string& agent_id, const AgentChannel* ch
   }
   spdlog::info("[agentrm] agent {} disconnected; lost unless it returns within {} ms", agent_id,
                options_.reconnect_window.count());
+  if (options_.terminals_gone) options_.terminals_gone(agent_id);
   events_.OnCapacityChanged();
+}
+
+Status AgentRm::SendToAgent(const std::string& agent_id, const proto::Message& message) {
+  std::shared_ptr<AgentChannel> channel;
+  {
+    std::lock_guard lock(mu_);
+    if (AgentEntry* agent = registry_.Find(agent_id); agent && agent->liveness == AgentState::kConnected)
+      channel = agent->channel;
+  }
+  if (!channel) return Unavailable("agent " + agent_id + " is not connected");
+  channel->Send(proto::Encode(message));
+  return Status::Ok();
 }
 
 Status AgentRm::Disable(const std::string& agent_id, bool drain) {

@@ -37,6 +37,13 @@ struct AgentRmOptions {
   // Null (component tests) admits hellos as they come.
   const AgentEnrolments* enrolments = nullptr;
   AgentRefusalCounter count_refusal;  // the master's metric; may be empty
+  // Task terminals (master/interactive/terminal_relay.h): an agent's
+  // TerminalOutput or TerminalClosed goes to `terminal_message`, which
+  // answers whether the session was one the master opened on that agent;
+  // `terminals_gone` hears of an agent whose connection ended. Empty: the
+  // master relays no terminals.
+  std::function<bool(const std::string& agent_id, const proto::Message& message)> terminal_message;
+  std::function<void(const std::string& agent_id)> terminals_gone;
 };
 
 class AgentRm : public ResourceManager, public AgentPeers {
@@ -62,6 +69,9 @@ class AgentRm : public ResourceManager, public AgentPeers {
 
   // Operators: no new placements there; without `drain` its running work is
   // preempted (OnNodeEvicted). kNotFound for an unknown agent.
+  // Sends `message` on the agent's live connection (a terminal's:
+  // TerminalOpen, Input, Resize, Close); kUnavailable when it has none.
+  Status SendToAgent(const std::string& agent_id, const proto::Message& message);
   Status Disable(const std::string& agent_id, bool drain);
   Status Enable(const std::string& agent_id);
   // `ring agent remove` (after its enrolment is revoked): closes its
