@@ -152,7 +152,7 @@ net::awaitable<Status> Connect(const ProxySessionContext& ctx, Upstream& up, con
   up.Close();
   auto slot = ctx.proxy.limits().Take(user);
   if (!slot)
-    co_return Status(ErrorCode::kUnavailable,
+    co_return Status(ErrorCode::kTooManyRequests,
                      "You have " + std::to_string(ctx.proxy.limits().max_per_user()) +
                          " proxied connections open, the master's limit per user "
                          "(proxy.max_connections_per_user). Close some tabs and try again.");
@@ -212,8 +212,6 @@ net::awaitable<void> RelayWebSocket(const ProxySessionContext& ctx, AnyStream& c
   }
 }
 
-// What becomes of one request: answered by the proxy itself (`reply`), or
-// forwarded to `service` on behalf of `grant`.
 }  // namespace
 
 net::awaitable<void> ServeProxy(const ProxySessionContext& ctx, AnyStream& client, beast::flat_buffer& buffer,
@@ -254,8 +252,8 @@ net::awaitable<void> ServeProxy(const ProxySessionContext& ctx, AnyStream& clien
         up.stream && up.key == admitted.service.host + ":" + std::to_string(admitted.service.port);
     Status connected = co_await Connect(ctx, up, admitted.service, admitted.grant.username);
     if (!connected.ok()) {
-      const bool limit = connected.code() == ErrorCode::kUnavailable &&
-                         connected.message().find("limit per user") != std::string::npos;
+      // The user's limit is a 503 like the listener's own; an unreachable server a 502.
+      const bool limit = connected.code() == ErrorCode::kTooManyRequests;
       auto refused = ProxyPage(limit ? http::status::service_unavailable : http::status::bad_gateway,
                                limit ? "Too many connections" : "Service unreachable", connected.message(),
                                version, false);
