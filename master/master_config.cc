@@ -349,8 +349,14 @@ Status MasterConfig::Finalize(const std::string& argv0) {
   // A free port by default: a fixed one next to `listen` could be taken by
   // anything on the host; each link names the port it picked.
   if (proxy.listen.empty()) proxy.listen = listen.substr(0, listen.rfind(':')) + ":0";
-  if (proxy.listen.rfind(':') == std::string::npos)
-    return InvalidArgument("proxy.listen must be HOST:PORT, got \"" + proxy.listen + "\"");
+  {
+    const auto colon = proxy.listen.rfind(':');
+    const std::string port = colon == std::string::npos ? "" : proxy.listen.substr(colon + 1);
+    if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos ||
+        std::stoi(port) > 65535)
+      return InvalidArgument("proxy.listen must be HOST:PORT with a port from 0 to 65535, got \"" +
+                             proxy.listen + "\"");
+  }
   if (heartbeat_interval_ms <= 0) return InvalidArgument("heartbeat_interval_ms must be positive");
   if (heartbeat_timeout_ms <= heartbeat_interval_ms)
     return InvalidArgument("heartbeat_timeout_ms must be larger than heartbeat_interval_ms");

@@ -199,6 +199,12 @@ TEST_F(MasterConfigTest, TheTaskProxysSettings) {
   ASSERT_TRUE(d.ok());
   ASSERT_TRUE(d->Finalize("ringmaster").ok());
   EXPECT_EQ(d->proxy.listen, "127.0.0.2:0");
+  auto e = Load("proxy:\n  listen: 127.0.0.1:http\n");
+  ASSERT_TRUE(e.ok());
+  Status finalized = e->Finalize("ringmaster");
+  EXPECT_NE(finalized.message().find("proxy.listen must be HOST:PORT with a port from 0 to 65535"),
+            std::string::npos)
+      << finalized.message();
 
   for (const auto& [yaml, expected] : std::vector<std::pair<std::string, std::string>>{
            {"proxy:\n  listen: nowhere\n", ":2: proxy.listen must be HOST:PORT"},
