@@ -28,7 +28,7 @@ ProxyAdmission AdmitProxyRequest(TaskProxy& proxy, bool tls, const http::request
 
   // A one-time link: the cookie of its task, then the task's page.
   if (auto ticket = ParseTicketPath(target)) {
-    if (req.method() != http::verb::get && req.method() != http::verb::head)
+    if (req.method() != http::verb::get)  // a HEAD (a link preview) must not use it up
       return reply(http::status::method_not_allowed, "Not allowed", "Open proxy links with GET.");
     auto session = proxy.tickets().Redeem(*ticket, std::chrono::steady_clock::now());
     if (!session.ok())

@@ -242,6 +242,8 @@ net::awaitable<void> ServeProxy(const ProxySessionContext& ctx, AnyStream& clien
     ProxyAdmission admitted = AdmitProxyRequest(proxy, ctx.tls, req, peer, req.keep_alive() && !has_body);
     if (admitted.reply) {
       drain = has_body;
+      // The answer to a HEAD has the header of a GET's, and no body.
+      if (req.method() == http::verb::head) admitted.reply->body().clear();
       const bool go_on = co_await WriteOwn(client, std::move(*admitted.reply));
       if (!go_on) break;
       continue;
