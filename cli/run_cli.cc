@@ -20,6 +20,7 @@
 #include "cli/format.h"
 #include "cli/master_commands.h"
 #include "cli/preview_commands.h"
+#include "cli/proxy_commands.h"
 #include "cli/scheduling_commands.h"
 #include "cli/trial_commands.h"
 #include "cli/user_commands.h"
@@ -207,6 +208,13 @@ int RunCli(std::vector<std::string> args, std::ostream& out, std::ostream& err) 
       return TrialLogs(env, a.id, o);
     };
   });
+
+  auto* task = app.add_subcommand("task", "Tasks: trials and the services they run");
+  task->require_subcommand(1);
+  auto* proxy_link = task->add_subcommand(
+      "proxy-link", "Print a one-time link that opens a task's service through the master (owner or admin)");
+  id_arg(proxy_link, "Task id");
+  proxy_link->callback([&] { action = [&](CliEnv& env) { return ProxyLink(env, a.id); }; });
 
   auto* agent = app.add_subcommand("agent", "Inspect, disable, enable and remove agents");
   agent->require_subcommand(1);

@@ -28,6 +28,9 @@
 #include "master/lifecycle/lifecycle.h"
 #include "master/maintenance/retention.h"
 #include "master/observability/master_metrics.h"
+#include "master/proxy/proxy_access.h"
+#include "master/proxy/proxy_server.h"
+#include "master/proxy/task_proxy.h"
 #include "master/rm/agentrm/agent_enrolments.h"
 #include "master/rm/agentrm/agent_rm.h"
 #include "master/rm/routing_rm.h"
@@ -66,6 +69,8 @@ struct Master::Parts {
   std::unique_ptr<ApiContext> api;
   std::unique_ptr<AgentWsAcceptor> agents;
   std::unique_ptr<HttpServer> server;
+  std::unique_ptr<TaskProxy> proxy;  // links, announced services, activity (read by routes and proxy_server)
+  std::unique_ptr<ProxyServer> proxy_server;
   net::steady_timer tick{ioc};
   net::steady_timer retention_timer{ioc};
 
@@ -249,6 +254,13 @@ Status Master::Run() {
   p.streams = std::make_unique<StreamSlots>(config_.max_streamed_answers);
   p.api->streams = p.streams.get();
   p.api->file_work = &p.file_work;
+  p.proxy = std::make_unique<TaskProxy>(
+      config_.proxy,
+      [&p](const std::string& allocation_id) { return p.lifecycle->tokens().Live(allocation_id); },
+      [&p](const std::string& username, int64_t task_id) {
+        return CheckProxyAccess(*p.store, username, task_id);
+      });
+  p.api->proxy = p.proxy.get();
   RegisterAllRoutes(p.router, *p.api);
   p.router.SetObserver([&p](const std::string& method, const std::string& route, int status, double seconds) {
     p.metrics.ObserveRequest(method, route, status, seconds);
@@ -283,6 +295,28 @@ Status Master::Run() {
       spdlog::info("[master] pool {} runs on Slurm partition {}; its job agents connect to {}", slurm->pool(),
                    slurm->partition(), slurm->master_url());
     }
+  {
+    ProxyServerOptions proxy;
+    const auto proxy_colon = config_.proxy.listen.rfind(':');
+    proxy.host = config_.proxy.listen.substr(0, proxy_colon);
+    proxy.port = static_cast<uint16_t>(std::stoi(config_.proxy.listen.substr(proxy_colon + 1)));
+    proxy.read_timeout = http.read_timeout;
+    proxy.idle_timeout = std::chrono::milliseconds(config_.proxy.idle_timeout_ms);
+    proxy.header_limit = http.header_limit;
+    proxy.max_connections = http.max_connections;
+    proxy.max_connections_per_address = http.max_connections_per_address;
+    proxy.tls_cert_file = http.tls_cert_file;
+    proxy.tls_key_file = http.tls_key_file;
+    p.proxy_server = std::make_unique<ProxyServer>(p.ioc, proxy, *p.proxy);
+    auto proxy_port = p.proxy_server->Start();
+    if (!proxy_port.ok()) return proxy_port.status();
+    p.proxy->SetExternalUrl(config_.proxy.external_url.empty()
+                                ? std::string(config_.tls.enabled() ? "https://" : "http://") + proxy.host +
+                                      ":" + std::to_string(*proxy_port)
+                                : config_.proxy.external_url);
+    spdlog::info("[master] task proxy listening on {}:{}, reached at {}", proxy.host, *proxy_port,
+                 p.proxy->external_url());
+  }
   spdlog::info("[master] listening on {}://{}:{} (db {})", config_.tls.enabled() ? "https" : "http",
                http.host, *port, config_.db);
   spdlog::info("[master] agents enrol with the cluster token in {} (ringagent --token-file)",
@@ -292,6 +326,7 @@ Status Master::Run() {
   signals.async_wait([&](boost::system::error_code, int sig) {
     spdlog::info("[master] signal {} received, shutting down", sig);
     p.server->Stop();
+    if (p.proxy_server) p.proxy_server->Stop();
     p.tick.cancel();
     p.retention_timer.cancel();
     p.ioc.stop();

@@ -119,6 +119,46 @@ Result<MasterTlsConfig> ParseTls(const std::string& path, const YAML::Node& node
   return tls;
 }
 
+// proxy: {listen, external_url, idle_timeout_ms, max_connections_per_user}
+Result<ProxySettings> ParseProxy(const std::string& path, const YAML::Node& node) {
+  if (!node.IsMap())
+    return YamlKeyError(path, node,
+                        "proxy must be a map with listen, external_url, idle_timeout_ms, "
+                        "max_connections_per_user");
+  ProxySettings p;
+  for (const auto& kv : node) {
+    const auto key = kv.first.as<std::string>();
+    try {
+      if (key == "listen")
+        p.listen = kv.second.IsNull() ? std::string() : kv.second.as<std::string>();
+      else if (key == "external_url")
+        p.external_url = kv.second.as<std::string>();
+      else if (key == "idle_timeout_ms")
+        p.idle_timeout_ms = kv.second.as<int64_t>();
+      else if (key == "max_connections_per_user")
+        p.max_connections_per_user = kv.second.as<int64_t>();
+      else
+        return YamlKeyError(path, kv.first, "unknown key \"proxy." + key + "\"");
+    } catch (const YAML::Exception&) {
+      return YamlKeyError(path, kv.second, "proxy." + key + " has the wrong type");
+    }
+    if (key == "listen" && !p.listen.empty() && p.listen.rfind(':') == std::string::npos)
+      return YamlKeyError(path, kv.second, "proxy.listen must be HOST:PORT, got \"" + p.listen + "\"");
+    if (key == "external_url" && !p.external_url.starts_with("http://") &&
+        !p.external_url.starts_with("https://"))
+      return YamlKeyError(
+          path, kv.second,
+          "proxy.external_url must start with http:// or https://, got \"" + p.external_url + "\"");
+    if (key == "idle_timeout_ms" && p.idle_timeout_ms < 1000)
+      return YamlKeyError(path, kv.second, "proxy.idle_timeout_ms must be at least 1000");
+    if (key == "max_connections_per_user" &&
+        (p.max_connections_per_user < 1 || p.max_connections_per_user > 100000))
+      return YamlKeyError(path, kv.second, "proxy.max_connections_per_user must be from 1 to 100000");
+  }
+  while (p.external_url.ends_with("/")) p.external_url.pop_back();
+  return p;
+}
+
 // retention: {interval_minutes, log_retention_days, metrics_full_resolution_days, metrics_max_points}
 Result<std::vector<std::string>> ParseCheckpointStorage(const std::string& path, const YAML::Node& node) {
   if (!node.IsMap()) return YamlKeyError(path, node, "checkpoint_storage must be a map with allowed_roots");
@@ -257,6 +297,10 @@ Result<MasterConfig> MasterConfig::FromYamlFile(const std::string& path) {
         auto tls = ParseTls(path, v);
         if (!tls.ok()) return tls.status();
         c.tls = std::move(tls).value();
+      } else if (key == "proxy") {
+        auto proxy = ParseProxy(path, v);
+        if (!proxy.ok()) return proxy.status();
+        c.proxy = std::move(proxy).value();
       } else if (key == "retention") {
         auto retention = ParseRetention(path, v);
         if (!retention.ok()) return retention.status();
@@ -302,6 +346,17 @@ Status MasterConfig::Finalize(const std::string& argv0) {
     return InvalidArgument("log_format must be text or json, got \"" + log_format + "\"");
   if (listen.rfind(':') == std::string::npos)
     return InvalidArgument("listen must be HOST:PORT, got \"" + listen + "\"");
+  // A free port by default: a fixed one next to `listen` could be taken by
+  // anything on the host; each link names the port it picked.
+  if (proxy.listen.empty()) proxy.listen = listen.substr(0, listen.rfind(':')) + ":0";
+  {
+    const auto colon = proxy.listen.rfind(':');
+    const std::string port = colon == std::string::npos ? "" : proxy.listen.substr(colon + 1);
+    if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string::npos ||
+        std::stoi(port) > 65535)
+      return InvalidArgument("proxy.listen must be HOST:PORT with a port from 0 to 65535, got \"" +
+                             proxy.listen + "\"");
+  }
   if (heartbeat_interval_ms <= 0) return InvalidArgument("heartbeat_interval_ms must be positive");
   if (heartbeat_timeout_ms <= heartbeat_interval_ms)
     return InvalidArgument("heartbeat_timeout_ms must be larger than heartbeat_interval_ms");

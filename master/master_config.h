@@ -8,6 +8,7 @@
 
 #include "common/status.h"
 #include "master/maintenance/retention.h"
+#include "master/proxy/task_proxy.h"
 #include "master/rm/slurmrm/slurm_options.h"
 #include "master/scheduler/pool_settings.h"
 
@@ -61,6 +62,10 @@ struct MasterConfig {
   // The pools whose resource_manager is slurm; the others run on our agents.
   std::vector<SlurmPoolOptions> slurm_pools;
   RetentionOptions retention;  // retention: {interval_minutes, log_retention_days, metrics_*}
+  // proxy: {listen, external_url, idle_timeout_ms, max_connections_per_user}:
+  // the task proxy's own origin (TLS like the main listener). Its listen
+  // defaults to listen's host and a free port, logged and named in each link.
+  ProxySettings proxy;
 
   // Reads a master.yaml; unknown keys are errors naming them.
   static Result<MasterConfig> FromYamlFile(const std::string& path);

@@ -106,6 +106,7 @@ void RegisterAllRoutes(Router& router, ApiContext& ctx) {
   RegisterMetricRoutes(router, ctx);
   RegisterPoolRoutes(router, ctx);
   RegisterAgentIdentityRoutes(router, ctx);
+  RegisterProxyRoutes(router, ctx);
 }
 
 Status CheckManages(ApiContext& ctx, const ApiRequest& req, int64_t experiment_id, const std::string& verb) {

@@ -25,6 +25,7 @@ class Retention;
 class WorkGate;
 class StreamSlots;
 class AgentEnrolments;
+class TaskProxy;
 
 struct ApiContext {
   Store& store;
@@ -71,6 +72,8 @@ struct ApiContext {
   // Set when master.yaml has Slurm pools: GET /agents lists their live job
   // agents too.
   RoutingRm* routing = nullptr;
+  // The task proxy's links and announced services; null answers 503.
+  TaskProxy* proxy = nullptr;
 };
 
 void RegisterExperimentRoutes(Router& router, ApiContext& ctx);
@@ -85,6 +88,8 @@ void RegisterPoolRoutes(Router& router, ApiContext& ctx);
 // Agent identity: enrolment with the cluster token, removal, slot
 // allowances, rotating the cluster token.
 void RegisterAgentIdentityRoutes(Router& router, ApiContext& ctx);
+// The task proxy: one-time links (users) and announced services (tasks).
+void RegisterProxyRoutes(Router& router, ApiContext& ctx);
 // The OpenAPI document and the master's own facts (version, uptime, database).
 void RegisterMetaRoutes(Router& router, ApiContext& ctx);
 // The text of docs/openapi.json, compiled in.

@@ -37,6 +37,11 @@ Result<AllocationTokens::Holder> AllocationTokens::Authorize(const std::string& 
   return Conflict("allocation " + allocation_id + " has ended (" + rec->exit_reason + ")");
 }
 
+bool AllocationTokens::Live(const std::string& allocation_id) const {
+  std::lock_guard lock(mu_);
+  return live_.contains(allocation_id);
+}
+
 namespace {
 
 constexpr size_t kTokenHexDigits = 64;

@@ -36,6 +36,9 @@ class AllocationTokens {
   // run of the right shape is hashed and compared.
   std::string Redact(std::string text) const;
   static constexpr const char* kHiddenToken = "[allocation token hidden]";
+  // Whether the allocation is live (started and not ended): what a task
+  // announced for the proxy lasts as long as this holds.
+  bool Live(const std::string& allocation_id) const;
 
  private:
   struct Entry {

@@ -64,6 +64,16 @@ foreach(model digits_model digits_pytorch_model ringtrial_python)
   endif()
 endforeach()
 
+# proxy_e2e_tests: the task proxy against a real master, agent and a trial
+# that serves HTTP and a WebSocket echo: links, cookies, streamed answers,
+# keep-alive, per-user and idle limits, TLS, and each attack
+# docs/security.md lists for it. A binary of its own, so that
+# working on the proxy does not rebuild every e2e test.
+ring_add_test(proxy_e2e_tests LABEL e2e TIMEOUT 240
+  SOURCES e2e/proxy_e2e_test.cc
+  LIBS ring_test_support ring_common ring_auth)
+add_dependencies(proxy_e2e_tests ringmaster ringagent ring)
+
 # slurm_e2e_test: the Slurm resource manager against a real slurmctld and two
 # slurmd in network namespaces (tests/support/slurm_cluster.h);
 # slurm_identity_e2e_test: jobs as their owners, the submit helper's

@@ -97,6 +97,8 @@ const std::vector<RouteRule>& Rules() {
       {"GET", "/api/v1/trials/{id}/metrics", Rule::kRead, ""},
       {"GET", "/api/v1/experiments/{id}/metrics", Rule::kRead, ""},
       {"GET", "/api/v1/pools", Rule::kRead, ""},
+      {"POST", "/api/v1/tasks/{id}/proxy/link", Rule::kOwned, ""},
+      {"POST", "/api/v1/allocations/{id}/proxy", Rule::kTrial, R"({"port":1})"},
   };
   return rules;
 }

@@ -185,6 +185,41 @@ TEST_F(MasterConfigTest, SlurmMistakesNameTheKeyAndLine) {
   }
 }
 
+TEST_F(MasterConfigTest, TheTaskProxysSettings) {
+  auto c = Load(
+      "listen: 0.0.0.0:8080\nproxy:\n  listen: 0.0.0.0:8443\n  external_url: https://nb.example.com:8443/\n"
+      "  idle_timeout_ms: 60000\n  max_connections_per_user: 8\n");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->proxy.listen, "0.0.0.0:8443");
+  EXPECT_EQ(c->proxy.external_url, "https://nb.example.com:8443");  // no trailing '/'
+  EXPECT_EQ(c->proxy.idle_timeout_ms, 60000);
+  EXPECT_EQ(c->proxy.max_connections_per_user, 8);
+  // By default: the main listener's host and a free port.
+  auto d = Load("listen: 127.0.0.2:8080\n");
+  ASSERT_TRUE(d.ok());
+  ASSERT_TRUE(d->Finalize("ringmaster").ok());
+  EXPECT_EQ(d->proxy.listen, "127.0.0.2:0");
+  auto e = Load("proxy:\n  listen: 127.0.0.1:http\n");
+  ASSERT_TRUE(e.ok());
+  Status finalized = e->Finalize("ringmaster");
+  EXPECT_NE(finalized.message().find("proxy.listen must be HOST:PORT with a port from 0 to 65535"),
+            std::string::npos)
+      << finalized.message();
+
+  for (const auto& [yaml, expected] : std::vector<std::pair<std::string, std::string>>{
+           {"proxy:\n  listen: nowhere\n", ":2: proxy.listen must be HOST:PORT"},
+           {"proxy:\n  external_url: nb.example.com\n", ":2: proxy.external_url must start with http"},
+           {"proxy:\n  idle_timeout_ms: 10\n", "proxy.idle_timeout_ms must be at least 1000"},
+           {"proxy:\n  max_connections_per_user: 0\n", "proxy.max_connections_per_user must be from 1"},
+           {"proxy:\n  port: 1\n", "unknown key \"proxy.port\""},
+           {"proxy: 8081\n", "proxy must be a map"},
+       }) {
+    auto bad = Load(yaml);
+    ASSERT_FALSE(bad.ok()) << yaml;
+    EXPECT_NE(bad.status().message().find(expected), std::string::npos) << bad.status().message();
+  }
+}
+
 TEST_F(MasterConfigTest, MistakesNameTheKeyAndLine) {
   struct Case {
     std::string yaml, expected;
