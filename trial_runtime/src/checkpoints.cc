@@ -87,8 +87,10 @@ void StartWriteback(const fs::path& dir) {
   }
 }
 
-// Every regular file the writer left in `dir`, sorted, with size and SHA-256.
-std::vector<CheckpointFile> ListFiles(const fs::path& dir) {
+// Every regular file the writer left in `dir`, sorted, with size and
+// SHA-256: hashed here, or, when the writer listed them (`listed` not
+// empty), checked to be exactly those files with those sizes.
+std::vector<CheckpointFile> ListFiles(const fs::path& dir, std::vector<CheckpointFile> listed = {}) {
   std::vector<CheckpointFile> files;
   for (const auto& entry : fs::recursive_directory_iterator(dir)) {
     const std::string rel = fs::relative(entry.path(), dir).generic_string();
@@ -100,9 +102,23 @@ std::vector<CheckpointFile> ListFiles(const fs::path& dir) {
     if (rel == kCheckpointManifest)
       throw CheckpointError(std::string("the checkpoint writer must not write ") + kCheckpointManifest +
                             ": the runtime writes it");
-    files.push_back({rel, static_cast<uint64_t>(entry.file_size()), Sha256File(entry.path())});
+    files.push_back(
+        {rel, static_cast<uint64_t>(entry.file_size()), listed.empty() ? Sha256File(entry.path()) : ""});
   }
-  std::sort(files.begin(), files.end(), [](const auto& a, const auto& b) { return a.path < b.path; });
+  auto by_path = [](const auto& a, const auto& b) { return a.path < b.path; };
+  std::sort(files.begin(), files.end(), by_path);
+  if (listed.empty()) return files;
+  std::sort(listed.begin(), listed.end(), by_path);
+  if (listed.size() != files.size())
+    throw CheckpointError("the checkpoint writer listed " + std::to_string(listed.size()) +
+                          " files and left " + std::to_string(files.size()));
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (listed[i].path != files[i].path || listed[i].size != files[i].size || listed[i].sha256.size() != 64)
+      throw CheckpointError("the checkpoint writer listed " + listed[i].path + " (" +
+                            std::to_string(listed[i].size) + " bytes) but left " + files[i].path + " (" +
+                            std::to_string(files[i].size) + " bytes)");
+    files[i].sha256 = listed[i].sha256;
+  }
   return files;
 }
 
@@ -140,9 +156,21 @@ nlohmann::json Checkpoints::Metadata(int64_t batches, const nlohmann::json& meta
   return meta;
 }
 
+namespace {
+
+// A plain writer as a hashing one that lists nothing: the runtime hashes.
+Checkpoints::HashingWriter Unhashed(Checkpoints::Writer writer) {
+  return [writer = std::move(writer)](const fs::path& dir) {
+    writer(dir);
+    return std::vector<CheckpointFile>{};
+  };
+}
+
+}  // namespace
+
 std::string Checkpoints::save(int64_t batches, const Writer& writer, const nlohmann::json& metadata) {
   wait();
-  const std::string uuid = Write(batches, writer, Metadata(batches, metadata));
+  const std::string uuid = Write(batches, Unhashed(writer), Metadata(batches, metadata));
   last_saved_ = batches;
   return uuid;
 }
@@ -152,6 +180,19 @@ void Checkpoints::save_async(int64_t batches, const Snapshot& snapshot, const nl
   nlohmann::json meta = Metadata(batches, metadata);
   Writer writer = snapshot();
   if (!writer) throw CheckpointError("the checkpoint snapshot returned no writer");
+  StartInFlight(batches, Unhashed(std::move(writer)), std::move(meta));
+}
+
+void Checkpoints::save_async_hashed(int64_t batches, const std::function<HashingWriter()>& snapshot,
+                                    const nlohmann::json& metadata) {
+  wait();
+  nlohmann::json meta = Metadata(batches, metadata);
+  HashingWriter writer = snapshot();
+  if (!writer) throw CheckpointError("the checkpoint snapshot returned no writer");
+  StartInFlight(batches, std::move(writer), std::move(meta));
+}
+
+void Checkpoints::StartInFlight(int64_t batches, HashingWriter writer, nlohmann::json meta) {
   in_flight_ =
       std::async(std::launch::async, [this, batches, writer = std::move(writer), meta = std::move(meta)] {
         return Write(batches, writer, meta);
@@ -168,14 +209,14 @@ bool Checkpoints::pending() const {
   return in_flight_.valid() && in_flight_.wait_for(std::chrono::seconds(0)) != std::future_status::ready;
 }
 
-std::string Checkpoints::Write(int64_t batches, const Writer& writer, const nlohmann::json& meta) {
+std::string Checkpoints::Write(int64_t batches, const HashingWriter& writer, const nlohmann::json& meta) {
   const std::string uuid = api_ ? IssuedUuid() : NewUuid();
   std::vector<CheckpointFile> files;
   try {
     const fs::path dir = storage_->BeginWrite(uuid);
-    writer(dir);
+    std::vector<CheckpointFile> listed = writer(dir);
     StartWriteback(dir);
-    files = ListFiles(dir);
+    files = ListFiles(dir, std::move(listed));
     WriteManifest(dir, batches, meta, files);
     storage_->Commit(uuid);
   } catch (...) {

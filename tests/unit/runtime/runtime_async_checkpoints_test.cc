@@ -155,5 +155,43 @@ TEST_F(AsyncCheckpointsTest, AcknowledgingAPreemptionFinishesTheCheckpointInFlig
   EXPECT_EQ(master.records.begin()->second["batches"], 30);
 }
 
+TEST_F(AsyncCheckpointsTest, AWriterThatHashesItsBytesIsCheckedAgainstWhatItLeft) {
+  auto ctx = Local();
+  const std::string bytes = "hashed in memory";
+  auto writing = [&](std::vector<CheckpointFile> listed, bool extra) {
+    return [=] {
+      return Checkpoints::HashingWriter([=](const fs::path& dir) {
+        std::ofstream(dir / "state.bin", std::ios::binary) << bytes;
+        if (extra) std::ofstream(dir / "unlisted.bin") << "x";
+        return listed;
+      });
+    };
+  };
+  const CheckpointFile right{"state.bin", bytes.size(), Sha256Bytes(bytes.data(), bytes.size())};
+  EXPECT_EQ(right.sha256, Sha256File([&] {
+              fs::create_directories(root_);
+              std::ofstream(root_ / "probe", std::ios::binary) << bytes;
+              return root_ / "probe";
+            }()));
+  fs::remove(root_ / "probe");
+  ctx.checkpoints().save_async_hashed(1, writing({right}, false));
+  const auto uuid = ctx.checkpoints().wait();
+  ASSERT_TRUE(uuid.has_value());
+  auto resumed = Local({"--resume", (root_ / *uuid).string()});
+  EXPECT_EQ(resumed.checkpoints().latest_verified()->files[0].sha256, right.sha256);
+
+  ctx.checkpoints().save_async_hashed(2, writing({{"state.bin", bytes.size() + 1, right.sha256}}, false));
+  EXPECT_THROW(ctx.checkpoints().wait(), CheckpointError) << "a size that is not the file's";
+  ctx.checkpoints().save_async_hashed(3, writing({right}, true));
+  EXPECT_THROW(ctx.checkpoints().wait(), CheckpointError) << "a file the writer did not list";
+  // A digest that is not the bytes' is registered as given, and the restore
+  // that checks every byte refuses the checkpoint.
+  ctx.checkpoints().save_async_hashed(4, writing({{"state.bin", bytes.size(), std::string(64, '0')}}, false));
+  const auto wrong = ctx.checkpoints().wait();
+  ASSERT_TRUE(wrong.has_value());
+  auto refused = Local({"--resume", (root_ / *wrong).string()});
+  EXPECT_THROW(refused.checkpoints().latest_verified(), CheckpointError);
+}
+
 }  // namespace
 }  // namespace ring::trial

@@ -19,6 +19,15 @@
 //   uuid = ctx.checkpoints.wait()   # optional: the next save waits anyway
 #include <pybind11/stl.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <exception>
+#include <thread>
+
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -78,11 +87,58 @@ std::optional<std::string> Wait(Checkpoints& checkpoints) {
   return uuid;
 }
 
+using Parts = std::vector<std::pair<std::string, std::pair<const char*, size_t>>>;
+
+// Writes each buffer to its file while a second thread hashes the same
+// bytes in memory, and asks the kernel to start each chunk's writeback as
+// soon as it is written: the disk, the hashing and the copy into the page
+// cache overlap. Returns the files with their digests.
+Checkpoints::HashingWriter WriterOf(Parts parts) {
+  return [parts = std::move(parts)](const std::filesystem::path& dir) {
+    std::vector<std::string> digests(parts.size());
+    std::thread hasher([&] {
+      for (size_t i = 0; i < parts.size(); ++i)
+        digests[i] = Sha256Bytes(parts[i].second.first, parts[i].second.second);
+    });
+    std::vector<CheckpointFile> files;
+    std::exception_ptr failed;
+    try {
+      for (const auto& [path, bytes] : parts) {
+        const auto file = dir / path;
+        std::filesystem::create_directories(file.parent_path());
+        const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd < 0) throw CheckpointError("cannot write " + file.string() + ": " + std::strerror(errno));
+        constexpr size_t kChunk = 16 << 20;
+        size_t done = 0;
+        while (done < bytes.second) {
+          const ssize_t n = ::write(fd, bytes.first + done, std::min(kChunk, bytes.second - done));
+          if (n < 0 && errno == EINTR) continue;
+          if (n <= 0) {
+            const std::string why = std::strerror(errno);
+            ::close(fd);
+            throw CheckpointError("cannot write " + file.string() + ": " + why);
+          }
+          ::sync_file_range(fd, static_cast<off_t>(done), n, SYNC_FILE_RANGE_WRITE);
+          done += static_cast<size_t>(n);
+        }
+        ::close(fd);
+        files.push_back({path, bytes.second, ""});
+      }
+    } catch (...) {
+      failed = std::current_exception();
+    }
+    hasher.join();
+    if (failed) std::rethrow_exception(failed);
+    for (size_t i = 0; i < files.size(); ++i) files[i].sha256 = digests[i];
+    return files;
+  };
+}
+
 void SaveAsync(Checkpoints& checkpoints, int64_t batches, const py::dict& files, const py::object& metadata) {
   const nlohmann::json meta = metadata.is_none() ? nlohmann::json::object() : FromPython(metadata);
   Wait(checkpoints);  // at most one in flight; its buffers are let go here
   std::vector<std::unique_ptr<HeldBuffer>> held;
-  std::vector<std::pair<std::string, std::pair<const char*, size_t>>> parts;
+  Parts parts;
   for (const auto& [name, data] : files) {
     const auto path = name.cast<std::string>();
     const std::filesystem::path rel(path);
@@ -93,21 +149,8 @@ void SaveAsync(Checkpoints& checkpoints, int64_t batches, const py::dict& files,
   }
   HeldFor()[&checkpoints] = std::move(held);
   py::gil_scoped_release release;
-  checkpoints.save_async(
-      batches,
-      [&parts] {
-        return Checkpoints::Writer([parts](const std::filesystem::path& dir) {
-          for (const auto& [path, bytes] : parts) {
-            const auto file = dir / path;
-            std::filesystem::create_directories(file.parent_path());
-            std::ofstream out(file, std::ios::binary | std::ios::trunc);
-            out.write(bytes.first, static_cast<std::streamsize>(bytes.second));
-            out.close();
-            if (!out) throw CheckpointError("cannot write " + file.string());
-          }
-        });
-      },
-      meta);
+  checkpoints.save_async_hashed(
+      batches, [&parts] { return WriterOf(parts); }, meta);
 }
 
 std::string Save(Checkpoints& checkpoints, int64_t batches, const py::function& writer,

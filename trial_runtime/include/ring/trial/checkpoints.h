@@ -96,6 +96,16 @@ class Checkpoints {
   void save_async(int64_t batches, const Snapshot& snapshot,
                   const nlohmann::json& metadata = nlohmann::json::object());
 
+  // A writer that knows the digests of what it writes (it hashes its bytes
+  // in memory, while they go to disk): it returns every file it wrote with
+  // its size and SHA-256. The runtime checks that the folder holds exactly
+  // those files with those sizes and hashes none again; a restore still
+  // checks every byte on disk against them.
+  using HashingWriter = std::function<std::vector<CheckpointFile>(const std::filesystem::path& dir)>;
+  // save_async with such a writer (what the Python module's buffers use).
+  void save_async_hashed(int64_t batches, const std::function<HashingWriter()>& snapshot,
+                         const nlohmann::json& metadata = nlohmann::json::object());
+
   // Waits for the checkpoint in flight: its uuid, nullopt when none was;
   // throws what its write threw. Preemption::acknowledge() and the
   // Context's end wait too, so a trial that stops has its last checkpoint.
@@ -128,7 +138,8 @@ class Checkpoints {
   nlohmann::json Metadata(int64_t batches, const nlohmann::json& metadata) const;
   // Writes, commits and registers a checkpoint (save's steps after its
   // metadata): its uuid. Any thread; one at a time.
-  std::string Write(int64_t batches, const Writer& writer, const nlohmann::json& meta);
+  std::string Write(int64_t batches, const HashingWriter& writer, const nlohmann::json& meta);
+  void StartInFlight(int64_t batches, HashingWriter writer, nlohmann::json meta);
   CheckpointInfo FetchRecord(const std::string& uuid, const std::filesystem::path& dir);
   CheckpointInfo Verify(CheckpointInfo info);  // checks info.files in info.path
   void Register(const std::string& uuid, int64_t batches, const std::vector<CheckpointFile>& files,
@@ -152,5 +163,7 @@ class Checkpoints {
 // SHA-256 of a file's content, lower-case hex. Throws CheckpointError when
 // the file cannot be read.
 std::string Sha256File(const std::filesystem::path& path);
+// The same of `size` bytes in memory.
+std::string Sha256Bytes(const void* data, size_t size);
 
 }  // namespace ring::trial
