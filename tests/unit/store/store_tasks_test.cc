@@ -50,7 +50,7 @@ TYPED_TEST(StoreTasksTest, EveryTrialIsATaskOwnedByItsExperimentsOwner) {
   // Its task is not another kind's to make.
   TaskRecord fake;
   fake.kind = TaskKind::kTrial;
-  EXPECT_EQ(this->store_->CreateTask(fake).status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(this->store_->CreateTask(fake, "").status().code(), ErrorCode::kInvalidArgument);
   EXPECT_EQ(this->store_->GetTask(9999).status().code(), ErrorCode::kNotFound);
 }
 
@@ -61,7 +61,7 @@ TYPED_TEST(StoreTasksTest, ATaskOfAnotherKindHasAllocationsWithoutATrial) {
   TaskRecord command;
   command.kind = TaskKind::kCommand;
   command.owner = "bob";
-  auto id = this->store_->CreateTask(command);
+  auto id = this->store_->CreateTask(command, "");
   ASSERT_TRUE(id.ok()) << id.status().ToString();
   EXPECT_NE(*id, this->store_->GetTrial(trial)->task_id);
   auto got = this->store_->GetTask(*id);
