@@ -37,6 +37,16 @@ Result<AllocationTokens::Holder> AllocationTokens::Authorize(const std::string& 
   return Conflict("allocation " + allocation_id + " has ended (" + rec->exit_reason + ")");
 }
 
+Result<AllocationTokens::Holder> AllocationTokens::AuthorizeTrial(const std::string& allocation_id,
+                                                                  const std::string& token) const {
+  auto holder = Authorize(allocation_id, token);
+  if (holder.ok() && holder->kind != TaskKind::kTrial)
+    return Status(ErrorCode::kPermissionDenied, "allocation " + allocation_id + " is a " +
+                                                    std::string(ToString(holder->kind)) +
+                                                    "'s, and only a trial makes this call");
+  return holder;
+}
+
 namespace {
 
 constexpr size_t kTokenHexDigits = 64;

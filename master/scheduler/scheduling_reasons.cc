@@ -39,7 +39,8 @@ std::string AndList(const std::vector<std::string>& items) {
 std::optional<std::string> NeverFitsIn(const std::vector<AgentView>& agents, const Need& need,
                                        const std::string& pool) {
   const int slots = need.slots;
-  if (slots <= 0) return "can never fit: needs at least one slot";
+  if (slots == 0) return std::nullopt;  // any agent will do
+  if (slots < 0) return "can never fit: needs at least one slot";
   std::set<int> sizes;
   for (const auto& a : agents) {
     const int size = std::max(a.total_slots, static_cast<int>(a.free_slots.size()));
