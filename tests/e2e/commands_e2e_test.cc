@@ -101,7 +101,8 @@ TEST(CommandsE2E, WaitsWithAReasonThenRunsAndIsKilled) {
       TestCluster::WaitFor([&] { return Command(cluster, second)["pending_reason"].is_string(); }, 10s));
   EXPECT_EQ(Command(cluster, second)["state"], "PENDING");
   bool listed = false;
-  for (const auto& j : cluster.GetJson("/api/v1/jobs")["jobs"])
+  const auto jobs_json = cluster.GetJson("/api/v1/jobs");
+  for (const auto& j : jobs_json["jobs"])
     if (j["task_id"] == second) {
       listed = true;
       EXPECT_EQ(j["kind"], "COMMAND");
@@ -109,7 +110,7 @@ TEST(CommandsE2E, WaitsWithAReasonThenRunsAndIsKilled) {
       EXPECT_TRUE(j["why_waiting"].is_string()) << j.dump();
       EXPECT_TRUE(j["trial_id"].is_null());
     }
-  EXPECT_TRUE(listed);
+  EXPECT_TRUE(listed) << cluster.GetJson("/api/v1/jobs").dump();
   auto jobs = cluster.Ring({"job", "list"});
   EXPECT_NE(jobs.out.find("COMMAND"), std::string::npos) << jobs.out;
 
