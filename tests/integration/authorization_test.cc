@@ -227,8 +227,9 @@ TEST(Authorization, MatrixOfEveryRouteAndCaller) {
   ASSERT_GT(ada_id, 0) << users.dump();
 
   // A command of ada's, which waits: the two trials hold both slots.
-  auto command = RunCommand({BinDir() + "/ring", "-m", cluster.url(), "cmd", "run", "-d", "--", "sleep", "60"},
-                            {{"RING_TOKEN", ada}});
+  auto command =
+      RunCommand({BinDir() + "/ring", "-m", cluster.url(), "cmd", "run", "-d", "--", "sleep", "60"},
+                 {{"RING_TOKEN", ada}});
   ASSERT_EQ(command.exit_code, 0) << command.out << command.err;
   const int64_t command_id = std::atoll(command.out.c_str());
   ASSERT_GT(command_id, 0) << command.out;

@@ -81,7 +81,8 @@ TEST(TaskConfig, UnknownKeysAndBadValuesNameTheKeyAndLine) {
 }
 
 TEST(TaskConfig, FlagsWinOverTheFile) {
-  auto file = ParseTaskConfig("entrypoint: [sleep, '1']\nresources: {slots: 2, priority: 10, preemptible: true}\n");
+  auto file =
+      ParseTaskConfig("entrypoint: [sleep, '1']\nresources: {slots: 2, priority: 10, preemptible: true}\n");
   ASSERT_TRUE(file.ok());
   TaskFlags flags;
   flags.slots = 0;

@@ -125,7 +125,8 @@ TEST_F(LifecycleTasksTest, RecoveryReattachesARunningCommand) {
   auto channel = std::make_shared<testing::RecordingChannel>();
   proto::Hello hello{"agent-1", "default", "10.0.0.1", "test", {{0, "cpu", ""}}, {{id, 0, 42}}};
   restarted.OnAgentHello(hello, channel, now_);
-  restarted.OnAgentMessage("agent-1", proto::StateChange{id, 0, proto::ProcessState::kExited, 0, {}, ""}, now_);
+  restarted.OnAgentMessage("agent-1", proto::StateChange{id, 0, proto::ProcessState::kExited, 0, {}, ""},
+                           now_);
   auto alloc = store_.GetAllocation(id);
   EXPECT_EQ(alloc->end_cause, EndCause::kCompleted);
   EXPECT_EQ(alloc->exit_code, 0);
@@ -157,8 +158,9 @@ TEST(LifecycleZeroSlotTasks, ACpuHelperRunsBesideATrialWithoutASlot) {
     TaskSpec helper;
     helper.argv = {"true"};
     helper.slots = i;  // 0, then 1: the slot is still free for the second
-    auto task = controller.lifecycle().Run(
-        [&](Lifecycle& l) { return l.tasks().Create(TaskKind::kCommand, TaskOwner{"bob", false}, helper, ""); });
+    auto task = controller.lifecycle().Run([&](Lifecycle& l) {
+      return l.tasks().Create(TaskKind::kCommand, TaskOwner{"bob", false}, helper, "");
+    });
     ASSERT_TRUE(task.ok()) << task.status().ToString();
   }
   auto starts = agent->Of<proto::Start>();
