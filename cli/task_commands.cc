@@ -139,11 +139,11 @@ int TaskLogs(CliEnv& env, const std::string& plural, int64_t id, bool follow) {
     if (!follow) return kExitOk;
     const auto& ended = Member(*res, "ended");
     if (ended.is_boolean() && ended.get<bool>()) {
-      const int code = ExitCodeOf(*res);
-      if (!Member(*res, "exit_code").is_number_integer())
-        env.err << Singular(plural) << " " << id
-                << " ended without an exit code: " << Field(*res, "end_cause") << '\n';
-      return code;
+      // Say why, unless it simply exited: killed, preempted, its agent lost.
+      const std::string cause = Field(*res, "end_cause");
+      if (cause != "COMPLETED" && cause != "FAILED")
+        env.err << Singular(plural) << " " << id << " ended: " << cause << '\n';
+      return ExitCodeOf(*res);
     }
     std::this_thread::sleep_for(env.poll_interval / 4);
   }

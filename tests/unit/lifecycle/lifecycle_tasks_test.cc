@@ -11,6 +11,8 @@
 namespace ring {
 namespace {
 
+using namespace std::chrono_literals;
+
 class LifecycleTasksTest : public testing::LifecycleFixture {
  protected:
   Result<TaskRecord> Run(TaskSpec spec, const std::string& owner = "bob") {
@@ -131,6 +133,26 @@ TEST_F(LifecycleTasksTest, RecoveryReattachesARunningCommand) {
   EXPECT_EQ(alloc->end_cause, EndCause::kCompleted);
   EXPECT_EQ(alloc->exit_code, 0);
   EXPECT_FALSE(store_.GetTask(task->id)->ended_at.empty());
+}
+
+TEST_F(LifecycleTasksTest, ALostAgentEndsItsCommandWithoutARestart) {
+  auto channel = Connect("agent-1", 1);
+  auto task = Run(Spec({"sleep", "100"}));
+  ASSERT_TRUE(task.ok());
+  const std::string id = "command-" + std::to_string(task->id) + ".0";
+  Running(id);
+  controller_.OnAgentDisconnected("agent-1", channel.get(), now_);
+  controller_.Tick(now_ + 1s);
+  EXPECT_EQ(store_.GetAllocation(id)->state, AllocationState::kRunning);  // within the reconnect window
+  controller_.Tick(now_ + 3s);
+  auto alloc = store_.GetAllocation(id);
+  EXPECT_EQ(alloc->state, AllocationState::kTerminated);
+  EXPECT_EQ(alloc->end_cause, EndCause::kAgentLost);
+  EXPECT_FALSE(store_.GetTask(task->id)->ended_at.empty());
+  // A trial would move; a command cannot resume, so it is not queued again.
+  EXPECT_EQ(store_.ListTaskAllocations(task->id)->size(), 1u);
+  auto other = Connect("agent-2", 1);
+  EXPECT_TRUE(other->Of<proto::Start>().empty());
 }
 
 TEST_F(LifecycleTasksTest, ZeroSlotsNeedAPoolThatAllowsThem) {
