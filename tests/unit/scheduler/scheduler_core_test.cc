@@ -170,22 +170,25 @@ TEST(SchedulePoolTest, EveryWaitingRequestHasAReasonAndOrderListsAll) {
 // A task of no slot (a pool's zero_slot_tasks) runs on an agent without
 // taking a slot, even on a full one; it waits only while there is no agent.
 TEST(SchedulePoolTest, AZeroSlotRequestRunsOnAnAgentWithoutTakingASlot) {
-  PoolInput in;
-  in.pool = "cpu";
-  in.agents = {Agent("b", 1, {}), Agent("a", 1, {})};  // both full
-  in.pending = {{"helper", -7, 0, 42, 1, {}, 1, true}, {"trial", 1, 1, 42, 1, {}, 2}};
-  auto d = SchedulePool(in);
-  ASSERT_EQ(d.assignments.size(), 1u);
-  EXPECT_EQ(d.assignments[0].allocation_id, "helper");
-  ASSERT_EQ(d.assignments[0].placements.size(), 1u);
-  EXPECT_EQ(d.assignments[0].placements[0].agent_id, "a");  // the first in id order
-  EXPECT_TRUE(d.assignments[0].placements[0].slot_ids.empty());
-  EXPECT_TRUE(d.pending_reasons.count("trial"));
+  for (auto type : {PoolPolicy::Type::kPriority, PoolPolicy::Type::kFairShare}) {
+    PoolInput in;
+    in.pool = "cpu";
+    in.policy.type = type;
+    in.agents = {Agent("b", 1, {}), Agent("a", 1, {})};  // both full
+    in.pending = {{"helper", -7, 0, 42, 1, {}, 1, true}, {"trial", 1, 1, 42, 1, {}, 2}};
+    auto d = SchedulePool(in);
+    ASSERT_EQ(d.assignments.size(), 1u);
+    EXPECT_EQ(d.assignments[0].allocation_id, "helper");
+    ASSERT_EQ(d.assignments[0].placements.size(), 1u);
+    EXPECT_EQ(d.assignments[0].placements[0].agent_id, "a");  // the first in id order
+    EXPECT_TRUE(d.assignments[0].placements[0].slot_ids.empty());
+    EXPECT_TRUE(d.pending_reasons.count("trial"));
 
-  in.agents.clear();
-  auto none = SchedulePool(in);
-  EXPECT_TRUE(none.assignments.empty());
-  EXPECT_TRUE(none.pending_reasons.count("helper"));
+    in.agents.clear();
+    auto none = SchedulePool(in);
+    EXPECT_TRUE(none.assignments.empty());
+    EXPECT_TRUE(none.pending_reasons.count("helper"));
+  }
 }
 
 }  // namespace
