@@ -162,6 +162,10 @@ TEST(CommandsE2E, OnlyAPreemptibleCommandMakesRoomForAHigherPriorityTrial) {
   ASSERT_TRUE(WaitForState(cluster, yielding, "TERMINATED", 30s)) << Command(cluster, yielding).dump();
   const auto ended = Command(cluster, yielding);
   EXPECT_EQ(ended["end_cause"], "PREEMPTED") << ended.dump();
+  // Followed, it says why it ended.
+  auto followed = cluster.Ring({"cmd", "logs", "-f", std::to_string(yielding)});
+  EXPECT_NE(followed.exit_code, 0);
+  EXPECT_NE(followed.err.find("ended: PREEMPTED"), std::string::npos) << followed.err;
   // Not restarted: it had one allocation.
   EXPECT_EQ(ended["allocation_id"], "command-" + std::to_string(yielding) + ".0");
   ASSERT_TRUE(TestCluster::WaitFor(
