@@ -131,10 +131,12 @@ Agent::Agent(AgentConfig config, RunAsPolicy run_as, std::string run_as_notice)
     supervisor_->HandleStart(std::move(start));
   };
   callbacks.on_kill = [this](proto::Kill kill) { supervisor_->HandleKill(std::move(kill)); };
+  callbacks.on_terminal = [this](proto::Message message) { terminals_->Handle(message); };
   callbacks.on_enrolled = [this](const std::string& credential) {
     return SaveCredential(config_.state_dir, config_.id, credential);
   };
   link_ = std::make_unique<MasterLink>(io_, std::move(link_options), std::move(callbacks));
+  terminals_ = std::make_unique<TerminalHub>(*launcher_, *link_);
 
   RunnerContext context{boost::asio::make_strand(io_), workers_.get_executor()};
   context.launcher = launcher_.get();
@@ -158,6 +160,7 @@ Agent::Agent(AgentConfig config, RunAsPolicy run_as, std::string run_as_notice)
   context.run_as = run_as_;
   context.runtimes = runtimes_;
   context.private_dirs = {config_.work_dir, config_.state_dir};
+  context.terminals = terminals_.get();
   supervisor_ = std::make_unique<AllocationSupervisor>(std::move(context));
   if (!config_.slurm_allocation.empty())
     // Its ranks are done: so is the agent (and with it the Slurm job step).

@@ -26,6 +26,7 @@
 #include "agent/model_fetcher.h"
 #include "agent/process_launcher.h"
 #include "agent/run_as.h"
+#include "agent/terminal_hub.h"
 
 namespace ring {
 
@@ -58,6 +59,7 @@ class Agent {
   std::mutex address_mu_;                // guards address_
   std::string address_;                  // of the latest hello: RING_AGENT_ADDR of the trials started since
   std::unique_ptr<MasterLink> link_;
+  std::unique_ptr<TerminalHub> terminals_;  // after link_ (sends through it), before supervisor_
   std::unique_ptr<AllocationSupervisor> supervisor_;
   boost::asio::signal_set signals_;
   boost::asio::steady_timer shutdown_deadline_;

@@ -1,5 +1,7 @@
 #include "agent/allocation_runner.h"
 
+#include "agent/terminal_hub.h"
+
 #include <signal.h>
 
 #include <cstdio>
@@ -219,7 +221,30 @@ void AllocationRunner::LaunchRank() {
   callbacks.on_exit = [self](ExitStatus exit) {
     boost::asio::post(self->context_.strand, [self, exit] { self->OnExit(exit); });
   };
+  // A shell's rank runs in a terminal whose output goes to the clients
+  // attached to it (terminal_hub.h), from its first prompt on.
+  const bool terminal = start_.terminal && context_.terminals && !container_;
+  if (start_.terminal && !terminal) {
+    ReportExit(ExitStatus{127, std::nullopt}, container_
+                                                  ? "a shell cannot run in a container on this agent yet"
+                                                  : "this agent has no terminals");
+    Cleanup();
+    return;
+  }
+  if (terminal) {
+    spec.terminal = TerminalSize{};
+    context_.terminals->Add(start_.allocation_id, start_.rank, 0);
+    callbacks.on_terminal_output = [self](std::string bytes) {
+      self->context_.terminals->Output(self->start_.allocation_id, self->start_.rank, bytes);
+    };
+  }
   auto handle = context_.launcher->Launch(spec, std::move(callbacks));
+  if (terminal) {
+    if (handle.ok())
+      context_.terminals->Add(start_.allocation_id, start_.rank, handle->pid);
+    else
+      context_.terminals->Remove(start_.allocation_id, start_.rank);
+  }
   if (!handle.ok()) {
     std::string message = "cannot start the entrypoint: " + handle.status().message();
     spdlog::warn("[agent] {}: {}", Ids(), message);
@@ -273,6 +298,7 @@ void AllocationRunner::ArmFlushTimer() {
 }
 
 void AllocationRunner::OnExit(const ExitStatus& status) {
+  if (start_.terminal && context_.terminals) context_.terminals->Remove(start_.allocation_id, start_.rank);
   {
     std::lock_guard lock(log_mutex_);
     if (auto batch = batcher_.Flush()) context_.sink->Send(std::move(*batch));

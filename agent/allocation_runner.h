@@ -37,6 +37,7 @@
 
 namespace ring {
 
+class TerminalHub;
 using AgentStrand = boost::asio::strand<boost::asio::io_context::executor_type>;
 
 // What every runner shares; the pointers outlive the runners.
@@ -65,6 +66,8 @@ struct RunnerContext {
   std::vector<std::string> private_dirs;
   // Ranks ignore SIGTERM (ProcessSpec::ignore_sigterm): a Slurm job's agent.
   bool ranks_ignore_sigterm = false;
+  // The terminals of ranks that run in one (Start::terminal); null: none.
+  TerminalHub* terminals = nullptr;
 };
 
 // How long an image's pull may take before the rank ends saying so.

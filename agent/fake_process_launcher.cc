@@ -78,6 +78,47 @@ void FakeProcessLauncher::EmitLine(int64_t pid, OutputStream stream, const std::
   if (on_line) on_line(stream, line);
 }
 
+Status FakeProcessLauncher::WriteTerminal(int64_t pid, std::string_view bytes) {
+  std::lock_guard lock(mutex_);
+  auto it = processes_.find(pid);
+  if (it == processes_.end() || it->second.info.exited) return NotFound("process has ended");
+  if (!it->second.info.spec.terminal) return Conflict("the process has no terminal");
+  it->second.typed.append(bytes);
+  return Status::Ok();
+}
+
+Status FakeProcessLauncher::ResizeTerminal(int64_t pid, TerminalSize size) {
+  std::lock_guard lock(mutex_);
+  auto it = processes_.find(pid);
+  if (it == processes_.end() || it->second.info.exited) return NotFound("process has ended");
+  if (!it->second.info.spec.terminal) return Conflict("the process has no terminal");
+  it->second.sizes.push_back(size);
+  return Status::Ok();
+}
+
+void FakeProcessLauncher::EmitTerminalOutput(int64_t pid, const std::string& bytes) {
+  std::function<void(std::string)> on_output;
+  {
+    std::lock_guard lock(mutex_);
+    auto it = processes_.find(pid);
+    if (it == processes_.end() || it->second.info.exited) return;
+    on_output = it->second.callbacks.on_terminal_output;
+  }
+  if (on_output) on_output(bytes);
+}
+
+std::string FakeProcessLauncher::typed(int64_t pid) const {
+  std::lock_guard lock(mutex_);
+  auto it = processes_.find(pid);
+  return it == processes_.end() ? "" : it->second.typed;
+}
+
+std::vector<TerminalSize> FakeProcessLauncher::sizes(int64_t pid) const {
+  std::lock_guard lock(mutex_);
+  auto it = processes_.find(pid);
+  return it == processes_.end() ? std::vector<TerminalSize>{} : it->second.sizes;
+}
+
 void FakeProcessLauncher::Exit(int64_t pid, ExitStatus status) {
   std::function<void(ExitStatus)> on_exit;
   {

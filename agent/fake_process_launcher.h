@@ -35,6 +35,8 @@ class FakeProcessLauncher : public ProcessLauncher {
   Result<ProcessHandle> Launch(const ProcessSpec& spec, ProcessCallbacks callbacks) override;
   Status Signal(int64_t pid, int signal) override;
   void Terminate(int64_t pid, std::chrono::milliseconds grace) override;
+  Status WriteTerminal(int64_t pid, std::string_view bytes) override;
+  Status ResizeTerminal(int64_t pid, TerminalSize size) override;
 
   // The next Launch fails with this status (once).
   void FailNextLaunch(Status status);
@@ -46,6 +48,11 @@ class FakeProcessLauncher : public ProcessLauncher {
   void set_auto_exit(AutoExitRule rule);
 
   void EmitLine(int64_t pid, OutputStream stream, const std::string& line);
+  // Output of a process with a terminal.
+  void EmitTerminalOutput(int64_t pid, const std::string& bytes);
+  // What was typed into each process's terminal, and its sizes, in order.
+  std::string typed(int64_t pid) const;
+  std::vector<TerminalSize> sizes(int64_t pid) const;
   void Exit(int64_t pid, ExitStatus status);
 
   std::vector<Launched> launched() const;
@@ -57,6 +64,8 @@ class FakeProcessLauncher : public ProcessLauncher {
   struct Entry {
     Launched info;
     ProcessCallbacks callbacks;
+    std::string typed;
+    std::vector<TerminalSize> sizes;
   };
   mutable std::mutex mutex_;
   int64_t next_pid_ = 1000;

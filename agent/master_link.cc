@@ -322,6 +322,11 @@ class MasterLink::Impl : public std::enable_shared_from_this<Impl> {
       if (callbacks_.on_start) callbacks_.on_start(std::move(*start));
     } else if (auto* kill = std::get_if<proto::Kill>(&*message)) {
       if (callbacks_.on_kill) callbacks_.on_kill(std::move(*kill));
+    } else if (std::holds_alternative<proto::TerminalOpen>(*message) ||
+               std::holds_alternative<proto::TerminalInput>(*message) ||
+               std::holds_alternative<proto::TerminalResize>(*message) ||
+               std::holds_alternative<proto::TerminalClose>(*message)) {
+      if (callbacks_.on_terminal) callbacks_.on_terminal(std::move(*message));
     } else if (auto* welcome = std::get_if<proto::Welcome>(&*message)) {
       if (session_)
         session_->interval = std::chrono::milliseconds(std::max<int64_t>(welcome->heartbeat_interval_ms, 10));

@@ -45,6 +45,8 @@ class MasterLink : public MessageSink {
     std::function<proto::Hello(const std::string& local_address)> make_hello;
     std::function<void(proto::Start)> on_start;  // called on the link's strand
     std::function<void(proto::Kill)> on_kill;    // called on the link's strand
+    // TerminalOpen, TerminalInput, TerminalResize or TerminalClose, on the link's strand.
+    std::function<void(proto::Message)> on_terminal;
     // Keeps the credential the master issued at enrolment before it is used
     // (called on the link's strand); an error stops this attempt.
     std::function<Status(const std::string& credential)> on_enrolled;

@@ -7,9 +7,12 @@ namespace ring {
 void OutboundQueue::Push(const proto::Message& message) {
   Item item;
   item.frame = proto::Encode(message);
-  if (const auto* batch = std::get_if<proto::LogBatch>(&message)) {
+  const auto* batch = std::get_if<proto::LogBatch>(&message);
+  // A terminal's output is dropped like a log's when the master lags: a
+  // shell printing without end must not grow the agent without bound.
+  if (batch || std::holds_alternative<proto::TerminalOutput>(message)) {
     item.is_log = true;
-    item.lines = batch->lines.size();
+    item.lines = batch ? batch->lines.size() : 0;
     log_bytes_ += item.frame.size();
     ++log_batches_;
   }

@@ -1,7 +1,8 @@
 #pragma once
 // The bounded queue of state and log messages waiting for the master, kept
-// across reconnects. When log batches exceed the byte or count bound the
-// oldest batch is dropped; state messages are never dropped. The front may be
+// across reconnects. When log batches (and terminal output, counted with
+// them) exceed the byte or count bound the oldest is dropped; state
+// messages are never dropped. The front may be
 // "in flight" (being written) and is then never dropped. Not thread-safe:
 // owned by MasterLink's strand.
 #include <cstddef>

@@ -3,9 +3,13 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -48,12 +52,35 @@ struct Pipes {
   int exec_error[2] = {-1, -1};  // the child writes errno here when exec fails
   int dev_null = -1;
   int cgroup_procs = -1;  // the containment group's cgroup.procs, or -1
+  int pty_master = -1;    // a process with a terminal: its pseudo-terminal's two sides
+  int pty_slave = -1;
   ~Pipes() {
-    for (int* fd :
-         {&out[0], &out[1], &err[0], &err[1], &exec_error[0], &exec_error[1], &dev_null, &cgroup_procs})
+    for (int* fd : {&out[0], &out[1], &err[0], &err[1], &exec_error[0], &exec_error[1], &dev_null,
+                    &cgroup_procs, &pty_master, &pty_slave})
       CloseFd(*fd);
   }
 };
+
+// A new pseudo-terminal of `size` (both sides close-on-exec), its slave
+// side owned by `uid` when not -1, as a login's terminal is.
+Status OpenTerminal(Pipes& p, TerminalSize size, uid_t uid) {
+  p.pty_master = ::posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+  if (p.pty_master < 0) return Internal(std::string("posix_openpt: ") + std::strerror(errno));
+  char name[128];
+  if (::grantpt(p.pty_master) != 0 || ::unlockpt(p.pty_master) != 0 ||
+      ::ptsname_r(p.pty_master, name, sizeof name) != 0)
+    return Internal(std::string("cannot set up a pseudo-terminal: ") + std::strerror(errno));
+  p.pty_slave = ::open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
+  if (p.pty_slave < 0) return Internal(std::string("open ") + name + ": " + std::strerror(errno));
+  if (uid != static_cast<uid_t>(-1) && ::fchown(p.pty_slave, uid, static_cast<gid_t>(-1)) != 0)
+    return Internal(std::string("cannot give ") + name + " to its user: " + std::strerror(errno));
+  winsize ws{};
+  ws.ws_row = size.rows;
+  ws.ws_col = size.cols;
+  if (::ioctl(p.pty_master, TIOCSWINSZ, &ws) != 0)
+    return Internal(std::string("cannot size the terminal: ") + std::strerror(errno));
+  return Status::Ok();
+}
 
 // What the child switches to, prepared before fork.
 struct ChildIds {
@@ -99,6 +126,7 @@ const char* Describe(ChildStep step) {
 // Runs in the child between fork and exec: async-signal-safe calls only.
 [[noreturn]] void ExecChild(const Pipes& p, const ChildIds& ids, const char* cwd, char* const* argv,
                             char* const* envp, bool ignore_sigterm) {
+  const bool terminal = p.pty_slave >= 0;
   ChildStep step = ChildStep::kSetup;
   auto fail = [&](int err) {
     int report[2] = {static_cast<int>(step), err};
@@ -106,7 +134,14 @@ const char* Describe(ChildStep step) {
     (void)unused;
     _exit(127);
   };
-  ::setpgid(0, 0);
+  if (terminal) {
+    // A session of its own, whose controlling terminal is the new one: the
+    // terminal's Ctrl-C reaches its foreground job, and the session leader
+    // leads a process group of its own id, as without a terminal.
+    if (::setsid() < 0 || ::ioctl(p.pty_slave, TIOCSCTTY, 0) != 0) fail(errno);
+  } else {
+    ::setpgid(0, 0);
+  }
   // Into the containment group first, before anything can fork.
   step = ChildStep::kJoinGroup;
   if (p.cgroup_procs >= 0 && ::write(p.cgroup_procs, "0", 1) != 1) fail(errno);
@@ -126,7 +161,11 @@ const char* Describe(ChildStep step) {
     // Proof there is no way back: becoming root again must fail.
     if (::syscall(SYS_setresuid, 0, 0, 0) == 0 || ::syscall(SYS_setresgid, 0, 0, 0) == 0) fail(EPERM);
   }
-  if (::dup2(p.dev_null, 0) < 0 || ::dup2(p.out[1], 1) < 0 || ::dup2(p.err[1], 2) < 0) fail(errno);
+  if (terminal) {
+    if (::dup2(p.pty_slave, 0) < 0 || ::dup2(p.pty_slave, 1) < 0 || ::dup2(p.pty_slave, 2) < 0) fail(errno);
+  } else if (::dup2(p.dev_null, 0) < 0 || ::dup2(p.out[1], 1) < 0 || ::dup2(p.err[1], 2) < 0) {
+    fail(errno);
+  }
   // Keep only 0-2 and the exec error pipe (moved to 3, close-on-exec): the
   // agent's sockets must not leak into trials.
   if (p.exec_error[1] != 3 && ::dup2(p.exec_error[1], 3) < 0) fail(errno);
@@ -154,6 +193,11 @@ struct PosixProcessLauncher::Process {
   int out_fd = -1;
   int err_fd = -1;
   int pid_fd = -1;
+  // A process with a terminal: out_fd is its pseudo-terminal's master side
+  // (what it writes), terminal_fd another descriptor of it for typing and
+  // resizing, closed under the launcher's mutex_ when the process is reaped.
+  bool terminal = false;
+  int terminal_fd = -1;
   ProcessCallbacks callbacks;
   // Guarded by the launcher's mutex_:
   bool reaped = false;
@@ -201,6 +245,10 @@ Result<ProcessHandle> PosixProcessLauncher::Launch(const ProcessSpec& spec, Proc
     ids.gid = static_cast<gid_t>(spec.run_as->gid);
     ids.groups.assign(spec.run_as->groups.begin(), spec.run_as->groups.end());
   }
+  if (spec.terminal)
+    if (Status s = OpenTerminal(p, *spec.terminal, ids.switch_user ? ids.uid : static_cast<uid_t>(-1));
+        !s.ok())
+      return s;
   if (!spec.group.empty()) {
     auto procs = containment_.Create(spec.group);
     if (!procs.ok()) return procs.status();
@@ -217,7 +265,10 @@ Result<ProcessHandle> PosixProcessLauncher::Launch(const ProcessSpec& spec, Proc
   }
   if (pid == 0) ExecChild(p, ids, spec.cwd.c_str(), argv.data(), envp.data(), spec.ignore_sigterm);
 
-  ::setpgid(pid, pid);  // also in the parent, so a signal sent right away reaches the group
+  // Also in the parent, so a signal sent right away reaches the group; not
+  // for a session leader to be, whose setsid would fail once it led a group.
+  if (!spec.terminal) ::setpgid(pid, pid);
+  CloseFd(p.pty_slave);
   CloseFd(p.out[1]);
   CloseFd(p.err[1]);
   CloseFd(p.exec_error[1]);
@@ -240,8 +291,17 @@ Result<ProcessHandle> PosixProcessLauncher::Launch(const ProcessSpec& spec, Proc
   auto process = std::make_shared<Process>();
   process->pid = pid;
   process->group = spec.group;
-  process->out_fd = std::exchange(p.out[0], -1);
-  process->err_fd = std::exchange(p.err[0], -1);
+  if (spec.terminal) {
+    process->terminal = true;
+    // Non-blocking (both descriptors share it): typing never holds the
+    // launcher's lock for longer than WriteTerminal allows.
+    ::fcntl(p.pty_master, F_SETFL, ::fcntl(p.pty_master, F_GETFL) | O_NONBLOCK);
+    process->terminal_fd = ::fcntl(p.pty_master, F_DUPFD_CLOEXEC, 0);
+    process->out_fd = std::exchange(p.pty_master, -1);
+  } else {
+    process->out_fd = std::exchange(p.out[0], -1);
+    process->err_fd = std::exchange(p.err[0], -1);
+  }
   process->pid_fd = OpenPidFd(pid);
   process->callbacks = std::move(callbacks);
   processes_[pid] = process;
@@ -273,6 +333,47 @@ void PosixProcessLauncher::Terminate(int64_t pid, std::chrono::milliseconds grac
   if (!it->second->group.empty()) containment_.SignalAll(it->second->group, SIGTERM);
   auto& current = it->second->kill_deadline;
   if (!current || deadline < *current) current = deadline;
+}
+
+Status PosixProcessLauncher::WriteTerminal(int64_t pid, std::string_view bytes) {
+  std::lock_guard lock(mutex_);
+  auto it = processes_.find(pid);
+  if (it == processes_.end() || it->second->reaped)
+    return NotFound("process " + std::to_string(pid) + " has ended");
+  if (!it->second->terminal || it->second->terminal_fd < 0) return Conflict("the process has no terminal");
+  // The terminal takes what a person types at once; a paste larger than its
+  // input queue waits for the process to read, up to a second.
+  const int fd = it->second->terminal_fd;
+  size_t done = 0;
+  const auto deadline = Clock::now() + std::chrono::seconds(1);
+  while (done < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n > 0) {
+      done += static_cast<size_t>(n);
+    } else if (n < 0 && errno == EINTR) {
+      continue;
+    } else if (n < 0 && errno == EAGAIN && Clock::now() < deadline) {
+      pollfd pfd{fd, POLLOUT, 0};
+      ::poll(&pfd, 1, 50);
+    } else {
+      return Unavailable("the terminal takes no more input: " + std::string(std::strerror(errno)));
+    }
+  }
+  return Status::Ok();
+}
+
+Status PosixProcessLauncher::ResizeTerminal(int64_t pid, TerminalSize size) {
+  std::lock_guard lock(mutex_);
+  auto it = processes_.find(pid);
+  if (it == processes_.end() || it->second->reaped)
+    return NotFound("process " + std::to_string(pid) + " has ended");
+  if (!it->second->terminal || it->second->terminal_fd < 0) return Conflict("the process has no terminal");
+  winsize ws{};
+  ws.ws_row = size.rows;
+  ws.ws_col = size.cols;
+  if (::ioctl(it->second->terminal_fd, TIOCSWINSZ, &ws) != 0)
+    return Internal("cannot resize the terminal: " + std::string(std::strerror(errno)));
+  return Status::Ok();
 }
 
 void PosixProcessLauncher::JoinFinishedLocked() {
@@ -318,9 +419,13 @@ void PosixProcessLauncher::Watch(const std::shared_ptr<Process>& process) {
         if (pfds[k].revents == 0 || slots[k] < 0) continue;
         int i = slots[k];
         ssize_t got = ::read(fds[i], buffer, sizeof(buffer));
-        if (got > 0) {
+        if (got > 0 && process->terminal) {
+          if (process->callbacks.on_terminal_output)
+            process->callbacks.on_terminal_output(std::string(buffer, static_cast<size_t>(got)));
+        } else if (got > 0) {
           emit(i, splitters[i].Feed(std::string_view(buffer, static_cast<size_t>(got))));
         } else if (got == 0 || (errno != EINTR && errno != EAGAIN)) {
+          // (A terminal's master side reads EIO once no process holds its other side.)
           emit(i, splitters[i].Finish());
           CloseFd(fds[i]);
         }
@@ -365,6 +470,7 @@ void PosixProcessLauncher::Watch(const std::shared_ptr<Process>& process) {
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
     process->reaped = true;
+    CloseFd(process->terminal_fd);
   }
   if (!process->group.empty()) containment_.Remove(process->group);
   ExitStatus exit;

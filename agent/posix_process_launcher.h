@@ -7,8 +7,9 @@
 // left running in its group is killed (it would hold the slots otherwise),
 // and so is everything in its containment group (a cgroup, see
 // process_containment.h), which also holds the processes that left the
-// process group. A spec with run_as is switched to those ids in the child,
-// between fork and exec, with every capability dropped.
+// process group. A spec with a terminal gets a new pseudo-terminal instead
+// of /dev/null and pipes, and leads a session of its own. A spec with run_as is switched to those ids in the
+// child, between fork and exec, with every capability dropped.
 #include <memory>
 #include <mutex>
 #include <unordered_map>
@@ -30,6 +31,8 @@ class PosixProcessLauncher : public ProcessLauncher {
   Result<ProcessHandle> Launch(const ProcessSpec& spec, ProcessCallbacks callbacks) override;
   Status Signal(int64_t pid, int signal) override;
   void Terminate(int64_t pid, std::chrono::milliseconds grace) override;
+  Status WriteTerminal(int64_t pid, std::string_view bytes) override;
+  Status ResizeTerminal(int64_t pid, TerminalSize size) override;
 
  private:
   struct Process;

@@ -7,6 +7,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/status.h"
@@ -18,6 +19,12 @@ struct SwitchIds {
   uint32_t uid = 0;
   uint32_t gid = 0;
   std::vector<uint32_t> groups;  // supplementary groups (the complete list)
+};
+
+// The size of a pseudo-terminal, in characters.
+struct TerminalSize {
+  uint16_t rows = 24;
+  uint16_t cols = 80;
 };
 
 struct ProcessSpec {
@@ -35,6 +42,11 @@ struct ProcessSpec {
   // otherwise die of it before the trial checkpointed (the trial hears of
   // the stop from the master instead).
   bool ignore_sigterm = false;
+  // Present: the process leads a new session whose controlling terminal is
+  // a new pseudo-terminal of this size, its stdin, stdout and stderr (an
+  // interactive shell); its output arrives raw through on_terminal_output
+  // and WriteTerminal types into it. Absent: /dev/null and pipes.
+  std::optional<TerminalSize> terminal;
 };
 
 // `/bin/sh -c <command>`.
@@ -64,8 +76,10 @@ struct ExitStatus {
 struct ProcessCallbacks {
   // One line of output, without its newline (lines over 64 KiB arrive split).
   std::function<void(OutputStream, std::string)> on_line;
-  // Called once, after the last on_line of this process.
+  // Called once, after the last on_line (or on_terminal_output) of this process.
   std::function<void(ExitStatus)> on_exit;
+  // What a process with a terminal wrote to it, as it came (any bytes).
+  std::function<void(std::string)> on_terminal_output;
 };
 
 struct ProcessHandle {
@@ -88,6 +102,12 @@ class ProcessLauncher {
   // ended, everything left in its containment group is killed too, including
   // processes that left its process group.
   virtual void Terminate(int64_t pid, std::chrono::milliseconds grace) = 0;
+  // For a process launched with a terminal: types `bytes` into it (Ctrl-C
+  // is "\x03", which the terminal turns into SIGINT for its foreground
+  // job), and gives it a new size (SIGWINCH). NotFound once it was reaped,
+  // Conflict for a process without a terminal.
+  virtual Status WriteTerminal(int64_t pid, std::string_view bytes) = 0;
+  virtual Status ResizeTerminal(int64_t pid, TerminalSize size) = 0;
 };
 
 }  // namespace ring

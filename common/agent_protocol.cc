@@ -1,6 +1,9 @@
 #include "common/agent_protocol.h"
 
+#include "common/archive.h"
+
 #include <limits>
+#include <string>
 #include <type_traits>
 
 namespace ring::proto {
@@ -43,6 +46,53 @@ ProcessState ParseProcessState(const std::string& s) {
   if (s == "running") return ProcessState::kRunning;
   if (s == "exited") return ProcessState::kExited;
   throw std::invalid_argument("field \"state\" must be starting, running or exited");
+}
+
+// A terminal's size: what a screen can be.
+void TerminalSizeFields(const json& j, int& rows, int& cols) {
+  Field(j, "rows", rows);
+  Field(j, "cols", cols);
+  if (rows < 1 || rows > 1000 || cols < 1 || cols > 1000)
+    throw std::invalid_argument("fields \"rows\" and \"cols\" must be from 1 to 1000");
+}
+
+std::string DataField(const json& j) {
+  std::string text;
+  Field(j, "data", text);
+  auto data = Base64Decode(text);
+  if (!data.ok()) throw std::invalid_argument("field \"data\" is not base64");
+  return *data;
+}
+
+Result<Message> DecodeTerminal(const std::string& type, const json& j) {
+  std::string session;
+  Field(j, "session", session);
+  if (session.empty() || session.size() > 128)
+    throw std::invalid_argument("field \"session\" must be 1-128 bytes");
+  if (type == "terminal_open") {
+    TerminalOpen m;
+    m.session = session;
+    Field(j, "allocation_id", m.allocation_id);
+    Field(j, "rank", m.rank, false);
+    TerminalSizeFields(j, m.rows, m.cols);
+    return Message{std::move(m)};
+  }
+  if (type == "terminal_input") return Message{TerminalInput{session, DataField(j)}};
+  if (type == "terminal_resize") {
+    TerminalResize m;
+    m.session = session;
+    TerminalSizeFields(j, m.rows, m.cols);
+    return Message{std::move(m)};
+  }
+  if (type == "terminal_close") return Message{TerminalClose{session}};
+  if (type == "terminal_output") return Message{TerminalOutput{session, DataField(j)}};
+  if (type == "terminal_closed") {
+    TerminalClosed m;
+    m.session = session;
+    Field(j, "reason", m.reason, false);
+    return Message{std::move(m)};
+  }
+  return InvalidArgument("unknown message type \"" + type + "\"");
 }
 
 }  // namespace
@@ -142,6 +192,7 @@ std::string Encode(const Message& message) {
                                 {"checkpoint_path", m.container->checkpoint_path},
                                 {"mounts", mounts}};
           }
+          if (m.terminal) out["terminal"] = true;
           return out;
         } else if constexpr (std::is_same_v<M, Kill>) {
           return {{"type", "kill"},
@@ -160,7 +211,22 @@ std::string Encode(const Message& message) {
           if (m.signal) out["signal"] = *m.signal;
           if (m.agent_stopping) out["agent_stopping"] = true;
           return out;
+        } else if constexpr (std::is_same_v<M, TerminalOpen>) {
+          return {{"type", "terminal_open"}, {"allocation_id", m.allocation_id},
+                  {"rank", m.rank},          {"session", m.session},
+                  {"rows", m.rows},          {"cols", m.cols}};
+        } else if constexpr (std::is_same_v<M, TerminalInput>) {
+          return {{"type", "terminal_input"}, {"session", m.session}, {"data", Base64Encode(m.data)}};
+        } else if constexpr (std::is_same_v<M, TerminalResize>) {
+          return {{"type", "terminal_resize"}, {"session", m.session}, {"rows", m.rows}, {"cols", m.cols}};
+        } else if constexpr (std::is_same_v<M, TerminalClose>) {
+          return {{"type", "terminal_close"}, {"session", m.session}};
+        } else if constexpr (std::is_same_v<M, TerminalOutput>) {
+          return {{"type", "terminal_output"}, {"session", m.session}, {"data", Base64Encode(m.data)}};
+        } else if constexpr (std::is_same_v<M, TerminalClosed>) {
+          return {{"type", "terminal_closed"}, {"session", m.session}, {"reason", m.reason}};
         } else {
+          static_assert(std::is_same_v<M, LogBatch>);
           json lines = json::array();
           for (const auto& l : m.lines) {
             lines.push_back({{"ts_ms", l.ts_ms}, {"stream", l.stream}, {"line", l.line}});
@@ -249,6 +315,7 @@ Result<Message> Decode(const std::string& text) {
       Field(j, "environment", m.environment, false);
       Field(j, "model_definition_path", m.model_definition_path);
       Field(j, "owner", m.owner, false);
+      Field(j, "terminal", m.terminal, false);
       if (auto it = j.find("run_as"); it != j.end() && !it->is_null()) {
         RunAs run_as;
         Field(*it, "uid", run_as.uid);
@@ -335,6 +402,7 @@ Result<Message> Decode(const std::string& text) {
       }
       return Message{std::move(m)};
     }
+    if (type.rfind("terminal_", 0) == 0) return DecodeTerminal(type, j);
     return InvalidArgument("unknown message type \"" + type + "\"");
   } catch (const std::invalid_argument& e) {
     return InvalidArgument(e.what());

@@ -117,6 +117,9 @@ struct Start {
   std::string owner;                               // the Ringmaster user who owns the task
   std::optional<RunAs> run_as;                     // absent: the owner has no linked account
   std::optional<Container> container;              // absent: the rank runs on the agent's host
+  // The rank runs in a pseudo-terminal (a shell task's): what it shows goes
+  // to the clients attached to it (TerminalOpen), not to its log.
+  bool terminal = false;
 };
 
 struct Kill {
@@ -165,7 +168,43 @@ struct Stopping {
   std::string reason;
 };
 
-using Message = std::variant<Hello, Welcome, Heartbeat, Start, Kill, StateChange, LogBatch, Stopping>;
+// Terminals of ranks that run in one (Start::terminal). The master opens a
+// session for each client that attaches (an id of its own), types into it,
+// resizes it and closes it; closing a session leaves the rank running. The
+// agent answers with what the terminal shows (its last 64 KiB first, at
+// open) and says when a session ended: the rank exited, or it has no such
+// terminal. `data` is any bytes (base64 on the wire).
+struct TerminalOpen {
+  std::string allocation_id;
+  int rank = 0;
+  std::string session;
+  int rows = 24;
+  int cols = 80;
+};
+struct TerminalInput {
+  std::string session;
+  std::string data;
+};
+struct TerminalResize {
+  std::string session;
+  int rows = 24;
+  int cols = 80;
+};
+struct TerminalClose {
+  std::string session;
+};
+struct TerminalOutput {
+  std::string session;
+  std::string data;
+};
+struct TerminalClosed {
+  std::string session;
+  std::string reason;
+};
+
+using Message =
+    std::variant<Hello, Welcome, Heartbeat, Start, Kill, StateChange, LogBatch, Stopping, TerminalOpen,
+                 TerminalInput, TerminalResize, TerminalClose, TerminalOutput, TerminalClosed>;
 
 // Encodes a message as the JSON text of one frame.
 std::string Encode(const Message& message);

@@ -39,6 +39,9 @@ packages=(
   # runc, as the container e2e test runs it; podman's default crun cannot set
   # a container's rlimits where root lacks CAP_SYS_RESOURCE.
   podman runc
+  # Notebooks on the pool (docs/interactive.md): Jupyter Notebook and its
+  # Python kernel, run by notebook tasks and by the tests.
+  jupyter-notebook python3-ipykernel
   # The fuzz targets (deploy/fuzz.sh): clang with libFuzzer and the sanitizers.
   clang libclang-rt-14-dev
 )

@@ -147,6 +147,10 @@ Result<uint16_t> HttpServer::Start() {
   return port;
 }
 
+void HttpServer::SetTerminals(TerminalChannelAcceptor* terminals) {
+  impl_->session.terminals = terminals;
+}
+
 void HttpServer::Stop() {
   net::post(impl_->acceptor.get_executor(), [this] {
     beast::error_code ec;

@@ -19,6 +19,7 @@ namespace ring {
 
 class Router;
 class AgentChannelAcceptor;
+class TerminalChannelAcceptor;
 
 struct HttpServerOptions {
   std::string host = "127.0.0.1";
@@ -58,6 +59,8 @@ class HttpServer {
   Result<uint16_t> Start();
   // Stops accepting new connections; open ones finish their current request.
   void Stop();
+  // Users' WebSockets to tasks' terminals go to `terminals` (before Start).
+  void SetTerminals(TerminalChannelAcceptor* terminals);
 
  private:
   struct Impl;

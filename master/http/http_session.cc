@@ -253,6 +253,16 @@ net::awaitable<void> ServeHttp(const HttpSessionContext& ctx, AnyStream& stream,
         ctx.agents.Accept(std::move(stream), std::move(req), *agent_id);  // the agent channel's from here
         co_return;
       }
+      if (ctx.terminals && ctx.terminals->Handles(req.target())) {
+        auto admission = ctx.terminals->Admit(req, peer);
+        if (!admission.ok()) {
+          co_await WriteAndClose(stream, admission.status(), 0);
+          co_return;
+        }
+        tcp_stream.expires_never();
+        ctx.terminals->Accept(std::move(stream), std::move(req), std::move(*admission));
+        co_return;
+      }
       auto res =
           ToBeast(ApiResponse::Error(NotFound("no WebSocket endpoint at " + std::string(req.target()))),
                   req.version(), false);

@@ -20,6 +20,7 @@ namespace ring {
 class Router;
 class StaticFiles;
 class AgentChannelAcceptor;
+class TerminalChannelAcceptor;
 
 // What every connection reads; owned by the HttpServer, outlives connections.
 struct HttpSessionContext {
@@ -27,6 +28,7 @@ struct HttpSessionContext {
   const Router& router;
   AgentChannelAcceptor& agents;
   const StaticFiles& static_files;
+  TerminalChannelAcceptor* terminals = nullptr;  // none: terminal endpoints answer 404
 };
 
 // Reads requests (with the read deadline, header and body limits) and

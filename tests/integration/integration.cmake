@@ -42,6 +42,13 @@ ring_add_test(integration_tests LABEL integration TIMEOUT 240
 # The binaries the tests start must be built first.
 add_dependencies(integration_tests ringmaster ringagent ring quadratic_model)
 
+# The terminal endpoint on a real HttpServer with the CLI's real client on
+# a pseudo-terminal, the agent played by the test.
+ring_add_test(terminal_endpoint_tests LABEL integration
+  SOURCES integration/terminal_endpoint_test.cc
+  LIBS ring_master_http ring_cli_lib ring_test_support ring_common util)
+set_source_files_properties(integration/terminal_endpoint_test.cc PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
+
 # Agents prove who they are: enrolment, credentials, removal, rotation, and
 # fake agents (a raw WebSocket client) attacking a real master and agent.
 ring_add_test(agent_identity_tests LABEL integration TIMEOUT 240

@@ -17,6 +17,7 @@
 #include "agent/fake_message_sink.h"
 #include "agent/fake_process_launcher.h"
 #include "agent/posix_process_launcher.h"
+#include "agent/terminal_hub.h"
 #include "tests/support/wait_until.h"
 
 namespace ring {
@@ -97,7 +98,7 @@ class AgentAllocationRunnerTest : public ::testing::Test {
     fs::remove_all(root_);
   }
 
-  AllocationSupervisor& Supervisor(ProcessLauncher& launcher) {
+  AllocationSupervisor& Supervisor(ProcessLauncher& launcher, TerminalHub* terminals = nullptr) {
     RunnerContext context{boost::asio::make_strand(io_), workers_.get_executor()};
     context.launcher = &launcher;
     context.fetcher = &fetcher_;
@@ -108,6 +109,7 @@ class AgentAllocationRunnerTest : public ::testing::Test {
     context.work_root = root_.string();
     context.slots = {{0, "cpu", ""}, {1, "cpu", ""}};
     context.inherited_env = {{"PATH", "/usr/bin:/bin"}};
+    context.terminals = terminals;
     supervisor_ = std::make_unique<AllocationSupervisor>(std::move(context));
     return *supervisor_;
   }
@@ -265,6 +267,36 @@ TEST_F(AgentAllocationRunnerTest, PerNodeStartRunsOneProcessForAllItsSlots) {
   EXPECT_EQ(StatesOf(sink_.states()), (std::vector<PS>{PS::kStarting, PS::kRunning, PS::kExited}));
   EXPECT_EQ(sink_.states().back().rank, 1);
   EXPECT_EQ(sink_.states().back().exit_code, 0);
+}
+
+TEST_F(AgentAllocationRunnerTest, AShellsRankRunsInATerminalWhoseOutputIsNoLog) {
+  FakeProcessLauncher launcher;
+  TerminalHub terminals(launcher, sink_);
+  auto& sup = Supervisor(launcher, &terminals);
+  proto::Start start = MakeStart("sh1");
+  start.entrypoint.clear();
+  start.entrypoint_argv = {"/bin/bash", "-l"};
+  start.terminal = true;
+  sup.HandleStart(start);
+  const int64_t pid = WaitLaunched(launcher);
+  ASSERT_TRUE(launcher.launched()[0].spec.terminal.has_value());
+  launcher.EmitTerminalOutput(pid, "$ ");
+  terminals.Handle(proto::TerminalOpen{"sh1", 0, "s1", 24, 80});
+  terminals.Handle(proto::TerminalInput{"s1", "exit\n"});
+  EXPECT_EQ(launcher.typed(pid), "exit\n");
+  launcher.Exit(pid, ExitStatus{0, std::nullopt});
+  ASSERT_TRUE(sink_.WaitFor([](const auto& m) { return HasExited(m, "sh1"); }));
+  bool replayed = false, closed = false;
+  for (const auto& m : sink_.messages()) {
+    if (auto* o = std::get_if<proto::TerminalOutput>(&m)) replayed = replayed || o->data == "$ ";
+    if (auto* c = std::get_if<proto::TerminalClosed>(&m)) closed = closed || c->session == "s1";
+  }
+  EXPECT_TRUE(replayed);
+  EXPECT_TRUE(WaitUntil([&] { return terminals.sessions() == 0; }));
+  for (const auto& m : sink_.messages())
+    if (auto* c = std::get_if<proto::TerminalClosed>(&m)) closed = closed || c->session == "s1";
+  EXPECT_TRUE(closed);
+  EXPECT_TRUE(sink_.logs().empty()) << "a terminal's output is no log";
 }
 
 TEST_F(AgentAllocationRunnerTest, OneHundredLinesAreSentAtOnce) {
