@@ -90,7 +90,7 @@ void SchedulingDriver::Pass(const std::string& pool, SteadyTime now) {
         {id, d.group, alloc.world_size, d.priority, d.weight, d.max_slots, seq, d.single_node,
          alloc.is_trial() ? log_policies_.ExcludedNodes(alloc.experiment_id, alloc.trial_id())
                           : std::vector<std::string>{},
-         std::move(d.container)});
+         std::move(d.container), !alloc.is_trial()});
   }
   if (input.pending.empty()) return;
   for (const auto& [id, alloc] : allocations_.live()) {

@@ -191,5 +191,24 @@ TEST(SchedulePoolTest, AZeroSlotRequestRunsOnAnAgentWithoutTakingASlot) {
   }
 }
 
+// A task's slots are one process's: its reasons say so, not a trial's key.
+TEST(SchedulePoolTest, AOneProcessRequestsReasonsSayItIsOneProcess) {
+  PoolInput in;
+  in.pool = "cpu";
+  in.agents = {Agent("a", 2, {0}), Agent("b", 1, {0})};
+  PendingRequest wide{"command-1.0", -1, 3, 42, 1, {}, 1, true};
+  wide.one_process = true;
+  PendingRequest pair{"command-2.0", -2, 2, 42, 1, {}, 2, true};
+  pair.one_process = true;
+  in.pending = {wide, pair};
+  auto d = SchedulePool(in);
+  EXPECT_TRUE(d.assignments.empty());
+  EXPECT_EQ(
+      d.pending_reasons.at("command-1.0"),
+      "can never fit: needs 3 slots on one agent (it is one process); the largest agent in pool cpu has 2");
+  EXPECT_EQ(d.pending_reasons.at("command-2.0"),
+            "needs 2 slots on one agent (it is one process); largest free block in pool cpu is 1");
+}
+
 }  // namespace
 }  // namespace ring::scheduling
