@@ -1,5 +1,8 @@
 #include "master/lifecycle/tasks.h"
 
+#include <algorithm>
+#include <cctype>
+
 #include <spdlog/spdlog.h>
 
 #include "common/archive.h"
@@ -34,11 +37,23 @@ Result<TaskRecord> Tasks::Create(TaskKind kind, const TaskOwner& owner, TaskSpec
     return InvalidArgument(
         "resources.slots: 0 slots needs a pool with zero_slot_tasks: true in master.yaml; pool " +
         spec.resource_pool + " does not allow it");
+  // The pool exists; then its slots fit on one of its agents: a task is one
+  // process with all its slots (a pool without agents yet takes it).
   ResourcesConfig fits;
   fits.resource_pool = spec.resource_pool;
-  fits.slots_per_trial = spec.slots;
-  fits.is_single_node = true;  // a task is one process with all its slots
+  fits.slots_per_trial = std::min<int64_t>(spec.slots, 1);
   if (Status s = rm_.CheckFits(fits, declared); !s.ok()) return s;
+  std::optional<int> largest;
+  for (const auto& agent : rm_.Offers())
+    if (agent.pool == spec.resource_pool) largest = std::max(largest.value_or(0), agent.total_slots);
+  if (largest && spec.slots > *largest) {
+    std::string noun(ToString(kind));
+    for (char& c : noun) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return Status(ErrorCode::kInvalidConfig,
+                  "resources.slots: a " + noun + " of " + std::to_string(spec.slots) +
+                      " slots must fit on one agent (it is one process); the largest agent in pool " +
+                      spec.resource_pool + " has " + std::to_string(*largest) + " slots");
+  }
   if (spec.environment.HasImage())
     for (const auto& p : pools_)
       if (p.name == spec.resource_pool)

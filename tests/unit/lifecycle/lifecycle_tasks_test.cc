@@ -203,5 +203,48 @@ TEST_F(LifecycleTasksTest, ACommandsTokenMakesNoTrialCall) {
   EXPECT_FALSE(asked.ok());
 }
 
+TEST(LifecycleTaskPools, APoolsAllowedUsersAndItsSlotsAreCheckedBeforeAnythingIsWritten) {
+  MemoryStore store;
+  testing::DriverOptions options;
+  options.pools = DefaultPools();
+  options.pools[0].allowed_users = {"ada"};
+  testing::LifecycleDriver controller(store, options);
+  auto agent = std::make_shared<testing::RecordingChannel>();
+  controller.OnAgentHello({"agent-1", "default", "10.0.0.1", "test", {{0, "cpu", ""}, {1, "cpu", ""}}, {}},
+                          agent, std::chrono::steady_clock::now());
+  auto create = [&](const std::string& who, int64_t slots, const std::string& pool) {
+    TaskSpec spec;
+    spec.argv = {"true"};
+    spec.slots = slots;
+    spec.resource_pool = pool;
+    return controller.lifecycle().Run([&](Lifecycle& l) {
+      return l.tasks().Create(TaskKind::kCommand, TaskOwner{who, false}, spec, "");
+    });
+  };
+  auto bob = create("bob", 1, "default");
+  ASSERT_FALSE(bob.ok());
+  EXPECT_EQ(bob.status().code(), ErrorCode::kPermissionDenied);
+  EXPECT_NE(bob.status().message().find("resources.resource_pool"), std::string::npos);
+  auto too_wide = create("ada", 3, "default");  // one process: never on two agents' slots
+  ASSERT_FALSE(too_wide.ok());
+  EXPECT_EQ(too_wide.status().code(), ErrorCode::kInvalidConfig);
+  EXPECT_EQ(
+      too_wide.status().message(),
+      "resources.slots: a command of 3 slots must fit on one agent (it is one process); the largest agent "
+      "in pool default has 2 slots");
+  auto nowhere = create("ada", 1, "no-such-pool");
+  ASSERT_FALSE(nowhere.ok());
+  EXPECT_NE(nowhere.status().message().find("no-such-pool"), std::string::npos);
+  auto bad_context = controller.lifecycle().Run([&](Lifecycle& l) {
+    TaskSpec spec;
+    spec.argv = {"true"};
+    return l.tasks().Create(TaskKind::kCommand, TaskOwner{"ada", false}, spec, "not a tar.gz");
+  });
+  ASSERT_FALSE(bad_context.ok());
+  EXPECT_NE(bad_context.status().message().find("context"), std::string::npos);
+  EXPECT_TRUE(store.ListTasks(TaskKind::kCommand, 10)->empty());  // nothing written
+  EXPECT_TRUE(create("ada", 2, "default").ok());
+}
+
 }  // namespace
 }  // namespace ring
