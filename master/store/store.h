@@ -74,7 +74,8 @@ struct TrialRecord {
 
 // One attempt of a task on resources.
 struct AllocationRecord {
-  std::string id;  // "<trial>.<attempt>", e.g. "7.0"
+  std::string
+      id;  // a trial's "<trial>.<attempt>" ("7.0"); another task's "<kind>-<task>.<attempt>" ("command-12.0")
   int64_t task_id = 0;
   std::optional<int64_t> trial_id;  // when the task is a trial
   AllocationState state = AllocationState::kPending;
