@@ -48,8 +48,12 @@ AllocationRunner::AllocationRunner(const RunnerContext& context, proto::Start st
       batcher_(start_.allocation_id, start_.rank) {}
 
 std::string AllocationRunner::Ids() const {
-  return "allocation=" + start_.allocation_id + " rank=" + std::to_string(start_.rank) +
-         " trial=" + std::to_string(start_.trial_id) + " experiment=" + std::to_string(start_.experiment_id);
+  const std::string ids = "allocation=" + start_.allocation_id + " rank=" + std::to_string(start_.rank);
+  if (start_.task_kind != TaskKind::kTrial)
+    return ids + " task=" + std::to_string(start_.task_id) +
+           " kind=" + std::string(ToString(start_.task_kind));
+  return ids + " trial=" + std::to_string(start_.trial_id) +
+         " experiment=" + std::to_string(start_.experiment_id);
 }
 
 void AllocationRunner::SendState(proto::ProcessState state) {

@@ -36,10 +36,18 @@ Environment BuildTrialEnvironment(const proto::Start& start, const std::string& 
   env["RING_MASTER_URL"] = master_url;
   env["RING_ALLOCATION_ID"] = start.allocation_id;
   env["RING_ALLOCATION_TOKEN"] = start.allocation_token;
-  env["RING_TRIAL_ID"] = std::to_string(start.trial_id);
-  env["RING_EXPERIMENT_ID"] = std::to_string(start.experiment_id);
-  env["RING_HPARAMS"] = start.hparams_json.empty() ? "{}" : start.hparams_json;
-  if (start.latest_checkpoint.empty()) {
+  env["RING_TASK_ID"] = std::to_string(start.task_id);
+  env["RING_TASK_KIND"] = std::string(ToString(start.task_kind));
+  const bool trial = start.task_kind == TaskKind::kTrial;
+  // A task that is not a trial has no experiment, searcher or checkpoint:
+  // none of their variables, not even one from the agent's environment.
+  for (const char* name : {"RING_TRIAL_ID", "RING_EXPERIMENT_ID", "RING_HPARAMS"}) env.erase(name);
+  if (trial) {
+    env["RING_TRIAL_ID"] = std::to_string(start.trial_id);
+    env["RING_EXPERIMENT_ID"] = std::to_string(start.experiment_id);
+    env["RING_HPARAMS"] = start.hparams_json.empty() ? "{}" : start.hparams_json;
+  }
+  if (start.latest_checkpoint.empty() || !trial) {
     env.erase("RING_LATEST_CHECKPOINT");  // never leak one from the agent's own environment
   } else {
     env["RING_LATEST_CHECKPOINT"] = start.latest_checkpoint;

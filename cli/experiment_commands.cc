@@ -228,9 +228,12 @@ int DescribeExperiment(CliEnv& env, int64_t id) {
   Table table(columns);
   table.SetMaxWidth(2, 60);
   for (const auto& t : *trials) {
-    std::vector<std::string> row = {Field(t, "id"),        Field(t, "state"),
-                                    FormatHparams(Member(t, "hparams")), Field(t, "total_batches"),
-                                    Field(t, "restarts"),  Field(t, "best_validation")};
+    std::vector<std::string> row = {Field(t, "id"),
+                                    Field(t, "state"),
+                                    FormatHparams(Member(t, "hparams")),
+                                    Field(t, "total_batches"),
+                                    Field(t, "restarts"),
+                                    Field(t, "best_validation")};
     if (signals) row.push_back(Member(t, "log_signal").is_string() ? Field(t, "log_signal") : "");
     table.AddRow(row);
   }

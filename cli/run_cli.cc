@@ -22,6 +22,7 @@
 #include "cli/preview_commands.h"
 #include "cli/proxy_commands.h"
 #include "cli/scheduling_commands.h"
+#include "cli/task_commands.h"
 #include "cli/trial_commands.h"
 #include "cli/user_commands.h"
 
@@ -62,6 +63,10 @@ struct Args {
   bool print_token = false;  // ring master rotate-cluster-token --print
   UserOptions user;
   UnixLinkOptions unix_link;
+  TaskRunOptions task;
+  int64_t task_slots = -1;     // -1: not given
+  int64_t task_priority = -1;  // -1: not given
+  std::string task_pool;
 };
 
 std::chrono::milliseconds PollInterval() {
@@ -183,6 +188,42 @@ int RunCli(std::vector<std::string> args, std::ostream& out, std::ostream& err) 
   auto* job_list =
       job->add_subcommand("list", "Pending and running allocations in scheduling order, and why each waits");
   job_list->callback([&] { action = [&](CliEnv& env) { return ListJobs(env); }; });
+
+  // Commands: one process on the cluster, as its owner (docs/interactive.md).
+  auto* cmd = app.add_subcommand("cmd", "Run commands on the cluster, follow their logs, kill them");
+  cmd->alias("command");
+  cmd->require_subcommand(1);
+  auto* cmd_run = cmd->add_subcommand(
+      "run", "Run COMMAND ARGS... (after --) on the cluster; follows its logs and exits with its exit code");
+  cmd_run
+      ->add_option("--slots", a.task_slots, "Slots it holds (0: a CPU-only helper, where the pool allows it)")
+      ->check(CLI::NonNegativeNumber);
+  cmd_run->add_option("--pool", a.task_pool, "Resource pool");
+  cmd_run->add_option("--priority", a.task_priority, "Priority 1..99, lower runs first")
+      ->check(CLI::Range(1, 99));
+  cmd_run->add_option("--context", a.task.context_dir, "A folder shipped with it and unpacked where it runs");
+  cmd_run->add_option("--config-file", a.task.config_file,
+                      "Determined's command config (YAML); the flags win over its keys");
+  cmd_run->add_flag("--preemptible", a.task.preemptible,
+                    "Higher-priority work may stop it (it cannot checkpoint: it ends, PREEMPTED)");
+  cmd_run->add_flag("-d,--detach", a.task.detach, "Print its id and return instead of following its logs");
+  cmd_run->add_option("COMMAND", a.task.argv, "The command and its arguments, after --");
+  cmd_run->callback([&] {
+    if (a.task_slots >= 0) a.task.slots = a.task_slots;
+    if (a.task_priority >= 0) a.task.priority = a.task_priority;
+    if (!a.task_pool.empty()) a.task.pool = a.task_pool;
+    action = [&](CliEnv& env) { return RunTask(env, "commands", a.task); };
+  });
+  auto* cmd_list = cmd->add_subcommand("list", "Your commands (an admin's: everyone's), newest first");
+  cmd_list->callback([&] { action = [&](CliEnv& env) { return ListTasks(env, "commands"); }; });
+  auto* cmd_logs = cmd->add_subcommand("logs", "Print a command's output");
+  id_arg(cmd_logs, "Command id");
+  cmd_logs->add_flag("-f,--follow", a.follow, "Keep printing until it ended, then exit with its exit code");
+  cmd_logs->callback(
+      [&] { action = [&](CliEnv& env) { return TaskLogs(env, "commands", a.id, a.follow); }; });
+  auto* cmd_kill = cmd->add_subcommand("kill", "Stop a command (its end cause is USER_KILL)");
+  id_arg(cmd_kill, "Command id");
+  cmd_kill->callback([&] { action = [&](CliEnv& env) { return KillTask(env, "commands", a.id); }; });
 
   auto* pool = app.add_subcommand("pool", "The resource pools");
   pool->require_subcommand(1);

@@ -20,9 +20,9 @@ int ListJobs(CliEnv& env) {
     return kExitOk;
   }
   // Per pool: running ones, then pending ones in scheduling order (#).
-  Table table({"pool", "#", "allocation", "experiment", "trial", "owner", "priority", "weight", "slots",
-               "state", "queued", "why waiting"});
-  table.SetMaxWidth(11, 70);
+  Table table({"pool", "#", "allocation", "kind", "task", "experiment", "trial", "owner", "priority",
+               "weight", "slots", "state", "queued", "why waiting"});
+  table.SetMaxWidth(13, 70);
   for (const auto& j : jobs) {
     std::string state = Field(j, "state");
     if (Member(j, "preempting").is_boolean() && Member(j, "preempting").get<bool>()) state += " (stopping)";
@@ -32,9 +32,10 @@ int ListJobs(CliEnv& env) {
         Member(j, "why_waiting").is_string() ? Field(j, "why_waiting") : Field(j, "pending_reason");
     if (Member(j, "slurm_job_id").is_number_integer())
       state += " (Slurm job " + Field(j, "slurm_job_id") + ")";
-    table.AddRow({Field(j, "pool"), Field(j, "position"), Field(j, "allocation_id"),
-                  Field(j, "experiment_id"), Field(j, "trial_id"), Field(j, "owner"), Field(j, "priority"),
-                  Field(j, "weight"), Field(j, "slots"), state, Field(j, "queued_at"), why});
+    table.AddRow({Field(j, "pool"), Field(j, "position"), Field(j, "allocation_id"), Field(j, "kind"),
+                  Field(j, "task_id"), Field(j, "experiment_id"), Field(j, "trial_id"), Field(j, "owner"),
+                  Field(j, "priority"), Field(j, "weight"), Field(j, "slots"), state, Field(j, "queued_at"),
+                  why});
   }
   table.Print(env.out);
   return kExitOk;

@@ -151,6 +151,8 @@ std::string Encode(const Message& message) {
                       {"allocation_token", m.allocation_token},
                       {"trial_id", m.trial_id},
                       {"experiment_id", m.experiment_id},
+                      {"task_id", m.task_id},
+                      {"task_kind", std::string(ToString(m.task_kind))},
                       {"rank", m.rank},
                       {"world_size", m.world_size},
                       {"local_rank", m.local_rank},
@@ -288,6 +290,12 @@ Result<Message> Decode(const std::string& text) {
       Field(j, "allocation_token", m.allocation_token);
       Field(j, "trial_id", m.trial_id);
       Field(j, "experiment_id", m.experiment_id);
+      Field(j, "task_id", m.task_id, false);
+      std::string kind = "TRIAL";
+      Field(j, "task_kind", kind, false);
+      const std::optional<TaskKind> parsed = ParseTaskKind(kind);
+      if (!parsed) return InvalidArgument("start: unknown task_kind \"" + kind + "\"");
+      m.task_kind = *parsed;
       Field(j, "rank", m.rank);
       Field(j, "world_size", m.world_size);
       Field(j, "local_rank", m.local_rank);

@@ -11,6 +11,8 @@
 #include <variant>
 #include <vector>
 
+#include "common/task_kind.h"
+
 #include <nlohmann/json.hpp>
 
 #include "common/agent_slot.h"
@@ -87,8 +89,10 @@ struct RunAs {
 struct Start {
   std::string allocation_id;
   std::string allocation_token;
-  int64_t trial_id = 0;
-  int64_t experiment_id = 0;
+  int64_t trial_id = 0;                   // RING_TRIAL_ID, for a trial
+  int64_t experiment_id = 0;              // RING_EXPERIMENT_ID, for a trial
+  int64_t task_id = 0;                    // RING_TASK_ID
+  TaskKind task_kind = TaskKind::kTrial;  // RING_TASK_KIND
   int rank = 0;
   int world_size = 1;
   int local_rank = 0;

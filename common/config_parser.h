@@ -11,6 +11,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "common/experiment_config.h"
+#include "common/task_config.h"
 #include "common/yaml_walker.h"
 
 namespace ring {
@@ -25,6 +26,8 @@ class ConfigParser {
   explicit ConfigParser(const std::string& file) : w_(file) {}
 
   ExperimentConfig Parse(const YAML::Node& root);
+  // A task's config (config_task.cc): Determined's command config keys.
+  TaskSpec ParseTask(const YAML::Node& root);
   YamlWalker& walker() { return w_; }
 
  private:

@@ -61,6 +61,10 @@ Result<std::vector<PoolSettings>> ParsePools(const std::string& path, const YAML
               path, kv.second,
               at + ".container_runtime must be one of podman, docker, apptainer, singularity, got \"" +
                   pool.container_runtime + "\"");
+      } else if (key == "zero_slot_tasks") {
+        if (!kv.second.IsScalar() || (kv.second.Scalar() != "true" && kv.second.Scalar() != "false"))
+          return YamlKeyError(path, kv.second, at + ".zero_slot_tasks must be true or false");
+        pool.zero_slot_tasks = kv.second.Scalar() == "true";
       } else if (key == "resource_manager") {
         if (Status s = ParseResourceManager(path, kv.second, at, slurm); !s.ok()) return s;
       } else if (key == "allowed_users") {

@@ -19,7 +19,7 @@ void RegisterAllocationRoutes(Router& router, ApiContext& ctx) {
   // validation — is recorded on the lifecycle's thread; answered after both.
   router.Add("POST", "/api/v1/allocations/{id}/metrics", Access::kAllocation,
              [&ctx](ApiRequest& req) -> boost::asio::awaitable<ApiResponse> {
-               auto holder = ctx.lifecycle.tokens().Authorize(req.params[0], req.BearerToken());
+               auto holder = ctx.lifecycle.tokens().AuthorizeTrial(req.params[0], req.BearerToken());
                if (!holder.ok()) co_return ApiResponse::Error(holder.status());
                std::vector<MetricReport> reports;
                int64_t stored = 0;
@@ -44,13 +44,20 @@ void RegisterAllocationRoutes(Router& router, ApiContext& ctx) {
              });
   // Streamed out of the store without a stream slot: these are bounded by
   // the ranks the master itself starts, and a rank must not wait behind
-  // users' downloads to start.
+  // users' downloads to start. A task that is not a trial gets its context
+  // folder here (bounded by max_model_bytes, sent whole).
   router.AddSync("GET", "/api/v1/allocations/{id}/model_definition", Access::kAllocation,
                  [&ctx](ApiRequest& req) {
                    auto holder = ctx.lifecycle.tokens().Authorize(req.params[0], req.BearerToken());
                    if (!holder.ok()) return ApiResponse::Error(holder.status());
                    ApiResponse r;
                    r.content_type = "application/gzip";
+                   if (holder->kind != TaskKind::kTrial) {
+                     auto context = ctx.store.GetTaskContext(holder->task_id);
+                     if (!context.ok()) return ApiResponse::Error(context.status());
+                     r.body = std::move(context).value();
+                     return r;
+                   }
                    r.stream = MakeModelDefinitionStream(ctx.store, holder->experiment_id, nullptr);
                    return r;
                  });

@@ -182,7 +182,7 @@ void RegisterCheckpointRoutes(Router& router, ApiContext& ctx) {
   // Reads only: the token was checked on the way in, so this needs no hop.
   router.AddSync("GET", "/api/v1/allocations/{id}/checkpoints/{uuid}", Access::kAllocation,
                  [&ctx](ApiRequest& req) {
-                   auto holder = ctx.lifecycle.tokens().Authorize(req.params[0], req.BearerToken());
+                   auto holder = ctx.lifecycle.tokens().AuthorizeTrial(req.params[0], req.BearerToken());
                    if (!holder.ok()) return ApiResponse::Error(holder.status());
                    auto c = RestorableCheckpoint(ctx.store, holder->trial_id, req.params[1]);
                    if (!c.ok()) return ApiResponse::Error(c.status());

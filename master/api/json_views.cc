@@ -115,22 +115,27 @@ nlohmann::json CheckpointJson(const CheckpointRecord& c) {
 nlohmann::json JobsJson(const std::vector<JobRow>& rows) {
   nlohmann::json jobs = nlohmann::json::array();
   for (const auto& row : rows)
-    jobs.push_back({{"allocation_id", row.allocation_id},
-                    {"trial_id", row.trial_id},
-                    {"experiment_id", row.experiment_id},
-                    {"owner", row.owner},
-                    {"state", ToString(row.state)},
-                    {"slots", row.slots},
-                    {"pool", row.pool},
-                    {"priority", row.priority},
-                    {"weight", row.weight},
-                    {"queued_at", row.queued_at},
-                    {"preempting", row.preempting},
-                    {"position", row.position ? nlohmann::json(*row.position) : nlohmann::json()},
-                    {"pending_reason", row.reason ? nlohmann::json(*row.reason) : nlohmann::json()},
-                    // What `ring job list` and the web UI show as why it waits
-                    // (GET /api/v1/jobs words it for Slurm pools).
-                    {"why_waiting", row.reason ? nlohmann::json(*row.reason) : nlohmann::json()}});
+    jobs.push_back(
+        {{"allocation_id", row.allocation_id},
+         {"kind", ToString(row.kind)},
+         {"task_id", row.task_id},
+         // null for a task that is not a trial
+         {"trial_id", row.kind == TaskKind::kTrial ? nlohmann::json(row.trial_id) : nlohmann::json()},
+         {"experiment_id",
+          row.kind == TaskKind::kTrial ? nlohmann::json(row.experiment_id) : nlohmann::json()},
+         {"owner", row.owner},
+         {"state", ToString(row.state)},
+         {"slots", row.slots},
+         {"pool", row.pool},
+         {"priority", row.priority},
+         {"weight", row.weight},
+         {"queued_at", row.queued_at},
+         {"preempting", row.preempting},
+         {"position", row.position ? nlohmann::json(*row.position) : nlohmann::json()},
+         {"pending_reason", row.reason ? nlohmann::json(*row.reason) : nlohmann::json()},
+         // What `ring job list` and the web UI show as why it waits
+         // (GET /api/v1/jobs words it for Slurm pools).
+         {"why_waiting", row.reason ? nlohmann::json(*row.reason) : nlohmann::json()}});
   return jobs;
 }
 

@@ -105,6 +105,7 @@ void RegisterAllRoutes(Router& router, ApiContext& ctx) {
   RegisterRendezvousRoutes(router, ctx);
   RegisterMetricRoutes(router, ctx);
   RegisterPoolRoutes(router, ctx);
+  RegisterTaskRoutes(router, ctx, TaskKind::kCommand, "commands");
   RegisterAgentIdentityRoutes(router, ctx);
   RegisterProxyRoutes(router, ctx);
 }

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "common/status.h"
+#include "common/task_kind.h"
 #include "master/http/api_types.h"
 #include "master/http/router.h"
 
@@ -85,6 +86,9 @@ void RegisterSearcherRoutes(Router& router, ApiContext& ctx);
 void RegisterRendezvousRoutes(Router& router, ApiContext& ctx);
 void RegisterMetricRoutes(Router& router, ApiContext& ctx);
 void RegisterPoolRoutes(Router& router, ApiContext& ctx);
+// Tasks that are not trials, under /api/v1/<plural> ("commands"):
+// create, list, get, kill, logs (tasks_api.cc).
+void RegisterTaskRoutes(Router& router, ApiContext& ctx, TaskKind kind, const std::string& plural);
 // Agent identity: enrolment with the cluster token, removal, slot
 // allowances, rotating the cluster token.
 void RegisterAgentIdentityRoutes(Router& router, ApiContext& ctx);

@@ -42,6 +42,16 @@ bool AllocationTokens::Live(const std::string& allocation_id) const {
   return live_.contains(allocation_id);
 }
 
+Result<AllocationTokens::Holder> AllocationTokens::AuthorizeTrial(const std::string& allocation_id,
+                                                                  const std::string& token) const {
+  auto holder = Authorize(allocation_id, token);
+  if (holder.ok() && holder->kind != TaskKind::kTrial)
+    return Status(ErrorCode::kPermissionDenied, "allocation " + allocation_id + " is a " +
+                                                    std::string(ToString(holder->kind)) +
+                                                    "'s, and only a trial makes this call");
+  return holder;
+}
+
 namespace {
 
 constexpr size_t kTokenHexDigits = 64;

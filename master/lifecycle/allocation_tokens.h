@@ -10,6 +10,7 @@
 #include <string>
 
 #include "common/status.h"
+#include "common/task_kind.h"
 
 namespace ring {
 
@@ -20,8 +21,10 @@ class AllocationTokens {
   explicit AllocationTokens(Store& store) : store_(store) {}
   // What a call of the allocation's trial needs to know once authorised.
   struct Holder {
-    int64_t trial_id = 0;
-    int64_t experiment_id = 0;
+    int64_t trial_id = 0;       // 0 for a task that is not a trial
+    int64_t experiment_id = 0;  // 0 for a task that is not a trial
+    TaskKind kind = TaskKind::kTrial;
+    int64_t task_id = 0;
   };
   void Add(const std::string& allocation_id, const std::string& token_hash, Holder holder);
   void Remove(const std::string& allocation_id);
@@ -29,6 +32,9 @@ class AllocationTokens {
   // `allocation_id`; kUnauthenticated for a missing or wrong token,
   // kConflict for an ended allocation, kNotFound for none.
   Result<Holder> Authorize(const std::string& allocation_id, const std::string& token) const;
+  // The same for the calls only a trial makes (metrics, checkpoints, the
+  // searcher): another kind's token is kPermissionDenied.
+  Result<Holder> AuthorizeTrial(const std::string& allocation_id, const std::string& token) const;
   // `text` with every token of a live allocation in it (a run of 64 hex
   // digits whose SHA-256 is a live token's) replaced by kHiddenToken: log
   // lines are readable by other users, and a trial that prints its

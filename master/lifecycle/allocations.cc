@@ -1,6 +1,7 @@
 #include "master/lifecycle/allocations.h"
 
 #include <algorithm>
+#include <cctype>
 
 #include <spdlog/spdlog.h>
 
@@ -37,12 +38,49 @@ Status Allocations::Queue(const TrialRecord& trial, const std::string& pool, int
   alloc.experiment_id = trial.experiment_id;
   alloc.pool = pool;
   alloc.world_size = slots;
-  queue_.push_back(alloc.record.id);
   spdlog::info("[allocations] trial {} allocation {} queued for {} slots in pool {}", trial.id,
                alloc.record.id, slots, pool);
+  Enqueue(std::move(alloc));
+  return Status::Ok();
+}
+
+Status Allocations::QueueTask(const TaskRecord& task) {
+  if (task.kind == TaskKind::kTrial) return InvalidArgument("a trial's allocation is queued with its trial");
+  auto previous = store_.ListTaskAllocations(task.id);
+  if (!previous.ok()) return previous.status();
+  LiveAllocation alloc;
+  alloc.kind = task.kind;
+  // "command-12.0": never the same as a trial's "<trial>.<attempt>".
+  std::string kind(ToString(task.kind));
+  for (char& c : kind) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  alloc.record.id = kind + "-" + std::to_string(task.id) + "." + std::to_string(previous->size());
+  alloc.record.task_id = task.id;
+  alloc.record.state = AllocationState::kPending;
+  alloc.record.slots = task.spec.slots;
+  if (Status s = store_.CreateAllocation(alloc.record); !s.ok()) return s;
+  alloc.record.created_at = NowRfc3339();
+  alloc.pool = task.spec.resource_pool;
+  alloc.world_size = static_cast<int>(task.spec.slots);
+  alloc.preemptible = task.spec.preemptible;
+  spdlog::info("[allocations] {} {} allocation {} queued for {} slots in pool {}", ToString(task.kind),
+               task.id, alloc.record.id, task.spec.slots, alloc.pool);
+  Enqueue(std::move(alloc));
+  return Status::Ok();
+}
+
+void Allocations::Enqueue(LiveAllocation alloc) {
+  const std::string pool = alloc.pool;
+  queue_.push_back(alloc.record.id);
   live_.emplace(alloc.record.id, std::move(alloc));
   if (on_dirty_) on_dirty_(pool);
-  return Status::Ok();
+}
+
+void Allocations::Hold(LiveAllocation& alloc) {
+  alloc.master_port = ports_.Acquire(alloc.record.id);
+  rendezvous_.Open(alloc.record.id);
+  tokens_.Add(
+      alloc.record.id, alloc.record.token_hash,
+      {alloc.is_trial() ? alloc.trial_id() : 0, alloc.experiment_id, alloc.kind, alloc.record.task_id});
 }
 
 Result<std::string> Allocations::Assign(LiveAllocation& alloc, std::vector<Placement> placements) {
@@ -55,9 +93,7 @@ Result<std::string> Allocations::Assign(LiveAllocation& alloc, std::vector<Place
   alloc.record = next;
   std::erase(queue_, alloc.record.id);
   alloc.started_seq = next_started_seq_++;
-  alloc.master_port = ports_.Acquire(alloc.record.id);
-  rendezvous_.Open(alloc.record.id);
-  tokens_.Add(alloc.record.id, alloc.record.token_hash, {alloc.trial_id(), alloc.experiment_id});
+  Hold(alloc);
   return token;
 }
 
@@ -93,8 +129,9 @@ void Allocations::End(const std::string& allocation_id, EndCause cause, const st
     alloc.record.exit_code = 0;  // every rank exited 0
   alloc.record.ended_at = NowRfc3339();
   Write(alloc.record);
-  spdlog::info("[allocations] allocation {} of trial {} terminated: {} ({})", allocation_id, alloc.trial_id(),
-               ToString(*alloc.record.end_cause), alloc.record.exit_reason);
+  spdlog::info("[allocations] allocation {} of task {} ({}) terminated: {} ({})", allocation_id,
+               alloc.record.task_id, ToString(alloc.kind), ToString(*alloc.record.end_cause),
+               alloc.record.exit_reason);
   rm_.Release(allocation_id);
   ports_.Release(allocation_id);
   tokens_.Remove(allocation_id);
@@ -108,6 +145,12 @@ void Allocations::End(const std::string& allocation_id, EndCause cause, const st
 
 void Allocations::RequestPreemption(LiveAllocation& alloc, EndCause why, SteadyTime now,
                                     std::chrono::seconds timeout) {
+  if (!alloc.is_trial()) {
+    spdlog::info("[allocations] allocation {}: stopping it ({}); a {} cannot checkpoint", alloc.record.id,
+                 Describe(why), ToString(alloc.kind));
+    Stop(alloc, why);
+    return;
+  }
   if (!alloc.preemption.Request(why, now + timeout)) return;
   spdlog::info("[allocations] allocation {}: asked to checkpoint and exit within {} s ({})", alloc.record.id,
                timeout.count(), Describe(why));
@@ -118,30 +161,29 @@ Status Allocations::Recover(const std::function<std::string(int64_t)>& pool_of, 
   auto live = store_.ListLiveAllocations();
   if (!live.ok()) return live.status();
   for (auto& rec : *live) {
-    if (!rec.trial_id) {
-      // Only trials are run by this lifecycle; a task of another kind has no
-      // one to resume it.
-      rec.state = AllocationState::kTerminated;
-      rec.end_cause = EndCause::kFailed;
-      rec.exit_reason = "the master restarted and resumes only trials";
-      Write(rec);
-      continue;
-    }
-    auto trial = store_.GetTrial(*rec.trial_id);
-    if (!trial.ok()) return trial.status();
     LiveAllocation alloc;
     alloc.record = rec;
-    alloc.experiment_id = trial->experiment_id;
-    alloc.pool = pool_of(alloc.experiment_id);
     alloc.world_size = static_cast<int>(rec.slots);
+    if (rec.trial_id) {
+      auto trial = store_.GetTrial(*rec.trial_id);
+      if (!trial.ok()) return trial.status();
+      alloc.experiment_id = trial->experiment_id;
+      alloc.pool = pool_of(alloc.experiment_id);
+    } else {
+      auto task = store_.GetTask(rec.task_id);
+      if (!task.ok()) return task.status();
+      alloc.kind = task->kind;
+      alloc.pool = task->spec.resource_pool;
+      alloc.preemptible = task->spec.preemptible;
+    }
     if (alloc.pending()) {
       queue_.push_back(rec.id);
     } else {
-      // Its nodes get until the deadline to come back and claim it.
+      // Its nodes get until the deadline to come back and claim it; its
+      // rendezvous store is empty: ranks waiting on keys set before the
+      // restart time out.
       rm_.Adopt(rec.id, alloc.placements(), alloc.pool, deadline);
-      alloc.master_port = ports_.Acquire(rec.id);
-      rendezvous_.Open(rec.id);  // empty: ranks waiting on keys set before the restart time out
-      tokens_.Add(rec.id, rec.token_hash, {*rec.trial_id, alloc.experiment_id});
+      Hold(alloc);
     }
     spdlog::info("[allocations] recovered allocation {} in state {}", rec.id, ToString(rec.state));
     live_.emplace(rec.id, std::move(alloc));
@@ -155,20 +197,26 @@ LiveAllocation* Allocations::Find(const std::string& allocation_id) {
 }
 
 Result<LiveAllocation*> Allocations::Live(const std::string& allocation_id) {
-  if (LiveAllocation* alloc = Find(allocation_id)) return alloc;
+  if (LiveAllocation* alloc = Find(allocation_id)) {
+    if (!alloc->is_trial())
+      return Status(ErrorCode::kPermissionDenied, "allocation " + allocation_id + " is a " +
+                                                      std::string(ToString(alloc->kind)) +
+                                                      "'s, and only a trial makes this call");
+    return alloc;
+  }
   return Conflict("allocation " + allocation_id + " has ended");
 }
 
 bool Allocations::TrialHasLive(int64_t trial_id) const {
   for (const auto& [id, alloc] : live_)
-    if (alloc.trial_id() == trial_id) return true;
+    if (alloc.is_trial() && alloc.trial_id() == trial_id) return true;
   return false;
 }
 
 std::vector<std::string> Allocations::OfExperiment(int64_t experiment_id) const {
   std::vector<std::string> ids;
   for (const auto& [id, alloc] : live_)
-    if (alloc.experiment_id == experiment_id) ids.push_back(id);
+    if (alloc.is_trial() && alloc.experiment_id == experiment_id) ids.push_back(id);
   return ids;
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-// Allocations: the attempts of tasks (trials today) on resources that have
+// Allocations: the attempts of tasks (trials, commands, ...) on resources that have
 // not ended — queued, assigned, starting, running, terminating. Owns that
 // table, the queue order, the MASTER_PORTs and each allocation's rendezvous
 // store and token while it lives; writes every change of an allocation's
@@ -27,10 +27,12 @@ namespace ring {
 
 struct LiveAllocation {
   AllocationRecord record;  // record.task_id: the task it is an attempt of
-  // The trial it is an attempt of; every task the lifecycle runs today is a
-  // trial (record.trial_id is set), so reading it for another kind is a bug.
+  TaskKind kind = TaskKind::kTrial;
+  bool is_trial() const { return kind == TaskKind::kTrial; }
+  // The trial it is an attempt of; only a trial's allocation has one
+  // (record.trial_id), so reading it for another kind is a bug.
   int64_t trial_id() const { return record.trial_id.value(); }
-  int64_t experiment_id = 0;
+  int64_t experiment_id = 0;  // 0 for a task that is not a trial
   std::string pool;
   // In rank order; empty while PENDING.
   const std::vector<Placement>& placements() const { return record.placements; }
@@ -49,7 +51,7 @@ struct LiveAllocation {
   std::string invalid_hparams;  // the trial said its hyperparameters are invalid
   int64_t started_seq = 0;      // order of starts: the newest is preempted first
   bool told_done = false;       // the trial was told it has no operation
-  bool preemptible = true;      // trials checkpoint and exit when asked
+  bool preemptible = true;      // trials checkpoint and exit when asked; other tasks say (TaskSpec)
   bool pending() const { return record.state == AllocationState::kPending; }
 };
 
@@ -65,6 +67,8 @@ class Allocations {
 
   // Queues a new allocation of `trial` for `slots` slots in `pool`.
   Status Queue(const TrialRecord& trial, const std::string& pool, int slots);
+  // Queues the one allocation of a task that is not a trial, as its spec says.
+  Status QueueTask(const TaskRecord& task);
   // Records the scheduler's placements (in rank order), holds a port, opens
   // the rendezvous store and the token; returns the token for the ranks.
   Result<std::string> Assign(LiveAllocation& alloc, std::vector<Placement> placements);
@@ -75,14 +79,17 @@ class Allocations {
   void End(const std::string& allocation_id, EndCause cause, const std::string& detail);
   // Asks a running allocation to checkpoint and exit (kPaused, kPreempted
   // or kSearcherStopped); it is killed when still running after `timeout`.
+  // A task that is not a trial cannot checkpoint: it is stopped at once.
   void RequestPreemption(LiveAllocation& alloc, EndCause why, SteadyTime now, std::chrono::seconds timeout);
   // Rebuilds the table from the store after a master restart; placed
-  // allocations' nodes have until `deadline` to come back.
+  // allocations' nodes have until `deadline` to come back. Trials' and
+  // other tasks' alike: a task's pool and preemptibility are its spec's.
   Status Recover(const std::function<std::string(int64_t experiment_id)>& pool_of, SteadyTime deadline);
 
   LiveAllocation* Find(const std::string& allocation_id);
   // The live allocation a trial API call names (its token was checked on
-  // the way in); kConflict once it has ended.
+  // the way in); kConflict once it has ended, kPermissionDenied when it is
+  // not a trial's.
   Result<LiveAllocation*> Live(const std::string& allocation_id);
   bool TrialHasLive(int64_t trial_id) const;
   std::vector<std::string> OfExperiment(int64_t experiment_id) const;
@@ -92,6 +99,8 @@ class Allocations {
 
  private:
   void Write(const AllocationRecord& record);
+  void Enqueue(LiveAllocation alloc);
+  void Hold(LiveAllocation& alloc);  // port, rendezvous store, token of a placed allocation
 
   Store& store_;
   ResourceManager& rm_;

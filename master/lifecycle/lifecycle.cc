@@ -62,13 +62,14 @@ Lifecycle::Lifecycle(Store& store, LifecycleOptions options, const RmFactory& ma
       settings_(store, options_.checkpoint_root, options_.checkpoint_allowed_roots),
       trials_(store),
       allocations_(store, *rm_, tokens_, rendezvous_),
+      tasks_(store, allocations_, *rm_, options_.pools, options_.max_model_bytes),
       log_policies_(store, settings_),
       ranks_(store, allocations_, settings_, log_policies_, *rm_, options_.log_limits,
              options_.heartbeat_timeout),
       searches_(store, settings_, trials_, allocations_),
       checkpoints_(store, settings_, trials_),
-      scheduling_(store, allocations_, settings_, trials_, ranks_, log_policies_, *rm_, options_.pools,
-                  options_.on_scheduler_pass),
+      scheduling_(store, allocations_, settings_, trials_, tasks_, ranks_, log_policies_, *rm_,
+                  options_.pools, options_.on_scheduler_pass),
       experiments_(store, settings_, trials_, allocations_, searches_, ranks_, *rm_, options_.pools,
                    options_.max_model_bytes, options_.own_dirs),
       outcomes_(store, settings_, trials_, allocations_, searches_, checkpoints_, experiments_, log_policies_,
@@ -77,7 +78,10 @@ Lifecycle::Lifecycle(Store& store, LifecycleOptions options, const RmFactory& ma
   allocations_.SetHandlers(
       [this](LiveAllocation& alloc) {
         ranks_.Forget(alloc.record.id);
-        outcomes_.OnAllocationEnded(alloc);
+        if (alloc.is_trial())
+          outcomes_.OnAllocationEnded(alloc);
+        else
+          tasks_.OnAllocationEnded(alloc);
       },
       [this](const std::string& pool) { scheduling_.MarkDirty(pool); });
   searches_.OnSettled([this](int64_t experiment_id) { experiments_.FinishIfDone(experiment_id); });
@@ -100,6 +104,7 @@ Status Lifecycle::Recover(SteadyTime now) {
     if (!alloc.pending()) alloc.processes = scheduling_.ProcessCount(alloc);
   // Allocations of paused experiments were asked to stop before the restart.
   for (auto& [id, alloc] : allocations_.live()) {
+    if (!alloc.is_trial()) continue;
     auto exp = store_.GetExperiment(alloc.experiment_id);
     if (exp.ok() && exp->state == RunState::kPaused && !alloc.placements().empty())
       allocations_.RequestPreemption(alloc, EndCause::kPaused, now,

@@ -25,6 +25,7 @@
 #include "master/lifecycle/rank_events.h"
 #include "master/lifecycle/scheduling_driver.h"
 #include "master/lifecycle/searches.h"
+#include "master/lifecycle/tasks.h"
 #include "master/lifecycle/trial_outcomes.h"
 #include "master/lifecycle/trial_progress.h"
 #include "master/lifecycle/trials.h"
@@ -80,6 +81,7 @@ class Lifecycle {
   Experiments& experiments() { return experiments_; }
   Searches& searches() { return searches_; }
   Allocations& allocations() { return allocations_; }
+  Tasks& tasks() { return tasks_; }
   Checkpoints& checkpoints() { return checkpoints_; }
   ExperimentSettings& settings() { return settings_; }
   SchedulingDriver& scheduling() { return scheduling_; }
@@ -102,6 +104,7 @@ class Lifecycle {
   ExperimentSettings settings_;
   Trials trials_;
   Allocations allocations_;
+  Tasks tasks_;
   LogPolicies log_policies_;
   RankEvents ranks_;
   Searches searches_;

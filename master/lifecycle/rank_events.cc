@@ -100,16 +100,17 @@ void RankEvents::OnLogs(const std::string& node, const proto::LogBatch& batch) {
   auto rank_of = [&](const proto::LogLine& l) {
     return l.rank && *l.rank >= 0 && *l.rank < alloc->world_size ? *l.rank : batch.rank;
   };
+  const bool trial = alloc->is_trial();
   for (const auto& l : batch.lines)
-    lines.push_back({0, alloc->trial_id(), batch.allocation_id, rank_of(l), l.stream,
-                     allocations_.tokens().Redact(l.line), l.ts_ms});
-  // Every line is matched, also those the rate limit drops.
-  log_policies_.OnLines(*alloc, node, lines);
+    lines.push_back({0, trial ? alloc->trial_id() : 0, batch.allocation_id, rank_of(l), l.stream,
+                     allocations_.tokens().Redact(l.line), l.ts_ms, trial ? 0 : alloc->record.task_id});
+  // Every line of a trial is matched, also those the rate limit drops.
+  if (trial) log_policies_.OnLines(*alloc, node, lines);
   const auto now = std::chrono::steady_clock::now().time_since_epoch();
   lines = log_limiter_.Admit(batch.allocation_id, std::move(lines),
                              std::chrono::duration_cast<std::chrono::milliseconds>(now).count());
   if (lines.empty()) return;
-  if (Status s = store_.AddLogs(lines); !s.ok())
+  if (Status s = trial ? store_.AddLogs(lines) : store_.AddTaskLogs(lines); !s.ok())
     spdlog::error("[allocations] allocation {}: cannot store logs: {}", batch.allocation_id, s.message());
 }
 

@@ -8,19 +8,21 @@
 #include "master/lifecycle/checkpoints.h"
 #include "master/lifecycle/log_policies.h"
 #include "master/lifecycle/rank_events.h"
+#include "master/lifecycle/tasks.h"
 #include "master/lifecycle/trials.h"
 #include "master/scheduler/rank_order.h"
 
 namespace ring {
 
 SchedulingDriver::SchedulingDriver(Store& store, Allocations& allocations, ExperimentSettings& settings,
-                                   Trials& trials, RankEvents& ranks, LogPolicies& log_policies,
+                                   Trials& trials, Tasks& tasks, RankEvents& ranks, LogPolicies& log_policies,
                                    ResourceManager& rm, std::vector<PoolSettings> pools,
                                    PassObserver observer)
     : store_(store),
       allocations_(allocations),
       settings_(settings),
       trials_(trials),
+      tasks_(tasks),
       ranks_(ranks),
       log_policies_(log_policies),
       rm_(rm),
@@ -41,6 +43,30 @@ void SchedulingDriver::RunIfDirty(SteadyTime now) {
   for (const auto& pool : pools) Pass(pool, now);
 }
 
+SchedulingDriver::Demand SchedulingDriver::DemandOf(const LiveAllocation& alloc) {
+  Demand d;
+  if (!alloc.is_trial()) {
+    d.group = -alloc.record.task_id;  // each task is its own group; experiment ids are positive
+    d.single_node = true;
+    if (const TaskSpec* spec = tasks_.Spec(alloc.record.task_id)) {
+      d.priority = static_cast<int>(spec->priority);
+      d.weight = spec->weight;
+      if (spec->environment.HasImage())
+        d.container = ContainerNeed{RuntimeOf(alloc.pool), !spec->environment.cpu_image.empty(),
+                                    !spec->environment.cuda_image.empty()};
+    }
+    return d;
+  }
+  const EffectiveResources r = settings_.Resources(alloc.experiment_id);
+  d.group = alloc.experiment_id;
+  d.priority = static_cast<int>(r.priority);
+  d.weight = r.weight;
+  if (r.max_slots) d.max_slots = static_cast<int>(*r.max_slots);
+  d.single_node = r.single_node;
+  d.container = ContainerNeedOf(alloc.experiment_id, alloc.pool);
+  return d;
+}
+
 // One pass of the pool's policy over its nodes, its queue (in queue order)
 // and its running allocations; then starts what it assigned and asks the
 // victims it chose to checkpoint and stop.
@@ -59,28 +85,28 @@ void SchedulingDriver::Pass(const std::string& pool, SteadyTime now) {
     if (alloc.pool != pool) continue;
     pending_reasons_.erase(id);
     pass_positions_.erase(id);
-    const EffectiveResources r = settings_.Resources(alloc.experiment_id);
-    std::optional<int> max_slots;
-    if (r.max_slots) max_slots = static_cast<int>(*r.max_slots);
-    input.pending.push_back({id, alloc.experiment_id, alloc.world_size, static_cast<int>(r.priority),
-                             r.weight, max_slots, seq, r.single_node,
-                             log_policies_.ExcludedNodes(alloc.experiment_id, alloc.trial_id()),
-                             ContainerNeedOf(alloc.experiment_id, pool)});
+    Demand d = DemandOf(alloc);
+    input.pending.push_back(
+        {id, d.group, alloc.world_size, d.priority, d.weight, d.max_slots, seq, d.single_node,
+         alloc.is_trial() ? log_policies_.ExcludedNodes(alloc.experiment_id, alloc.trial_id())
+                          : std::vector<std::string>{},
+         std::move(d.container), !alloc.is_trial()});
   }
   if (input.pending.empty()) return;
   for (const auto& [id, alloc] : allocations_.live()) {
     if (alloc.pool != pool || alloc.pending() || alloc.placements().empty()) continue;
-    const EffectiveResources r = settings_.Resources(alloc.experiment_id);
+    const Demand d = DemandOf(alloc);
     RunningAllocation running;
     running.allocation_id = id;
-    running.experiment_id = alloc.experiment_id;
+    running.experiment_id = d.group;
     running.slots = alloc.world_size;
-    running.priority = static_cast<int>(r.priority);
-    running.weight = r.weight;
-    if (r.max_slots) running.max_slots = static_cast<int>(*r.max_slots);
+    running.priority = d.priority;
+    running.weight = d.weight;
+    running.max_slots = d.max_slots;
     running.started_seq = alloc.started_seq;
-    // Trials checkpoint and exit when asked; one the master is already
-    // stopping is leaving anyway and is not stopped twice.
+    // Trials checkpoint and exit when asked, other tasks only when their
+    // spec says they may be preempted; one the master is already stopping
+    // is leaving anyway and is not stopped twice.
     running.preemptible = alloc.preemptible && !alloc.stop_cause;
     running.preempting = alloc.preemption.requested() || alloc.stop_cause.has_value();
     running.placements = alloc.placements();
@@ -125,7 +151,7 @@ void SchedulingDriver::Launch(LiveAllocation& alloc, const Assignment& assignmen
   // The launch is prepared before anything is held: an allocation whose
   // trial or config cannot be read ends (and its trial is restarted or
   // fails) instead of holding its slots with nothing started.
-  auto spec = SpecFor(alloc);
+  auto spec = alloc.is_trial() ? SpecFor(alloc) : TaskSpecFor(alloc);
   if (!spec.ok()) {
     spdlog::error("[scheduler] allocation {} cannot start: {}", alloc.record.id, spec.status().message());
     allocations_.End(alloc.record.id, EndCause::kFailed, "cannot start: " + spec.status().message());
@@ -185,6 +211,7 @@ std::optional<ContainerNeed> SchedulingDriver::ContainerNeedOf(int64_t experimen
 }
 
 int SchedulingDriver::ProcessCount(const LiveAllocation& alloc) const {
+  if (!alloc.is_trial()) return static_cast<int>(alloc.placements().size());  // one process per agent
   return LaunchModeOf(alloc.experiment_id, alloc.pool) == LaunchMode::kPerNode
              ? static_cast<int>(alloc.placements().size())
              : alloc.world_size;
@@ -217,31 +244,9 @@ Result<LaunchSpec> SchedulingDriver::SpecFor(const LiveAllocation& alloc) {
       {"type", storage.type},
       {"host_path", storage.host_path},
       {"storage_path", storage.storage_path}}.dump();
-  if (config->environment.HasImage()) {
-    proto::Container c;
-    c.runtime = RuntimeOf(alloc.pool);
-    c.force_pull = config->environment.force_pull_image;
-    if (const auto& auth = config->environment.registry_auth)
-      for (auto [key, value] :
-           {std::pair{"username", &auth->username}, std::pair{"password", &auth->password},
-            std::pair{"serveraddress", &auth->serveraddress}, std::pair{"email", &auth->email},
-            std::pair{"auth", &auth->auth}, std::pair{"identitytoken", &auth->identitytoken},
-            std::pair{"registrytoken", &auth->registrytoken}})
-        if (!value->empty()) c.registry_auth[key] = *value;
-    // The checkpoint folder at its own path: RING_CHECKPOINT_STORAGE and
-    // RING_LATEST_CHECKPOINT name host paths.
-    c.checkpoint_path = storage.host_path;
-    for (const auto& m : config->bind_mounts)
-      c.mounts.push_back({m.host_path, m.container_path, m.read_only, m.propagation});
-    if (!config->environment.cpu_image.empty()) {
-      spec.cpu_container = c;
-      spec.cpu_container->image = config->environment.cpu_image;
-    }
-    if (!config->environment.cuda_image.empty()) {
-      spec.cuda_container = c;
-      spec.cuda_container->image = config->environment.cuda_image;
-    }
-  }
+  // The checkpoint folder at its own path: RING_CHECKPOINT_STORAGE and
+  // RING_LATEST_CHECKPOINT name host paths.
+  AddContainers(config->environment, config->bind_mounts, alloc.pool, storage.host_path, spec);
   if (!trial->latest_checkpoint.empty()) {
     CheckpointRecord ref;
     ref.uuid = trial->latest_checkpoint;
@@ -265,6 +270,56 @@ Result<LaunchSpec> SchedulingDriver::SpecFor(const LiveAllocation& alloc) {
   spec.model_definition_path = "/api/v1/allocations/" + alloc.record.id + "/model_definition";
   // Every task runs as its owner: the agent switches to the owner's linked
   // Unix account, or to its unprivileged default when there is none.
+  if (Status s = AddOwner(alloc.record.task_id, spec); !s.ok()) return s;
+  return spec;
+}
+
+void SchedulingDriver::AddContainers(const EnvironmentConfig& env, const std::vector<BindMount>& mounts,
+                                     const std::string& pool, const std::string& checkpoint_path,
+                                     LaunchSpec& spec) const {
+  if (!env.HasImage()) return;
+  proto::Container c;
+  c.runtime = RuntimeOf(pool);
+  c.force_pull = env.force_pull_image;
+  if (const auto& auth = env.registry_auth)
+    for (auto [key, value] :
+         {std::pair{"username", &auth->username}, std::pair{"password", &auth->password},
+          std::pair{"serveraddress", &auth->serveraddress}, std::pair{"email", &auth->email},
+          std::pair{"auth", &auth->auth}, std::pair{"identitytoken", &auth->identitytoken},
+          std::pair{"registrytoken", &auth->registrytoken}})
+      if (!value->empty()) c.registry_auth[key] = *value;
+  c.checkpoint_path = checkpoint_path;
+  for (const auto& m : mounts)
+    c.mounts.push_back({m.host_path, m.container_path, m.read_only, m.propagation});
+  if (!env.cpu_image.empty()) {
+    spec.cpu_container = c;
+    spec.cpu_container->image = env.cpu_image;
+  }
+  if (!env.cuda_image.empty()) {
+    spec.cuda_container = c;
+    spec.cuda_container->image = env.cuda_image;
+  }
+}
+
+Result<LaunchSpec> SchedulingDriver::TaskSpecFor(const LiveAllocation& alloc) {
+  const TaskSpec* task = tasks_.Spec(alloc.record.task_id);
+  if (!task) return Internal("the spec of task " + std::to_string(alloc.record.task_id) + " cannot be read");
+  LaunchSpec spec;
+  spec.allocation_id = alloc.record.id;
+  spec.task_id = alloc.record.task_id;
+  spec.task_kind = alloc.kind;
+  spec.world_size = alloc.world_size;
+  spec.priority = task->priority;
+  spec.launch = LaunchMode::kPerNode;  // one process, with all its slots
+  spec.entrypoint_argv = task->argv;
+  for (const auto& arg : task->argv) spec.entrypoint += (spec.entrypoint.empty() ? "" : " ") + arg;
+  spec.environment = task->environment.variables;
+  spec.cpu_environment = task->environment.cpu_variables;
+  spec.cuda_environment = task->environment.cuda_variables;
+  AddContainers(task->environment, task->bind_mounts, alloc.pool, "", spec);
+  if (task->has_context)
+    spec.model_definition_path = "/api/v1/allocations/" + alloc.record.id + "/model_definition";
+  // As a trial: the owner's linked Unix account, or the agent's unprivileged default.
   if (Status s = AddOwner(alloc.record.task_id, spec); !s.ok()) return s;
   return spec;
 }
@@ -293,19 +348,26 @@ std::vector<JobRow> SchedulingDriver::Jobs() {
   int position = 0;
   for (const auto& key : keys) {
     const LiveAllocation& alloc = allocations_.live().at(key.id);
-    const EffectiveResources r = settings_.Resources(alloc.experiment_id);
-    auto exp = store_.GetExperiment(alloc.experiment_id);
+    const Demand d = DemandOf(alloc);
+    std::string owner;
+    if (alloc.is_trial()) {
+      if (auto exp = store_.GetExperiment(alloc.experiment_id); exp.ok()) owner = exp->owner;
+    } else if (auto task = store_.GetTask(alloc.record.task_id); task.ok()) {
+      owner = task->owner;
+    }
     JobRow row{key.id,
-               alloc.trial_id(),
+               alloc.kind,
+               alloc.record.task_id,
+               alloc.is_trial() ? alloc.trial_id() : 0,
                alloc.experiment_id,
-               exp.ok() ? exp->owner : "",
+               owner,
                alloc.record.state,
                alloc.world_size,
                alloc.pool,
-               r.priority,
-               r.weight,
+               d.priority,
+               d.weight,
                alloc.record.created_at,
-               alloc.preemption.requested(),
+               alloc.preemption.requested() || (!alloc.is_trial() && alloc.stop_cause.has_value()),
                std::nullopt,
                std::nullopt};
     if (key.pool != pool) position = 0;

@@ -21,13 +21,16 @@ namespace ring {
 
 class LogPolicies;
 class RankEvents;
+class Tasks;
 class Trials;
 
 // One row of the job list (GET /api/v1/jobs).
 struct JobRow {
   std::string allocation_id;
-  int64_t trial_id = 0;
-  int64_t experiment_id = 0;
+  TaskKind kind = TaskKind::kTrial;
+  int64_t task_id = 0;
+  int64_t trial_id = 0;       // 0 for a task that is not a trial
+  int64_t experiment_id = 0;  // 0 for a task that is not a trial
   std::string owner;
   AllocationState state = AllocationState::kPending;
   int slots = 0;
@@ -44,7 +47,7 @@ class SchedulingDriver {
  public:
   using PassObserver = std::function<void(const std::string& pool, double seconds)>;
   SchedulingDriver(Store& store, Allocations& allocations, ExperimentSettings& settings, Trials& trials,
-                   RankEvents& ranks, LogPolicies& log_policies, ResourceManager& rm,
+                   Tasks& tasks, RankEvents& ranks, LogPolicies& log_policies, ResourceManager& rm,
                    std::vector<PoolSettings> pools, PassObserver observer);
   void MarkDirty(const std::string& pool) { dirty_.insert(pool); }
   void MarkAllDirty() { all_dirty_ = true; }
@@ -69,10 +72,27 @@ class SchedulingDriver {
   int ProcessCount(const LiveAllocation& alloc) const;
 
  private:
+  // What the scheduler weighs of an allocation: its experiment's settings
+  // for a trial, its spec for another task.
+  struct Demand {
+    int64_t group = 0;  // the fair-share group: the experiment, or the task itself (as -task_id)
+    int priority = 42;
+    double weight = 1;
+    std::optional<int> max_slots;
+    bool single_node = false;
+    std::optional<ContainerNeed> container;
+  };
+  Demand DemandOf(const LiveAllocation& alloc);
   void Pass(const std::string& pool, SteadyTime now);
   // Assigns and launches; an allocation that cannot be launched ends.
   void Launch(LiveAllocation& alloc, const Assignment& assignment);
   Result<LaunchSpec> SpecFor(const LiveAllocation& alloc);
+  // The launch of a task that is not a trial: one process with all its
+  // slots, its argv without a shell, its context as the model definition.
+  Result<LaunchSpec> TaskSpecFor(const LiveAllocation& alloc);
+  // environment.image and bind_mounts as the pool's containers.
+  void AddContainers(const EnvironmentConfig& env, const std::vector<BindMount>& mounts,
+                     const std::string& pool, const std::string& checkpoint_path, LaunchSpec& spec) const;
   // The task's owner and, when the owner is linked to one, the Unix account
   // its ranks run as. A user that no longer exists runs unlinked.
   Status AddOwner(int64_t task_id, LaunchSpec& spec);
@@ -82,6 +102,7 @@ class SchedulingDriver {
   Allocations& allocations_;
   ExperimentSettings& settings_;
   Trials& trials_;
+  Tasks& tasks_;
   RankEvents& ranks_;
   LogPolicies& log_policies_;
   ResourceManager& rm_;

@@ -29,6 +29,7 @@ nlohmann::json RetentionReport::ToJson() const {
           {"trials_thinned", trials_thinned},
           {"metric_reports_deleted", metric_reports_deleted},
           {"trials_logs_deleted", trials_logs_deleted},
+          {"tasks_logs_deleted", tasks_logs_deleted},
           {"log_lines_deleted", log_lines_deleted}};
 }
 
@@ -112,6 +113,17 @@ Result<RetentionReport> Retention::Run(std::chrono::system_clock::time_point now
     }
     offset += static_cast<int64_t>(page->items.size());
     if (page->items.empty() || offset >= page->total) break;
+  }
+  // Tasks that are not trials follow the master's log retention.
+  if (options_.log_retention_days >= 0) {
+    auto ended = store_.ListEndedTasksWithLogs(DaysBefore(now, options_.log_retention_days));
+    if (!ended.ok()) return ended.status();
+    for (int64_t task_id : *ended) {
+      auto deleted = store_.DeleteTaskLogs(task_id);
+      if (!deleted.ok()) return deleted.status();
+      report.tasks_logs_deleted += 1;
+      report.log_lines_deleted += *deleted;
+    }
   }
   if (Status s = store_.Compact(); !s.ok()) return s;
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

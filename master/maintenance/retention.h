@@ -39,6 +39,7 @@ struct RetentionReport {
   int64_t trials_thinned = 0;          // whose training metrics lost reports
   int64_t metric_reports_deleted = 0;  // training reports removed
   int64_t trials_logs_deleted = 0;     // whose logs went
+  int64_t tasks_logs_deleted = 0;      // tasks other than trials whose logs went
   int64_t log_lines_deleted = 0;
   nlohmann::json ToJson() const;
 };

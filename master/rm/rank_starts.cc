@@ -22,6 +22,8 @@ std::vector<proto::Start> StartsForNode(const LaunchSpec& spec, size_t node,
     start.allocation_token = spec.token;
     start.trial_id = spec.trial_id;
     start.experiment_id = spec.experiment_id;
+    start.task_id = spec.task_id;
+    start.task_kind = spec.task_kind;
     start.rank = rank;
     start.world_size = spec.world_size;
     start.local_rank = local;

@@ -15,6 +15,7 @@
 #include "common/end_cause.h"
 #include "common/experiment_config.h"
 #include "common/launch_mode.h"
+#include "common/task_kind.h"
 #include "master/scheduler/scheduler.h"
 
 namespace ring {
@@ -26,9 +27,11 @@ using SteadyTime = std::chrono::steady_clock::time_point;
 // (in rank order: rank 0 on the first slot of the first placement).
 struct LaunchSpec {
   std::string allocation_id;
-  std::string token;  // the allocation token, given to each rank
-  int64_t trial_id = 0;
-  int64_t experiment_id = 0;
+  std::string token;          // the allocation token, given to each rank
+  int64_t trial_id = 0;       // 0 for a task that is not a trial
+  int64_t experiment_id = 0;  // 0 for a task that is not a trial
+  int64_t task_id = 0;
+  TaskKind task_kind = TaskKind::kTrial;
   std::vector<Placement> placements;
   int world_size = 1;
   // Resolved (never kAuto): one process per slot, or one per agent.

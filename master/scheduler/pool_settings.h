@@ -25,6 +25,10 @@ struct PoolSettings {
   // (master.yaml resource_pools[].container_runtime: podman, docker,
   // apptainer or singularity); empty: any the agent has.
   std::string container_runtime;
+  // Tasks that are not trials (commands, shells, notebooks) may hold no
+  // slot here: CPU-only helpers, placed on an agent without taking a slot
+  // (master.yaml resource_pools[].zero_slot_tasks).
+  bool zero_slot_tasks = false;
 };
 
 // Whether `username` (an admin when `admin`) may submit work to `pool`.

@@ -133,6 +133,10 @@ struct PendingRequest {
   // Set when its ranks run in a container: placed only on agents that can
   // run them (CanRunContainers).
   std::optional<ContainerNeed> container;
+  // One process holds all its slots (a task that is not a trial): on one
+  // agent, as single_node, and its waiting reasons say so instead of naming
+  // resources.is_single_node.
+  bool one_process = false;
 };
 
 // An allocation holding slots in this pool (assigned, starting or running).

@@ -108,6 +108,10 @@ std::optional<Fit> PoolSlots::WholeFit(int slots, bool count_leaving) const {
 }
 
 std::optional<Fit> PoolSlots::FitNow(const Need& need, PoolPolicy::Fit policy) const {
+  // A task of no slot (a pool's zero_slot_tasks) runs on the first usable agent.
+  if (need.slots == 0)
+    for (int a = 0; a < agent_count(); ++a)
+      if (usable(a)) return Fit{{a}, false};
   if (need.slots <= 0) return std::nullopt;
   if (auto a = PickBySize(by_free_, need.slots, policy)) return Fit{{*a}, false};
   if (!need.whole_agents()) return std::nullopt;

@@ -30,8 +30,9 @@ struct Shape {
 
 // Where a request's slots may go: one agent, or whole agents of one shape
 // when no single agent takes them (the default); or one agent only
-// (PendingRequest::single_node).
-enum class Span { kOneOrWholeAgents, kOneAgent };
+// (PendingRequest::single_node); or one agent because the request is one
+// process (PendingRequest::one_process: a task that is not a trial).
+enum class Span { kOneOrWholeAgents, kOneAgent, kOneProcess };
 
 // What a request asks of placement. Caches of a pass that hold per request
 // size (what never fits, what preemption could not place, reasons) are keyed
@@ -47,6 +48,7 @@ inline Need NeedOf(int slots, bool single_node) {
   return {slots, single_node ? Span::kOneAgent : Span::kOneOrWholeAgents};
 }
 inline Need NeedOf(const PendingRequest& r) {
+  if (r.one_process) return {r.slots, Span::kOneProcess};
   return NeedOf(r.slots, r.single_node);
 }
 

@@ -11,6 +11,11 @@ namespace {
 // The experiment config key a single-node request comes from, named in its reasons.
 constexpr const char* kSingleNodeKey = "resources.is_single_node";
 
+// Why a request's slots must be on one agent, as its reasons say it.
+std::string OneAgentWhy(const Need& need) {
+  return need.span == Span::kOneProcess ? "it is one process" : kSingleNodeKey;
+}
+
 std::string Plural(int n, const std::string& one, const std::string& many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
@@ -39,7 +44,8 @@ std::string AndList(const std::vector<std::string>& items) {
 std::optional<std::string> NeverFitsIn(const std::vector<AgentView>& agents, const Need& need,
                                        const std::string& pool) {
   const int slots = need.slots;
-  if (slots <= 0) return "can never fit: needs at least one slot";
+  if (slots == 0) return std::nullopt;  // any agent will do
+  if (slots < 0) return "can never fit: needs at least one slot";
   std::set<int> sizes;
   for (const auto& a : agents) {
     const int size = std::max(a.total_slots, static_cast<int>(a.free_slots.size()));
@@ -49,7 +55,7 @@ std::optional<std::string> NeverFitsIn(const std::vector<AgentView>& agents, con
   }
   if (sizes.empty()) return std::nullopt;
   if (!need.whole_agents())
-    return "can never fit: needs " + std::to_string(slots) + " slots on one agent (" + kSingleNodeKey +
+    return "can never fit: needs " + std::to_string(slots) + " slots on one agent (" + OneAgentWhy(need) +
            "); the largest agent in pool " + pool + " has " + std::to_string(*sizes.rbegin());
   std::vector<std::string> listed;
   for (int s : sizes) listed.push_back(std::to_string(s));
@@ -131,7 +137,7 @@ std::string ShapeReason(const PoolSlots& slots, const std::vector<int>& idle_per
   const int request_slots = need.slots;
   const std::string n = Plural(request_slots, "slot", "slots");
   const std::string on_one =
-      need.whole_agents() ? " on one agent" : std::string(" on one agent (") + kSingleNodeKey + ")";
+      need.whole_agents() ? " on one agent" : " on one agent (" + OneAgentWhy(need) + ")";
   if (request_slots <= slots.max_enabled_size())
     return "needs " + n + on_one + "; largest free block in pool " + pool + " is " +
            std::to_string(largest_free);

@@ -124,7 +124,7 @@ Result<std::vector<std::string>> MemoryStore::ListLiveWarmStarts() {
   return std::vector<std::string>(live.begin(), live.end());
 }
 
-Result<int64_t> MemoryStore::CreateTask(const TaskRecord& t) {
+Result<int64_t> MemoryStore::CreateTask(const TaskRecord& t, const std::string& context_tar_gz) {
   if (t.kind == TaskKind::kTrial)
     return InvalidArgument("create task: a trial's task is made with the trial");
   std::lock_guard lock(mu_);
@@ -133,7 +133,69 @@ Result<int64_t> MemoryStore::CreateTask(const TaskRecord& t) {
   r.created_at = NowRfc3339();
   r.ended_at.clear();
   tasks_.emplace(r.id, r);
+  if (!context_tar_gz.empty()) task_contexts_[r.id] = context_tar_gz;
   return r.id;
+}
+
+Result<std::vector<TaskRecord>> MemoryStore::ListTasks(TaskKind kind, int64_t limit) {
+  if (Status s = CheckPage(limit, 0); !s.ok()) return s;
+  std::lock_guard lock(mu_);
+  std::vector<TaskRecord> out;
+  for (auto it = tasks_.rbegin(); it != tasks_.rend() && static_cast<int64_t>(out.size()) < limit; ++it)
+    if (it->second.kind == kind) out.push_back(it->second);
+  return out;
+}
+
+Result<std::string> MemoryStore::GetTaskContext(int64_t id) {
+  std::lock_guard lock(mu_);
+  if (!tasks_.contains(id)) return NotFound("task " + std::to_string(id) + " not found");
+  auto it = task_contexts_.find(id);
+  return it == task_contexts_.end() ? std::string() : it->second;
+}
+
+Status MemoryStore::AddTaskLogs(const std::vector<LogRecord>& lines) {
+  std::lock_guard lock(mu_);
+  for (const LogRecord& l : lines)
+    if (!tasks_.contains(l.task_id))
+      return InvalidArgument("add logs of task " + std::to_string(l.task_id) + ": task does not exist");
+  for (const LogRecord& l : lines) {
+    LogRecord stored = l;
+    stored.id = next_task_log_id_++;
+    task_logs_[l.task_id].push_back(std::move(stored));
+  }
+  return Status::Ok();
+}
+
+Result<std::vector<LogRecord>> MemoryStore::GetTaskLogs(int64_t task_id, int rank, int64_t after_id,
+                                                        int64_t limit) {
+  if (Status s = CheckPage(limit, 0); !s.ok()) return s;
+  std::lock_guard lock(mu_);
+  std::vector<LogRecord> out;
+  auto task = task_logs_.find(task_id);
+  if (task == task_logs_.end()) return out;
+  for (const LogRecord& l : task->second) {
+    if (static_cast<int64_t>(out.size()) >= limit) break;
+    if (l.id > after_id && (rank < 0 || l.rank == rank)) out.push_back(l);
+  }
+  return out;
+}
+
+Result<int64_t> MemoryStore::DeleteTaskLogs(int64_t task_id) {
+  std::lock_guard lock(mu_);
+  auto it = task_logs_.find(task_id);
+  if (it == task_logs_.end()) return int64_t{0};
+  const auto n = static_cast<int64_t>(it->second.size());
+  task_logs_.erase(it);
+  return n;
+}
+
+Result<std::vector<int64_t>> MemoryStore::ListEndedTasksWithLogs(const std::string& before) {
+  std::lock_guard lock(mu_);
+  std::vector<int64_t> out;
+  for (const auto& [id, t] : tasks_)
+    if (t.kind != TaskKind::kTrial && !t.ended_at.empty() && t.ended_at < before && task_logs_.contains(id))
+      out.push_back(id);
+  return out;
 }
 
 Result<TaskRecord> MemoryStore::GetTask(int64_t id) {

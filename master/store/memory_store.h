@@ -30,7 +30,14 @@ class MemoryStore final : public Store {
   Status UpdateExperiment(const ExperimentRecord& e) override;
   Result<std::vector<std::string>> ListLiveWarmStarts() override;
 
-  Result<int64_t> CreateTask(const TaskRecord& t) override;
+  Result<int64_t> CreateTask(const TaskRecord& t, const std::string& context_tar_gz) override;
+  Result<std::vector<TaskRecord>> ListTasks(TaskKind kind, int64_t limit) override;
+  Result<std::string> GetTaskContext(int64_t id) override;
+  Status AddTaskLogs(const std::vector<LogRecord>& lines) override;
+  Result<std::vector<LogRecord>> GetTaskLogs(int64_t task_id, int rank, int64_t after_id,
+                                             int64_t limit) override;
+  Result<int64_t> DeleteTaskLogs(int64_t task_id) override;
+  Result<std::vector<int64_t>> ListEndedTasksWithLogs(const std::string& before) override;
   Result<TaskRecord> GetTask(int64_t id) override;
   Status EndTask(int64_t id) override;
 
@@ -109,6 +116,9 @@ class MemoryStore final : public Store {
   int64_t next_trial_id_ = 1;
   int64_t next_task_id_ = 1;
   std::map<int64_t, TaskRecord> tasks_;
+  std::map<int64_t, std::string> task_contexts_;         // by task
+  std::map<int64_t, std::vector<LogRecord>> task_logs_;  // by task, ids increasing
+  int64_t next_task_log_id_ = 1;
   std::map<int64_t, int64_t> trial_of_task_;  // task id -> trial id, for trials' tasks
   int64_t next_log_id_ = 1;
   std::map<int64_t, StoredExperiment> experiments_;

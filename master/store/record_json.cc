@@ -94,3 +94,86 @@ Result<std::vector<proto::Slot>> SlotsFromJson(const std::string& text) {
 }
 
 }  // namespace ring
+
+namespace ring {
+
+std::string TaskSpecJson(const TaskSpec& t) {
+  nlohmann::json mounts = nlohmann::json::array();
+  for (const auto& m : t.bind_mounts)
+    mounts.push_back({{"host_path", m.host_path},
+                      {"container_path", m.container_path},
+                      {"read_only", m.read_only},
+                      {"propagation", m.propagation}});
+  const EnvironmentConfig& e = t.environment;
+  nlohmann::json env = {{"variables", e.variables},           {"cpu_variables", e.cpu_variables},
+                        {"cuda_variables", e.cuda_variables}, {"cpu_image", e.cpu_image},
+                        {"cuda_image", e.cuda_image},         {"force_pull_image", e.force_pull_image}};
+  if (e.registry_auth) {
+    const RegistryAuth& a = *e.registry_auth;
+    env["registry_auth"] = {{"username", a.username},
+                            {"password", a.password},
+                            {"serveraddress", a.serveraddress},
+                            {"email", a.email},
+                            {"auth", a.auth},
+                            {"identitytoken", a.identitytoken},
+                            {"registrytoken", a.registrytoken}};
+  }
+  nlohmann::json j = {{"description", t.description},     {"argv", t.argv},         {"slots", t.slots},
+                      {"resource_pool", t.resource_pool}, {"priority", t.priority}, {"weight", t.weight},
+                      {"preemptible", t.preemptible},     {"environment", env},     {"bind_mounts", mounts},
+                      {"has_context", t.has_context}};
+  if (t.idle_timeout_s) j["idle_timeout_s"] = *t.idle_timeout_s;
+  return j.dump();
+}
+
+Result<TaskSpec> TaskSpecFromJson(const std::string& text) {
+  const auto j = nlohmann::json::parse(text, nullptr, false);
+  if (!j.is_object()) return Internal("a task spec is not a JSON object: " + text.substr(0, 200));
+  TaskSpec t;
+  try {
+    t.description = j.value("description", "");
+    t.argv = j.value("argv", std::vector<std::string>{});
+    t.slots = j.value("slots", int64_t{1});
+    t.resource_pool = j.value("resource_pool", std::string("default"));
+    t.priority = j.value("priority", int64_t{42});
+    t.weight = j.value("weight", 1.0);
+    t.preemptible = j.value("preemptible", false);
+    t.has_context = j.value("has_context", false);
+    if (auto it = j.find("idle_timeout_s"); it != j.end() && it->is_number_integer())
+      t.idle_timeout_s = it->get<int64_t>();
+    if (auto env = j.find("environment"); env != j.end() && env->is_object()) {
+      EnvironmentConfig& e = t.environment;
+      e.variables = env->value("variables", std::map<std::string, std::string>{});
+      e.cpu_variables = env->value("cpu_variables", std::map<std::string, std::string>{});
+      e.cuda_variables = env->value("cuda_variables", std::map<std::string, std::string>{});
+      e.cpu_image = env->value("cpu_image", "");
+      e.cuda_image = env->value("cuda_image", "");
+      e.force_pull_image = env->value("force_pull_image", false);
+      if (auto a = env->find("registry_auth"); a != env->end() && a->is_object()) {
+        RegistryAuth auth;
+        auth.username = a->value("username", "");
+        auth.password = a->value("password", "");
+        auth.serveraddress = a->value("serveraddress", "");
+        auth.email = a->value("email", "");
+        auth.auth = a->value("auth", "");
+        auth.identitytoken = a->value("identitytoken", "");
+        auth.registrytoken = a->value("registrytoken", "");
+        e.registry_auth = auth;
+      }
+    }
+    if (auto mounts = j.find("bind_mounts"); mounts != j.end() && mounts->is_array())
+      for (const auto& m : *mounts) {
+        BindMount b;
+        b.host_path = m.value("host_path", "");
+        b.container_path = m.value("container_path", "");
+        b.read_only = m.value("read_only", false);
+        b.propagation = m.value("propagation", std::string("rprivate"));
+        t.bind_mounts.push_back(std::move(b));
+      }
+  } catch (const nlohmann::json::exception& e) {
+    return Internal(std::string("a task spec cannot be read: ") + e.what());
+  }
+  return t;
+}
+
+}  // namespace ring

@@ -19,5 +19,7 @@ std::string PlacementsJson(const std::vector<Placement>& placements);  // [{"age
 Result<std::vector<Placement>> PlacementsFromJson(const std::string& text);
 std::string SlotsJson(const std::vector<proto::Slot>& slots);  // [{"id","type","uuid"}]
 Result<std::vector<proto::Slot>> SlotsFromJson(const std::string& text);
+std::string TaskSpecJson(const TaskSpec& spec);  // every field of TaskSpec
+Result<TaskSpec> TaskSpecFromJson(const std::string& text);
 
 }  // namespace ring

@@ -40,7 +40,14 @@ class SqliteStore final : public Store {
   Status UpdateExperiment(const ExperimentRecord& e) override;
   Result<std::vector<std::string>> ListLiveWarmStarts() override;
 
-  Result<int64_t> CreateTask(const TaskRecord& t) override;
+  Result<int64_t> CreateTask(const TaskRecord& t, const std::string& context_tar_gz) override;
+  Result<std::vector<TaskRecord>> ListTasks(TaskKind kind, int64_t limit) override;
+  Result<std::string> GetTaskContext(int64_t id) override;
+  Status AddTaskLogs(const std::vector<LogRecord>& lines) override;
+  Result<std::vector<LogRecord>> GetTaskLogs(int64_t task_id, int rank, int64_t after_id,
+                                             int64_t limit) override;
+  Result<int64_t> DeleteTaskLogs(int64_t task_id) override;
+  Result<std::vector<int64_t>> ListEndedTasksWithLogs(const std::string& before) override;
   Result<TaskRecord> GetTask(int64_t id) override;
   Status EndTask(int64_t id) override;
 

@@ -1,18 +1,21 @@
 // SqliteStore: the tasks table (what holds slots: trials, commands, shells,
 // notebooks).
+#include "master/store/record_json.h"
 #include "master/store/sqlite_db.h"
 #include "master/store/sqlite_store.h"
 #include "master/store/store_util.h"
 
 namespace ring {
 
-Result<int64_t> SqliteStore::CreateTask(const TaskRecord& t) {
+Result<int64_t> SqliteStore::CreateTask(const TaskRecord& t, const std::string& context_tar_gz) {
   if (t.kind == TaskKind::kTrial)
     return InvalidArgument("create task: a trial's task is made with the trial");
   std::lock_guard lock(mu_);
-  Result<Stmt> insert = db_->Prepare("INSERT INTO tasks (kind, owner, created_at) VALUES (?1, ?2, ?3)");
+  Result<Stmt> insert =
+      db_->Prepare("INSERT INTO tasks (kind, owner, created_at, spec, context) VALUES (?1, ?2, ?3, ?4, ?5)");
   if (!insert.ok()) return insert.status();
-  insert->Bind(1, ToString(t.kind)).Bind(2, t.owner).Bind(3, NowRfc3339());
+  insert->Bind(1, ToString(t.kind)).Bind(2, t.owner).Bind(3, NowRfc3339()).Bind(4, TaskSpecJson(t.spec));
+  if (!context_tar_gz.empty()) insert->BindBlob(5, context_tar_gz);
   if (Status s = insert->Run(); !s.ok()) return WithContext(s, "create task");
   return db_->LastInsertRowid();
 }
@@ -20,7 +23,7 @@ Result<int64_t> SqliteStore::CreateTask(const TaskRecord& t) {
 Result<TaskRecord> SqliteStore::GetTask(int64_t id) {
   std::lock_guard lock(mu_);
   Result<Stmt> select = db_->Prepare(
-      "SELECT k.id, k.kind, k.owner, k.created_at, COALESCE(k.ended_at, t.ended_at) "
+      "SELECT k.id, k.kind, k.owner, k.created_at, COALESCE(k.ended_at, t.ended_at), k.spec "
       "FROM tasks k LEFT JOIN trials t ON t.task_id = k.id WHERE k.id = ?1");
   if (!select.ok()) return select.status();
   select->Bind(1, id);
@@ -36,7 +39,117 @@ Result<TaskRecord> SqliteStore::GetTask(int64_t id) {
   t.owner = select->Text(2);
   t.created_at = select->Text(3);
   t.ended_at = select->Text(4);
+  if (t.kind != TaskKind::kTrial) {
+    auto spec = TaskSpecFromJson(select->Text(5));
+    if (!spec.ok()) return spec.status();
+    t.spec = std::move(spec).value();
+  }
   return t;
+}
+
+Result<std::vector<TaskRecord>> SqliteStore::ListTasks(TaskKind kind, int64_t limit) {
+  if (Status s = CheckPage(limit, 0); !s.ok()) return s;
+  std::lock_guard lock(mu_);
+  Result<Stmt> select = db_->Prepare(
+      "SELECT id, owner, created_at, ended_at, spec FROM tasks WHERE kind = ?1 ORDER BY id DESC LIMIT ?2");
+  if (!select.ok()) return select.status();
+  select->Bind(1, ToString(kind)).Bind(2, limit);
+  std::vector<TaskRecord> out;
+  for (;;) {
+    Result<bool> row = select->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) return out;
+    TaskRecord t;
+    t.id = select->Int(0);
+    t.kind = kind;
+    t.owner = select->Text(1);
+    t.created_at = select->Text(2);
+    t.ended_at = select->Text(3);
+    auto spec = TaskSpecFromJson(select->Text(4));
+    if (!spec.ok()) return spec.status();
+    t.spec = std::move(spec).value();
+    out.push_back(std::move(t));
+  }
+}
+
+Result<std::string> SqliteStore::GetTaskContext(int64_t id) {
+  std::lock_guard lock(mu_);
+  Result<Stmt> select = db_->Prepare("SELECT context FROM tasks WHERE id = ?1");
+  if (!select.ok()) return select.status();
+  select->Bind(1, id);
+  Result<bool> row = select->Step();
+  if (!row.ok()) return row.status();
+  if (!*row) return NotFound("task " + std::to_string(id) + " not found");
+  return select->Blob(0);
+}
+
+Status SqliteStore::AddTaskLogs(const std::vector<LogRecord>& lines) {
+  if (lines.empty()) return Status::Ok();
+  std::lock_guard lock(mu_);
+  SqliteTransaction tx(*db_);
+  if (!tx.status().ok()) return tx.status();
+  for (const LogRecord& l : lines) {
+    Result<Stmt> insert = db_->Prepare(
+        "INSERT INTO task_logs (task_id, allocation_id, rank, stream, line, ts_ms) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+    if (!insert.ok()) return insert.status();
+    insert->Bind(1, l.task_id).Bind(2, l.allocation_id).Bind(3, int64_t{l.rank}).Bind(4, l.stream);
+    insert->Bind(5, l.line).Bind(6, l.ts_ms);
+    if (Status s = insert->Run(); !s.ok())
+      return WithContext(s, "add logs of task " + std::to_string(l.task_id));
+  }
+  return tx.Commit();
+}
+
+Result<std::vector<LogRecord>> SqliteStore::GetTaskLogs(int64_t task_id, int rank, int64_t after_id,
+                                                        int64_t limit) {
+  if (Status s = CheckPage(limit, 0); !s.ok()) return s;
+  std::lock_guard lock(mu_);
+  Result<Stmt> select = db_->Prepare(
+      "SELECT id, allocation_id, rank, stream, line, ts_ms FROM task_logs "
+      "WHERE task_id = ?1 AND id > ?2 AND (?3 < 0 OR rank = ?3) ORDER BY id LIMIT ?4");
+  if (!select.ok()) return select.status();
+  select->Bind(1, task_id).Bind(2, after_id).Bind(3, int64_t{rank}).Bind(4, limit);
+  std::vector<LogRecord> out;
+  for (;;) {
+    Result<bool> row = select->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) return out;
+    LogRecord l;
+    l.id = select->Int(0);
+    l.task_id = task_id;
+    l.allocation_id = select->Text(1);
+    l.rank = static_cast<int>(select->Int(2));
+    l.stream = select->Text(3);
+    l.line = select->Text(4);
+    l.ts_ms = select->Int(5);
+    out.push_back(std::move(l));
+  }
+}
+
+Result<int64_t> SqliteStore::DeleteTaskLogs(int64_t task_id) {
+  std::lock_guard lock(mu_);
+  Result<Stmt> del = db_->Prepare("DELETE FROM task_logs WHERE task_id = ?1");
+  if (!del.ok()) return del.status();
+  del->Bind(1, task_id);
+  if (Status s = del->Run(); !s.ok()) return WithContext(s, "delete logs of task " + std::to_string(task_id));
+  return db_->Changes();
+}
+
+Result<std::vector<int64_t>> SqliteStore::ListEndedTasksWithLogs(const std::string& before) {
+  std::lock_guard lock(mu_);
+  Result<Stmt> select = db_->Prepare(
+      "SELECT id FROM tasks k WHERE kind <> 'TRIAL' AND ended_at IS NOT NULL AND ended_at < ?1 "
+      "AND EXISTS (SELECT 1 FROM task_logs l WHERE l.task_id = k.id) ORDER BY id");
+  if (!select.ok()) return select.status();
+  select->Bind(1, before);
+  std::vector<int64_t> out;
+  for (;;) {
+    Result<bool> row = select->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) return out;
+    out.push_back(select->Int(0));
+  }
 }
 
 Status SqliteStore::EndTask(int64_t id) {

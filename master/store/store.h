@@ -17,6 +17,7 @@
 #include "common/placement.h"
 #include "common/states.h"
 #include "common/status.h"
+#include "common/task_config.h"
 #include "common/task_kind.h"
 #include "common/user_role.h"
 
@@ -48,6 +49,8 @@ struct TaskRecord {
   std::string owner;
   std::string created_at;  // set by the store
   std::string ended_at;    // empty while it runs
+  // A task of another kind: its effective config. Empty for a trial's task.
+  TaskSpec spec;
 };
 
 struct TrialRecord {
@@ -71,7 +74,8 @@ struct TrialRecord {
 
 // One attempt of a task on resources.
 struct AllocationRecord {
-  std::string id;  // "<trial>.<attempt>", e.g. "7.0"
+  std::string
+      id;  // a trial's "<trial>.<attempt>" ("7.0"); another task's "<kind>-<task>.<attempt>" ("command-12.0")
   int64_t task_id = 0;
   std::optional<int64_t> trial_id;  // when the task is a trial
   AllocationState state = AllocationState::kPending;
@@ -95,13 +99,14 @@ struct MetricReport {
 };
 
 struct LogRecord {
-  int64_t id = 0;  // increasing; the `offset` of log queries
-  int64_t trial_id = 0;
+  int64_t id = 0;        // increasing; the `offset` of log queries
+  int64_t trial_id = 0;  // a trial's line (AddLogs)
   std::string allocation_id;
   int rank = 0;
   std::string stream;
   std::string line;
   int64_t ts_ms = 0;
+  int64_t task_id = 0;  // a line of a task that is not a trial (AddTaskLogs)
 };
 
 // A log policy that matched a line of a trial's output on a node. The store
@@ -284,9 +289,14 @@ class Store {
   // Tasks. CreateTask is for the kinds other than trials (kInvalidArgument
   // for kTrial); CreateTrial makes a trial's task. EndTask sets ended_at of
   // such a task once (a trial's task ends with its trial).
-  virtual Result<int64_t> CreateTask(const TaskRecord& t) = 0;
+  // `context_tar_gz` is the task's context folder ("" for none).
+  virtual Result<int64_t> CreateTask(const TaskRecord& t, const std::string& context_tar_gz) = 0;
   virtual Result<TaskRecord> GetTask(int64_t id) = 0;  // kNotFound
   virtual Status EndTask(int64_t id) = 0;              // kNotFound
+  // Tasks of `kind` (not kTrial), newest first, at most `limit`.
+  virtual Result<std::vector<TaskRecord>> ListTasks(TaskKind kind, int64_t limit) = 0;
+  // The context folder a task was created with; "" when it has none.
+  virtual Result<std::string> GetTaskContext(int64_t id) = 0;  // kNotFound
 
   // Trials. CreateTrial also creates the trial's task.
   virtual Result<int64_t> CreateTrial(const TrialRecord& t) = 0;
@@ -329,6 +339,15 @@ class Store {
 
   // Deletes every log line of a trial; returns how many.
   virtual Result<int64_t> DeleteLogs(int64_t trial_id) = 0;
+  // The same for tasks that are not trials, by LogRecord::task_id (their
+  // lines are kept apart from trials' lines, with their own ids).
+  virtual Status AddTaskLogs(const std::vector<LogRecord>& lines) = 0;
+  virtual Result<std::vector<LogRecord>> GetTaskLogs(int64_t task_id, int rank, int64_t after_id,
+                                                     int64_t limit) = 0;
+  virtual Result<int64_t> DeleteTaskLogs(int64_t task_id) = 0;
+  // Tasks that are not trials, ended before `before` (RFC 3339), whose logs
+  // are still kept: what log retention deletes.
+  virtual Result<std::vector<int64_t>> ListEndedTasksWithLogs(const std::string& before) = 0;
 
   // Log policy matches. A match whose (trial, policy, node) is already
   // stored is ignored (returns false); a new one returns true.

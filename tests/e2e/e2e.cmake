@@ -1,5 +1,6 @@
 # Whole experiments on a real master, agents and trial processes, one binary:
 #   agent_loss_e2e_test       a trial that fails, an agent that dies under a running trial
+#   commands_e2e_test         `ring cmd`: exit codes, context, waiting, kill, preemption, master restart
 #   container_e2e_test        environment.image: pools that cannot run it refuse it; the quadratic
 #                             example in a small podman image, killed and resumed bit for bit; an
 #                             image that cannot be pulled; a mixed pool places images only on the
@@ -36,6 +37,7 @@ endif()
 ring_add_test(e2e_tests LABEL e2e TIMEOUT 300
   SOURCES
     e2e/agent_loss_e2e_test.cc
+    e2e/commands_e2e_test.cc
     e2e/container_e2e_test.cc
     e2e/digits_e2e_test.cc
     e2e/digits_harness.cc

@@ -160,5 +160,36 @@ TEST(RunAsOwnerE2E, ALinkedUsersTrialRunsAsTheirUnixAccountAndOwnsItsFiles) {
   EXPECT_TRUE(cluster.GetJson("/api/v1/users")["users"][1]["unix"].is_null());
 }
 
+// A command runs as its owner's account exactly like a trial's ranks: a
+// linked user's as her account in a folder of its own, an unlinked user's as
+// the agent's unlinked account, never as root.
+TEST(RunAsOwnerE2E, CommandsRunAsTheirOwnersAccount) {
+  if (::geteuid() != 0)
+    GTEST_SKIP() << "needs root: the test makes Unix accounts and the agent switches users";
+  TestAccount owner("cmo");
+  TestAccount unlinked("cmu");
+  TestCluster cluster;
+  ASSERT_EQ(::chmod(cluster.dir().c_str(), 0711), 0);
+  cluster.StartMaster();
+  const std::string dana = cluster.CreateUser("dana", "dana-password");
+  const std::string eve = cluster.CreateUser("eve", "eve-password");
+  ASSERT_EQ(cluster.Ring({"user", "link-unix", "dana", "--unix-user", owner.name()}).exit_code, 0);
+  TestCluster::AgentOptions agent;
+  agent.run_as_owner = true;
+  agent.extra_args = {"--unlinked-user", unlinked.name()};
+  cluster.StartAgent("owner-agent", 1, agent);
+
+  const std::vector<std::string> probe = {
+      "cmd", "run", "--", "sh", "-c", "echo probe $(id -u):$(id -g) $(stat -c '%u:%g %a' .)"};
+  auto as_dana = cluster.RingAs("dana", dana, probe);
+  ASSERT_EQ(as_dana.exit_code, 0) << as_dana.out << as_dana.err;
+  const std::string ids = std::to_string(owner.uid()) + ":" + std::to_string(owner.gid());
+  EXPECT_NE(as_dana.out.find("probe " + ids + " " + ids + " 700"), std::string::npos) << as_dana.out;
+  auto as_eve = cluster.RingAs("eve", eve, probe);
+  ASSERT_EQ(as_eve.exit_code, 0) << as_eve.out << as_eve.err;
+  EXPECT_NE(as_eve.out.find("probe " + std::to_string(unlinked.uid()) + ":"), std::string::npos)
+      << as_eve.out;
+}
+
 }  // namespace
 }  // namespace ring::testing::run_as_owner_e2e

@@ -99,6 +99,13 @@ const std::vector<RouteRule>& Rules() {
       {"GET", "/api/v1/pools", Rule::kRead, ""},
       {"POST", "/api/v1/tasks/{id}/proxy/link", Rule::kOwned, ""},
       {"POST", "/api/v1/allocations/{id}/proxy", Rule::kTrial, R"({"port":1})"},
+      // {id}: a command of ada's, waiting (the trials hold the slots). Its
+      // kill comes last, after every read of it.
+      {"POST", "/api/v1/commands", Rule::kRead, R"({"argv":["true"],"slots":99})"},
+      {"GET", "/api/v1/commands", Rule::kRead, ""},
+      {"GET", "/api/v1/commands/{id}", Rule::kOwned, ""},
+      {"GET", "/api/v1/commands/{id}/logs", Rule::kOwned, ""},
+      {"POST", "/api/v1/commands/{id}/kill", Rule::kOwned, ""},
   };
   return rules;
 }
@@ -221,6 +228,14 @@ TEST(Authorization, MatrixOfEveryRouteAndCaller) {
     if (u["username"] == "ada") ada_id = u["id"].get<int64_t>();
   ASSERT_GT(ada_id, 0) << users.dump();
 
+  // A command of ada's, which waits: the two trials hold both slots.
+  auto command =
+      RunCommand({BinDir() + "/ring", "-m", cluster.url(), "cmd", "run", "-d", "--", "sleep", "60"},
+                 {{"RING_TOKEN", ada}});
+  ASSERT_EQ(command.exit_code, 0) << command.out << command.err;
+  const int64_t command_id = std::atoll(command.out.c_str());
+  ASSERT_GT(command_id, 0) << command.out;
+
   std::map<Caller, std::string> tokens = {
       {Caller::kNobody, ""},
       {Caller::kMadeUp, std::string(64, 'a')},
@@ -242,6 +257,7 @@ TEST(Authorization, MatrixOfEveryRouteAndCaller) {
     if (path.find("/agents/") != std::string::npos) fill("{id}", "agent-1");
     if (path.find("/users/") != std::string::npos) fill("{id}", std::to_string(ada_id));
     if (path.find("/allocations/") != std::string::npos) fill("{id}", alloc[1].first);
+    if (path.find("/commands/") != std::string::npos) fill("{id}", std::to_string(command_id));
     fill("{id}", "1");  // experiment 1, trial 1
     fill("{action}", "unarchive");
     fill("{allocation_id}", alloc[1].first);  // a live allocation: its trial's token is no Slurm credential
@@ -271,6 +287,13 @@ TEST(Authorization, MatrixOfEveryRouteAndCaller) {
     }
   }
   EXPECT_EQ(checked, static_cast<int>(Rules().size() * tokens.size()));
+
+  // A trial's token makes no command, and a command's own calls stay its own.
+  auto by_trial = cluster.NewClient();
+  by_trial->SetBearerToken(alloc[1].second);
+  auto made = by_trial->Request("POST", "/api/v1/commands", R"({"argv":["true"]})");
+  ASSERT_TRUE(made.ok());
+  EXPECT_EQ(made->status, 401) << made->body;
 
   // The 403 says whose the experiment is.
   auto as_bob = cluster.NewClient();

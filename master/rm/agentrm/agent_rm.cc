@@ -343,8 +343,10 @@ void AgentRm::Adopt(const std::string& allocation_id, const std::vector<Placemen
       e.liveness = AgentState::kDisconnected;
     }
     registry_.Hold(p.agent_id, p.slot_ids, allocation_id);
-    registry_.PlaceRanks(p.agent_id, allocation_id, rank, static_cast<int>(p.slot_ids.size()), true);
-    rank += static_cast<int>(p.slot_ids.size());
+    // A task of no slot still runs one process there.
+    const int ranks = std::max(1, static_cast<int>(p.slot_ids.size()));
+    registry_.PlaceRanks(p.agent_id, allocation_id, rank, ranks, true);
+    rank += ranks;
   }
 }
 

@@ -186,6 +186,35 @@ TYPED_TEST(RetentionTest, DeletesLogsOfTrialsEndedLongAgoWithPerExperimentOverri
   EXPECT_EQ(retention.last()->started_at, day8->started_at);
 }
 
+// Commands' logs follow the master's log_retention_days from their end.
+TYPED_TEST(RetentionTest, DeletesLogsOfCommandsEndedLongAgo) {
+  TaskRecord command;
+  command.kind = TaskKind::kCommand;
+  command.owner = "ada";
+  command.spec.argv = {"true"};
+  const int64_t ended = *this->store().CreateTask(command, "");
+  const int64_t running = *this->store().CreateTask(command, "");
+  for (int64_t task : {ended, running}) {
+    std::vector<LogRecord> lines;
+    for (int i = 0; i < 20; ++i) lines.push_back({0, 0, "a", 0, "stdout", "line", i, task});
+    ASSERT_TRUE(this->store().AddTaskLogs(lines).ok());
+  }
+  ASSERT_TRUE(this->store().EndTask(ended).ok());
+  const auto now = std::chrono::system_clock::now();
+  Retention retention(this->store(), {.log_retention_days = 7, .metrics_full_resolution_days = -1});
+  auto day2 = retention.Run(now + hours(48));
+  ASSERT_TRUE(day2.ok());
+  EXPECT_EQ(day2->tasks_logs_deleted, 0);
+  EXPECT_EQ(this->store().GetTaskLogs(ended, -1, 0, 100)->size(), 20u);
+  auto day8 = retention.Run(now + hours(24 * 8));
+  ASSERT_TRUE(day8.ok());
+  EXPECT_EQ(day8->tasks_logs_deleted, 1);
+  EXPECT_EQ(day8->log_lines_deleted, 20);
+  EXPECT_TRUE(this->store().GetTaskLogs(ended, -1, 0, 100)->empty());
+  EXPECT_EQ(this->store().GetTaskLogs(running, -1, 0, 100)->size(), 20u)
+      << "a command that has not ended keeps them";
+}
+
 int64_t PragmaInt(const std::string& path, const char* pragma) {
   sqlite3* db = nullptr;
   sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr);

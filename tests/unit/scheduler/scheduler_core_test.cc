@@ -158,13 +158,56 @@ TEST(SchedulePoolTest, EveryWaitingRequestHasAReasonAndOrderListsAll) {
   PoolInput in;
   in.pool = "gpu";
   in.agents = {Agent("a", 2, {0, 1})};
-  in.pending = {{"1.0", 1, 2, 42, 1, {}, 1}, {"2.0", 1, 0, 42, 1, {}, 2}, {"3.0", 1, 1, 42, 1, {}, 3}};
+  in.pending = {{"1.0", 1, 2, 42, 1, {}, 1}, {"2.0", 1, -1, 42, 1, {}, 2}, {"3.0", 1, 1, 42, 1, {}, 3}};
   auto d = SchedulePool(in);
   ASSERT_EQ(d.assignments.size(), 1u);
   EXPECT_EQ(d.assignments[0].allocation_id, "1.0");
   EXPECT_EQ(d.pending_reasons.at("2.0"), "can never fit: needs at least one slot");
   EXPECT_EQ(d.pending_reasons.at("3.0"), "needs 1 slot on one agent; largest free block in pool gpu is 0");
   EXPECT_EQ(d.order, (std::vector<std::string>{"1.0", "2.0", "3.0"}));
+}
+
+// A task of no slot (a pool's zero_slot_tasks) runs on an agent without
+// taking a slot, even on a full one; it waits only while there is no agent.
+TEST(SchedulePoolTest, AZeroSlotRequestRunsOnAnAgentWithoutTakingASlot) {
+  for (auto type : {PoolPolicy::Type::kPriority, PoolPolicy::Type::kFairShare}) {
+    PoolInput in;
+    in.pool = "cpu";
+    in.policy.type = type;
+    in.agents = {Agent("b", 1, {}), Agent("a", 1, {})};  // both full
+    in.pending = {{"helper", -7, 0, 42, 1, {}, 1, true}, {"trial", 1, 1, 42, 1, {}, 2}};
+    auto d = SchedulePool(in);
+    ASSERT_EQ(d.assignments.size(), 1u);
+    EXPECT_EQ(d.assignments[0].allocation_id, "helper");
+    ASSERT_EQ(d.assignments[0].placements.size(), 1u);
+    EXPECT_EQ(d.assignments[0].placements[0].agent_id, "a");  // the first in id order
+    EXPECT_TRUE(d.assignments[0].placements[0].slot_ids.empty());
+    EXPECT_TRUE(d.pending_reasons.count("trial"));
+
+    in.agents.clear();
+    auto none = SchedulePool(in);
+    EXPECT_TRUE(none.assignments.empty());
+    EXPECT_TRUE(none.pending_reasons.count("helper"));
+  }
+}
+
+// A task's slots are one process's: its reasons say so, not a trial's key.
+TEST(SchedulePoolTest, AOneProcessRequestsReasonsSayItIsOneProcess) {
+  PoolInput in;
+  in.pool = "cpu";
+  in.agents = {Agent("a", 2, {0}), Agent("b", 1, {0})};
+  PendingRequest wide{"command-1.0", -1, 3, 42, 1, {}, 1, true};
+  wide.one_process = true;
+  PendingRequest pair{"command-2.0", -2, 2, 42, 1, {}, 2, true};
+  pair.one_process = true;
+  in.pending = {wide, pair};
+  auto d = SchedulePool(in);
+  EXPECT_TRUE(d.assignments.empty());
+  EXPECT_EQ(
+      d.pending_reasons.at("command-1.0"),
+      "can never fit: needs 3 slots on one agent (it is one process); the largest agent in pool cpu has 2");
+  EXPECT_EQ(d.pending_reasons.at("command-2.0"),
+            "needs 2 slots on one agent (it is one process); largest free block in pool cpu is 1");
 }
 
 }  // namespace

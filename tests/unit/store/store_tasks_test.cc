@@ -50,7 +50,7 @@ TYPED_TEST(StoreTasksTest, EveryTrialIsATaskOwnedByItsExperimentsOwner) {
   // Its task is not another kind's to make.
   TaskRecord fake;
   fake.kind = TaskKind::kTrial;
-  EXPECT_EQ(this->store_->CreateTask(fake).status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(this->store_->CreateTask(fake, "").status().code(), ErrorCode::kInvalidArgument);
   EXPECT_EQ(this->store_->GetTask(9999).status().code(), ErrorCode::kNotFound);
 }
 
@@ -61,7 +61,7 @@ TYPED_TEST(StoreTasksTest, ATaskOfAnotherKindHasAllocationsWithoutATrial) {
   TaskRecord command;
   command.kind = TaskKind::kCommand;
   command.owner = "bob";
-  auto id = this->store_->CreateTask(command);
+  auto id = this->store_->CreateTask(command, "");
   ASSERT_TRUE(id.ok()) << id.status().ToString();
   EXPECT_NE(*id, this->store_->GetTrial(trial)->task_id);
   auto got = this->store_->GetTask(*id);
@@ -102,6 +102,58 @@ TYPED_TEST(StoreTasksTest, ATaskOfAnotherKindHasAllocationsWithoutATrial) {
   ASSERT_TRUE(this->store_->EndTask(*id).ok());  // once: a second end keeps the first time
   EXPECT_EQ(this->store_->GetTask(*id)->ended_at, ended);
   EXPECT_EQ(this->store_->EndTask(9999).code(), ErrorCode::kNotFound);
+}
+
+// A command's spec, context and log lines are kept with it.
+TYPED_TEST(StoreTasksTest, ATaskKeepsItsSpecContextAndLogs) {
+  TaskRecord command;
+  command.kind = TaskKind::kCommand;
+  command.owner = "ada";
+  command.spec.argv = {"python3", "-c", "print('hi')"};
+  command.spec.slots = 0;
+  command.spec.priority = 7;
+  command.spec.preemptible = true;
+  command.spec.environment.variables["A"] = "1";
+  command.spec.idle_timeout_s = 60;
+  auto id = this->store_->CreateTask(command, std::string("tar\0gz", 6));
+  ASSERT_TRUE(id.ok()) << id.status().ToString();
+  auto plain = this->store_->CreateTask(command, "");
+  ASSERT_TRUE(plain.ok());
+  auto got = this->store_->GetTask(*id);
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(got->spec.argv, command.spec.argv);
+  EXPECT_EQ(got->spec.slots, 0);
+  EXPECT_EQ(got->spec.priority, 7);
+  EXPECT_TRUE(got->spec.preemptible);
+  EXPECT_EQ(got->spec.environment.variables.at("A"), "1");
+  EXPECT_EQ(got->spec.idle_timeout_s, 60);
+  EXPECT_EQ(*this->store_->GetTaskContext(*id), std::string("tar\0gz", 6));
+  EXPECT_EQ(*this->store_->GetTaskContext(*plain), "");
+  EXPECT_EQ(this->store_->GetTaskContext(9999).status().code(), ErrorCode::kNotFound);
+  auto listed = this->store_->ListTasks(TaskKind::kCommand, 10);
+  ASSERT_TRUE(listed.ok());
+  ASSERT_EQ(listed->size(), 2u);
+  EXPECT_EQ(listed->front().id, *plain);  // newest first
+  EXPECT_TRUE(this->store_->ListTasks(TaskKind::kShell, 10)->empty());
+
+  std::vector<LogRecord> lines;
+  for (int i = 0; i < 3; ++i)
+    lines.push_back({0, 0, "command-1.0", 0, "stdout", "line " + std::to_string(i), i, *id});
+  ASSERT_TRUE(this->store_->AddTaskLogs(lines).ok());
+  auto logs = this->store_->GetTaskLogs(*id, -1, 0, 10);
+  ASSERT_TRUE(logs.ok());
+  ASSERT_EQ(logs->size(), 3u);
+  EXPECT_EQ((*logs)[2].line, "line 2");
+  EXPECT_EQ(this->store_->GetTaskLogs(*id, -1, (*logs)[0].id, 10)->size(), 2u);
+  EXPECT_TRUE(this->store_->GetTaskLogs(*plain, -1, 0, 10)->empty());
+  LogRecord orphan = lines[0];
+  orphan.task_id = 9999;
+  EXPECT_FALSE(this->store_->AddTaskLogs({orphan}).ok());
+  EXPECT_TRUE(this->store_->ListEndedTasksWithLogs("9999")->empty());  // not ended
+  ASSERT_TRUE(this->store_->EndTask(*id).ok());
+  EXPECT_EQ(*this->store_->ListEndedTasksWithLogs("9999"), std::vector<int64_t>{*id});
+  EXPECT_EQ(*this->store_->DeleteTaskLogs(*id), 3);
+  EXPECT_TRUE(this->store_->ListEndedTasksWithLogs("9999")->empty());
 }
 
 }  // namespace

@@ -43,7 +43,8 @@ export function slotViews(agent: Agent, jobs: Job[]): SlotView[] {
     const label = s.allocation_id
       ? `${agent.id} slot ${s.id} (${s.type}): allocation ${s.allocation_id}` +
         (trialId ? `, trial ${trialId}` : '') +
-        (job ? `, experiment ${job.experiment_id}` : '')
+        (job && job.experiment_id != null ? `, experiment ${job.experiment_id}` : '') +
+        (job && job.trial_id == null ? `, ${taskLabel(job)}` : '')
       : `${agent.id} slot ${s.id} (${s.type}): free`;
     return {
       agentId: agent.id,
@@ -67,6 +68,11 @@ export function slotUsage(agents: Agent[]): { used: number; total: number } {
       if (s.allocation_id) used += 1;
     }
   return { used, total };
+}
+
+// A task that is not a trial as the queue names it: "command 12".
+export function taskLabel(job: Job): string {
+  return `${job.kind.toLowerCase()} ${job.task_id}`;
 }
 
 export function splitQueue(jobs: Job[]): { running: Job[]; pending: Job[] } {

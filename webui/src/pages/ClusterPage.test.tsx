@@ -127,6 +127,39 @@ describe('ClusterPage', () => {
     expect(waiting.getAttribute('data-allocation')).toBe('8.0');
   });
 
+  it('shows a command in the queue with its kind, owner and why it waits', async () => {
+    vi.stubGlobal(
+      'fetch',
+      fakeFetch({
+        '/api/v1/agents': () => json({ agents: [], total: 0 }),
+        '/api/v1/jobs': () =>
+          json({
+            jobs: [
+              job('command-12.0', {
+                kind: 'COMMAND',
+                task_id: 12,
+                trial_id: null,
+                experiment_id: null,
+                owner: 'ada',
+                state: 'PENDING',
+                position: 1,
+                pending_reason: 'needs 1 slot on one agent',
+                why_waiting: 'needs 1 slot on one agent',
+              }),
+            ],
+            total: 1,
+          }),
+        '/api/v1/pools': () => json({ pools: [], total: 0 }),
+      }).fn,
+    );
+    render(<ClusterPage />);
+    const label = await screen.findByText('command 12');
+    const row = label.closest('tr')!;
+    expect(row.getAttribute('data-allocation')).toBe('command-12.0');
+    expect(within(row).getByText('ada')).toBeTruthy();
+    expect(within(row).getByText('needs 1 slot on one agent')).toBeTruthy();
+  });
+
   it('explains an empty cluster', async () => {
     vi.stubGlobal(
       'fetch',

@@ -11,7 +11,7 @@ import { SlotGrid } from '../components/SlotGrid';
 import { StateBadge } from '../components/StateBadge';
 import { useNow } from '../hooks/useNow';
 import { usePoll } from '../hooks/usePoll';
-import { allocationColor, identityOf, slotUsage, slurmJobOf, splitQueue, whyWaiting } from '../lib/cluster';
+import { allocationColor, identityOf, slotUsage, slurmJobOf, splitQueue, taskLabel, whyWaiting } from '../lib/cluster';
 import { formatAgo, formatDateTime } from '../lib/format';
 import { Link, paths } from '../router';
 
@@ -146,13 +146,14 @@ function Agents({ agents, jobs }: { agents: Agent[]; jobs: Job[] }) {
             <li key={id}>
               <span className="swatch" style={{ background: allocationColor(id) }} aria-hidden="true" />
               allocation {id}
-              {job && (
+              {job && job.trial_id != null && job.experiment_id != null && (
                 <>
                   {' '}
                   · <Link href={paths.trial(job.trial_id)}>trial {job.trial_id}</Link> of{' '}
                   <Link href={paths.experiment(job.experiment_id)}>experiment {job.experiment_id}</Link>
                 </>
               )}
+              {job && job.trial_id == null && <> · {taskLabel(job)}</>}
             </li>
           ))}
         </ul>
@@ -162,7 +163,7 @@ function Agents({ agents, jobs }: { agents: Agent[]; jobs: Job[] }) {
 }
 
 function Queue({ jobs }: { jobs: Job[] }) {
-  if (jobs.length === 0) return <Empty title="The queue is empty.">No trial is running or waiting.</Empty>;
+  if (jobs.length === 0) return <Empty title="The queue is empty.">Nothing is running or waiting.</Empty>;
   const { running, pending } = splitQueue(jobs);
   return (
     <div className="table-wrap" tabIndex={0} role="region" aria-label="Job queue">
@@ -174,7 +175,7 @@ function Queue({ jobs }: { jobs: Job[] }) {
               #
             </th>
             <th scope="col">Allocation</th>
-            <th scope="col">Trial</th>
+            <th scope="col">Task</th>
             <th scope="col">Experiment</th>
             <th scope="col">Owner</th>
             <th scope="col">State</th>
@@ -198,10 +199,14 @@ function Queue({ jobs }: { jobs: Job[] }) {
                 {j.allocation_id}
               </td>
               <td>
-                <Link href={paths.trial(j.trial_id)}>{j.trial_id}</Link>
+                {j.trial_id != null ? <Link href={paths.trial(j.trial_id)}>trial {j.trial_id}</Link> : taskLabel(j)}
               </td>
               <td>
-                <Link href={paths.experiment(j.experiment_id)}>{j.experiment_id}</Link>
+                {j.experiment_id != null ? (
+                  <Link href={paths.experiment(j.experiment_id)}>{j.experiment_id}</Link>
+                ) : (
+                  '—'
+                )}
               </td>
               <td>{j.owner}</td>
               <td>

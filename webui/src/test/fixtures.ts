@@ -74,6 +74,8 @@ export function agent(id: string, allocations: (string | null)[]): Agent {
 export function job(allocation: string, over: Partial<Job> = {}): Job {
   return {
     allocation_id: allocation,
+    kind: 'TRIAL',
+    task_id: Number(allocation.split('.')[0]),
     trial_id: Number(allocation.split('.')[0]),
     experiment_id: 1,
     owner: 'default',

@@ -1,0 +1,33 @@
+#pragma once
+// `ring cmd run|list|logs|kill`: tasks that are not trials. The functions
+// take the task kind's route ("commands"), so shells and notebooks reuse them.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/cli_env.h"
+
+namespace ring::cli {
+
+struct TaskRunOptions {
+  std::vector<std::string> argv;  // after --
+  std::optional<int64_t> slots;
+  std::optional<std::string> pool;
+  std::optional<int64_t> priority;
+  bool preemptible = false;
+  std::string context_dir;  // shipped as the task's context (like a model folder)
+  std::string config_file;  // Determined's command config YAML
+  bool detach = false;      // print the id and return instead of following its logs
+  uint64_t max_context_size = 64ull << 20;
+};
+
+// Creates the task; unless detached, follows its logs and returns its exit
+// code once it ended (1 when it ended without one, e.g. killed or preempted).
+int RunTask(CliEnv& env, const std::string& plural, const TaskRunOptions& options);
+int ListTasks(CliEnv& env, const std::string& plural);
+// Prints its lines; with `follow`, until it ended, then returns its exit code.
+int TaskLogs(CliEnv& env, const std::string& plural, int64_t id, bool follow);
+int KillTask(CliEnv& env, const std::string& plural, int64_t id);
+
+}  // namespace ring::cli
