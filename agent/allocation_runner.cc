@@ -210,6 +210,12 @@ void AllocationRunner::LaunchRank() {
   base["HOME"] = account_.home;
   base["USER"] = account_.user;
   base["LOGNAME"] = account_.user;
+  if (start_.terminal) {
+    // A shell: its owner's login shell, and a terminal xterm.js and
+    // ring's client both speak.
+    base["SHELL"] = account_.shell.empty() ? "/bin/sh" : account_.shell;
+    base["TERM"] = "xterm-256color";
+  }
   Environment env = BuildTrialEnvironment(start_, context_.master_url, agent, context_.slots, base);
   ProcessSpec spec = container_ ? container_->Spec(env, account_) : BareSpec(env);
   spec.group = std::filesystem::path(work_dir_).filename().string();

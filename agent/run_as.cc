@@ -37,6 +37,7 @@ UnixAccount FromEntry(const passwd& entry) {
   account.gid = entry.pw_gid;
   account.user = entry.pw_name;
   account.home = entry.pw_dir && entry.pw_dir[0] == '/' ? entry.pw_dir : "/";
+  if (entry.pw_shell && entry.pw_shell[0] == '/') account.shell = entry.pw_shell;
   account.groups = GroupsOf(account.user, account.gid);
   return account;
 }
@@ -118,6 +119,7 @@ Result<UnixAccount> AccountFor(const RunAsPolicy& policy, const proto::Start& st
   if (LookUp("", account.uid, entry, buffer)) {
     if (account.user.empty()) account.user = entry.pw_name;
     if (entry.pw_dir && entry.pw_dir[0] == '/') account.home = entry.pw_dir;
+    if (entry.pw_shell && entry.pw_shell[0] == '/') account.shell = entry.pw_shell;
   }
   if (account.user.empty()) account.user = std::to_string(account.uid);
   return account;

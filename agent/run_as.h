@@ -21,6 +21,7 @@ struct UnixAccount {
   std::vector<uint32_t> groups;  // supplementary groups, the primary one included
   std::string user;              // USER / LOGNAME
   std::string home;              // HOME: from this host's account database, "/" when it has none
+  std::string shell;             // SHELL: its login shell there; empty when it has none
 };
 
 struct RunAsPolicy {

@@ -42,15 +42,26 @@ class MasterClient {
 
   const Url& url() const { return url_; }
   // The CA file (PEM) trusted for an https master besides the system's CAs ("" = none).
-  void SetCaFile(std::string path) { http_->SetCaFile(std::move(path)); }
+  void SetCaFile(std::string path) {
+    ca_file_ = path;
+    http_->SetCaFile(std::move(path));
+  }
   // Sent as the bearer token of every request from now on.
-  void SetToken(std::string token) { http_->SetBearerToken(std::move(token)); }
+  void SetToken(std::string token) {
+    token_ = token;
+    http_->SetBearerToken(std::move(token));
+  }
+  // What a connection of its own (a terminal's WebSocket) needs.
+  const std::string& token() const { return token_; }
+  const std::string& ca_file() const { return ca_file_; }
 
  private:
   Result<nlohmann::json> Decode(Result<HttpResponse> response);
   Status CheckAnswer(const Result<HttpResponse>& response);
 
   Url url_;
+  std::string token_;
+  std::string ca_file_;
   std::unique_ptr<HttpClient> http_;
 };
 

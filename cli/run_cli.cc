@@ -22,6 +22,7 @@
 #include "cli/preview_commands.h"
 #include "cli/proxy_commands.h"
 #include "cli/scheduling_commands.h"
+#include "cli/shell_commands.h"
 #include "cli/task_commands.h"
 #include "cli/trial_commands.h"
 #include "cli/user_commands.h"
@@ -224,6 +225,37 @@ int RunCli(std::vector<std::string> args, std::ostream& out, std::ostream& err) 
   auto* cmd_kill = cmd->add_subcommand("kill", "Stop a command (its end cause is USER_KILL)");
   id_arg(cmd_kill, "Command id");
   cmd_kill->callback([&] { action = [&](CliEnv& env) { return KillTask(env, "commands", a.id); }; });
+
+  // Shells: a login shell on the cluster, in a terminal the master relays.
+  auto* shell = app.add_subcommand("shell", "Start, open, list and kill shells on the cluster");
+  shell->require_subcommand(1);
+  auto* shell_start = shell->add_subcommand(
+      "start", "Start a shell with the given slots, wait until it runs and open it (Ctrl-] detaches)");
+  shell_start->add_option("--slots", a.task_slots, "Slots it holds (0: none, where the pool allows it)")
+      ->check(CLI::NonNegativeNumber);
+  shell_start->add_option("--pool", a.task_pool, "Resource pool");
+  shell_start->add_option("--priority", a.task_priority, "Priority 1..99, lower runs first")
+      ->check(CLI::Range(1, 99));
+  shell_start->add_option("--context", a.task.context_dir,
+                          "A folder shipped with it; the shell starts in it");
+  shell_start->add_option("--config-file", a.task.config_file,
+                          "Determined's command config (YAML); the flags win over its keys");
+  shell_start->add_flag("-d,--detach", a.task.detach, "Print its id and return instead of opening it");
+  shell_start->callback([&] {
+    if (a.task_slots >= 0) a.task.slots = a.task_slots;
+    if (a.task_priority >= 0) a.task.priority = a.task_priority;
+    if (!a.task_pool.empty()) a.task.pool = a.task_pool;
+    action = [&](CliEnv& env) { return StartShell(env, a.task); };
+  });
+  auto* shell_open =
+      shell->add_subcommand("open", "Attach this terminal to a running shell (Ctrl-] detaches)");
+  id_arg(shell_open, "Shell id");
+  shell_open->callback([&] { action = [&](CliEnv& env) { return OpenShell(env, a.id); }; });
+  auto* shell_list = shell->add_subcommand("list", "Your shells (an admin's: everyone's), newest first");
+  shell_list->callback([&] { action = [&](CliEnv& env) { return ListTasks(env, "shells"); }; });
+  auto* shell_kill = shell->add_subcommand("kill", "End a shell and free its slots");
+  id_arg(shell_kill, "Shell id");
+  shell_kill->callback([&] { action = [&](CliEnv& env) { return KillTask(env, "shells", a.id); }; });
 
   auto* pool = app.add_subcommand("pool", "The resource pools");
   pool->require_subcommand(1);

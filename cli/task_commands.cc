@@ -25,11 +25,11 @@ int ExitCodeOf(const nlohmann::json& answer) {
 
 }  // namespace
 
-int RunTask(CliEnv& env, const std::string& plural, const TaskRunOptions& options) {
+Result<nlohmann::json> CreateTask(CliEnv& env, const std::string& plural, const TaskRunOptions& options) {
   nlohmann::json body = nlohmann::json::object();
   if (!options.config_file.empty()) {
     std::ifstream in(options.config_file);
-    if (!in) return env.Fail(InvalidArgument("cannot read --config-file " + options.config_file));
+    if (!in) return InvalidArgument("cannot read --config-file " + options.config_file);
     std::stringstream text;
     text << in.rdbuf();
     body["config"] = text.str();
@@ -45,28 +45,35 @@ int RunTask(CliEnv& env, const std::string& plural, const TaskRunOptions& option
     pack.max_bytes = options.max_context_size;
     auto archive = PackDirectory(options.context_dir, pack);
     if (!archive.ok())
-      return env.Fail(Status(
-          archive.status().code(),
-          "cannot pack the context folder " + options.context_dir + ": " + archive.status().message()));
+      return Status(archive.status().code(), "cannot pack the context folder " + options.context_dir + ": " +
+                                                 archive.status().message());
     body["context"] = Base64Encode(*archive);
   }
   std::string text;
   try {
     text = body.dump();
   } catch (const nlohmann::json::type_error&) {
-    return env.Fail(InvalidArgument("the config or the command is not UTF-8 text"));
+    return InvalidArgument("the config or the command is not UTF-8 text");
   }
   auto created = env.master.Post("/api/v1/" + plural, body);
+  if (!created.ok()) return created.status();
+  if (!(env.json && options.detach)) {
+    env.err << "Created " << Singular(plural) << " " << GetInt(*created, "id");
+    if (Member(*created, "pending_reason").is_string())
+      env.err << " (waiting: " << Field(*created, "pending_reason") << ")";
+    env.err << '\n';
+  }
+  return created;
+}
+
+int RunTask(CliEnv& env, const std::string& plural, const TaskRunOptions& options) {
+  auto created = CreateTask(env, plural, options);
   if (!created.ok()) return env.Fail(created.status());
   const int64_t id = GetInt(*created, "id");
   if (env.json && options.detach) {
     env.out << created->dump(2) << '\n';
     return kExitOk;
   }
-  env.err << "Created " << Singular(plural) << " " << id;
-  if (Member(*created, "pending_reason").is_string())
-    env.err << " (waiting: " << Field(*created, "pending_reason") << ")";
-  env.err << '\n';
   if (options.detach) {
     env.out << id << '\n';
     return kExitOk;

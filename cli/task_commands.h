@@ -22,6 +22,8 @@ struct TaskRunOptions {
   uint64_t max_context_size = 64ull << 20;
 };
 
+// Creates the task (saying so on stderr): the master's answer.
+Result<nlohmann::json> CreateTask(CliEnv& env, const std::string& plural, const TaskRunOptions& options);
 // Creates the task; unless detached, follows its logs and returns its exit
 // code once it ended (1 when it ended without one, e.g. killed or preempted).
 int RunTask(CliEnv& env, const std::string& plural, const TaskRunOptions& options);

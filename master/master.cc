@@ -19,12 +19,14 @@
 
 #include "common/thread_role.h"
 #include "master/api/routes.h"
+#include "master/api/shells_api.h"
 #include "master/api/work_gate.h"
 #include "master/auth/accounts.h"
 #include "master/http/agent_ws_session.h"
 #include "master/http/http_server.h"
 #include "master/http/router.h"
 #include "master/http/stream_slots.h"
+#include "master/interactive/terminal_relay.h"
 #include "master/lifecycle/lifecycle.h"
 #include "master/maintenance/retention.h"
 #include "master/observability/master_metrics.h"
@@ -47,6 +49,10 @@ struct Master::Parts {
   // timers of it (the agents' registry holds their WebSocket sessions).
   net::io_context ioc;
   MasterMetrics metrics;  // before the store and lifecycle, which report to it
+  // Shells' terminals: each attached client's session, relayed to the agent
+  // that runs the shell (terminal_relay.h). First, so that it outlives the
+  // agents' manager and the WebSocket sessions that call it.
+  std::unique_ptr<TerminalRelay> terminals;
   std::unique_ptr<SqliteStore> store;
   std::unique_ptr<AgentEnrolments> enrolments;  // agents' credentials and the cluster token
   AgentRm* agent_rm = nullptr;                  // owned by the lifecycle
@@ -68,6 +74,8 @@ struct Master::Parts {
   Router router;
   std::unique_ptr<ApiContext> api;
   std::unique_ptr<AgentWsAcceptor> agents;
+  // Users' WebSockets to shells' terminals (after the server's parts).
+  std::unique_ptr<TerminalWsAcceptor> terminal_sockets;
   std::unique_ptr<HttpServer> server;
   std::unique_ptr<TaskProxy> proxy;  // links, announced services, activity (read by routes and proxy_server)
   std::unique_ptr<ProxyServer> proxy_server;
@@ -167,6 +175,15 @@ Status Master::Run() {
   agent_options.kill_grace = std::chrono::milliseconds(config_.kill_grace_ms);
   agent_options.enrolments = p.enrolments.get();
   agent_options.count_refusal = [&p](AgentRefusal why) { p.metrics.CountAgentRefusal(why); };
+  p.terminals = std::make_unique<TerminalRelay>([&p](const std::string& agent, const proto::Message& m) {
+    return p.agent_rm ? p.agent_rm->SendToAgent(agent, m) : Unavailable("no agents yet");
+  });
+  agent_options.terminal_message = [&p](const std::string& agent, const proto::Message& m) {
+    return p.terminals->FromAgent(agent, m);
+  };
+  agent_options.terminals_gone = [&p](const std::string& agent) {
+    p.terminals->AgentGone(agent, "the agent running the shell disconnected; open it again once it is back");
+  };
   LifecycleOptions options;
   options.heartbeat_timeout = agent_options.heartbeat_timeout;
   options.max_model_bytes = static_cast<uint64_t>(config_.max_model_bytes);
@@ -281,6 +298,9 @@ Status Master::Run() {
   http.tls_cert_file = config_.tls.cert_file;
   http.tls_key_file = config_.tls.key_file;
   p.server = std::make_unique<HttpServer>(p.ioc, http, p.router, *p.agents);
+  p.terminal_sockets = std::make_unique<TerminalWsAcceptor>(*p.terminals, IsShellTerminalTarget,
+                                                            MakeShellTerminalAdmitter(*p.store, *p.accounts));
+  p.server->SetTerminals(p.terminal_sockets.get());
   auto port = p.server->Start();
   if (!port.ok()) return port.status();
   if (!config_.port_file.empty())

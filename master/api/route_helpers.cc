@@ -106,6 +106,7 @@ void RegisterAllRoutes(Router& router, ApiContext& ctx) {
   RegisterMetricRoutes(router, ctx);
   RegisterPoolRoutes(router, ctx);
   RegisterTaskRoutes(router, ctx, TaskKind::kCommand, "commands");
+  RegisterTaskRoutes(router, ctx, TaskKind::kShell, "shells");
   RegisterAgentIdentityRoutes(router, ctx);
   RegisterProxyRoutes(router, ctx);
 }

@@ -152,6 +152,10 @@ net::awaitable<ApiResponse> Create(ApiContext& ctx, ApiRequest& req, TaskRoutes 
   if (!flags.ok()) co_return ApiResponse::Error(flags.status());
   auto parsed = ParseTaskConfig(config_text, file_name);
   if (!parsed.ok()) co_return ApiResponse::Error(parsed.status());
+  // A shell runs its owner's login shell unless told otherwise (the agent
+  // sets SHELL from the account's entry in its host's account database).
+  if (r.kind == TaskKind::kShell && flags->argv.empty() && parsed->argv.empty())
+    flags->argv = {"/bin/sh", "-c", "exec \"${SHELL:-/bin/sh}\" -l"};
   auto spec = ApplyTaskFlags(std::move(parsed).value(), *flags);
   if (!spec.ok()) co_return ApiResponse::Error(spec.status());
   const TaskOwner owner{req.principal->username, req.principal->admin()};

@@ -24,6 +24,8 @@ std::vector<proto::Start> StartsForNode(const LaunchSpec& spec, size_t node,
     start.experiment_id = spec.experiment_id;
     start.task_id = spec.task_id;
     start.task_kind = spec.task_kind;
+    // A shell's rank runs in a terminal that its owner attaches to.
+    start.terminal = spec.task_kind == TaskKind::kShell;
     start.rank = rank;
     start.world_size = spec.world_size;
     start.local_rank = local;

@@ -1,6 +1,7 @@
 # Whole experiments on a real master, agents and trial processes, one binary:
 #   agent_loss_e2e_test       a trial that fails, an agent that dies under a running trial
 #   commands_e2e_test         `ring cmd`: exit codes, context, waiting, kill, preemption, master restart
+#   shell_e2e_test            `ring shell` in a real pseudo-terminal: type, resize, Ctrl-C, detach, reopen, refusals
 #   container_e2e_test        environment.image: pools that cannot run it refuse it; the quadratic
 #                             example in a small podman image, killed and resumed bit for bit; an
 #                             image that cannot be pulled; a mixed pool places images only on the
@@ -53,11 +54,12 @@ ring_add_test(e2e_tests LABEL e2e TIMEOUT 300
     e2e/run_as_owner_e2e_test.cc
     e2e/scheduling_e2e_test.cc
     e2e/search_e2e_test.cc
+    e2e/shell_e2e_test.cc
     e2e/svm_e2e_test.cc
     e2e/torchrun_script_e2e_test.cc
     e2e/trial_driven_e2e_test.cc
     e2e/warm_start_e2e_test.cc
-  LIBS ring_test_support ring_common)
+  LIBS ring_test_support ring_common util)
 target_compile_definitions(e2e_tests PRIVATE RING_HAVE_TORCH=${ring_have_torch})
 add_dependencies(e2e_tests ringmaster ringagent ring quadratic_model quadratic_trial svm_model)
 foreach(model digits_model digits_pytorch_model ringtrial_python)

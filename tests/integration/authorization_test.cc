@@ -106,6 +106,12 @@ const std::vector<RouteRule>& Rules() {
       {"GET", "/api/v1/commands/{id}", Rule::kOwned, ""},
       {"GET", "/api/v1/commands/{id}/logs", Rule::kOwned, ""},
       {"POST", "/api/v1/commands/{id}/kill", Rule::kOwned, ""},
+      // {id}: a shell of ada's, waiting like the command.
+      {"POST", "/api/v1/shells", Rule::kRead, R"({"slots":99})"},
+      {"GET", "/api/v1/shells", Rule::kRead, ""},
+      {"GET", "/api/v1/shells/{id}", Rule::kOwned, ""},
+      {"GET", "/api/v1/shells/{id}/logs", Rule::kOwned, ""},
+      {"POST", "/api/v1/shells/{id}/kill", Rule::kOwned, ""},
   };
   return rules;
 }
@@ -235,6 +241,11 @@ TEST(Authorization, MatrixOfEveryRouteAndCaller) {
   ASSERT_EQ(command.exit_code, 0) << command.out << command.err;
   const int64_t command_id = std::atoll(command.out.c_str());
   ASSERT_GT(command_id, 0) << command.out;
+  auto shell =
+      RunCommand({BinDir() + "/ring", "-m", cluster.url(), "shell", "start", "-d"}, {{"RING_TOKEN", ada}});
+  ASSERT_EQ(shell.exit_code, 0) << shell.out << shell.err;
+  const int64_t shell_id = std::atoll(shell.out.c_str());
+  ASSERT_GT(shell_id, 0) << shell.out;
 
   std::map<Caller, std::string> tokens = {
       {Caller::kNobody, ""},
@@ -258,6 +269,7 @@ TEST(Authorization, MatrixOfEveryRouteAndCaller) {
     if (path.find("/users/") != std::string::npos) fill("{id}", std::to_string(ada_id));
     if (path.find("/allocations/") != std::string::npos) fill("{id}", alloc[1].first);
     if (path.find("/commands/") != std::string::npos) fill("{id}", std::to_string(command_id));
+    if (path.find("/shells/") != std::string::npos) fill("{id}", std::to_string(shell_id));
     fill("{id}", "1");  // experiment 1, trial 1
     fill("{action}", "unarchive");
     fill("{allocation_id}", alloc[1].first);  // a live allocation: its trial's token is no Slurm credential

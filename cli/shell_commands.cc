@@ -1,0 +1,63 @@
+#include "cli/shell_commands.h"
+
+#include <unistd.h>
+
+#include <thread>
+
+#include "cli/format.h"
+#include "cli/terminal_client.h"
+
+namespace ring::cli {
+
+int OpenShell(CliEnv& env, int64_t id) {
+  const TerminalTarget target{env.master.url(), "/api/v1/shells/" + std::to_string(id) + "/terminal",
+                              env.master.token(), env.master.ca_file()};
+  if (::isatty(0))
+    env.err << "Shell " << id << ": Ctrl-] detaches (the shell runs on; ring shell open " << id
+            << " comes back)\r\n";
+  env.err.flush();
+  const TerminalResult result = RunTerminal(target);
+  switch (result.end) {
+    case TerminalEnd::kDetached:
+      env.err << "\r\nDetached from shell " << id << "; it runs on (ring shell kill " << id << " ends it)\n";
+      return kExitOk;
+    case TerminalEnd::kClosed:
+      env.err << "\r\nShell " << id << ": " << result.reason << "\n";
+      return kExitOk;
+    case TerminalEnd::kFailed:
+      break;
+  }
+  return env.Fail(Unavailable("shell " + std::to_string(id) + ": " + result.reason));
+}
+
+int StartShell(CliEnv& env, const TaskRunOptions& options) {
+  auto created = CreateTask(env, "shells", options);
+  if (!created.ok()) return env.Fail(created.status());
+  const int64_t id = GetInt(*created, "id");
+  if (options.detach) {
+    if (env.json)
+      env.out << created->dump(2) << '\n';
+    else
+      env.out << id << '\n';
+    return kExitOk;
+  }
+  // Wait until it runs, saying why it waits when that changes.
+  std::string said;
+  for (;;) {
+    auto shell = env.master.Get("/api/v1/shells/" + std::to_string(id));
+    if (!shell.ok()) return env.Fail(shell.status());
+    const std::string state = Field(*shell, "state");
+    if (state == "RUNNING") break;
+    if (!Member(*shell, "ended_at").is_null())
+      return env.Fail(
+          Conflict("shell " + std::to_string(id) + " ended before it ran: " + Field(*shell, "exit_reason")));
+    if (const auto& reason = Member(*shell, "pending_reason"); reason.is_string() && reason != said) {
+      said = reason.get<std::string>();
+      env.err << "Shell " << id << " waits: " << said << '\n';
+    }
+    std::this_thread::sleep_for(env.poll_interval);
+  }
+  return OpenShell(env, id);
+}
+
+}  // namespace ring::cli

@@ -1,0 +1,19 @@
+#pragma once
+// Who may open a shell's terminal (shells_api.cc).
+#include <string_view>
+
+#include "master/http/terminal_ws_session.h"
+
+namespace ring {
+
+class Accounts;
+class Store;
+
+// Whether `target` is under /api/v1/shells/ and so the terminal endpoint's
+// (anything else there that is no terminal answers 404 before the upgrade).
+bool IsShellTerminalTarget(std::string_view target);
+
+// The admission policy of /api/v1/shells/{id}/terminal.
+TerminalWsAcceptor::Admitter MakeShellTerminalAdmitter(Store& store, Accounts& accounts);
+
+}  // namespace ring

@@ -1,0 +1,217 @@
+// Shells on a real master and agent, driven through the real `ring` CLI in
+// a real pseudo-terminal (the test holds its master side, as a terminal
+// emulator would): type a command and read its output, resize the window,
+// Ctrl-C a foreground job, detach and reopen (the shell ran on, its screen
+// comes back), kill it and see its slot freed. Another user is refused, and
+// an allocation token read from inside a task opens no shell.
+#include <fcntl.h>
+#include <poll.h>
+#include <pty.h>
+#include <signal.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <regex>
+
+#include "tests/support/test_cluster.h"
+
+namespace ring::testing::shell_e2e {
+namespace {
+
+using namespace std::chrono_literals;
+
+// `ring ARGS...` with a pseudo-terminal as its controlling terminal, stdin,
+// stdout and stderr.
+class RingInATerminal {
+ public:
+  RingInATerminal(const std::vector<std::string>& args, const std::map<std::string, std::string>& env) {
+    winsize ws{};
+    ws.ws_row = 24;
+    ws.ws_col = 80;
+    int slave = -1;
+    EXPECT_EQ(::openpty(&master_, &slave, nullptr, nullptr, &ws), 0);
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      ::setsid();
+      ::ioctl(slave, TIOCSCTTY, 0);
+      ::dup2(slave, 0);
+      ::dup2(slave, 1);
+      ::dup2(slave, 2);
+      for (const auto& [k, v] : env) ::setenv(k.c_str(), v.c_str(), 1);
+      std::vector<char*> argv;
+      for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+      argv.push_back(nullptr);
+      ::execv(argv[0], argv.data());
+      ::_exit(127);
+    }
+    ::close(slave);
+  }
+  ~RingInATerminal() {
+    if (pid_ > 0 && !exited_) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+    ::close(master_);
+  }
+  // Reads until `pattern` matches what came after the last match.
+  bool WaitFor(const std::string& pattern, std::chrono::milliseconds timeout = 20s) {
+    const std::regex re(pattern);
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (std::chrono::steady_clock::now() < deadline) {
+      std::smatch m;
+      const std::string rest = screen_.substr(seen_);
+      if (std::regex_search(rest, m, re)) {
+        seen_ += m.position(0) + m.length(0);
+        return true;
+      }
+      pollfd p{master_, POLLIN, 0};
+      if (::poll(&p, 1, 100) > 0) {
+        char buf[4096];
+        const ssize_t n = ::read(master_, buf, sizeof buf);
+        if (n > 0) screen_.append(buf, static_cast<size_t>(n));
+        if (n <= 0) std::this_thread::sleep_for(50ms);
+      }
+    }
+    return false;
+  }
+  void Type(const std::string& keys) {
+    ASSERT_EQ(::write(master_, keys.data(), keys.size()), (ssize_t)keys.size());
+  }
+  void Resize(int rows, int cols) {
+    winsize ws{};
+    ws.ws_row = static_cast<unsigned short>(rows);
+    ws.ws_col = static_cast<unsigned short>(cols);
+    ::ioctl(master_, TIOCSWINSZ, &ws);  // the kernel sends ring SIGWINCH
+  }
+  // Its exit code (-1: still running after `timeout`).
+  int Wait(std::chrono::milliseconds timeout = 20s) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (std::chrono::steady_clock::now() < deadline) {
+      WaitFor("$^", 50ms);  // keeps draining the terminal
+      int status = 0;
+      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+        exited_ = true;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      }
+    }
+    return -1;
+  }
+  const std::string& screen() const { return screen_; }
+
+ private:
+  int master_ = -1;
+  pid_t pid_ = -1;
+  bool exited_ = false;
+  std::string screen_;
+  size_t seen_ = 0;
+};
+
+nlohmann::json Shell(TestCluster& cluster, int64_t id) {
+  return cluster.GetJson("/api/v1/shells/" + std::to_string(id));
+}
+
+TEST(ShellE2E, ATerminalTypesResizesInterruptsDetachesAndComesBack) {
+  TestCluster cluster;
+  cluster.StartMaster();
+  cluster.StartAgent("a1", 1);
+  auto started = cluster.Ring({"shell", "start", "--detach"});
+  ASSERT_EQ(started.exit_code, 0) << started.out << started.err;
+  const int64_t id = std::atoll(started.out.c_str());
+  ASSERT_GT(id, 0) << started.out;
+  ASSERT_TRUE(TestCluster::WaitFor([&] { return Shell(cluster, id)["state"] == "RUNNING"; }, 30s))
+      << Shell(cluster, id).dump();
+  const std::vector<std::string> open = {BinDir() + "/ring", "-m", cluster.url(), "shell", "open",
+                                         std::to_string(id)};
+  const std::map<std::string, std::string> env = {{"XDG_CONFIG_HOME", cluster.dir() + "/config"}};
+  std::string token;
+  {
+    RingInATerminal ring(open, env);
+    ASSERT_TRUE(ring.WaitFor("Ctrl-\\] detaches")) << ring.screen();
+    ring.Type("echo hi-$((6*7))-$RING_TASK_KIND\r");
+    ASSERT_TRUE(ring.WaitFor("hi-42-SHELL")) << ring.screen();
+    ring.Type("stty size\r");
+    ASSERT_TRUE(ring.WaitFor("24 80")) << ring.screen();
+    ring.Resize(50, 132);
+    std::this_thread::sleep_for(300ms);
+    ring.Type("stty size\r");
+    ASSERT_TRUE(ring.WaitFor("50 132")) << ring.screen();
+    // Ctrl-C ends the foreground job, not the shell.
+    ring.Type("sleep 60; echo slept-through\r");
+    std::this_thread::sleep_for(500ms);
+    ring.Type("\x03");
+    ring.Type("echo after-$((2*21))\r");
+    ASSERT_TRUE(ring.WaitFor("after-42", 10s)) << ring.screen();
+    EXPECT_EQ(ring.screen().find("\nslept-through"), std::string::npos);
+    ring.Type("echo token=$RING_ALLOCATION_TOKEN.\r");
+    ASSERT_TRUE(ring.WaitFor("token=[0-9a-f]{64}\\.")) << ring.screen();
+    std::smatch m;
+    const std::string screen = ring.screen();
+    ASSERT_TRUE(std::regex_search(screen, m, std::regex("token=([0-9a-f]{64})\\.")));
+    token = m[1];
+    ring.Type("cd /tmp; export MARK=still-here\r");
+    ring.Type("\x1d");  // Ctrl-]: detach
+    EXPECT_EQ(ring.Wait(), 0) << ring.screen();
+    EXPECT_NE(ring.screen().find("it runs on"), std::string::npos) << ring.screen();
+  }
+  EXPECT_EQ(Shell(cluster, id)["state"], "RUNNING") << "closing the terminal ended the shell";
+
+  // Reopened: the screen comes back, and the shell is the same one.
+  {
+    RingInATerminal ring(open, env);
+    ASSERT_TRUE(ring.WaitFor("hi-42-SHELL")) << "no scrollback: " << ring.screen();
+    ring.Type("echo $MARK in $(pwd)\r");
+    ASSERT_TRUE(ring.WaitFor("still-here in /tmp")) << ring.screen();
+    ring.Type("\x1d");
+    EXPECT_EQ(ring.Wait(), 0) << ring.screen();
+  }
+
+  // Another user, and a task's allocation token, open nothing.
+  const std::string eve = cluster.CreateUser("eve", "eve-password");
+  auto refused = cluster.RingAs("eve", eve, {"shell", "open", std::to_string(id)});
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_NE(refused.err.find("HTTP 403"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("belongs to admin"), std::string::npos) << refused.err;
+  ASSERT_FALSE(token.empty());
+  auto with_token = cluster.RingAs("task", token, {"shell", "open", std::to_string(id)});
+  EXPECT_NE(with_token.exit_code, 0);
+  EXPECT_NE(with_token.err.find("HTTP 401"), std::string::npos) << with_token.err;
+  auto eve_kill = cluster.RingAs("eve", eve, {"shell", "kill", std::to_string(id)});
+  EXPECT_NE(eve_kill.exit_code, 0);
+
+  // Killed: it ends and its slot is free for the next task.
+  ASSERT_EQ(cluster.Ring({"shell", "kill", std::to_string(id)}).exit_code, 0);
+  ASSERT_TRUE(TestCluster::WaitFor([&] { return !Shell(cluster, id)["ended_at"].is_null(); }, 30s))
+      << Shell(cluster, id).dump();
+  auto next = cluster.Ring({"cmd", "run", "--", "echo", "the slot is free"});
+  EXPECT_EQ(next.exit_code, 0) << next.err;
+  EXPECT_NE(next.out.find("the slot is free"), std::string::npos);
+  auto closed = cluster.Ring({"shell", "open", std::to_string(id)});
+  EXPECT_NE(closed.exit_code, 0);
+  EXPECT_NE(closed.err.find("has ended"), std::string::npos) << closed.err;
+}
+
+TEST(ShellE2E, TheShellsExitEndsTheTerminalAndTheTask) {
+  TestCluster cluster;
+  cluster.StartMaster();
+  cluster.StartAgent("a1", 1);
+  cluster.Ring({"user", "whoami"});  // signs the CLI in
+  RingInATerminal ring({BinDir() + "/ring", "-m", cluster.url(), "shell", "start"},
+                       {{"XDG_CONFIG_HOME", cluster.dir() + "/config"}});
+  ASSERT_TRUE(ring.WaitFor("Ctrl-\\] detaches")) << ring.screen();
+  ring.Type("echo started-$((40+2))\r");
+  ASSERT_TRUE(ring.WaitFor("started-42")) << ring.screen();
+  ring.Type("exit 3\r");
+  EXPECT_EQ(ring.Wait(), 0) << ring.screen();
+  EXPECT_NE(ring.screen().find("the shell exited"), std::string::npos) << ring.screen();
+  auto list = cluster.GetJson("/api/v1/shells")["shells"];
+  ASSERT_EQ(list.size(), 1u);
+  ASSERT_TRUE(TestCluster::WaitFor(
+      [&] { return !cluster.GetJson("/api/v1/shells")["shells"][0]["ended_at"].is_null(); }, 20s));
+  EXPECT_EQ(cluster.GetJson("/api/v1/shells")["shells"][0]["exit_code"], 3);
+}
+
+}  // namespace
+}  // namespace ring::testing::shell_e2e
