@@ -4,7 +4,7 @@
 # docs/benchmarks.md (between the "platform benchmarks" markers) with the
 # command, the machine and every figure next to its peer from the same run.
 #   bench/run.sh [--seconds N] [--all]
-# --all also runs the collectives and training-step benchmarks, which take
+# --all also runs the collectives, training-step and checkpoint benchmarks, which take
 # several minutes and keep their own sections (bench/collectives.sh,
 # bench/training_step.sh). BUILD_DIR picks the build (default build/).
 set -euo pipefail
@@ -135,5 +135,6 @@ fi
 if [ "$all" = 1 ]; then
   bench/collectives.sh
   bench/training_step.sh
+  bench/checkpoint.sh
 fi
 echo "run: docs/benchmarks.md updated" >&2
