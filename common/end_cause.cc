@@ -6,7 +6,7 @@
 namespace ring {
 namespace {
 
-constexpr std::array<std::pair<EndCause, std::string_view>, 12> kEndCauseNames{{
+constexpr std::array<std::pair<EndCause, std::string_view>, 13> kEndCauseNames{{
     {EndCause::kCompleted, "COMPLETED"},
     {EndCause::kFailed, "FAILED"},
     {EndCause::kGangMemberFailed, "GANG_MEMBER_FAILED"},
@@ -19,6 +19,7 @@ constexpr std::array<std::pair<EndCause, std::string_view>, 12> kEndCauseNames{{
     {EndCause::kExitedEarly, "EXITED_EARLY"},
     {EndCause::kFencedOut, "FENCED_OUT"},
     {EndCause::kSearcherStopped, "SEARCHER_STOPPED"},
+    {EndCause::kIdleTimeout, "IDLE_TIMEOUT"},
 }};
 
 }  // namespace
@@ -55,6 +56,8 @@ std::string_view Describe(EndCause c) {
       return "fenced out";
     case EndCause::kSearcherStopped:
       return "stopped by the searcher";
+    case EndCause::kIdleTimeout:
+      return "idle for its idle_timeout with no terminal attached";
   }
   return "unknown";
 }

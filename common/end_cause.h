@@ -19,6 +19,7 @@ enum class EndCause {
   kExitedEarly,       // exited 0 without completing its searcher operation
   kFencedOut,         // still running after its allocation ended (kill reason only)
   kSearcherStopped,   // the searcher asked the trial to stop (trial-driven contract); not a failure
+  kIdleTimeout,       // an interactive task (a shell) was idle for its idle_timeout
 };
 
 std::string_view ToString(EndCause c);  // "COMPLETED", "USER_KILL", ...

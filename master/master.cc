@@ -86,7 +86,13 @@ struct Master::Parts {
     tick.expires_after(std::chrono::milliseconds(200));
     tick.async_wait([this](boost::system::error_code ec) {
       if (ec) return;
-      net::post(lifecycle_thread, [this] { lifecycle->Tick(std::chrono::steady_clock::now()); });
+      net::post(lifecycle_thread, [this] {
+        const auto now = std::chrono::steady_clock::now();
+        lifecycle->Tick(now);
+        lifecycle->tasks().EndIdle(now, [this, now](const std::string& allocation) {
+          return terminals->IdleSince(allocation, now);
+        });
+      });
       ScheduleTick();
     });
   }

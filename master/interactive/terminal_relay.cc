@@ -26,13 +26,14 @@ Result<std::string> TerminalRelay::Open(const std::string& agent_id, const std::
   const std::string session = NewSessionId();
   {
     std::lock_guard lock(mutex_);
-    sessions_[session] = Session{agent_id, std::make_shared<Client>(std::move(client))};
+    sessions_[session] = Session{agent_id, std::make_shared<Client>(std::move(client)), allocation_id};
   }
   // Registered first: the agent's answer (the scrollback) may come at once.
   Status sent = send_(agent_id, proto::TerminalOpen{allocation_id, rank, session, rows, cols});
   if (!sent.ok()) {
     std::lock_guard lock(mutex_);
     sessions_.erase(session);
+    Detached(allocation_id);
     return sent;
   }
   return session;
@@ -64,7 +65,9 @@ void TerminalRelay::Close(const std::string& session) {
     auto it = sessions_.find(session);
     if (it == sessions_.end()) return;
     agent_id = it->second.agent_id;
+    const std::string allocation = it->second.allocation_id;
     sessions_.erase(it);
+    Detached(allocation);
   }
   (void)send_(agent_id, proto::TerminalClose{session});
 }
@@ -80,7 +83,11 @@ bool TerminalRelay::FromAgent(const std::string& agent_id, const proto::Message&
     auto it = sessions_.find(session);
     if (it == sessions_.end() || it->second.agent_id != agent_id) return false;
     client = it->second.client;
-    if (closed) sessions_.erase(it);
+    if (closed) {
+      const std::string allocation = it->second.allocation_id;
+      sessions_.erase(it);
+      Detached(allocation);
+    }
   }
   if (output && client->on_output) client->on_output(output->data);
   if (closed && client->on_closed) client->on_closed(closed->reason);
@@ -94,7 +101,9 @@ void TerminalRelay::AgentGone(const std::string& agent_id, const std::string& re
     for (auto it = sessions_.begin(); it != sessions_.end();) {
       if (it->second.agent_id == agent_id) {
         ended.push_back(it->second.client);
+        const std::string allocation = it->second.allocation_id;
         it = sessions_.erase(it);
+        Detached(allocation);
       } else {
         ++it;
       }
@@ -102,6 +111,20 @@ void TerminalRelay::AgentGone(const std::string& agent_id, const std::string& re
   }
   for (const auto& client : ended)
     if (client->on_closed) client->on_closed(reason);
+}
+
+void TerminalRelay::Detached(const std::string& allocation_id) {
+  for (const auto& [id, s] : sessions_)
+    if (s.allocation_id == allocation_id) return;  // another client is still attached
+  idle_since_[allocation_id] = std::chrono::steady_clock::now();
+}
+
+std::optional<std::chrono::steady_clock::time_point> TerminalRelay::IdleSince(
+    const std::string& allocation_id, std::chrono::steady_clock::time_point now) {
+  std::lock_guard lock(mutex_);
+  for (const auto& [id, s] : sessions_)
+    if (s.allocation_id == allocation_id) return std::nullopt;
+  return idle_since_.emplace(allocation_id, now).first->second;
 }
 
 size_t TerminalRelay::sessions() const {

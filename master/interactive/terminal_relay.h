@@ -7,11 +7,13 @@
 // another's terminal. Thread-safe: clients come and go on network threads,
 // agents' messages arrive on theirs; a client's callbacks run outside the
 // relay's lock, on the agent message's thread.
+#include <chrono>
 #include <cstddef>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "common/agent_protocol.h"
@@ -47,17 +49,25 @@ class TerminalRelay {
   void AgentGone(const std::string& agent_id, const std::string& reason);
 
   size_t sessions() const;
+  // Since when no client is attached to `allocation_id`'s terminals: the
+  // last session's close, or the first time this is asked; nullopt while
+  // one is attached. (A shell's idle timeout counts from it.)
+  std::optional<std::chrono::steady_clock::time_point> IdleSince(const std::string& allocation_id,
+                                                                 std::chrono::steady_clock::time_point now);
 
  private:
   struct Session {
     std::string agent_id;
     std::shared_ptr<Client> client;
+    std::string allocation_id;
   };
+  void Detached(const std::string& allocation_id);  // under mutex_
   Status SendFor(const std::string& session, const proto::Message& message);
 
   const SendToAgent send_;
   mutable std::mutex mutex_;
   std::map<std::string, Session> sessions_;
+  std::map<std::string, std::chrono::steady_clock::time_point> idle_since_;  // by allocation
 };
 
 }  // namespace ring

@@ -105,6 +105,20 @@ void Tasks::OnAllocationEnded(const LiveAllocation& alloc) {
   specs_.erase(task_id);
 }
 
+void Tasks::EndIdle(SteadyTime now,
+                    const std::function<std::optional<SteadyTime>(const std::string&)>& idle_since) {
+  std::vector<LiveAllocation*> idle;
+  for (auto& [id, alloc] : allocations_.live()) {
+    if (alloc.kind != TaskKind::kShell || alloc.stop_cause || alloc.record.state != AllocationState::kRunning)
+      continue;
+    const TaskSpec* spec = Spec(alloc.record.task_id);
+    if (!spec || !spec->idle_timeout_s || *spec->idle_timeout_s <= 0) continue;
+    const auto since = idle_since(id);
+    if (since && now - *since >= std::chrono::seconds(*spec->idle_timeout_s)) idle.push_back(&alloc);
+  }
+  for (LiveAllocation* alloc : idle) allocations_.Stop(*alloc, EndCause::kIdleTimeout);
+}
+
 const TaskSpec* Tasks::Spec(int64_t task_id) {
   if (auto it = specs_.find(task_id); it != specs_.end()) return &it->second;
   auto task = store_.GetTask(task_id);

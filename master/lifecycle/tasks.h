@@ -7,6 +7,7 @@
 // (its allocation's EndCause says why). The specs of live tasks are read
 // through from the store. Used on the lifecycle's executor only.
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -35,6 +36,11 @@ class Tasks {
   Result<TaskRecord> Create(TaskKind kind, const TaskOwner& owner, TaskSpec spec, const std::string& context);
   // Stops its allocation (EndCause USER_KILL); a task that has ended is left as it is.
   Status Kill(int64_t task_id);
+  // Ends every running shell whose spec sets idle_timeout and that has been
+  // idle that long: `idle_since` answers since when no terminal is attached
+  // to an allocation (nullopt: one is). Its allocation ends IDLE_TIMEOUT.
+  void EndIdle(SteadyTime now,
+               const std::function<std::optional<SteadyTime>(const std::string&)>& idle_since);
   // Its allocation ended: the task ends with it.
   void OnAllocationEnded(const LiveAllocation& alloc);
   // The spec of a task that is not a trial; null when it cannot be read.

@@ -213,5 +213,36 @@ TEST(ShellE2E, TheShellsExitEndsTheTerminalAndTheTask) {
   EXPECT_EQ(cluster.GetJson("/api/v1/shells")["shells"][0]["exit_code"], 3);
 }
 
+TEST(ShellE2E, AShellIdleForItsTimeoutEndsAndFreesItsSlot) {
+  TestCluster cluster;
+  cluster.StartMaster();
+  cluster.StartAgent("a1", 1);
+  const std::string config = cluster.WriteFile("shell.yaml", "idle_timeout: 3s\n");
+  auto started = cluster.Ring({"shell", "start", "--detach", "--config-file", config});
+  ASSERT_EQ(started.exit_code, 0) << started.err;
+  const int64_t id = std::atoll(started.out.c_str());
+  ASSERT_TRUE(TestCluster::WaitFor([&] { return Shell(cluster, id)["state"] == "RUNNING"; }, 30s));
+  // Attached, it is not idle however long nothing is typed.
+  {
+    RingInATerminal ring({BinDir() + "/ring", "-m", cluster.url(), "shell", "open", std::to_string(id)},
+                         {{"XDG_CONFIG_HOME", cluster.dir() + "/config"}});
+    ASSERT_TRUE(ring.WaitFor("Ctrl-\\] detaches")) << ring.screen();
+    std::this_thread::sleep_for(5s);
+    EXPECT_EQ(Shell(cluster, id)["state"], "RUNNING") << "ended while a terminal was attached";
+    ring.Type("\x1d");
+    EXPECT_EQ(ring.Wait(), 0) << ring.screen();
+  }
+  // Detached for its idle timeout: it ends, and a waiting command takes the slot.
+  auto waiting = cluster.Ring({"cmd", "run", "-d", "--", "echo", "ran after the idle shell"});
+  ASSERT_EQ(waiting.exit_code, 0) << waiting.err;
+  // (An interactive shell ignores SIGTERM: it ends at the kill grace.)
+  ASSERT_TRUE(TestCluster::WaitFor([&] { return !Shell(cluster, id)["end_cause"].is_null(); }, 30s))
+      << Shell(cluster, id).dump();
+  EXPECT_EQ(Shell(cluster, id)["end_cause"], "IDLE_TIMEOUT") << Shell(cluster, id).dump();
+  const int64_t command = std::atoll(waiting.out.c_str());
+  ASSERT_TRUE(TestCluster::WaitFor(
+      [&] { return cluster.GetJson("/api/v1/commands/" + std::to_string(command))["exit_code"] == 0; }, 30s));
+}
+
 }  // namespace
 }  // namespace ring::testing::shell_e2e

@@ -90,6 +90,24 @@ TEST(TerminalRelay, AnAgentThatIsGoneEndsItsSessionsAndAnUnreachableOneOpensNone
   EXPECT_EQ(f.relay.sessions(), 1u);
 }
 
+TEST(TerminalRelay, AnAllocationIsIdleFromItsLastDetachUntilAClientAttaches) {
+  Fixture f;
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(f.relay.IdleSince("9.0", t0), t0) << "never attached: idle from the first look";
+  EXPECT_EQ(f.relay.IdleSince("9.0", t0 + std::chrono::seconds(5)), t0);
+  auto a = f.relay.Open("agent-a", "9.0", 0, 24, 80, f.Client());
+  auto b = f.relay.Open("agent-a", "9.0", 0, 24, 80, f.Client());
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_FALSE(f.relay.IdleSince("9.0", t0).has_value());
+  f.relay.Close(*a);
+  EXPECT_FALSE(f.relay.IdleSince("9.0", t0).has_value()) << "another client is still attached";
+  const auto before = std::chrono::steady_clock::now();
+  EXPECT_TRUE(f.relay.FromAgent("agent-a", proto::TerminalClosed{*b, "the shell exited"}));
+  const auto since = f.relay.IdleSince("9.0", before + std::chrono::hours(1));
+  ASSERT_TRUE(since.has_value());
+  EXPECT_GE(*since, before) << "idle from the last detach";
+}
+
 }  // namespace
 }  // namespace terminal_relay_test
 }  // namespace ring
