@@ -120,6 +120,13 @@ class SqliteStore final : public Store {
   Result<int64_t> InsertTrialLocked(const TrialRecord& t);
   Status CheckAllocationTaskLocked(const AllocationRecord& a);
 
+  // Log lines of trials (table logs, by trial_id) or of other tasks
+  // (task_logs, by task_id): one shape, two owners (sqlite_store_events.cc).
+  enum class LogOwner { kTrial, kTask };
+  Status InsertLogs(LogOwner owner, const std::vector<LogRecord>& lines);  // takes mu_
+  Result<std::vector<LogRecord>> SelectLogs(LogOwner owner, int64_t owner_id, int rank, int64_t after_id,
+                                            int64_t limit);  // takes mu_
+
   // Group commit of AddMetrics (sqlite_store_events.cc).
   struct MetricWrite;
   void CommitMetricGroup(const std::vector<MetricWrite*>& group);  // takes mu_

@@ -135,33 +135,40 @@ Result<std::vector<MetricReport>> SqliteStore::GetMetrics(int64_t trial_id, Metr
   }
 }
 
-Status SqliteStore::AddLogs(const std::vector<LogRecord>& lines) {
+Status SqliteStore::InsertLogs(LogOwner owner, const std::vector<LogRecord>& lines) {
   if (lines.empty()) return Status::Ok();
+  const bool trial = owner == LogOwner::kTrial;
   std::lock_guard lock(mu_);
   SqliteTransaction tx(*db_);
   if (!tx.status().ok()) return tx.status();
   for (const LogRecord& l : lines) {
-    Result<Stmt> insert = db_->Prepare(
-        "INSERT INTO logs (trial_id, allocation_id, rank, stream, line, ts_ms) VALUES (?1, ?2, ?3, ?4, ?5, "
-        "?6)");
+    Result<Stmt> insert =
+        db_->Prepare(trial ? "INSERT INTO logs (trial_id, allocation_id, rank, stream, line, ts_ms) VALUES "
+                             "(?1, ?2, ?3, ?4, ?5, ?6)"
+                           : "INSERT INTO task_logs (task_id, allocation_id, rank, stream, line, ts_ms) "
+                             "VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
     if (!insert.ok()) return insert.status();
-    insert->Bind(1, l.trial_id).Bind(2, l.allocation_id).Bind(3, int64_t{l.rank}).Bind(4, l.stream);
+    const int64_t id = trial ? l.trial_id : l.task_id;
+    insert->Bind(1, id).Bind(2, l.allocation_id).Bind(3, int64_t{l.rank}).Bind(4, l.stream);
     insert->Bind(5, l.line).Bind(6, l.ts_ms);
     if (Status s = insert->Run(); !s.ok())
-      return WithContext(s, "add logs of trial " + std::to_string(l.trial_id));
+      return WithContext(s, std::string("add logs of ") + (trial ? "trial " : "task ") + std::to_string(id));
   }
   return tx.Commit();
 }
 
-Result<std::vector<LogRecord>> SqliteStore::GetLogs(int64_t trial_id, int rank, int64_t after_id,
-                                                    int64_t limit) {
+Result<std::vector<LogRecord>> SqliteStore::SelectLogs(LogOwner owner, int64_t owner_id, int rank,
+                                                       int64_t after_id, int64_t limit) {
   if (Status s = CheckPage(limit, 0); !s.ok()) return s;
+  const bool trial = owner == LogOwner::kTrial;
   std::lock_guard lock(mu_);
-  Result<Stmt> select = db_->Prepare(
-      "SELECT id, allocation_id, rank, stream, line, ts_ms FROM logs "
-      "WHERE trial_id = ?1 AND id > ?2 AND (?3 < 0 OR rank = ?3) ORDER BY id LIMIT ?4");
+  Result<Stmt> select =
+      db_->Prepare(trial ? "SELECT id, allocation_id, rank, stream, line, ts_ms FROM logs "
+                           "WHERE trial_id = ?1 AND id > ?2 AND (?3 < 0 OR rank = ?3) ORDER BY id LIMIT ?4"
+                         : "SELECT id, allocation_id, rank, stream, line, ts_ms FROM task_logs "
+                           "WHERE task_id = ?1 AND id > ?2 AND (?3 < 0 OR rank = ?3) ORDER BY id LIMIT ?4");
   if (!select.ok()) return select.status();
-  select->Bind(1, trial_id).Bind(2, after_id).Bind(3, int64_t{rank}).Bind(4, limit);
+  select->Bind(1, owner_id).Bind(2, after_id).Bind(3, int64_t{rank}).Bind(4, limit);
   std::vector<LogRecord> out;
   for (;;) {
     Result<bool> row = select->Step();
@@ -169,7 +176,7 @@ Result<std::vector<LogRecord>> SqliteStore::GetLogs(int64_t trial_id, int rank, 
     if (!*row) return out;
     LogRecord l;
     l.id = select->Int(0);
-    l.trial_id = trial_id;
+    (trial ? l.trial_id : l.task_id) = owner_id;
     l.allocation_id = select->Text(1);
     l.rank = static_cast<int>(select->Int(2));
     l.stream = select->Text(3);
@@ -177,6 +184,15 @@ Result<std::vector<LogRecord>> SqliteStore::GetLogs(int64_t trial_id, int rank, 
     l.ts_ms = select->Int(5);
     out.push_back(std::move(l));
   }
+}
+
+Status SqliteStore::AddLogs(const std::vector<LogRecord>& lines) {
+  return InsertLogs(LogOwner::kTrial, lines);
+}
+
+Result<std::vector<LogRecord>> SqliteStore::GetLogs(int64_t trial_id, int rank, int64_t after_id,
+                                                    int64_t limit) {
+  return SelectLogs(LogOwner::kTrial, trial_id, rank, after_id, limit);
 }
 
 Result<bool> SqliteStore::AddLogPolicyMatch(const LogPolicyMatch& m) {

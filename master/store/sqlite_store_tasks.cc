@@ -84,47 +84,12 @@ Result<std::string> SqliteStore::GetTaskContext(int64_t id) {
 }
 
 Status SqliteStore::AddTaskLogs(const std::vector<LogRecord>& lines) {
-  if (lines.empty()) return Status::Ok();
-  std::lock_guard lock(mu_);
-  SqliteTransaction tx(*db_);
-  if (!tx.status().ok()) return tx.status();
-  for (const LogRecord& l : lines) {
-    Result<Stmt> insert = db_->Prepare(
-        "INSERT INTO task_logs (task_id, allocation_id, rank, stream, line, ts_ms) "
-        "VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
-    if (!insert.ok()) return insert.status();
-    insert->Bind(1, l.task_id).Bind(2, l.allocation_id).Bind(3, int64_t{l.rank}).Bind(4, l.stream);
-    insert->Bind(5, l.line).Bind(6, l.ts_ms);
-    if (Status s = insert->Run(); !s.ok())
-      return WithContext(s, "add logs of task " + std::to_string(l.task_id));
-  }
-  return tx.Commit();
+  return InsertLogs(LogOwner::kTask, lines);
 }
 
 Result<std::vector<LogRecord>> SqliteStore::GetTaskLogs(int64_t task_id, int rank, int64_t after_id,
                                                         int64_t limit) {
-  if (Status s = CheckPage(limit, 0); !s.ok()) return s;
-  std::lock_guard lock(mu_);
-  Result<Stmt> select = db_->Prepare(
-      "SELECT id, allocation_id, rank, stream, line, ts_ms FROM task_logs "
-      "WHERE task_id = ?1 AND id > ?2 AND (?3 < 0 OR rank = ?3) ORDER BY id LIMIT ?4");
-  if (!select.ok()) return select.status();
-  select->Bind(1, task_id).Bind(2, after_id).Bind(3, int64_t{rank}).Bind(4, limit);
-  std::vector<LogRecord> out;
-  for (;;) {
-    Result<bool> row = select->Step();
-    if (!row.ok()) return row.status();
-    if (!*row) return out;
-    LogRecord l;
-    l.id = select->Int(0);
-    l.task_id = task_id;
-    l.allocation_id = select->Text(1);
-    l.rank = static_cast<int>(select->Int(2));
-    l.stream = select->Text(3);
-    l.line = select->Text(4);
-    l.ts_ms = select->Int(5);
-    out.push_back(std::move(l));
-  }
+  return SelectLogs(LogOwner::kTask, task_id, rank, after_id, limit);
 }
 
 Result<int64_t> SqliteStore::DeleteTaskLogs(int64_t task_id) {

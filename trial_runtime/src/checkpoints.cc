@@ -215,7 +215,8 @@ std::string Checkpoints::Write(int64_t batches, const HashingWriter& writer, con
   try {
     const fs::path dir = storage_->BeginWrite(uuid);
     std::vector<CheckpointFile> listed = writer(dir);
-    StartWriteback(dir);
+    // A writer that hashed its bytes started their writeback as it wrote.
+    if (listed.empty()) StartWriteback(dir);
     files = ListFiles(dir, std::move(listed));
     WriteManifest(dir, batches, meta, files);
     storage_->Commit(uuid);
