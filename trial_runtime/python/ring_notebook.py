@@ -109,6 +109,12 @@ def main(argv):
     env = dict(os.environ)
     env["JUPYTER_TOKEN"] = token
     env["JUPYTER_RUNTIME_DIR"] = runtime
+    home = os.environ.get("HOME", "")
+    if not home or not os.access(home, os.W_OK):
+        # An account without a home of its own (a system account): Jupyter's
+        # and IPython's files go to the runtime folder instead.
+        for name, sub in (("JUPYTER_DATA_DIR", "data"), ("JUPYTER_CONFIG_DIR", "config"), ("IPYTHONDIR", "ipython")):
+            env.setdefault(name, os.path.join(runtime, sub))
     command += [
         "--no-browser",
         f"--ip={host}",
