@@ -19,6 +19,7 @@
 #include "cli/experiment_wait.h"
 #include "cli/format.h"
 #include "cli/master_commands.h"
+#include "cli/notebook_commands.h"
 #include "cli/preview_commands.h"
 #include "cli/proxy_commands.h"
 #include "cli/scheduling_commands.h"
@@ -256,6 +257,44 @@ int RunCli(std::vector<std::string> args, std::ostream& out, std::ostream& err) 
   auto* shell_kill = shell->add_subcommand("kill", "End a shell and free its slots");
   id_arg(shell_kill, "Shell id");
   shell_kill->callback([&] { action = [&](CliEnv& env) { return KillTask(env, "shells", a.id); }; });
+
+  // Notebooks: Jupyter on the cluster, through the master's task proxy.
+  auto* notebook =
+      app.add_subcommand("notebook", "Start, open, list and kill Jupyter notebooks on the cluster");
+  notebook->require_subcommand(1);
+  auto* notebook_start = notebook->add_subcommand(
+      "start", "Start Jupyter with the given slots, wait until it answers and print the link that opens it");
+  notebook_start->add_option("--slots", a.task_slots, "Slots it holds (0: none, where the pool allows it)")
+      ->check(CLI::NonNegativeNumber);
+  notebook_start->add_option("--pool", a.task_pool, "Resource pool");
+  notebook_start->add_option("--priority", a.task_priority, "Priority 1..99, lower runs first")
+      ->check(CLI::Range(1, 99));
+  notebook_start->add_option("--context", a.task.context_dir,
+                             "A folder shipped with it; Jupyter shows its files");
+  notebook_start->add_option("--config-file", a.task.config_file,
+                             "Determined's notebook config (YAML: idle_timeout, notebook_idle_type, ...)");
+  notebook_start->add_flag("-d,--detach", a.task.detach, "Print its id and return instead of waiting for it");
+  notebook_start->callback([&] {
+    if (a.task_slots >= 0) a.task.slots = a.task_slots;
+    if (a.task_priority >= 0) a.task.priority = a.task_priority;
+    if (!a.task_pool.empty()) a.task.pool = a.task_pool;
+    action = [&](CliEnv& env) { return StartNotebook(env, a.task); };
+  });
+  auto* notebook_open =
+      notebook->add_subcommand("open", "Print a one-time link that opens a running notebook in a browser");
+  id_arg(notebook_open, "Notebook id");
+  notebook_open->callback([&] { action = [&](CliEnv& env) { return OpenNotebook(env, a.id); }; });
+  auto* notebook_list =
+      notebook->add_subcommand("list", "Your notebooks (an admin's: everyone's), newest first");
+  notebook_list->callback([&] { action = [&](CliEnv& env) { return ListTasks(env, "notebooks"); }; });
+  auto* notebook_logs = notebook->add_subcommand("logs", "Print a notebook's output (Jupyter's log)");
+  id_arg(notebook_logs, "Notebook id");
+  notebook_logs->add_flag("-f,--follow", a.follow, "Keep printing until it ended");
+  notebook_logs->callback(
+      [&] { action = [&](CliEnv& env) { return TaskLogs(env, "notebooks", a.id, a.follow); }; });
+  auto* notebook_kill = notebook->add_subcommand("kill", "End a notebook and free its slots");
+  id_arg(notebook_kill, "Notebook id");
+  notebook_kill->callback([&] { action = [&](CliEnv& env) { return KillTask(env, "notebooks", a.id); }; });
 
   auto* pool = app.add_subcommand("pool", "The resource pools");
   pool->require_subcommand(1);

@@ -2,8 +2,6 @@
 
 #include <unistd.h>
 
-#include <thread>
-
 #include "cli/format.h"
 #include "cli/terminal_client.h"
 
@@ -41,22 +39,9 @@ int StartShell(CliEnv& env, const TaskRunOptions& options) {
       env.out << id << '\n';
     return kExitOk;
   }
-  // Wait until it runs, saying why it waits when that changes.
-  std::string said;
-  for (;;) {
-    auto shell = env.master.Get("/api/v1/shells/" + std::to_string(id));
-    if (!shell.ok()) return env.Fail(shell.status());
-    const std::string state = Field(*shell, "state");
-    if (state == "RUNNING") break;
-    if (!Member(*shell, "ended_at").is_null())
-      return env.Fail(
-          Conflict("shell " + std::to_string(id) + " ended before it ran: " + Field(*shell, "exit_reason")));
-    if (const auto& reason = Member(*shell, "pending_reason"); reason.is_string() && reason != said) {
-      said = reason.get<std::string>();
-      env.err << "Shell " << id << " waits: " << said << '\n';
-    }
-    std::this_thread::sleep_for(env.poll_interval);
-  }
+  auto running = WaitForTask(env, "shells", "Shell", id,
+                             [](const nlohmann::json& shell) { return Field(shell, "state") == "RUNNING"; });
+  if (!running.ok()) return env.Fail(running.status());
   return OpenShell(env, id);
 }
 

@@ -167,4 +167,22 @@ int KillTask(CliEnv& env, const std::string& plural, int64_t id) {
   return kExitOk;
 }
 
+Result<nlohmann::json> WaitForTask(CliEnv& env, const std::string& plural, const std::string& noun,
+                                   int64_t id, const std::function<bool(const nlohmann::json&)>& ready) {
+  std::string said;
+  for (;;) {
+    auto task = env.master.Get("/api/v1/" + plural + "/" + std::to_string(id));
+    if (!task.ok()) return task.status();
+    if (ready(*task)) return task;
+    if (!Member(*task, "ended_at").is_null())
+      return Conflict(noun + " " + std::to_string(id) +
+                      " ended before it was ready: " + Field(*task, "exit_reason"));
+    if (const auto& reason = Member(*task, "pending_reason"); reason.is_string() && reason != said) {
+      said = reason.get<std::string>();
+      env.err << noun << " " << id << " waits: " << said << '\n';
+    }
+    std::this_thread::sleep_for(env.poll_interval);
+  }
+}
+
 }  // namespace ring::cli

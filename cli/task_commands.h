@@ -2,6 +2,7 @@
 // `ring cmd run|list|logs|kill`: tasks that are not trials. The functions
 // take the task kind's route ("commands"), so shells and notebooks reuse them.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,5 +32,10 @@ int ListTasks(CliEnv& env, const std::string& plural);
 // Prints its lines; with `follow`, until it ended, then returns its exit code.
 int TaskLogs(CliEnv& env, const std::string& plural, int64_t id, bool follow);
 int KillTask(CliEnv& env, const std::string& plural, int64_t id);
+// Polls task `id` until `ready` says yes of its answer (which it returns),
+// saying on stderr why it waits whenever that changes; kConflict once it
+// ended first. `noun` names it in messages ("Shell").
+Result<nlohmann::json> WaitForTask(CliEnv& env, const std::string& plural, const std::string& noun,
+                                   int64_t id, const std::function<bool(const nlohmann::json&)>& ready);
 
 }  // namespace ring::cli

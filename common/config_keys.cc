@@ -56,11 +56,11 @@ const ForeignKey kForeignKeys[] = {
      "ignores: Ringmaster has no workspaces or projects; use labels to group experiments"},
     {"", "security", Handling::kWarn, "ignores: Kerberos is part of Determined's enterprise edition"},
     {"", "idle_timeout", Handling::kRefuse,
-     "does not support: it belongs to a notebook or command config, not an experiment config, and Ringmaster "
-     "has no notebooks or commands yet"},
+     "does not support in an experiment config: it belongs to a shell or notebook config (ring shell start "
+     "--config-file, ring notebook start --config-file)"},
     {"", "notebook_idle_type", Handling::kRefuse,
-     "does not support: it belongs to a notebook config, not an experiment config, and Ringmaster has no "
-     "notebooks yet"},
+     "does not support in an experiment config: it belongs to a notebook config (ring notebook start "
+     "--config-file)"},
     {"", "work_dir", Handling::kRefuse,
      "does not support: it belongs to a notebook or command config, not an experiment config; a trial runs "
      "in "

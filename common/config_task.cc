@@ -1,5 +1,5 @@
 // The config of a task that is not a trial: Determined's command config
-// (the same file later serves shells and notebooks). Unknown keys are
+// (the same file serves commands, shells and notebooks). Unknown keys are
 // errors naming the key and its line, as in experiment configs.
 #include <algorithm>
 #include <cctype>
@@ -8,10 +8,7 @@
 #include "common/task_config.h"
 
 namespace ring {
-namespace {
 
-// Determined writes durations as Go does ("30m", "1h", "45s"); a bare
-// integer is seconds.
 std::optional<int64_t> DurationSeconds(const std::string& text) {
   if (text.empty()) return std::nullopt;
   size_t digits = 0;
@@ -25,8 +22,6 @@ std::optional<int64_t> DurationSeconds(const std::string& text) {
   return std::nullopt;
 }
 
-}  // namespace
-
 TaskSpec ConfigParser::ParseTask(const YAML::Node& root) {
   TaskSpec t;
   if (!Present(root)) return t;
@@ -34,7 +29,7 @@ TaskSpec ConfigParser::ParseTask(const YAML::Node& root) {
   w_.RequireMap(root, "");
   w_.CheckKeys(root, "",
                {"description", "entrypoint", "resources", "environment", "bind_mounts", "idle_timeout",
-                "work_dir", "debug"});
+                "notebook_idle_type", "work_dir", "debug"});
   Try("description", [&] {
     if (Present(root["description"])) t.description = w_.String(root["description"], "description");
   });
@@ -50,7 +45,13 @@ TaskSpec ConfigParser::ParseTask(const YAML::Node& root) {
     if (!Present(r)) return;
     const std::string p = "resources";
     w_.RequireMap(r, p);
-    w_.CheckKeys(r, p, {"slots", "resource_pool", "priority", "weight", "preemptible"});
+    w_.CheckKeys(r, p, {"slots", "resource_pool", "priority", "weight", "preemptible", "shm_size"});
+    // shm_size: accepted and not applied, as in experiment configs (docs/interactive.md).
+    Try(p + ".shm_size", [&] {
+      const YAML::Node v = r["shm_size"];
+      if (Present(v) && !v.IsScalar())
+        w_.Fail(v, p + ".shm_size must be a size in bytes, got " + YamlWalker::Show(v));
+    });
     Try(p + ".slots", [&] {
       if (Present(r["slots"])) t.slots = w_.Int(r["slots"], p + ".slots", 0, "an integer of 0 or more");
     });
@@ -95,6 +96,16 @@ TaskSpec ConfigParser::ParseTask(const YAML::Node& root) {
     t.idle_timeout_s = DurationSeconds(text);
     if (!t.idle_timeout_s)
       w_.Fail(v, "idle_timeout must be a duration such as 30m, 1h or 45s, got " + YamlWalker::Show(v));
+  });
+  Try("notebook_idle_type", [&] {
+    const YAML::Node v = root["notebook_idle_type"];
+    if (!Present(v)) return;
+    const auto type = ParseNotebookIdleType(w_.String(v, "notebook_idle_type"));
+    if (!type)
+      w_.Fail(v, "notebook_idle_type must be kernels_or_terminals, kernel_connections or activity, got " +
+                     YamlWalker::Show(v));
+    else
+      t.notebook_idle_type = *type;
   });
   Try("work_dir", [&] {
     if (Present(root["work_dir"]))

@@ -1,7 +1,7 @@
 #pragma once
-// The settings of a task that is not a trial (a command now; shells and
-// notebooks later): Determined's command config file (resources,
-// environment, bind_mounts, idle_timeout, description, entrypoint) with the
+// The settings of a task that is not a trial (a command, a shell, a
+// notebook): Determined's command config file (resources, environment,
+// bind_mounts, idle_timeout, notebook_idle_type, description, entrypoint) with the
 // command line's flags applied over it. Parsed by ParseTaskConfig; the
 // master keeps the result with the task (TaskRecord::spec).
 #include <cstdint>
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/experiment_config.h"
+#include "common/notebook_idle_type.h"
 #include "common/status.h"
 
 namespace ring {
@@ -32,7 +33,17 @@ struct TaskSpec {
   // Seconds without activity after which an interactive task (shell,
   // notebook) is ended; kept but not enforced for commands.
   std::optional<int64_t> idle_timeout_s;
+  // What makes a notebook idle (Determined's notebook_idle_type); notebooks only.
+  NotebookIdleType notebook_idle_type = NotebookIdleType::kKernelsOrTerminals;
   bool has_context = false;  // a context folder (tar.gz) was sent with it
+};
+
+// master.yaml `interactive: {idle_timeout, max_idle_timeout, ...}`: the idle
+// timeout of shells and notebooks whose config sets none, and the longest
+// one a config may set (seconds; nullopt: none).
+struct IdleTimeoutLimits {
+  std::optional<int64_t> default_s;
+  std::optional<int64_t> max_s;
 };
 
 // What `ring cmd run` (or POST /commands) sets over the config file; each
@@ -45,6 +56,10 @@ struct TaskFlags {
   std::optional<std::string> description;
   std::vector<std::string> argv;  // empty: the file's entrypoint
 };
+
+// Determined's durations as Go writes them ("30m", "1h", "45s"; a bare
+// integer is seconds); nullopt for anything else.
+std::optional<int64_t> DurationSeconds(const std::string& text);
 
 // Parses a task config (YAML text; empty text is an empty config). Every
 // problem is reported, one line each, as "<file>:<line>: <key> ...", with

@@ -27,6 +27,8 @@
 #include "master/http/http_server.h"
 #include "master/http/router.h"
 #include "master/http/stream_slots.h"
+#include "master/interactive/jupyter_probe.h"
+#include "master/interactive/notebook_watch.h"
 #include "master/interactive/terminal_relay.h"
 #include "master/lifecycle/lifecycle.h"
 #include "master/maintenance/retention.h"
@@ -83,6 +85,12 @@ struct Master::Parts {
   std::unique_ptr<HttpServer> server;
   std::unique_ptr<TaskProxy> proxy;  // links, announced services, activity (read by routes and proxy_server)
   std::unique_ptr<ProxyServer> proxy_server;
+  // Whether running notebooks are idle: looks at their Jupyter servers on a
+  // thread of their own (they wait on the network), after what they read.
+  std::unique_ptr<NotebookWatch> notebooks;
+  std::chrono::milliseconds notebook_look_interval{10000};
+  net::thread_pool notebook_looks{1};
+  net::steady_timer notebook_timer{ioc};
   net::steady_timer tick{ioc};
   net::steady_timer retention_timer{ioc};
 
@@ -93,11 +101,43 @@ struct Master::Parts {
       net::post(lifecycle_thread, [this] {
         const auto now = std::chrono::steady_clock::now();
         lifecycle->Tick(now);
-        lifecycle->tasks().EndIdle(now, [this, now](const std::string& allocation) {
-          return terminals->IdleSince(allocation, now);
+        lifecycle->tasks().EndIdle(now, [this, now](TaskKind kind, const std::string& allocation) {
+          return kind == TaskKind::kNotebook ? notebooks->IdleSince(allocation)
+                                             : terminals->IdleSince(allocation, now);
         });
       });
       ScheduleTick();
+    });
+  }
+
+  // A look at every running notebook's Jupyter each interval: the targets
+  // are read on the lifecycle's thread, the servers asked on notebook_looks;
+  // the next look is timed from the end of the last.
+  void ScheduleNotebookLook() {
+    notebook_timer.expires_after(notebook_look_interval);
+    notebook_timer.async_wait([this](boost::system::error_code ec) {
+      if (ec) return;
+      net::post(lifecycle_thread, [this] {
+        std::vector<NotebookWatch::Target> targets;
+        for (const auto& n : lifecycle->tasks().RunningNotebooks()) {
+          NotebookWatch::Target t{n.allocation_id, n.idle_type,
+                                  std::chrono::seconds(n.idle_timeout_s.value_or(0))};
+          if (proxy) {
+            if (auto service = proxy->services().Lookup(n.task_id)) {
+              const bool v6 = service->host.find(':') != std::string::npos;
+              t.base_url = "http://" + (v6 ? "[" + service->host + "]" : service->host) + ":" +
+                           std::to_string(service->port) + "/proxy/" + std::to_string(n.task_id) + "/";
+              t.token = service->token;
+            }
+            t.proxied = proxy->activity().Last(n.task_id);
+          }
+          targets.push_back(std::move(t));
+        }
+        net::post(notebook_looks, [this, targets = std::move(targets)] {
+          notebooks->Look(targets, std::chrono::steady_clock::now());
+          net::post(ioc, [this] { ScheduleNotebookLook(); });
+        });
+      });
     });
   }
 
@@ -188,6 +228,9 @@ Status Master::Run() {
   p.terminals = std::make_unique<TerminalRelay>([&p](const std::string& agent, const proto::Message& m) {
     return p.agent_rm ? p.agent_rm->SendToAgent(agent, m) : Unavailable("no agents yet");
   });
+  p.notebooks = std::make_unique<NotebookWatch>(
+      [](const std::string& base_url, const std::string& token) { return ProbeJupyter(base_url, token); });
+  p.notebook_look_interval = std::chrono::milliseconds(config_.interactive.notebook_look_interval_ms);
   agent_options.terminal_message = [&p](const std::string& agent, const proto::Message& m) {
     return p.terminals->FromAgent(agent, m);
   };
@@ -204,6 +247,7 @@ Status Master::Run() {
   options.checkpoint_root = config_.checkpoint_root;
   options.checkpoint_allowed_roots = config_.checkpoint_allowed_roots;
   options.pools = config_.resource_pools;
+  options.idle_limits = config_.interactive.idle;
   options.own_dirs = {config_.data_dir, std::filesystem::path(config_.db).parent_path().string(),
                       std::filesystem::path(config_.cluster_token_file).parent_path().string()};
   options.on_scheduler_pass = [&p](const std::string& pool, double seconds) {
@@ -361,10 +405,12 @@ Status Master::Run() {
     if (p.proxy_server) p.proxy_server->Stop();
     p.tick.cancel();
     p.retention_timer.cancel();
+    p.notebook_timer.cancel();
     p.ioc.stop();
   });
   p.ScheduleTick();
   p.ScheduleRetention();
+  p.ScheduleNotebookLook();
 
   std::vector<std::thread> threads;
   for (int i = 1; i < config_.threads; ++i)

@@ -7,6 +7,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "common/task_config.h"
 #include "master/http/http_server.h"
 #include "master/slurm_pool_config.h"
 
@@ -163,6 +164,41 @@ Result<ProxySettings> ParseProxy(const std::string& path, const YAML::Node& node
   return p;
 }
 
+// interactive: {idle_timeout, max_idle_timeout, notebook_look_interval_ms}
+Result<InteractiveSettings> ParseInteractive(const std::string& path, const YAML::Node& node) {
+  if (!node.IsMap())
+    return YamlKeyError(
+        path, node,
+        "interactive must be a map with idle_timeout, max_idle_timeout, notebook_look_interval_ms");
+  InteractiveSettings s;
+  for (const auto& kv : node) {
+    const auto key = kv.first.as<std::string>();
+    try {
+      if (key == "idle_timeout" || key == "max_idle_timeout") {
+        auto seconds = DurationSeconds(kv.second.as<std::string>());
+        if (!seconds || *seconds <= 0)
+          return YamlKeyError(path, kv.second,
+                              "interactive." + key + " must be a duration such as 30m, 1h or 45s, got \"" +
+                                  kv.second.as<std::string>() + "\"");
+        (key == "idle_timeout" ? s.idle.default_s : s.idle.max_s) = *seconds;
+      } else if (key == "notebook_look_interval_ms") {
+        s.notebook_look_interval_ms = kv.second.as<int64_t>();
+        if (s.notebook_look_interval_ms < 100 || s.notebook_look_interval_ms > 3600000)
+          return YamlKeyError(path, kv.second,
+                              "interactive.notebook_look_interval_ms must be from 100 to 3600000");
+      } else {
+        return YamlKeyError(path, kv.first, "unknown key \"interactive." + key + "\"");
+      }
+    } catch (const YAML::Exception&) {
+      return YamlKeyError(path, kv.second, "interactive." + key + " has the wrong type");
+    }
+  }
+  if (s.idle.default_s && s.idle.max_s && *s.idle.default_s > *s.idle.max_s)
+    return YamlKeyError(path, node,
+                        "interactive.idle_timeout must not be longer than interactive.max_idle_timeout");
+  return s;
+}
+
 // retention: {interval_minutes, log_retention_days, metrics_full_resolution_days, metrics_max_points}
 Result<std::vector<std::string>> ParseCheckpointStorage(const std::string& path, const YAML::Node& node) {
   if (!node.IsMap()) return YamlKeyError(path, node, "checkpoint_storage must be a map with allowed_roots");
@@ -305,6 +341,10 @@ Result<MasterConfig> MasterConfig::FromYamlFile(const std::string& path) {
         auto proxy = ParseProxy(path, v);
         if (!proxy.ok()) return proxy.status();
         c.proxy = std::move(proxy).value();
+      } else if (key == "interactive") {
+        auto interactive = ParseInteractive(path, v);
+        if (!interactive.ok()) return interactive.status();
+        c.interactive = *interactive;
       } else if (key == "retention") {
         auto retention = ParseRetention(path, v);
         if (!retention.ok()) return retention.status();

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "common/task_config.h"
 #include "master/maintenance/retention.h"
 #include "master/proxy/task_proxy.h"
 #include "master/rm/slurmrm/slurm_options.h"
@@ -20,6 +21,12 @@ struct MasterTlsConfig {
   std::string cert_file;  // PEM: the server certificate, then any intermediates
   std::string key_file;   // PEM: its private key, unencrypted
   bool enabled() const { return !cert_file.empty() || !key_file.empty(); }
+};
+
+// master.yaml `interactive:` shells' and notebooks' idle timeouts.
+struct InteractiveSettings {
+  IdleTimeoutLimits idle;                     // idle_timeout (the default), max_idle_timeout
+  int64_t notebook_look_interval_ms = 10000;  // how often each notebook's Jupyter is asked whether it is idle
 };
 
 struct MasterConfig {
@@ -66,6 +73,8 @@ struct MasterConfig {
   // the task proxy's own origin (TLS like the main listener). Its listen
   // defaults to listen's host and a free port, logged and named in each link.
   ProxySettings proxy;
+  // interactive: {idle_timeout, max_idle_timeout, notebook_look_interval_ms}.
+  InteractiveSettings interactive;
 
   // Reads a master.yaml; unknown keys are errors naming them.
   static Result<MasterConfig> FromYamlFile(const std::string& path);

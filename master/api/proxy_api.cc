@@ -14,6 +14,7 @@ namespace ring {
 namespace {
 
 constexpr size_t kMaxServiceName = 64;
+constexpr size_t kMaxServiceToken = 256;
 
 ApiResponse NoProxy() {
   return ApiResponse::Error(Unavailable("this master runs no task proxy"));
@@ -65,6 +66,16 @@ ApiResponse Announce(ApiContext& ctx, ApiRequest& req) {
       if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
         return ApiResponse::Error(InvalidArgument("name must not hold control characters"));
   }
+  std::string token;
+  if (auto t = body->find("token"); t != body->end() && !t->is_null()) {
+    if (!t->is_string()) return ApiResponse::Error(InvalidArgument("token must be a string"));
+    token = t->get<std::string>();
+    if (token.size() > kMaxServiceToken)
+      return ApiResponse::Error(InvalidArgument("token must be at most 256 characters"));
+    for (char c : token)
+      if (static_cast<unsigned char>(c) <= 0x20 || c == 0x7f)
+        return ApiResponse::Error(InvalidArgument("token must not hold spaces or control characters"));
+  }
   auto alloc = ctx.store.GetAllocation(req.params[0]);
   if (!alloc.ok()) return ApiResponse::Error(alloc.status());
   if (alloc->placements.empty())
@@ -83,7 +94,7 @@ ApiResponse Announce(ApiContext& ctx, ApiRequest& req) {
     return ApiResponse::Error(Conflict("the address of agent " + agent_id + ", where allocation " +
                                        alloc->id + " runs, is not known"));
   AnnouncedService service{
-      task->id, alloc->id, task->owner, host, static_cast<uint16_t>(port->get<int64_t>()), name};
+      task->id, alloc->id, task->owner, host, static_cast<uint16_t>(port->get<int64_t>()), name, token};
   ctx.proxy->services().Announce(service);
   return ApiResponse::Json({{"task_id", task->id}, {"proxy_url", ctx.proxy->TaskUrl(task->id)}});
 }

@@ -1,5 +1,5 @@
-// Tasks that are not trials, one set of routes per kind: /api/v1/commands
-// now (shells and notebooks reuse RegisterTaskRoutes with their kind).
+// Tasks that are not trials, one set of routes per kind: /api/v1/commands,
+// /api/v1/shells and /api/v1/notebooks.
 // Create, list, get, kill and logs; a task is read and killed by its owner
 // or an admin only (another user gets 403), and no allocation token may
 // create one.
@@ -17,6 +17,7 @@
 #include "master/api/json_views.h"
 #include "master/api/routes.h"
 #include "master/lifecycle/lifecycle.h"
+#include "master/proxy/task_proxy.h"
 #include "master/store/store.h"
 
 namespace ring {
@@ -70,7 +71,7 @@ std::optional<AllocationRecord> LatestAllocation(Store& store, int64_t task_id) 
   return list->back();
 }
 
-nlohmann::json TaskJson(const TaskRecord& t, const std::optional<AllocationRecord>& a,
+nlohmann::json TaskJson(ApiContext& ctx, const TaskRecord& t, const std::optional<AllocationRecord>& a,
                         const std::map<std::string, std::string>& reasons) {
   const TaskSpec& s = t.spec;
   nlohmann::json j = {{"id", t.id},
@@ -98,6 +99,13 @@ nlohmann::json TaskJson(const TaskRecord& t, const std::optional<AllocationRecor
   if (a && a->exit_code) j["exit_code"] = *a->exit_code;
   if (a)
     if (auto r = reasons.find(a->id); r != reasons.end()) j["pending_reason"] = r->second;
+  j["idle_timeout_s"] = s.idle_timeout_s ? nlohmann::json(*s.idle_timeout_s) : nlohmann::json();
+  if (t.kind == TaskKind::kNotebook) j["notebook_idle_type"] = ToString(s.notebook_idle_type);
+  // What it serves through the task proxy (announced by its allocation), if anything.
+  j["service"] = nlohmann::json();
+  if (ctx.proxy)
+    if (auto service = ctx.proxy->services().Lookup(t.id))
+      j["service"] = {{"name", service->name}, {"port", service->port}, {"url", ctx.proxy->TaskUrl(t.id)}};
   return j;
 }
 
@@ -156,13 +164,18 @@ net::awaitable<ApiResponse> Create(ApiContext& ctx, ApiRequest& req, TaskRoutes 
   // sets SHELL from the account's entry in its host's account database).
   if (r.kind == TaskKind::kShell && flags->argv.empty() && parsed->argv.empty())
     flags->argv = {"/bin/sh", "-c", "exec \"${SHELL:-/bin/sh}\" -l"};
+  // A notebook runs Jupyter through the runtime's launcher
+  // (trial_runtime/python/ring_notebook.py), which announces it to the proxy.
+  if (r.kind == TaskKind::kNotebook && flags->argv.empty() && parsed->argv.empty())
+    flags->argv = {"python3", "-m", "ring_notebook"};
   auto spec = ApplyTaskFlags(std::move(parsed).value(), *flags);
   if (!spec.ok()) co_return ApiResponse::Error(spec.status());
   const TaskOwner owner{req.principal->username, req.principal->admin()};
   co_return co_await OnLifecycle(ctx, [&](Lifecycle& l) {
     auto task = l.tasks().Create(r.kind, owner, std::move(spec).value(), context);
     if (!task.ok()) return ApiResponse::Error(task.status());
-    return ApiResponse::Json(TaskJson(*task, LatestAllocation(ctx.store, task->id), WaitingReasons(l)), 201);
+    return ApiResponse::Json(TaskJson(ctx, *task, LatestAllocation(ctx.store, task->id), WaitingReasons(l)),
+                             201);
   });
 }
 
@@ -233,7 +246,7 @@ void RegisterTaskRoutes(Router& router, ApiContext& ctx, TaskKind kind, const st
       for (const auto& t : *tasks) {
         if (!req.principal->Manages(t.owner)) continue;
         if (static_cast<int64_t>(list.size()) >= *limit) break;
-        list.push_back(TaskJson(t, LatestAllocation(ctx.store, t.id), reasons));
+        list.push_back(TaskJson(ctx, t, LatestAllocation(ctx.store, t.id), reasons));
       }
       const auto total = list.size();
       return ApiResponse::Json({{r.noun + "s", std::move(list)}, {"total", total}});
@@ -243,7 +256,8 @@ void RegisterTaskRoutes(Router& router, ApiContext& ctx, TaskKind kind, const st
     auto task = Visible(ctx, req, r, req.params[0], "read");
     if (!task.ok()) co_return ApiResponse::Error(task.status());
     co_return co_await OnLifecycle(ctx, [&](Lifecycle& l) {
-      return ApiResponse::Json(TaskJson(*task, LatestAllocation(ctx.store, task->id), WaitingReasons(l)));
+      return ApiResponse::Json(
+          TaskJson(ctx, *task, LatestAllocation(ctx.store, task->id), WaitingReasons(l)));
     });
   });
   router.Add("POST", base + "/{id}/kill", Access::kUser,
@@ -254,7 +268,7 @@ void RegisterTaskRoutes(Router& router, ApiContext& ctx, TaskKind kind, const st
                  if (Status s = l.tasks().Kill(task->id); !s.ok()) return ApiResponse::Error(s);
                  auto fresh = ctx.store.GetTask(task->id);
                  return ApiResponse::Json(
-                     TaskJson(fresh.ok() ? *fresh : *task, LatestAllocation(ctx.store, task->id), {}));
+                     TaskJson(ctx, fresh.ok() ? *fresh : *task, LatestAllocation(ctx.store, task->id), {}));
                });
              });
   router.Add("GET", base + "/{id}/logs", Access::kUser,

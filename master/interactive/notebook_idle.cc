@@ -24,25 +24,6 @@ void NoteActivity(const json& item, std::string& latest) {
 
 }  // namespace
 
-std::string_view ToString(NotebookIdleType type) {
-  switch (type) {
-    case NotebookIdleType::kKernelsOrTerminals:
-      return "kernels_or_terminals";
-    case NotebookIdleType::kKernelConnections:
-      return "kernel_connections";
-    case NotebookIdleType::kActivity:
-      return "activity";
-  }
-  return "kernels_or_terminals";
-}
-
-std::optional<NotebookIdleType> ParseNotebookIdleType(std::string_view text) {
-  for (auto type : {NotebookIdleType::kKernelsOrTerminals, NotebookIdleType::kKernelConnections,
-                    NotebookIdleType::kActivity})
-    if (ToString(type) == text) return type;
-  return std::nullopt;
-}
-
 Result<JupyterState> ParseJupyterState(std::string_view kernels, std::string_view terminals,
                                        std::string_view sessions) {
   auto k = ListOf(kernels, "api/kernels");

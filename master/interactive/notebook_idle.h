@@ -10,18 +10,10 @@
 #include <string>
 #include <string_view>
 
+#include "common/notebook_idle_type.h"
 #include "common/status.h"
 
 namespace ring {
-
-enum class NotebookIdleType {
-  kKernelsOrTerminals,  // idle: no kernel, no terminal and no session runs (the default)
-  kKernelConnections,   // idle: no kernel has a client connected (no browser tab on a notebook)
-  kActivity,            // idle: no kernel is busy and no kernel or terminal did anything since the last look
-};
-
-std::string_view ToString(NotebookIdleType type);  // "kernels_or_terminals", ...
-std::optional<NotebookIdleType> ParseNotebookIdleType(std::string_view text);
 
 // One look at a Jupyter server.
 struct JupyterState {

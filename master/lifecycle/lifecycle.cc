@@ -62,7 +62,7 @@ Lifecycle::Lifecycle(Store& store, LifecycleOptions options, const RmFactory& ma
       settings_(store, options_.checkpoint_root, options_.checkpoint_allowed_roots),
       trials_(store),
       allocations_(store, *rm_, tokens_, rendezvous_),
-      tasks_(store, allocations_, *rm_, options_.pools, options_.max_model_bytes),
+      tasks_(store, allocations_, *rm_, options_.pools, options_.max_model_bytes, options_.idle_limits),
       log_policies_(store, settings_),
       ranks_(store, allocations_, settings_, log_policies_, *rm_, options_.log_limits,
              options_.heartbeat_timeout),

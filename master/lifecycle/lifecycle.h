@@ -44,6 +44,7 @@ struct LifecycleOptions {
   std::vector<PoolSettings> pools = DefaultPools();   // resource pools and their policies
   std::vector<std::string> own_dirs;                  // the master's folders, which no bind mount may reach
   LogLimits log_limits;                               // per allocation: line length and rate
+  IdleTimeoutLimits idle_limits;                      // shells' and notebooks' idle_timeout: default, maximum
   // Observers for the master's metrics; each may be empty.
   std::function<void(const std::string& pool, double seconds)> on_scheduler_pass;
   std::function<void()> on_trial_restart;

@@ -10,12 +10,13 @@
 namespace ring {
 
 Tasks::Tasks(Store& store, Allocations& allocations, ResourceManager& rm, std::vector<PoolSettings> pools,
-             uint64_t max_context_bytes)
+             uint64_t max_context_bytes, IdleTimeoutLimits idle_limits)
     : store_(store),
       allocations_(allocations),
       rm_(rm),
       pools_(std::move(pools)),
-      max_context_bytes_(max_context_bytes) {}
+      max_context_bytes_(max_context_bytes),
+      idle_limits_(idle_limits) {}
 
 bool Tasks::AllowsZeroSlots(const std::string& pool) const {
   for (const auto& p : pools_)
@@ -66,6 +67,13 @@ Result<TaskRecord> Tasks::Create(TaskKind kind, const TaskOwner& owner, TaskSpec
     if (Status s = ValidateArchive(context); !s.ok())
       return InvalidArgument("context is not a valid tar.gz: " + s.message());
   spec.has_context = !context.empty();
+  if (kind == TaskKind::kShell || kind == TaskKind::kNotebook) {
+    if (!spec.idle_timeout_s) spec.idle_timeout_s = idle_limits_.default_s;
+    if (spec.idle_timeout_s && idle_limits_.max_s && *spec.idle_timeout_s > *idle_limits_.max_s)
+      return InvalidArgument("idle_timeout: " + std::to_string(*spec.idle_timeout_s) +
+                             "s is longer than this master allows (interactive.max_idle_timeout: " +
+                             std::to_string(*idle_limits_.max_s) + "s)");
+  }
 
   TaskRecord task;
   task.kind = kind;
@@ -105,18 +113,31 @@ void Tasks::OnAllocationEnded(const LiveAllocation& alloc) {
   specs_.erase(task_id);
 }
 
-void Tasks::EndIdle(SteadyTime now,
-                    const std::function<std::optional<SteadyTime>(const std::string&)>& idle_since) {
+void Tasks::EndIdle(SteadyTime now, const IdleSince& idle_since) {
   std::vector<LiveAllocation*> idle;
   for (auto& [id, alloc] : allocations_.live()) {
-    if (alloc.kind != TaskKind::kShell || alloc.stop_cause || alloc.record.state != AllocationState::kRunning)
+    if ((alloc.kind != TaskKind::kShell && alloc.kind != TaskKind::kNotebook) || alloc.stop_cause ||
+        alloc.record.state != AllocationState::kRunning)
       continue;
     const TaskSpec* spec = Spec(alloc.record.task_id);
     if (!spec || !spec->idle_timeout_s || *spec->idle_timeout_s <= 0) continue;
-    const auto since = idle_since(id);
+    const auto since = idle_since(alloc.kind, id);
     if (since && now - *since >= std::chrono::seconds(*spec->idle_timeout_s)) idle.push_back(&alloc);
   }
   for (LiveAllocation* alloc : idle) allocations_.Stop(*alloc, EndCause::kIdleTimeout);
+}
+
+std::vector<Tasks::RunningNotebook> Tasks::RunningNotebooks() {
+  std::vector<RunningNotebook> out;
+  for (auto& [id, alloc] : allocations_.live()) {
+    if (alloc.kind != TaskKind::kNotebook || alloc.stop_cause ||
+        alloc.record.state != AllocationState::kRunning)
+      continue;
+    const TaskSpec* spec = Spec(alloc.record.task_id);
+    if (!spec) continue;
+    out.push_back({id, alloc.record.task_id, spec->notebook_idle_type, spec->idle_timeout_s});
+  }
+  return out;
 }
 
 const TaskSpec* Tasks::Spec(int64_t task_id) {

@@ -1,7 +1,6 @@
 #pragma once
-// Tasks that are not trials (commands now; shells and notebooks next, each
-// a TaskKind): their creation, checked against the pool and written with
-// their spec and context before their one allocation is queued; their kill;
+// Tasks that are not trials (commands, shells and notebooks, each a TaskKind): their creation, checked
+// against the pool and written with their spec and context before their one allocation is queued; their kill;
 // their end when that allocation ends. A task has one allocation and is
 // never restarted: it cannot checkpoint, so a preempted or failed one ends
 // (its allocation's EndCause says why). The specs of live tasks are read
@@ -28,7 +27,7 @@ struct TaskOwner {
 class Tasks {
  public:
   Tasks(Store& store, Allocations& allocations, ResourceManager& rm, std::vector<PoolSettings> pools,
-        uint64_t max_context_bytes);
+        uint64_t max_context_bytes, IdleTimeoutLimits idle_limits = {});
 
   // Writes the task (its spec, its context tar.gz, "" for none) and queues
   // its allocation. kInvalidArgument / kInvalidConfig naming the field, or
@@ -36,11 +35,21 @@ class Tasks {
   Result<TaskRecord> Create(TaskKind kind, const TaskOwner& owner, TaskSpec spec, const std::string& context);
   // Stops its allocation (EndCause USER_KILL); a task that has ended is left as it is.
   Status Kill(int64_t task_id);
-  // Ends every running shell whose spec sets idle_timeout and that has been
-  // idle that long: `idle_since` answers since when no terminal is attached
-  // to an allocation (nullopt: one is). Its allocation ends IDLE_TIMEOUT.
-  void EndIdle(SteadyTime now,
-               const std::function<std::optional<SteadyTime>(const std::string&)>& idle_since);
+  // Ends every running shell or notebook whose spec sets idle_timeout and
+  // that has been idle that long: `idle_since` answers since when an
+  // allocation of that kind has been idle (a shell: no terminal attached; a
+  // notebook: its notebook_idle_type), nullopt while it is not. Its
+  // allocation ends IDLE_TIMEOUT.
+  using IdleSince = std::function<std::optional<SteadyTime>(TaskKind, const std::string& allocation_id)>;
+  void EndIdle(SteadyTime now, const IdleSince& idle_since);
+  // The running notebooks' allocations (id, task, spec), for whoever looks at their servers.
+  struct RunningNotebook {
+    std::string allocation_id;
+    int64_t task_id = 0;
+    NotebookIdleType idle_type = NotebookIdleType::kKernelsOrTerminals;
+    std::optional<int64_t> idle_timeout_s;
+  };
+  std::vector<RunningNotebook> RunningNotebooks();
   // Its allocation ended: the task ends with it.
   void OnAllocationEnded(const LiveAllocation& alloc);
   // The spec of a task that is not a trial; null when it cannot be read.
@@ -54,6 +63,7 @@ class Tasks {
   ResourceManager& rm_;
   const std::vector<PoolSettings> pools_;
   const uint64_t max_context_bytes_;
+  const IdleTimeoutLimits idle_limits_;
   std::map<int64_t, TaskSpec> specs_;  // of live tasks, by task id
 };
 

@@ -53,13 +53,15 @@ void DropHopByHop(http::message<isRequest, Body>& m, bool upgrade) {
 
 }  // namespace
 
-// What the task's server gets: never the proxy's cookie, never an
-// Authorization header (no Ringmaster credential goes upstream), no
+// What the task's server gets: never the proxy's cookie, never the
+// client's Authorization header (no Ringmaster credential goes upstream;
+// the service's own token, when it announced one, does), no
 // hop-by-hop headers; the client's address and scheme as X-Forwarded-*.
 void PrepareUpstreamRequest(http::request<http::buffer_body>& req, const std::string& peer, bool tls,
-                            bool upgrade) {
+                            bool upgrade, const std::string& service_token) {
   DropHopByHop(req, upgrade);
   req.erase(http::field::authorization);
+  if (!service_token.empty()) req.set(http::field::authorization, "token " + service_token);
   std::string cookies;
   for (const auto& field : req)
     if (field.name() == http::field::cookie) {

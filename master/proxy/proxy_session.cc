@@ -267,7 +267,7 @@ net::awaitable<void> ServeProxy(const ProxySessionContext& ctx, AnyStream& clien
     const bool head = req.method() == http::verb::head;
     const bool expects_continue = beast::iequals(req[http::field::expect], "100-continue");
     req.erase(http::field::expect);
-    PrepareUpstreamRequest(req, peer, ctx.tls, upgrade);
+    PrepareUpstreamRequest(req, peer, ctx.tls, upgrade, admitted.service.token);
     const std::function<void()> touch = [&proxy, task] {
       proxy.activity().Touch(task, std::chrono::system_clock::now());
     };

@@ -23,6 +23,9 @@ struct AnnouncedService {
   std::string host;           // the node rank 0 runs on
   uint16_t port = 0;
   std::string name;  // what the task calls it ("jupyter"), may be empty
+  // A secret the server requires, sent to it on every proxied request as
+  // `Authorization: token <token>` (Jupyter's form); empty: none. Never shown.
+  std::string token;
 };
 
 class ServiceRegistry {

@@ -123,6 +123,7 @@ std::string TaskSpecJson(const TaskSpec& t) {
                       {"preemptible", t.preemptible},     {"environment", env},     {"bind_mounts", mounts},
                       {"has_context", t.has_context}};
   if (t.idle_timeout_s) j["idle_timeout_s"] = *t.idle_timeout_s;
+  j["notebook_idle_type"] = ToString(t.notebook_idle_type);
   return j.dump();
 }
 
@@ -141,6 +142,7 @@ Result<TaskSpec> TaskSpecFromJson(const std::string& text) {
     t.has_context = j.value("has_context", false);
     if (auto it = j.find("idle_timeout_s"); it != j.end() && it->is_number_integer())
       t.idle_timeout_s = it->get<int64_t>();
+    if (auto type = ParseNotebookIdleType(j.value("notebook_idle_type", ""))) t.notebook_idle_type = *type;
     if (auto env = j.find("environment"); env != j.end() && env->is_object()) {
       EnvironmentConfig& e = t.environment;
       e.variables = env->value("variables", std::map<std::string, std::string>{});

@@ -71,12 +71,16 @@ endforeach()
 # proxy_e2e_tests: the task proxy against a real master, agent and a trial
 # that serves HTTP and a WebSocket echo: links, cookies, streamed answers,
 # keep-alive, per-user and idle limits, TLS, and each attack
-# docs/security.md lists for it. A binary of its own, so that
+# docs/security.md lists for it; notebooks (real Jupyter through the proxy,
+# a cell run over its kernel's WebSocket, refusals, the idle timeout). A binary of its own, so that
 # working on the proxy does not rebuild every e2e test.
 ring_add_test(proxy_e2e_tests LABEL e2e TIMEOUT 240
-  SOURCES e2e/proxy_e2e_test.cc
+  SOURCES e2e/notebook_e2e_test.cc e2e/proxy_e2e_test.cc
   LIBS ring_test_support ring_common ring_auth)
-add_dependencies(proxy_e2e_tests ringmaster ringagent ring)
+add_dependencies(proxy_e2e_tests ringmaster ringagent ring quadratic_model quadratic_trial)
+if(TARGET ringtrial_python)
+  add_dependencies(proxy_e2e_tests ringtrial_python)  # ring_notebook.py beside the module
+endif()
 
 # slurm_e2e_test: the Slurm resource manager against a real slurmctld and two
 # slurmd in network namespaces (tests/support/slurm_cluster.h);

@@ -113,6 +113,11 @@ const std::vector<RouteRule>& Rules() {
       {"GET", "/api/v1/shells/{id}/logs", Rule::kOwned, ""},
       {"POST", "/api/v1/shells/{id}/terminal/ticket", Rule::kOwned, ""},
       {"POST", "/api/v1/shells/{id}/kill", Rule::kOwned, ""},
+      {"POST", "/api/v1/notebooks", Rule::kRead, R"({"slots":99})"},
+      {"GET", "/api/v1/notebooks", Rule::kRead, ""},
+      {"GET", "/api/v1/notebooks/{id}", Rule::kOwned, ""},
+      {"GET", "/api/v1/notebooks/{id}/logs", Rule::kOwned, ""},
+      {"POST", "/api/v1/notebooks/{id}/kill", Rule::kOwned, ""},
   };
   return rules;
 }
@@ -247,6 +252,11 @@ TEST(Authorization, MatrixOfEveryRouteAndCaller) {
   ASSERT_EQ(shell.exit_code, 0) << shell.out << shell.err;
   const int64_t shell_id = std::atoll(shell.out.c_str());
   ASSERT_GT(shell_id, 0) << shell.out;
+  auto notebook =
+      RunCommand({BinDir() + "/ring", "-m", cluster.url(), "notebook", "start", "-d"}, {{"RING_TOKEN", ada}});
+  ASSERT_EQ(notebook.exit_code, 0) << notebook.out << notebook.err;
+  const int64_t notebook_id = std::atoll(notebook.out.c_str());
+  ASSERT_GT(notebook_id, 0) << notebook.out;
 
   std::map<Caller, std::string> tokens = {
       {Caller::kNobody, ""},
@@ -271,6 +281,7 @@ TEST(Authorization, MatrixOfEveryRouteAndCaller) {
     if (path.find("/allocations/") != std::string::npos) fill("{id}", alloc[1].first);
     if (path.find("/commands/") != std::string::npos) fill("{id}", std::to_string(command_id));
     if (path.find("/shells/") != std::string::npos) fill("{id}", std::to_string(shell_id));
+    if (path.find("/notebooks/") != std::string::npos) fill("{id}", std::to_string(notebook_id));
     fill("{id}", "1");  // experiment 1, trial 1
     fill("{action}", "unarchive");
     fill("{allocation_id}", alloc[1].first);  // a live allocation: its trial's token is no Slurm credential

@@ -266,6 +266,7 @@ async function main() {
     ['ringmaster', path.join(binDir, 'ringmaster')],
     ['ringagent', path.join(binDir, 'ringagent')],
     ['the built web UI (build the webui target)', path.join(webuiDir, 'index.html')],
+    ['the notebook launcher (build ringtrial_python)', path.join(buildDir, 'python', 'ring_notebook.py')],
     ['chromium (run deploy/install-deps.sh)', chromiumPath],
   ])
     check(fs.existsSync(p), `${what} is missing: ${p}`);

@@ -25,7 +25,7 @@ const fs::path kRoot = fs::path(RING_SOURCE_DIR) / "tests/determined/configs";
 // error message names it.
 const std::map<std::string, std::string> kMissingFeature = {
     {"proxy", "the master has no proxy"},
-    {"notebooks", "has no notebooks"},
+    {"notebooks", "notebook config"},
     {"zero-slot trials", "a trial that holds no slot"},
 };
 

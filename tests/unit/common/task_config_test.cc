@@ -42,6 +42,29 @@ idle_timeout: 30m
   EXPECT_EQ(spec->idle_timeout_s, 1800);
 }
 
+// Determined's own notebook config (examples/diffusion/.../detsd-notebook.yaml).
+TEST(TaskConfig, ReadsDeterminedsNotebookConfig) {
+  auto spec = ParseTaskConfig(R"(description: detsd-notebook
+resources:
+    slots: 1
+    shm_size: 17179869184 # 16 GiB
+environment:
+    environment_variables:
+        - HF_AUTH_TOKEN=YOUR_HF_AUTH_TOKEN_HERE
+idle_timeout: 2h
+notebook_idle_type: kernel_connections
+)");
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  EXPECT_EQ(spec->idle_timeout_s, 7200);
+  EXPECT_EQ(spec->notebook_idle_type, NotebookIdleType::kKernelConnections);
+  EXPECT_EQ(spec->environment.variables.at("HF_AUTH_TOKEN"), "YOUR_HF_AUTH_TOKEN_HERE");
+  auto bad = ParseTaskConfig("notebook_idle_type: sometimes\n", "nb.yaml");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("nb.yaml:1: notebook_idle_type must be kernels_or_terminals"),
+            std::string::npos)
+      << bad.status().message();
+}
+
 TEST(TaskConfig, AStringEntrypointRunsInAShellAndAListForm) {
   auto shell = ParseTaskConfig("entrypoint: echo $HOME && ls\n");
   ASSERT_TRUE(shell.ok());

@@ -220,6 +220,32 @@ TEST_F(MasterConfigTest, TheTaskProxysSettings) {
   }
 }
 
+TEST_F(MasterConfigTest, ShellsAndNotebooksIdleTimeouts) {
+  auto c =
+      Load("interactive:\n  idle_timeout: 30m\n  max_idle_timeout: 8h\n  notebook_look_interval_ms: 2000\n");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->interactive.idle.default_s, 1800);
+  EXPECT_EQ(c->interactive.idle.max_s, 8 * 3600);
+  EXPECT_EQ(c->interactive.notebook_look_interval_ms, 2000);
+  auto none = Load("listen: 127.0.0.1:8080\n");
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->interactive.idle.default_s) << "no idle timeout unless master.yaml sets one";
+  EXPECT_FALSE(none->interactive.idle.max_s);
+  for (const auto& [yaml, expected] : std::vector<std::pair<std::string, std::string>>{
+           {"interactive:\n  idle_timeout: soon\n", ":2: interactive.idle_timeout must be a duration"},
+           {"interactive:\n  max_idle_timeout: 0s\n", "interactive.max_idle_timeout must be a duration"},
+           {"interactive:\n  idle_timeout: 2h\n  max_idle_timeout: 1h\n",
+            "interactive.idle_timeout must not be longer than interactive.max_idle_timeout"},
+           {"interactive:\n  notebook_look_interval_ms: 5\n", "notebook_look_interval_ms must be from 100"},
+           {"interactive:\n  idle: 1h\n", "unknown key \"interactive.idle\""},
+           {"interactive: 1h\n", "interactive must be a map"},
+       }) {
+    auto bad = Load(yaml);
+    ASSERT_FALSE(bad.ok()) << yaml;
+    EXPECT_NE(bad.status().message().find(expected), std::string::npos) << bad.status().message();
+  }
+}
+
 TEST_F(MasterConfigTest, MistakesNameTheKeyAndLine) {
   struct Case {
     std::string yaml, expected;

@@ -10,6 +10,7 @@
 #include "common/http_client.h"
 #include "master/interactive/jupyter_probe.h"
 #include "master/interactive/notebook_idle.h"
+#include "master/interactive/notebook_watch.h"
 #include "tests/support/held_port.h"
 #include "tests/support/process.h"
 #include "tests/support/test_cluster.h"
@@ -135,6 +136,59 @@ TEST(NotebookIdle, TheProbeReadsARealJupyterServer) {
   EXPECT_TRUE(clock.IsIdle(*state));
   jupyter.Stop(std::chrono::seconds(5));
   std::filesystem::remove_all(dir);
+}
+
+// The watch asks each running notebook's server (a fake here) and keeps one
+// clock per allocation: a notebook still starting (no service) or not
+// answering is never idle; proxied traffic counts under `activity`; a
+// notebook no longer running is forgotten.
+TEST(NotebookWatch, KeepsAClockPerRunningNotebook) {
+  std::map<std::string, Result<JupyterState>> answers;
+  std::vector<std::string> asked;
+  NotebookWatch watch([&](const std::string& base_url, const std::string& token) -> Result<JupyterState> {
+    asked.push_back(base_url + " " + token);
+    return answers.at(base_url);
+  });
+  JupyterState idle, busy;
+  busy.kernels = 1;
+  busy.kernel_busy = true;
+  busy.last_activity = "2026-11-27T01:00:00Z";
+  answers.emplace("http://n1:8888/proxy/1/", idle);
+  answers.emplace("http://n1:8889/proxy/2/", busy);
+  answers.emplace("http://n2:8888/proxy/3/", Unavailable("connection refused"));
+  const Time t0{};
+  std::vector<NotebookWatch::Target> targets = {
+      {"notebook-1.0", NotebookIdleType::kKernelsOrTerminals, 60s, "http://n1:8888/proxy/1/", "a", {}},
+      {"notebook-2.0", NotebookIdleType::kKernelsOrTerminals, 60s, "http://n1:8889/proxy/2/", "b", {}},
+      {"notebook-3.0", NotebookIdleType::kKernelsOrTerminals, 60s, "http://n2:8888/proxy/3/", "c", {}},
+      {"notebook-4.0", NotebookIdleType::kKernelsOrTerminals, 60s, "", "", {}},  // still starting
+  };
+  watch.Look(targets, t0);
+  EXPECT_EQ(asked, (std::vector<std::string>{"http://n1:8888/proxy/1/ a", "http://n1:8889/proxy/2/ b",
+                                             "http://n2:8888/proxy/3/ c"}));
+  EXPECT_EQ(watch.IdleSince("notebook-1.0"), t0);
+  EXPECT_FALSE(watch.IdleSince("notebook-2.0")) << "a kernel runs";
+  EXPECT_FALSE(watch.IdleSince("notebook-3.0")) << "a server that does not answer is never idle";
+  EXPECT_FALSE(watch.IdleSince("notebook-4.0")) << "a notebook that announced nothing yet is not idle";
+  watch.Look(targets, t0 + 10s);
+  EXPECT_EQ(watch.IdleSince("notebook-1.0"), t0) << "idle since the first idle look";
+
+  // Under `activity`, traffic through the proxy since the last look is activity.
+  std::vector<NotebookWatch::Target> quiet = {
+      {"notebook-1.0", NotebookIdleType::kActivity, 60s, "http://n1:8888/proxy/1/", "a", {}}};
+  NotebookWatch activity([&](const std::string& url, const std::string&) { return answers.at(url); });
+  activity.Look(quiet, t0);
+  activity.Look(quiet, t0 + 1s);
+  EXPECT_EQ(activity.IdleSince("notebook-1.0"), t0 + 1s);
+  quiet[0].proxied = std::chrono::system_clock::now();
+  activity.Look(quiet, t0 + 2s);
+  EXPECT_FALSE(activity.IdleSince("notebook-1.0")) << "a proxied request is activity";
+  activity.Look(quiet, t0 + 3s);
+  EXPECT_EQ(activity.IdleSince("notebook-1.0"), t0 + 3s);
+
+  // Ended notebooks are forgotten.
+  watch.Look({targets[1]}, t0 + 20s);
+  EXPECT_FALSE(watch.IdleSince("notebook-1.0"));
 }
 
 }  // namespace

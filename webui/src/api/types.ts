@@ -67,11 +67,7 @@ export type TaskStart = NonNullable<paths['/api/v1/shells']['post']['requestBody
 export type TerminalTicket =
   paths['/api/v1/shells/{id}/terminal/ticket']['post']['responses'][200]['content']['application/json'];
 export type ProxyLink = paths['/api/v1/tasks/{id}/proxy/link']['post']['responses'][200]['content']['application/json'];
-// A notebook: a task like a shell, with the service its Jupyter announced to
-// the task proxy (null until it has). Written here until docs/openapi.json
-// describes /api/v1/notebooks.
-export type Notebook = Shell & { service?: { port: number; name: string } | null };
-export interface NotebookList {
-  notebooks: Notebook[];
-  total: number;
-}
+// A notebook: a task like a shell, whose `service` (its Jupyter, once it
+// announced itself to the task proxy) says when it can be opened.
+export type Notebook = Schemas['Notebook'];
+export type NotebookList = Schemas['NotebookList'];

@@ -10,7 +10,7 @@ function notebook(id: number, over: Partial<Notebook> = {}): Notebook {
     kind: 'NOTEBOOK',
     owner: 'ada',
     description: '',
-    argv: ['jupyter', 'notebook'],
+    argv: ['python3', '-m', 'ring_notebook'],
     slots: 1,
     resource_pool: 'default',
     priority: 42,
@@ -24,7 +24,9 @@ function notebook(id: number, over: Partial<Notebook> = {}): Notebook {
     exit_reason: null,
     exit_code: null,
     pending_reason: null,
-    service: { port: 8888, name: 'jupyter' },
+    idle_timeout_s: null,
+    service: { port: 8888, name: 'jupyter', url: `http://127.0.0.1:9999/proxy/${id}/` },
+    notebook_idle_type: 'kernels_or_terminals',
     ...over,
   };
 }

@@ -14,7 +14,7 @@ import { TaskTable } from '../components/TaskTable';
 import { usePoll } from '../hooks/usePoll';
 import { canOpen, isLive } from '../lib/tasks';
 
-// Running, and its Jupyter has announced itself (when the master says).
+// Running, and its Jupyter has announced itself to the task proxy.
 export function notebookReady(n: Notebook): boolean {
   return canOpen(n) && n.service !== null;
 }

@@ -26,6 +26,8 @@ function shell(id: number, over: Partial<Shell> = {}): Shell {
     exit_reason: null,
     exit_code: null,
     pending_reason: null,
+    idle_timeout_s: null,
+    service: null,
     ...over,
   };
 }
