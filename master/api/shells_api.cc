@@ -82,6 +82,25 @@ Result<Principal> TicketHolder(Store& store, TerminalTickets& tickets, const std
   return Principal{user->id, user->username, user->role};
 }
 
+// Who opens shell `id`'s terminal: the bearer token's user, or without an
+// Authorization header the ?ticket='s (used up here).
+Result<Principal> WhoOpens(const boost::beast::http::request<boost::beast::http::string_body>& request,
+                           int64_t id, Store& store, Accounts& accounts, TerminalTickets& tickets) {
+  const std::string_view authorization = request[boost::beast::http::field::authorization];
+  constexpr std::string_view kBearer = "Bearer ";
+  if (!authorization.empty()) {
+    if (authorization.substr(0, kBearer.size()) != kBearer)
+      return Status(ErrorCode::kUnauthenticated, "sign in first: the terminal takes a bearer token");
+    return accounts.Authenticate(std::string(authorization.substr(kBearer.size())));
+  }
+  if (const std::string ticket = TicketOf(request.target()); !ticket.empty())
+    return TicketHolder(store, tickets, ticket, id);
+  return Status(ErrorCode::kUnauthenticated,
+                "sign in first: the terminal takes a bearer token, or a ticket from POST "
+                "/api/v1/shells/" +
+                    std::to_string(id) + "/terminal/ticket in ?ticket=");
+}
+
 ApiResponse IssueTicket(ApiContext& ctx, ApiRequest& req) {
   if (!ctx.terminal_tickets) return ApiResponse::Error(Unavailable("this master issues no terminal tickets"));
   auto id = ParseId(req.params[0], "shell id");
@@ -109,21 +128,7 @@ TerminalWsAcceptor::Admitter MakeShellTerminalAdmitter(Store& store, Accounts& a
              const std::string&) -> Result<TerminalAdmission> {
     const int64_t id = ShellIdOf(request.target());
     if (id == 0) return NotFound("no WebSocket endpoint at " + std::string(request.target()));
-    const std::string_view authorization = request[boost::beast::http::field::authorization];
-    constexpr std::string_view kBearer = "Bearer ";
-    Result<Principal> principal = Status(ErrorCode::kUnauthenticated, "");
-    if (!authorization.empty()) {
-      if (authorization.substr(0, kBearer.size()) != kBearer)
-        return Status(ErrorCode::kUnauthenticated, "sign in first: the terminal takes a bearer token");
-      principal = accounts.Authenticate(std::string(authorization.substr(kBearer.size())));
-    } else if (const std::string ticket = TicketOf(request.target()); !ticket.empty()) {
-      principal = TicketHolder(store, tickets, ticket, id);
-    } else {
-      return Status(ErrorCode::kUnauthenticated,
-                    "sign in first: the terminal takes a bearer token, or a ticket from POST "
-                    "/api/v1/shells/" +
-                        std::to_string(id) + "/terminal/ticket in ?ticket=");
-    }
+    auto principal = WhoOpens(request, id, store, accounts, tickets);
     if (!principal.ok()) return principal.status();
     auto task = OpenableShell(store, *principal, id);
     if (!task.ok()) return task.status();
