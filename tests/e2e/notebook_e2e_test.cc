@@ -6,6 +6,7 @@
 // token do not. Idle per notebook_idle_type, the notebook ends
 // IDLE_TIMEOUT and a waiting trial starts on its slot. Skips, saying why,
 // when Jupyter Notebook is not installed.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -18,6 +19,8 @@
 
 #include "tests/support/proxy_client.h"
 #include "tests/support/raw_connection.h"
+#include "tests/support/raw_websocket.h"
+#include "tests/support/test_account.h"
 #include "tests/support/test_cluster.h"
 
 namespace ring::testing::notebook_e2e {
@@ -34,115 +37,66 @@ nlohmann::json Notebook(TestCluster& cluster, int64_t id) {
   return cluster.GetJson("/api/v1/notebooks/" + std::to_string(id));
 }
 
-// A WebSocket to Jupyter's kernel channels through the proxy: sends
-// `code` as an execute_request and returns what the kernel printed on
-// stdout ("" when it did not within 30 s, or the upgrade was refused).
-class KernelSocket {
- public:
-  KernelSocket(int port, int64_t task, const std::string& kernel, const std::string& cookie) : c_(port) {
-    const std::string host = "127.0.0.1:" + std::to_string(port);
-    c_.Send("GET /proxy/" + std::to_string(task) + "/api/kernels/" + kernel +
-            "/channels HTTP/1.1\r\nHost: " + host + "\r\nOrigin: http://" + host +
-            "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-            "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
-            "Cookie: ring_proxy=" +
-            cookie + "\r\n\r\n");
-    std::string head;
-    char ch;
-    while (head.find("\r\n\r\n") == std::string::npos && c_.Read(&ch, 1) == 1) head += ch;
-    status_ = head.size() >= 12 ? std::stoi(head.substr(9, 3)) : 0;
+// Runs `code` in a Jupyter kernel over its WebSocket through the proxy
+// (the cookie of `task`'s link) and returns what it printed on stdout;
+// "" when it printed nothing within 30 s. `status` gets the upgrade's.
+std::string RunCell(int port, int64_t task, const std::string& kernel, const std::string& cookie,
+                    const std::string& code, int* status) {
+  const std::string origin = "http://127.0.0.1:" + std::to_string(port);
+  RawWebSocket ws(port, "/proxy/" + std::to_string(task) + "/api/kernels/" + kernel + "/channels",
+                  {{"Origin", origin}, {"Cookie", "ring_proxy=" + cookie}});
+  *status = ws.status();
+  if (ws.status() != 101) return "";
+  const nlohmann::json request = {{"header",
+                                   {{"msg_id", "ring-1"},
+                                    {"username", "test"},
+                                    {"session", "ring-test"},
+                                    {"msg_type", "execute_request"},
+                                    {"version", "5.3"}}},
+                                  {"parent_header", nlohmann::json::object()},
+                                  {"metadata", nlohmann::json::object()},
+                                  {"content",
+                                   {{"code", code},
+                                    {"silent", false},
+                                    {"store_history", true},
+                                    {"user_expressions", nlohmann::json::object()},
+                                    {"allow_stdin", false},
+                                    {"stop_on_error", true}}},
+                                  {"channel", "shell"},
+                                  {"buffers", nlohmann::json::array()}};
+  ws.SendText(request.dump());
+  std::string printed;
+  const auto deadline = std::chrono::steady_clock::now() + 30s;
+  while (std::chrono::steady_clock::now() < deadline) {
+    auto frame = ws.ReadFrame();
+    if (!frame) continue;
+    const auto msg = nlohmann::json::parse(*frame, nullptr, false);
+    if (!msg.is_object() || msg["parent_header"].value("msg_id", "") != "ring-1") continue;
+    const std::string type = msg["header"].value("msg_type", "");
+    if (type == "stream" && msg["content"].value("name", "") == "stdout")
+      printed += msg["content"].value("text", "");
+    if (type == "status" && msg["content"].value("execution_state", "") == "idle") break;
   }
-  int status() const { return status_; }
-
-  std::string Run(const std::string& code) {
-    const nlohmann::json request = {{"header",
-                                     {{"msg_id", "ring-1"},
-                                      {"username", "test"},
-                                      {"session", "ring-test"},
-                                      {"msg_type", "execute_request"},
-                                      {"version", "5.3"}}},
-                                    {"parent_header", nlohmann::json::object()},
-                                    {"metadata", nlohmann::json::object()},
-                                    {"content",
-                                     {{"code", code},
-                                      {"silent", false},
-                                      {"store_history", true},
-                                      {"user_expressions", nlohmann::json::object()},
-                                      {"allow_stdin", false},
-                                      {"stop_on_error", true}}},
-                                    {"channel", "shell"},
-                                    {"buffers", nlohmann::json::array()}};
-    SendText(request.dump());
-    std::string printed;
-    const auto deadline = std::chrono::steady_clock::now() + 30s;
-    while (std::chrono::steady_clock::now() < deadline) {
-      auto frame = ReadFrame();
-      if (!frame) break;
-      const auto msg = nlohmann::json::parse(*frame, nullptr, false);
-      if (!msg.is_object() || msg["parent_header"].value("msg_id", "") != "ring-1") continue;
-      const std::string type = msg["header"].value("msg_type", "");
-      if (type == "stream" && msg["content"].value("name", "") == "stdout")
-        printed += msg["content"].value("text", "");
-      if (type == "status" && msg["content"].value("execution_state", "") == "idle") break;
-    }
-    return printed;
-  }
-
- private:
-  void SendText(const std::string& text) {
-    std::string frame = {static_cast<char>(0x81)};
-    if (text.size() < 126) {
-      frame += static_cast<char>(0x80 | text.size());
-    } else {
-      frame += static_cast<char>(0x80 | 126);
-      frame += static_cast<char>((text.size() >> 8) & 0xff);
-      frame += static_cast<char>(text.size() & 0xff);
-    }
-    const char mask[4] = {7, 1, 4, 2};
-    frame.append(mask, 4);
-    for (size_t i = 0; i < text.size(); ++i) frame += static_cast<char>(text[i] ^ mask[i % 4]);
-    c_.Send(frame);
-  }
-  // The next text or binary frame's payload (the server's are unmasked).
-  std::optional<std::string> ReadFrame() {
-    for (;;) {
-      unsigned char h[2];
-      if (c_.Read(reinterpret_cast<char*>(h), 2) != 2) return std::nullopt;
-      uint64_t n = h[1] & 0x7f;
-      if (n >= 126) {
-        unsigned char ext[8];
-        const size_t bytes = n == 126 ? 2 : 8;
-        if (c_.Read(reinterpret_cast<char*>(ext), bytes) != static_cast<ssize_t>(bytes)) return std::nullopt;
-        n = 0;
-        for (size_t i = 0; i < bytes; ++i) n = (n << 8) | ext[i];
-      }
-      std::string payload(n, '\0');
-      if (n > 0 && c_.Read(payload.data(), n) != static_cast<ssize_t>(n)) return std::nullopt;
-      const int opcode = h[0] & 0x0f;
-      if (opcode == 8) return std::nullopt;
-      if (opcode == 1 || opcode == 2) return payload;
-    }
-  }
-
-  RawConnection c_;
-  int status_ = 0;
-};
+  return printed;
+}
 
 class NotebookE2E : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!HaveJupyter())
       GTEST_SKIP() << "Jupyter Notebook is not installed (deploy/install-deps.sh installs it)";
-    TestCluster::MasterOptions master;
-    master.extra_args = {"--config", cluster_.WriteFile("master.yaml",
-                                                        "interactive:\n"
-                                                        "  idle_timeout: 1h\n"
-                                                        "  max_idle_timeout: 2h\n"
-                                                        "  notebook_look_interval_ms: 500\n")};
-    cluster_.StartMaster(master);
+    master_.heartbeat_timeout_ms = 1500;
+    master_.reconnect_window_ms = 1500;
+    master_.extra_args = {"--config", cluster_.WriteFile("master.yaml",
+                                                         "interactive:\n"
+                                                         "  idle_timeout: 1h\n"
+                                                         "  max_idle_timeout: 2h\n"
+                                                         "  notebook_look_interval_ms: 500\n")};
+    cluster_.StartMaster(master_);
     cluster_.StartAgent("a1", 1);
   }
   TestCluster cluster_;
+  TestCluster::MasterOptions master_;
 };
 
 TEST_F(NotebookE2E, JupyterServesItsOwnerAndAdminsThroughTheProxyAndNoOneElse) {
@@ -180,11 +134,9 @@ TEST_F(NotebookE2E, JupyterServesItsOwnerAndAdminsThroughTheProxyAndNoOneElse) {
   Answer kernel = Exchange(port, "POST", base + "api/kernels", with_cookie, "{}");
   ASSERT_EQ(kernel.status, 201) << kernel.body;
   const std::string kernel_id = nlohmann::json::parse(kernel.body)["id"];
-  {
-    KernelSocket socket(port, id, kernel_id, cookie);
-    ASSERT_EQ(socket.status(), 101);
-    EXPECT_EQ(socket.Run("print(6*7)"), "42\n");
-  }
+  int upgraded = 0;
+  EXPECT_EQ(RunCell(port, id, kernel_id, cookie, "print(6*7)", &upgraded), "42\n");
+  EXPECT_EQ(upgraded, 101);
 
   // Another user: no link, and no way in without one.
   auto eve_link = cluster_.RingAs("eve", eve, {"notebook", "open", std::to_string(id)});
@@ -250,6 +202,69 @@ TEST_F(NotebookE2E, AnIdleNotebookEndsAndAWaitingTrialTakesItsSlot) {
   ASSERT_TRUE(TestCluster::WaitFor(
       [&] { return cluster_.GetJson("/api/v1/experiments/1")["state"] == "COMPLETED"; }, 60s))
       << cluster_.GetJson("/api/v1/experiments/1").dump();
+}
+
+// A master killed and restarted reattaches a running notebook, like a
+// trial: the launcher announces Jupyter again, and the same kernel (its
+// variables kept) is served through a new link.
+TEST_F(NotebookE2E, AMasterKilledAndRestartedServesTheSameNotebookAgain) {
+  auto started = cluster_.Ring({"notebook", "start"});
+  ASSERT_EQ(started.exit_code, 0) << started.err;
+  const int64_t id = cluster_.GetJson("/api/v1/notebooks")["notebooks"][0]["id"];
+  std::string url = started.out.substr(0, started.out.find('\n'));
+  std::string cookie = RedeemLink(url, id);
+  Answer kernel = Exchange(PortOf(url), "POST", "/proxy/" + std::to_string(id) + "/api/kernels",
+                           {{"Cookie", "ring_proxy=" + cookie}}, "{}");
+  ASSERT_EQ(kernel.status, 201) << kernel.body;
+  const std::string kernel_id = nlohmann::json::parse(kernel.body)["id"];
+  int upgraded = 0;
+  EXPECT_EQ(RunCell(PortOf(url), id, kernel_id, cookie, "x = 41; print('set')", &upgraded), "set\n");
+
+  cluster_.KillMaster();
+  cluster_.StartMaster(master_);
+  ASSERT_TRUE(TestCluster::WaitFor([&] { return Notebook(cluster_, id)["service"].is_object(); }, 40s))
+      << Notebook(cluster_, id).dump();
+  EXPECT_EQ(Notebook(cluster_, id)["state"], "RUNNING");
+  EXPECT_EQ(Notebook(cluster_, id)["allocation_id"], "notebook-" + std::to_string(id) + ".0");
+  auto opened = cluster_.Ring({"notebook", "open", std::to_string(id)});
+  ASSERT_EQ(opened.exit_code, 0) << opened.err;
+  url = opened.out.substr(0, opened.out.find('\n'));
+  cookie = RedeemLink(url, id);
+  EXPECT_EQ(RunCell(PortOf(url), id, kernel_id, cookie, "print(x + 1)", &upgraded), "42\n");
+}
+
+// On an agent that runs tasks as their owners, a linked user's notebook,
+// Jupyter and its kernels, runs as her account (whose home does not exist:
+// Jupyter keeps its files in a folder of its own), never as root.
+TEST(NotebookAsOwnerE2E, ALinkedUsersNotebookRunsAsHerAccount) {
+  if (!HaveJupyter())
+    GTEST_SKIP() << "Jupyter Notebook is not installed (deploy/install-deps.sh installs it)";
+  if (::geteuid() != 0)
+    GTEST_SKIP() << "needs root: the test makes a Unix account and the agent switches users";
+  TestAccount owner("nbo");
+  TestCluster cluster;
+  ASSERT_EQ(::chmod(cluster.dir().c_str(), 0711), 0);
+  cluster.StartMaster();
+  const std::string dana = cluster.CreateUser("dana", "dana-password");
+  ASSERT_EQ(cluster.Ring({"user", "link-unix", "dana", "--unix-user", owner.name()}).exit_code, 0);
+  TestCluster::AgentOptions agent;
+  agent.run_as_owner = true;
+  cluster.StartAgent("owner-agent", 1, agent);
+  auto started = cluster.RingAs("dana", dana, {"notebook", "start"});
+  ASSERT_EQ(started.exit_code, 0) << started.out << started.err;
+  const int64_t id = cluster.GetJson("/api/v1/notebooks")["notebooks"][0]["id"];
+  const std::string url = started.out.substr(0, started.out.find('\n'));
+  const int port = PortOf(url);
+  const std::string cookie = RedeemLink(url, id);
+  Answer kernel = Exchange(port, "POST", "/proxy/" + std::to_string(id) + "/api/kernels",
+                           {{"Cookie", "ring_proxy=" + cookie}}, "{}");
+  ASSERT_EQ(kernel.status, 201) << kernel.body;
+  int upgraded = 0;
+  const std::string printed = RunCell(port, id, nlohmann::json::parse(kernel.body)["id"], cookie,
+                                      "import os; print(os.getuid(), os.getgid())", &upgraded);
+  EXPECT_EQ(printed, std::to_string(owner.uid()) + " " + std::to_string(owner.gid()) + "\n");
+  ASSERT_EQ(cluster.Ring({"notebook", "kill", std::to_string(id)}).exit_code, 0);
+  ASSERT_TRUE(TestCluster::WaitFor([&] { return !Notebook(cluster, id)["ended_at"].is_null(); }, 30s));
 }
 
 }  // namespace

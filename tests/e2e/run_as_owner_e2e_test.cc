@@ -17,6 +17,7 @@
 #include <map>
 #include <string>
 
+#include "tests/support/raw_websocket.h"
 #include "tests/support/test_account.h"
 #include "tests/support/test_cluster.h"
 
@@ -189,6 +190,40 @@ TEST(RunAsOwnerE2E, CommandsRunAsTheirOwnersAccount) {
   ASSERT_EQ(as_eve.exit_code, 0) << as_eve.out << as_eve.err;
   EXPECT_NE(as_eve.out.find("probe " + std::to_string(unlinked.uid()) + ":"), std::string::npos)
       << as_eve.out;
+}
+
+// A shell, too: its terminal's process runs as its owner's account, never
+// as the agent's root (what the terminal shows, read over its WebSocket).
+TEST(RunAsOwnerE2E, ShellsRunAsTheirOwnersAccount) {
+  if (::geteuid() != 0)
+    GTEST_SKIP() << "needs root: the test makes Unix accounts and the agent switches users";
+  TestAccount owner("sho");
+  TestCluster cluster;
+  ASSERT_EQ(::chmod(cluster.dir().c_str(), 0711), 0);
+  cluster.StartMaster();
+  const std::string dana = cluster.CreateUser("dana", "dana-password");
+  ASSERT_EQ(cluster.Ring({"user", "link-unix", "dana", "--unix-user", owner.name()}).exit_code, 0);
+  TestCluster::AgentOptions agent;
+  agent.run_as_owner = true;
+  cluster.StartAgent("owner-agent", 1, agent);
+  // The account's login shell is nologin: the config says what runs.
+  const std::string config = cluster.WriteFile(
+      "shell.yaml", "entrypoint: [sh, -c, 'echo shell-as $(id -u):$(id -g); exec sleep 120']\n");
+  auto started = cluster.RingAs("dana", dana, {"shell", "start", "-d", "--config-file", config});
+  ASSERT_EQ(started.exit_code, 0) << started.out << started.err;
+  const std::string id = started.out.substr(0, started.out.find('\n'));
+  ASSERT_TRUE(
+      TestCluster::WaitFor([&] { return cluster.GetJson("/api/v1/shells/" + id)["state"] == "RUNNING"; },
+                           std::chrono::seconds(30)));
+  RawWebSocket terminal(PortOf(cluster.url()), "/api/v1/shells/" + id + "/terminal",
+                        {{"Authorization", "Bearer " + dana}});
+  ASSERT_EQ(terminal.status(), 101);
+  std::string screen;
+  const std::string expected = "shell-as " + std::to_string(owner.uid()) + ":" + std::to_string(owner.gid());
+  for (int i = 0; i < 20 && screen.find(expected) == std::string::npos; ++i)
+    if (auto frame = terminal.ReadFrame()) screen += *frame;
+  EXPECT_NE(screen.find(expected), std::string::npos) << screen;
+  ASSERT_EQ(cluster.Ring({"shell", "kill", id}).exit_code, 0);
 }
 
 }  // namespace
