@@ -50,10 +50,10 @@ ring_add_test(terminal_endpoint_tests LABEL integration
 set_source_files_properties(integration/terminal_endpoint_test.cc PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
 
 # Terminal tickets (how a browser opens a shell's terminal) against a real
-# master and agent, with a WebSocket client of the test's own.
+# master and agent, through a raw WebSocket client.
 ring_add_test(terminal_ticket_tests LABEL integration TIMEOUT 180
   SOURCES integration/terminal_ticket_test.cc
-  LIBS ring_test_support ring_common ring_asio)
+  LIBS ring_test_support ring_common)
 add_dependencies(terminal_ticket_tests ringmaster ringagent)
 
 # Agents prove who they are: enrolment, credentials, removal, rotation, and

@@ -4,92 +4,40 @@
 // minute, for the user who asked; a second use, an expired ticket, another
 // shell's ticket, another user's request, an allocation token and a user
 // deactivated since are refused before any upgrade.
-#include <utility>  // before Asio
-
 #include <gtest/gtest.h>
 
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/ip/tcp.hpp>
-#include <boost/beast/core.hpp>
-#include <boost/beast/http.hpp>
-#include <boost/beast/websocket.hpp>
 #include <regex>
 
-#include "tests/support/raw_connection.h"
+#include "tests/support/raw_websocket.h"
 #include "tests/support/test_cluster.h"
 
 namespace ring::testing::terminal_ticket {
 namespace {
 
 using namespace std::chrono_literals;
-namespace net = boost::asio;
-namespace beast = boost::beast;
-namespace websocket = beast::websocket;
 
-// A browser's side of the terminal WebSocket, without a token: its target
-// carries the ticket. Refused, `status` and `body` are the master's answer.
+// A browser's side of the terminal WebSocket: no token, the ticket in the
+// target. Refused, `status` and `body` are the master's answer.
 class TerminalSocket {
  public:
-  TerminalSocket(int port, const std::string& target) {
-    auto& tcp = beast::get_lowest_layer(ws_);
-    beast::error_code ec;
-    tcp.expires_after(10s);
-    tcp.connect(net::ip::tcp::endpoint(net::ip::make_address("127.0.0.1"), static_cast<unsigned short>(port)),
-                ec);
-    if (ec) return;
-    websocket::response_type response;
-    bool done = false;
-    ws_.async_handshake(response, "127.0.0.1", target, [&](beast::error_code e) {
-      ec = e;
-      done = true;
-    });
-    ioc_.run_for(10s);
-    if (!done) return;
-    status = response.result_int();
-    body = response.body();
-    if (ec) return;
-    upgraded_ = true;
-    tcp.expires_never();
+  TerminalSocket(int port, const std::string& target) : ws_(port, target, {}) {
+    status = ws_.status();
+    if (!upgraded()) body = ws_.RefusalBody();
   }
-  ~TerminalSocket() {
-    beast::error_code ec;
-    beast::get_lowest_layer(ws_).socket().close(ec);
-  }
-  bool upgraded() const { return upgraded_; }
+  bool upgraded() const { return status == 101; }
 
   bool Type(const std::string& keys) {
-    ioc_.restart();
-    bool done = false;
-    beast::error_code ec;
-    ws_.binary(true);
-    ws_.async_write(net::buffer(keys), [&](beast::error_code e, size_t) {
-      ec = e;
-      done = true;
-    });
-    ioc_.run_for(5s);
-    return done && !ec;
+    if (!upgraded()) return false;
+    ws_.SendBinary(keys);
+    return true;
   }
   // Reads what the terminal shows until `pattern` matches it (or 20 s).
   bool WaitFor(const std::string& pattern) {
     const std::regex re(pattern);
     const auto deadline = std::chrono::steady_clock::now() + 20s;
     while (!std::regex_search(screen, re)) {
-      const auto left = deadline - std::chrono::steady_clock::now();
-      if (left <= 0s || !upgraded_) return false;
-      ioc_.restart();
-      bool done = false;
-      beast::error_code ec;
-      ws_.async_read(buffer_, [&](beast::error_code e, size_t) {
-        ec = e;
-        done = true;
-      });
-      ioc_.run_for(std::chrono::duration_cast<std::chrono::milliseconds>(left));
-      if (!done || ec) {
-        upgraded_ = false;  // a read cannot be abandoned halfway: the connection ends
-        return false;
-      }
-      if (ws_.got_binary()) screen += beast::buffers_to_string(buffer_.data());
-      buffer_.consume(buffer_.size());
+      if (!upgraded() || std::chrono::steady_clock::now() >= deadline) return false;
+      if (auto frame = ws_.ReadFrame()) screen += *frame;
     }
     return true;
   }
@@ -99,10 +47,7 @@ class TerminalSocket {
   std::string screen;
 
  private:
-  net::io_context ioc_;
-  websocket::stream<beast::tcp_stream> ws_{ioc_};
-  beast::flat_buffer buffer_;
-  bool upgraded_ = false;
+  RawWebSocket ws_;
 };
 
 struct Answer {
