@@ -1,5 +1,6 @@
 #pragma once
-// Who may open a shell's terminal (shells_api.cc).
+// Who may open a shell's terminal, and the tickets browsers open it with
+// (shells_api.cc).
 #include <string_view>
 
 #include "master/http/terminal_ws_session.h"
@@ -8,12 +9,15 @@ namespace ring {
 
 class Accounts;
 class Store;
+class TerminalTickets;
 
 // Whether `target` is under /api/v1/shells/ and so the terminal endpoint's
 // (anything else there that is no terminal answers 404 before the upgrade).
 bool IsShellTerminalTarget(std::string_view target);
 
-// The admission policy of /api/v1/shells/{id}/terminal.
-TerminalWsAcceptor::Admitter MakeShellTerminalAdmitter(Store& store, Accounts& accounts);
+// The admission policy of /api/v1/shells/{id}/terminal: a bearer token, or
+// without one a ticket of `tickets` in ?ticket= (used up at this check).
+TerminalWsAcceptor::Admitter MakeShellTerminalAdmitter(Store& store, Accounts& accounts,
+                                                       TerminalTickets& tickets);
 
 }  // namespace ring
