@@ -1,6 +1,10 @@
 #include "cli/experiment_info_commands.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <iostream>
+#include <thread>
 
 #include "cli/format.h"
 
@@ -38,6 +42,39 @@ int EditExperimentLabel(CliEnv& env, int64_t id, bool add, const std::string& la
   std::string list;
   for (const auto& l : labels) list += (list.empty() ? "" : ", ") + l;
   return Patch(env, id, {{"labels", labels}}, "labels " + (list.empty() ? std::string("(none)") : list));
+}
+
+int DeleteExperiment(CliEnv& env, int64_t id, bool yes) {
+  const std::string target = "/api/v1/experiments/" + std::to_string(id);
+  if (!yes) {
+    if (!::isatty(0))
+      return env.Fail(InvalidArgument("deleting experiment " + std::to_string(id) +
+                                      " removes its trials, metrics, logs and checkpoint files; pass --yes"));
+    env.err << "Delete experiment " << id << " with its trials, metrics, logs and checkpoint files? [y/N] ";
+    env.err.flush();
+    std::string answer;
+    std::getline(std::cin, answer);
+    if (answer != "y" && answer != "Y" && answer != "yes") {
+      env.err << "Not deleted.\n";
+      return kExitUsage;
+    }
+  }
+  auto res = env.master.Delete(target);
+  if (!res.ok()) return env.Fail(res.status());
+  // Gone once the master answers 404 (its files first, then its rows).
+  for (int i = 0; i < 600; ++i) {
+    auto probe = env.master.Get("/api/v1/experiments/" + std::to_string(id) + "/trials");
+    if (!probe.ok() && probe.status().code() == ErrorCode::kNotFound) {
+      if (env.json)
+        env.out << nlohmann::json{{"id", id}, {"deleted", true}}.dump(2) << '\n';
+      else
+        env.out << "Experiment " << id << " deleted\n";
+      return kExitOk;
+    }
+    std::this_thread::sleep_for(env.poll_interval);
+  }
+  return env.Fail(Unavailable("experiment " + std::to_string(id) +
+                              " is still being deleted; the master finishes it (see its log)"));
 }
 
 }  // namespace ring::cli

@@ -1,7 +1,7 @@
 #pragma once
 // `ring experiment set name|description ID VALUE` and `ring experiment label
 // add|remove ID LABEL`: how an experiment is named and found, changed after
-// submit (PATCH /api/v1/experiments/{id}).
+// submit (PATCH /api/v1/experiments/{id}); `ring experiment delete ID`.
 #include <cstdint>
 #include <string>
 
@@ -13,5 +13,9 @@ namespace ring::cli {
 int SetExperimentInfo(CliEnv& env, int64_t id, const std::string& what, const std::string& value);
 // Adds `label` (kept once) or removes it.
 int EditExperimentLabel(CliEnv& env, int64_t id, bool add, const std::string& label);
+// Deletes an experiment that has ended, with its trials, metrics, logs and
+// checkpoint files: asks first on a terminal unless `yes`, then waits until
+// it is gone.
+int DeleteExperiment(CliEnv& env, int64_t id, bool yes);
 
 }  // namespace ring::cli

@@ -72,6 +72,7 @@ struct Args {
   std::string task_pool;
   ExperimentListOptions list;
   std::string label;
+  bool yes = false;
 };
 
 std::chrono::milliseconds PollInterval() {
@@ -184,6 +185,12 @@ int RunCli(std::vector<std::string> args, std::ostream& out, std::ostream& err) 
     std::string v = verb;
     cmd->callback([&, v] { action = [&, v](CliEnv& env) { return ExperimentAction(env, a.id, v); }; });
   }
+
+  auto* del = experiment->add_subcommand(
+      "delete", "Delete an experiment that has ended, with its trials, metrics, logs and checkpoint files");
+  id_arg(del, "Experiment id");
+  del->add_flag("-y,--yes", a.yes, "Do not ask first");
+  del->callback([&] { action = [&](CliEnv& env) { return DeleteExperiment(env, a.id, a.yes); }; });
 
   auto* model_def = experiment->add_subcommand(
       "download-model-def", "Download the model definition an experiment was submitted with into DIR");

@@ -418,6 +418,12 @@ Status Master::Run() {
   p.ScheduleTick();
   p.ScheduleRetention();
   p.ScheduleNotebookLook();
+  // Deletions a stopped master left halfway are finished.
+  if (auto deleting = p.store->ListDeletingExperiments(); deleting.ok())
+    for (int64_t id : *deleting) {
+      spdlog::info("[master] experiment {} was being deleted: finishing", id);
+      StartExperimentDeletion(*p.api, id);
+    }
 
   std::vector<std::thread> threads;
   for (int i = 1; i < config_.threads; ++i)

@@ -3,7 +3,10 @@
 
 #include <utility>  // before Asio
 
+#include <spdlog/spdlog.h>
 #include <boost/asio/awaitable.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/thread_pool.hpp>
 
 #include "common/archive.h"
 #include "common/json_fields.h"
@@ -13,6 +16,7 @@
 #include "master/api/response_cache.h"
 #include "master/api/routes.h"
 #include "master/lifecycle/lifecycle.h"
+#include "master/maintenance/experiment_deletion.h"
 #include "master/rm/routing_rm.h"
 #include "master/store/model_definition_stream.h"
 
@@ -145,6 +149,7 @@ boost::asio::awaitable<ApiResponse> CreateExperiment(ApiContext& ctx, ApiRequest
 Result<nlohmann::json> ExperimentView(ApiContext& ctx, int64_t id) {
   auto exp = ctx.store.GetExperiment(id);
   if (!exp.ok()) return exp.status();
+  if (exp->deleting) return NotFound("experiment " + std::to_string(id) + " is being deleted");
   auto trials = ctx.store.ListTrials(id);
   if (!trials.ok()) return trials.status();
   auto view = ExperimentJson(*exp, static_cast<int64_t>(trials->size()));
@@ -183,7 +188,8 @@ ApiResponse BuildExperimentList(ApiContext& ctx, ApiRequest& req) {
   for (int64_t offset = 0;;) {
     auto page = ctx.store.ListExperiments(1000, offset);
     if (!page.ok()) return ApiResponse::Error(page.status());
-    for (auto& e : page->items) all.push_back({std::move(e), -1});
+    for (auto& e : page->items)
+      if (!e.deleting) all.push_back({std::move(e), -1});
     offset += static_cast<int64_t>(page->items.size());
     if (page->items.empty() || offset >= page->total) break;
   }
@@ -324,6 +330,55 @@ boost::asio::awaitable<ApiResponse> Patch(ApiContext& ctx, ApiRequest& req) {
   co_return ApiResponse::Json(*view);
 }
 
+// Why experiment `id` must stay: another experiment starts its trials from
+// one of its checkpoints (warm start); Ok when none does.
+Status WarmStartDependants(Store& store, int64_t id) {
+  auto trials = store.ListTrials(id);
+  if (!trials.ok()) return trials.status();
+  std::map<std::string, int64_t> own;  // uuid -> trial
+  for (const auto& t : *trials) {
+    auto checkpoints = store.ListCheckpoints(t.id);
+    if (!checkpoints.ok()) return checkpoints.status();
+    for (const auto& c : *checkpoints) own[c.uuid] = t.id;
+  }
+  for (int64_t offset = 0;;) {
+    auto page = store.ListExperiments(1000, offset);
+    if (!page.ok()) return page.status();
+    for (const auto& e : page->items)
+      if (e.id != id && own.contains(e.warm_start_checkpoint))
+        return Conflict("experiment " + std::to_string(e.id) + " starts from checkpoint " +
+                        e.warm_start_checkpoint + " of trial " +
+                        std::to_string(own[e.warm_start_checkpoint]) + "; delete it first");
+    offset += static_cast<int64_t>(page->items.size());
+    if (page->items.empty() || offset >= page->total) return Status::Ok();
+  }
+}
+
+// DELETE /experiments/{id}: its owner or an admin, once it has ended. The
+// mark is written before the answer (202); the files and rows go on a
+// worker thread (DeleteExperimentNow), and a master stopped halfway
+// finishes after its restart.
+boost::asio::awaitable<ApiResponse> Delete(ApiContext& ctx, ApiRequest& req) {
+  auto id = ParseId(req.params[0], "experiment id");
+  if (!id.ok()) co_return ApiResponse::Error(id.status());
+  if (Status s = CheckManages(ctx, req, *id, "delete"); !s.ok()) co_return ApiResponse::Error(s);
+  ApiResponse marked = co_await OnLifecycle(ctx, [&](Lifecycle&) {
+    auto exp = ctx.store.GetExperiment(*id);
+    if (!exp.ok()) return ApiResponse::Error(exp.status());
+    if (exp->deleting) return ApiResponse{};
+    if (!IsTerminal(exp->state))
+      return ApiResponse::Error(
+          Conflict("experiment " + std::to_string(*id) + " is " + std::string(ToString(exp->state)) +
+                   "; kill it (ring experiment kill) or let it end before deleting it"));
+    if (Status s = WarmStartDependants(ctx.store, *id); !s.ok()) return ApiResponse::Error(s);
+    if (Status s = ctx.store.MarkExperimentDeleting(*id); !s.ok()) return ApiResponse::Error(s);
+    return ApiResponse{};
+  });
+  if (marked.status != 200) co_return marked;
+  StartExperimentDeletion(ctx, *id);
+  co_return ApiResponse::Json({{"id", *id}, {"deleting", true}}, 202);
+}
+
 // The experiment's model definition as it was submitted (tar.gz), streamed
 // out of the store; who may have it is the checkpoints' rule.
 ApiResponse DownloadModelDefinition(ApiContext& ctx, ApiRequest& req) {
@@ -342,6 +397,18 @@ ApiResponse DownloadModelDefinition(ApiContext& ctx, ApiRequest& req) {
 
 }  // namespace
 
+void StartExperimentDeletion(ApiContext& ctx, int64_t id) {
+  auto run = [&store = ctx.store, &roots = ctx.lifecycle.settings().roots(), id] {
+    Status s = DeleteExperimentNow(store, roots, id);
+    if (!s.ok() && s.code() != ErrorCode::kNotFound)
+      spdlog::warn("[experiments] experiment {}: deletion stopped: {}", id, s.message());
+  };
+  if (ctx.file_work)
+    boost::asio::post(*ctx.file_work, std::move(run));
+  else
+    run();
+}
+
 void RegisterExperimentRoutes(Router& router, ApiContext& ctx) {
   router.Add("POST", "/api/v1/experiments", Access::kUser,
              [&ctx](ApiRequest& r) { return CreateExperiment(ctx, r); });
@@ -358,6 +425,8 @@ void RegisterExperimentRoutes(Router& router, ApiContext& ctx) {
                  [&ctx](ApiRequest& r) { return DownloadModelDefinition(ctx, r); });
   router.Add("PATCH", "/api/v1/experiments/{id}", Access::kUser,
              [&ctx](ApiRequest& r) { return Patch(ctx, r); });
+  router.Add("DELETE", "/api/v1/experiments/{id}", Access::kUser,
+             [&ctx](ApiRequest& r) { return Delete(ctx, r); });
   router.Add("POST", "/api/v1/experiments/{id}/{action}", Access::kUser,
              [&ctx](ApiRequest& r) { return Action(ctx, r); });
 }

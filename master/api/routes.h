@@ -83,6 +83,9 @@ struct ApiContext {
 };
 
 void RegisterExperimentRoutes(Router& router, ApiContext& ctx);
+// Removes experiment `id`, which the store marked deleting, on file_work
+// (in place when null): its checkpoint folders, then its rows.
+void StartExperimentDeletion(ApiContext& ctx, int64_t id);
 void RegisterTrialRoutes(Router& router, ApiContext& ctx);
 void RegisterClusterRoutes(Router& router, ApiContext& ctx);
 void RegisterAllocationRoutes(Router& router, ApiContext& ctx);

@@ -51,6 +51,7 @@ Result<int64_t> MemoryStore::CreateExperiment(const ExperimentRecord& e, const s
   r.ended_at = EndedAt(IsTerminal(r.state), e.ended_at, "", r.created_at);
   r.description.reset();  // set after submit only (SetExperimentInfo)
   r.labels.reset();
+  r.deleting = false;
   experiments_.emplace(r.id, std::move(stored));
   return r.id;
 }
@@ -106,6 +107,64 @@ Status MemoryStore::SetExperimentInfo(int64_t id, const ExperimentInfo& info) {
   if (info.name && !info.name->empty()) r.name = *info.name;
   if (info.description) r.description = *info.description;
   if (info.labels) r.labels = *info.labels;
+  return Status::Ok();
+}
+
+Status MemoryStore::MarkExperimentDeleting(int64_t id) {
+  const WriteNotice changes(experiments_generation_);
+  std::lock_guard lock(mu_);
+  auto it = experiments_.find(id);
+  if (it == experiments_.end()) return NotFound("experiment " + std::to_string(id) + " not found");
+  it->second.record.deleting = true;
+  return Status::Ok();
+}
+
+Result<std::vector<int64_t>> MemoryStore::ListDeletingExperiments() {
+  std::lock_guard lock(mu_);
+  std::vector<int64_t> ids;
+  for (const auto& [id, stored] : experiments_)
+    if (stored.record.deleting) ids.push_back(id);
+  return ids;
+}
+
+Status MemoryStore::DeleteExperiment(int64_t id) {
+  const WriteNotice changes(experiments_generation_);
+  const WriteNotice metrics(metrics_generation_);
+  std::lock_guard lock(mu_);
+  if (!experiments_.contains(id)) return NotFound("experiment " + std::to_string(id) + " not found");
+  std::set<int64_t> trials, tasks;
+  for (const auto& [trial_id, t] : trials_)
+    if (t.experiment_id == id) {
+      trials.insert(trial_id);
+      if (t.task_id) tasks.insert(t.task_id);
+    }
+  // Another experiment that warm-starts from one of its checkpoints keeps it (as SQLite's key does).
+  for (const auto& [other, stored] : experiments_)
+    if (other != id && !stored.record.warm_start_checkpoint.empty())
+      if (auto c = checkpoints_.find(stored.record.warm_start_checkpoint);
+          c != checkpoints_.end() && trials.contains(c->second.trial_id))
+        return Status(ErrorCode::kConflict, "experiment " + std::to_string(other) +
+                                                " starts from checkpoint " + c->first + " of experiment " +
+                                                std::to_string(id));
+  std::erase_if(metrics_, [&](const auto& m) { return trials.contains(std::get<0>(m.first)); });
+  std::erase_if(logs_, [&](const auto& l) { return trials.contains(l.first); });
+  std::erase_if(log_policy_matches_, [&](const auto& l) { return trials.contains(l.first); });
+  std::erase_if(reservations_, [&](const auto& r) { return trials.contains(r.second.trial_id); });
+  std::erase_if(checkpoints_, [&](const auto& c) { return trials.contains(c.second.trial_id); });
+  std::set<std::string> allocations;
+  for (const auto& a : allocations_)
+    if (a.trial_id && trials.contains(*a.trial_id)) allocations.insert(a.id);
+  std::erase_if(slurm_jobs_, [&](const auto& j) { return allocations.contains(j.first); });
+  std::erase_if(allocations_, [&](const AllocationRecord& a) { return allocations.contains(a.id); });
+  allocation_index_.clear();
+  for (size_t i = 0; i < allocations_.size(); ++i) allocation_index_[allocations_[i].id] = i;
+  std::erase_if(task_logs_, [&](const auto& l) { return tasks.contains(l.first); });
+  std::erase_if(trial_of_task_, [&](const auto& t) { return tasks.contains(t.first); });
+  std::erase_if(tasks_, [&](const auto& t) { return tasks.contains(t.first); });
+  std::erase_if(trials_, [&](const auto& t) { return trials.contains(t.first); });
+  searcher_snapshots_.erase(id);
+  overrides_.erase(id);
+  experiments_.erase(id);
   return Status::Ok();
 }
 

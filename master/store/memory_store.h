@@ -29,6 +29,9 @@ class MemoryStore final : public Store {
                                         size_t size) override;
   Status UpdateExperiment(const ExperimentRecord& e) override;
   Status SetExperimentInfo(int64_t id, const ExperimentInfo& info) override;
+  Status MarkExperimentDeleting(int64_t id) override;
+  Result<std::vector<int64_t>> ListDeletingExperiments() override;
+  Status DeleteExperiment(int64_t id) override;
   Result<std::vector<std::string>> ListLiveWarmStarts() override;
 
   Result<int64_t> CreateTask(const TaskRecord& t, const std::string& context_tar_gz) override;

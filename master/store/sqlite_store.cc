@@ -52,7 +52,7 @@ Status UseIncrementalVacuum(SqliteDb& db, const std::string& path) {
 
 constexpr const char* kExperimentColumns =
     "id, name, owner, config_yaml, state, archived, progress, best_trial_id, best_validation, created_at, "
-    "ended_at, warm_start_checkpoint, description, labels_json";
+    "ended_at, warm_start_checkpoint, description, labels_json, deleting_at";
 
 Result<ExperimentRecord> ReadExperiment(const Stmt& s) {
   ExperimentRecord e;
@@ -80,6 +80,7 @@ Result<ExperimentRecord> ReadExperiment(const Stmt& s) {
     for (const auto& l : labels)
       if (l.is_string()) e.labels->push_back(l.get<std::string>());
   }
+  e.deleting = !s.IsNull(14);
   return e;
 }
 
@@ -239,6 +240,95 @@ Status SqliteStore::SetExperimentInfo(int64_t id, const ExperimentInfo& info) {
   if (Status s = update->Run(); !s.ok()) return WithContext(s, "update experiment " + std::to_string(id));
   if (db_->Changes() == 0) return NotFound("experiment " + std::to_string(id) + " not found");
   return Status::Ok();
+}
+
+Status SqliteStore::MarkExperimentDeleting(int64_t id) {
+  const WriteNotice changes(experiments_generation_);
+  std::lock_guard lock(mu_);
+  Result<Stmt> update =
+      db_->Prepare("UPDATE experiments SET deleting_at = COALESCE(deleting_at, ?2) WHERE id = ?1");
+  if (!update.ok()) return update.status();
+  update->Bind(1, id).Bind(2, NowRfc3339());
+  if (Status s = update->Run(); !s.ok()) return WithContext(s, "delete experiment " + std::to_string(id));
+  if (db_->Changes() == 0) return NotFound("experiment " + std::to_string(id) + " not found");
+  return Status::Ok();
+}
+
+Result<std::vector<int64_t>> SqliteStore::ListDeletingExperiments() {
+  std::lock_guard lock(mu_);
+  Result<Stmt> select = db_->Prepare("SELECT id FROM experiments WHERE deleting_at IS NOT NULL ORDER BY id");
+  if (!select.ok()) return select.status();
+  std::vector<int64_t> ids;
+  for (;;) {
+    Result<bool> row = select->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    ids.push_back(select->Int(0));
+  }
+  return ids;
+}
+
+Status SqliteStore::DeleteExperiment(int64_t id) {
+  const WriteNotice changes(experiments_generation_);
+  const WriteNotice metrics(metrics_generation_);
+  std::lock_guard lock(mu_);
+  SqliteTransaction tx(*db_);
+  if (!tx.status().ok()) return tx.status();
+  Result<Stmt> exists = db_->Prepare("SELECT 1 FROM experiments WHERE id = ?1");
+  if (!exists.ok()) return exists.status();
+  exists->Bind(1, id);
+  Result<bool> found = exists->Step();
+  if (!found.ok()) return found.status();
+  if (!*found) return NotFound("experiment " + std::to_string(id) + " not found");
+  if (Result<bool> done = exists->Step(); !done.ok()) return done.status();
+  // Another experiment that warm-starts from one of its checkpoints keeps it.
+  Result<Stmt> source = db_->Prepare(
+      "SELECT e.id, c.uuid FROM experiments e JOIN checkpoints c ON e.warm_start_checkpoint = c.uuid "
+      "WHERE e.id <> ?1 AND c.trial_id IN (SELECT id FROM trials WHERE experiment_id = ?1) LIMIT 1");
+  if (!source.ok()) return source.status();
+  source->Bind(1, id);
+  Result<bool> kept = source->Step();
+  if (!kept.ok()) return kept.status();
+  if (*kept) {
+    const std::string other = std::to_string(source->Int(0)), uuid = source->Text(1);
+    (void)source->Step();
+    return Status(ErrorCode::kConflict, "experiment " + other + " starts from checkpoint " + uuid +
+                                            " of experiment " + std::to_string(id));
+  }
+  // Children first (foreign keys are on); ?1 is the experiment.
+  constexpr const char* kTrials = "(SELECT id FROM trials WHERE experiment_id = ?1)";
+  constexpr const char* kTasks =
+      "(SELECT task_id FROM trials WHERE experiment_id = ?1 AND task_id IS NOT NULL)";
+  const std::string statements[] = {
+      "UPDATE experiments SET best_trial_id = NULL WHERE id = ?1",
+      std::string("DELETE FROM metrics WHERE trial_id IN ") + kTrials,
+      std::string("DELETE FROM logs WHERE trial_id IN ") + kTrials,
+      std::string("DELETE FROM log_policy_matches WHERE trial_id IN ") + kTrials,
+      std::string("DELETE FROM checkpoint_reservations WHERE trial_id IN ") + kTrials,
+      std::string("DELETE FROM checkpoints WHERE trial_id IN ") + kTrials,
+      std::string(
+          "DELETE FROM slurm_jobs WHERE allocation_id IN (SELECT id FROM allocations WHERE trial_id IN ") +
+          kTrials + ")",
+      std::string("DELETE FROM allocations WHERE trial_id IN ") + kTrials,
+      std::string("DELETE FROM task_logs WHERE task_id IN ") + kTasks,
+      "CREATE TEMP TABLE IF NOT EXISTS deleted_tasks (id INTEGER PRIMARY KEY)",
+      "DELETE FROM temp.deleted_tasks",
+      std::string(
+          "INSERT INTO temp.deleted_tasks SELECT task_id FROM trials WHERE experiment_id = ?1 AND task_id "
+          "IS NOT NULL"),
+      "DELETE FROM trials WHERE experiment_id = ?1",
+      "DELETE FROM tasks WHERE id IN (SELECT id FROM temp.deleted_tasks)",
+      "DELETE FROM searcher_snapshots WHERE experiment_id = ?1",
+      "DELETE FROM experiment_resources WHERE experiment_id = ?1",
+      "DELETE FROM experiments WHERE id = ?1",
+  };
+  for (const auto& sql : statements) {
+    Result<Stmt> stmt = db_->Prepare(sql.c_str());
+    if (!stmt.ok()) return stmt.status();
+    if (sql.find("?1") != std::string::npos) stmt->Bind(1, id);
+    if (Status s = stmt->Run(); !s.ok()) return WithContext(s, "delete experiment " + std::to_string(id));
+  }
+  return tx.Commit();
 }
 
 Result<std::vector<std::string>> SqliteStore::ListLiveWarmStarts() {

@@ -41,6 +41,7 @@ struct ExperimentRecord {
   // The description and labels set after submit (PATCH); nullopt: the config's.
   std::optional<std::string> description;
   std::optional<std::vector<std::string>> labels;
+  bool deleting = false;  // DELETE asked for it; it goes once its files are gone
 };
 
 // What PATCH /experiments/{id} changes of how an experiment is named and
@@ -295,6 +296,15 @@ class Store {
   virtual Status UpdateExperiment(const ExperimentRecord& e) = 0;
   // Sets the name, description and labels `info` holds (kNotFound).
   virtual Status SetExperimentInfo(int64_t id, const ExperimentInfo& info) = 0;
+  // Deletion: MarkExperimentDeleting records that the experiment is to go
+  // (kNotFound; again is fine); ListDeletingExperiments says which are;
+  // DeleteExperiment removes it and every row of its trials (their tasks,
+  // allocations, metrics, logs, checkpoints, reservations, log policy
+  // matches, Slurm jobs, the searcher's snapshot and resource overrides) in
+  // one transaction. kNotFound when it is gone already.
+  virtual Status MarkExperimentDeleting(int64_t id) = 0;
+  virtual Result<std::vector<int64_t>> ListDeletingExperiments() = 0;
+  virtual Status DeleteExperiment(int64_t id) = 0;
   // The checkpoints that experiments which have not ended warm-start from,
   // each once (garbage collection keeps them).
   virtual Result<std::vector<std::string>> ListLiveWarmStarts() = 0;

@@ -73,6 +73,8 @@ const std::vector<RouteRule>& Rules() {
       {"GET", "/api/v1/experiments/{id}", Rule::kRead, ""},
       {"GET", "/api/v1/experiments/{id}/trials", Rule::kRead, ""},
       {"PATCH", "/api/v1/experiments/{id}", Rule::kOwned, "{}"},
+      // Experiment 3, which is active: its owner and admins get 409.
+      {"DELETE", "/api/v1/experiments/{id}", Rule::kOwned, ""},
       {"POST", "/api/v1/experiments/{id}/{action}", Rule::kOwned, ""},
       {"GET", "/api/v1/trials/{id}", Rule::kRead, ""},
       {"GET", "/api/v1/trials/{id}/allocations", Rule::kRead, ""},
@@ -284,6 +286,7 @@ TEST(Authorization, MatrixOfEveryRouteAndCaller) {
     };
     // Removing an agent or changing its slots would upset the rest of the
     // matrix: those calls name an agent that does not exist (404 for admins).
+    if (r.method == "DELETE" && r.pattern == "/api/v1/experiments/{id}") fill("{id}", "3");
     if (r.method == "DELETE" || r.pattern.ends_with("/slots")) fill("{id}", "no-such-agent");
     if (path.find("/agents/") != std::string::npos) fill("{id}", "agent-1");
     if (path.find("/users/") != std::string::npos) fill("{id}", std::to_string(ada_id));

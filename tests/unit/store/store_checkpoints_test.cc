@@ -272,5 +272,75 @@ TEST(StoreCheckpointsMigrationTest, ADatabaseOfTheFirstVersionUpgradesKeepingIts
   EXPECT_EQ(store.ListCheckpoints(trial)->size(), 1u);
 }
 
+// Deleting an experiment removes it and every row of its trials, and
+// nothing of another experiment; one that another experiment warm-starts
+// from is kept (kConflict) until that one is gone.
+TYPED_TEST(StoreCheckpointsTest, DeletingAnExperimentRemovesEveryRowOfItsTrials) {
+  Store& s = this->store();
+  const int64_t exp = s.GetTrial(this->trial_)->experiment_id;
+  auto other = s.CreateExperiment(ExperimentRecord{.name = "other", .owner = "o", .config_yaml = "x"}, "m");
+  ASSERT_TRUE(other.ok());
+  TrialRecord t;
+  t.experiment_id = *other;
+  const int64_t other_trial = *s.CreateTrial(t);
+  for (int64_t trial : {this->trial_, other_trial}) {
+    MetricReport m;
+    m.trial_id = trial;
+    m.kind = MetricKind::kTraining;
+    m.batches = 10;
+    m.metrics_json = R"({"loss":1})";
+    ASSERT_TRUE(s.AddMetrics({m}).ok());
+    AllocationRecord a;
+    a.id = std::to_string(trial) + ".0";
+    a.task_id = s.GetTrial(trial)->task_id;
+    a.trial_id = trial;
+    a.token_hash = std::string(64, 'a');
+    ASSERT_TRUE(s.CreateAllocation(a).ok());
+    LogRecord l;
+    l.trial_id = trial;
+    l.allocation_id = a.id;
+    l.line = "hello";
+    ASSERT_TRUE(s.AddLogs({l}).ok());
+  }
+  ASSERT_TRUE(s.AddCheckpoint(this->Ckpt("11111111-1111-4111-8111-111111111111", 10)).ok());
+  ASSERT_TRUE(s.MarkExperimentDeleting(exp).ok());
+  ASSERT_TRUE(s.MarkExperimentDeleting(exp).ok()) << "again is fine";
+  EXPECT_TRUE(s.GetExperiment(exp)->deleting);
+  EXPECT_FALSE(s.GetExperiment(*other)->deleting);
+  EXPECT_EQ(*s.ListDeletingExperiments(), std::vector<int64_t>{exp});
+  const int64_t task = s.GetTrial(this->trial_)->task_id;
+
+  ASSERT_TRUE(s.DeleteExperiment(exp).ok());
+  EXPECT_EQ(s.GetExperiment(exp).status().code(), ErrorCode::kNotFound);
+  EXPECT_EQ(s.GetTrial(this->trial_).status().code(), ErrorCode::kNotFound);
+  EXPECT_EQ(s.GetTask(task).status().code(), ErrorCode::kNotFound);
+  EXPECT_EQ(s.GetAllocation(std::to_string(this->trial_) + ".0").status().code(), ErrorCode::kNotFound);
+  EXPECT_EQ(s.GetCheckpoint("11111111-1111-4111-8111-111111111111").status().code(), ErrorCode::kNotFound);
+  EXPECT_TRUE(s.ListDeletingExperiments()->empty());
+  EXPECT_EQ(s.DeleteExperiment(exp).code(), ErrorCode::kNotFound);
+  // The other experiment is whole.
+  EXPECT_EQ(s.GetMetrics(other_trial, MetricKind::kTraining)->size(), 1u);
+  EXPECT_EQ(s.GetLogs(other_trial, -1, 0, 10)->size(), 1u);
+  EXPECT_TRUE(s.GetAllocation(std::to_string(other_trial) + ".0").ok());
+  EXPECT_EQ(s.ListExperiments(10, 0)->total, 1);
+
+  // A checkpoint another experiment starts from keeps its experiment.
+  CheckpointRecord source = this->Ckpt("22222222-2222-4222-8222-222222222222", 10);
+  source.trial_id = other_trial;
+  ASSERT_TRUE(s.AddCheckpoint(source).ok());
+  ExperimentRecord warm{.name = "warm", .owner = "o", .config_yaml = "x"};
+  warm.warm_start_checkpoint = source.uuid;
+  auto warm_id = s.CreateExperiment(warm, "m");
+  ASSERT_TRUE(warm_id.ok()) << warm_id.status().ToString();
+  const Status kept = s.DeleteExperiment(*other);
+  EXPECT_EQ(kept.code(), ErrorCode::kConflict) << kept.ToString();
+  EXPECT_NE(kept.message().find("starts from checkpoint " + source.uuid), std::string::npos)
+      << kept.message();
+  EXPECT_TRUE(s.GetTrial(other_trial).ok()) << "nothing deleted";
+  ASSERT_TRUE(s.DeleteExperiment(*warm_id).ok());
+  ASSERT_TRUE(s.DeleteExperiment(*other).ok());
+  EXPECT_EQ(s.ListExperiments(10, 0)->total, 0);
+}
+
 }  // namespace
 }  // namespace ring

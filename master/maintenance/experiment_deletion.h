@@ -1,0 +1,22 @@
+#pragma once
+// Deleting an experiment (DELETE /api/v1/experiments/{id}) once the store
+// marked it deleting: every checkpoint folder of its trials is removed
+// (below an allowed root, never following a link), then every row of it
+// in one transaction. A folder that cannot be removed leaves the
+// experiment marked and its rows in place, to be tried again (at the
+// master's next start, or the next DELETE); a master stopped halfway
+// finishes the deletion after its restart. Runs on a worker thread, never
+// the network's or the lifecycle's.
+#include <cstdint>
+
+#include "common/status.h"
+#include "master/files/checkpoint_roots.h"
+#include "master/store/store.h"
+
+namespace ring {
+
+// Removes experiment `id`'s checkpoint folders, then its rows. kNotFound
+// when it is gone already.
+Status DeleteExperimentNow(Store& store, const CheckpointRoots& roots, int64_t id);
+
+}  // namespace ring
