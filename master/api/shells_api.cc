@@ -2,8 +2,9 @@
 // (docs/interactive.md "Shells"). Their routes are the task routes of
 // tasks_api.cc at /api/v1/shells; here is who may open a shell's terminal,
 // the WebSocket at /api/v1/shells/{id}/terminal: a signed-in user (bearer
-// token) who owns the shell, or an admin, while its allocation runs on one
-// of our agents. An allocation token is no user's and opens none.
+// token) who owns the shell, or an admin, while its allocation runs: on one
+// of our agents, or on a Slurm pool through the job agent of its node. An
+// allocation token is no user's and opens none.
 #include "master/api/shells_api.h"
 
 #include <utility>  // before Asio
@@ -11,6 +12,7 @@
 #include <boost/beast/http/field.hpp>
 
 #include "master/auth/accounts.h"
+#include "master/rm/routing_rm.h"
 #include "master/store/store.h"
 
 namespace ring {
@@ -41,9 +43,11 @@ bool IsShellTerminalTarget(std::string_view target) {
   return target.substr(0, kPrefix.size()) == kPrefix;
 }
 
-TerminalWsAcceptor::Admitter MakeShellTerminalAdmitter(Store& store, Accounts& accounts) {
-  return [&store, &accounts](const boost::beast::http::request<boost::beast::http::string_body>& request,
-                             const std::string&) -> Result<TerminalAdmission> {
+TerminalWsAcceptor::Admitter MakeShellTerminalAdmitter(Store& store, Accounts& accounts,
+                                                       const RoutingRm* routing) {
+  return [&store, &accounts, routing](
+             const boost::beast::http::request<boost::beast::http::string_body>& request,
+             const std::string&) -> Result<TerminalAdmission> {
     const int64_t id = ShellIdOf(request.target());
     if (id == 0) return NotFound("no WebSocket endpoint at " + std::string(request.target()));
     const std::string_view authorization = request[boost::beast::http::field::authorization];
@@ -67,10 +71,16 @@ TerminalWsAcceptor::Admitter MakeShellTerminalAdmitter(Store& store, Accounts& a
     if (a.state != AllocationState::kRunning || a.placements.empty())
       return Conflict("shell " + std::to_string(id) + " is not running yet (" +
                       std::string(ToString(a.state)) + "); open it once it runs");
-    const std::string& agent = a.placements.front().agent_id;
-    if (agent.rfind("slurm.", 0) == 0)
-      return Conflict("shell " + std::to_string(id) +
-                      " runs on a Slurm pool, whose terminals are not relayed yet");
+    std::string agent = a.placements.front().agent_id;
+    // On a Slurm pool the node runs no agent of ours: the terminal goes
+    // through the job agent that Slurm started there for this allocation.
+    if (routing)
+      if (auto job_agent = routing->JobAgentOn(a.id, agent)) {
+        if (!job_agent->connected)
+          return Conflict("shell " + std::to_string(id) + ": the agent of its Slurm job on " + agent +
+                          " is not connected; open it once it is back");
+        agent = job_agent->id;
+      }
     return TerminalAdmission{principal->username, agent, a.id, 0, 24, 80};
   };
 }

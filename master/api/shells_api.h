@@ -7,13 +7,16 @@
 namespace ring {
 
 class Accounts;
+class RoutingRm;
 class Store;
 
 // Whether `target` is under /api/v1/shells/ and so the terminal endpoint's
 // (anything else there that is no terminal answers 404 before the upgrade).
 bool IsShellTerminalTarget(std::string_view target);
 
-// The admission policy of /api/v1/shells/{id}/terminal.
-TerminalWsAcceptor::Admitter MakeShellTerminalAdmitter(Store& store, Accounts& accounts);
+// The admission policy of /api/v1/shells/{id}/terminal. `routing` (null
+// without Slurm pools) names the job agent of a shell on a Slurm pool.
+TerminalWsAcceptor::Admitter MakeShellTerminalAdmitter(Store& store, Accounts& accounts,
+                                                       const RoutingRm* routing = nullptr);
 
 }  // namespace ring
