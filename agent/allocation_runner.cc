@@ -228,12 +228,11 @@ void AllocationRunner::LaunchRank() {
     boost::asio::post(self->context_.strand, [self, exit] { self->OnExit(exit); });
   };
   // A shell's rank runs in a terminal whose output goes to the clients
-  // attached to it (terminal_hub.h), from its first prompt on.
-  const bool terminal = start_.terminal && context_.terminals && !container_;
+  // attached to it (terminal_hub.h), from its first prompt on; in a
+  // container, the runtime's process holds that terminal and relays it.
+  const bool terminal = start_.terminal && context_.terminals;
   if (start_.terminal && !terminal) {
-    ReportExit(ExitStatus{127, std::nullopt}, container_
-                                                  ? "a shell cannot run in a container on this agent yet"
-                                                  : "this agent has no terminals");
+    ReportExit(ExitStatus{127, std::nullopt}, "this agent has no terminals");
     Cleanup();
     return;
   }

@@ -235,7 +235,9 @@ ContainerProcess ContainerRunCommand(const DetectedRuntime& runtime, const proto
       for (uint32_t g : run.user->groups)
         if (g != run.user->gid) a.insert(a.end(), {"--group-add", std::to_string(g)});
     }
+    if (run.terminal) a.insert(a.end(), {"--interactive", "--tty"});
     a.insert(a.end(), {"-v", run.work_dir + ":" + run.work_dir, "-w", run.work_dir});
+    if (!run.python_dir.empty()) a.insert(a.end(), {"-v", run.python_dir + ":" + run.python_dir + ":ro"});
     if (!c.checkpoint_path.empty()) a.insert(a.end(), {"-v", c.checkpoint_path + ":" + c.checkpoint_path});
     for (const auto& m : c.mounts)
       a.insert(a.end(), {"-v", m.host_path + ":" + m.container_path + ":" + (m.read_only ? "ro" : "rw") +
@@ -270,6 +272,7 @@ ContainerProcess ContainerRunCommand(const DetectedRuntime& runtime, const proto
     const std::string prefix = runtime.kind == RuntimeKind::kApptainer ? "APPTAINERENV_" : "SINGULARITYENV_";
     a.insert(a.end(), {runtime.binary, "exec", "--cleanenv", "--containall", "--no-home", "--pwd",
                        run.work_dir, "--bind", run.work_dir});
+    if (!run.python_dir.empty()) a.insert(a.end(), {"--bind", run.python_dir + ":" + run.python_dir + ":ro"});
     if (!c.checkpoint_path.empty()) a.insert(a.end(), {"--bind", c.checkpoint_path});
     for (const auto& m : c.mounts)
       a.insert(a.end(), {"--bind", m.host_path + ":" + m.container_path + (m.read_only ? ":ro" : "")});

@@ -85,6 +85,13 @@ struct ContainerRun {
   // podman and docker: where the rank's variables are written for
   // --env-file (a file only the agent reads); empty: all in argv.
   std::string env_file;
+  // The rank runs in a terminal (a shell): podman and docker keep stdin
+  // open and give the container a terminal of its own (-i -t), which they
+  // relay to the agent's and resize with it; apptainer runs in the agent's.
+  bool terminal = false;
+  // The runtime's Python folder (ring_notebook, the determined package),
+  // mounted read-only at its own path, where PYTHONPATH names it; empty: none.
+  std::string python_dir;
 };
 
 // The process the agent launches for a rank in a container: argv, the

@@ -145,13 +145,16 @@ ProcessSpec RankContainer::Spec(const Environment& env, const UnixAccount& accou
   run.name = name_;
   run.work_dir = work_dir_;
   run.env = env;
-  run.command =
-      start_.entrypoint_argv.empty() ? ShellCommand(start_.entrypoint) : ExecCommand(start_.entrypoint_argv);
+  // A list runs as it is: the runtime finds argv[0] on the image's PATH (an
+  // image need not have /usr/bin/env, which a bare rank's list goes through).
+  run.command = start_.entrypoint_argv.empty() ? ShellCommand(start_.entrypoint) : start_.entrypoint_argv;
   run.slots = context_.slots;
   run.ulimits = ContainerUlimits();
   run.scope = context_.container_scope;
   run.env_file = work_dir_ + ".env";
   run.runtime_env = context_.inherited_env;
+  run.terminal = start_.terminal;
+  run.python_dir = context_.python_dir;
   std::optional<SwitchIds> ids;
   if (context_.run_as.switch_users) ids = SwitchIds{account.uid, account.gid, account.groups};
   // Podman and docker start the container as root and switch to --user in

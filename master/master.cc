@@ -252,6 +252,13 @@ Status Master::Run() {
     p.metrics.ObserveSchedulerPass(pool, seconds);
   };
   options.on_trial_restart = [&p] { p.metrics.CountTrialRestart(); };
+  options.on_allocation_ended = [&p](const std::string& allocation_id, int64_t task_id) {
+    p.terminals->Forget(allocation_id);
+    if (p.proxy) {
+      p.proxy->services().Forget(allocation_id);
+      p.proxy->activity().Forget(task_id);
+    }
+  };
   auto make_rm = [this, &p, agent_options,
                   &slurm_jwt_keys](RmEvents& events) -> std::unique_ptr<ResourceManager> {
     auto rm = std::make_unique<AgentRm>(*p.store, agent_options, events);

@@ -161,9 +161,10 @@ net::awaitable<ApiResponse> Create(ApiContext& ctx, ApiRequest& req, TaskRoutes 
   auto parsed = ParseTaskConfig(config_text, file_name);
   if (!parsed.ok()) co_return ApiResponse::Error(parsed.status());
   // A shell runs its owner's login shell unless told otherwise (the agent
-  // sets SHELL from the account's entry in its host's account database).
+  // sets SHELL from the account's entry in its host's account database;
+  // /bin/sh where that is not there, as in an image without it).
   if (r.kind == TaskKind::kShell && flags->argv.empty() && parsed->argv.empty())
-    flags->argv = {"/bin/sh", "-c", "exec \"${SHELL:-/bin/sh}\" -l"};
+    flags->argv = {"/bin/sh", "-c", "if [ -x \"${SHELL:-}\" ]; then exec \"$SHELL\" -l; fi; exec /bin/sh -l"};
   // A notebook runs Jupyter through the runtime's launcher
   // (trial_runtime/python/ring_notebook.py), which announces it to the proxy.
   if (r.kind == TaskKind::kNotebook && flags->argv.empty() && parsed->argv.empty())

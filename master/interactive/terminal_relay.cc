@@ -127,6 +127,11 @@ std::optional<std::chrono::steady_clock::time_point> TerminalRelay::IdleSince(
   return idle_since_.emplace(allocation_id, now).first->second;
 }
 
+void TerminalRelay::Forget(const std::string& allocation_id) {
+  std::lock_guard lock(mutex_);
+  idle_since_.erase(allocation_id);
+}
+
 size_t TerminalRelay::sessions() const {
   std::lock_guard lock(mutex_);
   return sessions_.size();

@@ -54,6 +54,8 @@ class TerminalRelay {
   // one is attached. (A shell's idle timeout counts from it.)
   std::optional<std::chrono::steady_clock::time_point> IdleSince(const std::string& allocation_id,
                                                                  std::chrono::steady_clock::time_point now);
+  // The allocation ended: its idle clock goes (its sessions end with its agent's word).
+  void Forget(const std::string& allocation_id);
 
  private:
   struct Session {

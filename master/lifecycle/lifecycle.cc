@@ -78,6 +78,7 @@ Lifecycle::Lifecycle(Store& store, LifecycleOptions options, const RmFactory& ma
   allocations_.SetHandlers(
       [this](LiveAllocation& alloc) {
         ranks_.Forget(alloc.record.id);
+        if (options_.on_allocation_ended) options_.on_allocation_ended(alloc.record.id, alloc.record.task_id);
         if (alloc.is_trial())
           outcomes_.OnAllocationEnded(alloc);
         else

@@ -48,6 +48,9 @@ struct LifecycleOptions {
   // Observers for the master's metrics; each may be empty.
   std::function<void(const std::string& pool, double seconds)> on_scheduler_pass;
   std::function<void()> on_trial_restart;
+  // An allocation ended (on the lifecycle's thread): what others keep of it
+  // (terminals' idle clocks, announced services) can go.
+  std::function<void(const std::string& allocation_id, int64_t task_id)> on_allocation_ended;
 };
 
 class Lifecycle {

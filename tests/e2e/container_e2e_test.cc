@@ -31,6 +31,7 @@
 #include <thread>
 #include <vector>
 
+#include "tests/support/raw_websocket.h"
 #include "tests/support/test_cluster.h"
 
 namespace ring::testing::container_e2e {
@@ -345,6 +346,31 @@ TEST_F(ContainerTrialE2E, KilledRankInAContainerResumesFromItsCheckpointBitForBi
   const Outcome got = Result(exp);
   EXPECT_EQ(got.final_validation, want.final_validation);  // bitwise, not approximately
   EXPECT_EQ(got.final_checkpoint_files, want.final_checkpoint_files);
+}
+
+// A shell with an image runs in its container, in a terminal the runtime
+// relays: what is typed runs inside (the image's /opt/quadratic is there),
+// and killing it stops the container (TearDown: none left).
+TEST_F(ContainerTrialE2E, AShellRunsInItsContainerInATerminal) {
+  const std::string config = cluster_.WriteFile("shell.yaml", "environment:\n  image: " + image_ + "\n");
+  auto started = cluster_.Ring({"shell", "start", "-d", "--config-file", config});
+  ASSERT_EQ(started.exit_code, 0) << started.out << started.err;
+  const std::string id = started.out.substr(0, started.out.find('\n'));
+  ASSERT_TRUE(TestCluster::WaitFor(
+      [&] { return cluster_.GetJson("/api/v1/shells/" + id)["state"] == "RUNNING"; }, 60s));
+  RawWebSocket terminal(PortOf(cluster_.url()), "/api/v1/shells/" + id + "/terminal?rows=30&cols=100",
+                        {{"Authorization", "Bearer " + cluster_.admin_token()}});
+  ASSERT_EQ(terminal.status(), 101);
+  terminal.SendBinary("echo in-$((6*7)) /opt/quadratic/*\r");
+  std::string screen;
+  for (int i = 0; i < 40 && screen.find("quadratic_trial") == std::string::npos; ++i)
+    if (auto frame = terminal.ReadFrame()) screen += *frame;
+  EXPECT_NE(screen.find("in-42"), std::string::npos) << screen;
+  EXPECT_NE(screen.find("quadratic_trial"), std::string::npos) << "not in the image: " << screen;
+  ASSERT_EQ(cluster_.Ring({"shell", "kill", id}).exit_code, 0);
+  ASSERT_TRUE(TestCluster::WaitFor(
+      [&] { return !cluster_.GetJson("/api/v1/shells/" + id)["ended_at"].is_null(); }, 60s));
+  ASSERT_TRUE(TestCluster::WaitFor([&] { return Containers().empty(); }, 30s));
 }
 
 TEST_F(ContainerTrialE2E, AnImageNeitherStoredNorPullableEndsTheTrialSayingWhy) {

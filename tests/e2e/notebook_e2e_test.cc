@@ -85,16 +85,18 @@ class NotebookE2E : public ::testing::Test {
   void SetUp() override {
     if (!HaveJupyter())
       GTEST_SKIP() << "Jupyter Notebook is not installed (deploy/install-deps.sh installs it)";
-    TestCluster::MasterOptions master;
-    master.extra_args = {"--config", cluster_.WriteFile("master.yaml",
-                                                        "interactive:\n"
-                                                        "  idle_timeout: 1h\n"
-                                                        "  max_idle_timeout: 2h\n"
-                                                        "  notebook_look_interval_ms: 500\n")};
-    cluster_.StartMaster(master);
+    master_.heartbeat_timeout_ms = 1500;
+    master_.reconnect_window_ms = 1500;
+    master_.extra_args = {"--config", cluster_.WriteFile("master.yaml",
+                                                         "interactive:\n"
+                                                         "  idle_timeout: 1h\n"
+                                                         "  max_idle_timeout: 2h\n"
+                                                         "  notebook_look_interval_ms: 500\n")};
+    cluster_.StartMaster(master_);
     cluster_.StartAgent("a1", 1);
   }
   TestCluster cluster_;
+  TestCluster::MasterOptions master_;
 };
 
 TEST_F(NotebookE2E, JupyterServesItsOwnerAndAdminsThroughTheProxyAndNoOneElse) {
@@ -200,6 +202,35 @@ TEST_F(NotebookE2E, AnIdleNotebookEndsAndAWaitingTrialTakesItsSlot) {
   ASSERT_TRUE(TestCluster::WaitFor(
       [&] { return cluster_.GetJson("/api/v1/experiments/1")["state"] == "COMPLETED"; }, 60s))
       << cluster_.GetJson("/api/v1/experiments/1").dump();
+}
+
+// A master killed and restarted reattaches a running notebook, like a
+// trial: the launcher announces Jupyter again, and the same kernel (its
+// variables kept) is served through a new link.
+TEST_F(NotebookE2E, AMasterKilledAndRestartedServesTheSameNotebookAgain) {
+  auto started = cluster_.Ring({"notebook", "start"});
+  ASSERT_EQ(started.exit_code, 0) << started.err;
+  const int64_t id = cluster_.GetJson("/api/v1/notebooks")["notebooks"][0]["id"];
+  std::string url = started.out.substr(0, started.out.find('\n'));
+  std::string cookie = RedeemLink(url, id);
+  Answer kernel = Exchange(PortOf(url), "POST", "/proxy/" + std::to_string(id) + "/api/kernels",
+                           {{"Cookie", "ring_proxy=" + cookie}}, "{}");
+  ASSERT_EQ(kernel.status, 201) << kernel.body;
+  const std::string kernel_id = nlohmann::json::parse(kernel.body)["id"];
+  int upgraded = 0;
+  EXPECT_EQ(RunCell(PortOf(url), id, kernel_id, cookie, "x = 41; print('set')", &upgraded), "set\n");
+
+  cluster_.KillMaster();
+  cluster_.StartMaster(master_);
+  ASSERT_TRUE(TestCluster::WaitFor([&] { return Notebook(cluster_, id)["service"].is_object(); }, 40s))
+      << Notebook(cluster_, id).dump();
+  EXPECT_EQ(Notebook(cluster_, id)["state"], "RUNNING");
+  EXPECT_EQ(Notebook(cluster_, id)["allocation_id"], "notebook-" + std::to_string(id) + ".0");
+  auto opened = cluster_.Ring({"notebook", "open", std::to_string(id)});
+  ASSERT_EQ(opened.exit_code, 0) << opened.err;
+  url = opened.out.substr(0, opened.out.find('\n'));
+  cookie = RedeemLink(url, id);
+  EXPECT_EQ(RunCell(PortOf(url), id, kernel_id, cookie, "print(x + 1)", &upgraded), "42\n");
 }
 
 // On an agent that runs tasks as their owners, a linked user's notebook,

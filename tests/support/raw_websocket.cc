@@ -18,8 +18,8 @@ RawWebSocket::RawWebSocket(int port, const std::string& target,
   status_ = head.size() >= 12 ? std::stoi(head.substr(9, 3)) : 0;
 }
 
-void RawWebSocket::SendText(const std::string& text) {
-  std::string frame = {static_cast<char>(0x81)};
+void RawWebSocket::Send(int opcode, const std::string& text) {
+  std::string frame = {static_cast<char>(0x80 | opcode)};
   if (text.size() < 126) {
     frame += static_cast<char>(0x80 | text.size());
   } else {

@@ -18,12 +18,14 @@ class RawWebSocket {
   RawWebSocket(int port, const std::string& target, const std::map<std::string, std::string>& headers);
   // The answer's status: 101 when upgraded, 0 when there was none.
   int status() const { return status_; }
-  void SendText(const std::string& text);
+  void SendText(const std::string& text) { Send(0x1, text); }
+  void SendBinary(const std::string& bytes) { Send(0x2, bytes); }
   // The next text or binary frame's payload (pings are skipped); nullopt at
   // a close, or when nothing came for 5 s.
   std::optional<std::string> ReadFrame();
 
  private:
+  void Send(int opcode, const std::string& payload);
   RawConnection c_;
   int status_ = 0;
 };

@@ -8,7 +8,7 @@ process, the Jupyter server and the master know (in the environment, never
 on a command line), waits until the server answers, then announces the port
 and the token to the master with the allocation's own token. The master's
 proxy sends the token to Jupyter on the user's behalf, so the user signs in
-to Ringmaster only. The announcement is repeated every 30 s, so a restarted
+to Ringmaster only. The announcement is repeated every 10 s, so a restarted
 master learns it again. SIGTERM (the task's kill, an idle timeout) stops
 Jupyter, and this process exits with Jupyter's exit code.
 
@@ -29,7 +29,7 @@ import time
 import urllib.error
 import urllib.request
 
-ANNOUNCE_EVERY_S = 30.0
+ANNOUNCE_EVERY_S = 10.0
 START_TIMEOUT_S = 180.0
 
 

@@ -208,6 +208,30 @@ TEST(AgentContainerTest, PodmanRunsTheRankAsItsOwnerWithItsFoldersAndVariables) 
   EXPECT_EQ(tail, (std::vector<std::string>{"localhost/quadratic:abc", "/bin/sh", "-c", "./run.sh"}));
 }
 
+// A shell's rank: the runtime keeps stdin open and gives the container a
+// terminal of its own, which it relays to the agent's; the runtime's Python
+// folder (ring_notebook for a notebook) is there read-only.
+TEST(AgentContainerTest, AShellGetsATerminalAndTheRuntimesPythonFolderIsMounted) {
+  ContainerRun run;
+  run.name = "n";
+  run.work_dir = "/w";
+  run.command = {"/bin/sh", "-l"};
+  run.python_dir = "/usr/lib/ringmaster/python";
+  ContainerProcess p = ContainerRunCommand(Podman(), ContainerStart(), run);
+  EXPECT_FALSE(Has(p.argv, "--tty")) << "a rank that is no shell has no terminal";
+  EXPECT_TRUE(Has(AllAfter(p.argv, "-v"), "/usr/lib/ringmaster/python:/usr/lib/ringmaster/python:ro"));
+  run.terminal = true;
+  p = ContainerRunCommand(Podman(), ContainerStart(), run);
+  EXPECT_TRUE(Has(p.argv, "--interactive"));
+  EXPECT_TRUE(Has(p.argv, "--tty"));
+  DetectedRuntime apptainer;
+  apptainer.kind = RuntimeKind::kApptainer;
+  apptainer.binary = "/usr/bin/apptainer";
+  p = ContainerRunCommand(apptainer, ContainerStart(), run);
+  EXPECT_FALSE(Has(p.argv, "--tty")) << "apptainer runs in the agent's terminal";
+  EXPECT_TRUE(Has(AllAfter(p.argv, "--bind"), "/usr/lib/ringmaster/python:/usr/lib/ringmaster/python:ro"));
+}
+
 TEST(AgentContainerTest, OnlyTheSlotsGpusReachTheContainer) {
   proto::Start start = ContainerStart();
   start.slot_type = "cuda";

@@ -106,6 +106,10 @@ TEST(TerminalRelay, AnAllocationIsIdleFromItsLastDetachUntilAClientAttaches) {
   const auto since = f.relay.IdleSince("9.0", before + std::chrono::hours(1));
   ASSERT_TRUE(since.has_value());
   EXPECT_GE(*since, before) << "idle from the last detach";
+  // Its allocation ended: its clock is gone (a new look starts one afresh).
+  f.relay.Forget("9.0");
+  const auto later = before + std::chrono::hours(2);
+  EXPECT_EQ(f.relay.IdleSince("9.0", later), later);
 }
 
 }  // namespace
