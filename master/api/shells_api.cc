@@ -74,13 +74,13 @@ TerminalWsAcceptor::Admitter MakeShellTerminalAdmitter(Store& store, Accounts& a
     std::string agent = a.placements.front().agent_id;
     // On a Slurm pool the node runs no agent of ours: the terminal goes
     // through the job agent that Slurm started there for this allocation.
-    if (routing)
-      if (auto job_agent = routing->JobAgentOn(a.id, agent)) {
-        if (!job_agent->connected)
-          return Conflict("shell " + std::to_string(id) + ": the agent of its Slurm job on " + agent +
-                          " is not connected; open it once it is back");
-        agent = job_agent->id;
-      }
+    if (routing && routing->IsSlurmNode(agent)) {
+      const auto job_agent = routing->JobAgentOn(a.id, agent);
+      if (!job_agent || !job_agent->connected)
+        return Conflict("shell " + std::to_string(id) + ": the agent of its Slurm job on " + agent +
+                        " is not connected; open it once it is back");
+      agent = job_agent->id;
+    }
     return TerminalAdmission{principal->username, agent, a.id, 0, 24, 80};
   };
 }

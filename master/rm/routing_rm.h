@@ -28,6 +28,8 @@ class RoutingRm : public ResourceManager, public JobAgentDoor {
   // node id) when the node is a Slurm pool's and its job agent has said
   // hello; nullopt else (our own agents are their nodes).
   std::optional<JobAgentView> JobAgentOn(const std::string& allocation_id, const std::string& node) const;
+  // Whether `node` (a placement's node id) is a Slurm pool's.
+  bool IsSlurmNode(const std::string& node) const { return ByNode(node) != nullptr; }
   // Sends a terminal's message to `agent_id`'s live connection: a job
   // agent's ("slurm.<job>.<node>") through its pool's SlurmRm, else one of
   // our agents'. kUnavailable when it has none. Safe on any thread.

@@ -442,6 +442,8 @@ TEST_F(SlurmRmTest, AShellsTerminalIsRelayedThroughItsJobAgentOnly) {
   EXPECT_TRUE(view->connected);
   EXPECT_FALSE(routing.JobAgentOn("shell-1.0", "hpc:n2"));
   EXPECT_FALSE(routing.JobAgentOn("shell-1.0", "a1")) << "our own agents are their nodes";
+  EXPECT_TRUE(routing.IsSlurmNode("hpc:n1"));
+  EXPECT_FALSE(routing.IsSlurmNode("a1"));
 
   std::vector<std::string> output, closed;
   auto session = relay->Open(view->id, "shell-1.0", 0, 24, 80,
