@@ -147,22 +147,37 @@ int CreateExperiment(CliEnv& env, const CreateOptions& options) {
   return WaitForExperiment(env, id, {std::nullopt, /*show_metrics=*/true, /*print_final_json=*/true});
 }
 
-int ListExperiments(CliEnv& env, int64_t limit, int64_t offset) {
-  auto res = env.master.Get("/api/v1/experiments?limit=" + std::to_string(limit) +
-                            "&offset=" + std::to_string(offset));
+int ListExperiments(CliEnv& env, const ExperimentListOptions& o) {
+  std::string target =
+      "/api/v1/experiments?limit=" + std::to_string(o.limit) + "&offset=" + std::to_string(o.offset);
+  std::string states;
+  for (const auto& s : o.states) states += (states.empty() ? "" : ",") + s;
+  for (const auto& [key, value] : {std::pair<std::string, std::string>{"state", states},
+                                   {"owner", o.owner},
+                                   {"label", o.label},
+                                   {"name", o.name},
+                                   {"archived", o.archived},
+                                   {"sort", o.sort}})
+    if (!value.empty()) target += "&" + key + "=" + PercentEncode(value);
+  if (o.descending) target += "&order=desc";
+  auto res = env.master.Get(target);
   if (!res.ok()) return env.Fail(res.status());
   if (env.json) {
     env.out << res->dump(2) << '\n';
     return kExitOk;
   }
-  Table table({"id", "name", "state", "progress", "trials", "best validation", "owner", "created"});
+  Table table({"id", "name", "state", "progress", "trials", "best validation", "owner", "labels", "created"});
   table.SetMaxWidth(1, 32);
+  table.SetMaxWidth(7, 40);
   const auto& experiments = Member(*res, "experiments");
   if (experiments.is_array()) {
     for (const auto& e : experiments) {
+      std::string labels;
+      for (const auto& l : Member(e, "labels"))
+        if (l.is_string()) labels += (labels.empty() ? "" : ", ") + l.get<std::string>();
       table.AddRow({Field(e, "id"), Field(e, "name"), Field(e, "state"),
                     FormatProgress(Member(e, "progress")), Field(e, "num_trials"),
-                    Field(e, "best_validation"), Field(e, "owner"), Field(e, "created_at")});
+                    Field(e, "best_validation"), Field(e, "owner"), labels, Field(e, "created_at")});
     }
   }
   table.Print(env.out);

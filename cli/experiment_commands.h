@@ -28,7 +28,19 @@ int CreateExperiment(CliEnv& env, const CreateOptions& options);
 // The config text with resources.launch set to `launch` (per-node, per_node,
 // per-slot, per_slot or auto); kInvalidArgument naming --launch otherwise.
 Result<std::string> WithLaunchMode(const std::string& config_yaml, const std::string& launch);
-int ListExperiments(CliEnv& env, int64_t limit, int64_t offset);
+// `ring experiment list`'s filters and order (the API's query parameters).
+struct ExperimentListOptions {
+  int64_t limit = 100;
+  int64_t offset = 0;
+  std::vector<std::string> states;  // ACTIVE, COMPLETED, ...
+  std::string owner;
+  std::string label;
+  std::string name;      // a part of the name, any case
+  std::string archived;  // "", "true", "false"
+  std::string sort;      // id, name, state, owner, progress, best_validation, num_trials, created_at
+  bool descending = false;
+};
+int ListExperiments(CliEnv& env, const ExperimentListOptions& options);
 int DescribeExperiment(CliEnv& env, int64_t id);
 // POST /api/v1/experiments/{id}/{action}; action is pause|activate|kill|archive|unarchive.
 int ExperimentAction(CliEnv& env, int64_t id, const std::string& action);

@@ -16,6 +16,7 @@
 #include "cli/config_commands.h"
 #include "cli/credentials.h"
 #include "cli/experiment_commands.h"
+#include "cli/experiment_info_commands.h"
 #include "cli/experiment_wait.h"
 #include "cli/format.h"
 #include "cli/master_commands.h"
@@ -69,6 +70,8 @@ struct Args {
   int64_t task_slots = -1;     // -1: not given
   int64_t task_priority = -1;  // -1: not given
   std::string task_pool;
+  ExperimentListOptions list;
+  std::string label;
 };
 
 std::chrono::milliseconds PollInterval() {
@@ -132,9 +135,22 @@ int RunCli(std::vector<std::string> args, std::ostream& out, std::ostream& err) 
   create->callback([&] { action = [&](CliEnv& env) { return CreateExperiment(env, a.create); }; });
 
   auto* list = experiment->add_subcommand("list", "List experiments");
-  list->add_option("--limit", a.limit, "Page size")->capture_default_str()->check(CLI::Range(1, 10000));
-  list->add_option("--offset", a.offset, "Page start")->capture_default_str()->check(CLI::NonNegativeNumber);
-  list->callback([&] { action = [&](CliEnv& env) { return ListExperiments(env, a.limit, a.offset); }; });
+  list->add_option("--limit", a.list.limit, "Page size")->capture_default_str()->check(CLI::Range(1, 10000));
+  list->add_option("--offset", a.list.offset, "Page start")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
+  list->add_option("--state", a.list.states, "Only these states (ACTIVE, PAUSED, COMPLETED, CANCELED, ERROR)")
+      ->delimiter(',');
+  list->add_option("--owner", a.list.owner, "Only this user's");
+  list->add_option("--label", a.list.label, "Only those with this label");
+  list->add_option("--name", a.list.name, "Only those whose name holds this text (any case)");
+  list->add_option("--archived", a.list.archived, "true: only archived ones; false: only the others")
+      ->check(CLI::IsMember({"true", "false"}));
+  list->add_option("--sort", a.list.sort, "Sort by a column")
+      ->check(CLI::IsMember(
+          {"id", "name", "state", "owner", "progress", "best_validation", "num_trials", "created_at"}));
+  list->add_flag("--desc", a.list.descending, "Sort in descending order");
+  list->callback([&] { action = [&](CliEnv& env) { return ListExperiments(env, a.list); }; });
 
   auto* describe =
       experiment->add_subcommand("describe", "Show an experiment, its trials and final validation metrics");
@@ -171,19 +187,37 @@ int RunCli(std::vector<std::string> args, std::ostream& out, std::ostream& err) 
 
   auto* model_def = experiment->add_subcommand(
       "download-model-def", "Download the model definition an experiment was submitted with into DIR");
+  model_def->alias("download-model");
   id_arg(model_def, "Experiment id");
   model_def->add_option("DIR", a.dir, "Folder to write the files into (created if missing)")->required();
   model_def->callback(
       [&] { action = [&](CliEnv& env) { return DownloadModelDefinition(env, a.id, a.dir); }; });
 
-  auto* set = experiment->add_subcommand("set", "Change an experiment's priority, weight or max-slots live");
-  set->add_option("SETTING", a.setting, "priority (1-99, lower first), weight (> 0) or max-slots (N or none)")
+  auto* set = experiment->add_subcommand(
+      "set", "Change an experiment's name or description, or its priority, weight or max-slots live");
+  set->add_option("SETTING", a.setting,
+                  "name, description, priority (1-99, lower first), weight (> 0) or max-slots (N or none)")
       ->required()
-      ->check(CLI::IsMember({"priority", "weight", "max-slots"}));
+      ->check(CLI::IsMember({"name", "description", "priority", "weight", "max-slots"}));
   id_arg(set, "Experiment id");
   set->add_option("VALUE", a.value, "The new value")->required();
-  set->callback(
-      [&] { action = [&](CliEnv& env) { return SetExperimentResource(env, a.id, a.setting, a.value); }; });
+  set->callback([&] {
+    action = [&](CliEnv& env) {
+      if (a.setting == "name" || a.setting == "description")
+        return SetExperimentInfo(env, a.id, a.setting, a.value);
+      return SetExperimentResource(env, a.id, a.setting, a.value);
+    };
+  });
+  auto* label = experiment->add_subcommand("label", "Add or remove an experiment's labels");
+  label->require_subcommand(1);
+  for (const bool add : {true, false}) {
+    auto* edit = label->add_subcommand(add ? "add" : "remove", add ? "Add a label" : "Remove a label");
+    id_arg(edit, "Experiment id");
+    edit->add_option("LABEL", a.label, "The label")->required();
+    edit->callback([&, add] {
+      action = [&, add](CliEnv& env) { return EditExperimentLabel(env, a.id, add, a.label); };
+    });
+  }
 
   auto* job = app.add_subcommand("job", "The job queue of every pool");
   job->require_subcommand(1);

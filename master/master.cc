@@ -22,6 +22,7 @@
 #include "master/api/shells_api.h"
 #include "master/api/work_gate.h"
 #include "master/auth/accounts.h"
+#include "master/auth/terminal_tickets.h"
 #include "master/http/agent_ws_session.h"
 #include "master/http/http_server.h"
 #include "master/http/router.h"
@@ -64,6 +65,9 @@ struct Master::Parts {
   // time. After the lifecycle, so it is joined before the lifecycle goes.
   net::thread_pool lifecycle_thread{1};
   std::unique_ptr<Accounts> accounts;
+  // One-time tickets of browsers' terminals: issued by the REST route,
+  // redeemed by the terminal's admission (both on io threads).
+  TerminalTickets terminal_tickets;
   std::unique_ptr<Retention> retention;      // before its thread, which is joined first
   net::thread_pool slow_work{1};             // password hashing
   std::unique_ptr<WorkGate> slow_work_gate;  // bounds what waits for slow_work
@@ -341,6 +345,7 @@ Status Master::Run() {
         return CheckProxyAccess(*p.store, username, task_id);
       });
   p.api->proxy = p.proxy.get();
+  p.api->terminal_tickets = &p.terminal_tickets;
   RegisterAllRoutes(p.router, *p.api);
   p.router.SetObserver([&p](const std::string& method, const std::string& route, int status, double seconds) {
     p.metrics.ObserveRequest(method, route, status, seconds);
@@ -362,7 +367,8 @@ Status Master::Run() {
   http.tls_key_file = config_.tls.key_file;
   p.server = std::make_unique<HttpServer>(p.ioc, http, p.router, *p.agents);
   p.terminal_sockets = std::make_unique<TerminalWsAcceptor>(
-      *p.terminals, IsShellTerminalTarget, MakeShellTerminalAdmitter(*p.store, *p.accounts, p.routing));
+      *p.terminals, IsShellTerminalTarget,
+      MakeShellTerminalAdmitter(*p.store, *p.accounts, p.terminal_tickets, p.routing));
   p.server->SetTerminals(p.terminal_sockets.get());
   auto port = p.server->Start();
   if (!port.ok()) return port.status();

@@ -1,7 +1,7 @@
 /// <reference types="vitest/config" />
 // Builds the web UI into dist/ (CMake passes --outDir build/webui). `npm run
 // dev` serves it with the API proxied to a master (RING_MASTER, default
-// http://127.0.0.1:8080). Vitest runs src/**/*.test.ts(x) in jsdom.
+// http://127.0.0.1:8080), shells' terminal WebSockets included. Vitest runs src/**/*.test.ts(x) in jsdom.
 import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
 
@@ -13,7 +13,7 @@ export default defineConfig({
     chunkSizeWarningLimit: 700,
   },
   server: {
-    proxy: { '/api': process.env.RING_MASTER ?? 'http://127.0.0.1:8080' },
+    proxy: { '/api': { target: process.env.RING_MASTER ?? 'http://127.0.0.1:8080', ws: true } },
   },
   test: {
     environment: 'jsdom',

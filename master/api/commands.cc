@@ -1,5 +1,7 @@
 #include "master/api/commands.h"
 
+#include <algorithm>
+
 #include <cmath>
 #include <filesystem>
 #include <regex>
@@ -163,7 +165,9 @@ Result<CheckpointRecord> DecodeCheckpoint(const nlohmann::json& body) {
 
 Result<ResourcesPatch> DecodeResourcesPatch(const nlohmann::json& patch) {
   if (!patch.is_object() || patch.empty())
-    return InvalidArgument("body must be an object with priority, weight and/or max_slots");
+    return InvalidArgument(
+        "body must be an object with name, description, labels, priority, weight and/or "
+        "max_slots");
   ResourcesPatch next;
   for (const auto& [key, value] : patch.items()) {
     if (key == "priority") {
@@ -181,10 +185,54 @@ Result<ResourcesPatch> DecodeResourcesPatch(const nlohmann::json& patch) {
         return InvalidArgument("max_slots must be a positive integer, or null for no limit");
       next.max_slots = value.get<int64_t>();
     } else {
-      return InvalidArgument("unknown field \"" + key + "\"; use priority, weight or max_slots");
+      return InvalidArgument("unknown field \"" + key +
+                             "\"; use name, description, labels, priority, weight or max_slots");
     }
   }
   return next;
+}
+
+namespace {
+bool HasControl(const std::string& text) {
+  for (unsigned char c : text)
+    if (c < 0x20 || c == 0x7f) return true;
+  return false;
+}
+}  // namespace
+
+Result<ExperimentInfo> TakeExperimentInfo(nlohmann::json& body) {
+  ExperimentInfo info;
+  if (!body.is_object()) return info;
+  if (auto it = body.find("name"); it != body.end()) {
+    if (!it->is_string() || it->get<std::string>().empty() || it->get<std::string>().size() > 128 ||
+        HasControl(it->get<std::string>()))
+      return InvalidArgument("name must be a string of 1 to 128 characters without control characters");
+    info.name = it->get<std::string>();
+    body.erase(it);
+  }
+  if (auto it = body.find("description"); it != body.end()) {
+    if (!it->is_string() || it->get<std::string>().size() > 4096)
+      return InvalidArgument("description must be a string of at most 4096 characters");
+    info.description = it->get<std::string>();
+    body.erase(it);
+  }
+  if (auto it = body.find("labels"); it != body.end()) {
+    if (!it->is_array() || it->size() > 64)
+      return InvalidArgument("labels must be a list of at most 64 strings");
+    std::vector<std::string> labels;
+    for (const auto& l : *it) {
+      if (!l.is_string() || l.get<std::string>().empty() || l.get<std::string>().size() > 128 ||
+          HasControl(l.get<std::string>()))
+        return InvalidArgument(
+            "labels: each label must be a string of 1 to 128 characters without control "
+            "characters");
+      if (std::find(labels.begin(), labels.end(), l.get<std::string>()) == labels.end())
+        labels.push_back(l.get<std::string>());
+    }
+    info.labels = std::move(labels);
+    body.erase(it);
+  }
+  return info;
 }
 
 Result<OperationCompletion> DecodeCompletion(const nlohmann::json& body) {

@@ -20,6 +20,10 @@ Result<std::vector<MetricReport>> DecodeReports(const nlohmann::json& body, int6
 Result<CheckpointRecord> DecodeCheckpoint(const nlohmann::json& body);
 // PATCH /experiments/{id}: any of priority, weight, max_slots.
 Result<ResourcesPatch> DecodeResourcesPatch(const nlohmann::json& body);
+// PATCH /experiments/{id}: name (1-128 characters), description (at most
+// 4096) and labels (at most 64 distinct, 1-128 characters each; no control
+// characters anywhere), taken out of `body`, which keeps the other fields.
+Result<ExperimentInfo> TakeExperimentInfo(nlohmann::json& body);
 // POST /allocations/{id}/searcher/completed_operation: {length, metric}.
 Result<OperationCompletion> DecodeCompletion(const nlohmann::json& body);
 // POST /allocations/{id}/searcher/invalid_hparams: {message}; the message,

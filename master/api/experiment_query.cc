@@ -61,6 +61,13 @@ ConfigSummary SummarizeConfig(const std::string& config_yaml) {
   return summary;
 }
 
+ConfigSummary SummarizeExperiment(const ExperimentRecord& e) {
+  ConfigSummary summary = SummarizeConfig(e.config_yaml);
+  if (e.description) summary.description = *e.description;
+  if (e.labels) summary.labels = *e.labels;
+  return summary;
+}
+
 void AddConfigSummary(nlohmann::json& view, const ConfigSummary& summary) {
   view["description"] = summary.description;
   view["labels"] = summary.labels;
@@ -143,7 +150,7 @@ std::vector<ExperimentRow> SelectExperiments(std::vector<ExperimentRow> rows, co
     if (q.archived && e.archived != *q.archived) return true;
     if (!q.name.empty() && Lower(e.name).find(q.name) == std::string::npos) return true;
     if (!q.label.empty()) {
-      const auto labels = SummarizeConfig(e.config_yaml).labels;
+      const auto labels = SummarizeExperiment(e).labels;
       if (std::find(labels.begin(), labels.end(), q.label) == labels.end()) return true;
     }
     return false;
@@ -182,7 +189,7 @@ nlohmann::json ExperimentFacets(const std::vector<ExperimentRow>& rows) {
   std::set<std::string> owners, labels;
   for (const auto& row : rows) {
     owners.insert(row.record.owner);
-    for (const auto& l : SummarizeConfig(row.record.config_yaml).labels) labels.insert(l);
+    for (const auto& l : SummarizeExperiment(row.record).labels) labels.insert(l);
   }
   return {{"owners", owners}, {"labels", labels}};
 }

@@ -35,6 +35,9 @@ struct ConfigSummary {
 // Parses the config (memoized by its text, thread-safe); a config that no
 // longer parses gives the defaults.
 ConfigSummary SummarizeConfig(const std::string& config_yaml);
+// The config's summary with the description and labels edited after
+// submit (ExperimentRecord::description, labels) in place of the config's.
+ConfigSummary SummarizeExperiment(const ExperimentRecord& e);
 
 // {"description", "labels", "searcher": {"name", "metric", "smaller_is_better", "max_trials"}}
 // merged into an experiment's JSON view.

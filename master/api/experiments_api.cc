@@ -149,7 +149,7 @@ Result<nlohmann::json> ExperimentView(ApiContext& ctx, int64_t id) {
   if (!trials.ok()) return trials.status();
   auto view = ExperimentJson(*exp, static_cast<int64_t>(trials->size()));
   // The config's summary is memoized by its text: no YAML parse per GET.
-  const ConfigSummary summary = SummarizeConfig(exp->config_yaml);
+  const ConfigSummary summary = SummarizeExperiment(*exp);
   AddConfigSummary(view, summary);
   auto overrides = ctx.store.GetResourceOverrides(id);
   const EffectiveResources r =
@@ -199,7 +199,7 @@ ApiResponse BuildExperimentList(ApiContext& ctx, ApiRequest& req) {
     auto& row = rows[static_cast<size_t>(i)];
     auto view =
         ExperimentJson(row.record, row.num_trials >= 0 ? row.num_trials : count_trials(row.record.id));
-    AddConfigSummary(view, SummarizeConfig(row.record.config_yaml));
+    AddConfigSummary(view, SummarizeExperiment(row.record));
     list.push_back(std::move(view));
   }
   return ApiResponse::Json({{"experiments", list}, {"total", total}, {"facets", facets}});
@@ -290,20 +290,33 @@ boost::asio::awaitable<ApiResponse> Action(ApiContext& ctx, ApiRequest& req) {
   co_return ApiResponse::Json(*view);
 }
 
-// PATCH {"priority", "weight", "max_slots"}: the experiment's scheduling,
-// live. What an admin sets bounds what the owner may set after.
+// PATCH {"name", "description", "labels", "priority", "weight",
+// "max_slots"}: how the experiment is named and found, and its scheduling,
+// live. What an admin sets bounds what the owner may set after. Every field
+// is checked before anything changes.
 boost::asio::awaitable<ApiResponse> Patch(ApiContext& ctx, ApiRequest& req) {
   auto id = ParseId(req.params[0], "experiment id");
   if (!id.ok()) co_return ApiResponse::Error(id.status());
   if (Status s = CheckManages(ctx, req, *id, "change"); !s.ok()) co_return ApiResponse::Error(s);
   auto body = ParseJsonBody(req);
   if (!body.ok()) co_return ApiResponse::Error(body.status());
-  auto patch = DecodeResourcesPatch(*body);
+  const bool was_empty = body->is_object() && body->empty();
+  auto info = TakeExperimentInfo(*body);
+  if (!info.ok()) co_return ApiResponse::Error(info.status());
+  const bool scheduling = was_empty || !body->is_object() || !body->empty();
+  Result<ResourcesPatch> patch = ResourcesPatch{};
+  if (scheduling) patch = DecodeResourcesPatch(*body);
   if (!patch.ok()) co_return ApiResponse::Error(patch.status());
+  // Both on the lifecycle's thread, which writes to the store (never an io thread).
   ApiResponse done = co_await OnLifecycle(ctx, [&](Lifecycle& l) {
-    Status s = l.settings().SetResources(*id, *patch, req.principal->admin());
-    if (s.ok()) l.scheduling().MarkDirty(l.settings().Resources(*id).pool);
-    return s.ok() ? ApiResponse{} : ApiResponse::Error(s);
+    if (scheduling) {
+      Status s = l.settings().SetResources(*id, *patch, req.principal->admin());
+      if (!s.ok()) return ApiResponse::Error(s);
+      l.scheduling().MarkDirty(l.settings().Resources(*id).pool);
+    }
+    if (info->name || info->description || info->labels)
+      if (Status s = ctx.store.SetExperimentInfo(*id, *info); !s.ok()) return ApiResponse::Error(s);
+    return ApiResponse{};
   });
   if (done.status != 200) co_return done;
   auto view = ExperimentView(ctx, *id);

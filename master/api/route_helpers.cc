@@ -107,6 +107,7 @@ void RegisterAllRoutes(Router& router, ApiContext& ctx) {
   RegisterPoolRoutes(router, ctx);
   RegisterTaskRoutes(router, ctx, TaskKind::kCommand, "commands");
   RegisterTaskRoutes(router, ctx, TaskKind::kShell, "shells");
+  RegisterShellTerminalRoutes(router, ctx);
   RegisterTaskRoutes(router, ctx, TaskKind::kNotebook, "notebooks");
   RegisterAgentIdentityRoutes(router, ctx);
   RegisterProxyRoutes(router, ctx);

@@ -27,6 +27,7 @@ class WorkGate;
 class StreamSlots;
 class AgentEnrolments;
 class TaskProxy;
+class TerminalTickets;
 
 struct ApiContext {
   Store& store;
@@ -75,6 +76,10 @@ struct ApiContext {
   RoutingRm* routing = nullptr;
   // The task proxy's links and announced services; null answers 503.
   TaskProxy* proxy = nullptr;
+  // One-time tickets that open shells' terminals from browsers (POST
+  // /shells/{id}/terminal/ticket); the terminal's admission redeems them.
+  // Null answers 503.
+  TerminalTickets* terminal_tickets = nullptr;
 };
 
 void RegisterExperimentRoutes(Router& router, ApiContext& ctx);
@@ -89,6 +94,9 @@ void RegisterPoolRoutes(Router& router, ApiContext& ctx);
 // Tasks that are not trials, under /api/v1/<plural> ("commands"):
 // create, list, get, kill, logs (tasks_api.cc).
 void RegisterTaskRoutes(Router& router, ApiContext& ctx, TaskKind kind, const std::string& plural);
+// A one-time ticket that opens a shell's terminal WebSocket from a browser
+// (shells_api.cc).
+void RegisterShellTerminalRoutes(Router& router, ApiContext& ctx);
 // Agent identity: enrolment with the cluster token, removal, slot
 // allowances, rotating the cluster token.
 void RegisterAgentIdentityRoutes(Router& router, ApiContext& ctx);

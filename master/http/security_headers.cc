@@ -7,9 +7,13 @@ const char* ContentSecurityPolicy(AnswerKind kind) {
     case AnswerKind::kPage:
       // The Vite build has no inline script or style; uPlot draws on a
       // canvas and sets styles through the DOM, which style-src allows.
-      return "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-             "font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; "
-             "form-action 'self'; frame-ancestors 'none'";
+      // The terminal (xterm.js) adds <style> elements of its own (its
+      // sizes, colours and cursor, measured at run time), which
+      // style-src-elem lets in; style attributes in markup stay refused.
+      return "default-src 'self'; script-src 'self'; style-src 'self'; "
+             "style-src-elem 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; "
+             "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
+             "frame-ancestors 'none'";
     case AnswerKind::kApi:
       return "default-src 'none'; frame-ancestors 'none'";
   }

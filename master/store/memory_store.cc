@@ -49,6 +49,8 @@ Result<int64_t> MemoryStore::CreateExperiment(const ExperimentRecord& e, const s
   r.best_validation = StoredReal(r.best_validation);
   r.created_at = NowRfc3339();
   r.ended_at = EndedAt(IsTerminal(r.state), e.ended_at, "", r.created_at);
+  r.description.reset();  // set after submit only (SetExperimentInfo)
+  r.labels.reset();
   experiments_.emplace(r.id, std::move(stored));
   return r.id;
 }
@@ -93,6 +95,18 @@ Result<BlobPiece> MemoryStore::ReadModelDefinition(int64_t experiment_id, int64_
                            std::to_string(piece.total) + " bytes");
   piece.bytes = model.copy(out, size, static_cast<size_t>(offset));
   return piece;
+}
+
+Status MemoryStore::SetExperimentInfo(int64_t id, const ExperimentInfo& info) {
+  const WriteNotice changes(experiments_generation_);
+  std::lock_guard lock(mu_);
+  auto it = experiments_.find(id);
+  if (it == experiments_.end()) return NotFound("experiment " + std::to_string(id) + " not found");
+  ExperimentRecord& r = it->second.record;
+  if (info.name && !info.name->empty()) r.name = *info.name;
+  if (info.description) r.description = *info.description;
+  if (info.labels) r.labels = *info.labels;
+  return Status::Ok();
 }
 
 Status MemoryStore::UpdateExperiment(const ExperimentRecord& e) {

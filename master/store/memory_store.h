@@ -28,6 +28,7 @@ class MemoryStore final : public Store {
   Result<BlobPiece> ReadModelDefinition(int64_t experiment_id, int64_t offset, char* out,
                                         size_t size) override;
   Status UpdateExperiment(const ExperimentRecord& e) override;
+  Status SetExperimentInfo(int64_t id, const ExperimentInfo& info) override;
   Result<std::vector<std::string>> ListLiveWarmStarts() override;
 
   Result<int64_t> CreateTask(const TaskRecord& t, const std::string& context_tar_gz) override;

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <utility>
 
+#include <nlohmann/json.hpp>
+
 #include "master/store/migrator.h"
 #include "master/store/sqlite_db.h"
 #include "master/store/store_util.h"
@@ -50,7 +52,7 @@ Status UseIncrementalVacuum(SqliteDb& db, const std::string& path) {
 
 constexpr const char* kExperimentColumns =
     "id, name, owner, config_yaml, state, archived, progress, best_trial_id, best_validation, created_at, "
-    "ended_at, warm_start_checkpoint";
+    "ended_at, warm_start_checkpoint, description, labels_json";
 
 Result<ExperimentRecord> ReadExperiment(const Stmt& s) {
   ExperimentRecord e;
@@ -69,6 +71,15 @@ Result<ExperimentRecord> ReadExperiment(const Stmt& s) {
   e.created_at = s.Text(9);
   e.ended_at = s.Text(10);
   e.warm_start_checkpoint = s.Text(11);
+  if (!s.IsNull(12)) e.description = s.Text(12);
+  if (!s.IsNull(13)) {
+    const auto labels = nlohmann::json::parse(s.Text(13), nullptr, false);
+    if (!labels.is_array())
+      return Internal("experiment " + std::to_string(e.id) + " has labels that are not a JSON list");
+    e.labels.emplace();
+    for (const auto& l : labels)
+      if (l.is_string()) e.labels->push_back(l.get<std::string>());
+  }
   return e;
 }
 
@@ -211,6 +222,22 @@ Status SqliteStore::UpdateExperiment(const ExperimentRecord& e) {
   update->Bind(8, int64_t{IsTerminal(e.state)}).Bind(9, NowRfc3339());
   if (Status s = update->Run(); !s.ok()) return WithContext(s, "update experiment " + std::to_string(e.id));
   if (db_->Changes() == 0) return NotFound("experiment " + std::to_string(e.id) + " not found");
+  return Status::Ok();
+}
+
+Status SqliteStore::SetExperimentInfo(int64_t id, const ExperimentInfo& info) {
+  const WriteNotice changes(experiments_generation_);
+  std::lock_guard lock(mu_);
+  Result<Stmt> update = db_->Prepare(
+      "UPDATE experiments SET name = COALESCE(?2, name), description = CASE WHEN ?3 THEN ?4 ELSE description "
+      "END, labels_json = CASE WHEN ?5 THEN ?6 ELSE labels_json END WHERE id = ?1");
+  if (!update.ok()) return update.status();
+  update->Bind(1, id).BindTextOrNull(2, info.name.value_or(""));
+  update->Bind(3, int64_t{info.description.has_value()}).Bind(4, info.description.value_or(""));
+  update->Bind(5, int64_t{info.labels.has_value()})
+      .Bind(6, info.labels ? nlohmann::json(*info.labels).dump() : std::string());
+  if (Status s = update->Run(); !s.ok()) return WithContext(s, "update experiment " + std::to_string(id));
+  if (db_->Changes() == 0) return NotFound("experiment " + std::to_string(id) + " not found");
   return Status::Ok();
 }
 

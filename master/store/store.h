@@ -38,6 +38,17 @@ struct ExperimentRecord {
   // The registered checkpoint every trial starts from (warm start), set at
   // creation only; empty for none.
   std::string warm_start_checkpoint;
+  // The description and labels set after submit (PATCH); nullopt: the config's.
+  std::optional<std::string> description;
+  std::optional<std::vector<std::string>> labels;
+};
+
+// What PATCH /experiments/{id} changes of how an experiment is named and
+// found; each absent field stays as it is.
+struct ExperimentInfo {
+  std::optional<std::string> name;
+  std::optional<std::string> description;
+  std::optional<std::vector<std::string>> labels;
 };
 
 // What holds slots: a trial, or (later) a command, shell or notebook. A
@@ -282,6 +293,8 @@ class Store {
                                                 size_t size) = 0;
   // Writes every mutable field of `e` (state, archived, progress, best_*, ended_at).
   virtual Status UpdateExperiment(const ExperimentRecord& e) = 0;
+  // Sets the name, description and labels `info` holds (kNotFound).
+  virtual Status SetExperimentInfo(int64_t id, const ExperimentInfo& info) = 0;
   // The checkpoints that experiments which have not ended warm-start from,
   // each once (garbage collection keeps them).
   virtual Result<std::vector<std::string>> ListLiveWarmStarts() = 0;

@@ -8,6 +8,7 @@
 #                             agent with podman (these skip, saying why, where podman cannot run);
 #                             a slow pull (fake podman) keeps the agent serving, a kill ends it
 #   quadratic_e2e_test        `ring experiment create` to metrics in SQLite, the CLI and REST
+#   experiment_edit_e2e_test  name, description and labels edited after submit, the list's filters
 #   run_as_owner_e2e_test     `ring user link-unix`: a trial runs as another Unix account and owns
 #                             its files (skips when not root)
 #   fault_tolerance_e2e_test  kill -9 and SIGSTOP while the quadratic trial trains; same result
@@ -46,6 +47,7 @@ ring_add_test(e2e_tests LABEL e2e TIMEOUT 300
     e2e/determined_collective_attack_e2e_test.cc
     e2e/determined_core_api_e2e_test.cc
     e2e/determined_config_e2e_test.cc
+    e2e/experiment_edit_e2e_test.cc
     e2e/digits_pytorch_e2e_test.cc
     e2e/fault_tolerance_e2e_test.cc
     e2e/log_policies_e2e_test.cc

@@ -111,6 +111,7 @@ const std::vector<RouteRule>& Rules() {
       {"GET", "/api/v1/shells", Rule::kRead, ""},
       {"GET", "/api/v1/shells/{id}", Rule::kOwned, ""},
       {"GET", "/api/v1/shells/{id}/logs", Rule::kOwned, ""},
+      {"POST", "/api/v1/shells/{id}/terminal/ticket", Rule::kOwned, ""},
       {"POST", "/api/v1/shells/{id}/kill", Rule::kOwned, ""},
       {"POST", "/api/v1/notebooks", Rule::kRead, R"({"slots":99})"},
       {"GET", "/api/v1/notebooks", Rule::kRead, ""},

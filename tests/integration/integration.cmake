@@ -49,6 +49,13 @@ ring_add_test(terminal_endpoint_tests LABEL integration
   LIBS ring_master_http ring_cli_lib ring_test_support ring_common util)
 set_source_files_properties(integration/terminal_endpoint_test.cc PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
 
+# Terminal tickets (how a browser opens a shell's terminal) against a real
+# master and agent, through a raw WebSocket client.
+ring_add_test(terminal_ticket_tests LABEL integration TIMEOUT 180
+  SOURCES integration/terminal_ticket_test.cc
+  LIBS ring_test_support ring_common)
+add_dependencies(terminal_ticket_tests ringmaster ringagent)
+
 # Agents prove who they are: enrolment, credentials, removal, rotation, and
 # fake agents (a raw WebSocket client) attacking a real master and agent.
 ring_add_test(agent_identity_tests LABEL integration TIMEOUT 240

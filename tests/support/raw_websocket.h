@@ -18,6 +18,9 @@ class RawWebSocket {
   RawWebSocket(int port, const std::string& target, const std::map<std::string, std::string>& headers);
   // The answer's status: 101 when upgraded, 0 when there was none.
   int status() const { return status_; }
+  // After a refusal: its body (the master's error JSON), read until the
+  // server closes (or 5 s of silence).
+  std::string RefusalBody() { return status_ == 101 ? "" : c_.ReadAll(); }
   void SendText(const std::string& text) { Send(0x1, text); }
   void SendBinary(const std::string& bytes) { Send(0x2, bytes); }
   // The next text or binary frame's payload (pings are skipped); nullopt at

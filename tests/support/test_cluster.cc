@@ -172,11 +172,20 @@ nlohmann::json TestCluster::GetJson(const std::string& target, int* status) {
 }
 
 nlohmann::json TestCluster::PostJson(const std::string& target, const nlohmann::json& body, int* status) {
+  return SendJson("POST", target, body, status);
+}
+
+nlohmann::json TestCluster::PatchJson(const std::string& target, const nlohmann::json& body, int* status) {
+  return SendJson("PATCH", target, body, status);
+}
+
+nlohmann::json TestCluster::SendJson(const std::string& method, const std::string& target,
+                                     const nlohmann::json& body, int* status) {
   if (!client_) {
     ADD_FAILURE() << "no master is running";
     return {};
   }
-  auto res = client_->Post(target, body.dump());
+  auto res = client_->Request(method, target, body.dump());
   EXPECT_TRUE(res.ok()) << res.status().ToString();
   if (!res.ok()) return {};
   if (status) *status = res->status;

@@ -97,6 +97,7 @@ class TestCluster {
   // GET/POST returning parsed JSON (fails the test on transport errors).
   nlohmann::json GetJson(const std::string& target, int* status = nullptr);
   nlohmann::json PostJson(const std::string& target, const nlohmann::json& body, int* status = nullptr);
+  nlohmann::json PatchJson(const std::string& target, const nlohmann::json& body, int* status = nullptr);
   // Runs the real `ring` CLI against this master, signed in as the admin
   // (`ring user login`, once after each StartMaster, at the first call).
   CommandResult Ring(std::vector<std::string> args);
@@ -118,6 +119,8 @@ class TestCluster {
   void DumpLogs();
 
  private:
+  nlohmann::json SendJson(const std::string& method, const std::string& target, const nlohmann::json& body,
+                          int* status);
   std::string dir_;
   std::string host_ = "127.0.0.1";
   std::string scheme_ = "http";  // https when the master serves TLS

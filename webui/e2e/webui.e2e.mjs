@@ -22,162 +22,29 @@
 // Environment (CTest sets them): RING_BIN_DIR, RING_BUILD_DIR,
 // RING_SOURCE_DIR, RING_ARTIFACTS_DIR; CHROMIUM (default /usr/bin/chromium);
 // RING_E2E_HEADED=1 shows the browser.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { Cluster, binDir, buildDir, check, chromiumPath, sourceDir, waitFor, webuiDir } from './harness.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const sourceDir = process.env.RING_SOURCE_DIR ?? path.resolve(here, '../..');
-const buildDir = process.env.RING_BUILD_DIR ?? path.join(sourceDir, 'build');
-const binDir = process.env.RING_BIN_DIR ?? path.join(buildDir, 'bin');
 const artifacts = process.env.RING_ARTIFACTS_DIR ?? path.join(buildDir, 'test-artifacts', 'webui');
-const chromiumPath = process.env.CHROMIUM ?? '/usr/bin/chromium';
-const webuiDir = path.join(buildDir, 'webui');
 const modelDir = path.join(buildDir, 'examples', 'quadratic', 'model');
+const cluster = new Cluster('webui-e2e', artifacts);
+const log = (...args) => cluster.log(...args);
+const { tmp, adminPassword, passwordFile } = cluster;
 
-const children = [];
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ring-webui-e2e-'));
-let browser;
-let failed = false;
-
-// The master's first user: admin, with a random password in a file only we
-// may read. The CLI keeps its token under its own config folder here, and
-// this script's own API reads send a token of their own.
-const adminPassword = crypto.randomBytes(18).toString('base64url');
-const passwordFile = path.join(tmp, 'admin-password');
-fs.writeFileSync(passwordFile, adminPassword, { mode: 0o600 });
+// The CLI keeps its token under its own config folder here, and this
+// script's own API reads send a token of their own.
 const configHome = path.join(tmp, 'config');
 const ringEnv = { ...process.env, XDG_CONFIG_HOME: configHome };
 delete ringEnv.RING_TOKEN;
 let apiToken = null;
 
-function log(...args) {
-  console.log(`[webui-e2e ${new Date().toISOString().slice(11, 19)}]`, ...args);
-}
-
-function check(condition, message) {
-  if (!condition) throw new Error(`check failed: ${message}`);
-}
-
-function start(name, argv) {
-  const out = fs.openSync(path.join(tmp, `${name}.log`), 'a');
-  const child = spawn(argv[0], argv.slice(1), { stdio: ['ignore', out, out] });
-  child.name = name;
-  children.push(child);
-  return child;
-}
-
-async function stopAll() {
-  // Agents first (they stop their trials), then the master.
-  for (const child of [...children].reverse()) {
-    if (child.exitCode !== null || child.signalCode !== null) continue;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 10000);
-    await exited;
-    clearTimeout(timer);
-  }
-}
-
-async function cleanup() {
-  try {
-    await browser?.close();
-  } catch {
-    // already gone
-  }
-  await stopAll();
-  if (failed) {
-    fs.mkdirSync(artifacts, { recursive: true });
-    for (const f of fs.readdirSync(tmp).filter((f) => f.endsWith('.log')))
-      fs.copyFileSync(path.join(tmp, f), path.join(artifacts, f));
-    log(`daemon logs copied to ${artifacts}`);
-  }
-  fs.rmSync(tmp, { recursive: true, force: true });
-}
-
-for (const sig of ['SIGINT', 'SIGTERM']) {
-  process.on(sig, async () => {
-    failed = true;
-    await cleanup();
-    process.exit(1);
-  });
-}
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-async function waitFor(what, fn, timeoutMs) {
-  const deadline = Date.now() + timeoutMs;
-  let last;
-  while (Date.now() < deadline) {
-    try {
-      last = await fn();
-      if (last) return last;
-    } catch (e) {
-      last = e;
-    }
-    await sleep(200);
-  }
-  throw new Error(
-    `timed out after ${timeoutMs} ms waiting for ${what} (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`,
-  );
-}
-
 async function getJson(url, token = apiToken) {
   const res = await fetch(url, { headers: token ? { Authorization: `Bearer ${token}` } : {} });
   if (!res.ok) throw new Error(`${url}: ${res.status}`);
   return res.json();
-}
-
-// The API answers the browser got, to be checked against docs/openapi.json
-// at the end. A body that cannot be read (a long poll aborted when the page
-// changed) leaves nothing to check.
-const answers = [];
-function recordAnswers(page) {
-  page.on('response', async (r) => {
-    const { pathname, search } = new URL(r.url());
-    if (!pathname.startsWith('/api/')) return;
-    let body;
-    try {
-      body = r.status() === 304 ? '' : await r.text();
-    } catch {
-      return;
-    }
-    answers.push({
-      method: r.request().method(),
-      target: pathname + search,
-      status: r.status(),
-      content_type: r.headers()['content-type'] ?? '',
-      body,
-      body_bytes: Buffer.byteLength(body),
-    });
-  });
-}
-
-function checkAnswers() {
-  const file = path.join(tmp, 'api-answers.jsonl');
-  fs.writeFileSync(file, answers.map((a) => JSON.stringify(a)).join('\n') + '\n');
-  const run = spawnSync(
-    process.execPath,
-    [path.join(sourceDir, 'tests', 'openapi', 'check_answers.mjs'), path.join(sourceDir, 'docs', 'openapi.json'), file],
-    { encoding: 'utf8' },
-  );
-  check(run.status === 0, `answers that docs/openapi.json does not describe:\n${run.stdout}${run.stderr}`);
-  log(run.stdout.trim());
-}
-
-async function login(url, username, password) {
-  const res = await fetch(`${url}/api/v1/auth/login`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ username, password }),
-  });
-  const body = await res.json();
-  check(res.status === 200 && typeof body.token === 'string', `login answered ${res.status} ${JSON.stringify(body)}`);
-  return body.token;
 }
 
 function runRing(url, args) {
@@ -217,63 +84,21 @@ async function main() {
   fs.rmSync(artifacts, { recursive: true, force: true }); // nothing stale from an earlier run
   fs.mkdirSync(artifacts, { recursive: true });
 
-  // The cluster.
-  const portFile = path.join(tmp, 'master.port');
-  start('master', [
-    path.join(binDir, 'ringmaster'),
-    '--listen',
-    '127.0.0.1:0',
-    '--data-dir',
-    path.join(tmp, 'master'),
-    '--port-file',
-    portFile,
-    '--webui-dir',
-    webuiDir,
-    '--admin-password-file',
-    passwordFile,
-  ]);
-  const port = await waitFor(
-    'the master port file',
-    () => fs.existsSync(portFile) && fs.readFileSync(portFile, 'utf8').trim(),
-    20000,
-  );
-  const url = `http://127.0.0.1:${port}`;
-  log(`master at ${url}`);
-
-  // Signed in: this script (REST) and the CLI (its token file).
+  // The cluster; this script is signed in (REST) as admin, and the CLI too
+  // (its token file). Trials run as this script's user and use its
+  // temporary folders; the cluster page shows the agents' mode.
+  await cluster.startMaster();
+  const url = cluster.url;
+  apiToken = cluster.adminToken;
   const anonymous = await fetch(`${url}/api/v1/agents`);
   check(anonymous.status === 401, `the API answers ${anonymous.status} without a token, want 401`);
   check((await fetch(`${url}/api/v1/health`)).ok, 'the health check needs no token');
-  apiToken = await login(url, 'admin', adminPassword);
   await runRing(url, ['user', 'login', 'admin', '--password-file', passwordFile]);
   check(
     fs.existsSync(path.join(configHome, 'ring', 'tokens.json')),
     'ring user login keeps its token in $XDG_CONFIG_HOME/ring/tokens.json',
   );
-  for (const id of ['agent-1', 'agent-2'])
-    start(id, [
-      path.join(binDir, 'ringagent'),
-      '--master',
-      url,
-      '--id',
-      id,
-      '--cpu-slots',
-      '2',
-      '--work-dir',
-      path.join(tmp, id),
-      '--state-dir',
-      path.join(tmp, `${id}-state`),
-      '--token-file',
-      path.join(tmp, 'master', 'cluster-token'),
-      // Trials run as this script's user and use its temporary folders; the
-      // cluster page shows the mode.
-      '--single-user',
-    ]);
-  await waitFor(
-    'two connected agents',
-    async () => (await getJson(`${url}/api/v1/agents`)).agents.filter((a) => a.state === 'connected').length === 2,
-    20000,
-  );
+  for (const id of ['agent-1', 'agent-2']) await cluster.startAgent(id, 2);
 
   // A finished search: the example grid (8 trials, 4 at a time).
   const grid = await submit(url, path.join(sourceDir, 'configs/experiments/quadratic-grid.yaml'));
@@ -323,21 +148,10 @@ max_restarts: 0
   log(`slow search is experiment ${slow}; all slots busy`);
 
   // The browser.
-  browser = await chromium.launch({
-    executablePath: chromiumPath,
-    headless: !process.env.RING_E2E_HEADED,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  const browser = await cluster.launchBrowser();
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   const page = await context.newPage();
-  recordAnswers(page);
+  cluster.recordAnswers(page);
   const problems = [];
   let revokedToken = null; // the browser's token after it signed out
   // Expected 401s: a wrong password, and requests with the revoked token.
@@ -659,7 +473,7 @@ max_restarts: 0
     body: JSON.stringify({ username: 'bob', password: bobPassword, role: 'user' }),
   });
   check(created.status === 201, `creating user bob answered ${created.status}`);
-  const bobToken = await login(url, 'bob', bobPassword);
+  const bobToken = await cluster.login('bob', bobPassword);
   const refused = await fetch(`${url}/api/v1/experiments/${grid}/archive`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${bobToken}` },
@@ -667,7 +481,7 @@ max_restarts: 0
   check(refused.status === 403, `bob archiving admin's experiment answered ${refused.status}, want 403`);
   const bobPage = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
   bobPage.on('pageerror', (e) => problems.push(`page error (bob): ${e.message}`));
-  recordAnswers(bobPage);
+  cluster.recordAnswers(bobPage);
   await bobPage.goto(`${url}/experiments/${grid}`);
   await bobPage.getByLabel('Username').fill('bob');
   await bobPage.getByLabel('Password').fill(bobPassword);
@@ -697,26 +511,8 @@ max_restarts: 0
   check(bobUsers.status === 403, `bob listing users answered ${bobUsers.status}, want 403`);
 
   check(problems.length === 0, `the browser saw no errors, but:\n  ${problems.join('\n  ')}`);
-  checkAnswers();
+  cluster.checkAnswers();
   log('all checks passed');
 }
 
-// Fail, and still stop everything, well before CTest's timeout would kill
-// this process (and orphan the daemons).
-const watchdog = setTimeout(async () => {
-  console.error('[webui-e2e] FAILED: still running after 240 s');
-  failed = true;
-  await cleanup();
-  process.exit(1);
-}, 240000);
-
-try {
-  await main();
-} catch (e) {
-  failed = true;
-  console.error(`[webui-e2e] FAILED: ${e.stack ?? e}`);
-} finally {
-  clearTimeout(watchdog);
-  await cleanup();
-}
-process.exit(failed ? 1 : 0);
+await cluster.run(main, 240000);

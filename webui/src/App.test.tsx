@@ -67,6 +67,8 @@ describe('App and the session', () => {
     expect(header.textContent).toContain('Signed in as admin admin');
     const nav = screen.getByRole('navigation', { name: 'Main' });
     expect(within(nav).getByRole('link', { name: 'Users' }).getAttribute('href')).toBe('/users');
+    expect(within(nav).getByRole('link', { name: 'Shells' }).getAttribute('href')).toBe('/shells');
+    expect(within(nav).getByRole('link', { name: 'Notebooks' }).getAttribute('href')).toBe('/notebooks');
     await waitFor(() => expect(fake.calls.some((c) => c.url.startsWith('/api/v1/agents'))).toBe(true));
     for (const call of fake.calls.filter((c) => !c.url.startsWith('/api/v1/auth/')))
       expect((call.init?.headers as Record<string, string>).Authorization).toBe('Bearer tok-1');

@@ -7,6 +7,8 @@ import { UserMenu } from './components/UserMenu';
 import { ClusterPage } from './pages/ClusterPage';
 import { ExperimentPage } from './pages/ExperimentPage';
 import { ExperimentsPage } from './pages/ExperimentsPage';
+import { NotebooksPage } from './pages/NotebooksPage';
+import { ShellsPage } from './pages/ShellsPage';
 import { SignInPage } from './pages/SignInPage';
 import { TrialPage } from './pages/TrialPage';
 import { UsersPage } from './pages/UsersPage';
@@ -24,6 +26,10 @@ function Page({ route }: { route: Route }) {
       return <ClusterPage />;
     case 'users':
       return <UsersPage />;
+    case 'shells':
+      return <ShellsPage />;
+    case 'notebooks':
+      return <NotebooksPage />;
     default:
       return (
         <section>
@@ -75,6 +81,16 @@ export function App() {
               <li>
                 <Link href={paths.experiments()} aria-current={current(['experiments', 'experiment', 'trial'])}>
                   Experiments
+                </Link>
+              </li>
+              <li>
+                <Link href={paths.shells()} aria-current={current(['shells'])}>
+                  Shells
+                </Link>
+              </li>
+              <li>
+                <Link href={paths.notebooks()} aria-current={current(['notebooks'])}>
+                  Notebooks
                 </Link>
               </li>
               <li>

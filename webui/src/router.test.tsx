@@ -10,6 +10,8 @@ describe('router', () => {
     expect(matchRoute('/trials/7')).toEqual({ page: 'trial', id: 7 });
     expect(matchRoute('/cluster')).toEqual({ page: 'cluster' });
     expect(matchRoute('/users')).toEqual({ page: 'users' });
+    expect(matchRoute('/shells')).toEqual({ page: 'shells' });
+    expect(matchRoute('/notebooks/')).toEqual({ page: 'notebooks' });
     expect(matchRoute('/experiments/x')).toEqual({ page: 'not-found', path: '/experiments/x' });
   });
   it('navigates in place on a plain click only', () => {

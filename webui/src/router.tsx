@@ -1,5 +1,5 @@
 // Client-side routes on the History API (the master answers every non-API,
-// non-file path with index.html). Small on purpose: five pages and links.
+// non-file path with index.html). Small on purpose: seven pages and links.
 import { useEffect, useState, type AnchorHTMLAttributes, type MouseEvent } from 'react';
 
 export type Route =
@@ -8,6 +8,8 @@ export type Route =
   | { page: 'trial'; id: number }
   | { page: 'cluster' }
   | { page: 'users' }
+  | { page: 'shells' }
+  | { page: 'notebooks' }
   | { page: 'not-found'; path: string };
 
 export function matchRoute(pathname: string): Route {
@@ -15,6 +17,8 @@ export function matchRoute(pathname: string): Route {
   if (path === '/' || path === '/experiments') return { page: 'experiments' };
   if (path === '/cluster') return { page: 'cluster' };
   if (path === '/users') return { page: 'users' };
+  if (path === '/shells') return { page: 'shells' };
+  if (path === '/notebooks') return { page: 'notebooks' };
   let m = /^\/experiments\/(\d+)$/.exec(path);
   if (m) return { page: 'experiment', id: Number(m[1]) };
   m = /^\/trials\/(\d+)$/.exec(path);
@@ -28,6 +32,8 @@ export const paths = {
   trial: (id: number) => `/trials/${id}`,
   cluster: () => '/cluster',
   users: () => '/users',
+  shells: () => '/shells',
+  notebooks: () => '/notebooks',
 };
 
 const listeners = new Set<() => void>();

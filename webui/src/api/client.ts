@@ -17,7 +17,14 @@ import type {
   LoginAnswer,
   LogoutAnswer,
   MetricKind,
+  Notebook,
+  NotebookList,
   PoolList,
+  ProxyLink,
+  Shell,
+  ShellList,
+  TaskStart,
+  TerminalTicket,
   Trial,
   TrialList,
   TrialMetrics,
@@ -266,6 +273,39 @@ export class ApiClient {
   }
   pools(signal?: AbortSignal) {
     return this.get<PoolList>('/api/v1/pools', undefined, signal);
+  }
+
+  // Shells: yours (an admin's: everyone's), a new one, ending one, and a
+  // one-time ticket that opens its terminal's WebSocket (lib/terminal.ts).
+  shells(signal?: AbortSignal) {
+    return this.get<ShellList>('/api/v1/shells', undefined, signal);
+  }
+  startShell(start: TaskStart) {
+    return this.post<Shell>('/api/v1/shells', start);
+  }
+  killShell(id: number) {
+    return this.post<Shell>(`/api/v1/shells/${id}/kill`);
+  }
+  terminalPath(id: number) {
+    return `/api/v1/shells/${id}/terminal`;
+  }
+  terminalTicket(id: number) {
+    return this.post<TerminalTicket>(`/api/v1/shells/${id}/terminal/ticket`);
+  }
+
+  // Notebooks, the same way; each opens on the task proxy's own origin
+  // through a one-time link (proxyLink).
+  notebooks(signal?: AbortSignal) {
+    return this.get<NotebookList>('/api/v1/notebooks', undefined, signal);
+  }
+  startNotebook(start: TaskStart) {
+    return this.post<Notebook>('/api/v1/notebooks', start);
+  }
+  killNotebook(id: number) {
+    return this.post<Notebook>(`/api/v1/notebooks/${id}/kill`);
+  }
+  proxyLink(taskId: number) {
+    return this.post<ProxyLink>(`/api/v1/tasks/${taskId}/proxy/link`);
   }
 }
 

@@ -59,3 +59,15 @@ export type UnixAccount = Schemas['UnixAccount'];
 export type UserPatch = NonNullable<paths['/api/v1/users/{id}']['patch']['requestBody']>['content']['application/json'];
 export type LoginAnswer = Schemas['LoginAnswer'];
 export type LogoutAnswer = paths['/api/v1/auth/logout']['post']['responses'][200]['content']['application/json'];
+
+// Tasks that are not trials: shells (and commands, whose shape they share).
+export type Shell = Schemas['Shell'];
+export type ShellList = Schemas['ShellList'];
+export type TaskStart = NonNullable<paths['/api/v1/shells']['post']['requestBody']>['content']['application/json'];
+export type TerminalTicket =
+  paths['/api/v1/shells/{id}/terminal/ticket']['post']['responses'][200]['content']['application/json'];
+export type ProxyLink = paths['/api/v1/tasks/{id}/proxy/link']['post']['responses'][200]['content']['application/json'];
+// A notebook: a task like a shell, whose `service` (its Jupyter, once it
+// announced itself to the task proxy) says when it can be opened.
+export type Notebook = Schemas['Notebook'];
+export type NotebookList = Schemas['NotebookList'];

@@ -160,6 +160,44 @@ describe('ClusterPage', () => {
     expect(within(row).getByText('needs 1 slot on one agent')).toBeTruthy();
   });
 
+  it('shows shells and notebooks in the queue with their owner, slots, state and reason', async () => {
+    const task = (kind: 'SHELL' | 'NOTEBOOK', id: number, over: Parameters<typeof job>[1]) =>
+      job(`${kind.toLowerCase()}-${id}.0`, { kind, task_id: id, trial_id: null, experiment_id: null, ...over });
+    vi.stubGlobal(
+      'fetch',
+      fakeFetch({
+        '/api/v1/agents': () => json({ agents: [agent('agent-1', ['shell-14.0', 'shell-14.0'])], total: 1 }),
+        '/api/v1/jobs': () =>
+          json({
+            jobs: [
+              task('SHELL', 14, { owner: 'alice', slots: 2 }),
+              task('NOTEBOOK', 15, {
+                owner: 'bob',
+                state: 'PENDING',
+                position: 1,
+                pending_reason:
+                  'needs 1 slot on one agent (it is one process); largest free block in pool default is 0',
+              }),
+            ],
+            total: 2,
+          }),
+        '/api/v1/pools': () => json({ pools: [], total: 0 }),
+      }).fn,
+    );
+    render(<ClusterPage />);
+    const queue = (await screen.findAllByRole('region', { name: 'Job queue' })).at(-1)!;
+    const shell = (await within(queue).findByText('shell 14')).closest('tr')!;
+    expect(within(shell).getByText('alice')).toBeTruthy();
+    expect(within(shell).getByText('Running')).toBeTruthy();
+    expect(within(shell).getByText('2')).toBeTruthy();
+    const notebook = within(queue).getByText('notebook 15').closest('tr')!;
+    expect(within(notebook).getByText('bob')).toBeTruthy();
+    expect(within(notebook).getByText('Pending')).toBeTruthy();
+    expect(within(notebook).getByText(/largest free block in pool default is 0/)).toBeTruthy();
+    // The slot grid's legend names the shell holding the slots.
+    expect(screen.getByText(/allocation shell-14\.0/).textContent).toContain('shell 14');
+  });
+
   it('explains an empty cluster', async () => {
     vi.stubGlobal(
       'fetch',
