@@ -355,6 +355,10 @@ int RunCli(std::vector<std::string> args, std::ostream& out, std::ostream& err) 
     };
   });
 
+  auto* trial_kill = trial->add_subcommand("kill", "Kill one trial; its experiment goes on with the others");
+  id_arg(trial_kill, "Trial id");
+  trial_kill->callback([&] { action = [&](CliEnv& env) { return KillTrial(env, a.id); }; });
+
   auto* task = app.add_subcommand("task", "Tasks: trials and the services they run");
   task->require_subcommand(1);
   auto* proxy_link = task->add_subcommand(

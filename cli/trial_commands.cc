@@ -125,4 +125,20 @@ int TrialLogs(CliEnv& env, int64_t id, const LogsOptions& options) {
   }
 }
 
+int KillTrial(CliEnv& env, int64_t id) {
+  auto res = env.master.Post("/api/v1/trials/" + std::to_string(id) + "/kill", nlohmann::json::object());
+  if (!res.ok()) return env.Fail(res.status());
+  if (env.json) {
+    env.out << res->dump(2) << '\n';
+    return kExitOk;
+  }
+  const std::string state = Field(*res, "state");
+  if (state == "CANCELED" || state == "COMPLETED" || state == "ERROR")
+    env.out << "Trial " << id << " is " << state << '\n';
+  else
+    env.out << "Killing trial " << id << "; it ends CANCELED once its processes exit, and experiment "
+            << Field(*res, "experiment_id") << " goes on with its other trials\n";
+  return kExitOk;
+}
+
 }  // namespace ring::cli

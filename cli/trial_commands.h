@@ -16,5 +16,7 @@ struct LogsOptions {
 };
 
 int TrialLogs(CliEnv& env, int64_t id, const LogsOptions& options);
+// Kills one trial; its experiment goes on with the others.
+int KillTrial(CliEnv& env, int64_t id);
 
 }  // namespace ring::cli

@@ -113,9 +113,27 @@ net::awaitable<ApiResponse> GetLogs(ApiContext& ctx, ApiRequest& req) {
   }
 }
 
+// POST /trials/{id}/kill: the trial's experiment's owner or an admin.
+net::awaitable<ApiResponse> KillTrial(ApiContext& ctx, ApiRequest& req) {
+  auto id = ParseId(req.params[0], "trial id");
+  if (!id.ok()) co_return ApiResponse::Error(id.status());
+  auto trial = ctx.store.GetTrial(*id);
+  if (!trial.ok()) co_return ApiResponse::Error(trial.status());
+  if (Status s = CheckManages(ctx, req, trial->experiment_id, "kill a trial of"); !s.ok())
+    co_return ApiResponse::Error(s);
+  ApiResponse done = co_await OnLifecycle(ctx, [&](Lifecycle& l) {
+    Status s = l.outcomes().Kill(*id);
+    return s.ok() ? ApiResponse{} : ApiResponse::Error(s);
+  });
+  if (done.status != 200) co_return done;
+  co_return co_await GetTrial(ctx, req);  // the trial as GET shows it
+}
+
 }  // namespace
 
 void RegisterTrialRoutes(Router& router, ApiContext& ctx) {
+  router.Add("POST", "/api/v1/trials/{id}/kill", Access::kUser,
+             [&ctx](ApiRequest& r) { return KillTrial(ctx, r); });
   router.Add("GET", "/api/v1/trials/{id}", Access::kUser, [&ctx](ApiRequest& r) { return GetTrial(ctx, r); });
   // GET /api/v1/trials/{id}/metrics: metrics_api.cc.
   router.AddSync("GET", "/api/v1/trials/{id}/allocations", Access::kUser,

@@ -83,6 +83,7 @@ class Lifecycle {
   void Tick(SteadyTime now);
 
   Experiments& experiments() { return experiments_; }
+  TrialOutcomes& outcomes() { return outcomes_; }
   Searches& searches() { return searches_; }
   Allocations& allocations() { return allocations_; }
   Tasks& tasks() { return tasks_; }

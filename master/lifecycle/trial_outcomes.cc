@@ -71,4 +71,29 @@ void TrialOutcomes::OnAllocationEnded(const LiveAllocation& alloc) {
   experiments_.FinishIfDone(alloc.experiment_id);
 }
 
+Status TrialOutcomes::Kill(int64_t trial_id) {
+  auto trial = trials_.Get(trial_id);
+  if (!trial.ok()) return trial.status();
+  if (IsTerminal(trial->state)) return Status::Ok();
+  auto exp = store_.GetExperiment(trial->experiment_id);
+  if (!exp.ok()) return exp.status();
+  if (IsTerminal(exp->state) || exp->state == RunState::kStoppingCanceled) return Status::Ok();
+  for (auto& [id, alloc] : allocations_.live())
+    if (alloc.is_trial() && alloc.trial_id() == trial_id) {
+      // A kill wins over a stop already asked for (a preemption, a pause):
+      // the trial is not to be queued again.
+      alloc.stop_cause = EndCause::kUserKill;
+      allocations_.Stop(alloc, EndCause::kUserKill);
+      spdlog::info("[trials] trial {}: killed by its owner or an admin", trial_id);
+      return Status::Ok();  // its end (OnAllocationEnded) cancels it
+    }
+  if (Status s = trials_.Transition(*trial, RunState::kCanceled); !s.ok()) return s;
+  spdlog::info("[trials] trial {}: killed by its owner or an admin with nothing running", trial_id);
+  checkpoints_.Collect(trial->experiment_id);
+  log_policies_.Forget(trial_id);
+  searches_.Notify(trial->experiment_id, trial_id, SearchNotice::kCanceled);
+  experiments_.FinishIfDone(trial->experiment_id);
+  return Status::Ok();
+}
+
 }  // namespace ring

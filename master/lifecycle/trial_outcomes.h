@@ -25,6 +25,14 @@ class TrialOutcomes {
                 Searches& searches, Checkpoints& checkpoints, Experiments& experiments,
                 LogPolicies& log_policies, std::function<void()> on_restart);
   void OnAllocationEnded(const LiveAllocation& alloc);
+  // Kills one trial of an active or paused experiment (its owner's or an
+  // admin's choice): a running or queued allocation of it stops USER_KILL
+  // and its end cancels the trial (rule F1); a trial with nothing running
+  // (paused, waiting for a promotion) is canceled at once. Either way the
+  // searcher hears it was canceled, as Determined's searchers hear of a
+  // trial that exited early, and the experiment goes on with the others. A
+  // trial that has ended is left as it is.
+  Status Kill(int64_t trial_id);
 
  private:
   Store& store_;

@@ -104,5 +104,66 @@ TEST(ExperimentEditE2E, NameDescriptionAndLabelsAreEditedAndFoundAgain) {
   EXPECT_TRUE(std::filesystem::exists(dir + "/run.sh"));
 }
 
+// A grid of three trials on two slots: one trial killed while it trains
+// ends CANCELED, one killed while it waits ends at once, and the grid goes
+// on to complete the third; the experiment completes.
+constexpr const char* kGrid = R"(name: grid-to-prune
+entrypoint: sh run.sh
+hyperparameters:
+  learning_rate:
+    type: categorical
+    vals: [0.01, 0.02, 0.03]
+  batch_size: 32
+  report_every: 50
+  checkpoint_every: 100
+  batch_sleep_ms:
+    type: categorical
+    vals: [40]
+searcher:
+  name: grid
+  metric: validation_loss
+  max_length:
+    batches: 200
+resources:
+  slots_per_trial: 1
+max_restarts: 2
+)";
+
+TEST(ExperimentEditE2E, AKilledTrialEndsCanceledAndTheSearchGoesOn) {
+  TestCluster cluster;
+  cluster.StartMaster();
+  cluster.StartAgent("agent-1", 1);
+  const std::string model = BinDir() + "/../examples/quadratic/model";
+  auto created = cluster.Ring({"experiment", "create", cluster.WriteFile("grid.yaml", kGrid), model});
+  ASSERT_EQ(created.exit_code, 0) << created.err;
+  auto trials = [&] { return cluster.GetJson("/api/v1/experiments/1/trials")["trials"]; };
+  ASSERT_TRUE(TestCluster::WaitFor([&] { return trials().size() == 3; }, std::chrono::seconds(20)));
+  // One slot: trial 1 trains (about 8 s), 2 and 3 wait.
+  ASSERT_TRUE(TestCluster::WaitFor(
+      [&] { return cluster.GetJson("/api/v1/trials/1")["total_batches"].get<int64_t>() > 0; },
+      std::chrono::seconds(30)));
+  auto killed = cluster.Ring({"trial", "kill", "1"});
+  ASSERT_EQ(killed.exit_code, 0) << killed.err;
+  EXPECT_NE(killed.out.find("Killing trial 1"), std::string::npos) << killed.out;
+  auto waiting = cluster.Ring({"trial", "kill", "2"});
+  ASSERT_EQ(waiting.exit_code, 0) << waiting.err;
+  const std::string eve = cluster.CreateUser("eve", "eve-password");
+  auto by_eve = cluster.RingAs("eve", eve, {"trial", "kill", "3"});
+  EXPECT_NE(by_eve.exit_code, 0);
+  EXPECT_NE(by_eve.err.find("belongs to admin"), std::string::npos) << by_eve.err;
+
+  auto done = cluster.Ring({"experiment", "wait", "1"});
+  EXPECT_EQ(cluster.GetJson("/api/v1/experiments/1")["state"], "COMPLETED") << done.out << done.err;
+  EXPECT_EQ(cluster.GetJson("/api/v1/trials/1")["state"], "CANCELED");
+  EXPECT_EQ(cluster.GetJson("/api/v1/trials/2")["state"], "CANCELED");
+  EXPECT_EQ(cluster.GetJson("/api/v1/trials/3")["state"], "COMPLETED");
+  EXPECT_EQ(cluster.GetJson("/api/v1/trials/3")["total_batches"], 200);
+  EXPECT_EQ(cluster.GetJson("/api/v1/trials/1")["restarts"], 0) << "a kill is not restarted";
+  // Killing an ended trial changes nothing.
+  auto again = cluster.Ring({"trial", "kill", "1"});
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.out.find("Trial 1 is CANCELED"), std::string::npos) << again.out;
+}
+
 }  // namespace
 }  // namespace ring::testing::experiment_edit_e2e

@@ -77,6 +77,7 @@ const std::vector<RouteRule>& Rules() {
       {"GET", "/api/v1/trials/{id}", Rule::kRead, ""},
       {"GET", "/api/v1/trials/{id}/allocations", Rule::kRead, ""},
       {"GET", "/api/v1/trials/{id}/logs", Rule::kRead, ""},
+      {"POST", "/api/v1/trials/{id}/kill", Rule::kOwned, ""},
       {"GET", "/api/v1/trials/{id}/checkpoints", Rule::kRead, ""},
       {"GET", "/api/v1/experiments/{id}/checkpoints", Rule::kRead, ""},
       {"GET", "/api/v1/experiments/{id}/model_definition", Rule::kRead, ""},
@@ -234,6 +235,14 @@ TEST(Authorization, MatrixOfEveryRouteAndCaller) {
     std::istringstream in(ReadFileText(file));
     in >> alloc[exp].first >> alloc[exp].second;
   }
+  // Experiment 3 is ada's too; its trial waits (the slots are taken), and
+  // is the one the matrix kills.
+  auto third = RunCommand({BinDir() + "/ring", "-m", cluster.url(), "experiment", "create", config, model},
+                          {{"RING_TOKEN", ada}});
+  ASSERT_EQ(third.exit_code, 0) << third.out << third.err;
+  const auto third_trials = cluster.GetJson("/api/v1/experiments/3/trials");
+  ASSERT_EQ(third_trials["trials"].size(), 1u) << third_trials.dump();
+  const int64_t killed_trial = third_trials["trials"][0]["id"];
   int64_t ada_id = 0;
   const auto users = cluster.GetJson("/api/v1/users");
   for (const auto& u : users["users"])
@@ -281,6 +290,7 @@ TEST(Authorization, MatrixOfEveryRouteAndCaller) {
     if (path.find("/allocations/") != std::string::npos) fill("{id}", alloc[1].first);
     if (path.find("/commands/") != std::string::npos) fill("{id}", std::to_string(command_id));
     if (path.find("/shells/") != std::string::npos) fill("{id}", std::to_string(shell_id));
+    if (r.pattern == "/api/v1/trials/{id}/kill") fill("{id}", std::to_string(killed_trial));
     if (path.find("/notebooks/") != std::string::npos) fill("{id}", std::to_string(notebook_id));
     fill("{id}", "1");  // experiment 1, trial 1
     fill("{action}", "unarchive");
