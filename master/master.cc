@@ -225,7 +225,9 @@ Status Master::Run() {
   agent_options.kill_grace = std::chrono::milliseconds(config_.kill_grace_ms);
   agent_options.enrolments = p.enrolments.get();
   agent_options.count_refusal = [&p](AgentRefusal why) { p.metrics.CountAgentRefusal(why); };
+  // Our agents, or a Slurm job's agents when the master has Slurm pools.
   p.terminals = std::make_unique<TerminalRelay>([&p](const std::string& agent, const proto::Message& m) {
+    if (p.routing) return p.routing->SendToAgent(agent, m);
     return p.agent_rm ? p.agent_rm->SendToAgent(agent, m) : Unavailable("no agents yet");
   });
   p.notebooks = std::make_unique<NotebookWatch>(
@@ -279,6 +281,10 @@ Status Master::Run() {
       settings.heartbeat_timeout = agent_options.heartbeat_timeout;
       settings.count_refusal = agent_options.count_refusal;
       settings.store = p.store.get();
+      settings.terminal_message = agent_options.terminal_message;
+      settings.terminals_gone = [&p](const std::string& agent) {
+        p.terminals->AgentGone(agent, "the agent of the Slurm job running the shell disconnected");
+      };
       std::unique_ptr<SlurmCommands> commands;
       if (pool.uses_rest())
         commands = std::make_unique<RestSlurmCommands>(pool.rest, slurm_jwt_keys.at(pool.pool));
@@ -362,7 +368,7 @@ Status Master::Run() {
   p.server = std::make_unique<HttpServer>(p.ioc, http, p.router, *p.agents);
   p.terminal_sockets = std::make_unique<TerminalWsAcceptor>(
       *p.terminals, IsShellTerminalTarget,
-      MakeShellTerminalAdmitter(*p.store, *p.accounts, p.terminal_tickets));
+      MakeShellTerminalAdmitter(*p.store, *p.accounts, p.terminal_tickets, p.routing));
   p.server->SetTerminals(p.terminal_sockets.get());
   auto port = p.server->Start();
   if (!port.ok()) return port.status();

@@ -28,6 +28,7 @@ Result<std::vector<PoolSettings>> ParsePools(const std::string& path, const YAML
     if (!p.IsMap()) return YamlKeyError(path, p, at + " must be a map with a name");
     PoolSettings pool;
     std::optional<SlurmPoolOptions> slurm;
+    YAML::Node zero_slot_tasks;  // where it was set, for a Slurm pool's refusal
     for (const auto& kv : p) {
       const auto key = kv.first.as<std::string>();
       if (key == "name") {
@@ -66,6 +67,7 @@ Result<std::vector<PoolSettings>> ParsePools(const std::string& path, const YAML
         if (!kv.second.IsScalar() || (kv.second.Scalar() != "true" && kv.second.Scalar() != "false"))
           return YamlKeyError(path, kv.second, at + ".zero_slot_tasks must be true or false");
         pool.zero_slot_tasks = kv.second.Scalar() == "true";
+        zero_slot_tasks = kv.second;
       } else if (key == "resource_manager") {
         if (Status s = ParseResourceManager(path, kv.second, at, slurm); !s.ok()) return s;
       } else if (key == "allowed_users") {
@@ -91,6 +93,10 @@ Result<std::vector<PoolSettings>> ParsePools(const std::string& path, const YAML
           at + ".scheduler.fitting_policy must be best or worst, got \"" + pool.fitting_policy + "\"");
     if (slurm) {
       slurm->pool = pool.name;
+      if (pool.zero_slot_tasks)
+        return YamlKeyError(path, zero_slot_tasks,
+                            at + ".zero_slot_tasks: a Slurm pool runs no task of 0 slots (Slurm gives "
+                                 "every job at least one CPU of a node); remove it or use a pool of agents");
       // One runtime for the pool, declared in either place: the nodes' for
       // the job agents, the pool's for the scheduler and the starts.
       if (!pool.container_runtime.empty() && !slurm->container_runtime.empty() &&

@@ -8,6 +8,7 @@
 #include "master/lifecycle/lifecycle.h"
 #include "master/proxy/proxy_access.h"
 #include "master/proxy/task_proxy.h"
+#include "master/rm/routing_rm.h"
 #include "master/store/store.h"
 
 namespace ring {
@@ -84,12 +85,18 @@ ApiResponse Announce(ApiContext& ctx, ApiRequest& req) {
   if (!task.ok()) return ApiResponse::Error(task.status());
   // The host is where the master placed rank 0, never what the task says:
   // the proxy connects to the task's own node only.
+  // On a Slurm pool that node runs no agent of ours: its address is the
+  // one the allocation's job agent there said hello from.
   const std::string& agent_id = alloc->placements.front().agent_id;
-  auto agents = ctx.store.ListAgents();
-  if (!agents.ok()) return ApiResponse::Error(agents.status());
   std::string host;
-  for (const auto& a : *agents)
-    if (a.id == agent_id) host = a.address;
+  if (ctx.routing)
+    if (auto job_agent = ctx.routing->JobAgentOn(alloc->id, agent_id)) host = job_agent->address;
+  if (host.empty()) {
+    auto agents = ctx.store.ListAgents();
+    if (!agents.ok()) return ApiResponse::Error(agents.status());
+    for (const auto& a : *agents)
+      if (a.id == agent_id) host = a.address;
+  }
   if (host.empty())
     return ApiResponse::Error(Conflict("the address of agent " + agent_id + ", where allocation " +
                                        alloc->id + " runs, is not known"));

@@ -2,7 +2,8 @@
 // (docs/interactive.md "Shells"). Their routes are the task routes of
 // tasks_api.cc at /api/v1/shells; here is who may open a shell's terminal,
 // the WebSocket at /api/v1/shells/{id}/terminal: a signed-in user who owns
-// the shell, or an admin, while its allocation runs on one of our agents.
+// the shell, or an admin, while its allocation runs: on one of our agents,
+// or on a Slurm pool through the job agent of its node.
 // The user is the bearer token's (the CLI) or a one-time ticket's (a
 // browser, which cannot put a token on a WebSocket: it asks for a ticket at
 // POST /api/v1/shells/{id}/terminal/ticket first). An allocation token is
@@ -17,6 +18,7 @@
 #include "master/auth/accounts.h"
 #include "master/auth/terminal_tickets.h"
 #include "master/http/url_codec.h"
+#include "master/rm/routing_rm.h"
 #include "master/store/store.h"
 
 namespace ring {
@@ -122,8 +124,8 @@ bool IsShellTerminalTarget(std::string_view target) {
 }
 
 TerminalWsAcceptor::Admitter MakeShellTerminalAdmitter(Store& store, Accounts& accounts,
-                                                       TerminalTickets& tickets) {
-  return [&store, &accounts, &tickets](
+                                                       TerminalTickets& tickets, const RoutingRm* routing) {
+  return [&store, &accounts, &tickets, routing](
              const boost::beast::http::request<boost::beast::http::string_body>& request,
              const std::string&) -> Result<TerminalAdmission> {
     const int64_t id = ShellIdOf(request.target());
@@ -139,10 +141,16 @@ TerminalWsAcceptor::Admitter MakeShellTerminalAdmitter(Store& store, Accounts& a
     if (a.state != AllocationState::kRunning || a.placements.empty())
       return Conflict("shell " + std::to_string(id) + " is not running yet (" +
                       std::string(ToString(a.state)) + "); open it once it runs");
-    const std::string& agent = a.placements.front().agent_id;
-    if (agent.rfind("slurm.", 0) == 0)
-      return Conflict("shell " + std::to_string(id) +
-                      " runs on a Slurm pool, whose terminals are not relayed yet");
+    std::string agent = a.placements.front().agent_id;
+    // On a Slurm pool the node runs no agent of ours: the terminal goes
+    // through the job agent that Slurm started there for this allocation.
+    if (routing && routing->IsSlurmNode(agent)) {
+      const auto job_agent = routing->JobAgentOn(a.id, agent);
+      if (!job_agent || !job_agent->connected)
+        return Conflict("shell " + std::to_string(id) + ": the agent of its Slurm job on " + agent +
+                        " is not connected; open it once it is back");
+      agent = job_agent->id;
+    }
     return TerminalAdmission{principal->username, agent, a.id, 0, 24, 80};
   };
 }

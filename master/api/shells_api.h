@@ -8,6 +8,7 @@
 namespace ring {
 
 class Accounts;
+class RoutingRm;
 class Store;
 class TerminalTickets;
 
@@ -17,7 +18,10 @@ bool IsShellTerminalTarget(std::string_view target);
 
 // The admission policy of /api/v1/shells/{id}/terminal: a bearer token, or
 // without one a ticket of `tickets` in ?ticket= (used up at this check).
+// `routing` (null without Slurm pools) names the job agent of a shell on a
+// Slurm pool.
 TerminalWsAcceptor::Admitter MakeShellTerminalAdmitter(Store& store, Accounts& accounts,
-                                                       TerminalTickets& tickets);
+                                                       TerminalTickets& tickets,
+                                                       const RoutingRm* routing = nullptr);
 
 }  // namespace ring

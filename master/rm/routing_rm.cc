@@ -44,6 +44,19 @@ std::optional<SlurmJobView> RoutingRm::SlurmJob(const std::string& allocation_id
   return std::nullopt;
 }
 
+std::optional<JobAgentView> RoutingRm::JobAgentOn(const std::string& allocation_id,
+                                                  const std::string& node) const {
+  if (SlurmRm* s = ByNode(node)) return s->JobAgentOn(allocation_id, node);
+  return std::nullopt;
+}
+
+Status RoutingRm::SendToAgent(const std::string& agent_id, const proto::Message& message) {
+  if (SlurmRm* s = ByAgentId(agent_id)) return s->SendToJobAgent(agent_id, message);
+  if (agent_id.rfind(kJobAgentPrefix, 0) == 0)
+    return Unavailable("job agent " + agent_id + " is not connected");  // its job is no pool's now
+  return agents_->SendToAgent(agent_id, message);
+}
+
 std::vector<AgentView> RoutingRm::Offers() const {
   auto offers = agents_->Offers();
   for (const auto& s : slurm_)

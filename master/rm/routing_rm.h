@@ -24,6 +24,16 @@ class RoutingRm : public ResourceManager, public JobAgentDoor {
   nlohmann::json AgentsJson() const;
   // The Slurm job of an allocation on a Slurm pool.
   std::optional<SlurmJobView> SlurmJob(const std::string& allocation_id) const;
+  // The job agent that runs `allocation_id`'s ranks on `node` (a placement's
+  // node id) when the node is a Slurm pool's and its job agent has said
+  // hello; nullopt else (our own agents are their nodes).
+  std::optional<JobAgentView> JobAgentOn(const std::string& allocation_id, const std::string& node) const;
+  // Whether `node` (a placement's node id) is a Slurm pool's.
+  bool IsSlurmNode(const std::string& node) const { return ByNode(node) != nullptr; }
+  // Sends a terminal's message to `agent_id`'s live connection: a job
+  // agent's ("slurm.<job>.<node>") through its pool's SlurmRm, else one of
+  // our agents'. kUnavailable when it has none. Safe on any thread.
+  Status SendToAgent(const std::string& agent_id, const proto::Message& message);
 
   std::vector<AgentView> Offers() const override;
   Status CheckFits(const ResourcesConfig& resources, const std::vector<std::string>& declared) const override;

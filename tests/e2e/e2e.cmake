@@ -61,7 +61,7 @@ ring_add_test(e2e_tests LABEL e2e TIMEOUT 300
     e2e/torchrun_script_e2e_test.cc
     e2e/trial_driven_e2e_test.cc
     e2e/warm_start_e2e_test.cc
-  LIBS ring_test_support ring_common util)
+  LIBS ring_test_support ring_common)
 target_compile_definitions(e2e_tests PRIVATE RING_HAVE_TORCH=${ring_have_torch})
 add_dependencies(e2e_tests ringmaster ringagent ring quadratic_model quadratic_trial svm_model)
 foreach(model digits_model digits_pytorch_model ringtrial_python)
@@ -89,15 +89,19 @@ endif()
 # slurm_identity_e2e_test: jobs as their owners, the submit helper's
 # refusals; slurm_rest_e2e_test: jobs as their owners through slurmrestd;
 # slurm_runs_e2e_test: ASHA, pause/activate, digits-libtorch on two
-# nodes. Their own binary, so that one Slurm cluster serves all of its cases. Skips,
+# nodes; slurm_tasks_e2e_test: a command, a shell's terminal and a notebook
+# through the proxy on a Slurm pool. Their own binary, so that one Slurm cluster serves all of its cases. Skips,
 # saying why, when not root or slurm-wlm and munge are not installed (and the
 # container case when podman cannot run a container).
 ring_add_test(slurm_e2e_tests LABEL e2e TIMEOUT 420
   SOURCES e2e/slurm_e2e_test.cc e2e/slurm_identity_e2e_test.cc e2e/slurm_rest_e2e_test.cc e2e/slurm_runs_e2e_test.cc
+    e2e/slurm_tasks_e2e_test.cc
     e2e/digits_harness.cc
   LIBS ring_test_support ring_common)
 target_compile_definitions(slurm_e2e_tests PRIVATE RING_HAVE_TORCH=${ring_have_torch})
 add_dependencies(slurm_e2e_tests ringmaster ringagent ring ring-slurm-submit quadratic_model quadratic_trial)
-if(TARGET digits_model)
-  add_dependencies(slurm_e2e_tests digits_model)
-endif()
+foreach(model digits_model ringtrial_python)  # ring_notebook.py beside the module
+  if(TARGET ${model})
+    add_dependencies(slurm_e2e_tests ${model})
+  endif()
+endforeach()

@@ -71,18 +71,20 @@ class SlurmEnvironment : public ::testing::Environment {
 // Every job runs as the master's account (root): single identity. The
 // submit helper's runs as owners are in slurm_identity_e2e_test.cc.
 // `slots_per_node` 1 makes a 2-slot trial span both nodes.
-// `more`: more lines of the pool's resource_manager.
+// `more`: more lines of the pool's resource_manager; `master_lines`: more
+// top-level lines of master.yaml.
 inline TestCluster::MasterOptions SlurmMasterOptions(TestCluster& cluster, const SlurmCluster& slurm,
-                                                     int slots_per_node = 2, const std::string& more = "") {
-  const std::string config =
-      cluster.WriteFile("master.yaml",
-                        "resource_pools:\n  - name: default\n    resource_manager:\n      type: slurm\n"
-                        "      partition: " +
-                            slurm.partition() + "\n      slot_type: cpu\n      slots_per_node: " +
-                            std::to_string(slots_per_node) + "\n      agent_binary: " + BinDir() +
-                            "/ringagent\n      poll_interval_ms: 200\n      agent_connect_timeout_ms: 60000\n"
-                            "      single_identity: true\n" +
-                            more);
+                                                     int slots_per_node = 2, const std::string& more = "",
+                                                     const std::string& master_lines = "") {
+  const std::string config = cluster.WriteFile(
+      "master.yaml", master_lines +
+                         "resource_pools:\n  - name: default\n    resource_manager:\n      type: slurm\n"
+                         "      partition: " +
+                         slurm.partition() + "\n      slot_type: cpu\n      slots_per_node: " +
+                         std::to_string(slots_per_node) + "\n      agent_binary: " + BinDir() +
+                         "/ringagent\n      poll_interval_ms: 200\n      agent_connect_timeout_ms: 60000\n"
+                         "      single_identity: true\n" +
+                         more);
   TestCluster::MasterOptions options;
   options.host = slurm.bridge_address();
   options.extra_args = {"--config", config};

@@ -6,7 +6,8 @@
 // settings file of the caller's own, a made-up credential, a real
 // credential for another account, for root, with an option that runs
 // something else, a second job for the same allocation, and cancelling a
-// job that is not Ringmaster's. Needs root (accounts, a setuid copy).
+// job that is not Ringmaster's; and a command of hers runs as her account
+// too. Needs root (accounts, a setuid copy).
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -252,6 +253,14 @@ TEST(SlurmIdentityE2E, ATrialRunsAsItsOwnerAndTheSubmitHelperRefusesEveryOtherUs
   auto still = slurm->Run({"squeue", "-h", "-j", eves_id, "-o", "%T"});
   EXPECT_NE(still.out.find_first_of("PR"), std::string::npos) << "eve's job was cancelled: " << still.out;
   slurm->Run({"scancel", eves_id});
+
+  // A command of hers on the pool runs in a job of its own as her account too.
+  auto command = cluster.RingAs("carol", carol_token,
+                                {"cmd", "run", "--", "sh", "-c", "echo command uid=$(id -u) gid=$(id -g)"});
+  EXPECT_EQ(command.exit_code, 0) << command.out << command.err;
+  EXPECT_NE(command.out.find("command uid=" + carol_uid + " gid=" + std::to_string(owner.gid())),
+            std::string::npos)
+      << command.out << command.err;
 
   // The trial completes, its checkpoints are carol's.
   const std::string state = WaitFinalState(cluster, 1, 120s);

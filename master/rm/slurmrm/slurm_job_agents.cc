@@ -1,8 +1,9 @@
 // SlurmRm, the side of its job agents: the ringagents a job's batch script
 // starts on each node, which connect with the allocation's credential
 // (Authenticate, OnHello), get their node's starts, report states and logs
-// (OnMessage) and are listed while they live (AgentsJson). Submitting,
-// polling and cancelling jobs are in slurm_rm.cc.
+// (OnMessage), relay the terminals of shells (SendToJobAgent, OnMessage,
+// OnDisconnected) and are listed while they live (AgentsJson, JobAgentOn).
+// Submitting, polling and cancelling jobs are in slurm_rm.cc.
 #include <spdlog/spdlog.h>
 
 #include "master/auth/tokens.h"
@@ -96,6 +97,14 @@ void SlurmRm::SendStarts(Allocation& alloc) {
 
 void SlurmRm::OnMessage(const std::string& agent_id, const proto::Message& message, SteadyTime) {
   const auto id = ParseJobAgentId(agent_id);
+  const auto* output = std::get_if<proto::TerminalOutput>(&message);
+  if (output || std::holds_alternative<proto::TerminalClosed>(message)) {
+    // The relay takes only a session it opened on this job agent.
+    const bool taken = settings_.terminal_message && settings_.terminal_message(agent_id, message);
+    // Output for a session the master no longer has: the agent stops sending it.
+    if (!taken && output) (void)SendToJobAgent(agent_id, proto::TerminalClose{output->session});
+    return;
+  }
   if (const auto* stopping = std::get_if<proto::Stopping>(&message)) {
     bool first = false;
     {
@@ -156,11 +165,48 @@ void SlurmRm::OnMessage(const std::string& agent_id, const proto::Message& messa
 
 void SlurmRm::OnDisconnected(const std::string& agent_id, const AgentChannel* channel, SteadyTime) {
   const auto id = ParseJobAgentId(agent_id);
+  bool gone = true;  // its allocation ended, or this was its live connection
+  {
+    std::lock_guard lock(mu_);
+    Allocation* alloc = id ? FindByJob(id->job_id) : nullptr;
+    if (alloc) {
+      auto it = alloc->agents.find(id->node);
+      if (it != alloc->agents.end() && it->second.channel.get() == channel)
+        it->second.channel.reset();
+      else if (it != alloc->agents.end() && it->second.channel)
+        gone = false;  // a newer connection of the same job agent lives on
+    }
+  }
+  // Outside mu_: the relay calls its clients.
+  if (gone && settings_.terminals_gone) settings_.terminals_gone(agent_id);
+}
+
+std::optional<JobAgentView> SlurmRm::JobAgentOn(const std::string& allocation_id,
+                                                const std::string& node_id) const {
+  if (!OwnsNode(node_id)) return std::nullopt;
+  const std::string node = node_id.substr(pool_.pool.size() + 1);
   std::lock_guard lock(mu_);
-  Allocation* alloc = id ? FindByJob(id->job_id) : nullptr;
-  if (!alloc) return;
-  auto it = alloc->agents.find(id->node);
-  if (it != alloc->agents.end() && it->second.channel.get() == channel) it->second.channel.reset();
+  auto alloc = allocations_.find(allocation_id);
+  if (alloc == allocations_.end() || alloc->second.job_id == 0) return std::nullopt;
+  auto agent = alloc->second.agents.find(node);
+  if (agent == alloc->second.agents.end()) return std::nullopt;
+  return JobAgentView{JobAgentIdFor(alloc->second.job_id, node), agent->second.address,
+                      agent->second.channel != nullptr};
+}
+
+Status SlurmRm::SendToJobAgent(const std::string& agent_id, const proto::Message& message) {
+  const auto id = ParseJobAgentId(agent_id);
+  std::shared_ptr<AgentChannel> channel;
+  {
+    std::lock_guard lock(mu_);
+    if (Allocation* alloc = id ? FindByJob(id->job_id) : nullptr) {
+      auto agent = alloc->agents.find(id->node);
+      if (agent != alloc->agents.end()) channel = agent->second.channel;
+    }
+  }
+  if (!channel) return Unavailable("job agent " + agent_id + " is not connected");
+  channel->Send(proto::Encode(message));
+  return Status::Ok();
 }
 
 nlohmann::json SlurmRm::AgentsJson() const {

@@ -54,6 +54,13 @@ struct SlurmRmSettings {
   // Where each allocation's job id and credential hash are kept, so that a
   // restarted master reattaches to its jobs (Adopt); null: not kept.
   Store* store = nullptr;
+  // Task terminals (master/interactive/terminal_relay.h), as AgentRmOptions
+  // has them for our own agents: a job agent's TerminalOutput or
+  // TerminalClosed goes to `terminal_message`, which answers whether the
+  // session was one the master opened on that job agent; `terminals_gone`
+  // hears of a job agent whose connection ended. Empty: no terminals.
+  std::function<bool(const std::string& agent_id, const proto::Message& message)> terminal_message;
+  std::function<void(const std::string& agent_id)> terminals_gone;
 };
 
 // What the master issued one allocation's job, as the submit helper asks
@@ -63,6 +70,13 @@ struct SlurmGrantView {
   std::string pool;
   std::vector<std::string> nodes;      // the job's Slurm nodes, rank order
   std::optional<proto::RunAs> run_as;  // the owner's linked account
+};
+
+// The job agent that runs an allocation's ranks on one of its nodes.
+struct JobAgentView {
+  std::string id;       // slurm.<job>.<node>
+  std::string address;  // the address it said hello from
+  bool connected = false;
 };
 
 // Where one allocation's Slurm job is, for `ring job list`.
@@ -108,6 +122,14 @@ class SlurmRm : public ResourceManager, public JobAgentDoor {
   // The live job agents, shaped like GET /api/v1/agents' entries plus
   // slurm_job_id and allocation_id.
   nlohmann::json AgentsJson() const;
+  // The job agent of `allocation_id` on `node_id` (the scheduler's id,
+  // "<pool>:<node>"), once it has said hello; nullopt before, or for an
+  // allocation or node that is not this pool's.
+  std::optional<JobAgentView> JobAgentOn(const std::string& allocation_id, const std::string& node_id) const;
+  // Sends `message` on a job agent's live connection (a terminal's:
+  // TerminalOpen, Input, Resize, Close); kUnavailable when it has none.
+  // Safe on any thread; takes only mu_.
+  Status SendToJobAgent(const std::string& agent_id, const proto::Message& message);
 
   // ResourceManager.
   std::vector<AgentView> Offers() const override;

@@ -178,6 +178,8 @@ TEST_F(MasterConfigTest, SlurmMistakesNameTheKeyAndLine) {
             ":8: resource_pools[0].resource_manager.priority_qos: max_priority must be from 1 to 99, "
             "growing"},
            {head + "      type: agent\n      partition: p\n", "a pool of agents takes only type"},
+           {head + "      type: slurm\n" + ok + "    zero_slot_tasks: true\n",
+            ":8: resource_pools[0].zero_slot_tasks: a Slurm pool runs no task of 0 slots"},
        }) {
     auto c = Load(yaml);
     ASSERT_FALSE(c.ok()) << yaml;

@@ -11,6 +11,9 @@
 #include <fstream>
 #include <set>
 
+#include "master/interactive/terminal_relay.h"
+#include "master/rm/agentrm/agent_rm.h"
+#include "master/rm/routing_rm.h"
 #include "master/rm/slurmrm/job_agent_admission.h"
 #include "master/rm/slurmrm/slurm_job_script.h"
 #include "master/rm/slurmrm/slurm_state.h"
@@ -388,6 +391,91 @@ TEST_F(SlurmRmTest, AJobThatEndsBeforeItsRanksReportIsAnInfrastructureFailure) {
   rm_->Kill("4.0", {}, EndCause::kUserKill);
   rm_->PollOnce();
   EXPECT_NE(std::find(slurm_.cancelled.begin(), slurm_.cancelled.end(), 103), slurm_.cancelled.end());
+}
+
+// A shell on a Slurm pool: its rank starts in a terminal, and the master's
+// terminal relay reaches it through the job agent of its node (RoutingRm
+// sends by agent id, our own agents' or a job's). Another job's agent can
+// neither write into nor end its session, and the job agent's disconnect
+// ends it.
+TEST_F(SlurmRmTest, AShellsTerminalIsRelayedThroughItsJobAgentOnly) {
+  SlurmPoolOptions pool;
+  pool.pool = "hpc";
+  pool.partition = "p";
+  pool.slot_type = SlurmSlotType::kCpu;
+  pool.agent_binary = "/opt/ring/bin/ringagent";
+  std::unique_ptr<TerminalRelay> relay;
+  SlurmRmSettings settings;
+  settings.master_url = "http://10.0.0.1:8080";
+  settings.job_dir = dir_;
+  settings.terminal_message = [&](const std::string& agent, const proto::Message& m) {
+    return relay->FromAgent(agent, m);
+  };
+  settings.terminals_gone = [&](const std::string& agent) { relay->AgentGone(agent, "job agent gone"); };
+  RecordingEvents events;
+  MemoryStore store;
+  std::vector<std::unique_ptr<SlurmRm>> pools;
+  pools.push_back(std::make_unique<SlurmRm>(pool, settings, std::make_unique<FakeSlurm>(slurm_), events));
+  SlurmRm& rm = *pools.front();
+  RoutingRm routing(std::make_unique<AgentRm>(store, AgentRmOptions{}, events), std::move(pools));
+  relay = std::make_unique<TerminalRelay>(
+      [&](const std::string& agent, const proto::Message& m) { return routing.SendToAgent(agent, m); });
+  rm.PollOnce();
+  LaunchSpec shell = Spec("shell-1.0", {{"hpc:n1", {0}}});
+  shell.task_kind = TaskKind::kShell;
+  rm.Launch(shell);
+  rm.Launch(Spec("B", {{"hpc:n2", {0}}}));
+  rm.PollOnce();  // jobs 100 (the shell's) and 101
+  EXPECT_FALSE(routing.JobAgentOn("shell-1.0", "hpc:n1")) << "no job agent said hello yet";
+
+  auto shell_agent = std::make_shared<Channel>();
+  auto other_agent = std::make_shared<Channel>();
+  routing.OnHello("slurm.100.n1", Hello("slurm.100.n1"), shell_agent, {});
+  routing.OnHello("slurm.101.n2", Hello("slurm.101.n2"), other_agent, {});
+  ASSERT_EQ(shell_agent->Of<proto::Start>().size(), 1u);
+  EXPECT_TRUE(shell_agent->Of<proto::Start>()[0].terminal);
+  EXPECT_FALSE(other_agent->Of<proto::Start>()[0].terminal);
+  const auto view = routing.JobAgentOn("shell-1.0", "hpc:n1");
+  ASSERT_TRUE(view);
+  EXPECT_EQ(view->id, "slurm.100.n1");
+  EXPECT_EQ(view->address, "10.0.0.3");
+  EXPECT_TRUE(view->connected);
+  EXPECT_FALSE(routing.JobAgentOn("shell-1.0", "hpc:n2"));
+  EXPECT_FALSE(routing.JobAgentOn("shell-1.0", "a1")) << "our own agents are their nodes";
+  EXPECT_TRUE(routing.IsSlurmNode("hpc:n1"));
+  EXPECT_FALSE(routing.IsSlurmNode("a1"));
+
+  std::vector<std::string> output, closed;
+  auto session = relay->Open(view->id, "shell-1.0", 0, 24, 80,
+                             {[&](std::string bytes) { output.push_back(bytes); },
+                              [&](std::string reason) { closed.push_back(reason); }});
+  ASSERT_TRUE(session.ok()) << session.status().message();
+  ASSERT_EQ(shell_agent->Of<proto::TerminalOpen>().size(), 1u);
+  EXPECT_EQ(shell_agent->Of<proto::TerminalOpen>()[0].allocation_id, "shell-1.0");
+  relay->Input(*session, "ls\r");
+  ASSERT_EQ(shell_agent->Of<proto::TerminalInput>().size(), 1u);
+  EXPECT_TRUE(other_agent->Of<proto::TerminalInput>().empty());
+  routing.OnMessage("slurm.100.n1", proto::TerminalOutput{*session, "file\r\n"}, {});
+  EXPECT_EQ(output, std::vector<std::string>{"file\r\n"});
+
+  // Another job's agent: refused, and told to stop sending the session.
+  routing.OnMessage("slurm.101.n2", proto::TerminalOutput{*session, "rm -rf ~\r"}, {});
+  routing.OnMessage("slurm.101.n2", proto::TerminalClosed{*session, "fake"}, {});
+  EXPECT_EQ(output.size(), 1u);
+  EXPECT_TRUE(closed.empty());
+  EXPECT_EQ(other_agent->Of<proto::TerminalClose>().size(), 1u);
+  EXPECT_EQ(relay->sessions(), 1u);
+  // Nor can anyone send as an agent that is not connected.
+  EXPECT_EQ(routing.SendToAgent("slurm.999.n1", proto::TerminalClose{*session}).code(),
+            ErrorCode::kUnavailable);
+  EXPECT_EQ(routing.SendToAgent("a1", proto::TerminalClose{*session}).code(), ErrorCode::kUnavailable);
+
+  // The job agent's connection ends: so does its session.
+  routing.OnDisconnected("slurm.100.n1", shell_agent.get(), {});
+  EXPECT_EQ(closed, std::vector<std::string>{"job agent gone"});
+  EXPECT_EQ(relay->sessions(), 0u);
+  EXPECT_FALSE(routing.JobAgentOn("shell-1.0", "hpc:n1")->connected);
+  EXPECT_FALSE(relay->Open("slurm.100.n1", "shell-1.0", 0, 24, 80, {}).ok());
 }
 
 // A job whose batch script ended before any of its agents connected, or
