@@ -120,6 +120,7 @@ int CreateExperiment(CliEnv& env, const CreateOptions& options) {
 
   nlohmann::json body{
       {"config", config.str()}, {"model_definition", Base64Encode(*archive)}, {"activate", !options.paused}};
+  if (!options.template_name.empty()) body["template"] = options.template_name;
   std::string text;
   try {
     text = body.dump();

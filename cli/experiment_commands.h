@@ -22,6 +22,7 @@ struct CreateOptions {
   // --test: run one short trial of the config (cli/config_overrides.h
   // TestModeConfig), stop it after its first validation, exit 0 if it got there.
   bool test = false;
+  std::string template_name;  // --template: the config is laid over this stored template
 };
 
 int CreateExperiment(CliEnv& env, const CreateOptions& options);

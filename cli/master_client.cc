@@ -47,6 +47,12 @@ Result<nlohmann::json> MasterClient::Patch(const std::string& target, const nloh
   return Decode(http_->Request("PATCH", target, *text));
 }
 
+Result<nlohmann::json> MasterClient::Put(const std::string& target, const nlohmann::json& body) {
+  auto text = BodyText(body);
+  if (!text.ok()) return text.status();
+  return Decode(http_->Request("PUT", target, *text));
+}
+
 Result<nlohmann::json> MasterClient::Delete(const std::string& target) {
   return Decode(http_->Request("DELETE", target, ""));
 }

@@ -35,6 +35,7 @@ class MasterClient {
   Result<std::string> GetBytes(const std::string& target);
   Result<nlohmann::json> Post(const std::string& target, const nlohmann::json& body);
   Result<nlohmann::json> Patch(const std::string& target, const nlohmann::json& body);
+  Result<nlohmann::json> Put(const std::string& target, const nlohmann::json& body);
   Result<nlohmann::json> Delete(const std::string& target);
   // Posts a large body, reporting (sent, total) bytes as it goes.
   Result<nlohmann::json> PostWithProgress(const std::string& target, const std::string& body,

@@ -26,6 +26,7 @@
 #include "cli/scheduling_commands.h"
 #include "cli/shell_commands.h"
 #include "cli/task_commands.h"
+#include "cli/template_commands.h"
 #include "cli/trial_commands.h"
 #include "cli/user_commands.h"
 
@@ -73,6 +74,8 @@ struct Args {
   ExperimentListOptions list;
   std::string label;
   bool yes = false;
+  std::string template_name;
+  std::string template_file;
 };
 
 std::chrono::milliseconds PollInterval() {
@@ -131,6 +134,8 @@ int RunCli(std::vector<std::string> args, std::ostream& out, std::ostream& err) 
   create->add_flag("--test", a.create.test,
                    "Run one short trial of CONFIG (searcher single, default hyperparameters, max_length 1 "
                    "batch, no restarts) to check the setup; stop it at its first validation");
+  create->add_option("--template", a.create.template_name,
+                     "A stored template (ring template list) the config is laid over; the config's keys win");
   create->add_option("--max-model-size", a.max_model_size,
                      "Largest model directory to upload, e.g. 64M (default 64 MiB)");
   create->callback([&] { action = [&](CliEnv& env) { return CreateExperiment(env, a.create); }; });
@@ -336,6 +341,25 @@ int RunCli(std::vector<std::string> args, std::ostream& out, std::ostream& err) 
   auto* notebook_kill = notebook->add_subcommand("kill", "End a notebook and free its slots");
   id_arg(notebook_kill, "Notebook id");
   notebook_kill->callback([&] { action = [&](CliEnv& env) { return KillTask(env, "notebooks", a.id); }; });
+
+  // Templates: named partial configs experiments start from.
+  auto* tmpl = app.add_subcommand("template", "Set, list, describe and delete config templates");
+  tmpl->require_subcommand(1);
+  auto* tmpl_set =
+      tmpl->add_subcommand("set", "Set template NAME from a YAML file (a partial experiment config)");
+  tmpl_set->add_option("NAME", a.template_name, "Template name (A-Z a-z 0-9 . _ -)")->required();
+  tmpl_set->add_option("FILE", a.template_file, "YAML file")->required();
+  tmpl_set->callback(
+      [&] { action = [&](CliEnv& env) { return SetTemplate(env, a.template_name, a.template_file); }; });
+  auto* tmpl_list = tmpl->add_subcommand("list", "List templates");
+  tmpl_list->callback([&] { action = [&](CliEnv& env) { return ListTemplates(env); }; });
+  auto* tmpl_describe = tmpl->add_subcommand("describe", "Print a template's config");
+  tmpl_describe->add_option("NAME", a.template_name, "Template name")->required();
+  tmpl_describe->callback(
+      [&] { action = [&](CliEnv& env) { return DescribeTemplate(env, a.template_name); }; });
+  auto* tmpl_delete = tmpl->add_subcommand("delete", "Delete a template (its owner or an admin)");
+  tmpl_delete->add_option("NAME", a.template_name, "Template name")->required();
+  tmpl_delete->callback([&] { action = [&](CliEnv& env) { return DeleteTemplate(env, a.template_name); }; });
 
   auto* pool = app.add_subcommand("pool", "The resource pools");
   pool->require_subcommand(1);

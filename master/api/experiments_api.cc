@@ -87,12 +87,14 @@ boost::asio::awaitable<ApiResponse> CheckExperiment(ApiContext& ctx, ApiRequest&
   auto body = ParseJsonBody(req);
   if (!body.ok()) co_return ApiResponse::Error(body.status());
   const auto& j = *body;
-  if (Status s = CheckKnownFields(j, {"config"}, "the request body"); !s.ok())
+  if (Status s = CheckKnownFields(j, {"config", "template"}, "the request body"); !s.ok())
     co_return ApiResponse::Error(s);
   if (!j.contains("config") || !j["config"].is_string())
     co_return ApiResponse::Error(
         InvalidArgument("config is required and must be the YAML text of the experiment"));
-  const std::string config = j["config"].get<std::string>();
+  auto templated = WithTemplate(ctx, j, j["config"].get<std::string>());
+  if (!templated.ok()) co_return ApiResponse::Error(templated.status());
+  const std::string config = *templated;
   const Submitter who = SubmitterOf(ctx, req);
   co_return co_await OnLifecycle(ctx, [&](Lifecycle& l) {
     ConfigCheck check = l.experiments().Check(config, who);
@@ -112,7 +114,9 @@ boost::asio::awaitable<ApiResponse> CreateExperiment(ApiContext& ctx, ApiRequest
   auto body = ParseJsonBody(req);
   if (!body.ok()) co_return ApiResponse::Error(body.status());
   const auto& j = *body;
-  if (Status s = CheckKnownFields(j, {"config", "model_definition", "activate"}, "the request body"); !s.ok())
+  if (Status s =
+          CheckKnownFields(j, {"config", "model_definition", "activate", "template"}, "the request body");
+      !s.ok())
     co_return ApiResponse::Error(s);
   if (!j.contains("config") || !j["config"].is_string())
     co_return ApiResponse::Error(
@@ -124,7 +128,9 @@ boost::asio::awaitable<ApiResponse> CreateExperiment(ApiContext& ctx, ApiRequest
   auto model = Base64Decode(j["model_definition"].get<std::string>());
   if (!model.ok())
     co_return ApiResponse::Error(InvalidArgument("model_definition: " + model.status().message()));
-  const std::string config = j["config"].get<std::string>();
+  auto templated = WithTemplate(ctx, j, j["config"].get<std::string>());
+  if (!templated.ok()) co_return ApiResponse::Error(templated.status());
+  const std::string config = *templated;
   const bool activate = j.value("activate", true);
   const Submitter who = SubmitterOf(ctx, req);
   const std::string pool = SummarizeConfig(config).resources.resource_pool;

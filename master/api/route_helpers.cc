@@ -109,6 +109,7 @@ void RegisterAllRoutes(Router& router, ApiContext& ctx) {
   RegisterTaskRoutes(router, ctx, TaskKind::kShell, "shells");
   RegisterShellTerminalRoutes(router, ctx);
   RegisterTaskRoutes(router, ctx, TaskKind::kNotebook, "notebooks");
+  RegisterTemplateRoutes(router, ctx);
   RegisterAgentIdentityRoutes(router, ctx);
   RegisterProxyRoutes(router, ctx);
 }

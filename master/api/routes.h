@@ -83,6 +83,11 @@ struct ApiContext {
 };
 
 void RegisterExperimentRoutes(Router& router, ApiContext& ctx);
+// Config templates: GET, PUT, DELETE /api/v1/templates[/{name}].
+void RegisterTemplateRoutes(Router& router, ApiContext& ctx);
+// The experiment config of a POST /experiments body laid over its
+// "template" (kInvalidArgument naming "template" for an unknown one).
+Result<std::string> WithTemplate(ApiContext& ctx, const nlohmann::json& body, const std::string& config);
 // Removes experiment `id`, which the store marked deleting, on file_work
 // (in place when null): its checkpoint folders, then its rows.
 void StartExperimentDeletion(ApiContext& ctx, int64_t id);

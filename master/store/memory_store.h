@@ -32,6 +32,10 @@ class MemoryStore final : public Store {
   Status MarkExperimentDeleting(int64_t id) override;
   Result<std::vector<int64_t>> ListDeletingExperiments() override;
   Status DeleteExperiment(int64_t id) override;
+  Status SetTemplate(const TemplateRecord& t) override;
+  Result<TemplateRecord> GetTemplate(const std::string& name) override;
+  Result<std::vector<TemplateRecord>> ListTemplates() override;
+  Status DeleteTemplate(const std::string& name) override;
   Result<std::vector<std::string>> ListLiveWarmStarts() override;
 
   Result<int64_t> CreateTask(const TaskRecord& t, const std::string& context_tar_gz) override;
@@ -141,6 +145,7 @@ class MemoryStore final : public Store {
   std::map<int64_t, ResourceOverrides> overrides_;             // by experiment
   int64_t next_user_id_ = 1;
   std::map<int64_t, UserRecord> users_;
+  std::map<std::string, TemplateRecord> templates_;  // by name
   std::map<std::string, SessionRecord> sessions_;  // by token hash
 };
 

@@ -42,6 +42,10 @@ class SqliteStore final : public Store {
   Status MarkExperimentDeleting(int64_t id) override;
   Result<std::vector<int64_t>> ListDeletingExperiments() override;
   Status DeleteExperiment(int64_t id) override;
+  Status SetTemplate(const TemplateRecord& t) override;
+  Result<TemplateRecord> GetTemplate(const std::string& name) override;
+  Result<std::vector<TemplateRecord>> ListTemplates() override;
+  Status DeleteTemplate(const std::string& name) override;
   Result<std::vector<std::string>> ListLiveWarmStarts() override;
 
   Result<int64_t> CreateTask(const TaskRecord& t, const std::string& context_tar_gz) override;

@@ -244,6 +244,15 @@ struct UserUnixAccount {
 };
 
 // An account. Usernames never change: experiments record theirs as owner.
+// A named partial experiment config (ring template set).
+struct TemplateRecord {
+  std::string name;
+  std::string config_yaml;
+  std::string owner;       // who set it first
+  std::string created_at;  // set by the store
+  std::string updated_at;  // set by the store
+};
+
 struct UserRecord {
   int64_t id = 0;
   std::string username;
@@ -416,6 +425,13 @@ class Store {
   virtual Status PutSlurmJob(const SlurmJobRecord& j) = 0;
   virtual Result<SlurmJobRecord> GetSlurmJob(const std::string& allocation_id) = 0;
   virtual Status DeleteSlurmJob(const std::string& allocation_id) = 0;
+
+  // Templates. SetTemplate creates it (owner as given) or replaces its
+  // config (the owner kept); Get and Delete: kNotFound.
+  virtual Status SetTemplate(const TemplateRecord& t) = 0;
+  virtual Result<TemplateRecord> GetTemplate(const std::string& name) = 0;
+  virtual Result<std::vector<TemplateRecord>> ListTemplates() = 0;  // by name
+  virtual Status DeleteTemplate(const std::string& name) = 0;
 
   // Users. CreateUser: kConflict when the username is taken.
   virtual Result<int64_t> CreateUser(const UserRecord& u) = 0;

@@ -261,5 +261,51 @@ TEST(ExperimentEditE2E, ADeletedExperimentLeavesNoRowsOrFilesEvenAfterACrash) {
   EXPECT_EQ(cluster.GetJson("/api/v1/experiments")["total"], 1);
 }
 
+// Templates: set from a file, listed and described; an experiment created
+// with --template gets the template's keys under its own; another user
+// reads it but may not replace or delete it; an unknown one is refused.
+TEST(ExperimentEditE2E, AnExperimentStartsFromATemplate) {
+  TestCluster cluster;
+  cluster.StartMaster();
+  const std::string model = BinDir() + "/../examples/quadratic/model";
+  const std::string file = cluster.WriteFile("team.yaml",
+                                             "max_restarts: 7\n"
+                                             "labels: [team-default]\n"
+                                             "resources:\n  priority: 30\n");
+  ASSERT_EQ(cluster.Ring({"template", "set", "team", file}).exit_code, 0);
+  auto listed = cluster.Ring({"template", "list"});
+  EXPECT_NE(listed.out.find("team"), std::string::npos) << listed.out;
+  auto described = cluster.Ring({"template", "describe", "team"});
+  EXPECT_NE(described.out.find("max_restarts: 7"), std::string::npos) << described.out;
+  auto created = cluster.Ring({"experiment", "create", SourceDir() + "/configs/experiments/quadratic.yaml",
+                               model, "--template", "team"});
+  ASSERT_EQ(created.exit_code, 0) << created.err;
+  const auto exp = cluster.GetJson("/api/v1/experiments/1");
+  EXPECT_NE(exp["config"].get<std::string>().find("max_restarts: 2"), std::string::npos)
+      << "the experiment's own key wins: " << exp["config"];
+  EXPECT_EQ(exp["labels"], nlohmann::json({"team-default"})) << "a key only the template has";
+  EXPECT_EQ(exp["resources"]["priority"], 30);
+
+  auto unknown = cluster.Ring({"experiment", "create", SourceDir() + "/configs/experiments/quadratic.yaml",
+                               model, "--template", "nope"});
+  EXPECT_NE(unknown.exit_code, 0);
+  EXPECT_NE(unknown.err.find("template: no template named \"nope\""), std::string::npos) << unknown.err;
+  int status = 0;
+  auto bad = cluster.client().Request("PUT", "/api/v1/templates/bad", R"({"config": "- a list\n"})");
+  ASSERT_TRUE(bad.ok());
+  EXPECT_EQ(bad->status, 400) << bad->body;
+
+  const std::string eve = cluster.CreateUser("eve", "eve-password");
+  EXPECT_EQ(cluster.RingAs("eve", eve, {"template", "describe", "team"}).exit_code, 0);
+  auto replaced = cluster.RingAs("eve", eve, {"template", "set", "team", file});
+  EXPECT_NE(replaced.exit_code, 0);
+  EXPECT_NE(replaced.err.find("belongs to admin"), std::string::npos) << replaced.err;
+  auto removed = cluster.RingAs("eve", eve, {"template", "delete", "team"});
+  EXPECT_NE(removed.exit_code, 0);
+  ASSERT_EQ(cluster.Ring({"template", "delete", "team"}).exit_code, 0);
+  cluster.GetJson("/api/v1/templates/team", &status);
+  EXPECT_EQ(status, 404);
+}
+
 }  // namespace
 }  // namespace ring::testing::experiment_edit_e2e
