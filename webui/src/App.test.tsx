@@ -5,6 +5,10 @@ import { SESSION_KEY, getSessionState } from './auth/session';
 import { experiment, fakeFetch, json, signIn } from './test/fixtures';
 
 vi.mock('./components/LineChart', () => import('./test/RecordingLineChart'));
+// The App reaches the Shells page and its terminal (xterm.js, which jsdom
+// cannot draw): mocked as ShellsPage.test.tsx mocks it, since files share
+// modules (vite.config.ts).
+vi.mock('./components/TerminalView', () => import('./test/RecordingTerminalView'));
 
 const list = { experiments: [experiment()], total: 1, facets: { owners: ['default'], labels: ['demo'] } };
 const noPools = { pools: [], total: 0 };
