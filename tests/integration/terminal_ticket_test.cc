@@ -1,9 +1,10 @@
 // Terminal tickets against a real master and agent: how a browser opens a
 // shell's terminal (POST /api/v1/shells/{id}/terminal/ticket, then the
-// WebSocket with ?ticket=). A ticket opens its shell once, within its
-// minute, for the user who asked; a second use, an expired ticket, another
-// shell's ticket, another user's request, an allocation token and a user
-// deactivated since are refused before any upgrade.
+// WebSocket with ?ticket=). A ticket opens its shell once, for the user who
+// asked; a second use, another shell's ticket, another user's request, an
+// allocation token and a user deactivated since are refused before any
+// upgrade. (Expiry after its minute is tests/unit/master/terminal_tickets_test.cc's,
+// on a clock of its own, rather than a minute's wait here.)
 #include <gtest/gtest.h>
 
 #include <regex>
@@ -102,10 +103,6 @@ TEST(TerminalTicket, ATicketOpensItsShellOnceForItsUserOnly) {
   const int64_t b = StartShell(cluster, ada);
   ASSERT_GT(a, 0);
   ASSERT_GT(b, 0);
-  // Kept unused until it has expired, at the end.
-  const std::string late = Ticket(cluster, ada, a);
-  const auto late_issued = std::chrono::steady_clock::now();
-
   // A ticket opens the terminal, with the size of its query, once.
   const std::string ticket = Ticket(cluster, ada, a);
   ASSERT_EQ(ticket.size(), 64u);
@@ -190,14 +187,6 @@ TEST(TerminalTicket, ATicketOpensItsShellOnceForItsUserOnly) {
       [&] { return !cluster.GetJson("/api/v1/shells/" + std::to_string(b))["ended_at"].is_null(); }, 30s));
   auto ended = Post(cluster, cluster.admin_token(), TicketPath(b));
   EXPECT_EQ(ended.status, 409) << ended.body.dump();
-
-  // A ticket expires a minute after it was issued.
-  std::this_thread::sleep_until(late_issued + 61s);
-  {
-    TerminalSocket term(port, TerminalPath(a, late));
-    EXPECT_FALSE(term.upgraded());
-    EXPECT_EQ(term.status, 401) << term.body;
-  }
 }
 
 }  // namespace
