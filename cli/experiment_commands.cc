@@ -148,6 +148,38 @@ int CreateExperiment(CliEnv& env, const CreateOptions& options) {
   return WaitForExperiment(env, id, {std::nullopt, /*show_metrics=*/true, /*print_final_json=*/true});
 }
 
+int ForkExperiment(CliEnv& env, int64_t parent, const CreateOptions& options) {
+  std::string base;
+  if (options.config_path.empty()) {
+    auto exp = env.master.Get("/api/v1/experiments/" + std::to_string(parent));
+    if (!exp.ok()) return env.Fail(exp.status());
+    base = Field(*exp, "config");
+  } else {
+    std::ifstream in(options.config_path);
+    if (!in) return env.Fail(InvalidArgument("cannot read the config " + options.config_path));
+    std::stringstream text;
+    text << in.rdbuf();
+    base = text.str();
+  }
+  auto config = ApplyConfigOverrides(base, options.overrides);
+  if (!config.ok()) return env.Fail(config.status());
+  nlohmann::json body{{"config", *config}, {"forked_from", parent}, {"activate", !options.paused}};
+  if (!options.template_name.empty()) body["template"] = options.template_name;
+  auto created = env.master.Post("/api/v1/experiments", body);
+  if (!created.ok()) return env.Fail(created.status());
+  for (const auto& w : Member(*created, "warnings"))
+    env.err << "ring: warning: " << w.value("path", "") << ": " << w.value("message", "") << '\n';
+  const int64_t id = GetInt(*created, "id", -1);
+  if (id < 0) return env.Fail(Internal("the master's answer has no experiment id: " + created->dump()));
+  if (env.json) {
+    if (!options.follow) env.out << created->dump(2) << '\n';
+  } else {
+    env.out << "Forked experiment " << parent << " as experiment " << id << '\n' << std::flush;
+  }
+  if (!options.follow) return kExitOk;
+  return WaitForExperiment(env, id, {std::nullopt, /*show_metrics=*/true, /*print_final_json=*/true});
+}
+
 int ListExperiments(CliEnv& env, const ExperimentListOptions& o) {
   std::string target =
       "/api/v1/experiments?limit=" + std::to_string(o.limit) + "&offset=" + std::to_string(o.offset);

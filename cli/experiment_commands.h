@@ -26,6 +26,10 @@ struct CreateOptions {
 };
 
 int CreateExperiment(CliEnv& env, const CreateOptions& options);
+// `ring experiment fork ID`: a new experiment with the parent's model
+// definition and its config (or --config-file's), the --config overrides
+// applied; --follow and --paused as for create.
+int ForkExperiment(CliEnv& env, int64_t parent, const CreateOptions& options);
 // The config text with resources.launch set to `launch` (per-node, per_node,
 // per-slot, per_slot or auto); kInvalidArgument naming --launch otherwise.
 Result<std::string> WithLaunchMode(const std::string& config_yaml, const std::string& launch);

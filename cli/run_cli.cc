@@ -191,6 +191,20 @@ int RunCli(std::vector<std::string> args, std::ostream& out, std::ostream& err) 
     cmd->callback([&, v] { action = [&, v](CliEnv& env) { return ExperimentAction(env, a.id, v); }; });
   }
 
+  auto* fork = experiment->add_subcommand(
+      "fork", "A new experiment from an existing one's model folder and config, with changes");
+  id_arg(fork, "Experiment id");
+  fork->add_option("--config", a.create.overrides,
+                   "KEY=VALUE over the config (repeatable), e.g. "
+                   "hyperparameters.learning_rate.val=0.1")
+      ->expected(1)
+      ->take_all();
+  fork->add_option("--config-file", a.create.config_path, "Use this config instead of the parent's");
+  fork->add_option("--template", a.create.template_name, "A stored template the config is laid over");
+  fork->add_flag("--follow", a.create.follow, "Follow it until it ends");
+  fork->add_flag("--paused", a.create.paused, "Create it paused");
+  fork->callback([&] { action = [&](CliEnv& env) { return ForkExperiment(env, a.id, a.create); }; });
+
   auto* del = experiment->add_subcommand(
       "delete", "Delete an experiment that has ended, with its trials, metrics, logs and checkpoint files");
   id_arg(del, "Experiment id");

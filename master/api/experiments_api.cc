@@ -114,18 +114,39 @@ boost::asio::awaitable<ApiResponse> CreateExperiment(ApiContext& ctx, ApiRequest
   auto body = ParseJsonBody(req);
   if (!body.ok()) co_return ApiResponse::Error(body.status());
   const auto& j = *body;
-  if (Status s =
-          CheckKnownFields(j, {"config", "model_definition", "activate", "template"}, "the request body");
+  if (Status s = CheckKnownFields(j, {"config", "model_definition", "activate", "template", "forked_from"},
+                                  "the request body");
       !s.ok())
     co_return ApiResponse::Error(s);
   if (!j.contains("config") || !j["config"].is_string())
     co_return ApiResponse::Error(
         InvalidArgument("config is required and must be the YAML text of the experiment"));
-  if (!j.contains("model_definition") || !j["model_definition"].is_string())
+  // A fork: the model definition is the parent's, read from the store
+  // under the rule of model downloads.
+  std::optional<int64_t> parent;
+  if (auto f = j.find("forked_from"); f != j.end() && !f->is_null()) {
+    if (!f->is_number_integer() || f->get<int64_t>() < 1)
+      co_return ApiResponse::Error(InvalidArgument("forked_from must be an experiment id"));
+    parent = f->get<int64_t>();
+    if (j.contains("model_definition"))
+      co_return ApiResponse::Error(
+          InvalidArgument("model_definition and forked_from: a fork runs its parent's model definition"));
+    if (Status s = CheckDownloads(ctx, req, *parent, "model definition"); !s.ok()) {
+      if (s.code() == ErrorCode::kNotFound)
+        co_return ApiResponse::Error(
+            InvalidArgument("forked_from: experiment " + std::to_string(*parent) + " not found"));
+      co_return ApiResponse::Error(s);
+    }
+    if (auto exp = ctx.store.GetExperiment(*parent); !exp.ok() || exp->deleting)
+      co_return ApiResponse::Error(
+          InvalidArgument("forked_from: experiment " + std::to_string(*parent) + " not found"));
+  } else if (!j.contains("model_definition") || !j["model_definition"].is_string()) {
     co_return ApiResponse::Error(InvalidArgument("model_definition is required and must be a base64 tar.gz"));
+  }
   if (j.contains("activate") && !j["activate"].is_boolean())
     co_return ApiResponse::Error(InvalidArgument("activate must be true or false"));
-  auto model = Base64Decode(j["model_definition"].get<std::string>());
+  Result<std::string> model =
+      parent ? ctx.store.GetModelDefinition(*parent) : Base64Decode(j["model_definition"].get<std::string>());
   if (!model.ok())
     co_return ApiResponse::Error(InvalidArgument("model_definition: " + model.status().message()));
   auto templated = WithTemplate(ctx, j, j["config"].get<std::string>());
@@ -138,7 +159,7 @@ boost::asio::awaitable<ApiResponse> CreateExperiment(ApiContext& ctx, ApiRequest
     std::vector<ConfigIssue> pool_warnings, warnings;
     if (Status s = MaySubmit(ctx, l, pool, who.username, who.admin, &pool_warnings); !s.ok())
       return ApiResponse::Error(s);
-    auto id = l.experiments().Create(config, *model, activate, who, &warnings);
+    auto id = l.experiments().Create(config, *model, activate, who, &warnings, parent);
     warnings.insert(warnings.end(), pool_warnings.begin(), pool_warnings.end());
     if (!id.ok()) {
       if (id.status().code() != ErrorCode::kInvalidConfig) return ApiResponse::Error(id.status());

@@ -37,7 +37,8 @@ nlohmann::json ExperimentJson(const ExperimentRecord& e, int64_t num_trials) {
           {"best_validation", OrNull(e.best_validation)},
           {"created_at", e.created_at},
           {"ended_at", OrNull(e.ended_at)},
-          {"archived", e.archived}};
+          {"archived", e.archived},
+          {"forked_from", OrNull(e.parent_id)}};
 }
 
 nlohmann::json TrialJson(const TrialRecord& t) {

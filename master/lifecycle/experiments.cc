@@ -103,7 +103,8 @@ ConfigCheck Experiments::Check(const std::string& config_yaml, const Submitter& 
 }
 
 Result<int64_t> Experiments::Create(const std::string& config_yaml, const std::string& model_tar_gz,
-                                    bool activate, const Submitter& who, std::vector<ConfigIssue>* warnings) {
+                                    bool activate, const Submitter& who, std::vector<ConfigIssue>* warnings,
+                                    std::optional<int64_t> parent_id) {
   ConfigCheck check = CheckExperimentConfig(config_yaml);
   if (!check.config) return Status(ErrorCode::kInvalidConfig, check.ErrorText());
   if (warnings) *warnings = check.warnings;
@@ -129,6 +130,7 @@ Result<int64_t> Experiments::Create(const std::string& config_yaml, const std::s
   exp.name = config->name;
   exp.owner = who.username;
   exp.warm_start_checkpoint = *source;
+  exp.parent_id = parent_id;
   exp.config_yaml = config_yaml;
   exp.state = activate ? RunState::kActive : RunState::kPaused;
   auto id = store_.CreateExperiment(exp, model_tar_gz);

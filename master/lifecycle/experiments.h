@@ -34,8 +34,10 @@ class Experiments {
   // Validates the config and the model, records the experiment (owned by
   // who.username, with its resolved warm start) and runs its searcher's
   // first step. `warnings`, when given, receives the config's.
+  // `parent_id`: the experiment it is forked from.
   Result<int64_t> Create(const std::string& config_yaml, const std::string& model_tar_gz, bool activate,
-                         const Submitter& who, std::vector<ConfigIssue>* warnings = nullptr);
+                         const Submitter& who, std::vector<ConfigIssue>* warnings = nullptr,
+                         std::optional<int64_t> parent_id = std::nullopt);
   Status Kill(int64_t experiment_id);
   // Running trials checkpoint and exit; waiting ones leave the queue.
   Status Pause(int64_t experiment_id, SteadyTime now);

@@ -165,6 +165,8 @@ Status MemoryStore::DeleteExperiment(int64_t id) {
   searcher_snapshots_.erase(id);
   overrides_.erase(id);
   experiments_.erase(id);
+  for (auto& [other, stored] : experiments_)
+    if (stored.record.parent_id == id) stored.record.parent_id.reset();
   return Status::Ok();
 }
 

@@ -146,7 +146,7 @@ class MemoryStore final : public Store {
   int64_t next_user_id_ = 1;
   std::map<int64_t, UserRecord> users_;
   std::map<std::string, TemplateRecord> templates_;  // by name
-  std::map<std::string, SessionRecord> sessions_;  // by token hash
+  std::map<std::string, SessionRecord> sessions_;    // by token hash
 };
 
 }  // namespace ring

@@ -52,7 +52,7 @@ Status UseIncrementalVacuum(SqliteDb& db, const std::string& path) {
 
 constexpr const char* kExperimentColumns =
     "id, name, owner, config_yaml, state, archived, progress, best_trial_id, best_validation, created_at, "
-    "ended_at, warm_start_checkpoint, description, labels_json, deleting_at";
+    "ended_at, warm_start_checkpoint, description, labels_json, deleting_at, parent_id";
 
 Result<ExperimentRecord> ReadExperiment(const Stmt& s) {
   ExperimentRecord e;
@@ -81,6 +81,7 @@ Result<ExperimentRecord> ReadExperiment(const Stmt& s) {
       if (l.is_string()) e.labels->push_back(l.get<std::string>());
   }
   e.deleting = !s.IsNull(14);
+  e.parent_id = s.OptInt(15);
   return e;
 }
 
@@ -109,8 +110,8 @@ Result<int64_t> SqliteStore::CreateExperiment(const ExperimentRecord& e, const s
   std::lock_guard lock(mu_);
   Result<Stmt> insert = db_->Prepare(
       "INSERT INTO experiments (name, owner, config_yaml, state, archived, progress, best_trial_id, "
-      "best_validation, created_at, ended_at, model_definition, warm_start_checkpoint) "
-      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
+      "best_validation, created_at, ended_at, model_definition, warm_start_checkpoint, parent_id) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)");
   if (!insert.ok()) return insert.status();
   const std::string now = NowRfc3339();
   insert->Bind(1, e.name).Bind(2, e.owner).Bind(3, e.config_yaml).Bind(4, ToString(e.state));
@@ -121,6 +122,7 @@ Result<int64_t> SqliteStore::CreateExperiment(const ExperimentRecord& e, const s
   insert->Bind(9, now).BindTextOrNull(10, EndedAt(IsTerminal(e.state), e.ended_at, "", now));
   insert->BindBlob(11, model_tar_gz);
   insert->BindTextOrNull(12, e.warm_start_checkpoint);
+  insert->Bind(13, e.parent_id);
   if (Status s = insert->Run(); !s.ok()) return WithContext(s, "create experiment");
   return db_->LastInsertRowid();
 }
@@ -301,6 +303,7 @@ Status SqliteStore::DeleteExperiment(int64_t id) {
       "(SELECT task_id FROM trials WHERE experiment_id = ?1 AND task_id IS NOT NULL)";
   const std::string statements[] = {
       "UPDATE experiments SET best_trial_id = NULL WHERE id = ?1",
+      "UPDATE experiments SET parent_id = NULL WHERE parent_id = ?1",
       std::string("DELETE FROM metrics WHERE trial_id IN ") + kTrials,
       std::string("DELETE FROM logs WHERE trial_id IN ") + kTrials,
       std::string("DELETE FROM log_policy_matches WHERE trial_id IN ") + kTrials,

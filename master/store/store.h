@@ -42,6 +42,8 @@ struct ExperimentRecord {
   std::optional<std::string> description;
   std::optional<std::vector<std::string>> labels;
   bool deleting = false;  // DELETE asked for it; it goes once its files are gone
+  // The experiment it was forked from (set at creation), if any.
+  std::optional<int64_t> parent_id;
 };
 
 // What PATCH /experiments/{id} changes of how an experiment is named and

@@ -307,5 +307,48 @@ TEST(ExperimentEditE2E, AnExperimentStartsFromATemplate) {
   EXPECT_EQ(status, 404);
 }
 
+// A fork runs its parent's model folder with the parent's config and one
+// change; both show the link. Another user may fork what they may read,
+// owning the fork; a parent deleted leaves the fork with no link.
+TEST(ExperimentEditE2E, AForkRunsItsParentsModelWithAChangedHyperparameter) {
+  TestCluster cluster;
+  cluster.StartMaster();
+  cluster.StartAgent("agent-1", 1);
+  const std::string model = BinDir() + "/../examples/quadratic/model";
+  ASSERT_EQ(cluster
+                .Ring({"experiment", "create", SourceDir() + "/configs/experiments/quadratic.yaml", model,
+                       "--follow"})
+                .exit_code,
+            0);
+  auto forked = cluster.Ring(
+      {"experiment", "fork", "1", "--config", "hyperparameters.learning_rate.val=0.02", "--follow"});
+  ASSERT_EQ(forked.exit_code, 0) << forked.out << forked.err;
+  EXPECT_NE(forked.out.find("Forked experiment 1 as experiment 2"), std::string::npos) << forked.out;
+  const auto child = cluster.GetJson("/api/v1/experiments/2");
+  EXPECT_EQ(child["state"], "COMPLETED");
+  EXPECT_EQ(child["forked_from"], 1);
+  EXPECT_TRUE(cluster.GetJson("/api/v1/experiments/1")["forked_from"].is_null());
+  EXPECT_EQ(cluster.GetJson("/api/v1/trials/2")["hparams"]["learning_rate"], 0.02);
+  EXPECT_EQ(cluster.GetJson("/api/v1/trials/1")["hparams"]["learning_rate"], 0.05);
+  // Bad changes are refused naming the key, and make nothing.
+  auto bad = cluster.Ring({"experiment", "fork", "1", "--config", "searcher.max_length.batches=-3"});
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("searcher.max_length"), std::string::npos) << bad.err;
+  int status = 0;
+  auto no_parent =
+      cluster.PostJson("/api/v1/experiments", {{"config", "name: x\n"}, {"forked_from", 99}}, &status);
+  EXPECT_EQ(status, 400) << no_parent.dump();
+  EXPECT_NE(no_parent.dump().find("forked_from: experiment 99 not found"), std::string::npos)
+      << no_parent.dump();
+  EXPECT_EQ(cluster.GetJson("/api/v1/experiments")["total"], 2);
+
+  const std::string eve = cluster.CreateUser("eve", "eve-password");
+  auto by_eve = cluster.RingAs("eve", eve, {"experiment", "fork", "1", "--paused"});
+  ASSERT_EQ(by_eve.exit_code, 0) << by_eve.err;
+  EXPECT_EQ(cluster.GetJson("/api/v1/experiments/3")["owner"], "eve");
+  ASSERT_EQ(cluster.Ring({"experiment", "delete", "1", "--yes"}).exit_code, 0);
+  EXPECT_TRUE(cluster.GetJson("/api/v1/experiments/2")["forked_from"].is_null()) << "its parent is gone";
+}
+
 }  // namespace
 }  // namespace ring::testing::experiment_edit_e2e
