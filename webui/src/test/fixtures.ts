@@ -23,6 +23,7 @@ export function experiment(over: Partial<Experiment> = {}): Experiment {
     created_at: '2026-03-01T10:00:00.000Z',
     ended_at: null,
     archived: false,
+    forked_from: null,
     description: 'grid',
     labels: ['demo'],
     searcher: { name: 'grid', metric: 'validation_loss', smaller_is_better: true, max_trials: 8 },
