@@ -115,7 +115,7 @@ TEST_F(MasterApiTest, BadBodiesAre400) {
                           &status);
   EXPECT_EQ(status, 400);
   EXPECT_EQ(err["error"]["message"],
-            "unknown field \"activte\" in the request body (known: config, model_definition, activate, template)");
+            "unknown field \"activte\" in the request body (known: config, model_definition, activate, template, forked_from)");
   EXPECT_EQ(TotalExperiments(), 0);
   cluster_.GetJson("/api/v1/experiments?limit=abc", &status);
   EXPECT_EQ(status, 400);
