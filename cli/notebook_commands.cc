@@ -55,19 +55,8 @@ int OpenNotebook(CliEnv& env, int64_t id) {
 }
 
 int StartNotebook(CliEnv& env, const TaskRunOptions& options) {
-  auto created = CreateTask(env, "notebooks", options);
-  if (!created.ok()) return env.Fail(created.status());
-  const int64_t id = GetInt(*created, "id");
-  if (options.detach) {
-    if (env.json)
-      env.out << created->dump(2) << '\n';
-    else
-      env.out << id << '\n';
-    return kExitOk;
-  }
-  auto serving = WaitForTask(env, "notebooks", "Notebook", id, Serving);
-  if (!serving.ok()) return env.Fail(serving.status());
-  return OpenNotebook(env, id);
+  return StartTask(env, "notebooks", "Notebook", options, Serving,
+                   [&env](int64_t id) { return OpenNotebook(env, id); });
 }
 
 }  // namespace ring::cli

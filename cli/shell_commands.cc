@@ -29,20 +29,10 @@ int OpenShell(CliEnv& env, int64_t id) {
 }
 
 int StartShell(CliEnv& env, const TaskRunOptions& options) {
-  auto created = CreateTask(env, "shells", options);
-  if (!created.ok()) return env.Fail(created.status());
-  const int64_t id = GetInt(*created, "id");
-  if (options.detach) {
-    if (env.json)
-      env.out << created->dump(2) << '\n';
-    else
-      env.out << id << '\n';
-    return kExitOk;
-  }
-  auto running = WaitForTask(env, "shells", "Shell", id,
-                             [](const nlohmann::json& shell) { return Field(shell, "state") == "RUNNING"; });
-  if (!running.ok()) return env.Fail(running.status());
-  return OpenShell(env, id);
+  return StartTask(
+      env, "shells", "Shell", options,
+      [](const nlohmann::json& shell) { return Field(shell, "state") == "RUNNING"; },
+      [&env](int64_t id) { return OpenShell(env, id); });
 }
 
 }  // namespace ring::cli

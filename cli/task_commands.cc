@@ -185,4 +185,22 @@ Result<nlohmann::json> WaitForTask(CliEnv& env, const std::string& plural, const
   }
 }
 
+int StartTask(CliEnv& env, const std::string& plural, const std::string& noun, const TaskRunOptions& options,
+              const std::function<bool(const nlohmann::json&)>& ready,
+              const std::function<int(int64_t)>& open) {
+  auto created = CreateTask(env, plural, options);
+  if (!created.ok()) return env.Fail(created.status());
+  const int64_t id = GetInt(*created, "id");
+  if (options.detach) {
+    if (env.json)
+      env.out << created->dump(2) << '\n';
+    else
+      env.out << id << '\n';
+    return kExitOk;
+  }
+  auto waited = WaitForTask(env, plural, noun, id, ready);
+  if (!waited.ok()) return env.Fail(waited.status());
+  return open(id);
+}
+
 }  // namespace ring::cli

@@ -32,6 +32,12 @@ int ListTasks(CliEnv& env, const std::string& plural);
 // Prints its lines; with `follow`, until it ended, then returns its exit code.
 int TaskLogs(CliEnv& env, const std::string& plural, int64_t id, bool follow);
 int KillTask(CliEnv& env, const std::string& plural, int64_t id);
+// Creates a task, then (unless detached, when it prints the id) waits for
+// `ready` as WaitForTask does and calls `open` with its id: `ring shell
+// start` and `ring notebook start`.
+int StartTask(CliEnv& env, const std::string& plural, const std::string& noun, const TaskRunOptions& options,
+              const std::function<bool(const nlohmann::json&)>& ready,
+              const std::function<int(int64_t)>& open);
 // Polls task `id` until `ready` says yes of its answer (which it returns),
 // saying on stderr why it waits whenever that changes; kConflict once it
 // ended first. `noun` names it in messages ("Shell").

@@ -196,39 +196,6 @@ TYPED_TEST(StoreConformanceTest, UpdateExperimentWritesMutableFieldsOnly) {
   EXPECT_EQ(this->store_->GetExperiment(id)->ended_at, "2026-01-02T03:04:05.006Z");
 }
 
-// Name, description and labels edited after submit: each given field is
-// set, the others kept; the lifecycle's updates never touch them.
-TYPED_TEST(StoreConformanceTest, ExperimentInfoIsSetFieldByField) {
-  int64_t id = this->NewExperiment("first");
-  auto fresh = this->store_->GetExperiment(id);
-  ASSERT_TRUE(fresh.ok());
-  EXPECT_FALSE(fresh->description) << "the config's until set";
-  EXPECT_FALSE(fresh->labels);
-  ASSERT_TRUE(this->store_->SetExperimentInfo(id, {"renamed", std::nullopt, std::nullopt}).ok());
-  ASSERT_TRUE(this->store_->SetExperimentInfo(id, {std::nullopt, "why it ran", std::nullopt}).ok());
-  ASSERT_TRUE(
-      this->store_->SetExperimentInfo(id, {std::nullopt, std::nullopt, std::vector<std::string>{"a", "b c"}})
-          .ok());
-  ExperimentRecord changed = *this->store_->GetExperiment(id);
-  changed.state = RunState::kPaused;
-  ASSERT_TRUE(this->store_->UpdateExperiment(changed).ok());
-  auto got = this->store_->GetExperiment(id);
-  ASSERT_TRUE(got.ok());
-  EXPECT_EQ(got->name, "renamed");
-  EXPECT_EQ(got->description, "why it ran");
-  EXPECT_EQ(got->labels, (std::vector<std::string>{"a", "b c"}));
-  EXPECT_EQ(got->state, RunState::kPaused);
-  // Cleared: an empty description and no labels are values of their own.
-  ASSERT_TRUE(this->store_->SetExperimentInfo(id, {std::nullopt, "", std::vector<std::string>{}}).ok());
-  got = this->store_->GetExperiment(id);
-  EXPECT_EQ(got->description, "");
-  EXPECT_EQ(got->labels, std::vector<std::string>{});
-  EXPECT_EQ(got->name, "renamed");
-  EXPECT_EQ(this->store_->ListExperiments(10, 0)->items[0].labels, std::vector<std::string>{});
-  EXPECT_EQ(this->store_->SetExperimentInfo(id + 100, {"x", std::nullopt, std::nullopt}).code(),
-            ErrorCode::kNotFound);
-}
-
 TYPED_TEST(StoreConformanceTest, UpdateExperimentRejectsInvalidValues) {
   int64_t id = this->NewExperiment();
   auto e = this->store_->GetExperiment(id);
