@@ -84,10 +84,12 @@ class FaultToleranceE2E : public ::testing::Test {
   bool WaitForCheckpoint(int64_t trial, int64_t batches) {
     return TestCluster::WaitFor(
         [&] {
-          const auto list = cluster_.GetJson("/api/v1/trials/" + std::to_string(trial) + "/checkpoints");
-          for (const auto& c : list.value("checkpoints", nlohmann::json::array()))
-            if (c["batches"].get<int64_t>() >= batches) return true;
-          return false;
+          // The trial's latest, not the list: a checkpoint is listed a moment
+          // before the trial points at it.
+          const auto t = cluster_.GetJson("/api/v1/trials/" + std::to_string(trial));
+          if (!t.contains("latest_checkpoint") || !t["latest_checkpoint"].is_string()) return false;
+          const auto c = cluster_.GetJson("/api/v1/checkpoints/" + t["latest_checkpoint"].get<std::string>());
+          return c.value("batches", int64_t{0}) >= batches;
         },
         30s);
   }
