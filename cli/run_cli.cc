@@ -221,17 +221,24 @@ int RunCli(std::vector<std::string> args, std::ostream& out, std::ostream& err) 
       [&] { action = [&](CliEnv& env) { return DownloadModelDefinition(env, a.id, a.dir); }; });
 
   auto* set = experiment->add_subcommand(
-      "set", "Change an experiment's name or description, or its priority, weight or max-slots live");
+      "set",
+      "Change an experiment's name or description, its priority, weight or max-slots live, or how long it "
+      "keeps checkpoints and logs");
   set->add_option("SETTING", a.setting,
-                  "name, description, priority (1-99, lower first), weight (> 0) or max-slots (N or none)")
+                  "name, description, priority (1-99, lower first), weight (> 0), max-slots (N or none), "
+                  "save-experiment-best, save-trial-best, save-trial-latest (N >= 0; its checkpoints are "
+                  "collected at once) or log-retention-days (N, forever or default)")
       ->required()
-      ->check(CLI::IsMember({"name", "description", "priority", "weight", "max-slots"}));
+      ->check(CLI::IsMember({"name", "description", "priority", "weight", "max-slots", "save-experiment-best",
+                             "save-trial-best", "save-trial-latest", "log-retention-days"}));
   id_arg(set, "Experiment id");
   set->add_option("VALUE", a.value, "The new value")->required();
   set->callback([&] {
     action = [&](CliEnv& env) {
       if (a.setting == "name" || a.setting == "description")
         return SetExperimentInfo(env, a.id, a.setting, a.value);
+      if (a.setting.starts_with("save-") || a.setting == "log-retention-days")
+        return SetExperimentRetention(env, a.id, a.setting, a.value);
       return SetExperimentResource(env, a.id, a.setting, a.value);
     };
   });
