@@ -4,7 +4,8 @@ import { useMemo } from 'react';
 import type { Trial } from '../api/types';
 import { formatMetric, formatValue } from '../lib/format';
 import { axisFor, axisTicks, flattenHparams, position } from '../lib/hparams';
-import { navigate, paths } from '../router';
+import { useNavigate } from 'react-router';
+import { paths } from '../paths';
 
 export interface ScatterPlotProps {
   trials: Trial[];
@@ -21,6 +22,7 @@ const T = 16;
 const B = 44;
 
 export function ScatterPlot({ trials, hparam, metric, bestId }: ScatterPlotProps) {
+  const navigate = useNavigate();
   const model = useMemo(() => {
     const points = trials
       .filter((t) => typeof t.best_validation === 'number')

@@ -177,3 +177,10 @@ export const ACTIONS: Record<ExperimentAction, ActionText> = {
     danger: false,
   },
 };
+
+// Labels as typed in one field: separated by commas, trimmed, each kept once.
+export function parseLabels(text: string): string[] {
+  const out: string[] = [];
+  for (const l of text.split(',').map((s) => s.trim())) if (l && !out.includes(l)) out.push(l);
+  return out;
+}
