@@ -19,7 +19,7 @@ export function ModelFiles({ experimentId }: { experimentId: number }) {
           path={api.modelDefinitionPath(experimentId)}
           filename={`experiment_${experimentId}_model_def.tar.gz`}
           label="Download model"
-          ariaLabel={`Download the model definition of experiment ${experimentId}`}
+          ariaLabel={`Download model of experiment ${experimentId}`}
           small
         />
       </div>

@@ -45,7 +45,7 @@ export function ScatterPlot({ trials, hparam, metric, bestId }: ScatterPlotProps
     <svg
       className="scatter"
       viewBox={`0 0 ${W} ${H}`}
-      role="img"
+      role="group"
       aria-label={`${metric} against ${hparam}, one point per trial`}
     >
       <line x1={L} x2={W - R} y1={H - B} y2={H - B} className="pc-axis" />

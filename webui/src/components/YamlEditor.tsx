@@ -37,6 +37,9 @@ export function YamlEditor({ value, onChange, marks, label }: YamlEditorProps) {
           syntaxHighlighting(defaultHighlightStyle),
           yaml(),
           lintGutter(),
+          // Long lines wrap: the editor never scrolls sideways (and grows
+          // with its text, so it has no scrolling region of its own).
+          EditorView.lineWrapping,
           keymap.of([...defaultKeymap, ...historyKeymap, ...lintKeymap, indentWithTab]),
           EditorView.contentAttributes.of({ 'aria-label': label, 'aria-multiline': 'true' }),
           EditorView.updateListener.of((u) => {

@@ -111,7 +111,7 @@ function ExperimentHeader({ e, onChanged }: { e: Experiment; onChanged: () => vo
           <Link to={paths.experimentFork(e.id)} className="btn" aria-label={`Fork experiment ${e.id}`}>
             Fork
           </Link>
-          {mine && isTerminal(e.state) && <DeleteExperiment experiment={e} />}
+          {mine && <DeleteExperiment experiment={e} />}
         </div>
       </div>
       {editing && <EditExperiment experiment={e} onClose={() => setEditing(false)} />}

@@ -133,7 +133,9 @@ function UserTable({ users, me, onChanged }: { users: User[]; me: string; onChan
                     <button
                       type="button"
                       className="btn btn-small"
-                      aria-label={`${u.username === me ? 'Change your password' : `Reset the password of ${u.username}`}`}
+                      aria-label={
+                        u.username === me ? `Change password of ${me} (you)` : `Reset password of ${u.username}`
+                      }
                       onClick={() => setEditing({ id: u.id, what: 'password' })}
                     >
                       {u.username === me ? 'Change password' : 'Reset password'}
@@ -141,7 +143,7 @@ function UserTable({ users, me, onChanged }: { users: User[]; me: string; onChan
                     <button
                       type="button"
                       className="btn btn-small"
-                      aria-label={`Link ${u.username} to a Unix account`}
+                      aria-label={`${u.unix ? 'Change' : 'Link'} Unix account of ${u.username}`}
                       onClick={() => setEditing({ id: u.id, what: 'unix' })}
                     >
                       {u.unix ? 'Change Unix account' : 'Link Unix account'}
