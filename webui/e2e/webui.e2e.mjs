@@ -14,7 +14,12 @@
 // keyboard focus, the number of requests while idle, signing out, a revoked
 // token sending the browser back to the sign-in page (and signing in
 // returning to the page), that a user who is not an admin gets no actions on
-// admin's experiments, that the console stayed free of errors, and that every
+// admin's experiments; then renames and relabels an experiment, filters the
+// list by the new label, forks an experiment from the editor (a misspelt key
+// marked on its line by the master's check first, then one hyperparameter
+// changed, and the fork run to the end) and bulk-archives two experiments.
+// Every page it visits is checked with axe-core (WCAG 2.1 A and AA), and it
+// checks that the console stayed free of errors, and that every
 // API answer the browser got is one docs/openapi.json describes (checked by
 // tests/openapi/check_answers.mjs, as the C++ tests' answers are); it saves
 // screenshots in RING_ARTIFACTS_DIR and stops every process it started.
