@@ -369,8 +369,22 @@ max_restarts: 0
   await shot('cluster', { fullPage: true });
   await a11y('the cluster page');
 
-  // 5. Kill the slow search from the experiment page, with the confirmation.
+  // 5. Kill one trial of the slow search from its trials table: it ends
+  // CANCELED and the search goes on. Then kill the slow search from the
+  // experiment page, with the confirmation.
   await page.goto(`${url}/experiments/${slow}`);
+  const victim = (await getJson(`${url}/api/v1/experiments/${slow}/trials`)).trials.find((t) => t.state === 'ACTIVE');
+  check(victim, 'the slow search has an active trial');
+  await page.getByRole('button', { name: `Kill trial ${victim.id}`, exact: true }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Kill trial' }).click();
+  await page.getByRole('dialog').waitFor({ state: 'detached' });
+  await waitFor(
+    `trial ${victim.id} to end CANCELED`,
+    async () => (await getJson(`${url}/api/v1/trials/${victim.id}`)).state === 'CANCELED',
+    30000,
+  );
+  check((await getJson(`${url}/api/v1/experiments/${slow}`)).state === 'ACTIVE', 'the search goes on without it');
+  await page.locator(`tr[data-trial="${victim.id}"] .badge`, { hasText: 'Canceled' }).waitFor({ timeout: 20000 });
   await page.getByRole('button', { name: `Kill experiment ${slow}` }).click();
   const dialog = page.getByRole('dialog');
   check(
@@ -665,6 +679,22 @@ max_restarts: 0
   for (const id of [grid, slow])
     check((await getJson(`${url}/api/v1/experiments/${id}`)).archived === true, `experiment ${id} is archived`);
   check((await page.locator(`tr[data-experiment="${fork}"]`).count()) === 1, 'the fork is still listed');
+
+  // 17. Delete the fork from its page: after the confirmation the list no
+  // longer has it, and the master answers 404 for it.
+  await page.goto(`${url}/experiments/${fork}`);
+  await page.getByRole('button', { name: `Delete experiment ${fork}` }).click();
+  await a11y('the delete dialog');
+  await page.getByRole('dialog').getByRole('button', { name: 'Delete', exact: true }).click();
+  await page.waitForURL(`${url}/experiments`);
+  // (The other two are archived: nothing is left to list.)
+  await page.getByText('No experiments yet.').waitFor({ timeout: 20000 });
+  check((await page.locator(`tr[data-experiment="${fork}"]`).count()) === 0, 'the deleted fork is not listed');
+  await waitFor(
+    `experiment ${fork} to be gone`,
+    async () => (await cluster.api('GET', `/api/v1/experiments/${fork}`)).status === 404,
+    20000,
+  );
 
   check(a11yProblems.length === 0, a11yProblems.join('\n'));
   check(problems.length === 0, `the browser saw no errors, but:\n  ${problems.join('\n  ')}`);

@@ -23,6 +23,7 @@ export function pollEvery(ms: number) {
 
 export const keys = {
   experiments: ['experiments'] as const,
+  experimentLists: ['experiments', 'list'] as const,
   experimentList: (params: QueryParams) => ['experiments', 'list', params] as const,
   experiment: (id: number) => ['experiments', id] as const,
   experimentTrials: (id: number) => ['experiments', id, 'trials'] as const,

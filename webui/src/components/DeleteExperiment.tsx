@@ -17,10 +17,13 @@ export function DeleteExperiment({ experiment }: { experiment: Pick<Experiment, 
   const queryClient = useQueryClient();
   const remove = useMutation({
     mutationFn: () => api.deleteExperiment(experiment.id),
+    // The page leaves first; the experiment's own queries are dropped once
+    // it has gone, not read again (they would answer 404 now), and the lists
+    // are refreshed.
     onSuccess: () => {
-      queryClient.removeQueries({ queryKey: keys.experiment(experiment.id) });
-      void queryClient.invalidateQueries({ queryKey: keys.experiments });
       navigate(paths.experiments());
+      void queryClient.invalidateQueries({ queryKey: keys.experimentLists });
+      setTimeout(() => queryClient.removeQueries({ queryKey: keys.experiment(experiment.id) }), 0);
     },
   });
   return (
