@@ -679,6 +679,11 @@ max_restarts: 0
   for (const id of [grid, slow])
     check((await getJson(`${url}/api/v1/experiments/${id}`)).archived === true, `experiment ${id} is archived`);
   check((await page.locator(`tr[data-experiment="${fork}"]`).count()) === 1, 'the fork is still listed');
+  await page.getByLabel('Archived').selectOption('only');
+  await page.waitForURL(/archived=only/);
+  await gridRow.waitFor({ timeout: 20000 });
+  await slowRow.waitFor();
+  check((await page.locator('tbody tr').count()) === 2, 'only the two archived experiments are listed');
 
   // 17. Delete the fork from its page: after the confirmation the list no
   // longer has it, and the master answers 404 for it.

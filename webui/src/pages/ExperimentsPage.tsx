@@ -17,12 +17,14 @@ import { StateBadge } from '../components/StateBadge';
 import { useNow } from '../hooks/useNow';
 import {
   ACTIONS,
+  ARCHIVED_FILTERS,
   DEFAULT_LIST_QUERY,
   STATE_FILTERS,
   listQueryToParams,
   listQueryToSearch,
   parseListQuery,
   toggleSort,
+  type ArchivedFilter,
   type ListQuery,
   type SortKey,
 } from '../lib/experiments';
@@ -72,7 +74,7 @@ export function ExperimentsPage() {
       else next.delete(id);
       return next;
     });
-  const filtered = q.state || q.owner || q.label || q.name;
+  const filtered = q.state || q.owner || q.label || q.name || q.archived === 'only';
 
   const sortProps = (key: SortKey) => ({
     active: q.sort === key,
@@ -127,9 +129,15 @@ export function ExperimentsPage() {
             ))}
           </select>
         </label>
-        <label className="checkbox">
-          <input type="checkbox" checked={q.archived} onChange={(e) => update({ archived: e.target.checked })} /> Show
-          archived
+        <label className="inline-field">
+          Archived
+          <select value={q.archived} onChange={(e) => update({ archived: e.target.value as ArchivedFilter })}>
+            {ARCHIVED_FILTERS.map((f) => (
+              <option key={f.value} value={f.value}>
+                {f.label}
+              </option>
+            ))}
+          </select>
         </label>
         {filtered && (
           <button
