@@ -23,13 +23,16 @@ export function App() {
   useEffect(() => subscribeSession(() => queryClient.clear()), [queryClient]);
 
   // After a navigation or signing in, move focus to the page so keyboard and
-  // screen reader users start at its top (the sign-in page focuses its form).
+  // screen reader users start at its top (the sign-in page focuses its form),
+  // and show its top. A change of the query alone (a filter) does neither.
   useEffect(() => {
     if (first.current) {
       first.current = false;
       return;
     }
-    if (signedIn) main.current?.focus({ preventScroll: true });
+    if (!signedIn) return;
+    main.current?.focus({ preventScroll: true });
+    window.scrollTo?.(0, 0);
   }, [pathname, signedIn]);
 
   const current = (s: Section) => (s === section ? 'page' : undefined);

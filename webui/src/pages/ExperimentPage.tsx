@@ -2,10 +2,10 @@
 // learning curves of all its trials, its trials with their hyperparameters
 // (each can be killed), how the metric depends on them, the files of its
 // model definition, and the config it was submitted with.
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { Link } from 'react-router';
-import { keys, queries } from '../api/queries';
+import { queries } from '../api/queries';
 import type { Experiment } from '../api/types';
 import { useSession } from '../auth/session';
 import { BestMetric } from '../components/BestMetric';
@@ -28,8 +28,6 @@ export function ExperimentPage({ id }: { id: number }) {
   const exp = useQuery(queries.experiment(id));
   const ended = exp.data ? isTerminal(exp.data.state) : false;
   const trials = useQuery(queries.experimentTrials(id, ended ? 15000 : 3000));
-  const queryClient = useQueryClient();
-  const changed = () => void queryClient.invalidateQueries({ queryKey: keys.experiment(id) });
 
   useEffect(() => {
     document.title = `${exp.data ? exp.data.name : 'Experiment'} #${id} · Ringmaster`;
@@ -49,7 +47,7 @@ export function ExperimentPage({ id }: { id: number }) {
   const list = trials.data?.trials;
   return (
     <section aria-labelledby="experiment-title">
-      <ExperimentHeader e={e} onChanged={changed} />
+      <ExperimentHeader e={e} />
       <StaleNotice error={exp.error ?? trials.error} />
       <Curves experiment={e} trials={list} interval={ended ? 0 : 3000} />
       <section className="panel" aria-labelledby="trials-title">
@@ -75,7 +73,7 @@ export function ExperimentPage({ id }: { id: number }) {
   );
 }
 
-function ExperimentHeader({ e, onChanged }: { e: Experiment; onChanged: () => void }) {
+function ExperimentHeader({ e }: { e: Experiment }) {
   const now = useNow();
   const { session } = useSession();
   const [editing, setEditing] = useState(false);
@@ -97,7 +95,7 @@ function ExperimentHeader({ e, onChanged }: { e: Experiment; onChanged: () => vo
           </div>
         </div>
         <div className="head-actions">
-          <ExperimentActions experiment={e} onDone={onChanged} />
+          <ExperimentActions experiment={e} />
           {mine && !editing && (
             <button
               type="button"

@@ -253,7 +253,6 @@ export function ExperimentsPage() {
                             setNotice(
                               `${ACTIONS[action].label}: experiment ${updated.id} is now ${updated.state.toLowerCase()}.`,
                             );
-                            changed();
                           }}
                         />
                       </td>
