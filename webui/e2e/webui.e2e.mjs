@@ -623,7 +623,7 @@ max_restarts: 0
     (await page.locator('.cm-content .cm-lintRange-error').count()) === 1,
     'exactly one place is marked as an error',
   );
-  await shot('fork-error');
+  await shot('fork-error', { fullPage: true });
   await a11y('the fork editor with a marked error');
   const forkConfig = parentConfig.replace('vals: [16, 64]', 'vals: [32]');
   check(forkConfig !== parentConfig, 'the grid config has batch_size vals [16, 64]');
