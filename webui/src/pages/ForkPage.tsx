@@ -110,13 +110,13 @@ function ForkEditor({ parent }: { parent: Experiment }) {
             {failureText(failure)}
           </p>
         )}
-        <Findings findings={findings} />
+        <FindingList findings={findings} />
       </section>
     </section>
   );
 }
 
-function Findings({ findings }: { findings: Findings | null }) {
+function FindingList({ findings }: { findings: Findings | null }) {
   if (!findings) return null;
   const { errors, warnings } = findings;
   if (errors.length === 0 && warnings.length === 0)
