@@ -2,13 +2,10 @@
 // columns (the constant ones listed below), state, best metric, batches and
 // restarts; sortable; the best trial marked; a trial still running can be
 // killed by the experiment's owner or an admin.
-import { useQueryClient } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
-import { api } from '../api/client';
-import { keys } from '../api/queries';
 import { useSession } from '../auth/session';
 import { isTerminal, mayChange } from '../lib/experiments';
-import { KillTaskButton } from './KillTaskButton';
+import { KillTrialButton } from './KillTrialButton';
 import type { Experiment, Trial } from '../api/types';
 import { formatCount, formatMetric, formatValue } from '../lib/format';
 import { bestTrial, flattenHparams, hparamColumns } from '../lib/hparams';
@@ -28,7 +25,6 @@ export function TrialsTable({ experiment, trials }: { experiment: Experiment; tr
   const sorted = useMemo(() => sortTrials(trials, sort.key, sort.order), [trials, sort]);
   const best = bestTrial(trials, experiment.searcher?.smaller_is_better ?? true);
   const { session } = useSession();
-  const queryClient = useQueryClient();
   const mine = mayChange(session, experiment);
   const canKill = mine && trials.some((t) => !isTerminal(t.state));
   if (trials.length === 0)
@@ -100,20 +96,7 @@ export function TrialsTable({ experiment, trials }: { experiment: Experiment; tr
                   <td className="col-num">{formatCount(t.total_batches)}</td>
                   <td className="col-num">{t.restarts}</td>
                   {canKill && (
-                    <td>
-                      {!isTerminal(t.state) && (
-                        <KillTaskButton
-                          noun="trial"
-                          id={t.id}
-                          explain="Its processes stop and it ends CANCELED; the searcher hears it was canceled and the experiment goes on with its other trials."
-                          kill={(id) => api.killTrial(id)}
-                          onDone={() => {
-                            void queryClient.invalidateQueries({ queryKey: keys.experiment(experiment.id) });
-                            void queryClient.invalidateQueries({ queryKey: keys.trial(t.id) });
-                          }}
-                        />
-                      )}
-                    </td>
+                    <td>{!isTerminal(t.state) && <KillTrialButton trialId={t.id} experimentId={experiment.id} />}</td>
                   )}
                 </tr>
               );

@@ -1,12 +1,12 @@
 // One trial: hyperparameters, training and validation curves (downsampled on
 // the master, so a million-point series draws as fast as a short one),
 // checkpoints, every attempt with why it ended, and live logs.
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQuery } from '@tanstack/react-query';
 import { useEffect, useMemo, useState } from 'react';
 import { api } from '../api/client';
-import { keys, queries } from '../api/queries';
+import { queries } from '../api/queries';
 import { useSession } from '../auth/session';
-import { KillTaskButton } from '../components/KillTaskButton';
+import { KillTrialButton } from '../components/KillTrialButton';
 import type { Allocation, Checkpoint, LogPolicyMatch, MetricKind, Trial, TrialMetrics } from '../api/types';
 import { Empty, ErrorMessage, Loading, StaleNotice } from '../components/DataState';
 import { DownloadButton } from '../components/DownloadButton';
@@ -26,7 +26,6 @@ const CHART_POINTS = 1000;
 export function TrialPage({ id }: { id: number }) {
   const trial = useQuery(queries.trial(id));
   const { session } = useSession();
-  const queryClient = useQueryClient();
   const ended = trial.data ? isTerminal(trial.data.state) : false;
   const every = ended ? 15000 : 3000;
   // An ended trial's metrics cannot change: read them once more, then stop
@@ -65,16 +64,7 @@ export function TrialPage({ id }: { id: number }) {
         </div>
         {exp.data && !ended && mayChange(session, exp.data) && (
           <div className="head-actions">
-            <KillTaskButton
-              noun="trial"
-              id={t.id}
-              explain="Its processes stop and it ends CANCELED; the searcher hears it was canceled and the experiment goes on with its other trials."
-              kill={(n) => api.killTrial(n)}
-              onDone={() => {
-                void queryClient.invalidateQueries({ queryKey: keys.trial(id) });
-                void queryClient.invalidateQueries({ queryKey: keys.experiment(t.experiment_id) });
-              }}
-            />
+            <KillTrialButton trialId={t.id} experimentId={t.experiment_id} />
           </div>
         )}
       </div>
