@@ -8,6 +8,7 @@
 // experiment apply to its checkpoint again (Checkpoints::Release).
 #include <algorithm>
 #include <cctype>
+#include <limits>
 #include <utility>  // before Asio
 
 #include <spdlog/spdlog.h>
@@ -47,13 +48,18 @@ Status MayChange(const ApiRequest& req, const ModelRecord& m, const std::string&
                 "model " + m.name + " belongs to " + m.owner + "; only its owner or an admin may " + verb);
 }
 
-// GET /models?name=&label=&owner=&archived=: by name; `name` matches any
-// part of a name, ignoring case.
+// GET /models?name=&label=&owner=&archived=&limit=&offset=: by name;
+// `name` matches any part of a name, ignoring case; `total` counts the matches.
 ApiResponse List(ApiContext& ctx, const ApiRequest& req) {
   for (const auto& [key, value] : req.query)
-    if (key != "name" && key != "label" && key != "owner" && key != "archived")
+    if (key != "name" && key != "label" && key != "owner" && key != "archived" && key != "limit" &&
+        key != "offset")
       return ApiResponse::Error(InvalidArgument("unknown query parameter \"" + key.substr(0, 64) +
-                                                "\" (known: name, label, owner, archived)"));
+                                                "\" (known: name, label, owner, archived, limit, offset)"));
+  auto limit = QueryInt(req, "limit", 100, 1, 1000);
+  if (!limit.ok()) return ApiResponse::Error(limit.status());
+  auto offset = QueryInt(req, "offset", 0, 0, std::numeric_limits<int64_t>::max());
+  if (!offset.ok()) return ApiResponse::Error(offset.status());
   std::optional<bool> archived;
   if (auto it = req.query.find("archived"); it != req.query.end()) {
     if (it->second != "true" && it->second != "false")
@@ -69,6 +75,7 @@ ApiResponse List(ApiContext& ctx, const ApiRequest& req) {
   auto models = ctx.store.ListModels();
   if (!models.ok()) return ApiResponse::Error(models.status());
   nlohmann::json out = nlohmann::json::array();
+  int64_t total = 0;
   for (const auto& m : *models) {
     if (!name.empty() && lower(m.name).find(name) == std::string::npos) continue;
     if (auto it = req.query.find("label");
@@ -76,9 +83,8 @@ ApiResponse List(ApiContext& ctx, const ApiRequest& req) {
       continue;
     if (auto it = req.query.find("owner"); it != req.query.end() && m.owner != it->second) continue;
     if (archived && m.archived != *archived) continue;
-    out.push_back(ModelJson(m));
+    if (total++ >= *offset && static_cast<int64_t>(out.size()) < *limit) out.push_back(ModelJson(m));
   }
-  const auto total = out.size();
   return ApiResponse::Json({{"models", std::move(out)}, {"total", total}});
 }
 
