@@ -110,6 +110,10 @@ boost::asio::awaitable<ApiResponse> CheckExperiment(ApiContext& ctx, ApiRequest&
   });
 }
 
+boost::asio::awaitable<ApiResponse> Submit(ApiContext& ctx, const ApiRequest& req, const std::string& config,
+                                           const std::string& model, bool activate,
+                                           std::optional<int64_t> parent);
+
 boost::asio::awaitable<ApiResponse> CreateExperiment(ApiContext& ctx, ApiRequest& req) {
   auto body = ParseJsonBody(req);
   if (!body.ok()) co_return ApiResponse::Error(body.status());
@@ -151,15 +155,19 @@ boost::asio::awaitable<ApiResponse> CreateExperiment(ApiContext& ctx, ApiRequest
     co_return ApiResponse::Error(InvalidArgument("model_definition: " + model.status().message()));
   auto templated = WithTemplate(ctx, j, j["config"].get<std::string>());
   if (!templated.ok()) co_return ApiResponse::Error(templated.status());
-  const std::string config = *templated;
-  const bool activate = j.value("activate", true);
+  co_return co_await Submit(ctx, req, *templated, *model, j.value("activate", true), parent);
+}
+
+boost::asio::awaitable<ApiResponse> Submit(ApiContext& ctx, const ApiRequest& req, const std::string& config,
+                                           const std::string& model, bool activate,
+                                           std::optional<int64_t> parent) {
   const Submitter who = SubmitterOf(ctx, req);
   const std::string pool = SummarizeConfig(config).resources.resource_pool;
   co_return co_await OnLifecycle(ctx, [&](Lifecycle& l) {
     std::vector<ConfigIssue> pool_warnings, warnings;
     if (Status s = MaySubmit(ctx, l, pool, who.username, who.admin, &pool_warnings); !s.ok())
       return ApiResponse::Error(s);
-    auto id = l.experiments().Create(config, *model, activate, who, &warnings, parent);
+    auto id = l.experiments().Create(config, model, activate, who, &warnings, parent);
     warnings.insert(warnings.end(), pool_warnings.begin(), pool_warnings.end());
     if (!id.ok()) {
       if (id.status().code() != ErrorCode::kInvalidConfig) return ApiResponse::Error(id.status());
@@ -172,6 +180,18 @@ boost::asio::awaitable<ApiResponse> CreateExperiment(ApiContext& ctx, ApiRequest
     return ApiResponse::Json({{"id", *id}, {"warnings", shown.IssuesJson(warnings)}}, 201);
   });
 }
+
+}  // namespace
+
+// A plain function around the coroutine: its frame holds lambdas of this
+// file's unnamed namespace.
+boost::asio::awaitable<ApiResponse> SubmitExperiment(ApiContext& ctx, const ApiRequest& req,
+                                                     const std::string& config, const std::string& model,
+                                                     bool activate, std::optional<int64_t> parent) {
+  return Submit(ctx, req, config, model, activate, parent);
+}
+
+namespace {
 
 Result<nlohmann::json> ExperimentView(ApiContext& ctx, int64_t id) {
   auto exp = ctx.store.GetExperiment(id);

@@ -205,6 +205,17 @@ Result<std::vector<std::string>> MemoryStore::ListLiveWarmStarts() {
   return std::vector<std::string>(live.begin(), live.end());
 }
 
+Result<std::vector<int64_t>> MemoryStore::ListWarmStartedFrom(int64_t trial_id) {
+  std::lock_guard lock(mu_);
+  std::vector<int64_t> ids;
+  for (const auto& [id, stored] : experiments_) {
+    auto c = checkpoints_.find(stored.record.warm_start_checkpoint);
+    if (!stored.record.deleting && c != checkpoints_.end() && c->second.trial_id == trial_id)
+      ids.push_back(id);
+  }
+  return ids;
+}
+
 Result<int64_t> MemoryStore::CreateTask(const TaskRecord& t, const std::string& context_tar_gz) {
   if (t.kind == TaskKind::kTrial)
     return InvalidArgument("create task: a trial's task is made with the trial");

@@ -367,4 +367,21 @@ Result<std::vector<std::string>> SqliteStore::ListLiveWarmStarts() {
   return out;
 }
 
+Result<std::vector<int64_t>> SqliteStore::ListWarmStartedFrom(int64_t trial_id) {
+  std::lock_guard lock(mu_);
+  Result<Stmt> select = db_->Prepare(
+      "SELECT id FROM experiments WHERE deleting_at IS NULL AND warm_start_checkpoint IN "
+      "(SELECT uuid FROM checkpoints WHERE trial_id = ?1) ORDER BY id");
+  if (!select.ok()) return select.status();
+  select->Bind(1, trial_id);
+  std::vector<int64_t> out;
+  for (;;) {
+    Result<bool> row = select->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    out.push_back(select->Int(0));
+  }
+  return out;
+}
+
 }  // namespace ring

@@ -60,6 +60,7 @@ class SqliteStore final : public Store {
   Result<std::vector<ModelVersionRecord>> ListExperimentModelVersions(int64_t experiment_id) override;
   Result<std::vector<std::string>> ListModelVersionCheckpoints() override;
   Result<std::vector<std::string>> ListLiveWarmStarts() override;
+  Result<std::vector<int64_t>> ListWarmStartedFrom(int64_t trial_id) override;
 
   Result<int64_t> CreateTask(const TaskRecord& t, const std::string& context_tar_gz) override;
   Result<std::vector<TaskRecord>> ListTasks(TaskKind kind, int64_t limit) override;

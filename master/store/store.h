@@ -365,6 +365,9 @@ class Store {
   // The checkpoints that experiments which have not ended warm-start from,
   // each once (garbage collection keeps them).
   virtual Result<std::vector<std::string>> ListLiveWarmStarts() = 0;
+  // The experiments (not being deleted) that warm-start from one of the
+  // trial's checkpoints, by id: where the trial was continued.
+  virtual Result<std::vector<int64_t>> ListWarmStartedFrom(int64_t trial_id) = 0;
 
   // Tasks. CreateTask is for the kinds other than trials (kInvalidArgument
   // for kTrial); CreateTrial makes a trial's task. EndTask sets ended_at of

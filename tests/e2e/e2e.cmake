@@ -59,6 +59,7 @@ ring_add_test(e2e_tests LABEL e2e TIMEOUT 300
     e2e/shell_e2e_test.cc
     e2e/svm_e2e_test.cc
     e2e/torchrun_script_e2e_test.cc
+    e2e/trial_continue_e2e_test.cc
     e2e/trial_driven_e2e_test.cc
     e2e/warm_start_e2e_test.cc
   LIBS ring_test_support ring_common)
