@@ -21,8 +21,8 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// 500 batches at 20 ms each, a checkpoint every 100, and a policy that
-// keeps none of them once the trial ends.
+// 500 batches at 20 ms each, a validation every 50 and a checkpoint every
+// 100, and a policy that keeps none of them once the trial ends.
 constexpr const char* kConfig = R"(name: registry
 entrypoint: sh run.sh
 hyperparameters:
@@ -37,12 +37,20 @@ searcher:
   metric: validation_loss
   max_length:
     batches: 500
+min_validation_period:
+  batches: 50
 max_restarts: 0
 checkpoint_storage:
   save_experiment_best: 0
   save_trial_best: 0
   save_trial_latest: 0
 )";
+
+// An experiment's checkpoints (a value: a range-for over a member of a
+// temporary would outlive it).
+nlohmann::json Checkpoints(TestCluster& cluster) {
+  return cluster.GetJson("/api/v1/experiments/1/checkpoints")["checkpoints"];
+}
 
 std::string FolderOf(const nlohmann::json& checkpoint) {
   std::filesystem::path dir = checkpoint["storage"]["host_path"].get<std::string>();
@@ -68,17 +76,27 @@ TEST(ModelRegistryE2E, AVersionOutlivesGarbageCollectionAndHoldsItsExperiment) {
       TestCluster::WaitFor([&] { return cluster.GetJson("/api/v1/trials/1")["state"] == "PAUSED"; }, 30s));
   // The best of them by the searcher's metric.
   nlohmann::json best;
-  for (const auto& c : cluster.GetJson("/api/v1/experiments/1/checkpoints")["checkpoints"])
+  for (const auto& c : Checkpoints(cluster))
     if (c["validation_metric"].is_number() &&
         (best.is_null() || c["validation_metric"].get<double>() < best["validation_metric"].get<double>()))
       best = c;
-  ASSERT_FALSE(best.is_null()) << "no checkpoint with a validation metric";
+  ASSERT_FALSE(best.is_null()) << "no checkpoint with a validation metric: " << Checkpoints(cluster).dump();
   const std::string uuid = best["uuid"];
 
   ASSERT_EQ(
       cluster.Ring({"model", "create", "quadratic", "--description", "linear regression", "--label", "cpu"})
           .exit_code,
       0);
+  auto listed =
+      nlohmann::json::parse(cluster.Ring({"--json", "model", "list", "--label", "cpu"}).out, nullptr, false);
+  ASSERT_TRUE(listed.is_object());
+  EXPECT_EQ(listed["total"], 1);
+  EXPECT_EQ(listed["models"][0]["owner"], "admin");
+  listed = nlohmann::json::parse(cluster.Ring({"--json", "model", "list", "--archived", "true"}).out, nullptr,
+                                 false);
+  EXPECT_EQ(listed["total"], 0) << listed.dump();
+  EXPECT_NE(cluster.Ring({"model", "list"}).out.find("linear regression"), std::string::npos);
+
   // Bad requests are refused naming the field.
   int status = 0;
   auto bad = cluster.PostJson("/api/v1/models", {{"name", "has space"}}, &status);
@@ -88,7 +106,9 @@ TEST(ModelRegistryE2E, AVersionOutlivesGarbageCollectionAndHoldsItsExperiment) {
   EXPECT_EQ(status, 400) << "digits only";
   bad = cluster.PostJson("/api/v1/models", {{"name", "quadratic"}}, &status);
   EXPECT_EQ(status, 409) << bad.dump();
-  EXPECT_NE(bad.dump().find("a model named \"quadratic\" exists already"), std::string::npos) << bad.dump();
+  EXPECT_NE(bad["error"]["message"].get<std::string>().find("a model named \"quadratic\" exists already"),
+            std::string::npos)
+      << bad.dump();
   bad = cluster.PostJson("/api/v1/models/quadratic/versions",
                          {{"checkpoint_uuid", uuid}, {"metadata", {1, 2}}}, &status);
   EXPECT_EQ(status, 400) << bad.dump();
@@ -116,9 +136,17 @@ TEST(ModelRegistryE2E, AVersionOutlivesGarbageCollectionAndHoldsItsExperiment) {
   ASSERT_EQ(cluster.Ring({"experiment", "activate", "1"}).exit_code, 0);
   auto waited = cluster.Ring({"experiment", "wait", "1"});
   ASSERT_EQ(waited.exit_code, 0) << waited.out << waited.err;
+  // Collected when the trial ends.
+  TestCluster::WaitFor(
+      [&] {
+        for (const auto& c : Checkpoints(cluster))
+          if (c["uuid"] != uuid && c["state"] == "ACTIVE") return false;
+        return true;
+      },
+      20s);
   nlohmann::json deleted;
   int others = 0;
-  for (const auto& c : cluster.GetJson("/api/v1/experiments/1/checkpoints")["checkpoints"]) {
+  for (const auto& c : Checkpoints(cluster)) {
     if (c["uuid"] == uuid) {
       EXPECT_EQ(c["state"], "ACTIVE") << c.dump();
       continue;
@@ -131,7 +159,8 @@ TEST(ModelRegistryE2E, AVersionOutlivesGarbageCollectionAndHoldsItsExperiment) {
   EXPECT_TRUE(std::filesystem::is_directory(FolderOf(best))) << FolderOf(best);
   auto checkpoint = cluster.GetJson("/api/v1/checkpoints/" + uuid);
   EXPECT_EQ(checkpoint["model_versions"], nlohmann::json::parse(R"([{"model": "quadratic", "version": 1}])"));
-  auto collected = cluster.Ring({"model", "register-version", "quadratic", deleted["uuid"]});
+  auto collected =
+      cluster.Ring({"model", "register-version", "quadratic", deleted["uuid"].get<std::string>()});
   EXPECT_NE(collected.exit_code, 0);
   EXPECT_NE(collected.err.find("garbage collected"), std::string::npos) << collected.err;
 
