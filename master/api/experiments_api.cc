@@ -9,6 +9,7 @@
 #include <boost/asio/thread_pool.hpp>
 
 #include "common/archive.h"
+#include "common/experiment_config.h"
 #include "common/json_fields.h"
 #include "master/api/commands.h"
 #include "master/api/experiment_query.h"
@@ -343,9 +344,29 @@ boost::asio::awaitable<ApiResponse> Action(ApiContext& ctx, ApiRequest& req) {
   co_return ApiResponse::Json(*view);
 }
 
+// A retention change: the config rewritten with it (common/config_retention.h)
+// and checked, stored, remembered, and its checkpoints collected under the
+// new counts at once. The logs follow at the next retention pass.
+Status ChangeRetention(ApiContext& ctx, Lifecycle& l, int64_t id, const RetentionPatch& patch) {
+  auto exp = ctx.store.GetExperiment(id);
+  if (!exp.ok()) return exp.status();
+  auto text = WithRetention(exp->config_yaml, patch);
+  if (!text.ok()) return text.status();
+  auto parsed = ParseExperimentConfig(*text);
+  if (!parsed.ok())
+    return InvalidArgument("experiment " + std::to_string(id) +
+                           "'s config does not take the change: " + parsed.status().message());
+  if (Status s = ctx.store.SetExperimentConfig(id, *text); !s.ok()) return s;
+  l.settings().Remember(id, std::move(parsed).value());
+  l.checkpoints().Collect(id);
+  spdlog::info("[experiments] experiment {}: checkpoint and log retention changed", id);
+  return Status::Ok();
+}
+
 // PATCH {"name", "description", "labels", "priority", "weight",
-// "max_slots"}: how the experiment is named and found, and its scheduling,
-// live. What an admin sets bounds what the owner may set after. Every field
+// "max_slots", "checkpoint_storage", "log_retention_days"}: how the
+// experiment is named and found, its scheduling, live, and how long it keeps
+// checkpoints and logs. What an admin sets bounds what the owner may set after. Every field
 // is checked before anything changes.
 boost::asio::awaitable<ApiResponse> Patch(ApiContext& ctx, ApiRequest& req) {
   auto id = ParseId(req.params[0], "experiment id");
@@ -356,6 +377,8 @@ boost::asio::awaitable<ApiResponse> Patch(ApiContext& ctx, ApiRequest& req) {
   const bool was_empty = body->is_object() && body->empty();
   auto info = TakeExperimentInfo(*body);
   if (!info.ok()) co_return ApiResponse::Error(info.status());
+  auto retention = TakeRetentionPatch(*body);
+  if (!retention.ok()) co_return ApiResponse::Error(retention.status());
   const bool scheduling = was_empty || !body->is_object() || !body->empty();
   Result<ResourcesPatch> patch = ResourcesPatch{};
   if (scheduling) patch = DecodeResourcesPatch(*body);
@@ -369,6 +392,8 @@ boost::asio::awaitable<ApiResponse> Patch(ApiContext& ctx, ApiRequest& req) {
     }
     if (info->name || info->description || info->labels)
       if (Status s = ctx.store.SetExperimentInfo(*id, *info); !s.ok()) return ApiResponse::Error(s);
+    if (!retention->empty())
+      if (Status s = ChangeRetention(ctx, l, *id, *retention); !s.ok()) return ApiResponse::Error(s);
     return ApiResponse{};
   });
   if (done.status != 200) co_return done;

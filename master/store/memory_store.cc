@@ -110,6 +110,15 @@ Status MemoryStore::SetExperimentInfo(int64_t id, const ExperimentInfo& info) {
   return Status::Ok();
 }
 
+Status MemoryStore::SetExperimentConfig(int64_t id, const std::string& config_yaml) {
+  const WriteNotice changes(experiments_generation_);
+  std::lock_guard lock(mu_);
+  auto it = experiments_.find(id);
+  if (it == experiments_.end()) return NotFound("experiment " + std::to_string(id) + " not found");
+  it->second.record.config_yaml = config_yaml;
+  return Status::Ok();
+}
+
 Status MemoryStore::MarkExperimentDeleting(int64_t id) {
   const WriteNotice changes(experiments_generation_);
   std::lock_guard lock(mu_);

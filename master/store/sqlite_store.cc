@@ -244,6 +244,17 @@ Status SqliteStore::SetExperimentInfo(int64_t id, const ExperimentInfo& info) {
   return Status::Ok();
 }
 
+Status SqliteStore::SetExperimentConfig(int64_t id, const std::string& config_yaml) {
+  const WriteNotice changes(experiments_generation_);
+  std::lock_guard lock(mu_);
+  Result<Stmt> update = db_->Prepare("UPDATE experiments SET config_yaml = ?2 WHERE id = ?1");
+  if (!update.ok()) return update.status();
+  update->Bind(1, id).Bind(2, config_yaml);
+  if (Status s = update->Run(); !s.ok()) return WithContext(s, "update experiment " + std::to_string(id));
+  if (db_->Changes() == 0) return NotFound("experiment " + std::to_string(id) + " not found");
+  return Status::Ok();
+}
+
 Status SqliteStore::MarkExperimentDeleting(int64_t id) {
   const WriteNotice changes(experiments_generation_);
   std::lock_guard lock(mu_);

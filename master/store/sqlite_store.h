@@ -39,6 +39,7 @@ class SqliteStore final : public Store {
                                         size_t size) override;
   Status UpdateExperiment(const ExperimentRecord& e) override;
   Status SetExperimentInfo(int64_t id, const ExperimentInfo& info) override;
+  Status SetExperimentConfig(int64_t id, const std::string& config_yaml) override;
   Status MarkExperimentDeleting(int64_t id) override;
   Result<std::vector<int64_t>> ListDeletingExperiments() override;
   Status DeleteExperiment(int64_t id) override;

@@ -352,6 +352,8 @@ class Store {
   virtual Status UpdateExperiment(const ExperimentRecord& e) = 0;
   // Sets the name, description and labels `info` holds (kNotFound).
   virtual Status SetExperimentInfo(int64_t id, const ExperimentInfo& info) = 0;
+  // Replaces the stored config text (a retention change rewrites it; kNotFound).
+  virtual Status SetExperimentConfig(int64_t id, const std::string& config_yaml) = 0;
   // Deletion: MarkExperimentDeleting records that the experiment is to go
   // (kNotFound; again is fine); ListDeletingExperiments says which are;
   // DeleteExperiment removes it and every row of its trials (their tasks,

@@ -39,6 +39,7 @@ endif()
 ring_add_test(e2e_tests LABEL e2e TIMEOUT 300
   SOURCES
     e2e/agent_loss_e2e_test.cc
+    e2e/checkpoint_policy_e2e_test.cc
     e2e/commands_e2e_test.cc
     e2e/container_e2e_test.cc
     e2e/digits_e2e_test.cc
