@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <map>
 #include <memory>
 
@@ -12,11 +13,14 @@
 #include "common/experiment_config.h"
 #include "common/json_fields.h"
 #include "master/api/commands.h"
+#include "master/api/experiment_placement.h"
 #include "master/api/experiment_query.h"
 #include "master/api/json_views.h"
 #include "master/api/response_cache.h"
 #include "master/api/routes.h"
+#include "master/api/workspace_views.h"
 #include "master/lifecycle/lifecycle.h"
+#include "master/lifecycle/read_access.h"
 #include "master/maintenance/experiment_deletion.h"
 #include "master/rm/routing_rm.h"
 #include "master/store/model_definition_stream.h"
@@ -36,11 +40,17 @@ std::string JoinNames(const std::vector<std::string>& names) {
 // gives up.
 Status MaySubmit(ApiContext& ctx, Lifecycle& l, const std::string& pool, const std::string& owner, bool admin,
                  std::vector<ConfigIssue>* warnings) {
-  for (const auto& settings : l.scheduling().pools())
-    if (settings.name == pool && !MaySubmitTo(settings, owner, admin))
-      return {ErrorCode::kPermissionDenied,
-              "resources.resource_pool: pool \"" + pool + "\" is only for its allowed_users (" +
-                  JoinNames(settings.allowed_users) + ") and admins; " + owner + " may not submit to it"};
+  for (const auto& settings : l.scheduling().pools()) {
+    if (settings.name != pool || MaySubmitTo(settings, owner, admin)) continue;
+    // A workspace the user belongs to may be bound to it.
+    auto bound = PoolsBoundFor(ctx.store, owner);
+    if (!bound.ok()) return bound.status();
+    if (std::find(bound->begin(), bound->end(), pool) != bound->end()) continue;
+    return {ErrorCode::kPermissionDenied,
+            "resources.resource_pool: pool \"" + pool + "\" is only for its allowed_users (" +
+                JoinNames(settings.allowed_users) + "), the members of workspaces bound to it, and admins; " +
+                owner + " may not submit to it"};
+  }
   if (!ctx.routing) return Status::Ok();
   for (const auto& slurm : ctx.routing->slurm()) {
     if (slurm->pool() != pool) continue;
@@ -113,14 +123,15 @@ boost::asio::awaitable<ApiResponse> CheckExperiment(ApiContext& ctx, ApiRequest&
 
 boost::asio::awaitable<ApiResponse> Submit(ApiContext& ctx, const ApiRequest& req, const std::string& config,
                                            const std::string& model, bool activate,
-                                           std::optional<int64_t> parent);
+                                           std::optional<int64_t> parent, std::optional<int64_t> project_id);
 
 boost::asio::awaitable<ApiResponse> CreateExperiment(ApiContext& ctx, ApiRequest& req) {
   auto body = ParseJsonBody(req);
   if (!body.ok()) co_return ApiResponse::Error(body.status());
   const auto& j = *body;
-  if (Status s = CheckKnownFields(j, {"config", "model_definition", "activate", "template", "forked_from"},
-                                  "the request body");
+  if (Status s = CheckKnownFields(
+          j, {"config", "model_definition", "activate", "template", "forked_from", "project_id"},
+          "the request body");
       !s.ok())
     co_return ApiResponse::Error(s);
   if (!j.contains("config") || !j["config"].is_string())
@@ -150,19 +161,36 @@ boost::asio::awaitable<ApiResponse> CreateExperiment(ApiContext& ctx, ApiRequest
   }
   if (j.contains("activate") && !j["activate"].is_boolean())
     co_return ApiResponse::Error(InvalidArgument("activate must be true or false"));
+  std::optional<int64_t> project_id;
+  if (auto p = j.find("project_id"); p != j.end() && !p->is_null()) {
+    if (!p->is_number_integer() || p->get<int64_t>() < 1)
+      co_return ApiResponse::Error(InvalidArgument("project_id must be a project id"));
+    project_id = p->get<int64_t>();
+  }
+  if (parent && !project_id)
+    project_id = ctx.store.GetExperiment(*parent)->project_id;  // a fork stays beside it
   Result<std::string> model =
       parent ? ctx.store.GetModelDefinition(*parent) : Base64Decode(j["model_definition"].get<std::string>());
   if (!model.ok())
     co_return ApiResponse::Error(InvalidArgument("model_definition: " + model.status().message()));
   auto templated = WithTemplate(ctx, j, j["config"].get<std::string>());
   if (!templated.ok()) co_return ApiResponse::Error(templated.status());
-  co_return co_await Submit(ctx, req, *templated, *model, j.value("activate", true), parent);
+  co_return co_await Submit(ctx, req, *templated, *model, j.value("activate", true), parent, project_id);
 }
 
-boost::asio::awaitable<ApiResponse> Submit(ApiContext& ctx, const ApiRequest& req, const std::string& config,
-                                           const std::string& model, bool activate,
-                                           std::optional<int64_t> parent) {
-  const Submitter who = SubmitterOf(ctx, req);
+boost::asio::awaitable<ApiResponse> Submit(ApiContext& ctx, const ApiRequest& req,
+                                           const std::string& submitted, const std::string& model,
+                                           bool activate, std::optional<int64_t> parent,
+                                           std::optional<int64_t> project_id) {
+  Submitter who = SubmitterOf(ctx, req);
+  // Its project (the default one unless named) and the pool its workspace's
+  // default binding gives a config that names none.
+  auto placed = PlaceSubmission(ctx.store, *req.principal, project_id);
+  if (!placed.ok()) co_return ApiResponse::Error(placed.status());
+  who.project_id = placed->project.id;
+  auto with_pool = WithWorkspacePool(submitted, placed->workspace);
+  if (!with_pool.ok()) co_return ApiResponse::Error(with_pool.status());
+  const std::string& config = *with_pool;
   const std::string pool = SummarizeConfig(config).resources.resource_pool;
   co_return co_await OnLifecycle(ctx, [&](Lifecycle& l) {
     std::vector<ConfigIssue> pool_warnings, warnings;
@@ -188,8 +216,9 @@ boost::asio::awaitable<ApiResponse> Submit(ApiContext& ctx, const ApiRequest& re
 // file's unnamed namespace.
 boost::asio::awaitable<ApiResponse> SubmitExperiment(ApiContext& ctx, const ApiRequest& req,
                                                      const std::string& config, const std::string& model,
-                                                     bool activate, std::optional<int64_t> parent) {
-  return Submit(ctx, req, config, model, activate, parent);
+                                                     bool activate, std::optional<int64_t> parent,
+                                                     std::optional<int64_t> project_id) {
+  return Submit(ctx, req, config, model, activate, parent, project_id);
 }
 
 namespace {
@@ -201,6 +230,9 @@ Result<nlohmann::json> ExperimentView(ApiContext& ctx, int64_t id) {
   auto trials = ctx.store.ListTrials(id);
   if (!trials.ok()) return trials.status();
   auto view = ExperimentJson(*exp, static_cast<int64_t>(trials->size()));
+  auto names = PlacementNames::Load(ctx.store);
+  if (!names.ok()) return names.status();
+  names->AddTo(view, exp->project_id);
   // The config's summary is memoized by its text: no YAML parse per GET.
   const ConfigSummary summary = SummarizeExperiment(*exp);
   AddConfigSummary(view, summary);
@@ -232,12 +264,23 @@ Result<nlohmann::json> ExperimentView(ApiContext& ctx, int64_t id) {
 ApiResponse BuildExperimentList(ApiContext& ctx, ApiRequest& req) {
   auto q = ParseExperimentQuery(req.query);
   if (!q.ok()) return ApiResponse::Error(q.status());
+  auto names = PlacementNames::Load(ctx.store);
+  if (!names.ok()) return ApiResponse::Error(names.status());
+  const Reader reader = ReaderOf(ctx, req);
+  // Only what the caller may read, in the project and workspace asked for.
+  auto keep = [&](const ExperimentRecord& e) {
+    if (e.deleting) return false;
+    if (q->project_id && e.project_id != *q->project_id) return false;
+    if (q->workspace_id && names->WorkspaceOf(e.project_id) != *q->workspace_id) return false;
+    auto readable = MayReadExperiment(ctx.store, e, reader);
+    return readable.ok() && *readable;
+  };
   std::vector<ExperimentRow> all;
   for (int64_t offset = 0;;) {
     auto page = ctx.store.ListExperiments(1000, offset);
     if (!page.ok()) return ApiResponse::Error(page.status());
     for (auto& e : page->items)
-      if (!e.deleting) all.push_back({std::move(e), -1});
+      if (keep(e)) all.push_back({std::move(e), -1});
     offset += static_cast<int64_t>(page->items.size());
     if (page->items.empty() || offset >= page->total) break;
   }
@@ -254,6 +297,7 @@ ApiResponse BuildExperimentList(ApiContext& ctx, ApiRequest& req) {
     auto view =
         ExperimentJson(row.record, row.num_trials >= 0 ? row.num_trials : count_trials(row.record.id));
     AddConfigSummary(view, SummarizeExperiment(row.record));
+    names->AddTo(view, row.record.project_id);
     list.push_back(std::move(view));
   }
   return ApiResponse::Json({{"experiments", list}, {"total", total}, {"facets", facets}});
@@ -261,13 +305,19 @@ ApiResponse BuildExperimentList(ApiContext& ctx, ApiRequest& req) {
 
 // The list from the cache while no experiment or trial changes.
 ApiResponse ListExperiments(ApiContext& ctx, ApiRequest& req, ResponseCache& cache) {
-  return cache.Answer([&ctx] { return ctx.store.ExperimentsGeneration(); }, QueryKey(req),
+  // What a user reads depends on who they are unless experiments are
+  // team-readable; workspaces and projects change without an experiment.
+  std::string key = QueryKey(req);
+  if (!ctx.experiments_team_readable && req.principal)
+    key += "|" + std::string(req.principal->admin() ? "admin" : req.principal->username);
+  return cache.Answer([&ctx] { return ctx.store.ExperimentsGeneration(); }, key,
                       [&] { return BuildExperimentList(ctx, req); });
 }
 
 ApiResponse GetExperiment(ApiContext& ctx, ApiRequest& req) {
   auto id = ParseId(req.params[0], "experiment id");
   if (!id.ok()) return ApiResponse::Error(id.status());
+  if (Status s = CheckReads(ctx, req, *id, "experiment"); !s.ok()) return ApiResponse::Error(s);
   auto view = ExperimentView(ctx, *id);
   if (!view.ok()) return ApiResponse::Error(view.status());
   return ApiResponse::Json(*view);
@@ -276,7 +326,7 @@ ApiResponse GetExperiment(ApiContext& ctx, ApiRequest& req) {
 boost::asio::awaitable<ApiResponse> ListTrials(ApiContext& ctx, ApiRequest& req) {
   auto id = ParseId(req.params[0], "experiment id");
   if (!id.ok()) co_return ApiResponse::Error(id.status());
-  if (auto exp = ctx.store.GetExperiment(*id); !exp.ok()) co_return ApiResponse::Error(exp.status());
+  if (Status s = CheckReads(ctx, req, *id, "trials"); !s.ok()) co_return ApiResponse::Error(s);
   auto trials = ctx.store.ListTrials(*id);
   if (!trials.ok()) co_return ApiResponse::Error(trials.status());
   std::vector<std::optional<int64_t>> ops(trials->size());

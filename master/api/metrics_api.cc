@@ -118,11 +118,17 @@ void RegisterMetricRoutes(Router& router, ApiContext& ctx) {
   auto cache = std::make_shared<ResponseCache>();
   router.AddSync("GET", "/api/v1/trials/{id}/metrics", Access::kUser,
                  [&ctx, cache, generation](ApiRequest& r) {
+                   // The reading rule first: the cache is shared by every user.
+                   if (auto id = ParseId(r.params[0], "trial id"); id.ok())
+                     if (Status s = CheckTrialReads(ctx, r, *id, "metrics"); !s.ok())
+                       return ApiResponse::Error(s);
                    return cache->Answer(generation, "trial " + r.params[0] + "?" + QueryKey(r),
                                         [&] { return GetTrialMetrics(ctx, r); });
                  });
   router.AddSync("GET", "/api/v1/experiments/{id}/metrics", Access::kUser,
                  [&ctx, cache, generation](ApiRequest& r) {
+                   if (auto id = ParseId(r.params[0], "experiment id"); id.ok())
+                     if (Status s = CheckReads(ctx, r, *id, "metrics"); !s.ok()) return ApiResponse::Error(s);
                    return cache->Answer(generation, "experiment " + r.params[0] + "?" + QueryKey(r),
                                         [&] { return GetExperimentMetrics(ctx, r); });
                  });
