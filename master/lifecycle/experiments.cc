@@ -156,6 +156,7 @@ Status Experiments::Transition(ExperimentRecord& exp, RunState to) {
     return s;
   }
   spdlog::info("[experiments] experiment {} {} -> {}", exp.id, ToString(from), ToString(to));
+  if (on_state_changed_) on_state_changed_(exp, from);
   if (IsTerminal(to) && on_ended_) on_ended_(exp);
   return Status::Ok();
 }

@@ -46,6 +46,15 @@ class SqliteStore final : public Store {
   Result<TemplateRecord> GetTemplate(const std::string& name) override;
   Result<std::vector<TemplateRecord>> ListTemplates() override;
   Status DeleteTemplate(const std::string& name) override;
+  Result<int64_t> CreateWebhook(const WebhookRecord& w) override;
+  Result<WebhookRecord> GetWebhook(int64_t id) override;
+  Result<std::vector<WebhookRecord>> ListWebhooks() override;
+  Status DeleteWebhook(int64_t id) override;
+  Result<int64_t> AddWebhookDelivery(const WebhookDelivery& d) override;
+  Status UpdateWebhookDelivery(const WebhookDelivery& d) override;
+  Result<WebhookDelivery> GetWebhookDelivery(int64_t id) override;
+  Result<std::vector<WebhookDelivery>> ListWebhookDeliveries(int64_t webhook_id, int64_t limit) override;
+  Result<std::vector<WebhookDelivery>> ListPendingWebhookDeliveries() override;
   Result<std::vector<std::string>> ListLiveWarmStarts() override;
 
   Result<int64_t> CreateTask(const TaskRecord& t, const std::string& context_tar_gz) override;
