@@ -226,19 +226,21 @@ Result<UrlAllowList> UrlAllowList::Make(const std::vector<std::string>& entries)
   return list;
 }
 
+bool UrlAllowList::PrefixMatches(const Entry& e, const WebhookUrl& url) {
+  const WebhookUrl& p = e.prefix;
+  if (p.scheme != url.scheme || p.port != url.port || !SameHost(p, url)) return false;
+  const std::string& want = p.target;
+  return want == "/" || url.target == want ||
+         (url.target.starts_with(want) &&
+          (want.back() == '/' || url.target[want.size()] == '/' || url.target[want.size()] == '?'));
+}
+
 bool UrlAllowList::AllowsUrl(const WebhookUrl& url) const {
   for (const auto& e : entries_) {
     switch (e->kind) {
-      case Entry::Kind::kPrefix: {
-        const WebhookUrl& p = e->prefix;
-        if (p.scheme != url.scheme || p.port != url.port || !SameHost(p, url)) break;
-        const std::string& want = p.target;
-        if (want == "/" || url.target == want ||
-            (url.target.starts_with(want) &&
-             (want.back() == '/' || url.target[want.size()] == '/' || url.target[want.size()] == '?')))
-          return true;
+      case Entry::Kind::kPrefix:
+        if (PrefixMatches(*e, url)) return true;
         break;
-      }
       case Entry::Kind::kHost:
         if (!url.host_is_address && url.host == e->host) return true;
         break;
@@ -255,11 +257,13 @@ bool UrlAllowList::AllowsUrl(const WebhookUrl& url) const {
   return false;
 }
 
-bool UrlAllowList::NamesAddress(std::string_view address) const {
+bool UrlAllowList::NamesAddress(std::string_view address, const WebhookUrl& url) const {
   const auto a = ParseAddress(address);
   if (!a) return false;
   for (const auto& e : entries_)
-    if (e->names_address && InRange(*a, e->network, e->bits)) return true;
+    if (e->names_address && InRange(*a, e->network, e->bits) &&
+        (e->kind == Entry::Kind::kRange || PrefixMatches(*e, url)))
+      return true;
   return false;
 }
 
@@ -299,7 +303,7 @@ Result<std::vector<std::string>> CheckWebhookTarget(const WebhookUrl& url, const
   for (const std::string& a : *addresses) {
     const auto kind = ClassifyAddress(a);
     if (!kind) return InvalidArgument(url.host + " resolves to \"" + a + "\", which is not an address");
-    if (*kind != AddressKind::kPublic && !allow.NamesAddress(a))
+    if (*kind != AddressKind::kPublic && !allow.NamesAddress(a, url))
       return InvalidArgument(url.host + " resolves to " + a + ", " + std::string(Describe(*kind)) +
                              ", which master.yaml's webhooks.allowed_urls does not name (list the address or "
                              "its range to allow it)");

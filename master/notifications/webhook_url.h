@@ -44,13 +44,14 @@ class UrlAllowList {
   UrlAllowList() = default;
 
   bool AllowsUrl(const WebhookUrl& url) const;
-  // Whether an entry names `address`: that address, a range holding it, or
-  // a URL prefix whose host is it.
-  bool NamesAddress(std::string_view address) const;
+  // Whether an entry names `address` for `url`: an address or range holding
+  // it, or a URL prefix `url` matches whose host is that address.
+  bool NamesAddress(std::string_view address, const WebhookUrl& url) const;
   bool empty() const { return entries_.empty(); }
 
  private:
   struct Entry;
+  static bool PrefixMatches(const Entry& e, const WebhookUrl& url);
   std::vector<std::shared_ptr<const Entry>> entries_;
 };
 
