@@ -267,5 +267,42 @@ TEST(WebhooksE2E, AWildcardAllowListStillRefusesLoopbackAndPrivateAddresses) {
   EXPECT_EQ(cluster.GetJson("/api/v1/webhooks")["total"], 0);
 }
 
+// Deliveries are written before they are sent: one still waiting for a
+// retry when the master stops is sent when it starts again.
+TEST(WebhooksE2E, APendingDeliveryIsSentAfterARestart) {
+  std::atomic<bool> up{false};
+  FakeHttpServer receiver([&](const FakeRequest&) { return FakeResponse{up ? 200 : 503, "{}"}; });
+  TestCluster cluster;
+  const std::string yaml =
+      cluster.WriteFile("master.yaml", "webhooks:\n  allowed_urls: [\"" + receiver.url() +
+                                           "/\"]\n  retries: 5\n  retry_delay: 10m\n");
+  cluster.StartMaster({.extra_args = {"--config", yaml}});
+  ASSERT_EQ(cluster.Ring({"webhook", "create", "paused", receiver.url() + "/p", "--trigger", "state=PAUSED"})
+                .exit_code,
+            0);
+  auto model = cluster.MakeModelDir("model", {{"train.sh", "#!/bin/sh\nsleep 60\n"}});
+  ASSERT_EQ(
+      cluster.Ring({"experiment", "create", cluster.WriteFile("p.yaml", Config("p", 0)), model}).exit_code,
+      0);
+  ASSERT_EQ(cluster.Ring({"experiment", "pause", "1"}).exit_code, 0);
+  auto latest = [&] {
+    auto list = cluster.GetJson("/api/v1/webhooks/1/deliveries")["deliveries"];
+    return list.empty() ? nlohmann::json() : list[0];
+  };
+  ASSERT_TRUE(TestCluster::WaitFor([&] { return latest().value("attempts", 0) == 1; }, seconds(30)));
+  EXPECT_EQ(latest()["state"], "PENDING") << latest().dump();
+  EXPECT_EQ(latest()["last_status"], 503);
+  cluster.StopMaster();
+  up = true;
+  cluster.StartMaster({.extra_args = {"--config", yaml}});
+  ASSERT_TRUE(TestCluster::WaitFor([&] { return latest().value("state", "") == "DELIVERED"; }, seconds(30)))
+      << latest().dump();
+  EXPECT_EQ(latest()["attempts"], 2);
+  EXPECT_EQ(receiver.requests().size(), 2u);
+  EXPECT_EQ(receiver.requests()[0].headers.at("x-ring-delivery"),
+            receiver.requests()[1].headers.at("x-ring-delivery"))
+      << "the same delivery, sent again";
+}
+
 }  // namespace
 }  // namespace ring::testing::webhooks_e2e

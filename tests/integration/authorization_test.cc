@@ -27,6 +27,7 @@ enum class Rule {
   kRead,             // any signed-in user
   kOwned,            // the owner of the experiment, or an admin
   kAdminOnly,        // admins
+  kWebhookAdmin,     // admins, checked by the handler (later also a workspace's admins)
   kSelfOrAdmin,      // the user named by the path, or an admin
   kTrial,            // the trial process of that allocation
   kClusterToken,     // agents holding the cluster token (no user or trial token does)
@@ -77,6 +78,14 @@ const std::vector<RouteRule>& Rules() {
       {"GET", "/api/v1/templates/{name}", Rule::kRead, ""},
       {"PUT", "/api/v1/templates/{name}", Rule::kRead, R"({"config":"max_restarts: 1\n"})"},
       {"DELETE", "/api/v1/templates/{name}", Rule::kRead, ""},
+      // No webhook URL is on this master's (empty) allow list: an admin's
+      // create is a 400, the others a 404 (webhook 1 does not exist).
+      {"GET", "/api/v1/webhooks", Rule::kRead, ""},
+      {"POST", "/api/v1/webhooks", Rule::kWebhookAdmin,
+       R"({"name":"m","url":"https://hooks.example.com/","triggers":[{"trigger_type":"TASK_LOG","condition":{"regex":"x"}}]})"},
+      {"DELETE", "/api/v1/webhooks/{id}", Rule::kWebhookAdmin, ""},
+      {"POST", "/api/v1/webhooks/{id}/test", Rule::kWebhookAdmin, ""},
+      {"GET", "/api/v1/webhooks/{id}/deliveries", Rule::kRead, ""},
       // Experiment 3, which is active: its owner and admins get 409.
       {"DELETE", "/api/v1/experiments/{id}", Rule::kOwned, ""},
       {"POST", "/api/v1/experiments/{id}/{action}", Rule::kOwned, ""},
@@ -150,6 +159,7 @@ int Expected(Rule rule, Caller c) {
       if (!user) return 401;
       return c == Caller::kOtherUser ? 403 : kThrough;
     case Rule::kAdminOnly:
+    case Rule::kWebhookAdmin:
       if (!user) return 401;
       return c == Caller::kAdmin ? kThrough : 403;
     case Rule::kTrial:
@@ -291,6 +301,7 @@ TEST(Authorization, MatrixOfEveryRouteAndCaller) {
     // Removing an agent or changing its slots would upset the rest of the
     // matrix: those calls name an agent that does not exist (404 for admins).
     if (r.method == "DELETE" && r.pattern == "/api/v1/experiments/{id}") fill("{id}", "3");
+    if (path.find("/webhooks/") != std::string::npos) fill("{id}", "1");
     if (r.method == "DELETE" || r.pattern.ends_with("/slots")) fill("{id}", "no-such-agent");
     if (path.find("/agents/") != std::string::npos) fill("{id}", "agent-1");
     if (path.find("/users/") != std::string::npos) fill("{id}", std::to_string(ada_id));
