@@ -256,6 +256,8 @@ int DescribeExperiment(CliEnv& env, int64_t id) {
   fields.AddRow({"Created", Field(*exp, "created_at")});
   fields.AddRow({"Ended", Field(*exp, "ended_at")});
   fields.AddRow({"Archived", Field(*exp, "archived")});
+  if (const auto& parent = Member(*exp, "forked_from"); parent.is_number_integer())
+    fields.AddRow({"Forked from", "experiment " + std::to_string(parent.get<int64_t>())});
   if (const auto& w = Member(*exp, "warm_start"); w.is_object())
     fields.AddRow({"Warm start", "checkpoint " + Field(w, "checkpoint_uuid") + " (trial " +
                                      Field(w, "trial_id") + " of experiment " + Field(w, "experiment_id") +

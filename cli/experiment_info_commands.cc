@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <iostream>
+#include <optional>
 #include <thread>
 
 #include "cli/format.h"
@@ -21,10 +22,46 @@ int Patch(CliEnv& env, int64_t id, const nlohmann::json& patch, const std::strin
   return kExitOk;
 }
 
+// A count written in decimal digits only.
+std::optional<int64_t> ParseCount(const std::string& text) {
+  if (text.empty() || text.size() > 9 || !std::all_of(text.begin(), text.end(), ::isdigit))
+    return std::nullopt;
+  return std::stoll(text);
+}
+
 }  // namespace
 
 int SetExperimentInfo(CliEnv& env, int64_t id, const std::string& what, const std::string& value) {
   return Patch(env, id, {{what, value}}, what + " set");
+}
+
+int SetExperimentRetention(CliEnv& env, int64_t id, const std::string& what, const std::string& value) {
+  nlohmann::json patch;
+  if (what == "log-retention-days") {
+    if (value == "default") {
+      patch["log_retention_days"] = nullptr;
+    } else if (value == "forever") {
+      patch["log_retention_days"] = -1;
+    } else {
+      auto days = ParseCount(value);
+      if (!days) {
+        env.err << "ring: error: log-retention-days must be a number of days, forever, or default, got \""
+                << value << "\"\n";
+        return kExitUsage;
+      }
+      patch["log_retention_days"] = *days;
+    }
+  } else {
+    auto count = ParseCount(value);
+    if (!count) {
+      env.err << "ring: error: " << what << " must be an integer >= 0, got \"" << value << "\"\n";
+      return kExitUsage;
+    }
+    std::string key = what;
+    std::replace(key.begin(), key.end(), '-', '_');
+    patch["checkpoint_storage"][key] = *count;
+  }
+  return Patch(env, id, patch, what + " set to " + value);
 }
 
 int EditExperimentLabel(CliEnv& env, int64_t id, bool add, const std::string& label) {

@@ -11,6 +11,10 @@ namespace ring::cli {
 
 // `what` is "name" or "description".
 int SetExperimentInfo(CliEnv& env, int64_t id, const std::string& what, const std::string& value);
+// How long it keeps checkpoints and logs: save-experiment-best,
+// save-trial-best, save-trial-latest (N >= 0) or log-retention-days (N,
+// forever, or default for the master's).
+int SetExperimentRetention(CliEnv& env, int64_t id, const std::string& what, const std::string& value);
 // Adds `label` (kept once) or removes it.
 int EditExperimentLabel(CliEnv& env, int64_t id, bool add, const std::string& label);
 // Deletes an experiment that has ended, with its trials, metrics, logs and

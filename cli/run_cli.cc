@@ -74,6 +74,7 @@ struct Args {
   std::string task_pool;
   ExperimentListOptions list;
   std::string label;
+  int64_t length = 0;  // ring trial continue --length
   bool yes = false;
   std::string template_name;
   std::string template_file;
@@ -222,17 +223,24 @@ int RunCli(std::vector<std::string> args, std::ostream& out, std::ostream& err) 
       [&] { action = [&](CliEnv& env) { return DownloadModelDefinition(env, a.id, a.dir); }; });
 
   auto* set = experiment->add_subcommand(
-      "set", "Change an experiment's name or description, or its priority, weight or max-slots live");
+      "set",
+      "Change an experiment's name or description, its priority, weight or max-slots live, or how long it "
+      "keeps checkpoints and logs");
   set->add_option("SETTING", a.setting,
-                  "name, description, priority (1-99, lower first), weight (> 0) or max-slots (N or none)")
+                  "name, description, priority (1-99, lower first), weight (> 0), max-slots (N or none), "
+                  "save-experiment-best, save-trial-best, save-trial-latest (N >= 0; its checkpoints are "
+                  "collected at once) or log-retention-days (N, forever or default)")
       ->required()
-      ->check(CLI::IsMember({"name", "description", "priority", "weight", "max-slots"}));
+      ->check(CLI::IsMember({"name", "description", "priority", "weight", "max-slots", "save-experiment-best",
+                             "save-trial-best", "save-trial-latest", "log-retention-days"}));
   id_arg(set, "Experiment id");
   set->add_option("VALUE", a.value, "The new value")->required();
   set->callback([&] {
     action = [&](CliEnv& env) {
       if (a.setting == "name" || a.setting == "description")
         return SetExperimentInfo(env, a.id, a.setting, a.value);
+      if (a.setting.starts_with("save-") || a.setting == "log-retention-days")
+        return SetExperimentRetention(env, a.id, a.setting, a.value);
       return SetExperimentResource(env, a.id, a.setting, a.value);
     };
   });
@@ -435,6 +443,22 @@ int RunCli(std::vector<std::string> args, std::ostream& out, std::ostream& err) 
   auto* trial_kill = trial->add_subcommand("kill", "Kill one trial; its experiment goes on with the others");
   id_arg(trial_kill, "Trial id");
   trial_kill->callback([&] { action = [&](CliEnv& env) { return KillTrial(env, a.id); }; });
+  auto* trial_continue = trial->add_subcommand(
+      "continue", "Train a trial further from its latest checkpoint, as a new single-trial experiment");
+  id_arg(trial_continue, "Trial id");
+  trial_continue
+      ->add_option("--length", a.length,
+                   "The new total length in its searcher's units (max_length's batches, records or "
+                   "epochs; time_metric's under the trial-driven contract)")
+      ->required()
+      ->check(CLI::PositiveNumber);
+  trial_continue->add_flag("--follow,-f", a.create.follow, "Follow the new experiment until it ends");
+  trial_continue->add_flag("--paused", a.create.paused, "Create it paused");
+  trial_continue->callback([&] {
+    action = [&](CliEnv& env) {
+      return ContinueTrial(env, a.id, a.length, a.create.follow, a.create.paused);
+    };
+  });
 
   auto* task = app.add_subcommand("task", "Tasks: trials and the services they run");
   task->require_subcommand(1);

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <thread>
 
+#include "cli/experiment_wait.h"
 #include "cli/format.h"
 #include "cli/queries.h"
 #include "cli/table.h"
@@ -44,6 +45,11 @@ int DescribeTrial(CliEnv& env, int64_t id) {
     out << "Log signal:         " << signal.get<std::string>() << '\n';
   out << "Best validation:    " << Field(*trial, "best_validation") << '\n';
   out << "Latest checkpoint:  " << Field(*trial, "latest_checkpoint") << '\n';
+  if (const auto& continued = Member(*trial, "continued_in"); continued.is_array() && !continued.empty()) {
+    std::string ids;
+    for (const auto& c : continued) ids += (ids.empty() ? "experiment " : ", ") + Field(c, "experiment_id");
+    out << "Continued in:       " << ids << '\n';
+  }
   out << "Created:            " << Field(*trial, "created_at") << '\n';
   out << "Ended:              " << Field(*trial, "ended_at") << '\n';
 
@@ -139,6 +145,23 @@ int KillTrial(CliEnv& env, int64_t id) {
     env.out << "Killing trial " << id << "; it ends CANCELED once its processes exit, and experiment "
             << Field(*res, "experiment_id") << " goes on with its other trials\n";
   return kExitOk;
+}
+
+int ContinueTrial(CliEnv& env, int64_t id, int64_t length, bool follow, bool paused) {
+  auto res = env.master.Post("/api/v1/trials/" + std::to_string(id) + "/continue",
+                             nlohmann::json{{"length", length}, {"activate", !paused}});
+  if (!res.ok()) return env.Fail(res.status());
+  for (const auto& w : Member(*res, "warnings"))
+    env.err << "ring: warning: " << w.value("path", "") << ": " << w.value("message", "") << '\n';
+  const int64_t experiment = GetInt(*res, "id", -1);
+  if (experiment < 0) return env.Fail(Internal("the master's answer has no experiment id: " + res->dump()));
+  if (env.json) {
+    if (!follow) env.out << res->dump(2) << '\n';
+  } else {
+    env.out << "Continuing trial " << id << " as experiment " << experiment << '\n' << std::flush;
+  }
+  if (!follow) return kExitOk;
+  return WaitForExperiment(env, experiment, {std::nullopt, /*show_metrics=*/true, /*print_final_json=*/true});
 }
 
 }  // namespace ring::cli

@@ -18,5 +18,8 @@ struct LogsOptions {
 int TrialLogs(CliEnv& env, int64_t id, const LogsOptions& options);
 // Kills one trial; its experiment goes on with the others.
 int KillTrial(CliEnv& env, int64_t id);
+// POST /trials/{id}/continue: prints the new experiment's id, then follows
+// it when asked (exit code as `ring experiment wait`).
+int ContinueTrial(CliEnv& env, int64_t id, int64_t length, bool follow, bool paused);
 
 }  // namespace ring::cli

@@ -235,6 +235,43 @@ Result<ExperimentInfo> TakeExperimentInfo(nlohmann::json& body) {
   return info;
 }
 
+Result<RetentionPatch> TakeRetentionPatch(nlohmann::json& body) {
+  RetentionPatch patch;
+  if (!body.is_object()) return patch;
+  if (auto it = body.find("checkpoint_storage"); it != body.end()) {
+    if (!it->is_object())
+      return InvalidArgument(
+          "checkpoint_storage must be an object of save_experiment_best, save_trial_best, save_trial_latest");
+    if (Status s = CheckKnownFields(*it, {"save_experiment_best", "save_trial_best", "save_trial_latest"},
+                                    "checkpoint_storage");
+        !s.ok())
+      return s;
+    for (auto [key, field] : {std::pair{"save_experiment_best", &patch.save_experiment_best},
+                              std::pair{"save_trial_best", &patch.save_trial_best},
+                              std::pair{"save_trial_latest", &patch.save_trial_latest}}) {
+      auto v = it->find(key);
+      if (v == it->end()) continue;
+      if (!v->is_number_integer() || v->get<int64_t>() < 0 || v->get<int64_t>() > 1000000)
+        return InvalidArgument(std::string("checkpoint_storage.") + key + " must be an integer >= 0");
+      *field = v->get<int64_t>();
+    }
+    body.erase(it);
+  }
+  if (auto it = body.find("log_retention_days"); it != body.end()) {
+    if (it->is_null()) {
+      patch.log_retention_days = std::optional<int64_t>();
+    } else {
+      if (!it->is_number_integer() || it->get<int64_t>() < -1 || it->get<int64_t>() > 32767)
+        return InvalidArgument(
+            "log_retention_days must be a number of days from 0 to 32767, -1 to keep logs, or null for the "
+            "master's retention.log_retention_days");
+      patch.log_retention_days = std::optional<int64_t>(it->get<int64_t>());
+    }
+    body.erase(it);
+  }
+  return patch;
+}
+
 Result<OperationCompletion> DecodeCompletion(const nlohmann::json& body) {
   if (!body.is_object()) return InvalidArgument("body must be an object {\"length\": N, \"metric\": value}");
   if (Status s = CheckKnownFields(body, {"length", "metric"}, "the request body"); !s.ok()) return s;

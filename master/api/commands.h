@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/config_retention.h"
 #include "common/status.h"
 #include "master/auth/accounts.h"
 #include "master/lifecycle/commands.h"
@@ -24,6 +25,11 @@ Result<ResourcesPatch> DecodeResourcesPatch(const nlohmann::json& body);
 // 4096) and labels (at most 64 distinct, 1-128 characters each; no control
 // characters anywhere), taken out of `body`, which keeps the other fields.
 Result<ExperimentInfo> TakeExperimentInfo(nlohmann::json& body);
+// Takes "checkpoint_storage" ({save_experiment_best, save_trial_best,
+// save_trial_latest}, integers >= 0) and "log_retention_days" (>= -1, or
+// null for the master's) out of a PATCH body; kInvalidArgument naming the
+// field.
+Result<RetentionPatch> TakeRetentionPatch(nlohmann::json& body);
 // POST /allocations/{id}/searcher/completed_operation: {length, metric}.
 Result<OperationCompletion> DecodeCompletion(const nlohmann::json& body);
 // POST /allocations/{id}/searcher/invalid_hparams: {message}; the message,

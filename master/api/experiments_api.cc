@@ -9,6 +9,7 @@
 #include <boost/asio/thread_pool.hpp>
 
 #include "common/archive.h"
+#include "common/experiment_config.h"
 #include "common/json_fields.h"
 #include "master/api/commands.h"
 #include "master/api/experiment_query.h"
@@ -110,6 +111,10 @@ boost::asio::awaitable<ApiResponse> CheckExperiment(ApiContext& ctx, ApiRequest&
   });
 }
 
+boost::asio::awaitable<ApiResponse> Submit(ApiContext& ctx, const ApiRequest& req, const std::string& config,
+                                           const std::string& model, bool activate,
+                                           std::optional<int64_t> parent);
+
 boost::asio::awaitable<ApiResponse> CreateExperiment(ApiContext& ctx, ApiRequest& req) {
   auto body = ParseJsonBody(req);
   if (!body.ok()) co_return ApiResponse::Error(body.status());
@@ -151,15 +156,19 @@ boost::asio::awaitable<ApiResponse> CreateExperiment(ApiContext& ctx, ApiRequest
     co_return ApiResponse::Error(InvalidArgument("model_definition: " + model.status().message()));
   auto templated = WithTemplate(ctx, j, j["config"].get<std::string>());
   if (!templated.ok()) co_return ApiResponse::Error(templated.status());
-  const std::string config = *templated;
-  const bool activate = j.value("activate", true);
+  co_return co_await Submit(ctx, req, *templated, *model, j.value("activate", true), parent);
+}
+
+boost::asio::awaitable<ApiResponse> Submit(ApiContext& ctx, const ApiRequest& req, const std::string& config,
+                                           const std::string& model, bool activate,
+                                           std::optional<int64_t> parent) {
   const Submitter who = SubmitterOf(ctx, req);
   const std::string pool = SummarizeConfig(config).resources.resource_pool;
   co_return co_await OnLifecycle(ctx, [&](Lifecycle& l) {
     std::vector<ConfigIssue> pool_warnings, warnings;
     if (Status s = MaySubmit(ctx, l, pool, who.username, who.admin, &pool_warnings); !s.ok())
       return ApiResponse::Error(s);
-    auto id = l.experiments().Create(config, *model, activate, who, &warnings, parent);
+    auto id = l.experiments().Create(config, model, activate, who, &warnings, parent);
     warnings.insert(warnings.end(), pool_warnings.begin(), pool_warnings.end());
     if (!id.ok()) {
       if (id.status().code() != ErrorCode::kInvalidConfig) return ApiResponse::Error(id.status());
@@ -172,6 +181,18 @@ boost::asio::awaitable<ApiResponse> CreateExperiment(ApiContext& ctx, ApiRequest
     return ApiResponse::Json({{"id", *id}, {"warnings", shown.IssuesJson(warnings)}}, 201);
   });
 }
+
+}  // namespace
+
+// A plain function around the coroutine: its frame holds lambdas of this
+// file's unnamed namespace.
+boost::asio::awaitable<ApiResponse> SubmitExperiment(ApiContext& ctx, const ApiRequest& req,
+                                                     const std::string& config, const std::string& model,
+                                                     bool activate, std::optional<int64_t> parent) {
+  return Submit(ctx, req, config, model, activate, parent);
+}
+
+namespace {
 
 Result<nlohmann::json> ExperimentView(ApiContext& ctx, int64_t id) {
   auto exp = ctx.store.GetExperiment(id);
@@ -323,9 +344,29 @@ boost::asio::awaitable<ApiResponse> Action(ApiContext& ctx, ApiRequest& req) {
   co_return ApiResponse::Json(*view);
 }
 
+// A retention change: the config rewritten with it (common/config_retention.h)
+// and checked, stored, remembered, and its checkpoints collected under the
+// new counts at once. The logs follow at the next retention pass.
+Status ChangeRetention(ApiContext& ctx, Lifecycle& l, int64_t id, const RetentionPatch& patch) {
+  auto exp = ctx.store.GetExperiment(id);
+  if (!exp.ok()) return exp.status();
+  auto text = WithRetention(exp->config_yaml, patch);
+  if (!text.ok()) return text.status();
+  auto parsed = ParseExperimentConfig(*text);
+  if (!parsed.ok())
+    return InvalidArgument("experiment " + std::to_string(id) +
+                           "'s config does not take the change: " + parsed.status().message());
+  if (Status s = ctx.store.SetExperimentConfig(id, *text); !s.ok()) return s;
+  l.settings().Remember(id, std::move(parsed).value());
+  l.checkpoints().Collect(id);
+  spdlog::info("[experiments] experiment {}: checkpoint and log retention changed", id);
+  return Status::Ok();
+}
+
 // PATCH {"name", "description", "labels", "priority", "weight",
-// "max_slots"}: how the experiment is named and found, and its scheduling,
-// live. What an admin sets bounds what the owner may set after. Every field
+// "max_slots", "checkpoint_storage", "log_retention_days"}: how the
+// experiment is named and found, its scheduling, live, and how long it keeps
+// checkpoints and logs. What an admin sets bounds what the owner may set after. Every field
 // is checked before anything changes.
 boost::asio::awaitable<ApiResponse> Patch(ApiContext& ctx, ApiRequest& req) {
   auto id = ParseId(req.params[0], "experiment id");
@@ -336,6 +377,8 @@ boost::asio::awaitable<ApiResponse> Patch(ApiContext& ctx, ApiRequest& req) {
   const bool was_empty = body->is_object() && body->empty();
   auto info = TakeExperimentInfo(*body);
   if (!info.ok()) co_return ApiResponse::Error(info.status());
+  auto retention = TakeRetentionPatch(*body);
+  if (!retention.ok()) co_return ApiResponse::Error(retention.status());
   const bool scheduling = was_empty || !body->is_object() || !body->empty();
   Result<ResourcesPatch> patch = ResourcesPatch{};
   if (scheduling) patch = DecodeResourcesPatch(*body);
@@ -349,6 +392,8 @@ boost::asio::awaitable<ApiResponse> Patch(ApiContext& ctx, ApiRequest& req) {
     }
     if (info->name || info->description || info->labels)
       if (Status s = ctx.store.SetExperimentInfo(*id, *info); !s.ok()) return ApiResponse::Error(s);
+    if (!retention->empty())
+      if (Status s = ChangeRetention(ctx, l, *id, *retention); !s.ok()) return ApiResponse::Error(s);
     return ApiResponse{};
   });
   if (done.status != 200) co_return done;

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -100,6 +101,13 @@ void RegisterWebhookRoutes(Router& router, ApiContext& ctx);
 // The experiment config of a POST /experiments body laid over its
 // "template" (kInvalidArgument naming "template" for an unknown one).
 Result<std::string> WithTemplate(ApiContext& ctx, const nlohmann::json& body, const std::string& config);
+// Creates an experiment from `config` (YAML, a template already applied) and
+// its model definition as POST /experiments does: the pool's submit rule,
+// every config error at its line (422), the warnings; 201 with the id.
+// `parent`: the experiment it is a fork of.
+boost::asio::awaitable<ApiResponse> SubmitExperiment(ApiContext& ctx, const ApiRequest& req,
+                                                     const std::string& config, const std::string& model,
+                                                     bool activate, std::optional<int64_t> parent);
 // Removes experiment `id`, which the store marked deleting, on file_work
 // (in place when null): its checkpoint folders, then its rows.
 void StartExperimentDeletion(ApiContext& ctx, int64_t id);

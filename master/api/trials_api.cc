@@ -6,6 +6,9 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
+#include "common/config_continue.h"
+#include "common/experiment_config.h"
+#include "common/json_fields.h"
 #include "master/api/json_views.h"
 #include "master/api/routes.h"
 #include "master/lifecycle/lifecycle.h"
@@ -42,6 +45,10 @@ net::awaitable<ApiResponse> GetTrial(ApiContext& ctx, ApiRequest& req) {
         view["last_exit_reason"] = it->exit_reason;
         break;
       }
+  // Where it was continued: experiments that start from its checkpoints.
+  view["continued_in"] = nlohmann::json::array();
+  if (auto continued = ctx.store.ListWarmStartedFrom(*id); continued.ok())
+    for (int64_t e : *continued) view["continued_in"].push_back({{"experiment_id", e}});
   view["log_policy_matches"] = nlohmann::json::array();
   if (auto matches = ctx.store.ListLogPolicyMatches(*id); matches.ok())
     for (const auto& m : *matches) view["log_policy_matches"].push_back(LogPolicyMatchJson(m));
@@ -129,11 +136,66 @@ net::awaitable<ApiResponse> KillTrial(ApiContext& ctx, ApiRequest& req) {
   co_return co_await GetTrial(ctx, req);  // the trial as GET shows it
 }
 
+// POST /trials/{id}/continue {"length": N, "activate": bool}: a new
+// single-trial experiment that trains the trial further from its latest
+// checkpoint (common/config_continue.h), with its experiment's model
+// definition; whoever may download that experiment's checkpoints may.
+net::awaitable<ApiResponse> ContinueTrial(ApiContext& ctx, ApiRequest& req) {
+  auto id = ParseId(req.params[0], "trial id");
+  if (!id.ok()) co_return ApiResponse::Error(id.status());
+  auto body = ParseJsonBody(req);
+  if (!body.ok()) co_return ApiResponse::Error(body.status());
+  if (Status s = CheckKnownFields(*body, {"length", "activate"}, "the request body"); !s.ok())
+    co_return ApiResponse::Error(s);
+  auto length = body->find("length");
+  if (length == body->end() || !length->is_number_integer() || length->get<int64_t>() < 1)
+    co_return ApiResponse::Error(InvalidArgument(
+        "length is required: the new total length, a positive integer in the searcher's units"));
+  if (body->contains("activate") && !(*body)["activate"].is_boolean())
+    co_return ApiResponse::Error(InvalidArgument("activate must be true or false"));
+  auto trial = ctx.store.GetTrial(*id);
+  if (!trial.ok()) co_return ApiResponse::Error(trial.status());
+  if (Status s = CheckDownloads(ctx, req, trial->experiment_id,
+                                "checkpoints and model definition (to continue its trials)");
+      !s.ok())
+    co_return ApiResponse::Error(s);
+  if (trial->latest_checkpoint.empty())
+    co_return ApiResponse::Error(
+        Conflict("trial " + std::to_string(*id) + " has no checkpoint to continue from: it never saved one"));
+  auto latest = ctx.store.GetCheckpoint(trial->latest_checkpoint);
+  if (!latest.ok()) co_return ApiResponse::Error(latest.status());
+  if (latest->state != CheckpointState::kActive)
+    co_return ApiResponse::Error(Conflict("trial " + std::to_string(*id) + "'s latest checkpoint " +
+                                          latest->uuid + " was deleted: it cannot be continued"));
+  auto parent = ctx.store.GetExperiment(trial->experiment_id);
+  if (!parent.ok()) co_return ApiResponse::Error(parent.status());
+  if (parent->deleting)
+    co_return ApiResponse::Error(NotFound("experiment " + std::to_string(parent->id) + " is being deleted"));
+  auto model = ctx.store.GetModelDefinition(trial->experiment_id);
+  if (!model.ok()) co_return ApiResponse::Error(model.status());
+  auto config =
+      ContinueConfig(parent->config_yaml, {trial->experiment_id, *id, trial->hparams_json, trial->seed},
+                     length->get<int64_t>());
+  if (!config.ok()) co_return ApiResponse::Error(config.status());
+  // Under the operations contract in batches, a length the checkpoint has
+  // already reached would end at once.
+  if (auto parsed = ParseExperimentConfig(*config); parsed.ok()) {
+    const int64_t batches = parsed->searcher.max_length_batches;
+    if (batches > 0 && batches <= latest->batches)
+      co_return ApiResponse::Error(InvalidArgument(
+          "length " + std::to_string(length->get<int64_t>()) + " is not beyond trial " + std::to_string(*id) +
+          "'s latest checkpoint, at " + std::to_string(latest->batches) + " batches"));
+  }
+  co_return co_await SubmitExperiment(ctx, req, *config, *model, body->value("activate", true), std::nullopt);
+}
+
 }  // namespace
 
 void RegisterTrialRoutes(Router& router, ApiContext& ctx) {
   router.Add("POST", "/api/v1/trials/{id}/kill", Access::kUser,
              [&ctx](ApiRequest& r) { return KillTrial(ctx, r); });
+  router.Add("POST", "/api/v1/trials/{id}/continue", Access::kUser,
+             [&ctx](ApiRequest& r) { return ContinueTrial(ctx, r); });
   router.Add("GET", "/api/v1/trials/{id}", Access::kUser, [&ctx](ApiRequest& r) { return GetTrial(ctx, r); });
   // GET /api/v1/trials/{id}/metrics: metrics_api.cc.
   router.AddSync("GET", "/api/v1/trials/{id}/allocations", Access::kUser,

@@ -41,14 +41,15 @@ std::optional<RetentionReport> Retention::last() const {
 }
 
 int64_t Retention::LogDays(const ExperimentRecord& e) {
+  const size_t hash = std::hash<std::string>{}(e.config_yaml);
   auto it = log_days_.find(e.id);
-  if (it != log_days_.end()) return it->second;
+  if (it != log_days_.end() && it->second.first == hash) return it->second.second;
   int64_t days = options_.log_retention_days;
   // A stored config parsed when it was submitted; one that no longer parses
   // (an older master's) falls back to the master's setting.
   if (auto config = ParseExperimentConfig(e.config_yaml); config.ok() && config->log_retention_days)
     days = *config->log_retention_days;
-  log_days_.emplace(e.id, days);
+  log_days_[e.id] = {hash, days};
   return days;
 }
 

@@ -62,10 +62,12 @@ class Retention {
 
   Store& store_;
   const RetentionOptions options_;
-  std::mutex run_mu_;                    // one pass at a time
-  std::map<int64_t, int64_t> log_days_;  // by experiment (configs never change)
-  std::set<int64_t> thinned_for_good_;   // ended before the cutoff and thinned: nothing changes
-  std::set<int64_t> logs_gone_;          // trials whose logs were deleted
+  std::mutex run_mu_;  // one pass at a time
+  // By experiment: the hash of the config text it was read from (a
+  // retention change rewrites the config) and the days.
+  std::map<int64_t, std::pair<size_t, int64_t>> log_days_;
+  std::set<int64_t> thinned_for_good_;  // ended before the cutoff and thinned: nothing changes
+  std::set<int64_t> logs_gone_;         // trials whose logs were deleted
   mutable std::mutex last_mu_;
   std::optional<RetentionReport> last_;
 };

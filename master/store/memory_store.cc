@@ -110,6 +110,15 @@ Status MemoryStore::SetExperimentInfo(int64_t id, const ExperimentInfo& info) {
   return Status::Ok();
 }
 
+Status MemoryStore::SetExperimentConfig(int64_t id, const std::string& config_yaml) {
+  const WriteNotice changes(experiments_generation_);
+  std::lock_guard lock(mu_);
+  auto it = experiments_.find(id);
+  if (it == experiments_.end()) return NotFound("experiment " + std::to_string(id) + " not found");
+  it->second.record.config_yaml = config_yaml;
+  return Status::Ok();
+}
+
 Status MemoryStore::MarkExperimentDeleting(int64_t id) {
   const WriteNotice changes(experiments_generation_);
   std::lock_guard lock(mu_);
@@ -197,6 +206,17 @@ Result<std::vector<std::string>> MemoryStore::ListLiveWarmStarts() {
     if (!stored.record.warm_start_checkpoint.empty() && !IsTerminal(stored.record.state))
       live.insert(stored.record.warm_start_checkpoint);
   return std::vector<std::string>(live.begin(), live.end());
+}
+
+Result<std::vector<int64_t>> MemoryStore::ListWarmStartedFrom(int64_t trial_id) {
+  std::lock_guard lock(mu_);
+  std::vector<int64_t> ids;
+  for (const auto& [id, stored] : experiments_) {
+    auto c = checkpoints_.find(stored.record.warm_start_checkpoint);
+    if (!stored.record.deleting && c != checkpoints_.end() && c->second.trial_id == trial_id)
+      ids.push_back(id);
+  }
+  return ids;
 }
 
 Result<int64_t> MemoryStore::CreateTask(const TaskRecord& t, const std::string& context_tar_gz) {

@@ -244,6 +244,17 @@ Status SqliteStore::SetExperimentInfo(int64_t id, const ExperimentInfo& info) {
   return Status::Ok();
 }
 
+Status SqliteStore::SetExperimentConfig(int64_t id, const std::string& config_yaml) {
+  const WriteNotice changes(experiments_generation_);
+  std::lock_guard lock(mu_);
+  Result<Stmt> update = db_->Prepare("UPDATE experiments SET config_yaml = ?2 WHERE id = ?1");
+  if (!update.ok()) return update.status();
+  update->Bind(1, id).Bind(2, config_yaml);
+  if (Status s = update->Run(); !s.ok()) return WithContext(s, "update experiment " + std::to_string(id));
+  if (db_->Changes() == 0) return NotFound("experiment " + std::to_string(id) + " not found");
+  return Status::Ok();
+}
+
 Status SqliteStore::MarkExperimentDeleting(int64_t id) {
   const WriteNotice changes(experiments_generation_);
   std::lock_guard lock(mu_);
@@ -346,6 +357,23 @@ Result<std::vector<std::string>> SqliteStore::ListLiveWarmStarts() {
     if (!row.ok()) return row.status();
     if (!*row) break;
     out.push_back(select->Text(0));
+  }
+  return out;
+}
+
+Result<std::vector<int64_t>> SqliteStore::ListWarmStartedFrom(int64_t trial_id) {
+  std::lock_guard lock(mu_);
+  Result<Stmt> select = db_->Prepare(
+      "SELECT id FROM experiments WHERE deleting_at IS NULL AND warm_start_checkpoint IN "
+      "(SELECT uuid FROM checkpoints WHERE trial_id = ?1) ORDER BY id");
+  if (!select.ok()) return select.status();
+  select->Bind(1, trial_id);
+  std::vector<int64_t> out;
+  for (;;) {
+    Result<bool> row = select->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    out.push_back(select->Int(0));
   }
   return out;
 }

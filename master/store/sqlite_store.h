@@ -39,6 +39,7 @@ class SqliteStore final : public Store {
                                         size_t size) override;
   Status UpdateExperiment(const ExperimentRecord& e) override;
   Status SetExperimentInfo(int64_t id, const ExperimentInfo& info) override;
+  Status SetExperimentConfig(int64_t id, const std::string& config_yaml) override;
   Status MarkExperimentDeleting(int64_t id) override;
   Result<std::vector<int64_t>> ListDeletingExperiments() override;
   Status DeleteExperiment(int64_t id) override;
@@ -56,6 +57,7 @@ class SqliteStore final : public Store {
   Result<std::vector<WebhookDelivery>> ListWebhookDeliveries(int64_t webhook_id, int64_t limit) override;
   Result<std::vector<WebhookDelivery>> ListPendingWebhookDeliveries() override;
   Result<std::vector<std::string>> ListLiveWarmStarts() override;
+  Result<std::vector<int64_t>> ListWarmStartedFrom(int64_t trial_id) override;
 
   Result<int64_t> CreateTask(const TaskRecord& t, const std::string& context_tar_gz) override;
   Result<std::vector<TaskRecord>> ListTasks(TaskKind kind, int64_t limit) override;

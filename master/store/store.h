@@ -308,6 +308,8 @@ class Store {
   virtual Status UpdateExperiment(const ExperimentRecord& e) = 0;
   // Sets the name, description and labels `info` holds (kNotFound).
   virtual Status SetExperimentInfo(int64_t id, const ExperimentInfo& info) = 0;
+  // Replaces the stored config text (a retention change rewrites it; kNotFound).
+  virtual Status SetExperimentConfig(int64_t id, const std::string& config_yaml) = 0;
   // Deletion: MarkExperimentDeleting records that the experiment is to go
   // (kNotFound; again is fine); ListDeletingExperiments says which are;
   // DeleteExperiment removes it and every row of its trials (their tasks,
@@ -320,6 +322,9 @@ class Store {
   // The checkpoints that experiments which have not ended warm-start from,
   // each once (garbage collection keeps them).
   virtual Result<std::vector<std::string>> ListLiveWarmStarts() = 0;
+  // The experiments (not being deleted) that warm-start from one of the
+  // trial's checkpoints, by id: where the trial was continued.
+  virtual Result<std::vector<int64_t>> ListWarmStartedFrom(int64_t trial_id) = 0;
 
   // Tasks. CreateTask is for the kinds other than trials (kInvalidArgument
   // for kTrial); CreateTrial makes a trial's task. EndTask sets ended_at of

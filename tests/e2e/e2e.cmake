@@ -39,6 +39,7 @@ endif()
 ring_add_test(e2e_tests LABEL e2e TIMEOUT 300
   SOURCES
     e2e/agent_loss_e2e_test.cc
+    e2e/checkpoint_policy_e2e_test.cc
     e2e/commands_e2e_test.cc
     e2e/container_e2e_test.cc
     e2e/digits_e2e_test.cc
@@ -59,6 +60,7 @@ ring_add_test(e2e_tests LABEL e2e TIMEOUT 300
     e2e/shell_e2e_test.cc
     e2e/svm_e2e_test.cc
     e2e/torchrun_script_e2e_test.cc
+    e2e/trial_continue_e2e_test.cc
     e2e/trial_driven_e2e_test.cc
     e2e/warm_start_e2e_test.cc
   LIBS ring_test_support ring_common)

@@ -93,6 +93,7 @@ const std::vector<RouteRule>& Rules() {
       {"GET", "/api/v1/trials/{id}/allocations", Rule::kRead, ""},
       {"GET", "/api/v1/trials/{id}/logs", Rule::kRead, ""},
       {"POST", "/api/v1/trials/{id}/kill", Rule::kOwned, ""},
+      {"POST", "/api/v1/trials/{id}/continue", Rule::kRead, "{}"},  // 400: no length, nothing made
       {"GET", "/api/v1/trials/{id}/checkpoints", Rule::kRead, ""},
       {"GET", "/api/v1/experiments/{id}/checkpoints", Rule::kRead, ""},
       {"GET", "/api/v1/experiments/{id}/model_definition", Rule::kRead, ""},

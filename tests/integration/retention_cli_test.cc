@@ -117,5 +117,38 @@ TEST(RetentionSettingsTest, BadRetentionSettingsStopTheMasterNamingTheKey) {
       << refused.err;
 }
 
+// An ended experiment's log retention changed after the fact: the next pass
+// follows the new setting; bad values are refused and change nothing.
+TEST_F(RetentionCliTest, AnEndedExperimentsLogRetentionChangesAfterTheFact) {
+  const int64_t exp = Submit("");
+  const int64_t trial = TrialOf(exp);
+  ASSERT_TRUE(TestCluster::WaitFor([&] { return LogLines(trial) >= 200; }, std::chrono::seconds(20)));
+  const std::string id = std::to_string(exp);
+  ASSERT_EQ(cluster_.Ring({"master", "cleanup"}).exit_code, 0);
+  EXPECT_GE(LogLines(trial), 200u) << "the master's 30 days keep them";
+
+  auto refused = cluster_.Ring({"experiment", "set", "log-retention-days", id, "-5"});
+  EXPECT_NE(refused.exit_code, 0);
+  int status = 0;
+  auto bad = cluster_.PatchJson("/api/v1/experiments/" + id, {{"log_retention_days", 40000}}, &status);
+  EXPECT_EQ(status, 400) << bad.dump();
+  EXPECT_NE(bad.dump().find("log_retention_days"), std::string::npos) << bad.dump();
+
+  auto set = cluster_.Ring({"experiment", "set", "log-retention-days", id, "0"});
+  ASSERT_EQ(set.exit_code, 0) << set.err;
+  EXPECT_NE(set.out.find("log-retention-days set to 0"), std::string::npos) << set.out;
+  EXPECT_NE(cluster_.GetJson("/api/v1/experiments/" + id)["config"].get<std::string>().find(
+                "log_retention_days: 0"),
+            std::string::npos);
+  ASSERT_EQ(cluster_.Ring({"master", "cleanup"}).exit_code, 0);
+  EXPECT_EQ(LogLines(trial), 0u) << "the new setting holds at the next pass";
+
+  // Back to the master's setting: the key leaves the config.
+  ASSERT_EQ(cluster_.Ring({"experiment", "set", "log-retention-days", id, "default"}).exit_code, 0);
+  EXPECT_EQ(
+      cluster_.GetJson("/api/v1/experiments/" + id)["config"].get<std::string>().find("log_retention_days"),
+      std::string::npos);
+}
+
 }  // namespace
 }  // namespace ring::testing::retention_cli
