@@ -74,7 +74,8 @@ struct Args {
   std::string task_pool;
   ExperimentListOptions list;
   std::string label;
-  int64_t length = 0;  // ring trial continue --length
+  int64_t length = 0;     // ring trial continue --length
+  bool in_place = false;  // ring trial continue --in-place
   bool yes = false;
   std::string template_name;
   std::string template_file;
@@ -453,10 +454,14 @@ int RunCli(std::vector<std::string> args, std::ostream& out, std::ostream& err) 
       ->required()
       ->check(CLI::PositiveNumber);
   trial_continue->add_flag("--follow,-f", a.create.follow, "Follow the new experiment until it ends");
-  trial_continue->add_flag("--paused", a.create.paused, "Create it paused");
+  auto* paused = trial_continue->add_flag("--paused", a.create.paused, "Create it paused");
+  trial_continue
+      ->add_flag("--in-place", a.in_place,
+                 "Train it on in its own ended single-trial experiment instead (its owner or an admin)")
+      ->excludes(paused);
   trial_continue->callback([&] {
     action = [&](CliEnv& env) {
-      return ContinueTrial(env, a.id, a.length, a.create.follow, a.create.paused);
+      return ContinueTrial(env, a.id, a.length, a.create.follow, a.create.paused, a.in_place);
     };
   });
 

@@ -147,9 +147,13 @@ int KillTrial(CliEnv& env, int64_t id) {
   return kExitOk;
 }
 
-int ContinueTrial(CliEnv& env, int64_t id, int64_t length, bool follow, bool paused) {
-  auto res = env.master.Post("/api/v1/trials/" + std::to_string(id) + "/continue",
-                             nlohmann::json{{"length", length}, {"activate", !paused}});
+int ContinueTrial(CliEnv& env, int64_t id, int64_t length, bool follow, bool paused, bool in_place) {
+  nlohmann::json body{{"length", length}};
+  if (in_place)
+    body["in_place"] = true;
+  else
+    body["activate"] = !paused;
+  auto res = env.master.Post("/api/v1/trials/" + std::to_string(id) + "/continue", body);
   if (!res.ok()) return env.Fail(res.status());
   for (const auto& w : Member(*res, "warnings"))
     env.err << "ring: warning: " << w.value("path", "") << ": " << w.value("message", "") << '\n';
@@ -158,7 +162,9 @@ int ContinueTrial(CliEnv& env, int64_t id, int64_t length, bool follow, bool pau
   if (env.json) {
     if (!follow) env.out << res->dump(2) << '\n';
   } else {
-    env.out << "Continuing trial " << id << " as experiment " << experiment << '\n' << std::flush;
+    env.out << "Continuing trial " << id << (in_place ? " in place in experiment " : " as experiment ")
+            << experiment << '\n'
+            << std::flush;
   }
   if (!follow) return kExitOk;
   return WaitForExperiment(env, experiment, {std::nullopt, /*show_metrics=*/true, /*print_final_json=*/true});

@@ -20,6 +20,6 @@ int TrialLogs(CliEnv& env, int64_t id, const LogsOptions& options);
 int KillTrial(CliEnv& env, int64_t id);
 // POST /trials/{id}/continue: prints the new experiment's id, then follows
 // it when asked (exit code as `ring experiment wait`).
-int ContinueTrial(CliEnv& env, int64_t id, int64_t length, bool follow, bool paused);
+int ContinueTrial(CliEnv& env, int64_t id, int64_t length, bool follow, bool paused, bool in_place);
 
 }  // namespace ring::cli

@@ -56,22 +56,70 @@ YAML::Node ConstHparams(const nlohmann::json& values) {
   return out;
 }
 
+Result<YAML::Node> LoadMap(const std::string& yaml, int64_t experiment_id) {
+  YAML::Node node;
+  try {
+    node = YAML::Load(yaml);
+  } catch (const YAML::Exception& e) {
+    return Status(ErrorCode::kInvalidConfig,
+                  "the config of experiment " + std::to_string(experiment_id) + " is not YAML: " + e.msg);
+  }
+  if (!node.IsMap())
+    return Status(ErrorCode::kInvalidConfig,
+                  "the config of experiment " + std::to_string(experiment_id) + " is not a map");
+  return node;
+}
+
+// Sets how long `searcher` trains to `length` in the units of `old` (the
+// parent's searcher): max_length keeps its unit (or stays bare); under the
+// trial-driven contract max_time, in time_metric's units (batches when the
+// parent named no length).
+void SetLength(YAML::Node searcher, const YAML::Node& old, int64_t length) {
+  const YAML::Node max_length = old.IsMap() ? old["max_length"] : YAML::Node();
+  const bool by_time = old.IsMap() && old["time_metric"] && !old["time_metric"].IsNull();
+  if (max_length && !max_length.IsNull() && !by_time) {
+    searcher.remove("max_time");
+    if (max_length.IsMap() && max_length.size() == 1) {  // {batches|records|epochs: N}
+      YAML::Node unit(YAML::NodeType::Map);
+      unit[max_length.begin()->first.as<std::string>()] = length;
+      searcher["max_length"] = unit;
+    } else {
+      searcher["max_length"] = length;  // a bare length keeps its bare form
+    }
+    return;
+  }
+  searcher.remove("max_length");
+  searcher["time_metric"] = by_time && old["time_metric"].IsScalar() ? old["time_metric"].as<std::string>()
+                                                                     : std::string("batches");
+  searcher["max_time"] = length;
+}
+
+std::string Emit(const YAML::Node& node) {
+  YAML::Emitter out;
+  out << node;
+  return std::string(out.c_str()) + "\n";
+}
+
 }  // namespace
+
+Result<std::string> WithSearcherLength(const std::string& config_yaml, int64_t experiment_id,
+                                       int64_t length) {
+  if (length < 1) return InvalidArgument("length must be a positive integer");
+  auto loaded = LoadMap(config_yaml, experiment_id);
+  if (!loaded.ok()) return loaded.status();
+  YAML::Node config = *loaded;
+  const YAML::Node old = YAML::Clone(config["searcher"]);
+  if (!config["searcher"].IsMap()) config["searcher"] = YAML::Node(YAML::NodeType::Map);
+  SetLength(config["searcher"], old, length);
+  return Emit(config);
+}
 
 Result<std::string> ContinueConfig(const std::string& parent_yaml, const ContinueSource& source,
                                    int64_t length) {
   if (length < 1) return InvalidArgument("length must be a positive integer");
-  YAML::Node parent;
-  try {
-    parent = YAML::Load(parent_yaml);
-  } catch (const YAML::Exception& e) {
-    return Status(
-        ErrorCode::kInvalidConfig,
-        "the config of experiment " + std::to_string(source.experiment_id) + " is not YAML: " + e.msg);
-  }
-  if (!parent.IsMap())
-    return Status(ErrorCode::kInvalidConfig,
-                  "the config of experiment " + std::to_string(source.experiment_id) + " is not a map");
+  auto loaded = LoadMap(parent_yaml, source.experiment_id);
+  if (!loaded.ok()) return loaded.status();
+  const YAML::Node parent = *loaded;
   YAML::Node config = YAML::Clone(parent);
   const YAML::Node old = parent["searcher"];
   auto text = [&](const char* key, const std::string& fallback) {
@@ -83,20 +131,7 @@ Result<std::string> ContinueConfig(const std::string& parent_yaml, const Continu
   searcher["metric"] = text("metric", "validation_loss");
   if (old.IsMap() && old["smaller_is_better"])
     searcher["smaller_is_better"] = YAML::Clone(old["smaller_is_better"]);
-  const YAML::Node max_length = old.IsMap() ? old["max_length"] : YAML::Node();
-  const bool by_time = old.IsMap() && old["time_metric"] && !old["time_metric"].IsNull();
-  if (max_length && !max_length.IsNull() && !by_time) {
-    if (max_length.IsMap() && max_length.size() == 1) {  // {batches|records|epochs: N}
-      YAML::Node unit(YAML::NodeType::Map);
-      unit[max_length.begin()->first.as<std::string>()] = length;
-      searcher["max_length"] = unit;
-    } else {
-      searcher["max_length"] = length;  // a bare length keeps its bare form
-    }
-  } else {  // trial-driven: the trial reads its length as max_time
-    searcher["time_metric"] = text("time_metric", "batches");
-    searcher["max_time"] = length;
-  }
+  SetLength(searcher, old, length);
   searcher["source_trial_id"] = source.trial_id;
   config["searcher"] = searcher;
 
@@ -106,9 +141,7 @@ Result<std::string> ContinueConfig(const std::string& parent_yaml, const Continu
   config["reproducibility"]["experiment_seed"] = source.seed;
   config["description"] = "Continues trial " + std::to_string(source.trial_id) + " of experiment " +
                           std::to_string(source.experiment_id);
-  YAML::Emitter out;
-  out << config;
-  return std::string(out.c_str()) + "\n";
+  return Emit(config);
 }
 
 }  // namespace ring

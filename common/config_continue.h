@@ -27,4 +27,8 @@ struct ContinueSource {
 Result<std::string> ContinueConfig(const std::string& parent_yaml, const ContinueSource& source,
                                    int64_t length);
 
+// The experiment's own config with its searcher's length set to `length`,
+// in the same units as above: continuing its trial in place.
+Result<std::string> WithSearcherLength(const std::string& config_yaml, int64_t experiment_id, int64_t length);
+
 }  // namespace ring

@@ -46,7 +46,9 @@ bool IsTerminal(RunState s);
 bool IsTerminal(AllocationState s);
 
 // True when the lifecycle allows moving from `from` to `to`. Staying in the
-// same state is not a transition and returns false.
+// same state is not a transition and returns false. No edge leaves an
+// ended state: continuing a trial in place (Experiments::ContinueTrial,
+// Trials::Reopen) is the one way out, outside this table.
 bool CanTransition(RunState from, RunState to);
 bool CanTransition(AllocationState from, AllocationState to);
 // A trial's table is the experiments' with one more edge: a paused trial

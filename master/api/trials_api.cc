@@ -136,27 +136,32 @@ net::awaitable<ApiResponse> KillTrial(ApiContext& ctx, ApiRequest& req) {
   co_return co_await GetTrial(ctx, req);  // the trial as GET shows it
 }
 
-// POST /trials/{id}/continue {"length": N, "activate": bool}: a new
-// single-trial experiment that trains the trial further from its latest
-// checkpoint (common/config_continue.h), with its experiment's model
-// definition; whoever may download that experiment's checkpoints may.
+// POST /trials/{id}/continue {"length": N, "activate": bool, "in_place":
+// bool}: a new single-trial experiment that trains the trial further from
+// its latest checkpoint (common/config_continue.h), with its experiment's
+// model definition, which whoever may download that experiment's
+// checkpoints may do; or, in place, the trial's own ended single-trial
+// experiment trains it on (its owner or an admin).
 net::awaitable<ApiResponse> ContinueTrial(ApiContext& ctx, ApiRequest& req) {
   auto id = ParseId(req.params[0], "trial id");
   if (!id.ok()) co_return ApiResponse::Error(id.status());
   auto body = ParseJsonBody(req);
   if (!body.ok()) co_return ApiResponse::Error(body.status());
-  if (Status s = CheckKnownFields(*body, {"length", "activate"}, "the request body"); !s.ok())
+  if (Status s = CheckKnownFields(*body, {"length", "activate", "in_place"}, "the request body"); !s.ok())
     co_return ApiResponse::Error(s);
   auto length = body->find("length");
   if (length == body->end() || !length->is_number_integer() || length->get<int64_t>() < 1)
     co_return ApiResponse::Error(InvalidArgument(
         "length is required: the new total length, a positive integer in the searcher's units"));
-  if (body->contains("activate") && !(*body)["activate"].is_boolean())
-    co_return ApiResponse::Error(InvalidArgument("activate must be true or false"));
+  for (const char* flag : {"activate", "in_place"})
+    if (body->contains(flag) && !(*body)[flag].is_boolean())
+      co_return ApiResponse::Error(InvalidArgument(std::string(flag) + " must be true or false"));
+  const bool in_place = body->value("in_place", false);
   auto trial = ctx.store.GetTrial(*id);
   if (!trial.ok()) co_return ApiResponse::Error(trial.status());
-  if (Status s = CheckDownloads(ctx, req, trial->experiment_id,
-                                "checkpoints and model definition (to continue its trials)");
+  if (Status s = in_place ? CheckManages(ctx, req, trial->experiment_id, "continue a trial in place in")
+                          : CheckDownloads(ctx, req, trial->experiment_id,
+                                           "checkpoints and model definition (to continue its trials)");
       !s.ok())
     co_return ApiResponse::Error(s);
   if (trial->latest_checkpoint.empty())
@@ -171,11 +176,10 @@ net::awaitable<ApiResponse> ContinueTrial(ApiContext& ctx, ApiRequest& req) {
   if (!parent.ok()) co_return ApiResponse::Error(parent.status());
   if (parent->deleting)
     co_return ApiResponse::Error(NotFound("experiment " + std::to_string(parent->id) + " is being deleted"));
-  auto model = ctx.store.GetModelDefinition(trial->experiment_id);
-  if (!model.ok()) co_return ApiResponse::Error(model.status());
-  auto config =
-      ContinueConfig(parent->config_yaml, {trial->experiment_id, *id, trial->hparams_json, trial->seed},
-                     length->get<int64_t>());
+  auto config = in_place ? WithSearcherLength(parent->config_yaml, parent->id, length->get<int64_t>())
+                         : ContinueConfig(parent->config_yaml,
+                                          {trial->experiment_id, *id, trial->hparams_json, trial->seed},
+                                          length->get<int64_t>());
   if (!config.ok()) co_return ApiResponse::Error(config.status());
   // Under the operations contract in batches, a length the checkpoint has
   // already reached would end at once.
@@ -186,6 +190,15 @@ net::awaitable<ApiResponse> ContinueTrial(ApiContext& ctx, ApiRequest& req) {
           "length " + std::to_string(length->get<int64_t>()) + " is not beyond trial " + std::to_string(*id) +
           "'s latest checkpoint, at " + std::to_string(latest->batches) + " batches"));
   }
+  if (in_place)
+    co_return co_await OnLifecycle(ctx, [&](Lifecycle& l) {
+      Status s = l.experiments().ContinueTrial(*id, *config);
+      if (!s.ok()) return ApiResponse::Error(s);
+      return ApiResponse::Json(
+          {{"id", parent->id}, {"in_place", true}, {"warnings", nlohmann::json::array()}});
+    });
+  auto model = ctx.store.GetModelDefinition(trial->experiment_id);
+  if (!model.ok()) co_return ApiResponse::Error(model.status());
   co_return co_await SubmitExperiment(ctx, req, *config, *model, body->value("activate", true), std::nullopt);
 }
 

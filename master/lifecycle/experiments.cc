@@ -224,6 +224,43 @@ Status Experiments::Activate(int64_t experiment_id) {
   return Status::Ok();
 }
 
+Status Experiments::ContinueTrial(int64_t trial_id, const std::string& config_yaml) {
+  auto trial = trials_.Get(trial_id);
+  if (!trial.ok()) return trial.status();
+  auto exp = store_.GetExperiment(trial->experiment_id);
+  if (!exp.ok()) return exp.status();
+  const std::string name = "experiment " + std::to_string(exp->id);
+  if (!IsTerminal(exp->state))
+    return Conflict(name + " is " + std::string(ToString(exp->state)) +
+                    ": a trial continues in place once its experiment has ended (or continue it as "
+                    "a new experiment)");
+  const ExperimentConfig* config = settings_.Config(exp->id);
+  if (!config) return Internal(name + "'s stored config does not parse");
+  if (config->searcher.name != "single")
+    return Conflict(name + " searches with " + config->searcher.name +
+                    ": only a single-trial experiment continues in place; continue the trial as a "
+                    "new experiment");
+  if (trial->latest_checkpoint.empty())
+    return Conflict("trial " + std::to_string(trial_id) + " has no checkpoint to continue from");
+  auto parsed = ParseExperimentConfig(config_yaml);
+  if (!parsed.ok()) return parsed.status();
+  // In this order, so that a crash between steps leaves an ended experiment
+  // that a second continue finishes.
+  if (Status s = store_.SetExperimentConfig(exp->id, config_yaml); !s.ok()) return s;
+  settings_.Remember(exp->id, std::move(parsed).value());
+  if (Status s = searches_.Restart(exp->id, trial_id); !s.ok()) return s;
+  if (auto reread = trials_.Get(trial_id); reread.ok()) trial = std::move(reread);
+  if (Status s = trials_.Reopen(*trial); !s.ok()) return s;
+  const RunState from = exp->state;
+  exp->state = RunState::kActive;  // the one edge out of an end: states.h
+  exp->ended_at.clear();
+  if (Status s = store_.UpdateExperiment(*exp); !s.ok()) return s;
+  spdlog::info("[experiments] experiment {} {} -> ACTIVE (trial {} continued in place)", exp->id,
+               ToString(from), trial_id);
+  searches_.Reconcile(exp->id);
+  return Status::Ok();
+}
+
 Status Experiments::SetArchived(int64_t experiment_id, bool archived) {
   auto exp = store_.GetExperiment(experiment_id);
   if (!exp.ok()) return exp.status();

@@ -44,6 +44,13 @@ class Experiments {
   // Paused trials go back in the queue from their latest checkpoints.
   Status Activate(int64_t experiment_id);
   Status SetArchived(int64_t experiment_id, bool archived);
+  // Continues an ended single-trial experiment's trial in place: the config
+  // rewritten with the new length (already checked against the trial's
+  // latest checkpoint), a fresh searcher whose one trial is this one, the
+  // trial and then the experiment ACTIVE again, and the trial queued from
+  // its latest checkpoint. kConflict (409) naming what stands in the
+  // way (an experiment still running, another searcher, no checkpoint).
+  Status ContinueTrial(int64_t trial_id, const std::string& config_yaml);
   // Ends the experiment when its trials have all ended and its searcher
   // will make no more.
   void FinishIfDone(int64_t experiment_id);

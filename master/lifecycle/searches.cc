@@ -23,6 +23,37 @@ void Searches::Begin(int64_t experiment_id, search::Searcher searcher) {
   Run(experiment_id, [](search::Searcher& s) { return s.Start(); });
 }
 
+Status Searches::Restart(int64_t experiment_id, int64_t trial_id) {
+  const ExperimentConfig* config = settings_.Config(experiment_id);
+  auto trial = trials_.Get(trial_id);
+  if (!config) return Internal("experiment " + std::to_string(experiment_id) + " has no config");
+  if (!trial.ok()) return trial.status();
+  auto searcher =
+      search::Searcher::Create(config->searcher, config->hyperparameters, static_cast<uint64_t>(trial->seed));
+  if (!searcher.ok()) return searcher.status();
+  std::optional<search::RequestId> request;
+  for (const auto& action : searcher->Start())
+    if (const auto* create = std::get_if<search::CreateTrial>(&action)) {
+      if (request) return Conflict("only a one-trial search continues in place");
+      request = create->request_id;
+      searcher->TrialCreated(create->request_id);  // adopted: the trial exists
+    }
+  if (!request) return Conflict("the searcher made no trial to continue");
+  SearcherStep step;
+  step.experiment_id = experiment_id;
+  step.snapshot_json = searcher->Snapshot().dump();
+  if (auto committed = store_.CommitSearcherStep(step); !committed.ok()) return committed.status();
+  if (trial->request_id != *request) {
+    trial->request_id = *request;
+    if (Status s = trials_.Save(*trial); !s.ok()) return s;
+  }
+  searches_.insert_or_assign(
+      experiment_id,
+      ExperimentSearch{std::move(searcher).value(), {{*request, trial_id}}, {{trial_id, *request}}});
+  Publish(experiment_id);
+  return Status::Ok();
+}
+
 ExperimentSearch* Searches::Find(int64_t experiment_id) {
   if (auto it = searches_.find(experiment_id); it != searches_.end()) return &it->second;
   const ExperimentConfig* config = settings_.Config(experiment_id);

@@ -44,6 +44,11 @@ class Searches {
   // The experiment's searcher, restored from its snapshot when needed;
   // null when it has none (or it cannot be restored).
   ExperimentSearch* Find(int64_t experiment_id);
+  // Continuing in place: a fresh searcher from the experiment's (rewritten)
+  // config whose one trial is `trial_id`, already made, rather than a new
+  // one; its first operation is committed with its snapshot. Only for the
+  // `single` searcher, whose first request is that trial.
+  Status Restart(int64_t experiment_id, int64_t trial_id);
   // Catches up with what the trials did meanwhile (after a restart or an
   // activate): ended trials are told, trials with an operation and nothing
   // running are queued, closed ones completed.

@@ -32,6 +32,20 @@ Status Trials::Transition(TrialRecord& trial, RunState to) {
   return Status::Ok();
 }
 
+Status Trials::Reopen(TrialRecord& trial) {
+  if (!IsTerminal(trial.state)) return Status::Ok();
+  const TrialRecord before = trial;
+  trial.state = RunState::kActive;
+  trial.ended_at.clear();
+  trial.restarts = 0;
+  if (Status s = store_.UpdateTrial(trial); !s.ok()) {
+    trial = before;
+    return s;
+  }
+  spdlog::info("[trials] trial {} {} -> ACTIVE (continued in place)", trial.id, ToString(before.state));
+  return Status::Ok();
+}
+
 Status Trials::Save(const TrialRecord& trial) {
   return store_.UpdateTrial(trial);
 }

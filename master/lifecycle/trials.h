@@ -30,6 +30,9 @@ class Trials {
   Status Transition(TrialRecord& trial, RunState to);
   // Writes every field but the state, which must be the stored one.
   Status Save(const TrialRecord& trial);
+  // Continuing in place: an ended trial trains again, ACTIVE with its
+  // restarts reset (the one way out of a terminal state; states.h).
+  Status Reopen(TrialRecord& trial);
   // Moves the experiment's trials that are not ended, not in `to` and not in
   // `running` to `to` (pause and kill of trials with nothing running).
   Status TransitionIdle(int64_t experiment_id, RunState to, const std::set<int64_t>& running);

@@ -3,8 +3,9 @@
 // --length 300` makes a single-trial experiment with that trial's sampled
 // values, seed and model definition that resumes from its checkpoint at
 // batch 200 and trains to 300; both pages link to each other; a length the
-// checkpoint already reached, an unknown trial and an unknown field are
-// refused and create nothing.
+// checkpoint already reached, an unknown trial, an unknown field and
+// continuing a search's trial in place are refused and change nothing. In
+// place, a single-trial experiment trains its own trial on.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -59,7 +60,15 @@ TEST(TrialContinueE2E, ANewExperimentTrainsTheTrialOnFromItsCheckpoint) {
   auto extra = cluster.PostJson("/api/v1/trials/1/continue", {{"length", 300}, {"in_plaec", true}}, &status);
   EXPECT_EQ(status, 400) << extra.dump();
   EXPECT_NE(extra.dump().find("in_plaec"), std::string::npos) << extra.dump();
+  auto searched = cluster.Ring({"trial", "continue", "1", "--length", "300", "--in-place"});
+  EXPECT_NE(searched.exit_code, 0);
+  EXPECT_NE(
+      searched.err.find("experiment 1 searches with random: only a single-trial experiment continues in "
+                        "place"),
+      std::string::npos)
+      << searched.err;
   EXPECT_EQ(cluster.GetJson("/api/v1/experiments")["total"], 1);
+  EXPECT_EQ(cluster.GetJson("/api/v1/experiments/1")["state"], "COMPLETED");
 
   auto continued = cluster.Ring({"trial", "continue", "1", "--length", "300", "--follow"});
   ASSERT_EQ(continued.exit_code, 0) << continued.out << continued.err;
@@ -92,6 +101,51 @@ TEST(TrialContinueE2E, ANewExperimentTrainsTheTrialOnFromItsCheckpoint) {
   auto exp_described = cluster.Ring({"experiment", "describe", "2"});
   EXPECT_NE(exp_described.out.find("(trial 1 of experiment 1, 200 batches)"), std::string::npos)
       << exp_described.out;
+  if (HasFailure()) cluster.DumpLogs();
+}
+
+// In place: the ended single-trial experiment trains the same trial on,
+// from its checkpoint at 200 to 300, and ends again; its config says the new
+// length, and every metric is stored once.
+TEST(TrialContinueE2E, InPlaceTheSameTrialTrainsOnInItsOwnExperiment) {
+  TestCluster cluster;
+  cluster.StartMaster();
+  cluster.StartAgent("agent-1", 1);
+  const std::string model = BinDir() + "/../examples/quadratic/model";
+  std::string config = kConfig;
+  config.replace(config.find("name: random\n  max_trials: 1"),
+                 std::string("name: random\n  max_trials: 1").size(), "name: single");
+  auto first =
+      cluster.Ring({"experiment", "create", cluster.WriteFile("one.yaml", config), model, "--follow"});
+  ASSERT_EQ(first.exit_code, 0) << first.out << first.err;
+  const std::string checkpoint = cluster.GetJson("/api/v1/trials/1")["latest_checkpoint"];
+
+  auto continued = cluster.Ring({"trial", "continue", "1", "--length", "300", "--in-place", "--follow"});
+  ASSERT_EQ(continued.exit_code, 0) << continued.out << continued.err;
+  EXPECT_NE(continued.out.find("Continuing trial 1 in place in experiment 1"), std::string::npos)
+      << continued.out;
+  EXPECT_EQ(cluster.GetJson("/api/v1/experiments")["total"], 1);
+  auto exp = cluster.GetJson("/api/v1/experiments/1");
+  EXPECT_EQ(exp["state"], "COMPLETED") << exp.dump();
+  EXPECT_NE(exp["config"].get<std::string>().find("batches: 300"), std::string::npos) << exp["config"];
+  auto trial = cluster.GetJson("/api/v1/trials/1");
+  EXPECT_EQ(trial["state"], "COMPLETED");
+  EXPECT_EQ(trial["total_batches"], 300) << trial.dump();
+  EXPECT_EQ(cluster.GetJson("/api/v1/trials/1/allocations")["allocations"].size(), 2u);
+  const auto trained = cluster.GetJson("/api/v1/trials/1/metrics?kind=training")["metrics"];
+  std::vector<int64_t> batches;
+  for (const auto& m : trained) batches.push_back(m["batches"].get<int64_t>());
+  EXPECT_EQ(batches, (std::vector<int64_t>{50, 100, 150, 200, 250, 300})) << trained.dump();
+  auto logs = cluster.GetJson("/api/v1/trials/1/logs?limit=10000")["logs"];
+  bool resumed = false;
+  for (const auto& l : logs)
+    resumed |= l["line"].get<std::string>().find("resumed from checkpoint " + checkpoint + " at batch 200") !=
+               std::string::npos;
+  EXPECT_TRUE(resumed) << logs.dump();
+
+  // Running again, it is not continued a second time meanwhile.
+  auto again = cluster.PostJson("/api/v1/trials/1/continue", {{"length", 250}, {"in_place", true}});
+  EXPECT_NE(again.dump().find("not beyond"), std::string::npos) << again.dump();
   if (HasFailure()) cluster.DumpLogs();
 }
 

@@ -4,6 +4,10 @@
 // playwright-core, and the API answers a browser got, checked against
 // docs/openapi.json by tests/openapi/check_answers.mjs.
 //
+// Every page a test visits can be checked with axe-core (checkA11y): the
+// WCAG 2.1 A and AA rules, run in the page; a violation fails the test and
+// is printed with the elements it found.
+//
 // Environment (CTest sets them): RING_BIN_DIR, RING_BUILD_DIR,
 // RING_SOURCE_DIR, RING_ARTIFACTS_DIR; CHROMIUM (default /usr/bin/chromium);
 // RING_E2E_HEADED=1 shows the browser.
@@ -13,6 +17,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 
@@ -27,6 +32,36 @@ export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 export function check(condition, message) {
   if (!condition) throw new Error(`check failed: ${message}`);
+}
+
+// axe-core's rules for WCAG 2.1 levels A and AA.
+export const WCAG_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
+let axeSource = null;
+
+// Runs axe-core in `page` (injected through the DevTools protocol, which the
+// page's Content-Security-Policy does not govern) and throws, listing every
+// violation with its impact, help and elements, when there is any. `what`
+// names the page in the message.
+export async function checkA11y(page, what) {
+  axeSource ??= fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+  if (!(await page.evaluate(() => typeof window.axe === 'object'))) await page.evaluate(axeSource);
+  const violations = await page.evaluate(async (tags) => {
+    const result = await window.axe.run(document, {
+      runOnly: { type: 'tag', values: tags },
+      resultTypes: ['violations'],
+    });
+    return result.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.map((n) => `${n.target.join(' ')}: ${n.failureSummary.replace(/\s+/g, ' ')}`),
+    }));
+  }, WCAG_TAGS);
+  if (violations.length === 0) return;
+  const text = violations
+    .map((v) => `  ${v.id} (${v.impact}): ${v.help}\n${v.nodes.map((n) => `    - ${n}`).join('\n')}`)
+    .join('\n');
+  throw new Error(`axe-core found ${violations.length} WCAG 2.1 AA violation(s) on ${what}:\n${text}`);
 }
 
 export async function waitFor(what, fn, timeoutMs) {

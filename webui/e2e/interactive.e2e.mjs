@@ -14,14 +14,15 @@
 // WebSocket refuses him without one. notebookCase() then does the same for a
 // notebook (its Jupyter in a new tab on the task proxy's origin, a Python 3
 // cell printing 42) when the master has /api/v1/notebooks. Every API answer
-// the browser got must be one docs/openapi.json describes; screenshots and,
+// the browser got must be one docs/openapi.json describes, and the pages
+// must pass axe-core's WCAG 2.1 AA rules; screenshots and,
 // on a failure, the daemons' logs go to RING_ARTIFACTS_DIR. Every process it
 // started is stopped.
 //
 // Environment: as webui/e2e/harness.mjs says.
 import fs from 'node:fs';
 import path from 'node:path';
-import { Cluster, binDir, buildDir, check, chromiumPath, sleep, waitFor, webuiDir } from './harness.mjs';
+import { Cluster, binDir, buildDir, check, checkA11y, chromiumPath, sleep, waitFor, webuiDir } from './harness.mjs';
 
 const artifacts = process.env.RING_ARTIFACTS_DIR ?? path.join(buildDir, 'test-artifacts', 'interactive');
 const cluster = new Cluster('interactive-e2e', artifacts);
@@ -96,6 +97,7 @@ async function shellCase(browser, alice, bob, problems) {
   const { page } = await signedInPage(browser, alice, '/shells', problems);
   await page.getByRole('heading', { level: 1, name: 'Shells' }).waitFor({ timeout: 20000 });
   await page.getByText('No shells yet.').waitFor({ timeout: 20000 });
+  await checkA11y(page, 'the shells page');
 
   // Start one (1 slot, the default pool) and wait until it runs.
   await page.getByLabel('Slots').fill('1');
@@ -117,6 +119,7 @@ async function shellCase(browser, alice, bob, problems) {
   await typeLine(page, 'echo ring-$((6*7))');
   await waitForScreen(page, 'ring-42', (t) => /^ring-42\s*$/m.test(t));
   await shot(page, 'shell-terminal');
+  await checkA11y(page, 'the shells page with a terminal open');
 
   // A smaller window makes a smaller terminal, and the shell is told.
   await typeLine(page, 'stty size');
@@ -199,6 +202,7 @@ async function notebookCase(browser, alice, bob, problems) {
   check(probe.status === 200, `GET /api/v1/notebooks answered ${probe.status}`);
   const { context, page } = await signedInPage(browser, alice, '/notebooks', problems);
   await page.getByRole('heading', { level: 1, name: 'Notebooks' }).waitFor({ timeout: 20000 });
+  await checkA11y(page, 'the notebooks page');
   await page.getByLabel('Slots').fill('1');
   await page.getByRole('button', { name: 'Start notebook' }).click();
   const started = await page.getByText(/^Started notebook \d+\.$/).textContent();

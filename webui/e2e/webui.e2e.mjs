@@ -14,7 +14,12 @@
 // keyboard focus, the number of requests while idle, signing out, a revoked
 // token sending the browser back to the sign-in page (and signing in
 // returning to the page), that a user who is not an admin gets no actions on
-// admin's experiments, that the console stayed free of errors, and that every
+// admin's experiments; then renames and relabels an experiment, filters the
+// list by the new label, forks an experiment from the editor (a misspelt key
+// marked on its line by the master's check first, then one hyperparameter
+// changed, and the fork run to the end) and bulk-archives two experiments.
+// Every page it visits is checked with axe-core (WCAG 2.1 A and AA), and it
+// checks that the console stayed free of errors, and that every
 // API answer the browser got is one docs/openapi.json describes (checked by
 // tests/openapi/check_answers.mjs, as the C++ tests' answers are); it saves
 // screenshots in RING_ARTIFACTS_DIR and stops every process it started.
@@ -26,7 +31,7 @@ import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { Cluster, binDir, buildDir, check, chromiumPath, sourceDir, waitFor, webuiDir } from './harness.mjs';
+import { Cluster, binDir, buildDir, check, checkA11y, chromiumPath, sourceDir, waitFor, webuiDir } from './harness.mjs';
 
 const artifacts = process.env.RING_ARTIFACTS_DIR ?? path.join(buildDir, 'test-artifacts', 'webui');
 const modelDir = path.join(buildDir, 'examples', 'quadratic', 'model');
@@ -164,7 +169,8 @@ max_restarts: 0
   page.on('console', (m) => {
     // Chromium logs every error answer; the response handler judges those.
     if (/^Failed to load resource: the server responded with a status of/.test(m.text())) return;
-    if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`);
+    if (m.type() === 'error' || m.type() === 'warning')
+      problems.push(`console ${m.type()} on ${new URL(page.url()).pathname}: ${m.text()}`);
   });
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
   page.on('requestfailed', (r) => {
@@ -176,6 +182,17 @@ max_restarts: 0
     if (r.status() >= 400 && !(await expected401(r).catch(() => false)))
       problems.push(`HTTP ${r.status()}: ${r.url()}`);
   });
+  // axe-core on every page visited (WCAG 2.1 A and AA); the violations of
+  // all pages are reported together at the end.
+  const a11yProblems = [];
+  const a11y = async (what, onPage = page) => {
+    try {
+      await checkA11y(onPage, what);
+      log(`axe-core: no violations on ${what}`);
+    } catch (e) {
+      a11yProblems.push(e.message);
+    }
+  };
   const shot = async (name, opts = {}) => {
     await page.waitForTimeout(400); // let charts settle
     await page.screenshot({ path: path.join(artifacts, `${name}.png`), ...opts });
@@ -198,6 +215,7 @@ max_restarts: 0
   check(early.length === 0, `the sign-in page asked the API nothing, but: ${early.join(', ')}`);
   page.off('request', countEarly);
   await shot('sign-in');
+  await a11y('the sign-in page');
   await page.getByLabel('Username').fill('admin');
   await page.getByLabel('Password').fill(`not-${adminPassword}`);
   await page.getByRole('button', { name: 'Sign in' }).click();
@@ -209,6 +227,7 @@ max_restarts: 0
   );
   check((await page.getByLabel('Password').inputValue()) === '', 'a wrong password is cleared');
   await shot('sign-in-error');
+  await a11y('the sign-in page with an error');
   await page.getByLabel('Password').fill(adminPassword); // the cursor is there already
   await page.keyboard.press('Enter');
 
@@ -220,15 +239,16 @@ max_restarts: 0
   check(whoami === 'Signed in as admin admin', `the header shows the user and role: "${whoami}"`);
   check((await gridRow.locator('a.strong').textContent()) === 'quadratic-grid', 'the grid row names quadratic-grid');
   check((await gridRow.locator('.badge').textContent()) === 'Completed', 'the grid shows Completed');
-  check((await gridRow.locator('td').nth(6).textContent()) === '8', 'the grid shows 8 trials');
+  check((await gridRow.locator('td').nth(7).textContent()) === '8', 'the grid shows 8 trials');
   check(
-    /validation_loss/.test(await gridRow.locator('td').nth(5).textContent()),
+    /validation_loss/.test(await gridRow.locator('td').nth(6).textContent()),
     'the grid shows its best validation_loss',
   );
   const slowRow = page.locator(`tr[data-experiment="${slow}"]`);
   await slowRow.waitFor();
   check((await slowRow.locator('.badge').textContent()) === 'Active', 'the slow search shows Active');
   await shot('experiments');
+  await a11y('the experiment list');
 
   // The label filter narrows the list, through the URL.
   await page.getByLabel('Label').selectOption('busy');
@@ -278,7 +298,9 @@ max_restarts: 0
     'the best trial is highlighted',
   );
   check((await page.locator('svg.scatter a.scatter-point').count()) === 8, 'the scatter has 8 points');
+  await page.locator('section[aria-labelledby="model-title"] tr[data-file="run.sh"]').waitFor({ timeout: 20000 });
   await shot('experiment', { fullPage: true });
+  await a11y('the experiment page');
 
   // 3. Trial (the best one): hyperparameters, curves, logs with search.
   await page.locator(`tr[data-trial="${bestTrial}"] a`).first().click();
@@ -309,6 +331,7 @@ max_restarts: 0
     'the trial has an attempt listed',
   );
   await shot('trial', { fullPage: true });
+  await a11y('the trial page');
 
   // 4. Cluster: pools, 2 agents x 2 slots held by the slow search, waiting jobs.
   await page.getByRole('link', { name: 'Cluster' }).click();
@@ -344,9 +367,24 @@ max_restarts: 0
     'each agent says it runs in single-user mode',
   );
   await shot('cluster', { fullPage: true });
+  await a11y('the cluster page');
 
-  // 5. Kill the slow search from the experiment page, with the confirmation.
+  // 5. Kill one trial of the slow search from its trials table: it ends
+  // CANCELED and the search goes on. Then kill the slow search from the
+  // experiment page, with the confirmation.
   await page.goto(`${url}/experiments/${slow}`);
+  const victim = (await getJson(`${url}/api/v1/experiments/${slow}/trials`)).trials.find((t) => t.state === 'ACTIVE');
+  check(victim, 'the slow search has an active trial');
+  await page.getByRole('button', { name: `Kill trial ${victim.id}`, exact: true }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Kill trial' }).click();
+  await page.getByRole('dialog').waitFor({ state: 'detached' });
+  await waitFor(
+    `trial ${victim.id} to end CANCELED`,
+    async () => (await getJson(`${url}/api/v1/trials/${victim.id}`)).state === 'CANCELED',
+    30000,
+  );
+  check((await getJson(`${url}/api/v1/experiments/${slow}`)).state === 'ACTIVE', 'the search goes on without it');
+  await page.locator(`tr[data-trial="${victim.id}"] .badge`, { hasText: 'Canceled' }).waitFor({ timeout: 20000 });
   await page.getByRole('button', { name: `Kill experiment ${slow}` }).click();
   const dialog = page.getByRole('dialog');
   check(
@@ -354,6 +392,7 @@ max_restarts: 0
     'the kill dialog names the experiment',
   );
   check(await page.evaluate(() => document.activeElement?.textContent === 'Cancel'), 'the dialog focuses Cancel first');
+  await a11y('the kill dialog');
   await page.keyboard.press('Escape');
   await dialog.waitFor({ state: 'detached' });
   await page.getByRole('button', { name: `Kill experiment ${slow}` }).click();
@@ -393,6 +432,7 @@ max_restarts: 0
   await page.setViewportSize({ width: 1280, height: 800 });
   await page.goto(`${url}/nowhere/at/all`);
   await page.getByRole('heading', { name: 'Page not found' }).waitFor();
+  await a11y('the page-not-found page');
 
   // 9. Sign out: back to the sign-in page, and the master forgot the token.
   await page.goto(`${url}/cluster`);
@@ -442,7 +482,7 @@ max_restarts: 0
   await page.getByText('Created carol (user).').waitFor({ timeout: 20000 });
   const carolRow = page.locator('tr[data-user="carol"]');
   await carolRow.waitFor({ timeout: 20000 });
-  await carolRow.getByRole('button', { name: 'Link carol to a Unix account' }).click();
+  await carolRow.getByRole('button', { name: 'Link Unix account of carol' }).click();
   const linkForm = page.getByRole('form', { name: 'Unix account of carol' });
   await linkForm.getByLabel('UID').fill('0');
   await linkForm.getByLabel('GID').fill('4100');
@@ -463,6 +503,7 @@ max_restarts: 0
   carol = (await getJson(`${url}/api/v1/users`)).users.find((u) => u.username === 'carol');
   check(carol?.active === false, `the master has carol deactivated: ${JSON.stringify(carol)}`);
   await shot('users', { fullPage: true });
+  await a11y('the users page');
 
   // 12. A user who is not an admin gets no actions on someone else's
   // experiment (and the master refuses them with a 403 anyway).
@@ -507,9 +548,160 @@ max_restarts: 0
     (await bobPage.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Users' }).count()) === 0,
     'the Users page is not in the navigation of a user who is not an admin',
   );
+  await a11y('the list as bob sees it', bobPage);
   const bobUsers = await fetch(`${url}/api/v1/users`, { headers: { Authorization: `Bearer ${bobToken}` } });
   check(bobUsers.status === 403, `bob listing users answered ${bobUsers.status}, want 403`);
 
+  // 13. Edit the grid's name and labels on its page; the master has them.
+  await page.goto(`${url}/experiments/${grid}`);
+  await page.getByRole('button', { name: `Edit experiment ${grid}` }).click();
+  const editForm = page.getByRole('form', { name: `Edit experiment ${grid}` });
+  await editForm.getByLabel('Name').fill('quadratic-grid-baseline');
+  await editForm.getByLabel('Labels').fill('baseline, lr-sweep');
+  await a11y('the experiment edit form');
+  await editForm.getByRole('button', { name: 'Save' }).click();
+  await editForm.waitFor({ state: 'detached' });
+  await page.getByRole('heading', { level: 1, name: /quadratic-grid-baseline/ }).waitFor();
+  const edited = await getJson(`${url}/api/v1/experiments/${grid}`);
+  check(
+    edited.name === 'quadratic-grid-baseline' && JSON.stringify(edited.labels) === '["baseline","lr-sweep"]',
+    `the master has the new name and labels: ${edited.name} ${JSON.stringify(edited.labels)}`,
+  );
+
+  // 14. The list filters by the new label, and shows the labels.
+  await page.goto(`${url}/experiments`);
+  await gridRow.waitFor({ timeout: 20000 });
+  await page.getByLabel('Label').selectOption('lr-sweep');
+  await page.waitForURL(/label=lr-sweep/);
+  await slowRow.waitFor({ state: 'detached' });
+  check((await page.locator('tbody tr').count()) === 1, 'the label filter leaves the grid alone');
+  check(
+    (await gridRow.locator('.chip').allTextContents()).join(',') === 'baseline,lr-sweep',
+    'the grid row shows its labels',
+  );
+  await page.getByRole('button', { name: 'Clear filters' }).click();
+  await slowRow.waitFor();
+
+  // 15. Fork the grid from the editor: a misspelt key is marked at its line
+  // by the master's check; with one hyperparameter changed instead
+  // (batch_size 32 only), the fork is created and runs to the end.
+  await page.goto(`${url}/experiments/${grid}`);
+  await page.getByRole('link', { name: `Fork experiment ${grid}` }).click();
+  await page.waitForURL(`${url}/experiments/${grid}/fork`);
+  const editor = page.locator('.cm-content');
+  await editor.waitFor({ timeout: 20000 });
+  const parentConfig = edited.config;
+  const badLine = parentConfig.split('\n').findIndex((l) => l.includes('max_concurrent_trials')) + 1;
+  check(badLine > 0, 'the grid config has max_concurrent_trials');
+  // Replaces the editor's text as a user would: select all, paste.
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: url });
+  const setEditor = async (text) => {
+    await editor.click();
+    await page.keyboard.press('Control+A');
+    await page.evaluate((t) => navigator.clipboard.writeText(t), text);
+    await page.keyboard.press('Control+V');
+    await waitFor(
+      'the editor to hold the new text',
+      () => page.evaluate((want) => document.querySelector('.cm-content').innerText.trim() === want.trim(), text),
+      5000,
+    );
+  };
+  await setEditor(parentConfig.replace('max_concurrent_trials', 'max_concurent_trials'));
+  await page.getByRole('button', { name: 'Check', exact: true }).click();
+  const issue = page.locator(`.issue-error[data-line="${badLine}"]`);
+  await issue.waitFor({ timeout: 20000 });
+  check(
+    /max_concurent_trials/.test(await issue.textContent()),
+    `the problem names the key: ${await issue.textContent()}`,
+  );
+  await page.waitForFunction(
+    (n) => document.querySelectorAll('.cm-content .cm-line')[n - 1]?.querySelector('.cm-lintRange-error') != null,
+    badLine,
+    { timeout: 5000 },
+  );
+  check(
+    (await page.locator('.cm-content .cm-lintRange-error').count()) === 1,
+    'exactly one place is marked as an error',
+  );
+  await shot('fork-error', { fullPage: true });
+  await a11y('the fork editor with a marked error');
+  const forkConfig = parentConfig.replace('vals: [16, 64]', 'vals: [32]');
+  check(forkConfig !== parentConfig, 'the grid config has batch_size vals [16, 64]');
+  await setEditor(forkConfig);
+  await page.getByRole('button', { name: 'Check', exact: true }).click();
+  await page.getByText('The master found no problem in this config.').waitFor({ timeout: 20000 });
+  check((await page.locator('.cm-content .cm-lintRange-error').count()) === 0, 'a clean check leaves no marks');
+  await page.getByRole('button', { name: 'Create fork' }).click();
+  await page.waitForURL(/\/experiments\/\d+$/, { timeout: 20000 });
+  const fork = Number(new URL(page.url()).pathname.split('/').pop());
+  check(fork !== grid, `the fork is a new experiment (${fork})`);
+  await page.getByRole('link', { name: `experiment ${grid}`, exact: true }).waitFor({ timeout: 20000 });
+  const forkInfo = await getJson(`${url}/api/v1/experiments/${fork}`);
+  check(
+    forkInfo.forked_from === grid && forkInfo.config.trim() === forkConfig.trim(),
+    `the fork records its parent and runs the edited config: ${JSON.stringify(forkInfo.forked_from)}`,
+  );
+  log(`fork of ${grid} is experiment ${fork}; waiting for it to complete`);
+  await runRing(url, ['experiment', 'wait', String(fork)]);
+  const forkTrials = (await getJson(`${url}/api/v1/experiments/${fork}/trials`)).trials;
+  check(
+    forkTrials.length === 4 && forkTrials.every((t) => t.hparams.batch_size === 32 && t.state === 'COMPLETED'),
+    `the fork ran 4 trials, all with batch_size 32: ${JSON.stringify(forkTrials.map((t) => [t.state, t.hparams]))}`,
+  );
+  await page.waitForFunction(
+    () => document.querySelector('h1 + .head-line .badge')?.textContent === 'Completed',
+    null,
+    {
+      timeout: 20000,
+    },
+  );
+  await shot('fork', { fullPage: true });
+
+  // 16. Bulk-archive the grid and the slow search from the list.
+  await page.goto(`${url}/experiments`);
+  await gridRow.waitFor({ timeout: 20000 });
+  await page.getByRole('checkbox', { name: `Select experiment ${grid}`, exact: true }).check();
+  await page.getByRole('checkbox', { name: `Select experiment ${slow}`, exact: true }).check();
+  const bulkBar = page.getByRole('toolbar', { name: 'Act on the selected experiments' });
+  check(/2 selected/.test(await bulkBar.textContent()), 'the toolbar counts two selected rows');
+  await a11y('the experiment list with rows selected');
+  await bulkBar.getByRole('button', { name: 'Archive', exact: true }).click();
+  const bulkDialog = page.getByRole('dialog');
+  check(
+    /^Archive 2 experiments/.test(await bulkDialog.getByRole('heading').textContent()),
+    'the dialog names how many experiments it archives',
+  );
+  await a11y('the bulk archive dialog');
+  await bulkDialog.getByRole('button', { name: 'Archive', exact: true }).click();
+  await page.getByText('Archive: done for 2 experiments.').waitFor({ timeout: 20000 });
+  await gridRow.waitFor({ state: 'detached' });
+  await slowRow.waitFor({ state: 'detached' });
+  for (const id of [grid, slow])
+    check((await getJson(`${url}/api/v1/experiments/${id}`)).archived === true, `experiment ${id} is archived`);
+  check((await page.locator(`tr[data-experiment="${fork}"]`).count()) === 1, 'the fork is still listed');
+  await page.getByLabel('Archived').selectOption('only');
+  await page.waitForURL(/archived=only/);
+  await gridRow.waitFor({ timeout: 20000 });
+  await slowRow.waitFor();
+  check((await page.locator('tbody tr').count()) === 2, 'only the two archived experiments are listed');
+
+  // 17. Delete the fork from its page: after the confirmation the list no
+  // longer has it, and the master answers 404 for it.
+  await page.goto(`${url}/experiments/${fork}`);
+  await page.getByRole('button', { name: `Delete experiment ${fork}` }).click();
+  await a11y('the delete dialog');
+  await page.getByRole('dialog').getByRole('button', { name: 'Delete', exact: true }).click();
+  await page.waitForURL(`${url}/experiments`);
+  // (The other two are archived: nothing is left to list.)
+  await page.getByText('No experiments yet.').waitFor({ timeout: 20000 });
+  check((await page.locator(`tr[data-experiment="${fork}"]`).count()) === 0, 'the deleted fork is not listed');
+  await waitFor(
+    `experiment ${fork} to be gone`,
+    async () => (await cluster.api('GET', `/api/v1/experiments/${fork}`)).status === 404,
+    20000,
+  );
+
+  check(a11yProblems.length === 0, a11yProblems.join('\n'));
   check(problems.length === 0, `the browser saw no errors, but:\n  ${problems.join('\n  ')}`);
   cluster.checkAnswers();
   log('all checks passed');

@@ -1,4 +1,5 @@
-import { act, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { render } from './test/render';
 import { describe, expect, it, vi } from 'vitest';
 import { App } from './App';
 import { SESSION_KEY, getSessionState } from './auth/session';

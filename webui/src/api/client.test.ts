@@ -2,16 +2,20 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { currentSession, endSession, getSessionState, startSession } from '../auth/session';
 import { fakeFetch, json } from '../test/fixtures';
-import { ApiClient, ApiError, api, buildUrl } from './client';
+import { ApiError, api, cleanParams, createApi } from './client';
 
 const headersOf = (init?: RequestInit) => init?.headers as Record<string, string>;
 const unauthenticated = (message: string) => json({ error: { code: 'unauthenticated', message } }, 401);
 
 describe('ApiClient', () => {
-  it('builds URLs without empty parameters', () => {
-    expect(buildUrl('', '/api/v1/experiments', { limit: 25, owner: '', label: undefined, archived: 'false' })).toBe(
-      '/api/v1/experiments?limit=25&archived=false',
-    );
+  it('sends no empty parameters', async () => {
+    expect(cleanParams({ limit: 25, owner: '', label: undefined, archived: 'false', rank: null })).toEqual({
+      limit: 25,
+      archived: 'false',
+    });
+    const fake = fakeFetch({ '/api/v1/experiments': () => json({ experiments: [], total: 0, facets: {} }) });
+    await createApi({ fetch: fake.fn }).experiments({ limit: 25, owner: '', archived: 'false' });
+    expect(fake.calls[0].url).toBe('/api/v1/experiments?limit=25&archived=false');
   });
 
   it('revalidates with the ETag and reuses the answer on 304', async () => {
@@ -24,16 +28,14 @@ describe('ApiClient', () => {
         return json({ experiments: [], total: version }, 200, { ETag: etag });
       },
     });
-    const client = new ApiClient({ fetch: fake.fn });
+    const client = createApi({ fetch: fake.fn });
     const first = await client.experiments({});
-    expect(first).toEqual({ data: { experiments: [], total: 1 }, changed: true });
+    expect(first).toEqual({ experiments: [], total: 1 });
     const second = await client.experiments({});
-    expect(second.changed).toBe(false);
-    expect(second.data).toBe(first.data);
+    expect(second).toEqual(first);
     version = 2;
     const third = await client.experiments({});
-    expect(third.changed).toBe(true);
-    expect(third.data.total).toBe(2);
+    expect(third.total).toBe(2);
     expect(fake.calls.map((c) => (c.init?.headers as Record<string, string>)['If-None-Match'])).toEqual([
       undefined,
       '"v1"',
@@ -47,12 +49,12 @@ describe('ApiClient', () => {
       '/api/v1/trials/3/logs': () => json({ logs: [], offset: 0, more: false, trial_state: 'ACTIVE' }),
       '/api/v1/experiments/1/pause': () => json({ id: 1 }),
     });
-    const client = new ApiClient({ fetch: fake.fn, token: () => 'secret' });
+    const client = createApi({ fetch: fake.fn, token: () => 'secret' });
     await client.agents();
     await client.agents(); // conditional, and still signed
     await client.logs(3, { offset: 0, follow: true });
     await client.experimentAction(1, 'pause');
-    await new ApiClient({ fetch: fake.fn }).agents();
+    await createApi({ fetch: fake.fn }).agents();
     expect(fake.calls.map((c) => headersOf(c.init).Authorization)).toEqual([
       'Bearer secret',
       'Bearer secret',
@@ -70,7 +72,7 @@ describe('ApiClient', () => {
       '/api/v1/experiments': () => unauthenticated('the token has expired; sign in again'),
       '/api/v1/trials/3/logs': () => unauthenticated('sign in first'),
     });
-    const client = new ApiClient({ fetch: fake.fn, token: () => token, onUnauthorized: (e) => ended.push(e) });
+    const client = createApi({ fetch: fake.fn, token: () => token, onUnauthorized: (e: ApiError) => ended.push(e) });
     await expect(client.experiments({})).rejects.toMatchObject({ status: 401, code: 'unauthenticated' });
     await expect(client.logs(3, { offset: 0 })).rejects.toMatchObject({ status: 401 });
     expect(ended.map((e) => e.message)).toEqual(['the token has expired; sign in again', 'sign in first']);
@@ -84,7 +86,7 @@ describe('ApiClient', () => {
       },
     });
     token = 'old';
-    const late = new ApiClient({ fetch: slow.fn, token: () => token, onUnauthorized: (e) => ended.push(e) });
+    const late = createApi({ fetch: slow.fn, token: () => token, onUnauthorized: (e: ApiError) => ended.push(e) });
     await expect(late.experiments({})).rejects.toMatchObject({ status: 401 });
     expect(ended).toHaveLength(2);
   });
@@ -104,7 +106,7 @@ describe('ApiClient', () => {
       },
       '/api/v1/auth/logout': () => json({}),
     });
-    const client = new ApiClient({ fetch: fake.fn, token: () => 'stale', onUnauthorized });
+    const client = createApi({ fetch: fake.fn, token: () => 'stale', onUnauthorized });
     await expect(client.login('admin', 'wrong')).rejects.toMatchObject({
       status: 401,
       message: 'wrong username or password',
@@ -126,14 +128,14 @@ describe('ApiClient', () => {
     const fake = fakeFetch({
       '/api/v1/experiments/9/kill': () => json({ error: { code: 'conflict', message: 'experiment 9 has ended' } }, 409),
     });
-    const client = new ApiClient({ fetch: fake.fn });
+    const client = createApi({ fetch: fake.fn });
     await expect(client.experimentAction(9, 'kill')).rejects.toMatchObject({
       status: 409,
       code: 'conflict',
       message: 'experiment 9 has ended',
     });
     expect(fake.calls[0].init?.method).toBe('POST');
-    const down = new ApiClient({
+    const down = createApi({
       fetch: (async () => {
         throw new TypeError('Failed to fetch');
       }) as typeof fetch,
@@ -145,7 +147,7 @@ describe('ApiClient', () => {
 
   it('asks for downsampled metrics', async () => {
     const fake = fakeFetch({ '/api/v1/trials/3/metrics': () => json({ metrics: [], total: 0, downsampled: false }) });
-    await new ApiClient({ fetch: fake.fn }).trialMetrics(3, 'training', 1000);
+    await createApi({ fetch: fake.fn }).trialMetrics(3, 'training', 1000);
     expect(fake.calls[0].url).toBe('/api/v1/trials/3/metrics?kind=training&max_points=1000');
   });
 });
@@ -162,7 +164,7 @@ describe("the app's client", () => {
     });
     vi.stubGlobal('fetch', fake.fn);
     startSession({ token: 'tok-1', username: 'alice', role: 'user', expires_at: '2099-01-01T00:00:00Z' });
-    expect((await api.pools()).changed).toBe(true);
+    expect((await api.pools()).pools).toEqual([]);
     startSession({ token: 'tok-2', username: 'alice', role: 'user', expires_at: '2099-01-01T00:00:00Z' });
     await expect(api.pools()).rejects.toMatchObject({ status: 401 });
     // The new session started without the old one's cached answers.

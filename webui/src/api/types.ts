@@ -71,3 +71,13 @@ export type ProxyLink = paths['/api/v1/tasks/{id}/proxy/link']['post']['response
 // announced itself to the task proxy) says when it can be opened.
 export type Notebook = Schemas['Notebook'];
 export type NotebookList = Schemas['NotebookList'];
+
+// Renaming, describing, labelling an experiment (and its scheduling fields).
+export type ExperimentPatch = NonNullable<
+  paths['/api/v1/experiments/{id}']['patch']['requestBody']
+>['content']['application/json'];
+// One problem or warning of an experiment config: its key path and YAML line.
+export type ConfigIssue = Schemas['ConfigIssue'];
+export type ConfigCheckAnswer = Schemas['ConfigCheckAnswer'];
+export type ExperimentCreated = Schemas['ExperimentCreated'];
+export type Template = Schemas['Template'];

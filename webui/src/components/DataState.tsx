@@ -10,10 +10,10 @@ export function Loading({ what }: { what: string }) {
   );
 }
 
-export function ErrorMessage({ error, onRetry, what }: { error: Error; onRetry?: () => void; what: string }) {
+export function ErrorMessage({ error, onRetry, what }: { error: Error | null; onRetry?: () => void; what: string }) {
   return (
     <div className="state-box state-error" role="alert">
-      <strong>Could not load {what}.</strong> {error.message}
+      <strong>Could not load {what}.</strong> {error?.message}
       {onRetry && (
         <button type="button" className="btn btn-small" onClick={onRetry}>
           Retry
@@ -24,7 +24,7 @@ export function ErrorMessage({ error, onRetry, what }: { error: Error; onRetry?:
 }
 
 // Shown above data that is still displayed while refreshing it fails.
-export function StaleNotice({ error }: { error: Error | undefined }) {
+export function StaleNotice({ error }: { error: Error | null | undefined }) {
   if (!error) return null;
   return (
     <div className="stale" role="status">

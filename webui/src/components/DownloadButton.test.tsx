@@ -1,5 +1,6 @@
-import { fireEvent, render, screen, waitFor } from '@testing-library/react';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { fireEvent, screen, waitFor } from '@testing-library/react';
+import { render } from '../test/render';
+import { afterEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { fakeFetch, json, signIn } from '../test/fixtures';
 import { DownloadButton } from './DownloadButton';
 
@@ -17,13 +18,16 @@ describe('DownloadButton', () => {
     vi.stubGlobal('fetch', fake.fn);
     signIn({ token: 'tok' });
     const created: Blob[] = [];
-    vi.stubGlobal('URL', {
-      ...URL,
-      createObjectURL: (b: Blob) => {
-        created.push(b);
-        return 'blob:model';
-      },
-      revokeObjectURL: () => {},
+    // Only the blob URL functions are replaced (requests still parse URLs).
+    const saved = { create: URL.createObjectURL, revoke: URL.revokeObjectURL };
+    URL.createObjectURL = (b: Blob) => {
+      created.push(b);
+      return 'blob:model';
+    };
+    URL.revokeObjectURL = () => {};
+    onTestFinished(() => {
+      URL.createObjectURL = saved.create;
+      URL.revokeObjectURL = saved.revoke;
     });
     const clicked: { href: string; download: string }[] = [];
     vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (this: HTMLAnchorElement) {

@@ -1,9 +1,12 @@
 // Pause / activate / kill / archive buttons for one experiment, each behind a
-// confirmation; `onDone` receives the experiment as the master answered.
+// confirmation; the experiment's cached views are refreshed, and `onDone`
+// receives the experiment as the master answered.
 // Only its owner and admins get the buttons; the page of someone else's
 // experiment says why there are none (the list just leaves them out).
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api, failureText } from '../api/client';
+import { keys } from '../api/queries';
 import type { Experiment, ExperimentAction } from '../api/types';
 import { useSession } from '../auth/session';
 import { ACTIONS, availableActions, mayChange } from '../lib/experiments';
@@ -15,13 +18,20 @@ export function ExperimentActions({
   compact,
 }: {
   experiment: Pick<Experiment, 'id' | 'name' | 'state' | 'archived' | 'owner'>;
-  onDone: (updated: Experiment, action: ExperimentAction) => void;
+  onDone?: (updated: Experiment, action: ExperimentAction) => void;
   compact?: boolean;
 }) {
   const [pending, setPending] = useState<ExperimentAction | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
   const { session } = useSession();
+  const queryClient = useQueryClient();
+  const act = useMutation({
+    mutationFn: (action: ExperimentAction) => api.experimentAction(experiment.id, action),
+    onSuccess: (updated, action) => {
+      setPending(null);
+      void queryClient.invalidateQueries({ queryKey: keys.experiments });
+      onDone?.(updated, action);
+    },
+  });
   const actions = availableActions(experiment);
   if (actions.length === 0) return null;
   if (!mayChange(session, experiment))
@@ -32,22 +42,6 @@ export function ExperimentActions({
       </p>
     );
 
-  const run = async () => {
-    if (!pending) return;
-    setBusy(true);
-    setError(null);
-    try {
-      const updated = await api.experimentAction(experiment.id, pending);
-      const done = pending;
-      setPending(null);
-      onDone(updated, done);
-    } catch (e) {
-      setError(failureText(e));
-    } finally {
-      setBusy(false);
-    }
-  };
-
   return (
     <div className="actions">
       {actions.map((a) => (
@@ -56,7 +50,7 @@ export function ExperimentActions({
           type="button"
           className={`btn ${compact ? 'btn-small' : ''} ${ACTIONS[a].danger ? 'btn-danger-outline' : ''}`}
           onClick={() => {
-            setError(null);
+            act.reset();
             setPending(a);
           }}
           aria-label={`${ACTIONS[a].label} experiment ${experiment.id}`}
@@ -69,9 +63,9 @@ export function ExperimentActions({
           title={ACTIONS[pending].title(experiment)}
           confirmLabel={ACTIONS[pending].label}
           danger={ACTIONS[pending].danger}
-          busy={busy}
-          error={error}
-          onConfirm={run}
+          busy={act.isPending}
+          error={act.error ? failureText(act.error) : null}
+          onConfirm={() => act.mutate(pending)}
           onCancel={() => setPending(null)}
         >
           <p>{ACTIONS[pending].explain}</p>

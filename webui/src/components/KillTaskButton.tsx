@@ -1,5 +1,5 @@
-// Ends a shell or a notebook after asking: its processes are stopped and its
-// slots freed; it is not restarted.
+// Ends a shell, a notebook or a trial after asking: its processes are
+// stopped and its slots freed; it is not restarted.
 import { useState } from 'react';
 import { failureText } from '../api/client';
 import type { TaskNoun } from '../lib/tasks';
@@ -8,11 +8,13 @@ import { ConfirmDialog } from './ConfirmDialog';
 export function KillTaskButton({
   noun,
   id,
+  explain = 'Its processes are stopped and its slots freed. It is not restarted.',
   kill,
   onDone,
 }: {
-  noun: TaskNoun;
+  noun: TaskNoun | 'trial';
   id: number;
+  explain?: string;
   kill: (id: number) => Promise<unknown>;
   onDone: () => void;
 }) {
@@ -52,7 +54,7 @@ export function KillTaskButton({
           onConfirm={() => void run()}
           onCancel={() => setAsking(false)}
         >
-          <p>Its processes are stopped and its slots freed. It is not restarted.</p>
+          <p>{explain}</p>
         </ConfirmDialog>
       )}
     </>

@@ -1,4 +1,5 @@
-import { fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { fireEvent, screen, waitFor } from '@testing-library/react';
+import { render } from '../test/render';
 import { describe, expect, it, vi } from 'vitest';
 import type { LogLine } from '../api/types';
 import { fakeFetch, json } from '../test/fixtures';

@@ -4,7 +4,8 @@ import { useMemo } from 'react';
 import type { Trial } from '../api/types';
 import { formatMetric, formatValue } from '../lib/format';
 import { axisFor, axisTicks, flattenHparams, position } from '../lib/hparams';
-import { navigate, paths } from '../router';
+import { useNavigate } from 'react-router';
+import { paths } from '../paths';
 
 export interface ScatterPlotProps {
   trials: Trial[];
@@ -21,6 +22,7 @@ const T = 16;
 const B = 44;
 
 export function ScatterPlot({ trials, hparam, metric, bestId }: ScatterPlotProps) {
+  const navigate = useNavigate();
   const model = useMemo(() => {
     const points = trials
       .filter((t) => typeof t.best_validation === 'number')
@@ -43,7 +45,7 @@ export function ScatterPlot({ trials, hparam, metric, bestId }: ScatterPlotProps
     <svg
       className="scatter"
       viewBox={`0 0 ${W} ${H}`}
-      role="img"
+      role="group"
       aria-label={`${metric} against ${hparam}, one point per trial`}
     >
       <line x1={L} x2={W - R} y1={H - B} y2={H - B} className="pc-axis" />

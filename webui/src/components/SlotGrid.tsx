@@ -3,7 +3,8 @@
 // to its trial.
 import type { Agent, Job } from '../api/types';
 import { slotViews } from '../lib/cluster';
-import { Link, paths } from '../router';
+import { Link } from 'react-router';
+import { paths } from '../paths';
 
 export function SlotGrid({ agent, jobs }: { agent: Agent; jobs: Job[] }) {
   const slots = slotViews(agent, jobs);
@@ -14,7 +15,7 @@ export function SlotGrid({ agent, jobs }: { agent: Agent; jobs: Job[] }) {
         <li key={s.slotId} className="slot-cell">
           {s.allocationId && s.trialId ? (
             <Link
-              href={paths.trial(s.trialId)}
+              to={paths.trial(s.trialId)}
               className="slot slot-used"
               style={{ background: s.color ?? undefined }}
               aria-label={s.label}

@@ -1,10 +1,10 @@
 // Validation and training curves of every trial of an experiment, side by
 // side: one request per chart however many trials there are, each trial's
 // series downsampled on the master.
+import { useQuery } from '@tanstack/react-query';
 import { useMemo, useState } from 'react';
-import { api } from '../api/client';
+import { queries } from '../api/queries';
 import type { Experiment, MetricKind, Trial } from '../api/types';
-import { usePoll } from '../hooks/usePoll';
 import { formatCount } from '../lib/format';
 import { alignSeries, pointsPerTrial, seriesColor, trialSeriesToXY } from '../lib/series';
 import { Empty, ErrorMessage, Loading } from './DataState';
@@ -43,11 +43,7 @@ function TrialsChart({
 }) {
   const [metric, setMetric] = useState<string | null>(null); // null: the master's choice
   const maxPoints = pointsPerTrial(trials?.length ?? experiment.num_trials);
-  const curves = usePoll(
-    (s) => api.experimentMetrics(experiment.id, kind, metric, maxPoints, s),
-    [experiment.id, kind, metric, maxPoints],
-    interval,
-  );
+  const curves = useQuery(queries.experimentMetrics(experiment.id, kind, metric, maxPoints, interval <= 0));
   const best = experiment.best_trial_id;
 
   const chart = useMemo(() => {
@@ -87,9 +83,9 @@ function TrialsChart({
           </label>
         )}
       </div>
-      {curves.loading && <Loading what={`${kind} metrics`} />}
+      {curves.isPending && <Loading what={`${kind} metrics`} />}
       {!curves.data && curves.error && (
-        <ErrorMessage what={`${kind} metrics`} error={curves.error} onRetry={curves.refresh} />
+        <ErrorMessage what={`${kind} metrics`} error={curves.error} onRetry={() => void curves.refetch()} />
       )}
       {chart && chart.series.length === 0 && (
         <Empty title={`No ${kind} metrics reported yet.`}>Curves appear here as the trials report them.</Empty>

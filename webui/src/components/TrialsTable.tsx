@@ -1,12 +1,17 @@
 // The trials of an experiment: hyperparameters the search varied as
 // columns (the constant ones listed below), state, best metric, batches and
-// restarts; sortable; the best trial marked.
+// restarts; sortable; the best trial marked; a trial still running can be
+// killed by the experiment's owner or an admin.
 import { useMemo, useState } from 'react';
+import { useSession } from '../auth/session';
+import { isTerminal, mayChange } from '../lib/experiments';
+import { KillTrialButton } from './KillTrialButton';
 import type { Experiment, Trial } from '../api/types';
 import { formatCount, formatMetric, formatValue } from '../lib/format';
 import { bestTrial, flattenHparams, hparamColumns } from '../lib/hparams';
 import { sortTrials, type TrialSortKey } from '../lib/trials';
-import { Link, paths } from '../router';
+import { Link } from 'react-router';
+import { paths } from '../paths';
 import { Empty } from './DataState';
 import { SortHeader } from './SortHeader';
 import { StateBadge } from './StateBadge';
@@ -19,6 +24,9 @@ export function TrialsTable({ experiment, trials }: { experiment: Experiment; tr
   const shownCols = varying.length ? varying : constants;
   const sorted = useMemo(() => sortTrials(trials, sort.key, sort.order), [trials, sort]);
   const best = bestTrial(trials, experiment.searcher?.smaller_is_better ?? true);
+  const { session } = useSession();
+  const mine = mayChange(session, experiment);
+  const canKill = mine && trials.some((t) => !isTerminal(t.state));
   if (trials.length === 0)
     return <Empty title="No trials yet.">The searcher creates them once the experiment is active.</Empty>;
   const sortProps = (key: TrialSortKey) => ({
@@ -46,6 +54,11 @@ export function TrialsTable({ experiment, trials }: { experiment: Experiment; tr
               />
               <SortHeader label="Batches" {...sortProps('batches')} className="col-num" />
               <SortHeader label="Restarts" {...sortProps('restarts')} className="col-num" />
+              {canKill && (
+                <th scope="col">
+                  <span className="sr-only">Actions</span>
+                </th>
+              )}
             </tr>
           </thead>
           <tbody>
@@ -55,7 +68,7 @@ export function TrialsTable({ experiment, trials }: { experiment: Experiment; tr
               return (
                 <tr key={t.id} className={isBest ? 'row-best' : undefined} data-trial={t.id}>
                   <td className="col-num">
-                    <Link href={paths.trial(t.id)}>{t.id}</Link>
+                    <Link to={paths.trial(t.id)}>{t.id}</Link>
                     {isBest && (
                       <span className="best-mark" title="best trial">
                         {' '}
@@ -82,6 +95,9 @@ export function TrialsTable({ experiment, trials }: { experiment: Experiment; tr
                   <td className="col-num">{formatMetric(t.best_validation)}</td>
                   <td className="col-num">{formatCount(t.total_batches)}</td>
                   <td className="col-num">{t.restarts}</td>
+                  {canKill && (
+                    <td>{!isTerminal(t.state) && <KillTrialButton trialId={t.id} experimentId={experiment.id} />}</td>
+                  )}
                 </tr>
               );
             })}

@@ -27,6 +27,12 @@ describe('experiments list query', () => {
     expect(search).toBe('?state=PAUSED&label=nlp&name=bert&sort=name&order=asc&page=3&size=50');
     expect(parseListQuery(search)).toEqual(q);
   });
+  it('keeps the archived filter in the URL, reading the old checkbox too', () => {
+    expect(listQueryToSearch({ ...DEFAULT_LIST_QUERY, archived: 'only' })).toBe('?archived=only');
+    expect(parseListQuery('?archived=only').archived).toBe('only');
+    expect(parseListQuery('?archived=true').archived).toBe('show');
+    expect(listQueryToSearch({ ...DEFAULT_LIST_QUERY, archived: 'show' })).toBe('?archived=true');
+  });
   it('ignores bad URL values', () => {
     expect(parseListQuery('?state=RUNNING&sort=colour&order=up&page=-2&size=7')).toEqual(DEFAULT_LIST_QUERY);
   });
@@ -38,7 +44,8 @@ describe('experiments list query', () => {
       sort: 'id',
       order: 'desc',
     });
-    expect(listQueryToParams({ ...DEFAULT_LIST_QUERY, archived: true }).archived).toBeUndefined();
+    expect(listQueryToParams({ ...DEFAULT_LIST_QUERY, archived: 'show' }).archived).toBeUndefined();
+    expect(listQueryToParams({ ...DEFAULT_LIST_QUERY, archived: 'only' }).archived).toBe('true');
     expect(listQueryToParams({ ...DEFAULT_LIST_QUERY, state: 'STOPPING' }).state).toBe(
       'STOPPING_COMPLETED,STOPPING_CANCELED,STOPPING_ERROR',
     );

@@ -29,12 +29,21 @@ const SORT_KEYS: SortKey[] = [
 ];
 export const PAGE_SIZES = [25, 50, 100];
 
+// Archived experiments: hidden (the default), listed with the others, or alone.
+export type ArchivedFilter = 'hide' | 'show' | 'only';
+
+export const ARCHIVED_FILTERS: { value: ArchivedFilter; label: string }[] = [
+  { value: 'hide', label: 'Not archived' },
+  { value: 'show', label: 'Archived too' },
+  { value: 'only', label: 'Only archived' },
+];
+
 export interface ListQuery {
   state: StateFilter;
   owner: string;
   label: string;
   name: string;
-  archived: boolean; // show archived experiments too
+  archived: ArchivedFilter;
   sort: SortKey;
   order: 'asc' | 'desc';
   page: number; // from 1
@@ -46,7 +55,7 @@ export const DEFAULT_LIST_QUERY: ListQuery = {
   owner: '',
   label: '',
   name: '',
-  archived: false,
+  archived: 'hide',
   sort: 'id',
   order: 'desc',
   page: 1,
@@ -61,7 +70,9 @@ export function parseListQuery(search: string): ListQuery {
   q.owner = p.get('owner') ?? '';
   q.label = p.get('label') ?? '';
   q.name = p.get('name') ?? '';
-  q.archived = p.get('archived') === 'true';
+  // archived=true (both) is the URL of earlier versions' checkbox.
+  const archived = p.get('archived');
+  q.archived = archived === 'true' ? 'show' : archived === 'only' ? 'only' : 'hide';
   const sort = p.get('sort');
   if (sort && (SORT_KEYS as string[]).includes(sort)) q.sort = sort as SortKey;
   const order = p.get('order');
@@ -81,7 +92,7 @@ export function listQueryToSearch(q: ListQuery): string {
   if (q.owner) p.set('owner', q.owner);
   if (q.label) p.set('label', q.label);
   if (q.name) p.set('name', q.name);
-  if (q.archived) p.set('archived', 'true');
+  if (q.archived !== 'hide') p.set('archived', q.archived === 'show' ? 'true' : 'only');
   if (q.sort !== d.sort) p.set('sort', q.sort);
   if (q.order !== d.order) p.set('order', q.order);
   if (q.page !== 1) p.set('page', String(q.page));
@@ -97,7 +108,7 @@ export function listQueryToParams(q: ListQuery): QueryParams {
     owner: q.owner,
     label: q.label,
     name: q.name,
-    archived: q.archived ? undefined : 'false',
+    archived: q.archived === 'show' ? undefined : q.archived === 'only' ? 'true' : 'false',
     sort: q.sort,
     order: q.order,
     limit: q.pageSize,
@@ -167,7 +178,7 @@ export const ACTIONS: Record<ExperimentAction, ActionText> = {
   archive: {
     label: 'Archive',
     title: (e) => `Archive experiment ${e.id} (${e.name})?`,
-    explain: 'It is hidden from the list unless "Show archived" is on. Nothing is deleted.',
+    explain: 'It is hidden from the list unless the Archived filter shows it. Nothing is deleted.',
     danger: false,
   },
   unarchive: {
@@ -177,3 +188,10 @@ export const ACTIONS: Record<ExperimentAction, ActionText> = {
     danger: false,
   },
 };
+
+// Labels as typed in one field: separated by commas, trimmed, each kept once.
+export function parseLabels(text: string): string[] {
+  const out: string[] = [];
+  for (const l of text.split(',').map((s) => s.trim())) if (l && !out.includes(l)) out.push(l);
+  return out;
+}

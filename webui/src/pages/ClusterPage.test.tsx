@@ -1,4 +1,5 @@
-import { render, screen, within } from '@testing-library/react';
+import { screen, within } from '@testing-library/react';
+import { render } from '../test/render';
 import { describe, expect, it, vi } from 'vitest';
 import { agent, fakeFetch, job, json, pool } from '../test/fixtures';
 import { ClusterPage } from './ClusterPage';

@@ -2,23 +2,24 @@
 // drawn as a grid coloured by the allocation holding each slot, and the job
 // queue with the reason each waiting job waits (the master's sentence, the
 // one `ring job list` shows; on a Slurm pool also the job's Slurm id and state).
+import { useQuery } from '@tanstack/react-query';
 import { useEffect } from 'react';
-import { api } from '../api/client';
+import { queries } from '../api/queries';
 import type { Agent, Job, Pool } from '../api/types';
 import { Empty, ErrorMessage, Loading, StaleNotice } from '../components/DataState';
 import { ProgressBar } from '../components/ProgressBar';
 import { SlotGrid } from '../components/SlotGrid';
 import { StateBadge } from '../components/StateBadge';
 import { useNow } from '../hooks/useNow';
-import { usePoll } from '../hooks/usePoll';
 import { allocationColor, identityOf, slotUsage, slurmJobOf, splitQueue, taskLabel, whyWaiting } from '../lib/cluster';
 import { formatAgo, formatDateTime } from '../lib/format';
-import { Link, paths } from '../router';
+import { Link } from 'react-router';
+import { paths } from '../paths';
 
 export function ClusterPage() {
-  const agents = usePoll((s) => api.agents(s), []);
-  const jobs = usePoll((s) => api.jobs(s), []);
-  const pools = usePoll((s) => api.pools(s), [], 5000);
+  const agents = useQuery(queries.agents());
+  const jobs = useQuery(queries.jobs());
+  const pools = useQuery(queries.pools());
   useEffect(() => {
     document.title = 'Cluster · Ringmaster';
   }, []);
@@ -37,20 +38,26 @@ export function ClusterPage() {
       <StaleNotice error={agents.data ? (agents.error ?? jobs.error) : undefined} />
       <section className="panel" aria-labelledby="pools-title">
         <h2 id="pools-title">Resource pools</h2>
-        {pools.loading && <Loading what="pools" />}
-        {!pools.data && pools.error && <ErrorMessage what="pools" error={pools.error} onRetry={pools.refresh} />}
+        {pools.isPending && <Loading what="pools" />}
+        {!pools.data && pools.error && (
+          <ErrorMessage what="pools" error={pools.error} onRetry={() => void pools.refetch()} />
+        )}
         {pools.data && <Pools pools={pools.data.pools} />}
       </section>
       <section className="panel" aria-labelledby="agents-title">
         <h2 id="agents-title">Agents and slots</h2>
-        {agents.loading && <Loading what="agents" />}
-        {!agents.data && agents.error && <ErrorMessage what="agents" error={agents.error} onRetry={agents.refresh} />}
+        {agents.isPending && <Loading what="agents" />}
+        {!agents.data && agents.error && (
+          <ErrorMessage what="agents" error={agents.error} onRetry={() => void agents.refetch()} />
+        )}
         {agents.data && <Agents agents={agents.data.agents} jobs={jobs.data?.jobs ?? []} />}
       </section>
       <section className="panel" aria-labelledby="queue-title">
         <h2 id="queue-title">Job queue</h2>
-        {jobs.loading && <Loading what="the job queue" />}
-        {!jobs.data && jobs.error && <ErrorMessage what="the job queue" error={jobs.error} onRetry={jobs.refresh} />}
+        {jobs.isPending && <Loading what="the job queue" />}
+        {!jobs.data && jobs.error && (
+          <ErrorMessage what="the job queue" error={jobs.error} onRetry={() => void jobs.refetch()} />
+        )}
         {jobs.data && <Queue jobs={jobs.data.jobs} />}
       </section>
     </section>
@@ -149,8 +156,8 @@ function Agents({ agents, jobs }: { agents: Agent[]; jobs: Job[] }) {
               {job && job.trial_id != null && job.experiment_id != null && (
                 <>
                   {' '}
-                  · <Link href={paths.trial(job.trial_id)}>trial {job.trial_id}</Link> of{' '}
-                  <Link href={paths.experiment(job.experiment_id)}>experiment {job.experiment_id}</Link>
+                  · <Link to={paths.trial(job.trial_id)}>trial {job.trial_id}</Link> of{' '}
+                  <Link to={paths.experiment(job.experiment_id)}>experiment {job.experiment_id}</Link>
                 </>
               )}
               {job && job.trial_id == null && <> · {taskLabel(job)}</>}
@@ -199,14 +206,10 @@ function Queue({ jobs }: { jobs: Job[] }) {
                 {j.allocation_id}
               </td>
               <td>
-                {j.trial_id != null ? <Link href={paths.trial(j.trial_id)}>trial {j.trial_id}</Link> : taskLabel(j)}
+                {j.trial_id != null ? <Link to={paths.trial(j.trial_id)}>trial {j.trial_id}</Link> : taskLabel(j)}
               </td>
               <td>
-                {j.experiment_id != null ? (
-                  <Link href={paths.experiment(j.experiment_id)}>{j.experiment_id}</Link>
-                ) : (
-                  '—'
-                )}
+                {j.experiment_id != null ? <Link to={paths.experiment(j.experiment_id)}>{j.experiment_id}</Link> : '—'}
               </td>
               <td>{j.owner}</td>
               <td>

@@ -1,4 +1,5 @@
-import { render, screen, within } from '@testing-library/react';
+import { screen, within } from '@testing-library/react';
+import { render } from '../test/render';
 import { describe, expect, it, vi } from 'vitest';
 import { experiment, fakeFetch, json, signIn, trial } from '../test/fixtures';
 import { ExperimentPage } from './ExperimentPage';
@@ -81,7 +82,7 @@ describe('ExperimentPage', () => {
     ).toBeTruthy();
     expect(screen.queryByRole('button', { name: /^(Pause|Activate|Kill|Archive|Unarchive) experiment 1$/ })).toBeNull();
     // Reading is the team's (experiments_team_readable); the master says no otherwise.
-    expect(screen.getByRole('button', { name: 'Download the model definition of experiment 1' })).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Download model of experiment 1' })).toBeTruthy();
   });
 
   it('names the checkpoint a warm-started experiment starts from', async () => {

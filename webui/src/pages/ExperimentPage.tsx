@@ -1,58 +1,65 @@
-// One experiment: state and actions, the learning curves of all its trials,
-// its trials with their hyperparameters, how the metric depends on them, and
-// the config it was submitted with.
-import { useEffect } from 'react';
-import { api } from '../api/client';
+// One experiment: state and actions (pause, kill, edit, fork, delete), the
+// learning curves of all its trials, its trials with their hyperparameters
+// (each can be killed), how the metric depends on them, the files of its
+// model definition, and the config it was submitted with.
+import { useQuery } from '@tanstack/react-query';
+import { useEffect, useState } from 'react';
+import { Link } from 'react-router';
+import { queries } from '../api/queries';
 import type { Experiment } from '../api/types';
+import { useSession } from '../auth/session';
 import { BestMetric } from '../components/BestMetric';
 import { ErrorMessage, Loading, StaleNotice } from '../components/DataState';
-import { DownloadButton } from '../components/DownloadButton';
+import { DeleteExperiment } from '../components/DeleteExperiment';
+import { EditExperiment } from '../components/EditExperiment';
 import { ExperimentActions } from '../components/ExperimentActions';
 import { HparamViews } from '../components/HparamViews';
+import { ModelFiles } from '../components/ModelFiles';
 import { ProgressBar } from '../components/ProgressBar';
 import { StateBadge } from '../components/StateBadge';
 import { Curves } from '../components/TrialsChart';
 import { TrialsTable } from '../components/TrialsTable';
 import { useNow } from '../hooks/useNow';
-import { usePoll } from '../hooks/usePoll';
-import { isTerminal } from '../lib/experiments';
+import { isTerminal, mayChange } from '../lib/experiments';
 import { durationBetween, formatCount, formatDateTime } from '../lib/format';
-import { Link, paths } from '../router';
+import { paths } from '../paths';
 
 export function ExperimentPage({ id }: { id: number }) {
-  const exp = usePoll((s) => api.experiment(id, s), [id]);
+  const exp = useQuery(queries.experiment(id));
   const ended = exp.data ? isTerminal(exp.data.state) : false;
-  const slow = ended ? 15000 : 3000;
-  const trials = usePoll((s) => api.trials(id, s), [id], slow);
+  const trials = useQuery(queries.experimentTrials(id, ended ? 15000 : 3000));
 
   useEffect(() => {
     document.title = `${exp.data ? exp.data.name : 'Experiment'} #${id} · Ringmaster`;
   }, [exp.data, id]);
 
-  if (exp.loading) return <Loading what={`experiment ${id}`} />;
+  if (exp.isPending) return <Loading what={`experiment ${id}`} />;
   if (!exp.data)
     return (
       <section>
         <p className="crumbs">
-          <Link href={paths.experiments()}>Experiments</Link> / {id}
+          <Link to={paths.experiments()}>Experiments</Link> / {id}
         </p>
-        <ErrorMessage what={`experiment ${id}`} error={exp.error!} onRetry={exp.refresh} />
+        <ErrorMessage what={`experiment ${id}`} error={exp.error} onRetry={() => void exp.refetch()} />
       </section>
     );
   const e = exp.data;
   const list = trials.data?.trials;
   return (
     <section aria-labelledby="experiment-title">
-      <ExperimentHeader e={e} onChanged={exp.refresh} />
+      <ExperimentHeader e={e} />
       <StaleNotice error={exp.error ?? trials.error} />
       <Curves experiment={e} trials={list} interval={ended ? 0 : 3000} />
       <section className="panel" aria-labelledby="trials-title">
         <h2 id="trials-title">Trials</h2>
-        {!list && trials.error && <ErrorMessage what="trials" error={trials.error} onRetry={trials.refresh} />}
+        {!list && trials.error && (
+          <ErrorMessage what="trials" error={trials.error} onRetry={() => void trials.refetch()} />
+        )}
         {!list && !trials.error && <Loading what="trials" />}
         {list && <TrialsTable experiment={e} trials={list} />}
       </section>
       {list && <HparamViews experiment={e} trials={list} />}
+      <ModelFiles experimentId={e.id} />
       <section className="panel" aria-labelledby="config-title">
         <h2 id="config-title">Configuration</h2>
         <details>
@@ -66,12 +73,15 @@ export function ExperimentPage({ id }: { id: number }) {
   );
 }
 
-function ExperimentHeader({ e, onChanged }: { e: Experiment; onChanged: () => void }) {
+function ExperimentHeader({ e }: { e: Experiment }) {
   const now = useNow();
+  const { session } = useSession();
+  const [editing, setEditing] = useState(false);
+  const mine = mayChange(session, e);
   return (
     <>
       <p className="crumbs">
-        <Link href={paths.experiments()}>Experiments</Link> / {e.id}
+        <Link to={paths.experiments()}>Experiments</Link> / {e.id}
       </p>
       <div className="page-head">
         <div>
@@ -85,15 +95,24 @@ function ExperimentHeader({ e, onChanged }: { e: Experiment; onChanged: () => vo
           </div>
         </div>
         <div className="head-actions">
-          <ExperimentActions experiment={e} onDone={onChanged} />
-          <DownloadButton
-            path={api.modelDefinitionPath(e.id)}
-            filename={`experiment_${e.id}_model_def.tar.gz`}
-            label="Download model"
-            ariaLabel={`Download the model definition of experiment ${e.id}`}
-          />
+          <ExperimentActions experiment={e} />
+          {mine && !editing && (
+            <button
+              type="button"
+              className="btn"
+              aria-label={`Edit experiment ${e.id}`}
+              onClick={() => setEditing(true)}
+            >
+              Edit
+            </button>
+          )}
+          <Link to={paths.experimentFork(e.id)} className="btn" aria-label={`Fork experiment ${e.id}`}>
+            Fork
+          </Link>
+          {mine && <DeleteExperiment experiment={e} />}
         </div>
       </div>
+      {editing && <EditExperiment experiment={e} onClose={() => setEditing(false)} />}
       {e.description && <p className="description">{e.description}</p>}
       <dl className="facts">
         <div>
@@ -114,7 +133,7 @@ function ExperimentHeader({ e, onChanged }: { e: Experiment; onChanged: () => vo
             {e.best_trial_id !== null && (
               <>
                 {' '}
-                in <Link href={paths.trial(e.best_trial_id)}>trial {e.best_trial_id}</Link>
+                in <Link to={paths.trial(e.best_trial_id)}>trial {e.best_trial_id}</Link>
               </>
             )}
           </dd>
@@ -140,13 +159,21 @@ function ExperimentHeader({ e, onChanged }: { e: Experiment; onChanged: () => vo
             </dd>
           </div>
         )}
+        {e.forked_from !== null && e.forked_from !== undefined && (
+          <div>
+            <dt>Forked from</dt>
+            <dd>
+              <Link to={paths.experiment(e.forked_from)}>experiment {e.forked_from}</Link>
+            </dd>
+          </div>
+        )}
         {e.warm_start && (
           <div>
             <dt>Warm start</dt>
             <dd>
               from checkpoint{' '}
               <code title={e.warm_start.checkpoint_uuid}>{e.warm_start.checkpoint_uuid.slice(0, 8)}</code> of{' '}
-              <Link href={paths.trial(e.warm_start.trial_id)}>trial {e.warm_start.trial_id}</Link> at batch{' '}
+              <Link to={paths.trial(e.warm_start.trial_id)}>trial {e.warm_start.trial_id}</Link> at batch{' '}
               {formatCount(e.warm_start.batches)}
               {e.warm_start.state === 'DELETED' ? ' (since deleted)' : ''}
             </dd>

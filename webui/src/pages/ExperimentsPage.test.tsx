@@ -1,4 +1,5 @@
-import { act, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { render } from '../test/render';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { experiment, fakeFetch, json, signIn } from '../test/fixtures';
 import { ExperimentsPage } from './ExperimentsPage';
@@ -132,5 +133,69 @@ describe('ExperimentsPage', () => {
     });
     const dialog = screen.getByRole('dialog');
     expect(within(dialog).getByRole('alert').textContent).toBe('Not allowed: experiment 1 belongs to alice');
+  });
+
+  it('archives the selected rows at once and lists the ones the master refused', async () => {
+    const fake = fakeFetch({
+      '/api/v1/experiments/1/archive': () =>
+        json(
+          { error: { code: 'conflict', message: 'experiment 1 is active; only ended experiments are archived' } },
+          409,
+        ),
+      '/api/v1/experiments/2/archive': () => json(experiment({ id: 2, state: 'COMPLETED', archived: true })),
+      '/api/v1/experiments': () =>
+        json(
+          list([
+            experiment({ id: 1 }),
+            experiment({ id: 2, name: 'bert', state: 'COMPLETED' }),
+            experiment({ id: 3, name: 'gpt' }),
+          ]),
+        ),
+    });
+    vi.stubGlobal('fetch', fake.fn);
+    render(<ExperimentsPage />);
+    await screen.findByText('bert');
+    expect(screen.queryByRole('toolbar')).toBeNull();
+    fireEvent.click(screen.getByRole('checkbox', { name: 'Select experiment 1' }));
+    fireEvent.click(screen.getByRole('checkbox', { name: 'Select experiment 2' }));
+    const bar = screen.getByRole('toolbar', { name: 'Act on the selected experiments' });
+    expect(bar.textContent).toContain('2 selected');
+    fireEvent.click(within(bar).getByRole('button', { name: 'Archive' }));
+    const dialog = screen.getByRole('dialog', { name: 'Archive 2 experiments (1, 2)?' });
+    await act(async () => {
+      fireEvent.click(within(dialog).getByRole('button', { name: 'Archive' }));
+    });
+    expect(await screen.findByText('Archive: done for 1 experiment; could not archive 1 experiment.')).toBeTruthy();
+    const failures = screen.getByRole('alert');
+    expect(
+      within(failures)
+        .getAllByRole('listitem')
+        .map((li) => li.textContent),
+    ).toEqual(['Experiment 1: experiment 1 is active; only ended experiments are archived']);
+    const posts = fake.calls.filter((c) => c.init?.method === 'POST').map((c) => c.url);
+    expect(posts).toEqual(['/api/v1/experiments/1/archive', '/api/v1/experiments/2/archive']);
+    // The selection is cleared, and the list read again.
+    expect(screen.queryByRole('toolbar')).toBeNull();
+    await waitFor(() => expect(fake.calls.filter((c) => c.url.startsWith('/api/v1/experiments?')).length).toBe(2));
+  });
+
+  it('selects every row of the page, and deletes through DELETE', async () => {
+    const fake = fakeFetch({
+      '/api/v1/experiments/': (url) => json({ id: Number(url.split('/').pop()), deleting: true }, 202),
+      '/api/v1/experiments': () =>
+        json(list([experiment({ id: 1, state: 'COMPLETED' }), experiment({ id: 2, name: 'bert', state: 'ERROR' })])),
+    });
+    vi.stubGlobal('fetch', fake.fn);
+    render(<ExperimentsPage />);
+    await screen.findByText('bert');
+    fireEvent.click(screen.getByRole('checkbox', { name: 'Select every experiment on this page' }));
+    const bar = screen.getByRole('toolbar', { name: 'Act on the selected experiments' });
+    fireEvent.click(within(bar).getByRole('button', { name: 'Delete' }));
+    await act(async () => {
+      fireEvent.click(within(screen.getByRole('dialog')).getByRole('button', { name: 'Delete' }));
+    });
+    expect(await screen.findByText('Delete: done for 2 experiments.')).toBeTruthy();
+    const deletes = fake.calls.filter((c) => c.init?.method === 'DELETE').map((c) => c.url);
+    expect(deletes).toEqual(['/api/v1/experiments/1', '/api/v1/experiments/2']);
   });
 });

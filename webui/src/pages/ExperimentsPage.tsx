@@ -1,9 +1,12 @@
 // Every experiment in one table: filter by state, owner, label and name,
-// sort by any column, page, and act (with confirmation). The view lives in
-// the URL; the list is one conditional request every few seconds, however
-// many experiments are on screen.
+// sort by any column, page, and act on one (with confirmation) or on the
+// selected rows at once (BulkActions). The view lives in the URL; the list
+// is one conditional request every few seconds, however many experiments are
+// on screen.
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useState } from 'react';
-import { api } from '../api/client';
+import { keys, queries } from '../api/queries';
+import { BulkActions } from '../components/BulkActions';
 import { BestMetric } from '../components/BestMetric';
 import { Empty, ErrorMessage, Loading, StaleNotice } from '../components/DataState';
 import { ExperimentActions } from '../components/ExperimentActions';
@@ -12,23 +15,28 @@ import { ProgressBar } from '../components/ProgressBar';
 import { SortHeader } from '../components/SortHeader';
 import { StateBadge } from '../components/StateBadge';
 import { useNow } from '../hooks/useNow';
-import { usePoll } from '../hooks/usePoll';
 import {
   ACTIONS,
+  ARCHIVED_FILTERS,
   DEFAULT_LIST_QUERY,
   STATE_FILTERS,
   listQueryToParams,
   listQueryToSearch,
   parseListQuery,
   toggleSort,
+  type ArchivedFilter,
   type ListQuery,
   type SortKey,
 } from '../lib/experiments';
 import { durationBetween, formatAgo, formatDateTime } from '../lib/format';
-import { Link, navigate, paths, useLocation } from '../router';
+import { Link, useLocation, useNavigate } from 'react-router';
+import { paths } from '../paths';
 
 export function ExperimentsPage() {
   const { search } = useLocation();
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const [selected, setSelected] = useState<ReadonlySet<number>>(new Set());
   const q = useMemo(() => parseListQuery(search), [search]);
   const [nameInput, setNameInput] = useState(q.name);
   const [notice, setNotice] = useState<string | null>(null);
@@ -53,10 +61,20 @@ export function ExperimentsPage() {
   }, [nameInput]);
 
   const params = listQueryToParams(q);
-  const key = JSON.stringify(params);
-  const list = usePoll((signal) => api.experiments(params, signal), [key]);
+  const list = useQuery(queries.experimentList(params));
   const data = list.data;
-  const filtered = q.state || q.owner || q.label || q.name;
+  const changed = () => void queryClient.invalidateQueries({ queryKey: keys.experiments });
+  const shownIds = data?.experiments.map((e) => e.id) ?? [];
+  // The selection is of rows on screen: a row that left the view leaves it.
+  const chosen = shownIds.filter((id) => selected.has(id));
+  const toggle = (id: number, on: boolean) =>
+    setSelected((s) => {
+      const next = new Set(s);
+      if (on) next.add(id);
+      else next.delete(id);
+      return next;
+    });
+  const filtered = q.state || q.owner || q.label || q.name || q.archived === 'only';
 
   const sortProps = (key: SortKey) => ({
     active: q.sort === key,
@@ -111,9 +129,15 @@ export function ExperimentsPage() {
             ))}
           </select>
         </label>
-        <label className="checkbox">
-          <input type="checkbox" checked={q.archived} onChange={(e) => update({ archived: e.target.checked })} /> Show
-          archived
+        <label className="inline-field">
+          Archived
+          <select value={q.archived} onChange={(e) => update({ archived: e.target.value as ArchivedFilter })}>
+            {ARCHIVED_FILTERS.map((f) => (
+              <option key={f.value} value={f.value}>
+                {f.label}
+              </option>
+            ))}
+          </select>
         </label>
         {filtered && (
           <button
@@ -134,11 +158,21 @@ export function ExperimentsPage() {
           {notice}
         </p>
       )}
-      {list.loading && <Loading what="experiments" />}
-      {!data && list.error && <ErrorMessage what="experiments" error={list.error} onRetry={list.refresh} />}
+      {list.isPending && <Loading what="experiments" />}
+      {!data && list.error && (
+        <ErrorMessage what="experiments" error={list.error} onRetry={() => void list.refetch()} />
+      )}
       {data && (
         <>
           <StaleNotice error={list.error} />
+          <BulkActions
+            experiments={data.experiments.filter((e) => selected.has(e.id))}
+            onDone={(message) => {
+              setNotice(message);
+              setSelected(new Set());
+              changed();
+            }}
+          />
           {data.experiments.length === 0 ? (
             filtered ? (
               <Empty title="No experiment matches these filters." />
@@ -153,6 +187,14 @@ export function ExperimentsPage() {
               <table className="table" aria-labelledby="experiments-title">
                 <thead>
                   <tr>
+                    <th scope="col" className="col-select">
+                      <input
+                        type="checkbox"
+                        aria-label="Select every experiment on this page"
+                        checked={shownIds.length > 0 && chosen.length === shownIds.length}
+                        onChange={(ev) => setSelected(ev.target.checked ? new Set(shownIds) : new Set())}
+                      />
+                    </th>
                     <SortHeader label="ID" {...sortProps('id')} className="col-num" />
                     <SortHeader label="Name" {...sortProps('name')} />
                     <SortHeader label="Owner" {...sortProps('owner')} />
@@ -169,10 +211,18 @@ export function ExperimentsPage() {
                 </thead>
                 <tbody>
                   {data.experiments.map((e) => (
-                    <tr key={e.id} data-experiment={e.id}>
+                    <tr key={e.id} data-experiment={e.id} className={selected.has(e.id) ? 'row-selected' : undefined}>
+                      <td className="col-select">
+                        <input
+                          type="checkbox"
+                          aria-label={`Select experiment ${e.id}`}
+                          checked={selected.has(e.id)}
+                          onChange={(ev) => toggle(e.id, ev.target.checked)}
+                        />
+                      </td>
                       <td className="col-num">{e.id}</td>
                       <td>
-                        <Link href={paths.experiment(e.id)} className="strong">
+                        <Link to={paths.experiment(e.id)} className="strong">
                           {e.name}
                         </Link>
                         {e.archived && <span className="chip chip-muted">archived</span>}
@@ -203,7 +253,6 @@ export function ExperimentsPage() {
                             setNotice(
                               `${ACTIONS[action].label}: experiment ${updated.id} is now ${updated.state.toLowerCase()}.`,
                             );
-                            list.refresh();
                           }}
                         />
                       </td>

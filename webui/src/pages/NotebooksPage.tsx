@@ -3,15 +3,16 @@
 // (a one-time link to its Jupyter on the task proxy's own origin, opened in a
 // new tab) and Kill. The link's ticket becomes a cookie for that notebook
 // only; the web UI's token never reaches the proxy's origin.
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
 import { ApiError, api, failureText } from '../api/client';
+import { keys, queries } from '../api/queries';
 import type { Notebook } from '../api/types';
 import { useSession } from '../auth/session';
 import { Empty, ErrorMessage, Loading, StaleNotice } from '../components/DataState';
 import { KillTaskButton } from '../components/KillTaskButton';
 import { StartTaskForm } from '../components/StartTaskForm';
 import { TaskTable } from '../components/TaskTable';
-import { usePoll } from '../hooks/usePoll';
 import { canOpen, isLive } from '../lib/tasks';
 
 // Running, and its Jupyter has announced itself to the task proxy.
@@ -21,7 +22,9 @@ export function notebookReady(n: Notebook): boolean {
 
 export function NotebooksPage() {
   const { session } = useSession();
-  const notebooks = usePoll((s) => api.notebooks(s), [], 3000);
+  const notebooks = useQuery(queries.notebooks());
+  const queryClient = useQueryClient();
+  const changed = () => void queryClient.invalidateQueries({ queryKey: keys.notebooks });
   const [opening, setOpening] = useState<number | null>(null);
   const [message, setMessage] = useState<{ text: string; url?: string; error: boolean } | null>(null);
   useEffect(() => {
@@ -68,7 +71,7 @@ export function NotebooksPage() {
             noun="notebook"
             onStart={async (start) => {
               const notebook = await api.startNotebook(start);
-              notebooks.refresh();
+              changed();
               return notebook.id;
             }}
           />
@@ -86,14 +89,14 @@ export function NotebooksPage() {
             )}
           </p>
         )}
-        {notebooks.loading && <Loading what="notebooks" />}
+        {notebooks.isPending && <Loading what="notebooks" />}
         {!notebooks.data && notebooks.error && (
           <ErrorMessage
             what="notebooks"
             error={
               notBuilt ? new Error('this master does not run notebooks (it has no /api/v1/notebooks)') : notebooks.error
             }
-            onRetry={notebooks.refresh}
+            onRetry={() => void notebooks.refetch()}
           />
         )}
         {notebooks.data && list.length === 0 && (
@@ -119,12 +122,7 @@ export function NotebooksPage() {
                   >
                     Open
                   </button>
-                  <KillTaskButton
-                    noun="notebook"
-                    id={n.id}
-                    kill={(id) => api.killNotebook(id)}
-                    onDone={notebooks.refresh}
-                  />
+                  <KillTaskButton noun="notebook" id={n.id} kill={(id) => api.killNotebook(id)} onDone={changed} />
                 </>
               )
             }

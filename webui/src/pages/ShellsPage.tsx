@@ -3,21 +3,26 @@
 // terminal in the page, through a fresh one-time ticket each time, since a
 // browser cannot put its token on a WebSocket) and Kill. Closing the terminal
 // leaves the shell running; opening it again shows its last screen first.
-import { useEffect, useState } from 'react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { lazy, Suspense, useEffect, useState } from 'react';
 import { api, failureText } from '../api/client';
+import { keys, queries } from '../api/queries';
 import type { Shell } from '../api/types';
 import { useSession } from '../auth/session';
 import { Empty, ErrorMessage, Loading, StaleNotice } from '../components/DataState';
 import { KillTaskButton } from '../components/KillTaskButton';
 import { StartTaskForm } from '../components/StartTaskForm';
 import { TaskTable } from '../components/TaskTable';
-import { TerminalView } from '../components/TerminalView';
-import { usePoll } from '../hooks/usePoll';
 import { canOpen, isLive } from '../lib/tasks';
+
+// xterm.js is loaded with the first terminal opened (a chunk of its own).
+const TerminalView = lazy(() => import('../components/TerminalView').then((m) => ({ default: m.TerminalView })));
 
 export function ShellsPage() {
   const { session } = useSession();
-  const shells = usePoll((s) => api.shells(s), [], 3000);
+  const shells = useQuery(queries.shells());
+  const queryClient = useQueryClient();
+  const changed = () => void queryClient.invalidateQueries({ queryKey: keys.shells });
   const [open, setOpen] = useState<{ id: number; ticket: string } | null>(null);
   const [opening, setOpening] = useState<number | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -57,7 +62,7 @@ export function ShellsPage() {
           noun="shell"
           onStart={async (start) => {
             const shell = await api.startShell(start);
-            shells.refresh();
+            changed();
             return shell.id;
           }}
         />
@@ -71,7 +76,9 @@ export function ShellsPage() {
             </button>
           </div>
           <p className="muted small">Closing it leaves the shell running; Kill ends it.</p>
-          <TerminalView key={open.ticket} path={api.terminalPath(open.id)} ticket={open.ticket} />
+          <Suspense fallback={<Loading what="the terminal" />}>
+            <TerminalView key={open.ticket} path={api.terminalPath(open.id)} ticket={open.ticket} />
+          </Suspense>
         </section>
       )}
       <section className="panel" aria-labelledby="shell-list-title">
@@ -81,8 +88,10 @@ export function ShellsPage() {
             {error}
           </p>
         )}
-        {shells.loading && <Loading what="shells" />}
-        {!shells.data && shells.error && <ErrorMessage what="shells" error={shells.error} onRetry={shells.refresh} />}
+        {shells.isPending && <Loading what="shells" />}
+        {!shells.data && shells.error && (
+          <ErrorMessage what="shells" error={shells.error} onRetry={() => void shells.refetch()} />
+        )}
         {shells.data && list.length === 0 && (
           <Empty title="No shells yet.">
             Start one above, or with <code>ring shell start</code>.
@@ -112,7 +121,7 @@ export function ShellsPage() {
                     kill={(id) => api.killShell(id)}
                     onDone={() => {
                       if (open?.id === s.id) setOpen(null);
-                      shells.refresh();
+                      changed();
                     }}
                   />
                 </>

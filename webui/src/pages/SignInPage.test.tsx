@@ -1,4 +1,5 @@
-import { act, fireEvent, render, screen } from '@testing-library/react';
+import { act, fireEvent, screen } from '@testing-library/react';
+import { render } from '../test/render';
 import { describe, expect, it, vi } from 'vitest';
 import { SESSION_KEY, getSessionState } from '../auth/session';
 import { fakeFetch, json } from '../test/fixtures';

@@ -1,8 +1,12 @@
 // One trial: hyperparameters, training and validation curves (downsampled on
 // the master, so a million-point series draws as fast as a short one),
 // checkpoints, every attempt with why it ended, and live logs.
+import { useQuery } from '@tanstack/react-query';
 import { useEffect, useMemo, useState } from 'react';
 import { api } from '../api/client';
+import { queries } from '../api/queries';
+import { useSession } from '../auth/session';
+import { KillTrialButton } from '../components/KillTrialButton';
 import type { Allocation, Checkpoint, LogPolicyMatch, MetricKind, Trial, TrialMetrics } from '../api/types';
 import { Empty, ErrorMessage, Loading, StaleNotice } from '../components/DataState';
 import { DownloadButton } from '../components/DownloadButton';
@@ -10,41 +14,43 @@ import { LineChart } from '../components/LineChart';
 import { LogViewer } from '../components/LogViewer';
 import { StateBadge } from '../components/StateBadge';
 import { useNow } from '../hooks/useNow';
-import { usePoll } from '../hooks/usePoll';
-import { isTerminal } from '../lib/experiments';
+import { isTerminal, mayChange } from '../lib/experiments';
 import { durationBetween, formatBytes, formatCount, formatDateTime, formatMetric, formatValue } from '../lib/format';
 import { flattenHparams } from '../lib/hparams';
 import { alignSeries, metricNamesOf, pickMetric, reportsToSeries, seriesColor } from '../lib/series';
-import { Link, paths } from '../router';
+import { Link } from 'react-router';
+import { paths } from '../paths';
 
 const CHART_POINTS = 1000;
 
 export function TrialPage({ id }: { id: number }) {
-  const trial = usePoll((s) => api.trial(id, s), [id]);
+  const trial = useQuery(queries.trial(id));
+  const { session } = useSession();
   const ended = trial.data ? isTerminal(trial.data.state) : false;
   const every = ended ? 15000 : 3000;
   // An ended trial's metrics cannot change: read them once more, then stop
   // (a long series costs the master a full read each time).
   const metricsEvery = ended ? 0 : 3000;
   const experimentId = trial.data?.experiment_id ?? 0;
-  const exp = usePoll((s) => api.experiment(experimentId, s), [experimentId], 15000, experimentId > 0);
-  const allocations = usePoll((s) => api.allocations(id, s), [id], every);
-  const checkpoints = usePoll((s) => api.checkpoints(id, s), [id], every);
+  const exp = useQuery({ ...queries.experiment(experimentId, 15000), enabled: experimentId > 0 });
+  const allocations = useQuery(queries.allocations(id, every));
+  const checkpoints = useQuery(queries.checkpoints(id, every));
 
   useEffect(() => {
     document.title = `Trial ${id} · Ringmaster`;
   }, [id]);
 
-  if (trial.loading) return <Loading what={`trial ${id}`} />;
-  if (!trial.data) return <ErrorMessage what={`trial ${id}`} error={trial.error!} onRetry={trial.refresh} />;
+  if (trial.isPending) return <Loading what={`trial ${id}`} />;
+  if (!trial.data)
+    return <ErrorMessage what={`trial ${id}`} error={trial.error!} onRetry={() => void trial.refetch()} />;
   const t = trial.data;
   const searcherMetric = exp.data?.searcher?.metric;
   const worldSize = allocations.data?.allocations.at(-1)?.slots ?? 0;
   return (
     <section aria-labelledby="trial-title">
       <p className="crumbs">
-        <Link href={paths.experiments()}>Experiments</Link> /{' '}
-        <Link href={paths.experiment(t.experiment_id)}>
+        <Link to={paths.experiments()}>Experiments</Link> /{' '}
+        <Link to={paths.experiment(t.experiment_id)}>
           {exp.data ? `${exp.data.name} #${t.experiment_id}` : `experiment ${t.experiment_id}`}
         </Link>{' '}
         / trial {t.id}
@@ -56,6 +62,11 @@ export function TrialPage({ id }: { id: number }) {
             <StateBadge state={t.state} />
           </div>
         </div>
+        {exp.data && !ended && mayChange(session, exp.data) && (
+          <div className="head-actions">
+            <KillTrialButton trialId={t.id} experimentId={t.experiment_id} />
+          </div>
+        )}
       </div>
       <StaleNotice error={trial.error} />
       <TrialFacts t={t} metric={searcherMetric} />
@@ -82,7 +93,7 @@ export function TrialPage({ id }: { id: number }) {
         {allocations.data ? (
           <Attempts allocations={allocations.data.allocations} />
         ) : allocations.error ? (
-          <ErrorMessage what="attempts" error={allocations.error} onRetry={allocations.refresh} />
+          <ErrorMessage what="attempts" error={allocations.error} onRetry={() => void allocations.refetch()} />
         ) : (
           <Loading what="attempts" />
         )}
@@ -92,7 +103,7 @@ export function TrialPage({ id }: { id: number }) {
         {checkpoints.data ? (
           <Checkpoints checkpoints={checkpoints.data.checkpoints} />
         ) : checkpoints.error ? (
-          <ErrorMessage what="checkpoints" error={checkpoints.error} onRetry={checkpoints.refresh} />
+          <ErrorMessage what="checkpoints" error={checkpoints.error} onRetry={() => void checkpoints.refetch()} />
         ) : (
           <Loading what="checkpoints" />
         )}
@@ -177,7 +188,7 @@ function MetricChart({
   preferred?: string;
   interval: number;
 }) {
-  const data = usePoll((s) => api.trialMetrics(trialId, kind, CHART_POINTS, s), [trialId, kind], interval);
+  const data = useQuery(queries.trialMetrics(trialId, kind, CHART_POINTS, interval <= 0));
   const [chosen, setChosen] = useState<string | null>(null);
   const names = useMemo(() => (data.data ? metricNamesOf(data.data.metrics) : []), [data.data]);
   const metric = pickMetric(names, chosen, preferred, 'loss');
@@ -199,8 +210,10 @@ function MetricChart({
           </label>
         )}
       </div>
-      {data.loading && <Loading what={`${kind} metrics`} />}
-      {!data.data && data.error && <ErrorMessage what={`${kind} metrics`} error={data.error} onRetry={data.refresh} />}
+      {data.isPending && <Loading what={`${kind} metrics`} />}
+      {!data.data && data.error && (
+        <ErrorMessage what={`${kind} metrics`} error={data.error} onRetry={() => void data.refetch()} />
+      )}
       {data.data &&
         (metric ? (
           <MetricPlot kind={kind} metric={metric} metrics={data.data} />

@@ -1,4 +1,5 @@
-import { act, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { render } from '../test/render';
 import { describe, expect, it, vi } from 'vitest';
 import type { User } from '../api/types';
 import { fakeFetch, json, signIn } from '../test/fixtures';
@@ -94,7 +95,7 @@ describe('UsersPage', () => {
     });
     expect(await screen.findByText('ada is deactivated.')).toBeTruthy();
 
-    fireEvent.click(screen.getByRole('button', { name: 'Link ada to a Unix account' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Link Unix account of ada' }));
     const form = screen.getByRole('form', { name: 'Unix account of ada' });
     fireEvent.change(within(form).getByLabelText('UID'), { target: { value: '0' } });
     fireEvent.change(within(form).getByLabelText('GID'), { target: { value: '1002' } });
@@ -127,7 +128,7 @@ describe('UsersPage', () => {
     render(<UsersPage />);
     await screen.findByText('2 users');
 
-    fireEvent.click(screen.getByRole('button', { name: 'Reset the password of ada' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Reset password of ada' }));
     const reset = screen.getByRole('form', { name: 'New password for ada' });
     expect(within(reset).queryByLabelText('Current password')).toBeNull();
     fireEvent.change(within(reset).getByLabelText('New password'), { target: { value: 'ada-new-password' } });
@@ -136,7 +137,7 @@ describe('UsersPage', () => {
     });
     expect(await screen.findByText('The password of ada is changed.')).toBeTruthy();
 
-    fireEvent.click(screen.getByRole('button', { name: 'Change your password' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Change password of admin (you)' }));
     const own = screen.getByRole('form', { name: 'New password for admin' });
     fireEvent.change(within(own).getByLabelText('Current password'), { target: { value: 'a-wrong-one' } });
     fireEvent.change(within(own).getByLabelText('New password'), { target: { value: 'admin-new-password' } });

@@ -4,19 +4,22 @@
 // on agents that switch users. Anyone else is told the page is for admins
 // (the master refuses them too). Changing one's own password here asks for
 // the current one, as the master does.
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import { api, failureText } from '../api/client';
+import { keys, queries } from '../api/queries';
 import type { User } from '../api/types';
 import { useSession } from '../auth/session';
 import { Empty, ErrorMessage, Loading, StaleNotice } from '../components/DataState';
-import { usePoll } from '../hooks/usePoll';
 import { formatDateTime } from '../lib/format';
 import { describeUnix, parseUnixForm } from '../lib/users';
 
 export function UsersPage() {
   const { session } = useSession();
   const admin = session?.role === 'admin';
-  const users = usePoll((s) => api.users(s), [], 10000, admin);
+  const users = useQuery({ ...queries.users(), enabled: admin });
+  const queryClient = useQueryClient();
+  const changed = () => void queryClient.invalidateQueries({ queryKey: keys.users });
   useEffect(() => {
     document.title = 'Users · Ringmaster';
   }, []);
@@ -40,13 +43,15 @@ export function UsersPage() {
       <StaleNotice error={users.data ? users.error : undefined} />
       <section className="panel" aria-labelledby="user-list-title">
         <h2 id="user-list-title">Accounts</h2>
-        {users.loading && <Loading what="users" />}
-        {!users.data && users.error && <ErrorMessage what="users" error={users.error} onRetry={users.refresh} />}
-        {users.data && <UserTable users={users.data.users} me={session!.username} onChanged={users.refresh} />}
+        {users.isPending && <Loading what="users" />}
+        {!users.data && users.error && (
+          <ErrorMessage what="users" error={users.error} onRetry={() => void users.refetch()} />
+        )}
+        {users.data && <UserTable users={users.data.users} me={session!.username} onChanged={changed} />}
       </section>
       <section className="panel" aria-labelledby="new-user-title">
         <h2 id="new-user-title">New user</h2>
-        <CreateUserForm onCreated={users.refresh} />
+        <CreateUserForm onCreated={changed} />
       </section>
     </section>
   );
@@ -128,7 +133,9 @@ function UserTable({ users, me, onChanged }: { users: User[]; me: string; onChan
                     <button
                       type="button"
                       className="btn btn-small"
-                      aria-label={`${u.username === me ? 'Change your password' : `Reset the password of ${u.username}`}`}
+                      aria-label={
+                        u.username === me ? `Change password of ${me} (you)` : `Reset password of ${u.username}`
+                      }
                       onClick={() => setEditing({ id: u.id, what: 'password' })}
                     >
                       {u.username === me ? 'Change password' : 'Reset password'}
@@ -136,7 +143,7 @@ function UserTable({ users, me, onChanged }: { users: User[]; me: string; onChan
                     <button
                       type="button"
                       className="btn btn-small"
-                      aria-label={`Link ${u.username} to a Unix account`}
+                      aria-label={`${u.unix ? 'Change' : 'Link'} Unix account of ${u.username}`}
                       onClick={() => setEditing({ id: u.id, what: 'unix' })}
                     >
                       {u.unix ? 'Change Unix account' : 'Link Unix account'}

@@ -1,0 +1,72 @@
+// The pages and their URLs (react-router). Pages that take an id get it from
+// the URL here, checked to be a number, so a page never sees a bad one. The
+// fork editor (CodeMirror) is loaded only when it is opened.
+import { lazy, Suspense, type ComponentType } from 'react';
+import { Link, Route, Routes, useLocation, useParams } from 'react-router';
+import { Loading } from './components/DataState';
+import { paths } from './paths';
+import { ClusterPage } from './pages/ClusterPage';
+import { ExperimentPage } from './pages/ExperimentPage';
+import { ExperimentsPage } from './pages/ExperimentsPage';
+import { NotebooksPage } from './pages/NotebooksPage';
+import { ShellsPage } from './pages/ShellsPage';
+import { TrialPage } from './pages/TrialPage';
+import { UsersPage } from './pages/UsersPage';
+
+const ForkPage = lazy(() => import('./pages/ForkPage').then((m) => ({ default: m.ForkPage })));
+
+// The part of the app a path belongs to, for the navigation's current page.
+export type Section = 'experiments' | 'shells' | 'notebooks' | 'cluster' | 'users' | 'other';
+
+export function sectionOf(pathname: string): Section {
+  const first = pathname.split('/')[1] ?? '';
+  if (first === '' || first === 'experiments' || first === 'trials') return 'experiments';
+  if (first === 'shells' || first === 'notebooks' || first === 'cluster' || first === 'users') return first;
+  // The model registry's pages will be their own section ('models').
+  return 'other';
+}
+
+export function NotFound() {
+  const { pathname } = useLocation();
+  return (
+    <section>
+      <h1>Page not found</h1>
+      <p>
+        Nothing lives at <code>{pathname}</code>. Go to the <Link to={paths.experiments()}>experiments</Link> or the{' '}
+        <Link to={paths.cluster()}>cluster</Link>.
+      </p>
+    </section>
+  );
+}
+
+// A page of one numbered thing (/experiments/7): remounted per id.
+function WithId({ page: Page }: { page: ComponentType<{ id: number }> }) {
+  const { id = '' } = useParams();
+  if (!/^\d+$/.test(id)) return <NotFound />;
+  return <Page key={id} id={Number(id)} />;
+}
+
+export function AppRoutes() {
+  return (
+    <Routes>
+      <Route path="/" element={<ExperimentsPage />} />
+      <Route path="/experiments" element={<ExperimentsPage />} />
+      <Route path="/experiments/:id" element={<WithId page={ExperimentPage} />} />
+      <Route
+        path="/experiments/:id/fork"
+        element={
+          <Suspense fallback={<Loading what="the editor" />}>
+            <WithId page={ForkPage} />
+          </Suspense>
+        }
+      />
+      <Route path="/trials/:id" element={<WithId page={TrialPage} />} />
+      <Route path="/cluster" element={<ClusterPage />} />
+      <Route path="/users" element={<UsersPage />} />
+      <Route path="/shells" element={<ShellsPage />} />
+      <Route path="/notebooks" element={<NotebooksPage />} />
+      {/* The model registry: /models and /models/:name go here. */}
+      <Route path="*" element={<NotFound />} />
+    </Routes>
+  );
+}
