@@ -257,6 +257,7 @@ Status Experiments::ContinueTrial(int64_t trial_id, const std::string& config_ya
   if (Status s = store_.UpdateExperiment(*exp); !s.ok()) return s;
   spdlog::info("[experiments] experiment {} {} -> ACTIVE (trial {} continued in place)", exp->id,
                ToString(from), trial_id);
+  if (on_state_changed_) on_state_changed_(*exp, from);
   searches_.Reconcile(exp->id);
   return Status::Ok();
 }
