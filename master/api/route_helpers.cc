@@ -111,6 +111,7 @@ void RegisterAllRoutes(Router& router, ApiContext& ctx) {
   RegisterTaskRoutes(router, ctx, TaskKind::kNotebook, "notebooks");
   RegisterTemplateRoutes(router, ctx);
   RegisterWebhookRoutes(router, ctx);
+  RegisterModelRoutes(router, ctx);
   RegisterAgentIdentityRoutes(router, ctx);
   RegisterProxyRoutes(router, ctx);
 }
