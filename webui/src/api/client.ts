@@ -68,6 +68,8 @@ export function createApi(options: TransportOptions = {}) {
     changeExperiment: (n: number, patch: ExperimentPatch) =>
       body(rest.PATCH('/api/v1/experiments/{id}', { ...id(n), body: patch })),
     deleteExperiment: (n: number) => body(rest.DELETE('/api/v1/experiments/{id}', id(n))),
+    experimentCheckpoints: (n: number, signal?: AbortSignal) =>
+      body(rest.GET('/api/v1/experiments/{id}/checkpoints', { ...id(n), signal })),
     checkConfig: (config: string, template?: string) =>
       body(rest.POST('/api/v1/experiments/check', { body: { config, ...(template ? { template } : {}) } })),
     // A new experiment running `forkedFrom`'s model definition (ring experiment fork).
@@ -104,6 +106,15 @@ export function createApi(options: TransportOptions = {}) {
       body(rest.GET('/api/v1/trials/{id}/allocations', { ...id(n), signal })),
     checkpoints: (n: number, signal?: AbortSignal) =>
       body(rest.GET('/api/v1/trials/{id}/checkpoints', { ...id(n), signal })),
+    // Trains the trial on from its latest checkpoint to `length` (in its
+    // searcher's units): a new experiment, or with inPlace its own ended one.
+    continueTrial: (n: number, length: number, inPlace: boolean) =>
+      body(
+        rest.POST('/api/v1/trials/{id}/continue', {
+          ...id(n),
+          body: { length, ...(inPlace ? { in_place: true } : {}) },
+        }),
+      ),
     // Log lines after `offset`; with follow, the master holds the request up
     // to 20 s until there is a new line.
     logs: (
