@@ -178,7 +178,10 @@ max_restarts: 0
     if (r.failure()?.errorText === 'net::ERR_ABORTED') return;
     problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`);
   });
+  // Refusals a step provokes on purpose: `${method} ${url}` -> its status.
+  const expectedRefusals = new Map();
   page.on('response', async (r) => {
+    if (expectedRefusals.get(`${r.request().method()} ${r.url()}`) === r.status()) return;
     if (r.status() >= 400 && !(await expected401(r).catch(() => false)))
       problems.push(`HTTP ${r.status()}: ${r.url()}`);
   });
@@ -700,6 +703,78 @@ max_restarts: 0
     async () => (await cluster.api('GET', `/api/v1/experiments/${fork}`)).status === 404,
     20000,
   );
+
+  // 18. Continue the grid's best trial from its page's dialog, as a new
+  // experiment: a length its checkpoint has reached is refused with the
+  // master's reason; a longer one creates the experiment, which names the
+  // trial and experiment it continues, and the trial links to it.
+  const gridBest = (await getJson(`${url}/api/v1/trials/${bestTrial}`)).total_batches;
+  await page.goto(`${url}/trials/${bestTrial}`);
+  await page.getByRole('button', { name: `Continue trial ${bestTrial}` }).click();
+  const continueDialog = page.getByRole('dialog', { name: `Continue trial ${bestTrial}` });
+  const lengthField = continueDialog.getByLabel('New total length (batches)');
+  await lengthField.waitFor();
+  check(
+    await page.evaluate(() => document.activeElement?.getAttribute('type') === 'number'),
+    'the continue dialog starts in the length field',
+  );
+  check((await continueDialog.getByRole('radio').count()) === 0, 'a grid search cannot be continued in place');
+  await a11y('the continue dialog');
+  expectedRefusals.set(`POST ${url}/api/v1/trials/${bestTrial}/continue`, 400);
+  await lengthField.fill(String(gridBest));
+  await continueDialog.getByRole('button', { name: 'Continue', exact: true }).click();
+  const continueError = continueDialog.getByRole('alert');
+  await continueError.waitFor({ timeout: 20000 });
+  check(
+    /is not beyond trial \d+'s latest checkpoint/.test(await continueError.textContent()),
+    `the dialog shows the master's refusal: ${await continueError.textContent()}`,
+  );
+  await lengthField.fill(String(gridBest + 100));
+  await page.keyboard.press('Enter');
+  await page.waitForURL(/\/experiments\/\d+$/, { timeout: 20000 });
+  const continued = Number(new URL(page.url()).pathname.split('/').pop());
+  check(continued !== grid, `continuing made a new experiment (${continued})`);
+  const warmStart = page.locator('dt', { hasText: 'Warm start' }).locator('xpath=following-sibling::dd');
+  await warmStart.waitFor({ timeout: 20000 });
+  check(
+    new RegExp(`^Continues trial ${bestTrial} of experiment ${grid} \\(checkpoint \\w+ at [\\d,]+ batches\\)$`).test(
+      (await warmStart.textContent()).trim(),
+    ),
+    `the new experiment names what it continues: ${await warmStart.textContent()}`,
+  );
+  await a11y('a continued experiment');
+  log(`trial ${bestTrial} continues in experiment ${continued}; waiting for it to complete`);
+  await runRing(url, ['experiment', 'wait', String(continued)]);
+  await warmStart.getByRole('link', { name: `trial ${bestTrial}` }).click();
+  await page.waitForURL(`${url}/trials/${bestTrial}`);
+  const continuedLink = page.getByRole('link', { name: `Continued in experiment ${continued}` });
+  await continuedLink.waitFor({ timeout: 20000 });
+  await continuedLink.click();
+  await page.waitForURL(`${url}/experiments/${continued}`);
+
+  // 19. Retention of the ended continued experiment: keep 3 latest
+  // checkpoints per trial; the master has it in the stored config.
+  await page.waitForFunction(
+    () => document.querySelector('h1 + .head-line .badge')?.textContent === 'Completed',
+    null,
+    {
+      timeout: 20000,
+    },
+  );
+  await page.getByRole('button', { name: `Edit retention of experiment ${continued}` }).click();
+  const retentionForm = page.getByRole('form', { name: `Retention of experiment ${continued}` });
+  const latestField = retentionForm.getByLabel('Latest of each trial');
+  check(
+    (await latestField.inputValue()) === '1',
+    `the form starts from the default: ${await latestField.inputValue()}`,
+  );
+  await a11y('the retention form');
+  await latestField.fill('3');
+  await retentionForm.getByRole('button', { name: 'Save' }).click();
+  await retentionForm.waitFor({ state: 'detached' });
+  await page.getByText('best 0 of the experiment, best 1 and latest 3 of each trial', { exact: false }).waitFor();
+  const retained = await getJson(`${url}/api/v1/experiments/${continued}`);
+  check(/save_trial_latest: 3/.test(retained.config), `the master's config keeps 3 latest: ${retained.config}`);
 
   check(a11yProblems.length === 0, a11yProblems.join('\n'));
   check(problems.length === 0, `the browser saw no errors, but:\n  ${problems.join('\n  ')}`);
