@@ -17,7 +17,12 @@
 // admin's experiments; then renames and relabels an experiment, filters the
 // list by the new label, forks an experiment from the editor (a misspelt key
 // marked on its line by the master's check first, then one hyperparameter
-// changed, and the fork run to the end) and bulk-archives two experiments.
+// changed, and the fork run to the end) and bulk-archives two experiments;
+// continues the grid's best trial as a new experiment from its dialog (a
+// length its checkpoint reached refused first) and follows the links both
+// ways, changes the retention of that ended experiment, and registers the
+// grid's best checkpoint as the first version of a new model, found on the
+// model's page and the Models page.
 // Every page it visits is checked with axe-core (WCAG 2.1 A and AA), and it
 // checks that the console stayed free of errors, and that every
 // API answer the browser got is one docs/openapi.json describes (checked by
@@ -775,6 +780,62 @@ max_restarts: 0
   await page.getByText('best 0 of the experiment, best 1 and latest 3 of each trial', { exact: false }).waitFor();
   const retained = await getJson(`${url}/api/v1/experiments/${continued}`);
   check(/save_trial_latest: 3/.test(retained.config), `the master's config keeps 3 latest: ${retained.config}`);
+
+  // 20. Register the grid's best checkpoint from its experiment page as the
+  // first version of a new model: the page goes to the model, which shows
+  // the version with where it came from; the Models page lists the model
+  // and finds it by name.
+  await page.goto(`${url}/experiments/${grid}`);
+  const bestRow = page.locator('section[aria-labelledby="checkpoints-title"] tr.row-best');
+  await bestRow.waitFor({ timeout: 20000 });
+  const bestUuid = await bestRow.getAttribute('data-checkpoint');
+  const gridCheckpoints = (await getJson(`${url}/api/v1/experiments/${grid}/checkpoints`)).checkpoints.filter(
+    (c) => c.state === 'ACTIVE' && c.validation_metric !== null,
+  );
+  const lowest = Math.min(...gridCheckpoints.map((c) => c.validation_metric));
+  check(
+    gridCheckpoints.find((c) => c.uuid === bestUuid)?.validation_metric === lowest,
+    `the marked checkpoint ${bestUuid} has the lowest validation_loss (${lowest})`,
+  );
+  await bestRow.getByRole('button', { name: `Register checkpoint ${bestUuid} as a model version` }).click();
+  const registerDialog = page.getByRole('dialog');
+  await registerDialog.getByLabel("New model's name").waitFor();
+  await a11y('the register dialog');
+  await registerDialog.getByLabel("New model's name").fill('quadratic-best');
+  await registerDialog.getByLabel('Notes (optional)').fill('best of the grid');
+  await registerDialog.getByRole('button', { name: 'Register', exact: true }).click();
+  await page.waitForURL(`${url}/models/quadratic-best`, { timeout: 20000 });
+  const versionRow = page.locator('tr[data-version="1"]');
+  await versionRow.waitFor({ timeout: 20000 });
+  const versionText = await versionRow.textContent();
+  check(
+    versionText.includes('best of the grid') && versionText.includes(`of experiment ${grid}`),
+    `the version shows its notes and experiment: ${versionText}`,
+  );
+  check(
+    (await versionRow.getByRole('button', { name: 'Download version 1 of quadratic-best' }).count()) === 1,
+    "the version's checkpoint can be downloaded",
+  );
+  const registered = await getJson(`${url}/api/v1/models/quadratic-best/versions`);
+  check(
+    registered.versions.length === 1 && registered.versions[0].checkpoint_uuid === bestUuid,
+    `the master has the version: ${JSON.stringify(registered.versions)}`,
+  );
+  await shot('model', { fullPage: true });
+  await a11y('the model page');
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Models' }).click();
+  await page.waitForURL(`${url}/models`);
+  const modelRow = page.locator('tr[data-model="quadratic-best"]');
+  await modelRow.waitFor({ timeout: 20000 });
+  check((await modelRow.locator('td').nth(3).textContent()) === '1', 'the Models page counts its one version');
+  const modelFilters = page.getByRole('search', { name: 'Filter models' });
+  await modelFilters.getByLabel('Name').fill('no-such-model');
+  await page.getByText('No model matches these filters.').waitFor({ timeout: 20000 });
+  await modelFilters.getByLabel('Name').fill('best');
+  await page.waitForURL(/name=best/);
+  await modelRow.waitFor({ timeout: 20000 });
+  await shot('models', { fullPage: true });
+  await a11y('the models page');
 
   check(a11yProblems.length === 0, a11yProblems.join('\n'));
   check(problems.length === 0, `the browser saw no errors, but:\n  ${problems.join('\n  ')}`);

@@ -5,7 +5,16 @@
 // throws an ApiError, so TanStack Query (queries.ts) sees failures as errors.
 import createClient from 'openapi-fetch';
 import type { paths } from './openapi';
-import type { ExperimentAction, ExperimentPatch, MetricKind, TaskStart, UserPatch } from './types';
+import type {
+  ExperimentAction,
+  ExperimentPatch,
+  MetricKind,
+  ModelCreate,
+  TaskStart,
+  UserPatch,
+  VersionPatch,
+  VersionRegister,
+} from './types';
 import { currentSession, endSession, subscribeSession } from '../auth/session';
 import { ApiError, ORIGIN, createTransport, type TransportOptions } from './transport';
 
@@ -134,6 +143,22 @@ export function createApi(options: TransportOptions = {}) {
             }) as never,
           },
           signal,
+        }),
+      ),
+
+    // The model registry: models by name, and each one's versions.
+    models: (query: QueryParams, signal?: AbortSignal) =>
+      body(rest.GET('/api/v1/models', { params: { query: cleanParams(query) }, signal })),
+    createModel: (model: ModelCreate) => body(rest.POST('/api/v1/models', { body: model })),
+    modelVersions: (name: string, signal?: AbortSignal) =>
+      body(rest.GET('/api/v1/models/{name}/versions', { params: { path: { name } }, signal })),
+    registerVersion: (name: string, version: VersionRegister) =>
+      body(rest.POST('/api/v1/models/{name}/versions', { params: { path: { name } }, body: version })),
+    changeVersion: (name: string, version: number, patch: VersionPatch) =>
+      body(
+        rest.PATCH('/api/v1/models/{name}/versions/{version}', {
+          params: { path: { name, version: String(version) } },
+          body: patch,
         }),
       ),
 

@@ -42,6 +42,11 @@ export const keys = {
   shells: ['shells'] as const,
   notebooks: ['notebooks'] as const,
   templates: ['templates'] as const,
+  // Models are keyed by name, which may be any word ("list" too): the two
+  // kinds of entry have keys of their own.
+  models: ['models'] as const,
+  modelList: (params: QueryParams) => ['models', 'list', params] as const,
+  modelVersions: (name: string) => ['models', 'one', name] as const,
 };
 
 export const queries = {
@@ -149,6 +154,19 @@ export const queries = {
       queryKey: keys.notebooks,
       queryFn: ({ signal }) => api.notebooks(signal),
       refetchInterval: pollEvery(DEFAULT_POLL_MS),
+    }),
+  modelList: (params: QueryParams, every = 10000) =>
+    queryOptions({
+      queryKey: keys.modelList(params),
+      queryFn: ({ signal }) => api.models(params, signal),
+      refetchInterval: pollEvery(every),
+      placeholderData: keepPreviousData,
+    }),
+  modelVersions: (name: string) =>
+    queryOptions({
+      queryKey: keys.modelVersions(name),
+      queryFn: ({ signal }) => api.modelVersions(name, signal),
+      refetchInterval: pollEvery(10000),
     }),
   templates: () =>
     queryOptions({ queryKey: keys.templates, queryFn: ({ signal }) => api.templates(signal), staleTime: 60000 }),

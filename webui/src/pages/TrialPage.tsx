@@ -10,6 +10,7 @@ import { KillTrialButton } from '../components/KillTrialButton';
 import type { Allocation, LogPolicyMatch, MetricKind, Trial, TrialMetrics } from '../api/types';
 import { Empty, ErrorMessage, Loading, StaleNotice } from '../components/DataState';
 import { CheckpointsTable } from '../components/CheckpointsTable';
+import { RegisterVersion } from '../components/RegisterVersion';
 import { LineChart } from '../components/LineChart';
 import { LogViewer } from '../components/LogViewer';
 import { StateBadge } from '../components/StateBadge';
@@ -104,7 +105,10 @@ export function TrialPage({ id }: { id: number }) {
       <section className="panel" aria-labelledby="ckpt-title">
         <h2 id="ckpt-title">Checkpoints</h2>
         {checkpoints.data ? (
-          <CheckpointsTable checkpoints={checkpoints.data.checkpoints} />
+          <CheckpointsTable
+            checkpoints={checkpoints.data.checkpoints}
+            actions={(c) => <RegisterVersion checkpoint={c} />}
+          />
         ) : checkpoints.error ? (
           <ErrorMessage what="checkpoints" error={checkpoints.error} onRetry={() => void checkpoints.refetch()} />
         ) : (
