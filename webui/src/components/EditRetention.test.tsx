@@ -10,7 +10,7 @@ const base = { saveExperimentBest: 0, saveTrialBest: 1, saveTrialLatest: 2, logR
 describe('EditRetention', () => {
   it('says what is kept', () => {
     expect(retentionText(base)).toBe(
-      'best 0 of the experiment, best 1 and latest 2 of each trial; logs 30 days after a trial ends',
+      'checkpoints: best 0 of the experiment, best 1 and latest 2 of each trial; logs 30 days after a trial ends',
     );
     expect(retentionText({ ...base, logRetentionDays: -1 })).toMatch(/logs forever$/);
     expect(retentionText({ ...base, logRetentionDays: null })).toMatch(/logs as the master's default$/);

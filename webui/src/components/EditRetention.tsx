@@ -18,7 +18,7 @@ export function retentionText(r: Retention): string {
       : r.logRetentionDays < 0
         ? 'logs forever'
         : `logs ${r.logRetentionDays} day${r.logRetentionDays === 1 ? '' : 's'} after a trial ends`;
-  return `best ${r.saveExperimentBest} of the experiment, best ${r.saveTrialBest} and latest ${r.saveTrialLatest} of each trial; ${logs}`;
+  return `checkpoints: best ${r.saveExperimentBest} of the experiment, best ${r.saveTrialBest} and latest ${r.saveTrialLatest} of each trial; ${logs}`;
 }
 
 export function useRetention(e: Pick<Experiment, 'config'>): Retention {

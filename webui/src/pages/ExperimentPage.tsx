@@ -194,7 +194,7 @@ function ExperimentHeader({ e }: { e: Experiment }) {
           </div>
         )}
         <div>
-          <dt>Keeps checkpoints</dt>
+          <dt>Retention</dt>
           <dd>{retentionText(retention)}</dd>
         </div>
         {e.labels?.length > 0 && (
