@@ -20,6 +20,7 @@
 #include "cli/experiment_wait.h"
 #include "cli/format.h"
 #include "cli/master_commands.h"
+#include "cli/model_commands.h"
 #include "cli/notebook_commands.h"
 #include "cli/preview_commands.h"
 #include "cli/proxy_commands.h"
@@ -364,6 +365,9 @@ int RunCli(std::vector<std::string> args, std::ostream& out, std::ostream& err) 
   auto* notebook_kill = notebook->add_subcommand("kill", "End a notebook and free its slots");
   id_arg(notebook_kill, "Notebook id");
   notebook_kill->callback([&] { action = [&](CliEnv& env) { return KillTask(env, "notebooks", a.id); }; });
+
+  ModelArgs model_args;
+  AddModelCommands(app, model_args, action);
 
   // Templates: named partial configs experiments start from.
   auto* tmpl = app.add_subcommand("template", "Set, list, describe and delete config templates");

@@ -73,10 +73,16 @@ ApiResponse ExperimentCheckpoints(ApiContext& ctx, ApiRequest& req) {
   return ApiResponse::Json({{"checkpoints", std::move(list)}, {"total", total}});
 }
 
+// One checkpoint, with the model versions it is (lists leave them out).
 ApiResponse GetCheckpoint(ApiContext& ctx, ApiRequest& req) {
   auto c = ctx.store.GetCheckpoint(req.params[0]);
   if (!c.ok()) return ApiResponse::Error(c.status());
-  return ApiResponse::Json(CheckpointView(ctx, *c));
+  nlohmann::json j = CheckpointView(ctx, *c);
+  auto versions = ctx.store.ListCheckpointModelVersions(c->uuid);
+  if (!versions.ok()) return ApiResponse::Error(versions.status());
+  j["model_versions"] = nlohmann::json::array();
+  for (const auto& v : *versions) j["model_versions"].push_back({{"model", v.model}, {"version", v.version}});
+  return ApiResponse::Json(j);
 }
 
 // Streams exactly the registered files, each opened without following links

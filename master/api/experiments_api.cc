@@ -443,6 +443,7 @@ boost::asio::awaitable<ApiResponse> Delete(ApiContext& ctx, ApiRequest& req) {
           Conflict("experiment " + std::to_string(*id) + " is " + std::string(ToString(exp->state)) +
                    "; kill it (ring experiment kill) or let it end before deleting it"));
     if (Status s = WarmStartDependants(ctx.store, *id); !s.ok()) return ApiResponse::Error(s);
+    if (Status s = CheckNoModelVersions(ctx.store, *id); !s.ok()) return ApiResponse::Error(s);
     if (Status s = ctx.store.MarkExperimentDeleting(*id); !s.ok()) return ApiResponse::Error(s);
     return ApiResponse{};
   });

@@ -110,6 +110,7 @@ void RegisterAllRoutes(Router& router, ApiContext& ctx) {
   RegisterShellTerminalRoutes(router, ctx);
   RegisterTaskRoutes(router, ctx, TaskKind::kNotebook, "notebooks");
   RegisterTemplateRoutes(router, ctx);
+  RegisterModelRoutes(router, ctx);
   RegisterAgentIdentityRoutes(router, ctx);
   RegisterProxyRoutes(router, ctx);
 }

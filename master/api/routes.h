@@ -84,6 +84,8 @@ struct ApiContext {
 };
 
 void RegisterExperimentRoutes(Router& router, ApiContext& ctx);
+// The model registry: /api/v1/models[/{name}[/versions[/{version}]]].
+void RegisterModelRoutes(Router& router, ApiContext& ctx);
 // Config templates: GET, PUT, DELETE /api/v1/templates[/{name}].
 void RegisterTemplateRoutes(Router& router, ApiContext& ctx);
 // The experiment config of a POST /experiments body laid over its

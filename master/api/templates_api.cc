@@ -95,9 +95,10 @@ void RegisterTemplateRoutes(Router& router, ApiContext& ctx) {
     if (!t.ok()) return ApiResponse::Error(t.status());
     return ApiResponse::Json(TemplateJson(*t));
   });
-  router.Add("PUT", "/api/v1/templates/{name}", Access::kUser, [&ctx](ApiRequest& r) { return Put(ctx, r); });
+  router.Add("PUT", "/api/v1/templates/{name}", Access::kUser,
+             [&ctx](ApiRequest& r) { return templates_api::Put(ctx, r); });
   router.Add("DELETE", "/api/v1/templates/{name}", Access::kUser,
-             [&ctx](ApiRequest& r) { return Delete(ctx, r); });
+             [&ctx](ApiRequest& r) { return templates_api::Delete(ctx, r); });
 }
 
 // The experiment's config over template `name`'s (the body's "template"),

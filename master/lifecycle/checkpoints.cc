@@ -133,6 +133,9 @@ void Checkpoints::Collect(int64_t experiment_id) {
   auto warm_starts = store_.ListLiveWarmStarts();
   if (!warm_starts.ok()) return;
   const std::set<std::string> sources(warm_starts->begin(), warm_starts->end());
+  auto versions = store_.ListModelVersionCheckpoints();
+  if (!versions.ok()) return;
+  const std::set<std::string> registered(versions->begin(), versions->end());
   std::vector<GcCandidate> candidates;
   std::map<std::string, CheckpointRecord> records;
   for (const auto& trial : *trials) {
@@ -147,7 +150,8 @@ void Checkpoints::Collect(int64_t experiment_id) {
                     std::nullopt,
                     IsTerminal(trial.state),
                     c.uuid == trial.latest_checkpoint,
-                    sources.contains(c.uuid)};
+                    sources.contains(c.uuid),
+                    registered.contains(c.uuid)};
       for (const auto& m : *validation) {  // the last validation at or before the checkpoint
         if (m.batches > c.batches) break;
         auto v = nlohmann::json::parse(m.metrics_json, nullptr, false);

@@ -35,10 +35,12 @@ class Checkpoints {
   Result<CheckpointRecord> OfTrial(int64_t trial_id, const std::string& uuid);
   // Deletes what the experiment's policy does not keep: registered
   // checkpoints only, inside the allowed roots, never following a link, and
-  // never one an experiment that has not ended warm-starts from.
+  // never one an experiment that has not ended warm-starts from, nor a
+  // model version.
   void Collect(int64_t experiment_id);
-  // An experiment that warm-started from `uuid` has ended: collects the
-  // source's experiment again, which may now delete it.
+  // An experiment that warm-started from `uuid` has ended, or `uuid` is no
+  // longer a model version: collects its experiment again, which may now
+  // delete it.
   void Release(const std::string& uuid);
 
  private:

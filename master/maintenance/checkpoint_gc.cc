@@ -29,7 +29,7 @@ std::vector<std::string> CheckpointsToDelete(const std::vector<GcCandidate>& can
   for (const auto& c : candidates) {
     by_trial[c.trial_id].push_back(&c);
     all.push_back(&c);
-    if ((!c.trial_ended && c.latest_of_trial) || c.warm_start_source) keep.insert(c.uuid);
+    if ((!c.trial_ended && c.latest_of_trial) || c.warm_start_source || c.model_version) keep.insert(c.uuid);
   }
   const auto better = [&](const GcCandidate* a, const GcCandidate* b) {
     return Better(a, b, policy.smaller_is_better);

@@ -17,6 +17,7 @@ struct GcCandidate {
   bool trial_ended = false;        // trial is COMPLETED, CANCELED or ERROR
   bool latest_of_trial = false;    // the trial's resume point
   bool warm_start_source = false;  // an experiment that has not ended starts its trials from it
+  bool model_version = false;      // a version of a model in the registry
 };
 
 struct GcPolicy {
@@ -27,7 +28,8 @@ struct GcPolicy {
 };
 
 // The uuids to delete. Never one a trial that has not ended may resume from,
-// nor the warm start source of an experiment that has not ended.
+// nor the warm start source of an experiment that has not ended, nor a
+// model version.
 std::vector<std::string> CheckpointsToDelete(const std::vector<GcCandidate>& candidates,
                                              const GcPolicy& policy);
 

@@ -15,8 +15,14 @@
 
 namespace ring {
 
+// Ok unless a checkpoint of experiment `id` is a model version; then
+// kConflict naming each ("checkpoint X is version 2 of model foo") and how
+// to let it go.
+Status CheckNoModelVersions(Store& store, int64_t id);
+
 // Removes experiment `id`'s checkpoint folders, then its rows. kNotFound
-// when it is gone already.
+// when it is gone already; kConflict, before any folder goes, while one
+// of its checkpoints is a model version (CheckNoModelVersions).
 Status DeleteExperimentNow(Store& store, const CheckpointRoots& roots, int64_t id);
 
 }  // namespace ring

@@ -155,6 +155,12 @@ Status MemoryStore::DeleteExperiment(int64_t id) {
         return Status(ErrorCode::kConflict, "experiment " + std::to_string(other) +
                                                 " starts from checkpoint " + c->first + " of experiment " +
                                                 std::to_string(id));
+  // A model version keeps its checkpoint (as SQLite's key does).
+  for (const auto& [key, v] : model_versions_)
+    if (auto c = checkpoints_.find(v.checkpoint_uuid);
+        c != checkpoints_.end() && trials.contains(c->second.trial_id))
+      return Conflict("checkpoint " + v.checkpoint_uuid + " of experiment " + std::to_string(id) +
+                      " is version " + std::to_string(v.version) + " of model " + v.model);
   std::erase_if(metrics_, [&](const auto& m) { return trials.contains(std::get<0>(m.first)); });
   std::erase_if(logs_, [&](const auto& l) { return trials.contains(l.first); });
   std::erase_if(log_policy_matches_, [&](const auto& l) { return trials.contains(l.first); });

@@ -37,6 +37,19 @@ class MemoryStore final : public Store {
   Result<TemplateRecord> GetTemplate(const std::string& name) override;
   Result<std::vector<TemplateRecord>> ListTemplates() override;
   Status DeleteTemplate(const std::string& name) override;
+  Result<ModelRecord> CreateModel(const ModelRecord& m) override;
+  Result<ModelRecord> GetModel(const std::string& name) override;
+  Result<std::vector<ModelRecord>> ListModels() override;
+  Status UpdateModel(const std::string& name, const ModelUpdate& u) override;
+  Result<std::vector<ModelVersionRecord>> DeleteModel(const std::string& name) override;
+  Result<ModelVersionRecord> AddModelVersion(const ModelVersionRecord& v) override;
+  Result<ModelVersionRecord> GetModelVersion(const std::string& model, int64_t version) override;
+  Result<std::vector<ModelVersionRecord>> ListModelVersions(const std::string& model) override;
+  Status UpdateModelVersion(const std::string& model, int64_t version, const ModelVersionUpdate& u) override;
+  Status DeleteModelVersion(const std::string& model, int64_t version) override;
+  Result<std::vector<ModelVersionRecord>> ListCheckpointModelVersions(const std::string& uuid) override;
+  Result<std::vector<ModelVersionRecord>> ListExperimentModelVersions(int64_t experiment_id) override;
+  Result<std::vector<std::string>> ListModelVersionCheckpoints() override;
   Result<std::vector<std::string>> ListLiveWarmStarts() override;
   Result<std::vector<int64_t>> ListWarmStartedFrom(int64_t trial_id) override;
 
@@ -115,6 +128,14 @@ class MemoryStore final : public Store {
 
  private:
   TrialRecord WithLogSignal(TrialRecord t) const;  // under mu_
+  // mu_ held: the versions matching `keep`, by model name and version.
+  template <typename Keep>
+  std::vector<ModelVersionRecord> VersionsWhere(Keep keep) const {
+    std::vector<ModelVersionRecord> out;
+    for (const auto& [key, v] : model_versions_)
+      if (keep(v)) out.push_back(v);
+    return out;
+  }
   struct StoredExperiment {
     ExperimentRecord record;
     std::string model_tar_gz;
@@ -148,7 +169,11 @@ class MemoryStore final : public Store {
   int64_t next_user_id_ = 1;
   std::map<int64_t, UserRecord> users_;
   std::map<std::string, TemplateRecord> templates_;  // by name
-  std::map<std::string, SessionRecord> sessions_;    // by token hash
+  int64_t next_model_id_ = 1;
+  std::map<std::string, ModelRecord> models_;  // by name
+  // by (model name, version)
+  std::map<std::pair<std::string, int64_t>, ModelVersionRecord> model_versions_;
+  std::map<std::string, SessionRecord> sessions_;  // by token hash
 };
 
 }  // namespace ring

@@ -308,6 +308,23 @@ Status SqliteStore::DeleteExperiment(int64_t id) {
     return Status(ErrorCode::kConflict, "experiment " + other + " starts from checkpoint " + uuid +
                                             " of experiment " + std::to_string(id));
   }
+  // A model version keeps its checkpoint (as its foreign key would).
+  Result<Stmt> version = db_->Prepare(
+      "SELECT v.checkpoint_uuid, v.version, m.name FROM model_versions v JOIN models m ON m.id = v.model_id "
+      "JOIN checkpoints c ON c.uuid = v.checkpoint_uuid "
+      "WHERE c.trial_id IN (SELECT id FROM trials WHERE experiment_id = ?1) ORDER BY m.name, v.version LIMIT "
+      "1");
+  if (!version.ok()) return version.status();
+  version->Bind(1, id);
+  Result<bool> is_version = version->Step();
+  if (!is_version.ok()) return is_version.status();
+  if (*is_version) {
+    const std::string uuid = version->Text(0), number = std::to_string(version->Int(1)),
+                      model = version->Text(2);
+    (void)version->Step();
+    return Conflict("checkpoint " + uuid + " of experiment " + std::to_string(id) + " is version " + number +
+                    " of model " + model);
+  }
   // Children first (foreign keys are on); ?1 is the experiment.
   constexpr const char* kTrials = "(SELECT id FROM trials WHERE experiment_id = ?1)";
   constexpr const char* kTasks =

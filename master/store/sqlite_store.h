@@ -47,6 +47,19 @@ class SqliteStore final : public Store {
   Result<TemplateRecord> GetTemplate(const std::string& name) override;
   Result<std::vector<TemplateRecord>> ListTemplates() override;
   Status DeleteTemplate(const std::string& name) override;
+  Result<ModelRecord> CreateModel(const ModelRecord& m) override;
+  Result<ModelRecord> GetModel(const std::string& name) override;
+  Result<std::vector<ModelRecord>> ListModels() override;
+  Status UpdateModel(const std::string& name, const ModelUpdate& u) override;
+  Result<std::vector<ModelVersionRecord>> DeleteModel(const std::string& name) override;
+  Result<ModelVersionRecord> AddModelVersion(const ModelVersionRecord& v) override;
+  Result<ModelVersionRecord> GetModelVersion(const std::string& model, int64_t version) override;
+  Result<std::vector<ModelVersionRecord>> ListModelVersions(const std::string& model) override;
+  Status UpdateModelVersion(const std::string& model, int64_t version, const ModelVersionUpdate& u) override;
+  Status DeleteModelVersion(const std::string& model, int64_t version) override;
+  Result<std::vector<ModelVersionRecord>> ListCheckpointModelVersions(const std::string& uuid) override;
+  Result<std::vector<ModelVersionRecord>> ListExperimentModelVersions(int64_t experiment_id) override;
+  Result<std::vector<std::string>> ListModelVersionCheckpoints() override;
   Result<std::vector<std::string>> ListLiveWarmStarts() override;
   Result<std::vector<int64_t>> ListWarmStartedFrom(int64_t trial_id) override;
 

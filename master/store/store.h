@@ -245,7 +245,6 @@ struct UserUnixAccount {
   bool operator==(const UserUnixAccount&) const = default;
 };
 
-// An account. Usernames never change: experiments record theirs as owner.
 // A named partial experiment config (ring template set).
 struct TemplateRecord {
   std::string name;
@@ -255,6 +254,52 @@ struct TemplateRecord {
   std::string updated_at;  // set by the store
 };
 
+// A named model of the registry (ring model create). Its versions are
+// registered checkpoints (ModelVersionRecord).
+struct ModelRecord {
+  int64_t id = 0;  // set by the store
+  std::string name;
+  std::string description;
+  std::vector<std::string> labels;
+  std::string owner;  // who created it
+  bool archived = false;
+  std::string created_at;    // set by the store
+  std::string updated_at;    // set by the store
+  int64_t num_versions = 0;  // read only: its versions now
+  int64_t last_version = 0;  // read only: the highest number it ever gave
+};
+
+// What PATCH /models/{name} changes; each absent field stays as it is.
+struct ModelUpdate {
+  std::optional<std::string> description;
+  std::optional<std::vector<std::string>> labels;
+  std::optional<bool> archived;
+};
+
+// One version of a model: a registered checkpoint with its own name, notes,
+// metadata (a JSON object, passed through unread) and labels.
+struct ModelVersionRecord {
+  std::string model;    // the model's name
+  int64_t version = 0;  // set by the store: 1, 2, ... per model, never given twice
+  std::string checkpoint_uuid;
+  std::string name;
+  std::string notes;
+  std::string metadata_json = "{}";
+  std::vector<std::string> labels;
+  std::string created_by;
+  std::string created_at;  // set by the store
+  std::string updated_at;  // set by the store
+};
+
+// What PATCH /models/{name}/versions/{version} changes.
+struct ModelVersionUpdate {
+  std::optional<std::string> name;
+  std::optional<std::string> notes;
+  std::optional<std::string> metadata_json;
+  std::optional<std::vector<std::string>> labels;
+};
+
+// An account. Usernames never change: experiments record theirs as owner.
 struct UserRecord {
   int64_t id = 0;
   std::string username;
@@ -314,7 +359,8 @@ class Store {
   // DeleteExperiment removes it and every row of its trials (their tasks,
   // allocations, metrics, logs, checkpoints, reservations, log policy
   // matches, Slurm jobs, the searcher's snapshot and resource overrides) in
-  // one transaction. kNotFound when it is gone already.
+  // one transaction. kNotFound when it is gone already; kConflict while one
+  // of its checkpoints is another experiment's warm start or a model version.
   virtual Status MarkExperimentDeleting(int64_t id) = 0;
   virtual Result<std::vector<int64_t>> ListDeletingExperiments() = 0;
   virtual Status DeleteExperiment(int64_t id) = 0;
@@ -439,6 +485,32 @@ class Store {
   virtual Result<TemplateRecord> GetTemplate(const std::string& name) = 0;
   virtual Result<std::vector<TemplateRecord>> ListTemplates() = 0;  // by name
   virtual Status DeleteTemplate(const std::string& name) = 0;
+
+  // The model registry. CreateModel: kConflict when the name is taken;
+  // Get, Update and Delete: kNotFound. DeleteModel removes its versions
+  // with it and returns them.
+  virtual Result<ModelRecord> CreateModel(const ModelRecord& m) = 0;
+  virtual Result<ModelRecord> GetModel(const std::string& name) = 0;
+  virtual Result<std::vector<ModelRecord>> ListModels() = 0;  // by name
+  virtual Status UpdateModel(const std::string& name, const ModelUpdate& u) = 0;
+  virtual Result<std::vector<ModelVersionRecord>> DeleteModel(const std::string& name) = 0;
+  // Model versions. AddModelVersion gives the model's next number (never
+  // one it gave before) and returns the stored version; kNotFound without
+  // the model, kInvalidArgument when the checkpoint is not registered.
+  // Get, Update, Delete: kNotFound; List: by version, kNotFound without the model.
+  virtual Result<ModelVersionRecord> AddModelVersion(const ModelVersionRecord& v) = 0;
+  virtual Result<ModelVersionRecord> GetModelVersion(const std::string& model, int64_t version) = 0;
+  virtual Result<std::vector<ModelVersionRecord>> ListModelVersions(const std::string& model) = 0;
+  virtual Status UpdateModelVersion(const std::string& model, int64_t version,
+                                    const ModelVersionUpdate& u) = 0;
+  virtual Status DeleteModelVersion(const std::string& model, int64_t version) = 0;
+  // The versions that are checkpoint `uuid`, and those that are checkpoints
+  // of experiment `experiment_id`'s trials; by model name, then version.
+  virtual Result<std::vector<ModelVersionRecord>> ListCheckpointModelVersions(const std::string& uuid) = 0;
+  virtual Result<std::vector<ModelVersionRecord>> ListExperimentModelVersions(int64_t experiment_id) = 0;
+  // Every checkpoint that is a model version, each once (garbage
+  // collection keeps them).
+  virtual Result<std::vector<std::string>> ListModelVersionCheckpoints() = 0;
 
   // Users. CreateUser: kConflict when the username is taken.
   virtual Result<int64_t> CreateUser(const UserRecord& u) = 0;

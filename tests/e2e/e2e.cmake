@@ -72,6 +72,16 @@ foreach(model digits_model digits_pytorch_model ringtrial_python)
   endif()
 endforeach()
 
+# model_registry_e2e_tests: `ring model` on a real master, agent and
+# quadratic trial: a checkpoint registered as a version, described,
+# downloaded, kept from garbage collection, its experiment kept until the
+# version is deleted. A binary of its own, so that it builds without the
+# other e2e tests.
+ring_add_test(model_registry_e2e_tests LABEL e2e TIMEOUT 180
+  SOURCES e2e/model_registry_e2e_test.cc
+  LIBS ring_test_support ring_common)
+add_dependencies(model_registry_e2e_tests ringmaster ringagent ring quadratic_model quadratic_trial)
+
 # proxy_e2e_tests: the task proxy against a real master, agent and a trial
 # that serves HTTP and a WebSocket echo: links, cookies, streamed answers,
 # keep-alive, per-user and idle limits, TLS, and each attack

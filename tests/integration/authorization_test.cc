@@ -77,6 +77,20 @@ const std::vector<RouteRule>& Rules() {
       {"GET", "/api/v1/templates/{name}", Rule::kRead, ""},
       {"PUT", "/api/v1/templates/{name}", Rule::kRead, R"({"config":"max_restarts: 1\n"})"},
       {"DELETE", "/api/v1/templates/{name}", Rule::kRead, ""},
+      // {name}: ada's model (made below); every write is its owner's or an
+      // admin's. It has no versions, so the owner's version calls get 404
+      // (and a 400 for the unknown checkpoint); deleting it comes last.
+      {"POST", "/api/v1/models", Rule::kRead, R"({"name":"matrix-model"})"},
+      {"GET", "/api/v1/models", Rule::kRead, ""},
+      {"GET", "/api/v1/models/{name}", Rule::kRead, ""},
+      {"PATCH", "/api/v1/models/{name}", Rule::kOwned, "{}"},
+      {"GET", "/api/v1/models/{name}/versions", Rule::kRead, ""},
+      {"POST", "/api/v1/models/{name}/versions", Rule::kOwned,
+       R"({"checkpoint_uuid":"00000000-0000-4000-8000-000000000000"})"},
+      {"GET", "/api/v1/models/{name}/versions/{version}", Rule::kRead, ""},
+      {"PATCH", "/api/v1/models/{name}/versions/{version}", Rule::kOwned, R"({"notes":"n"})"},
+      {"DELETE", "/api/v1/models/{name}/versions/{version}", Rule::kOwned, ""},
+      {"DELETE", "/api/v1/models/{name}", Rule::kOwned, ""},
       // Experiment 3, which is active: its owner and admins get 409.
       {"DELETE", "/api/v1/experiments/{id}", Rule::kOwned, ""},
       {"POST", "/api/v1/experiments/{id}/{action}", Rule::kOwned, ""},
@@ -274,6 +288,11 @@ TEST(Authorization, MatrixOfEveryRouteAndCaller) {
   const int64_t notebook_id = std::atoll(notebook.out.c_str());
   ASSERT_GT(notebook_id, 0) << notebook.out;
 
+  // A model of ada's, for the model routes' {name}.
+  auto ada_model = RunCommand({BinDir() + "/ring", "-m", cluster.url(), "model", "create", "ada-model"},
+                              {{"RING_TOKEN", ada}});
+  ASSERT_EQ(ada_model.exit_code, 0) << ada_model.out << ada_model.err;
+
   std::map<Caller, std::string> tokens = {
       {Caller::kNobody, ""},
       {Caller::kMadeUp, std::string(64, 'a')},
@@ -300,6 +319,8 @@ TEST(Authorization, MatrixOfEveryRouteAndCaller) {
     if (path.find("/shells/") != std::string::npos) fill("{id}", std::to_string(shell_id));
     if (r.pattern == "/api/v1/trials/{id}/kill") fill("{id}", std::to_string(killed_trial));
     if (path.find("/notebooks/") != std::string::npos) fill("{id}", std::to_string(notebook_id));
+    if (r.pattern.starts_with("/api/v1/models/")) fill("{name}", "ada-model");
+    fill("{version}", "1");
     fill("{id}", "1");  // experiment 1, trial 1
     fill("{action}", "unarchive");
     fill("{allocation_id}", alloc[1].first);  // a live allocation: its trial's token is no Slurm credential

@@ -45,5 +45,15 @@ TEST(CheckpointGcTest, WarmStartSourcesOfLiveExperimentsAreKept) {
   EXPECT_EQ(Sorted(CheckpointsToDelete(cs, {0, 0, 0, true})), (std::vector<std::string>{"b"}));
 }
 
+TEST(CheckpointGcTest, ModelVersionsAreKept) {
+  std::vector<GcCandidate> cs = {C("a", 1, 100, 0.5, true), C("b", 1, 200, 0.6, true, true),
+                                 C("c", 2, 100, 0.1, false, true)};
+  cs[0].model_version = true;
+  EXPECT_EQ(Sorted(CheckpointsToDelete(cs, {0, 0, 0, true})), (std::vector<std::string>{"b"}));
+  cs[2].trial_ended = true;
+  cs[2].model_version = true;
+  EXPECT_EQ(Sorted(CheckpointsToDelete(cs, {0, 0, 0, true})), (std::vector<std::string>{"b"}));
+}
+
 }  // namespace
 }  // namespace ring
