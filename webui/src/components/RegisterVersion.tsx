@@ -105,7 +105,6 @@ function RegisterDialog({
           <input
             value={newName}
             maxLength={128}
-            pattern="[A-Za-z0-9._\-]+"
             onChange={(e) => setNewName(e.target.value)}
             aria-invalid={invalid ? true : undefined}
           />
