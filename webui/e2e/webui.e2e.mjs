@@ -20,7 +20,8 @@
 // changed, and the fork run to the end) and bulk-archives two experiments;
 // continues the grid's best trial as a new experiment from its dialog (a
 // length its checkpoint reached refused first) and follows the links both
-// ways, changes the retention of that ended experiment, and registers the
+// ways, changes the retention of that ended experiment and continues its
+// trial there (in place), and registers the
 // grid's best checkpoint as the first version of a new model, found on the
 // model's page and the Models page.
 // Every page it visits is checked with axe-core (WCAG 2.1 A and AA), and it
@@ -780,6 +781,26 @@ max_restarts: 0
   await page.getByText('best 0 of the experiment, best 1 and latest 3 of each trial', { exact: false }).waitFor();
   const retained = await getJson(`${url}/api/v1/experiments/${continued}`);
   check(/save_trial_latest: 3/.test(retained.config), `the master's config keeps 3 latest: ${retained.config}`);
+
+  // 19b. Continue that experiment's trial in place (an ended single search
+  // of admin's may): the page stays, and the experiment trains it on to the
+  // new length.
+  const [continuedTrial] = (await getJson(`${url}/api/v1/experiments/${continued}/trials`)).trials;
+  await page.goto(`${url}/trials/${continuedTrial.id}`);
+  await page.getByRole('button', { name: `Continue trial ${continuedTrial.id}` }).click();
+  const inPlaceDialog = page.getByRole('dialog', { name: `Continue trial ${continuedTrial.id}` });
+  await inPlaceDialog.getByRole('radio', { name: /In place/ }).check();
+  await a11y('the continue dialog offering in place');
+  await inPlaceDialog.getByLabel('New total length (batches)').fill(String(gridBest + 200));
+  await inPlaceDialog.getByRole('button', { name: 'Continue', exact: true }).click();
+  await inPlaceDialog.waitFor({ state: 'detached', timeout: 20000 });
+  check(page.url() === `${url}/trials/${continuedTrial.id}`, `continuing in place stays on the page: ${page.url()}`);
+  await runRing(url, ['experiment', 'wait', String(continued)]);
+  const trainedOn = await getJson(`${url}/api/v1/trials/${continuedTrial.id}`);
+  check(
+    trainedOn.state === 'COMPLETED' && trainedOn.total_batches >= gridBest + 200,
+    `the trial trained on in place to ${trainedOn.total_batches} batches (${trainedOn.state})`,
+  );
 
   // 20. Register the grid's best checkpoint from its experiment page as the
   // first version of a new model: the page goes to the model, which shows
