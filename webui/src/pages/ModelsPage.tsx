@@ -39,14 +39,14 @@ export function ModelsPage() {
   useEffect(() => {
     document.title = 'Models · Ringmaster';
   }, []);
-  // Typing in a filter updates the view (and the URL) after a short pause.
+  // A new URL (back, a link) shows its filters; typing in a filter updates
+  // the view (and the URL) after a short pause.
+  useEffect(() => setNameInput(q.name), [q.name]);
+  useEffect(() => setLabelInput(q.label), [q.label]);
   useEffect(() => {
-    if (nameInput.trim() === q.name && labelInput.trim() === q.label) return;
+    if (nameInput === q.name && labelInput === q.label) return;
     const t = setTimeout(
-      () =>
-        navigate(paths.models(modelQueryToSearch({ name: nameInput.trim(), label: labelInput.trim() })), {
-          replace: true,
-        }),
+      () => navigate(paths.models(modelQueryToSearch({ name: nameInput, label: labelInput })), { replace: true }),
       300,
     );
     return () => clearTimeout(t);
