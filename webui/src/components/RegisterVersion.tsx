@@ -11,6 +11,7 @@ import { keys, queries } from '../api/queries';
 import type { Checkpoint } from '../api/types';
 import { useSession } from '../auth/session';
 import { mayChange } from '../lib/experiments';
+import { formatCount } from '../lib/format';
 import { paths } from '../paths';
 import { ConfirmDialog } from './ConfirmDialog';
 
@@ -85,8 +86,8 @@ function RegisterDialog({
       onCancel={onClose}
     >
       <p>
-        The checkpoint of trial {checkpoint.trial_id} at {checkpoint.batches} batches becomes the model's next version;
-        it is kept whatever its experiment's retention says.
+        The checkpoint of trial {checkpoint.trial_id} at {formatCount(checkpoint.batches)} batches becomes the model's
+        next version; it is kept whatever its experiment's retention says.
       </p>
       <label className="field">
         Model
