@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <optional>
+#include <vector>
 
 #include <utility>  // before Asio (std::exchange with g++ 12)
 
@@ -147,9 +148,17 @@ void HttpClient::SetCaFile(std::string path) {
 Status HttpClient::Connect() {
   conn_ = std::make_unique<Connection>();
   beast::error_code ec;
-  tcp::resolver resolver(conn_->ioc);
-  auto endpoints = resolver.resolve(base_.host, base_.port, ec);
-  if (ec) return Status(ErrorCode::kUnavailable, "cannot resolve " + base_.host + ": " + ec.message());
+  std::vector<tcp::endpoint> endpoints;
+  if (!pinned_address_.empty()) {
+    const auto address = net::ip::make_address(pinned_address_, ec);
+    if (ec) return InvalidArgument("bad address " + pinned_address_ + ": " + ec.message());
+    endpoints.emplace_back(address, static_cast<unsigned short>(std::stoi(base_.port)));
+  } else {
+    tcp::resolver resolver(conn_->ioc);
+    auto resolved = resolver.resolve(base_.host, base_.port, ec);
+    if (ec) return Status(ErrorCode::kUnavailable, "cannot resolve " + base_.host + ": " + ec.message());
+    for (const auto& entry : resolved) endpoints.push_back(entry.endpoint());
+  }
   if (base_.scheme == "https") {
     if (!tls_) {
       auto context = MakeClientTlsContext(ca_file_);

@@ -72,6 +72,11 @@ class HttpClient {
   // The CA file (PEM) trusted besides the system's CAs for https:// URLs;
   // "" for the system's only. Defaults to $RING_CA_FILE.
   void SetCaFile(std::string path);
+  // Connects to this address (IPv4 or IPv6 text) instead of resolving the
+  // URL's host, which still names the server in Host, SNI and the
+  // certificate check: for callers that checked the address themselves
+  // (webhooks, against DNS rebinding). Set before the first request.
+  void PinAddress(std::string address) { pinned_address_ = std::move(address); }
 
   // `target` is appended to the base URL's path ("/api/v1/health").
   // Transport failures are kUnavailable (or kTimeout); any HTTP status is a
@@ -103,6 +108,7 @@ class HttpClient {
   std::string token_;
   std::map<std::string, std::string> headers_;
   std::string ca_file_;
+  std::string pinned_address_;
   std::shared_ptr<boost::asio::ssl::context> tls_;  // made at the first https connection
   std::unique_ptr<Connection> conn_;
 };

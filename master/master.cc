@@ -32,6 +32,8 @@
 #include "master/interactive/terminal_relay.h"
 #include "master/lifecycle/lifecycle.h"
 #include "master/maintenance/retention.h"
+#include "master/notifications/webhook_dispatcher.h"
+#include "master/notifications/webhook_sender.h"
 #include "master/observability/master_metrics.h"
 #include "master/proxy/proxy_access.h"
 #include "master/proxy/proxy_server.h"
@@ -60,6 +62,10 @@ struct Master::Parts {
   std::unique_ptr<AgentEnrolments> enrolments;  // agents' credentials and the cluster token
   AgentRm* agent_rm = nullptr;                  // owned by the lifecycle
   RoutingRm* routing = nullptr;                 // owned by the lifecycle; set when there are Slurm pools
+  // Webhooks: the sender's threads post deliveries; the dispatcher, which
+  // the lifecycle calls, writes them. Before the lifecycle, which calls it.
+  std::unique_ptr<WebhookSender> webhook_sender;
+  std::unique_ptr<WebhookDispatcher> webhooks;
   std::unique_ptr<Lifecycle> lifecycle;
   // The lifecycle's own thread: every lifecycle event runs there, one at a
   // time. After the lifecycle, so it is joined before the lifecycle goes.
@@ -73,6 +79,7 @@ struct Master::Parts {
   std::unique_ptr<WorkGate> slow_work_gate;  // bounds what waits for slow_work
   net::thread_pool maintenance{1};           // retention passes
   net::thread_pool file_work{2};             // backups, checking a download's files before it starts
+  net::thread_pool webhook_work{1};          // webhook URL checks (DNS) and tests
   std::unique_ptr<StreamSlots> streams;      // large answers at once (max_streamed_answers)
   // Metric reports: a caller waits here for its group commit, so the reports
   // of up to this many requests share one.
@@ -208,6 +215,14 @@ Status Master::Run() {
                                         [&p](AgentRefusal why) { p.metrics.CountAgentRefusal(why); });
   if (Status s = p.enrolments->Load(); !s.ok()) return s;
 
+  // Webhooks: deliveries a stopped master left are sent again from now on.
+  auto allow_list = UrlAllowList::Make(config_.webhooks.allowed_urls);
+  if (!allow_list.ok()) return allow_list.status();
+  p.webhook_sender = std::make_unique<WebhookSender>(*p.store, config_.webhooks, *std::move(allow_list));
+  p.webhooks = std::make_unique<WebhookDispatcher>(*p.store, *p.webhook_sender);
+  if (Status s = p.webhooks->Reload(); !s.ok()) return s;
+  if (Status s = p.webhook_sender->Start(); !s.ok()) return s;
+
   // The keys of Slurm pools that submit through slurmrestd, read (and
   // checked private) before anything is started.
   std::map<std::string, std::string> slurm_jwt_keys;
@@ -262,6 +277,13 @@ Status Master::Run() {
       p.proxy->services().Forget(allocation_id);
       p.proxy->activity().Forget(task_id);
     }
+  };
+  options.on_experiment_state = [&p](const ExperimentRecord& exp, RunState from, const ExperimentConfig* c) {
+    p.webhooks->OnExperimentState(exp, from, c);
+  };
+  options.on_trial_lines = [&p](int64_t experiment_id, const std::string& node,
+                                const std::vector<LogRecord>& lines) {
+    p.webhooks->OnTrialLines(experiment_id, node, lines);
   };
   auto make_rm = [this, &p, agent_options,
                   &slurm_jwt_keys](RmEvents& events) -> std::unique_ptr<ResourceManager> {
@@ -346,6 +368,9 @@ Status Master::Run() {
       });
   p.api->proxy = p.proxy.get();
   p.api->terminal_tickets = &p.terminal_tickets;
+  p.api->webhooks = p.webhooks.get();
+  p.api->webhook_sender = p.webhook_sender.get();
+  p.api->webhook_work = &p.webhook_work;
   RegisterAllRoutes(p.router, *p.api);
   p.router.SetObserver([&p](const std::string& method, const std::string& route, int status, double seconds) {
     p.metrics.ObserveRequest(method, route, status, seconds);

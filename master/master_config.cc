@@ -10,6 +10,7 @@
 #include "common/task_config.h"
 #include "master/http/http_server.h"
 #include "master/slurm_pool_config.h"
+#include "master/webhook_config.h"
 
 namespace ring {
 namespace {
@@ -351,6 +352,10 @@ Result<MasterConfig> MasterConfig::FromYamlFile(const std::string& path) {
         auto interactive = ParseInteractive(path, v);
         if (!interactive.ok()) return interactive.status();
         c.interactive = *interactive;
+      } else if (key == "webhooks") {
+        auto webhooks = ParseWebhookSettings(path, v);
+        if (!webhooks.ok()) return webhooks.status();
+        c.webhooks = *std::move(webhooks);
       } else if (key == "retention") {
         auto retention = ParseRetention(path, v);
         if (!retention.ok()) return retention.status();

@@ -9,6 +9,7 @@
 #include "common/status.h"
 #include "common/task_config.h"
 #include "master/maintenance/retention.h"
+#include "master/notifications/webhook_settings.h"
 #include "master/proxy/task_proxy.h"
 #include "master/rm/slurmrm/slurm_options.h"
 #include "master/scheduler/pool_settings.h"
@@ -75,6 +76,8 @@ struct MasterConfig {
   ProxySettings proxy;
   // interactive: {idle_timeout, max_idle_timeout, notebook_look_interval_ms}.
   InteractiveSettings interactive;
+  // webhooks: {allowed_urls, timeout, retries, retry_delay, max_queued}.
+  WebhookSettings webhooks;
 
   // Reads a master.yaml; unknown keys are errors naming them.
   static Result<MasterConfig> FromYamlFile(const std::string& path);

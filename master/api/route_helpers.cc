@@ -113,6 +113,7 @@ void RegisterAllRoutes(Router& router, ApiContext& ctx) {
   RegisterShellTerminalRoutes(router, ctx);
   RegisterTaskRoutes(router, ctx, TaskKind::kNotebook, "notebooks");
   RegisterTemplateRoutes(router, ctx);
+  RegisterWebhookRoutes(router, ctx);
   RegisterModelRoutes(router, ctx);
   RegisterAgentIdentityRoutes(router, ctx);
   RegisterProxyRoutes(router, ctx);

@@ -31,6 +31,8 @@ class TaskProxy;
 class TerminalTickets;
 struct ExperimentRecord;
 struct Reader;
+class WebhookDispatcher;
+class WebhookSender;
 
 struct ApiContext {
   Store& store;
@@ -83,6 +85,13 @@ struct ApiContext {
   // /shells/{id}/terminal/ticket); the terminal's admission redeems them.
   // Null answers 503.
   TerminalTickets* terminal_tickets = nullptr;
+  // Webhooks (webhooks_api.cc): the dispatcher, reloaded when one is created
+  // or deleted; the sender, whose allow list checks new URLs and which sends
+  // tests; where URL checks (DNS) and tests run (in place when null). A null
+  // dispatcher or sender answers 503.
+  WebhookDispatcher* webhooks = nullptr;
+  WebhookSender* webhook_sender = nullptr;
+  boost::asio::thread_pool* webhook_work = nullptr;
 };
 
 void RegisterExperimentRoutes(Router& router, ApiContext& ctx);
@@ -95,6 +104,9 @@ void RegisterProjectRoutes(Router& router, ApiContext& ctx);
 void RegisterModelRoutes(Router& router, ApiContext& ctx);
 // Config templates: GET, PUT, DELETE /api/v1/templates[/{name}].
 void RegisterTemplateRoutes(Router& router, ApiContext& ctx);
+// Webhooks: POST, GET /api/v1/webhooks, DELETE /webhooks/{id}, POST
+// /webhooks/{id}/test, GET /webhooks/{id}/deliveries.
+void RegisterWebhookRoutes(Router& router, ApiContext& ctx);
 // The experiment config of a POST /experiments body laid over its
 // "template" (kInvalidArgument naming "template" for an unknown one).
 Result<std::string> WithTemplate(ApiContext& ctx, const nlohmann::json& body, const std::string& config);

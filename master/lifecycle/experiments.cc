@@ -157,6 +157,7 @@ Status Experiments::Transition(ExperimentRecord& exp, RunState to) {
     return s;
   }
   spdlog::info("[experiments] experiment {} {} -> {}", exp.id, ToString(from), ToString(to));
+  if (on_state_changed_) on_state_changed_(exp, from);
   if (IsTerminal(to) && on_ended_) on_ended_(exp);
   return Status::Ok();
 }
@@ -257,6 +258,7 @@ Status Experiments::ContinueTrial(int64_t trial_id, const std::string& config_ya
   if (Status s = store_.UpdateExperiment(*exp); !s.ok()) return s;
   spdlog::info("[experiments] experiment {} {} -> ACTIVE (trial {} continued in place)", exp->id,
                ToString(from), trial_id);
+  if (on_state_changed_) on_state_changed_(*exp, from);
   searches_.Reconcile(exp->id);
   return Status::Ok();
 }

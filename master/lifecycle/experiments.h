@@ -56,6 +56,9 @@ class Experiments {
   void FinishIfDone(int64_t experiment_id);
   // Called with each experiment that has just ended (after it is written).
   void OnEnded(std::function<void(const ExperimentRecord&)> handler) { on_ended_ = std::move(handler); }
+  // Called with each state change (after it is written) and the state before.
+  using StateHandler = std::function<void(const ExperimentRecord&, RunState from)>;
+  void OnStateChanged(StateHandler handler) { on_state_changed_ = std::move(handler); }
 
  private:
   Status Transition(ExperimentRecord& exp, RunState to);
@@ -79,6 +82,7 @@ class Experiments {
   const std::vector<std::string> own_dirs_;                 // the master's folders
   const uint64_t max_model_bytes_;
   std::function<void(const ExperimentRecord&)> on_ended_;
+  StateHandler on_state_changed_;
 };
 
 }  // namespace ring

@@ -86,6 +86,11 @@ Lifecycle::Lifecycle(Store& store, LifecycleOptions options, const RmFactory& ma
       },
       [this](const std::string& pool) { scheduling_.MarkDirty(pool); });
   searches_.OnSettled([this](int64_t experiment_id) { experiments_.FinishIfDone(experiment_id); });
+  if (options_.on_experiment_state)
+    experiments_.OnStateChanged([this](const ExperimentRecord& exp, RunState from) {
+      options_.on_experiment_state(exp, from, settings_.Config(exp.id));
+    });
+  if (options_.on_trial_lines) ranks_.OnTrialLines(options_.on_trial_lines);
   // A source no live experiment warm-starts from is its own experiment's again.
   experiments_.OnEnded([this](const ExperimentRecord& exp) {
     if (!exp.warm_start_checkpoint.empty()) checkpoints_.Release(exp.warm_start_checkpoint);

@@ -51,6 +51,12 @@ struct LifecycleOptions {
   // An allocation ended (on the lifecycle's thread): what others keep of it
   // (terminals' idle clocks, announced services) can go.
   std::function<void(const std::string& allocation_id, int64_t task_id)> on_allocation_ended;
+  // An experiment's state changed (written already), with its config when
+  // known; a batch of a trial's log lines (tokens hidden). The webhooks'
+  // triggers (master/notifications); on the lifecycle's thread, never waiting.
+  std::function<void(const ExperimentRecord&, RunState from, const ExperimentConfig* config)>
+      on_experiment_state;
+  RankEvents::TrialLinesHandler on_trial_lines;
 };
 
 class Lifecycle {

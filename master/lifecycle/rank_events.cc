@@ -106,6 +106,7 @@ void RankEvents::OnLogs(const std::string& node, const proto::LogBatch& batch) {
                      allocations_.tokens().Redact(l.line), l.ts_ms, trial ? 0 : alloc->record.task_id});
   // Every line of a trial is matched, also those the rate limit drops.
   if (trial) log_policies_.OnLines(*alloc, node, lines);
+  if (trial && on_trial_lines_) on_trial_lines_(alloc->experiment_id, node, lines);
   const auto now = std::chrono::steady_clock::now().time_since_epoch();
   lines = log_limiter_.Admit(batch.allocation_id, std::move(lines),
                              std::chrono::duration_cast<std::chrono::milliseconds>(now).count());

@@ -5,6 +5,7 @@
 // rate limited), nodes that come back, are lost or evicted; and the
 // deadlines of unreported allocations and ignored preemptions. Used on the
 // lifecycle's executor only.
+#include <functional>
 #include <map>
 #include <string>
 #include <utility>
@@ -40,6 +41,11 @@ class RankEvents {
   void Forget(const std::string& allocation_id);
   // The preemption timeout of the experiment.
   std::chrono::seconds PreemptionTimeout(int64_t experiment_id);
+  // Called with every batch of a trial's lines (tokens hidden), before the
+  // rate limit: the webhooks' log triggers.
+  using TrialLinesHandler = std::function<void(int64_t experiment_id, const std::string& node,
+                                               const std::vector<LogRecord>& lines)>;
+  void OnTrialLines(TrialLinesHandler handler) { on_trial_lines_ = std::move(handler); }
 
  private:
   Store& store_;
@@ -50,6 +56,7 @@ class RankEvents {
   LogLimiter log_limiter_;
   const std::chrono::milliseconds heartbeat_timeout_;
   std::map<std::pair<std::string, int>, int64_t> log_seq_;  // last log batch seq per (allocation, rank)
+  TrialLinesHandler on_trial_lines_;
 };
 
 }  // namespace ring

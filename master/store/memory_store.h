@@ -52,6 +52,15 @@ class MemoryStore final : public Store {
   Status UpdateProject(int64_t id, const ProjectUpdate& u) override;
   Status DeleteProject(int64_t id) override;
   Status MoveExperiment(int64_t experiment_id, int64_t project_id) override;
+  Result<int64_t> CreateWebhook(const WebhookRecord& w) override;
+  Result<WebhookRecord> GetWebhook(int64_t id) override;
+  Result<std::vector<WebhookRecord>> ListWebhooks() override;
+  Status DeleteWebhook(int64_t id) override;
+  Result<int64_t> AddWebhookDelivery(const WebhookDelivery& d) override;
+  Status UpdateWebhookDelivery(const WebhookDelivery& d) override;
+  Result<WebhookDelivery> GetWebhookDelivery(int64_t id) override;
+  Result<std::vector<WebhookDelivery>> ListWebhookDeliveries(int64_t webhook_id, int64_t limit) override;
+  Result<std::vector<WebhookDelivery>> ListPendingWebhookDeliveries() override;
   Result<ModelRecord> CreateModel(const ModelRecord& m) override;
   Result<ModelRecord> GetModel(const std::string& name) override;
   Result<std::vector<ModelRecord>> ListModels() override;
@@ -184,6 +193,10 @@ class MemoryStore final : public Store {
   int64_t next_user_id_ = 1;
   std::map<int64_t, UserRecord> users_;
   std::map<std::string, TemplateRecord> templates_;  // by name
+  int64_t next_webhook_id_ = 1;
+  std::map<int64_t, WebhookRecord> webhooks_;  // by id
+  int64_t next_delivery_id_ = 1;
+  std::map<int64_t, WebhookDelivery> deliveries_;  // by id
   int64_t next_model_id_ = 1;
   std::map<std::string, ModelRecord> models_;  // by name
   // by (model name, version)

@@ -178,4 +178,41 @@ Result<TaskSpec> TaskSpecFromJson(const std::string& text) {
   return t;
 }
 
+std::string WebhookTriggersJson(const std::vector<WebhookTrigger>& triggers) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& t : triggers) {
+    nlohmann::json condition = nlohmann::json::object();
+    if (t.type == WebhookTriggerType::kExperimentStateChange)
+      condition["state"] = ToString(t.state);
+    else
+      condition["regex"] = t.regex;
+    list.push_back({{"trigger_type", ToString(t.type)}, {"condition", std::move(condition)}});
+  }
+  return list.dump();
+}
+
+Result<std::vector<WebhookTrigger>> WebhookTriggersFromJson(const std::string& text) {
+  const auto j = nlohmann::json::parse(text, nullptr, false);
+  if (!j.is_array()) return Internal("webhook triggers are not a JSON list: " + text.substr(0, 200));
+  std::vector<WebhookTrigger> out;
+  for (const auto& t : j) {
+    const auto bad =
+        Internal("a webhook trigger is not {trigger_type, condition}: " + t.dump().substr(0, 200));
+    if (!t.is_object() || !t.contains("condition") || !t["condition"].is_object()) return bad;
+    auto type = ParseWebhookTriggerType(t.value("trigger_type", ""));
+    if (!type) return bad;
+    WebhookTrigger trigger;
+    trigger.type = *type;
+    if (*type == WebhookTriggerType::kExperimentStateChange) {
+      auto state = ParseRunState(t["condition"].value("state", ""));
+      if (!state) return bad;
+      trigger.state = *state;
+    } else {
+      trigger.regex = t["condition"].value("regex", "");
+    }
+    out.push_back(std::move(trigger));
+  }
+  return out;
+}
+
 }  // namespace ring

@@ -21,5 +21,8 @@ std::string SlotsJson(const std::vector<proto::Slot>& slots);  // [{"id","type",
 Result<std::vector<proto::Slot>> SlotsFromJson(const std::string& text);
 std::string TaskSpecJson(const TaskSpec& spec);  // every field of TaskSpec
 Result<TaskSpec> TaskSpecFromJson(const std::string& text);
+// [{"trigger_type", "condition": {"state"} or {"regex"}}]
+std::string WebhookTriggersJson(const std::vector<WebhookTrigger>& triggers);
+Result<std::vector<WebhookTrigger>> WebhookTriggersFromJson(const std::string& text);
 
 }  // namespace ring

@@ -62,6 +62,15 @@ class SqliteStore final : public Store {
   Status UpdateProject(int64_t id, const ProjectUpdate& u) override;
   Status DeleteProject(int64_t id) override;
   Status MoveExperiment(int64_t experiment_id, int64_t project_id) override;
+  Result<int64_t> CreateWebhook(const WebhookRecord& w) override;
+  Result<WebhookRecord> GetWebhook(int64_t id) override;
+  Result<std::vector<WebhookRecord>> ListWebhooks() override;
+  Status DeleteWebhook(int64_t id) override;
+  Result<int64_t> AddWebhookDelivery(const WebhookDelivery& d) override;
+  Status UpdateWebhookDelivery(const WebhookDelivery& d) override;
+  Result<WebhookDelivery> GetWebhookDelivery(int64_t id) override;
+  Result<std::vector<WebhookDelivery>> ListWebhookDeliveries(int64_t webhook_id, int64_t limit) override;
+  Result<std::vector<WebhookDelivery>> ListPendingWebhookDeliveries() override;
   Result<ModelRecord> CreateModel(const ModelRecord& m) override;
   Result<ModelRecord> GetModel(const std::string& name) override;
   Result<std::vector<ModelRecord>> ListModels() override;

@@ -20,6 +20,7 @@
 #include "common/task_config.h"
 #include "common/task_kind.h"
 #include "common/user_role.h"
+#include "master/store/webhook_records.h"
 #include "master/store/workspace_records.h"
 
 namespace ring {
@@ -489,6 +490,25 @@ class Store {
   virtual Result<TemplateRecord> GetTemplate(const std::string& name) = 0;
   virtual Result<std::vector<TemplateRecord>> ListTemplates() = 0;  // by name
   virtual Status DeleteTemplate(const std::string& name) = 0;
+
+  // Webhooks (webhook_records.h). CreateWebhook: kConflict when the name is
+  // taken. DeleteWebhook removes its deliveries too (kNotFound).
+  virtual Result<int64_t> CreateWebhook(const WebhookRecord& w) = 0;
+  virtual Result<WebhookRecord> GetWebhook(int64_t id) = 0;       // kNotFound
+  virtual Result<std::vector<WebhookRecord>> ListWebhooks() = 0;  // by id
+  virtual Status DeleteWebhook(int64_t id) = 0;
+  // Deliveries. Add writes one (its state as given, PENDING for an event to
+  // send) and keeps the newest kKeptWebhookDeliveries ended ones of its
+  // webhook, dropping older ended ones; kNotFound when the webhook is gone.
+  // Update writes state, attempts, last_status, last_error and delivered_at.
+  static constexpr int64_t kKeptWebhookDeliveries = 500;
+  virtual Result<int64_t> AddWebhookDelivery(const WebhookDelivery& d) = 0;
+  virtual Status UpdateWebhookDelivery(const WebhookDelivery& d) = 0;  // kNotFound
+  virtual Result<WebhookDelivery> GetWebhookDelivery(int64_t id) = 0;  // kNotFound
+  // A webhook's deliveries, newest first, at most `limit`.
+  virtual Result<std::vector<WebhookDelivery>> ListWebhookDeliveries(int64_t webhook_id, int64_t limit) = 0;
+  // Every PENDING delivery, oldest first (what a restarted master sends).
+  virtual Result<std::vector<WebhookDelivery>> ListPendingWebhookDeliveries() = 0;
 
   // The model registry. CreateModel: kConflict when the name is taken;
   // Get, Update and Delete: kNotFound. DeleteModel removes its versions

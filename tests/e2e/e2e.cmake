@@ -126,3 +126,12 @@ foreach(model digits_model ringtrial_python)  # ring_notebook.py beside the modu
     add_dependencies(slurm_e2e_tests ${model})
   endif()
 endforeach()
+
+# webhooks_e2e_tests: webhooks against a real master, agent and trials,
+# posting to an HTTP receiver the test starts (tests/support/fake_http_server.h):
+# signed state and log events, Slack's shape, retries, refusals. A binary of
+# its own, so that working on webhooks does not rebuild every e2e test.
+ring_add_test(webhooks_e2e_tests LABEL e2e TIMEOUT 180
+  SOURCES e2e/webhooks_e2e_test.cc
+  LIBS ring_test_support ring_common OpenSSL::Crypto)
+add_dependencies(webhooks_e2e_tests ringmaster ringagent ring)

@@ -28,6 +28,7 @@ enum class Rule {
   kOwned,            // the owner of the experiment, or an admin
   kWorkspaceAdmin,   // an ADMIN of the workspace (or the project's creator), or a cluster admin
   kAdminOnly,        // admins
+  kWebhookAdmin,     // admins, checked by the handler (later also a workspace's admins)
   kSelfOrAdmin,      // the user named by the path, or an admin
   kTrial,            // the trial process of that allocation
   kClusterToken,     // agents holding the cluster token (no user or trial token does)
@@ -78,6 +79,14 @@ const std::vector<RouteRule>& Rules() {
       {"GET", "/api/v1/templates/{name}", Rule::kRead, ""},
       {"PUT", "/api/v1/templates/{name}", Rule::kRead, R"({"config":"max_restarts: 1\n"})"},
       {"DELETE", "/api/v1/templates/{name}", Rule::kRead, ""},
+      // No webhook URL is on this master's (empty) allow list: an admin's
+      // create is a 400, the others a 404 (webhook 1 does not exist).
+      {"GET", "/api/v1/webhooks", Rule::kRead, ""},
+      {"POST", "/api/v1/webhooks", Rule::kWebhookAdmin,
+       R"({"name":"m","url":"https://hooks.example.com/","triggers":[{"trigger_type":"TASK_LOG","condition":{"regex":"x"}}]})"},
+      {"DELETE", "/api/v1/webhooks/{id}", Rule::kWebhookAdmin, ""},
+      {"POST", "/api/v1/webhooks/{id}/test", Rule::kWebhookAdmin, ""},
+      {"GET", "/api/v1/webhooks/{id}/deliveries", Rule::kRead, ""},
       // {name}: ada's model (made below); every write is its owner's or an
       // admin's. It has no versions, so the owner's version calls get 404
       // (and a 400 for the unknown checkpoint); deleting it comes last.
@@ -185,6 +194,7 @@ int Expected(Rule rule, Caller c) {
       if (!user) return 401;
       return c == Caller::kOtherUser ? 403 : kThrough;
     case Rule::kAdminOnly:
+    case Rule::kWebhookAdmin:
       if (!user) return 401;
       return c == Caller::kAdmin ? kThrough : 403;
     case Rule::kTrial:
@@ -353,6 +363,7 @@ TEST(Authorization, MatrixOfEveryRouteAndCaller) {
       fill("{pool}", "default");
     }
     if (r.pattern.starts_with("/api/v1/projects/")) fill("{id}", project_id);
+    if (path.find("/webhooks/") != std::string::npos) fill("{id}", "1");
     if (r.method == "DELETE" || r.pattern.ends_with("/slots")) fill("{id}", "no-such-agent");
     if (path.find("/agents/") != std::string::npos) fill("{id}", "agent-1");
     if (path.find("/users/") != std::string::npos) fill("{id}", std::to_string(ada_id));

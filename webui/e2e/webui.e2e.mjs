@@ -17,7 +17,13 @@
 // admin's experiments; then renames and relabels an experiment, filters the
 // list by the new label, forks an experiment from the editor (a misspelt key
 // marked on its line by the master's check first, then one hyperparameter
-// changed, and the fork run to the end) and bulk-archives two experiments.
+// changed, and the fork run to the end) and bulk-archives two experiments;
+// continues the grid's best trial as a new experiment from its dialog (a
+// length its checkpoint reached refused first) and follows the links both
+// ways, changes the retention of that ended experiment and continues its
+// trial there (in place), and registers the
+// grid's best checkpoint as the first version of a new model, found on the
+// model's page and the Models page.
 // Every page it visits is checked with axe-core (WCAG 2.1 A and AA), and it
 // checks that the console stayed free of errors, and that every
 // API answer the browser got is one docs/openapi.json describes (checked by
@@ -178,7 +184,10 @@ max_restarts: 0
     if (r.failure()?.errorText === 'net::ERR_ABORTED') return;
     problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`);
   });
+  // Refusals a step provokes on purpose: `${method} ${url}` -> its status.
+  const expectedRefusals = new Map();
   page.on('response', async (r) => {
+    if (expectedRefusals.get(`${r.request().method()} ${r.url()}`) === r.status()) return;
     if (r.status() >= 400 && !(await expected401(r).catch(() => false)))
       problems.push(`HTTP ${r.status()}: ${r.url()}`);
   });
@@ -700,6 +709,154 @@ max_restarts: 0
     async () => (await cluster.api('GET', `/api/v1/experiments/${fork}`)).status === 404,
     20000,
   );
+
+  // 18. Continue the grid's best trial from its page's dialog, as a new
+  // experiment: a length its checkpoint has reached is refused with the
+  // master's reason; a longer one creates the experiment, which names the
+  // trial and experiment it continues, and the trial links to it.
+  const gridBest = (await getJson(`${url}/api/v1/trials/${bestTrial}`)).total_batches;
+  await page.goto(`${url}/trials/${bestTrial}`);
+  await page.getByRole('button', { name: `Continue trial ${bestTrial}` }).click();
+  const continueDialog = page.getByRole('dialog', { name: `Continue trial ${bestTrial}` });
+  const lengthField = continueDialog.getByLabel('New total length (batches)');
+  await lengthField.waitFor();
+  check(
+    await page.evaluate(() => document.activeElement?.getAttribute('type') === 'number'),
+    'the continue dialog starts in the length field',
+  );
+  check((await continueDialog.getByRole('radio').count()) === 0, 'a grid search cannot be continued in place');
+  await a11y('the continue dialog');
+  expectedRefusals.set(`POST ${url}/api/v1/trials/${bestTrial}/continue`, 400);
+  await lengthField.fill(String(gridBest));
+  await continueDialog.getByRole('button', { name: 'Continue', exact: true }).click();
+  const continueError = continueDialog.getByRole('alert');
+  await continueError.waitFor({ timeout: 20000 });
+  check(
+    /is not beyond trial \d+'s latest checkpoint/.test(await continueError.textContent()),
+    `the dialog shows the master's refusal: ${await continueError.textContent()}`,
+  );
+  await lengthField.fill(String(gridBest + 100));
+  await page.keyboard.press('Enter');
+  await page.waitForURL(/\/experiments\/\d+$/, { timeout: 20000 });
+  const continued = Number(new URL(page.url()).pathname.split('/').pop());
+  check(continued !== grid, `continuing made a new experiment (${continued})`);
+  const warmStart = page.locator('dt', { hasText: 'Warm start' }).locator('xpath=following-sibling::dd');
+  await warmStart.waitFor({ timeout: 20000 });
+  check(
+    new RegExp(`^Continues trial ${bestTrial} of experiment ${grid} \\(checkpoint \\w+ at [\\d,]+ batches\\)$`).test(
+      (await warmStart.textContent()).trim(),
+    ),
+    `the new experiment names what it continues: ${await warmStart.textContent()}`,
+  );
+  await a11y('a continued experiment');
+  log(`trial ${bestTrial} continues in experiment ${continued}; waiting for it to complete`);
+  await runRing(url, ['experiment', 'wait', String(continued)]);
+  await warmStart.getByRole('link', { name: `trial ${bestTrial}` }).click();
+  await page.waitForURL(`${url}/trials/${bestTrial}`);
+  const continuedLink = page.getByRole('link', { name: `Continued in experiment ${continued}` });
+  await continuedLink.waitFor({ timeout: 20000 });
+  await continuedLink.click();
+  await page.waitForURL(`${url}/experiments/${continued}`);
+
+  // 19. Retention of the ended continued experiment: keep 3 latest
+  // checkpoints per trial; the master has it in the stored config.
+  await page.waitForFunction(
+    () => document.querySelector('h1 + .head-line .badge')?.textContent === 'Completed',
+    null,
+    {
+      timeout: 20000,
+    },
+  );
+  await page.getByRole('button', { name: `Edit retention of experiment ${continued}` }).click();
+  const retentionForm = page.getByRole('form', { name: `Retention of experiment ${continued}` });
+  const latestField = retentionForm.getByLabel('Latest of each trial');
+  check(
+    (await latestField.inputValue()) === '1',
+    `the form starts from the default: ${await latestField.inputValue()}`,
+  );
+  await a11y('the retention form');
+  await latestField.fill('3');
+  await retentionForm.getByRole('button', { name: 'Save' }).click();
+  await retentionForm.waitFor({ state: 'detached' });
+  await page.getByText('best 0 of the experiment, best 1 and latest 3 of each trial', { exact: false }).waitFor();
+  const retained = await getJson(`${url}/api/v1/experiments/${continued}`);
+  check(/save_trial_latest: 3/.test(retained.config), `the master's config keeps 3 latest: ${retained.config}`);
+
+  // 19b. Continue that experiment's trial in place (an ended single search
+  // of admin's may): the page stays, and the experiment trains it on to the
+  // new length.
+  const [continuedTrial] = (await getJson(`${url}/api/v1/experiments/${continued}/trials`)).trials;
+  await page.goto(`${url}/trials/${continuedTrial.id}`);
+  await page.getByRole('button', { name: `Continue trial ${continuedTrial.id}` }).click();
+  const inPlaceDialog = page.getByRole('dialog', { name: `Continue trial ${continuedTrial.id}` });
+  await inPlaceDialog.getByRole('radio', { name: /In place/ }).check();
+  await a11y('the continue dialog offering in place');
+  await inPlaceDialog.getByLabel('New total length (batches)').fill(String(gridBest + 200));
+  await inPlaceDialog.getByRole('button', { name: 'Continue', exact: true }).click();
+  await inPlaceDialog.waitFor({ state: 'detached', timeout: 20000 });
+  check(page.url() === `${url}/trials/${continuedTrial.id}`, `continuing in place stays on the page: ${page.url()}`);
+  await runRing(url, ['experiment', 'wait', String(continued)]);
+  const trainedOn = await getJson(`${url}/api/v1/trials/${continuedTrial.id}`);
+  check(
+    trainedOn.state === 'COMPLETED' && trainedOn.total_batches >= gridBest + 200,
+    `the trial trained on in place to ${trainedOn.total_batches} batches (${trainedOn.state})`,
+  );
+
+  // 20. Register the grid's best checkpoint from its experiment page as the
+  // first version of a new model: the page goes to the model, which shows
+  // the version with where it came from; the Models page lists the model
+  // and finds it by name.
+  await page.goto(`${url}/experiments/${grid}`);
+  const bestRow = page.locator('section[aria-labelledby="checkpoints-title"] tr.row-best');
+  await bestRow.waitFor({ timeout: 20000 });
+  const bestUuid = await bestRow.getAttribute('data-checkpoint');
+  const gridCheckpoints = (await getJson(`${url}/api/v1/experiments/${grid}/checkpoints`)).checkpoints.filter(
+    (c) => c.state === 'ACTIVE' && c.validation_metric !== null,
+  );
+  const lowest = Math.min(...gridCheckpoints.map((c) => c.validation_metric));
+  check(
+    gridCheckpoints.find((c) => c.uuid === bestUuid)?.validation_metric === lowest,
+    `the marked checkpoint ${bestUuid} has the lowest validation_loss (${lowest})`,
+  );
+  await bestRow.getByRole('button', { name: `Register checkpoint ${bestUuid} as a model version` }).click();
+  const registerDialog = page.getByRole('dialog');
+  await registerDialog.getByLabel("New model's name").waitFor();
+  await a11y('the register dialog');
+  await registerDialog.getByLabel("New model's name").fill('quadratic-best');
+  await registerDialog.getByLabel('Notes (optional)').fill('best of the grid');
+  await registerDialog.getByRole('button', { name: 'Register', exact: true }).click();
+  await page.waitForURL(`${url}/models/quadratic-best`, { timeout: 20000 });
+  const versionRow = page.locator('tr[data-version="1"]');
+  await versionRow.waitFor({ timeout: 20000 });
+  const versionText = await versionRow.textContent();
+  check(
+    versionText.includes('best of the grid') && versionText.includes(`of experiment ${grid}`),
+    `the version shows its notes and experiment: ${versionText}`,
+  );
+  check(
+    (await versionRow.getByRole('button', { name: 'Download version 1 of quadratic-best' }).count()) === 1,
+    "the version's checkpoint can be downloaded",
+  );
+  const registered = await getJson(`${url}/api/v1/models/quadratic-best/versions`);
+  check(
+    registered.versions.length === 1 && registered.versions[0].checkpoint_uuid === bestUuid,
+    `the master has the version: ${JSON.stringify(registered.versions)}`,
+  );
+  await shot('model', { fullPage: true });
+  await a11y('the model page');
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Models' }).click();
+  await page.waitForURL(`${url}/models`);
+  const modelRow = page.locator('tr[data-model="quadratic-best"]');
+  await modelRow.waitFor({ timeout: 20000 });
+  check((await modelRow.locator('td').nth(3).textContent()) === '1', 'the Models page counts its one version');
+  const modelFilters = page.getByRole('search', { name: 'Filter models' });
+  await modelFilters.getByLabel('Name').fill('no-such-model');
+  await page.getByText('No model matches these filters.').waitFor({ timeout: 20000 });
+  await modelFilters.getByLabel('Name').fill('best');
+  await page.waitForURL(/name=best/);
+  await modelRow.waitFor({ timeout: 20000 });
+  await shot('models', { fullPage: true });
+  await a11y('the models page');
 
   check(a11yProblems.length === 0, a11yProblems.join('\n'));
   check(problems.length === 0, `the browser saw no errors, but:\n  ${problems.join('\n  ')}`);

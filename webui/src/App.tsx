@@ -72,7 +72,11 @@ export function App() {
                   Cluster
                 </Link>
               </li>
-              {/* The model registry's link goes here (paths.models()). */}
+              <li>
+                <Link to={paths.models()} aria-current={current('models')}>
+                  Models
+                </Link>
+              </li>
               {session.role === 'admin' && (
                 <li>
                   <Link to={paths.users()} aria-current={current('users')}>

@@ -10,4 +10,6 @@ export const paths = {
   users: () => '/users',
   shells: () => '/shells',
   notebooks: () => '/notebooks',
+  models: (search = '') => `/models${search}`,
+  model: (name: string) => `/models/${encodeURIComponent(name)}`,
 };

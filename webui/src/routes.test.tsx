@@ -1,7 +1,7 @@
 import { screen } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import { AppRoutes, sectionOf } from './routes';
-import { experiment, fakeFetch, json, signIn } from './test/fixtures';
+import { experiment, fakeFetch, json, model, signIn } from './test/fixtures';
 import { render } from './test/render';
 
 vi.mock('./components/LineChart', () => import('./test/RecordingLineChart'));
@@ -20,6 +20,7 @@ describe('routes', () => {
     expect(sectionOf('/trials/7')).toBe('experiments');
     expect(sectionOf('/cluster')).toBe('cluster');
     expect(sectionOf('/notebooks/')).toBe('notebooks');
+    expect(sectionOf('/models/mnist')).toBe('models');
     expect(sectionOf('/nowhere')).toBe('other');
   });
 
@@ -40,5 +41,23 @@ describe('routes', () => {
     );
     at('/experiments/5/fork');
     expect(await screen.findByRole('heading', { level: 1, name: 'Fork experiment 5' })).toBeTruthy();
+  });
+
+  it("opens a model's page by its name, and no name the registry refuses", async () => {
+    signIn();
+    vi.stubGlobal(
+      'fetch',
+      fakeFetch({
+        '/api/v1/models/mnist.v2/versions': () => json({ model: model('mnist.v2'), versions: [], total: 0 }),
+      }).fn,
+    );
+    at('/models/mnist.v2');
+    expect(await screen.findByRole('heading', { level: 1, name: 'mnist.v2' })).toBeTruthy();
+    expect(screen.getByText('No versions yet.')).toBeTruthy();
+  });
+
+  it('answers a model name of digits only with the page-not-found page', () => {
+    at('/models/123');
+    expect(screen.getByRole('heading', { name: 'Page not found' })).toBeTruthy();
   });
 });

@@ -8,6 +8,8 @@ import { paths } from './paths';
 import { ClusterPage } from './pages/ClusterPage';
 import { ExperimentPage } from './pages/ExperimentPage';
 import { ExperimentsPage } from './pages/ExperimentsPage';
+import { ModelPage } from './pages/ModelPage';
+import { ModelsPage } from './pages/ModelsPage';
 import { NotebooksPage } from './pages/NotebooksPage';
 import { ShellsPage } from './pages/ShellsPage';
 import { TrialPage } from './pages/TrialPage';
@@ -16,13 +18,13 @@ import { UsersPage } from './pages/UsersPage';
 const ForkPage = lazy(() => import('./pages/ForkPage').then((m) => ({ default: m.ForkPage })));
 
 // The part of the app a path belongs to, for the navigation's current page.
-export type Section = 'experiments' | 'shells' | 'notebooks' | 'cluster' | 'users' | 'other';
+export type Section = 'experiments' | 'shells' | 'notebooks' | 'cluster' | 'models' | 'users' | 'other';
 
 export function sectionOf(pathname: string): Section {
   const first = pathname.split('/')[1] ?? '';
   if (first === '' || first === 'experiments' || first === 'trials') return 'experiments';
-  if (first === 'shells' || first === 'notebooks' || first === 'cluster' || first === 'users') return first;
-  // The model registry's pages will be their own section ('models').
+  if (first === 'shells' || first === 'notebooks' || first === 'cluster' || first === 'models' || first === 'users')
+    return first;
   return 'other';
 }
 
@@ -46,6 +48,14 @@ function WithId({ page: Page }: { page: ComponentType<{ id: number }> }) {
   return <Page key={id} id={Number(id)} />;
 }
 
+// A model's page (/models/mnist): remounted per name; a name the registry
+// could not have is not found.
+function WithName({ page: Page }: { page: ComponentType<{ name: string }> }) {
+  const { name = '' } = useParams();
+  if (!/^[A-Za-z0-9._-]{1,128}$/.test(name) || /^\d+$/.test(name)) return <NotFound />;
+  return <Page key={name} name={name} />;
+}
+
 export function AppRoutes() {
   return (
     <Routes>
@@ -65,7 +75,8 @@ export function AppRoutes() {
       <Route path="/users" element={<UsersPage />} />
       <Route path="/shells" element={<ShellsPage />} />
       <Route path="/notebooks" element={<NotebooksPage />} />
-      {/* The model registry: /models and /models/:name go here. */}
+      <Route path="/models" element={<ModelsPage />} />
+      <Route path="/models/:name" element={<WithName page={ModelPage} />} />
       <Route path="*" element={<NotFound />} />
     </Routes>
   );

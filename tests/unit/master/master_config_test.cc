@@ -277,3 +277,34 @@ TEST_F(MasterConfigTest, MistakesNameTheKeyAndLine) {
 
 }  // namespace
 }  // namespace ring
+
+namespace ring {
+namespace {
+
+TEST_F(MasterConfigTest, WebhooksSettingsParseAndMistakesNameTheKeyAndLine) {
+  EXPECT_TRUE(MasterConfig{}.webhooks.allowed_urls.empty()) << "no webhook URL is allowed by default";
+  auto c = Load(
+      "webhooks:\n  allowed_urls:\n    - https://hooks.slack.com/services/\n    - \"*.example.com\"\n"
+      "    - 10.0.0.0/8\n  timeout: 5s\n  retries: 2\n  retry_delay: 250ms\n  max_queued: 100\n");
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_EQ(c->webhooks.allowed_urls.size(), 3u);
+  EXPECT_EQ(c->webhooks.timeout, std::chrono::seconds(5));
+  EXPECT_EQ(c->webhooks.retries, 2);
+  EXPECT_EQ(c->webhooks.retry_delay, std::chrono::milliseconds(250));
+  EXPECT_EQ(c->webhooks.max_queued, 100);
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"webhooks:\n  allowed_urls:\n    - ftp://x/\n", ":3: webhooks.allowed_urls entry \"ftp://x/\""},
+      {"webhooks:\n  allowed_urls: hooks.example.com\n", ":2: webhooks.allowed_urls must be a list"},
+      {"webhooks:\n  retries: -1\n", ":2: webhooks.retries must be an integer from 0 to 20"},
+      {"webhooks:\n  timeout: soon\n", ":2: webhooks.timeout must be a duration"},
+      {"webhooks:\n  secret: x\n", ":2: unknown key \"webhooks.secret\""},
+  };
+  for (const auto& [text, want] : bad) {
+    auto r = Load(text);
+    ASSERT_FALSE(r.ok()) << text;
+    EXPECT_NE(r.status().message().find(want), std::string::npos) << r.status().message();
+  }
+}
+
+}  // namespace
+}  // namespace ring

@@ -5,7 +5,16 @@
 // throws an ApiError, so TanStack Query (queries.ts) sees failures as errors.
 import createClient from 'openapi-fetch';
 import type { paths } from './openapi';
-import type { ExperimentAction, ExperimentPatch, MetricKind, TaskStart, UserPatch } from './types';
+import type {
+  ExperimentAction,
+  ExperimentPatch,
+  MetricKind,
+  ModelCreate,
+  TaskStart,
+  UserPatch,
+  VersionPatch,
+  VersionRegister,
+} from './types';
 import { currentSession, endSession, subscribeSession } from '../auth/session';
 import { ApiError, ORIGIN, createTransport, type TransportOptions } from './transport';
 
@@ -68,6 +77,8 @@ export function createApi(options: TransportOptions = {}) {
     changeExperiment: (n: number, patch: ExperimentPatch) =>
       body(rest.PATCH('/api/v1/experiments/{id}', { ...id(n), body: patch })),
     deleteExperiment: (n: number) => body(rest.DELETE('/api/v1/experiments/{id}', id(n))),
+    experimentCheckpoints: (n: number, signal?: AbortSignal) =>
+      body(rest.GET('/api/v1/experiments/{id}/checkpoints', { ...id(n), signal })),
     checkConfig: (config: string, template?: string) =>
       body(rest.POST('/api/v1/experiments/check', { body: { config, ...(template ? { template } : {}) } })),
     // A new experiment running `forkedFrom`'s model definition (ring experiment fork).
@@ -104,6 +115,15 @@ export function createApi(options: TransportOptions = {}) {
       body(rest.GET('/api/v1/trials/{id}/allocations', { ...id(n), signal })),
     checkpoints: (n: number, signal?: AbortSignal) =>
       body(rest.GET('/api/v1/trials/{id}/checkpoints', { ...id(n), signal })),
+    // Trains the trial on from its latest checkpoint to `length` (in its
+    // searcher's units): a new experiment, or with inPlace its own ended one.
+    continueTrial: (n: number, length: number, inPlace: boolean) =>
+      body(
+        rest.POST('/api/v1/trials/{id}/continue', {
+          ...id(n),
+          body: { length, ...(inPlace ? { in_place: true } : {}) },
+        }),
+      ),
     // Log lines after `offset`; with follow, the master holds the request up
     // to 20 s until there is a new line.
     logs: (
@@ -123,6 +143,22 @@ export function createApi(options: TransportOptions = {}) {
             }) as never,
           },
           signal,
+        }),
+      ),
+
+    // The model registry: models by name, and each one's versions.
+    models: (query: QueryParams, signal?: AbortSignal) =>
+      body(rest.GET('/api/v1/models', { params: { query: cleanParams(query) }, signal })),
+    createModel: (model: ModelCreate) => body(rest.POST('/api/v1/models', { body: model })),
+    modelVersions: (name: string, signal?: AbortSignal) =>
+      body(rest.GET('/api/v1/models/{name}/versions', { params: { path: { name } }, signal })),
+    registerVersion: (name: string, version: VersionRegister) =>
+      body(rest.POST('/api/v1/models/{name}/versions', { params: { path: { name } }, body: version })),
+    changeVersion: (name: string, version: number, patch: VersionPatch) =>
+      body(
+        rest.PATCH('/api/v1/models/{name}/versions/{version}', {
+          params: { path: { name, version: String(version) } },
+          body: patch,
         }),
       ),
 

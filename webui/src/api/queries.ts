@@ -29,6 +29,7 @@ export const keys = {
   experimentTrials: (id: number) => ['experiments', id, 'trials'] as const,
   experimentMetrics: (id: number, kind: MetricKind, metric: string | null, maxPoints: number, final: boolean) =>
     ['experiments', id, 'metrics', kind, metric, maxPoints, final] as const,
+  experimentCheckpoints: (id: number) => ['experiments', id, 'checkpoints'] as const,
   modelFiles: (id: number) => ['experiments', id, 'model_definition'] as const,
   trial: (id: number) => ['trials', id] as const,
   trialMetrics: (id: number, kind: MetricKind, final: boolean) => ['trials', id, 'metrics', kind, final] as const,
@@ -41,6 +42,11 @@ export const keys = {
   shells: ['shells'] as const,
   notebooks: ['notebooks'] as const,
   templates: ['templates'] as const,
+  // Models are keyed by name, which may be any word ("list" too): the two
+  // kinds of entry have keys of their own.
+  models: ['models'] as const,
+  modelList: (params: QueryParams) => ['models', 'list', params] as const,
+  modelVersions: (name: string) => ['models', 'one', name] as const,
 };
 
 export const queries = {
@@ -71,6 +77,12 @@ export const queries = {
       queryFn: ({ signal }) => api.experimentMetrics(id, kind, metric, maxPoints, signal),
       refetchInterval: pollEvery(final ? 0 : DEFAULT_POLL_MS),
       placeholderData: keepPreviousData,
+    }),
+  experimentCheckpoints: (id: number, every: number) =>
+    queryOptions({
+      queryKey: keys.experimentCheckpoints(id),
+      queryFn: ({ signal }) => api.experimentCheckpoints(id, signal),
+      refetchInterval: pollEvery(every),
     }),
   // The files of the model definition (a tar.gz the browser unpacks the
   // list of); it never changes.
@@ -143,9 +155,28 @@ export const queries = {
       queryFn: ({ signal }) => api.notebooks(signal),
       refetchInterval: pollEvery(DEFAULT_POLL_MS),
     }),
+  modelList: (params: QueryParams, every = 10000) =>
+    queryOptions({
+      queryKey: keys.modelList(params),
+      queryFn: ({ signal }) => api.models(params, signal),
+      refetchInterval: pollEvery(every),
+      placeholderData: keepPreviousData,
+    }),
+  modelVersions: (name: string) =>
+    queryOptions({
+      queryKey: keys.modelVersions(name),
+      queryFn: ({ signal }) => api.modelVersions(name, signal),
+      refetchInterval: pollEvery(10000),
+    }),
   templates: () =>
     queryOptions({ queryKey: keys.templates, queryFn: ({ signal }) => api.templates(signal), staleTime: 60000 }),
 };
+
+// Every cached list of checkpoints: an experiment's and each of its trials'
+// (a change of its checkpoint_storage collects some at once).
+export function isCheckpointsKey(key: readonly unknown[]): boolean {
+  return key[2] === 'checkpoints' && (key[0] === 'experiments' || key[0] === 'trials');
+}
 
 // The app's cache. No automatic retries: polling is the retry, with backoff
 // (pollEvery), and a failed first read shows at once with a Retry button.

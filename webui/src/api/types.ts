@@ -81,3 +81,18 @@ export type ConfigIssue = Schemas['ConfigIssue'];
 export type ConfigCheckAnswer = Schemas['ConfigCheckAnswer'];
 export type ExperimentCreated = Schemas['ExperimentCreated'];
 export type Template = Schemas['Template'];
+
+// The model registry: named models whose numbered versions are registered
+// checkpoints (docs/rest.md, "Models").
+export type Model = Schemas['Model'];
+export type ModelVersion = Schemas['ModelVersion'];
+export type ModelList = paths['/api/v1/models']['get']['responses'][200]['content']['application/json'];
+export type ModelVersionList =
+  paths['/api/v1/models/{name}/versions']['get']['responses'][200]['content']['application/json'];
+export type ModelCreate = NonNullable<paths['/api/v1/models']['post']['requestBody']>['content']['application/json'];
+export type VersionRegister = NonNullable<
+  paths['/api/v1/models/{name}/versions']['post']['requestBody']
+>['content']['application/json'];
+export type VersionPatch = NonNullable<
+  paths['/api/v1/models/{name}/versions/{version}']['patch']['requestBody']
+>['content']['application/json'];

@@ -1,5 +1,7 @@
 // A modal confirmation: focus moves into it (the safe button first), Tab
 // stays inside, Escape or Cancel closes it, and focus returns to where it was.
+// With `form`, its body holds fields: focus starts in the first one and
+// Enter in a field confirms, as submitting a form does.
 import { useEffect, useId, useRef, type ReactNode } from 'react';
 
 export interface ConfirmDialogProps {
@@ -11,7 +13,10 @@ export interface ConfirmDialogProps {
   error?: string | null;
   onConfirm: () => void;
   onCancel: () => void;
+  form?: boolean;
 }
+
+const FOCUSABLE = 'button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled])';
 
 export function ConfirmDialog({
   title,
@@ -22,6 +27,7 @@ export function ConfirmDialog({
   error,
   onConfirm,
   onCancel,
+  form,
 }: ConfirmDialogProps) {
   const titleId = useId();
   const bodyId = useId();
@@ -30,9 +36,10 @@ export function ConfirmDialog({
 
   useEffect(() => {
     const previous = document.activeElement as HTMLElement | null;
-    cancel.current?.focus();
+    const field = form ? box.current?.querySelector<HTMLElement>('input, select, textarea') : null;
+    (field ?? cancel.current)?.focus();
     return () => previous?.focus?.();
-  }, []);
+  }, [form]);
 
   const onKeyDown = (e: React.KeyboardEvent) => {
     if (e.key === 'Escape') {
@@ -40,8 +47,13 @@ export function ConfirmDialog({
       onCancel();
       return;
     }
+    if (form && e.key === 'Enter' && (e.target as HTMLElement).tagName === 'INPUT') {
+      e.preventDefault();
+      if (!busy) onConfirm();
+      return;
+    }
     if (e.key !== 'Tab' || !box.current) return;
-    const focusable = Array.from(box.current.querySelectorAll<HTMLElement>('button:not([disabled])'));
+    const focusable = Array.from(box.current.querySelectorAll<HTMLElement>(FOCUSABLE));
     if (focusable.length === 0) return;
     const first = focusable[0];
     const last = focusable[focusable.length - 1];

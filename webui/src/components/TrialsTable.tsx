@@ -1,10 +1,12 @@
 // The trials of an experiment: hyperparameters the search varied as
 // columns (the constant ones listed below), state, best metric, batches and
 // restarts; sortable; the best trial marked; a trial still running can be
-// killed by the experiment's owner or an admin.
+// killed by the experiment's owner or an admin, and one with a checkpoint
+// continued (ContinueTrial).
 import { useMemo, useState } from 'react';
 import { useSession } from '../auth/session';
 import { isTerminal, mayChange } from '../lib/experiments';
+import { ContinueTrial } from './ContinueTrial';
 import { KillTrialButton } from './KillTrialButton';
 import type { Experiment, Trial } from '../api/types';
 import { formatCount, formatMetric, formatValue } from '../lib/format';
@@ -27,6 +29,8 @@ export function TrialsTable({ experiment, trials }: { experiment: Experiment; tr
   const { session } = useSession();
   const mine = mayChange(session, experiment);
   const canKill = mine && trials.some((t) => !isTerminal(t.state));
+  const canContinue = trials.some((t) => t.latest_checkpoint);
+  const actions = canKill || canContinue;
   if (trials.length === 0)
     return <Empty title="No trials yet.">The searcher creates them once the experiment is active.</Empty>;
   const sortProps = (key: TrialSortKey) => ({
@@ -54,7 +58,7 @@ export function TrialsTable({ experiment, trials }: { experiment: Experiment; tr
               />
               <SortHeader label="Batches" {...sortProps('batches')} className="col-num" />
               <SortHeader label="Restarts" {...sortProps('restarts')} className="col-num" />
-              {canKill && (
+              {actions && (
                 <th scope="col">
                   <span className="sr-only">Actions</span>
                 </th>
@@ -95,8 +99,15 @@ export function TrialsTable({ experiment, trials }: { experiment: Experiment; tr
                   <td className="col-num">{formatMetric(t.best_validation)}</td>
                   <td className="col-num">{formatCount(t.total_batches)}</td>
                   <td className="col-num">{t.restarts}</td>
-                  {canKill && (
-                    <td>{!isTerminal(t.state) && <KillTrialButton trialId={t.id} experimentId={experiment.id} />}</td>
+                  {actions && (
+                    <td>
+                      <span className="row-actions">
+                        {t.latest_checkpoint && <ContinueTrial trial={t} experiment={experiment} small />}
+                        {canKill && !isTerminal(t.state) && (
+                          <KillTrialButton trialId={t.id} experimentId={experiment.id} />
+                        )}
+                      </span>
+                    </td>
                   )}
                 </tr>
               );

@@ -66,7 +66,13 @@ describe('ExperimentPage actions', () => {
   it("shows the master's refusal to delete an active experiment, and kills a single trial", async () => {
     const fake = fakeFetch({
       '/api/v1/experiments/1/trials': () =>
-        json({ trials: [trial(1, { lr: 0.1 }, 0.5), trial(2, { lr: 0.2 }, null, { state: 'ACTIVE' })], total: 2 }),
+        json({
+          trials: [
+            trial(1, { lr: 0.1 }, 0.5, { latest_checkpoint: 'c1' }),
+            trial(2, { lr: 0.2 }, null, { state: 'ACTIVE' }),
+          ],
+          total: 2,
+        }),
       '/api/v1/experiments/1/metrics': noMetrics,
       '/api/v1/trials/2/kill': () => json(trial(2, { lr: 0.2 }, null, { state: 'ACTIVE' })),
       '/api/v1/experiments/1': (_url, init) =>
@@ -83,9 +89,11 @@ describe('ExperimentPage actions', () => {
     expect((await within(dialog).findByRole('alert')).textContent).toBe('experiment 1 is active; kill it first');
     fireEvent.click(within(dialog).getByRole('button', { name: 'Cancel' }));
 
-    // Only the running trial can be killed.
+    // Only the running trial can be killed, and only one with a checkpoint continued.
     const table = await screen.findByRole('region', { name: 'Trials table' });
     expect(within(table).queryByRole('button', { name: 'Kill trial 1' })).toBeNull();
+    expect(within(table).getByRole('button', { name: 'Continue trial 1' })).toBeTruthy();
+    expect(within(table).queryByRole('button', { name: 'Continue trial 2' })).toBeNull();
     fireEvent.click(within(table).getByRole('button', { name: 'Kill trial 2' }));
     fireEvent.click(within(screen.getByRole('dialog')).getByRole('button', { name: 'Kill trial' }));
     await waitFor(() => expect(screen.queryByRole('dialog')).toBeNull());

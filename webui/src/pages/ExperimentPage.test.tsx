@@ -105,8 +105,9 @@ describe('ExperimentPage', () => {
     render(<ExperimentPage id={1} />);
     const term = await screen.findByText('Warm start');
     const value = term.nextElementSibling as HTMLElement;
-    expect(value.textContent).toBe('from checkpoint 0f1e2d3c of trial 7 at batch 1,200');
+    expect(value.textContent).toBe('Continues trial 7 of experiment 3 (checkpoint 0f1e2d3c at 1,200 batches)');
     expect(within(value).getByRole('link', { name: 'trial 7' }).getAttribute('href')).toBe('/trials/7');
+    expect(within(value).getByRole('link', { name: 'experiment 3' }).getAttribute('href')).toBe('/experiments/3');
     expect(value.querySelector('code')!.getAttribute('title')).toBe(uuid);
   });
 

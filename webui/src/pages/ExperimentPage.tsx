@@ -12,7 +12,9 @@ import { BestMetric } from '../components/BestMetric';
 import { ErrorMessage, Loading, StaleNotice } from '../components/DataState';
 import { DeleteExperiment } from '../components/DeleteExperiment';
 import { EditExperiment } from '../components/EditExperiment';
+import { EditRetention, retentionText, useRetention } from '../components/EditRetention';
 import { ExperimentActions } from '../components/ExperimentActions';
+import { ExperimentCheckpoints } from '../components/ExperimentCheckpoints';
 import { HparamViews } from '../components/HparamViews';
 import { ModelFiles } from '../components/ModelFiles';
 import { ProgressBar } from '../components/ProgressBar';
@@ -59,6 +61,7 @@ export function ExperimentPage({ id }: { id: number }) {
         {list && <TrialsTable experiment={e} trials={list} />}
       </section>
       {list && <HparamViews experiment={e} trials={list} />}
+      <ExperimentCheckpoints experiment={e} />
       <ModelFiles experimentId={e.id} />
       <section className="panel" aria-labelledby="config-title">
         <h2 id="config-title">Configuration</h2>
@@ -76,8 +79,9 @@ export function ExperimentPage({ id }: { id: number }) {
 function ExperimentHeader({ e }: { e: Experiment }) {
   const now = useNow();
   const { session } = useSession();
-  const [editing, setEditing] = useState(false);
+  const [editing, setEditing] = useState<'details' | 'retention' | null>(null);
   const mine = mayChange(session, e);
+  const retention = useRetention(e);
   return (
     <>
       <p className="crumbs">
@@ -97,14 +101,24 @@ function ExperimentHeader({ e }: { e: Experiment }) {
         <div className="head-actions">
           <ExperimentActions experiment={e} />
           {mine && !editing && (
-            <button
-              type="button"
-              className="btn"
-              aria-label={`Edit experiment ${e.id}`}
-              onClick={() => setEditing(true)}
-            >
-              Edit
-            </button>
+            <>
+              <button
+                type="button"
+                className="btn"
+                aria-label={`Edit experiment ${e.id}`}
+                onClick={() => setEditing('details')}
+              >
+                Edit
+              </button>
+              <button
+                type="button"
+                className="btn"
+                aria-label={`Edit retention of experiment ${e.id}`}
+                onClick={() => setEditing('retention')}
+              >
+                Retention
+              </button>
+            </>
           )}
           <Link to={paths.experimentFork(e.id)} className="btn" aria-label={`Fork experiment ${e.id}`}>
             Fork
@@ -112,7 +126,8 @@ function ExperimentHeader({ e }: { e: Experiment }) {
           {mine && <DeleteExperiment experiment={e} />}
         </div>
       </div>
-      {editing && <EditExperiment experiment={e} onClose={() => setEditing(false)} />}
+      {editing === 'details' && <EditExperiment experiment={e} onClose={() => setEditing(null)} />}
+      {editing === 'retention' && <EditRetention experiment={e} onClose={() => setEditing(null)} />}
       {e.description && <p className="description">{e.description}</p>}
       <dl className="facts">
         <div>
@@ -171,14 +186,17 @@ function ExperimentHeader({ e }: { e: Experiment }) {
           <div>
             <dt>Warm start</dt>
             <dd>
-              from checkpoint{' '}
-              <code title={e.warm_start.checkpoint_uuid}>{e.warm_start.checkpoint_uuid.slice(0, 8)}</code> of{' '}
-              <Link to={paths.trial(e.warm_start.trial_id)}>trial {e.warm_start.trial_id}</Link> at batch{' '}
-              {formatCount(e.warm_start.batches)}
-              {e.warm_start.state === 'DELETED' ? ' (since deleted)' : ''}
+              Continues <Link to={paths.trial(e.warm_start.trial_id)}>trial {e.warm_start.trial_id}</Link> of{' '}
+              <Link to={paths.experiment(e.warm_start.experiment_id)}>experiment {e.warm_start.experiment_id}</Link>{' '}
+              (checkpoint <code title={e.warm_start.checkpoint_uuid}>{e.warm_start.checkpoint_uuid.slice(0, 8)}</code>{' '}
+              at {formatCount(e.warm_start.batches)} batches{e.warm_start.state === 'DELETED' ? ', since deleted' : ''})
             </dd>
           </div>
         )}
+        <div>
+          <dt>Retention</dt>
+          <dd>{retentionText(retention)}</dd>
+        </div>
         {e.labels?.length > 0 && (
           <div>
             <dt>Labels</dt>

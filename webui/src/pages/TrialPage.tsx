@@ -3,19 +3,20 @@
 // checkpoints, every attempt with why it ended, and live logs.
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useMemo, useState } from 'react';
-import { api } from '../api/client';
 import { queries } from '../api/queries';
 import { useSession } from '../auth/session';
+import { ContinueTrial } from '../components/ContinueTrial';
 import { KillTrialButton } from '../components/KillTrialButton';
-import type { Allocation, Checkpoint, LogPolicyMatch, MetricKind, Trial, TrialMetrics } from '../api/types';
+import type { Allocation, LogPolicyMatch, MetricKind, Trial, TrialMetrics } from '../api/types';
 import { Empty, ErrorMessage, Loading, StaleNotice } from '../components/DataState';
-import { DownloadButton } from '../components/DownloadButton';
+import { CheckpointsTable } from '../components/CheckpointsTable';
+import { RegisterVersion } from '../components/RegisterVersion';
 import { LineChart } from '../components/LineChart';
 import { LogViewer } from '../components/LogViewer';
 import { StateBadge } from '../components/StateBadge';
 import { useNow } from '../hooks/useNow';
 import { isTerminal, mayChange } from '../lib/experiments';
-import { durationBetween, formatBytes, formatCount, formatDateTime, formatMetric, formatValue } from '../lib/format';
+import { durationBetween, formatCount, formatDateTime, formatMetric, formatValue } from '../lib/format';
 import { flattenHparams } from '../lib/hparams';
 import { alignSeries, metricNamesOf, pickMetric, reportsToSeries, seriesColor } from '../lib/series';
 import { Link } from 'react-router';
@@ -62,9 +63,12 @@ export function TrialPage({ id }: { id: number }) {
             <StateBadge state={t.state} />
           </div>
         </div>
-        {exp.data && !ended && mayChange(session, exp.data) && (
+        {exp.data && (
           <div className="head-actions">
-            <KillTrialButton trialId={t.id} experimentId={t.experiment_id} />
+            {t.latest_checkpoint && <ContinueTrial trial={t} experiment={exp.data} />}
+            {!ended && mayChange(session, exp.data) && (
+              <KillTrialButton trialId={t.id} experimentId={t.experiment_id} />
+            )}
           </div>
         )}
       </div>
@@ -101,7 +105,10 @@ export function TrialPage({ id }: { id: number }) {
       <section className="panel" aria-labelledby="ckpt-title">
         <h2 id="ckpt-title">Checkpoints</h2>
         {checkpoints.data ? (
-          <Checkpoints checkpoints={checkpoints.data.checkpoints} />
+          <CheckpointsTable
+            checkpoints={checkpoints.data.checkpoints}
+            actions={(c) => <RegisterVersion checkpoint={c} />}
+          />
         ) : checkpoints.error ? (
           <ErrorMessage what="checkpoints" error={checkpoints.error} onRetry={() => void checkpoints.refetch()} />
         ) : (
@@ -157,6 +164,20 @@ function TrialFacts({ t, metric }: { t: Trial; metric: string | undefined }) {
         <dt>Seed</dt>
         <dd>{t.seed}</dd>
       </div>
+      {t.continued_in && t.continued_in.length > 0 && (
+        <div>
+          <dt>Continued</dt>
+          <dd>
+            <ul className="plain-list">
+              {t.continued_in.map((c) => (
+                <li key={c.experiment_id}>
+                  <Link to={paths.experiment(c.experiment_id)}>Continued in experiment {c.experiment_id}</Link>
+                </li>
+              ))}
+            </ul>
+          </dd>
+        </div>
+      )}
     </dl>
   );
 }
@@ -338,62 +359,4 @@ export function placementText(p: unknown): string {
           : JSON.stringify(x),
     )
     .join(', ');
-}
-
-function Checkpoints({ checkpoints }: { checkpoints: Checkpoint[] }) {
-  if (checkpoints.length === 0) return <Empty title="No checkpoints yet." />;
-  return (
-    <div className="table-wrap" tabIndex={0} role="region" aria-label="Checkpoints table">
-      <table className="table">
-        <thead>
-          <tr>
-            <th scope="col">UUID</th>
-            <th scope="col" className="col-num">
-              Batches
-            </th>
-            <th scope="col">State</th>
-            <th scope="col" className="col-num">
-              Files
-            </th>
-            <th scope="col" className="col-num">
-              Size
-            </th>
-            <th scope="col" className="col-num">
-              Validation
-            </th>
-            <th scope="col">Saved</th>
-            <th scope="col">
-              <span className="sr-only">Download</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {[...checkpoints].reverse().map((c) => (
-            <tr key={c.uuid} className={c.state === 'DELETED' ? 'row-muted' : undefined}>
-              <td>
-                <code title={c.uuid}>{c.uuid.slice(0, 8)}</code>
-              </td>
-              <td className="col-num">{formatCount(c.batches)}</td>
-              <td>{c.state === 'DELETED' ? 'Deleted (garbage collected)' : 'Active'}</td>
-              <td className="col-num">{c.resources.length}</td>
-              <td className="col-num">{formatBytes(c.resources.reduce((n, r) => n + r.size, 0))}</td>
-              <td className="col-num">{formatMetric(c.validation_metric ?? null)}</td>
-              <td>{formatDateTime(c.created_at)}</td>
-              <td>
-                {c.state !== 'DELETED' && (
-                  <DownloadButton
-                    path={api.checkpointDownloadPath(c.uuid)}
-                    filename={`${c.uuid}.tar.gz`}
-                    label="Download"
-                    ariaLabel={`Download checkpoint ${c.uuid}`}
-                    small
-                  />
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
-  );
 }

@@ -1,5 +1,5 @@
 // Records shaped like the master's answers, for component tests.
-import type { Agent, Experiment, Job, Pool, Trial } from '../api/types';
+import type { Agent, Checkpoint, Experiment, Job, Model, ModelVersion, Pool, Trial } from '../api/types';
 import { startSession, type Session } from '../auth/session';
 
 // Signs in (as an admin unless told otherwise) without asking a master.
@@ -53,6 +53,55 @@ export function trial(
     created_at: '2026-03-01T10:00:00.000Z',
     ended_at: '2026-03-01T10:01:00.000Z',
     log_signal: null,
+    ...over,
+  };
+}
+
+export function model(name: string, over: Partial<Model> = {}): Model {
+  return {
+    name,
+    description: '',
+    labels: [],
+    owner: 'admin',
+    archived: false,
+    num_versions: 0,
+    created_at: '2026-03-01T10:00:00.000Z',
+    updated_at: '2026-03-01T10:00:00.000Z',
+    ...over,
+  };
+}
+
+export function modelVersion(modelName: string, version: number, over: Partial<ModelVersion> = {}): ModelVersion {
+  const uuid = `0000000${version}-aaaa-4bbb-8ccc-dddddddddddd`;
+  return {
+    model: modelName,
+    version,
+    checkpoint_uuid: uuid,
+    checkpoint: { uuid, state: 'ACTIVE', experiment_id: 1, trial_id: 3, batches: 300 },
+    name: '',
+    notes: '',
+    metadata: {},
+    labels: [],
+    created_by: 'admin',
+    created_at: '2026-03-01T10:00:00.000Z',
+    updated_at: '2026-03-01T10:00:00.000Z',
+    ...over,
+  };
+}
+
+export function checkpoint(uuid: string, over: Partial<Checkpoint> = {}): Checkpoint {
+  return {
+    uuid,
+    trial_id: 3,
+    experiment_id: 1,
+    allocation_id: '3.1',
+    batches: 300,
+    state: 'ACTIVE',
+    storage: { type: 'shared_fs', host_path: '/tmp/ckpt', storage_path: uuid },
+    resources: [{ path: 'model.bin', size: 1024, sha256: '' }],
+    metadata: {},
+    validation_metric: 0.5,
+    created_at: '2026-03-01T10:00:00.000Z',
     ...over,
   };
 }
