@@ -98,15 +98,27 @@ boost::asio::awaitable<ApiResponse> CheckExperiment(ApiContext& ctx, ApiRequest&
   auto body = ParseJsonBody(req);
   if (!body.ok()) co_return ApiResponse::Error(body.status());
   const auto& j = *body;
-  if (Status s = CheckKnownFields(j, {"config", "template"}, "the request body"); !s.ok())
+  if (Status s = CheckKnownFields(j, {"config", "template", "project_id"}, "the request body"); !s.ok())
     co_return ApiResponse::Error(s);
   if (!j.contains("config") || !j["config"].is_string())
     co_return ApiResponse::Error(
         InvalidArgument("config is required and must be the YAML text of the experiment"));
+  std::optional<int64_t> project_id;
+  if (auto p = j.find("project_id"); p != j.end() && !p->is_null()) {
+    if (!p->is_number_integer() || p->get<int64_t>() < 1)
+      co_return ApiResponse::Error(InvalidArgument("project_id must be a project id"));
+    project_id = p->get<int64_t>();
+  }
   auto templated = WithTemplate(ctx, j, j["config"].get<std::string>());
   if (!templated.ok()) co_return ApiResponse::Error(templated.status());
-  const std::string config = *templated;
-  const Submitter who = SubmitterOf(ctx, req);
+  // Where it would go, and the pool its workspace would give it, as create does.
+  auto placed = PlaceSubmission(ctx.store, *req.principal, project_id);
+  if (!placed.ok()) co_return ApiResponse::Error(placed.status());
+  auto with_pool = WithWorkspacePool(*templated, placed->workspace);
+  if (!with_pool.ok()) co_return ApiResponse::Error(with_pool.status());
+  const std::string config = *with_pool;
+  Submitter who = SubmitterOf(ctx, req);
+  who.project_id = placed->project.id;
   co_return co_await OnLifecycle(ctx, [&](Lifecycle& l) {
     ConfigCheck check = l.experiments().Check(config, who);
     if (check.config)

@@ -6,7 +6,8 @@
 //    refused to everyone else; the default workspace widens nothing; users
 //    list only the workspaces they belong to;
 //  - a pool kept for named users is open to the members of a workspace
-//    bound to it, and its default binding places configs that name no pool;
+//    bound to it (experiments and commands), and its default binding places
+//    configs that name no pool;
 //  - moving an experiment (its owner; not another member), and the list's
 //    project and workspace filters;
 //  - a team-readable master: everyone reads everything; a workspace that
@@ -147,10 +148,14 @@ TEST_F(WorkspacesE2E, PrivateMasterReadsByWorkspaceAndOpensPoolsByBinding) {
       As("bob", {"experiment", "create", cluster_.WriteFile("r.yaml", in_reserved), Model(), "--paused"});
   EXPECT_NE(refused.exit_code, 0) << refused.out;
   EXPECT_NE(refused.err.find("members of workspaces bound to it"), std::string::npos) << refused.err;
+  auto command = As("bob", {"cmd", "run", "-d", "--pool", "reserved", "--", "true"});
+  EXPECT_NE(command.exit_code, 0) << "a command too: " << command.out;
   auto by_ada = As("ada", {"workspace", "pool", "bind", "nlp", "reserved", "--default"});
   EXPECT_NE(by_ada.exit_code, 0) << "only a cluster admin binds a pool kept for named users";
   ASSERT_EQ(As("admin", {"workspace", "pool", "bind", "nlp", "reserved", "--default"}).exit_code, 0);
   const int64_t named = Submit("bob", in_reserved, {"--paused"});
+  command = As("bob", {"cmd", "run", "-d", "--pool", "reserved", "--", "true"});
+  EXPECT_EQ(command.exit_code, 0) << "commands follow the binding too: " << command.out << command.err;
   ASSERT_GT(named, 0) << "bob is a member of nlp, bound to reserved";
   const int64_t placed = Submit("bob", Config("placed"), {"--project", "nlp/bert", "--paused"});
   ASSERT_GT(placed, 0);
