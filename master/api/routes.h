@@ -95,6 +95,9 @@ struct ApiContext {
 };
 
 void RegisterExperimentRoutes(Router& router, ApiContext& ctx);
+// POST /experiments and /experiments/check (experiment_submit_api.cc); called
+// by RegisterExperimentRoutes.
+void RegisterExperimentSubmitRoutes(Router& router, ApiContext& ctx);
 // Workspaces, their members and bound pools (workspaces_api.cc); projects
 // and moving experiments between them (projects_api.cc). Registered before
 // the experiment routes.
