@@ -10,8 +10,8 @@
 //    configs that name no pool;
 //  - moving an experiment (its owner; not another member), and the list's
 //    project and workspace filters;
-//  - a team-readable master: everyone reads everything; a workspace that
-//    holds experiments is not deleted.
+//  - a team-readable master: everyone reads everything; a fork stays in its
+//    parent's project; a workspace that holds experiments is not deleted.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -209,14 +209,22 @@ TEST_F(WorkspacesE2E, TeamReadableMasterLetsEveryUserReadAndKeepsBusyWorkspaces)
     EXPECT_EQ(StatusOf("carol", target), 200) << target;
     EXPECT_EQ(StatusOf("bob", target), 200) << target;
   }
+  // A fork stays beside its parent.
+  auto fork = As("ada", {"experiment", "fork", std::to_string(exp), "--paused"});
+  ASSERT_EQ(fork.exit_code, 0) << fork.out << fork.err;
+  auto newest = cluster_.GetJson("/api/v1/experiments?sort=id&order=desc&limit=1")["experiments"][0];
+  EXPECT_EQ(newest["forked_from"], exp);
+  EXPECT_EQ(newest["project"], "mnist") << newest.dump();
+  const int64_t forked = newest["id"].get<int64_t>();
   nlohmann::json listed;
   ASSERT_EQ(StatusOf("carol", "/api/v1/experiments", &listed), 200);
-  EXPECT_EQ(listed["total"], 1);
+  EXPECT_EQ(listed["total"], 2);
 
   // A workspace or project holding an experiment stays; empty, it goes.
   EXPECT_NE(As("admin", {"workspace", "delete", "cv"}).exit_code, 0);
   EXPECT_NE(As("ada", {"project", "delete", "cv/mnist"}).exit_code, 0);
   ASSERT_EQ(As("ada", {"experiment", "move", std::to_string(exp), "--project", "1"}).exit_code, 0);
+  ASSERT_EQ(As("ada", {"experiment", "move", std::to_string(forked), "--project", "1"}).exit_code, 0);
   ASSERT_EQ(As("ada", {"project", "archive", "cv/mnist"}).exit_code, 0);
   auto into_archived = As("ada", {"experiment", "move", std::to_string(exp), "--project", "cv/mnist"});
   EXPECT_NE(into_archived.exit_code, 0) << into_archived.out;
