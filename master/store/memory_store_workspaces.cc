@@ -51,6 +51,7 @@ int64_t MemoryStore::ExperimentsIn(int64_t project_id) const {
 }
 
 Result<WorkspaceRecord> MemoryStore::CreateWorkspace(const WorkspaceRecord& w) {
+  const WriteNotice changes(experiments_generation_);  // lists show names and membership
   std::lock_guard lock(mu_);
   if (w.name.empty()) return InvalidArgument("a workspace needs a name");
   for (const auto& [id, other] : workspaces_)
@@ -87,6 +88,7 @@ Result<std::vector<WorkspaceRecord>> MemoryStore::ListWorkspaces() {
 }
 
 Status MemoryStore::UpdateWorkspace(int64_t id, const WorkspaceUpdate& u) {
+  const WriteNotice changes(experiments_generation_);  // lists show names and membership
   std::lock_guard lock(mu_);
   auto it = workspaces_.find(id);
   if (it == workspaces_.end()) return MissingWorkspace(id);
@@ -103,6 +105,7 @@ Status MemoryStore::UpdateWorkspace(int64_t id, const WorkspaceUpdate& u) {
 }
 
 Status MemoryStore::DeleteWorkspace(int64_t id) {
+  const WriteNotice changes(experiments_generation_);  // lists show names and membership
   std::lock_guard lock(mu_);
   if (!workspaces_.contains(id)) return MissingWorkspace(id);
   if (id == kDefaultWorkspaceId) return Conflict("the default workspace (Uncategorized) stays");
@@ -116,6 +119,7 @@ Status MemoryStore::DeleteWorkspace(int64_t id) {
 }
 
 Status MemoryStore::SetWorkspaceMember(int64_t id, const WorkspaceMember& m) {
+  const WriteNotice changes(experiments_generation_);  // lists show names and membership
   std::lock_guard lock(mu_);
   auto it = workspaces_.find(id);
   if (it == workspaces_.end()) return MissingWorkspace(id);
@@ -131,6 +135,7 @@ Status MemoryStore::SetWorkspaceMember(int64_t id, const WorkspaceMember& m) {
 }
 
 Status MemoryStore::RemoveWorkspaceMember(int64_t id, const std::string& username) {
+  const WriteNotice changes(experiments_generation_);  // lists show names and membership
   std::lock_guard lock(mu_);
   auto it = workspaces_.find(id);
   if (it == workspaces_.end()) return MissingWorkspace(id);
@@ -141,6 +146,7 @@ Status MemoryStore::RemoveWorkspaceMember(int64_t id, const std::string& usernam
 }
 
 Status MemoryStore::BindWorkspacePool(int64_t id, const WorkspacePool& p) {
+  const WriteNotice changes(experiments_generation_);  // lists show names and membership
   std::lock_guard lock(mu_);
   auto it = workspaces_.find(id);
   if (it == workspaces_.end()) return MissingWorkspace(id);
@@ -154,6 +160,7 @@ Status MemoryStore::BindWorkspacePool(int64_t id, const WorkspacePool& p) {
 }
 
 Status MemoryStore::UnbindWorkspacePool(int64_t id, const std::string& pool) {
+  const WriteNotice changes(experiments_generation_);  // lists show names and membership
   std::lock_guard lock(mu_);
   auto it = workspaces_.find(id);
   if (it == workspaces_.end()) return MissingWorkspace(id);
@@ -163,6 +170,7 @@ Status MemoryStore::UnbindWorkspacePool(int64_t id, const std::string& pool) {
 }
 
 Result<ProjectRecord> MemoryStore::CreateProject(const ProjectRecord& p) {
+  const WriteNotice changes(experiments_generation_);  // lists show names and membership
   std::lock_guard lock(mu_);
   if (p.name.empty()) return InvalidArgument("a project needs a name");
   if (!workspaces_.contains(p.workspace_id)) return MissingWorkspace(p.workspace_id);
@@ -198,6 +206,7 @@ Result<std::vector<ProjectRecord>> MemoryStore::ListProjects() {
 }
 
 Status MemoryStore::UpdateProject(int64_t id, const ProjectUpdate& u) {
+  const WriteNotice changes(experiments_generation_);  // lists show names and membership
   std::lock_guard lock(mu_);
   auto it = projects_.find(id);
   if (it == projects_.end()) return MissingProject(id);
@@ -215,6 +224,7 @@ Status MemoryStore::UpdateProject(int64_t id, const ProjectUpdate& u) {
 }
 
 Status MemoryStore::DeleteProject(int64_t id) {
+  const WriteNotice changes(experiments_generation_);  // lists show names and membership
   std::lock_guard lock(mu_);
   if (!projects_.contains(id)) return MissingProject(id);
   if (id == kDefaultProjectId) return Conflict("the default project (Uncategorized) stays");

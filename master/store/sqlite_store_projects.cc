@@ -39,6 +39,7 @@ Result<ProjectRecord> SelectProject(SqliteDb& db, int64_t id) {
 }  // namespace
 
 Result<ProjectRecord> SqliteStore::CreateProject(const ProjectRecord& p) {
+  const WriteNotice changes(experiments_generation_);  // lists show names and membership
   std::lock_guard lock(mu_);
   if (p.name.empty()) return InvalidArgument("a project needs a name");
   Result<Stmt> insert = db_->Prepare(
@@ -76,6 +77,7 @@ Result<std::vector<ProjectRecord>> SqliteStore::ListProjects() {
 }
 
 Status SqliteStore::UpdateProject(int64_t id, const ProjectUpdate& u) {
+  const WriteNotice changes(experiments_generation_);  // lists show names and membership
   std::lock_guard lock(mu_);
   if (u.name && u.name->empty()) return InvalidArgument("a project needs a name");
   Result<Stmt> update = db_->Prepare(
@@ -104,6 +106,7 @@ Status SqliteStore::UpdateProject(int64_t id, const ProjectUpdate& u) {
 }
 
 Status SqliteStore::DeleteProject(int64_t id) {
+  const WriteNotice changes(experiments_generation_);  // lists show names and membership
   std::lock_guard lock(mu_);
   SqliteTransaction tx(*db_);
   if (!tx.status().ok()) return tx.status();

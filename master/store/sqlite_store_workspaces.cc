@@ -113,6 +113,7 @@ Status PutPool(SqliteDb& db, int64_t id, const WorkspacePool& p) {
 }  // namespace
 
 Result<WorkspaceRecord> SqliteStore::CreateWorkspace(const WorkspaceRecord& w) {
+  const WriteNotice changes(experiments_generation_);  // lists show names and membership
   std::lock_guard lock(mu_);
   if (w.name.empty()) return InvalidArgument("a workspace needs a name");
   SqliteTransaction tx(*db_);
@@ -147,6 +148,7 @@ Result<std::vector<WorkspaceRecord>> SqliteStore::ListWorkspaces() {
 }
 
 Status SqliteStore::UpdateWorkspace(int64_t id, const WorkspaceUpdate& u) {
+  const WriteNotice changes(experiments_generation_);  // lists show names and membership
   std::lock_guard lock(mu_);
   if (u.name && u.name->empty()) return InvalidArgument("a workspace needs a name");
   Result<Stmt> update = db_->Prepare(
@@ -175,6 +177,7 @@ Status SqliteStore::UpdateWorkspace(int64_t id, const WorkspaceUpdate& u) {
 }
 
 Status SqliteStore::DeleteWorkspace(int64_t id) {
+  const WriteNotice changes(experiments_generation_);  // lists show names and membership
   std::lock_guard lock(mu_);
   SqliteTransaction tx(*db_);
   if (!tx.status().ok()) return tx.status();
@@ -203,12 +206,14 @@ Status SqliteStore::DeleteWorkspace(int64_t id) {
 }
 
 Status SqliteStore::SetWorkspaceMember(int64_t id, const WorkspaceMember& m) {
+  const WriteNotice changes(experiments_generation_);  // lists show names and membership
   std::lock_guard lock(mu_);
   if (Status s = Exists(*db_, id); !s.ok()) return s;
   return PutMember(*db_, id, m);
 }
 
 Status SqliteStore::RemoveWorkspaceMember(int64_t id, const std::string& username) {
+  const WriteNotice changes(experiments_generation_);  // lists show names and membership
   std::lock_guard lock(mu_);
   if (Status s = Exists(*db_, id); !s.ok()) return s;
   Result<Stmt> del = db_->Prepare("DELETE FROM workspace_members WHERE workspace_id = ?1 AND username = ?2");
@@ -220,6 +225,7 @@ Status SqliteStore::RemoveWorkspaceMember(int64_t id, const std::string& usernam
 }
 
 Status SqliteStore::BindWorkspacePool(int64_t id, const WorkspacePool& p) {
+  const WriteNotice changes(experiments_generation_);  // lists show names and membership
   std::lock_guard lock(mu_);
   SqliteTransaction tx(*db_);
   if (!tx.status().ok()) return tx.status();
@@ -229,6 +235,7 @@ Status SqliteStore::BindWorkspacePool(int64_t id, const WorkspacePool& p) {
 }
 
 Status SqliteStore::UnbindWorkspacePool(int64_t id, const std::string& pool) {
+  const WriteNotice changes(experiments_generation_);  // lists show names and membership
   std::lock_guard lock(mu_);
   if (Status s = Exists(*db_, id); !s.ok()) return s;
   Result<Stmt> del = db_->Prepare("DELETE FROM workspace_pools WHERE workspace_id = ?1 AND pool = ?2");

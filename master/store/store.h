@@ -339,8 +339,10 @@ class Store {
  public:
   virtual ~Store() = default;
 
-  // Change with every write to experiments or trials, and to metrics (they
-  // may also change without one), so a reader can keep a view until they do.
+  // Change with every write to experiments or trials (and to workspaces and
+  // projects, whose names and members the experiment lists depend on), and
+  // to metrics (they may also change without one), so a reader can keep a
+  // view until they do.
   uint64_t ExperimentsGeneration() const { return experiments_generation_.load(std::memory_order_acquire); }
   uint64_t MetricsGeneration() const { return metrics_generation_.load(std::memory_order_acquire); }
 

@@ -181,6 +181,14 @@ TEST_F(WorkspacesE2E, PrivateMasterReadsByWorkspaceAndOpensPoolsByBinding) {
   cli_list = As("admin", {"--json", "experiment", "list", "--project", "1"});
   EXPECT_EQ(nlohmann::json::parse(cli_list.out)["total"], 2) << cli_list.out;
 
+  // A new member lists the workspace's experiments at once (the cached list
+  // follows membership).
+  ASSERT_EQ(StatusOf("carol", "/api/v1/experiments", &listed), 200);
+  EXPECT_EQ(listed["total"], 0) << listed.dump();
+  ASSERT_EQ(As("ada", {"workspace", "member", "add", "nlp", "carol"}).exit_code, 0);
+  ASSERT_EQ(StatusOf("carol", "/api/v1/experiments", &listed), 200);
+  EXPECT_EQ(listed["total"], 2) << listed.dump();
+
   // Moving: not by another member; by the owner, to the default project,
   // where the default workspace widens nothing: bob reads it no more.
   auto bob_moves = As("bob", {"experiment", "move", std::to_string(exp), "--project", "1"});

@@ -63,7 +63,9 @@ TYPED_TEST(StoreWorkspacesTest, WorkspacesAreUniqueWithMembersAndPools) {
   EXPECT_TRUE(got->pools[0].is_default);
   EXPECT_FALSE(got->pools[1].is_default) << "one default pool per workspace";
 
+  const uint64_t before = s.ExperimentsGeneration();
   ASSERT_TRUE(s.RemoveWorkspaceMember(nlp->id, "bob").ok());
+  EXPECT_NE(s.ExperimentsGeneration(), before) << "who reads the lists changed";
   EXPECT_EQ(s.RemoveWorkspaceMember(nlp->id, "bob").code(), ErrorCode::kNotFound);
   ASSERT_TRUE(s.UnbindWorkspacePool(nlp->id, "gpu").ok());
   EXPECT_EQ(s.UnbindWorkspacePool(nlp->id, "gpu").code(), ErrorCode::kNotFound);
