@@ -79,7 +79,8 @@ Result<WorkspaceRecord> MemoryStore::GetWorkspace(int64_t id) {
 Result<std::vector<WorkspaceRecord>> MemoryStore::ListWorkspaces() {
   std::lock_guard lock(mu_);
   std::vector<WorkspaceRecord> out;
-  for (const auto& [id, w] : workspaces_) {
+  for (const auto& [key, w] : workspaces_) {
+    const int64_t id = key;  // clang 14 cannot capture a structured binding
     out.push_back(w);
     out.back().num_projects = std::count_if(projects_.begin(), projects_.end(),
                                             [id](const auto& p) { return p.second.workspace_id == id; });
