@@ -864,10 +864,11 @@ max_restarts: 0
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Webhooks' }).click();
   await page.waitForURL(`${url}/webhooks`);
   await page.getByText('No webhooks yet.').waitFor({ timeout: 20000 });
+  expectedRefusals.set(`POST ${url}/api/v1/webhooks`, 400);
   const hookForm = page.getByRole('form', { name: 'Create a webhook' });
   await hookForm.getByLabel('Name').fill('done');
   await hookForm.getByLabel('URL').fill('https://hooks.example.com/ring');
-  await hookForm.getByRole('checkbox', { name: 'Completed' }).check();
+  await hookForm.getByRole('checkbox', { name: 'Completed', exact: true }).check();
   await hookForm.getByRole('button', { name: 'Create webhook' }).click();
   const refusal = hookForm.getByRole('alert');
   await refusal.waitFor({ timeout: 20000 });
