@@ -16,6 +16,7 @@
 #include "cli/progress_bar.h"
 #include "cli/queries.h"
 #include "cli/table.h"
+#include "cli/workspace_commands.h"
 #include "common/archive.h"
 
 namespace ring::cli {
@@ -121,6 +122,11 @@ int CreateExperiment(CliEnv& env, const CreateOptions& options) {
   nlohmann::json body{
       {"config", config.str()}, {"model_definition", Base64Encode(*archive)}, {"activate", !options.paused}};
   if (!options.template_name.empty()) body["template"] = options.template_name;
+  if (!options.project.empty()) {
+    auto project = ResolveProject(env, options.project);
+    if (!project.ok()) return env.Fail(project.status());
+    body["project_id"] = *project;
+  }
   std::string text;
   try {
     text = body.dump();
@@ -193,6 +199,16 @@ int ListExperiments(CliEnv& env, const ExperimentListOptions& o) {
                                    {"sort", o.sort}})
     if (!value.empty()) target += "&" + key + "=" + PercentEncode(value);
   if (o.descending) target += "&order=desc";
+  if (!o.project.empty()) {
+    auto project = ResolveProject(env, o.project);
+    if (!project.ok()) return env.Fail(project.status());
+    target += "&project_id=" + std::to_string(*project);
+  }
+  if (!o.workspace.empty()) {
+    auto workspace = ResolveWorkspace(env, o.workspace);
+    if (!workspace.ok()) return env.Fail(workspace.status());
+    target += "&workspace_id=" + std::to_string(*workspace);
+  }
   auto res = env.master.Get(target);
   if (!res.ok()) return env.Fail(res.status());
   if (env.json) {
@@ -249,6 +265,8 @@ int DescribeExperiment(CliEnv& env, int64_t id) {
   Table fields({"field", "value"});
   fields.AddRow({"State", Field(*exp, "state")});
   fields.AddRow({"Owner", Field(*exp, "owner")});
+  fields.AddRow({"Project", Field(*exp, "workspace") + "/" + Field(*exp, "project") + " (project " +
+                                Field(*exp, "project_id") + ")"});
   fields.AddRow({"Progress", FormatProgress(Member(*exp, "progress"))});
   fields.AddRow({"Trials", Field(*exp, "num_trials")});
   fields.AddRow({"Best trial", Field(*exp, "best_trial_id")});

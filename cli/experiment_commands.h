@@ -23,6 +23,7 @@ struct CreateOptions {
   // TestModeConfig), stop it after its first validation, exit 0 if it got there.
   bool test = false;
   std::string template_name;  // --template: the config is laid over this stored template
+  std::string project;        // --project: id or WORKSPACE/PROJECT ("": the default project)
 };
 
 int CreateExperiment(CliEnv& env, const CreateOptions& options);
@@ -44,6 +45,8 @@ struct ExperimentListOptions {
   std::string archived;  // "", "true", "false"
   std::string sort;      // id, name, state, owner, progress, best_validation, num_trials, created_at
   bool descending = false;
+  std::string project;    // --project: id or WORKSPACE/PROJECT
+  std::string workspace;  // --workspace: id or name
 };
 int ListExperiments(CliEnv& env, const ExperimentListOptions& options);
 int DescribeExperiment(CliEnv& env, int64_t id);

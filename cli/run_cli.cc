@@ -31,6 +31,7 @@
 #include "cli/trial_commands.h"
 #include "cli/user_commands.h"
 #include "cli/webhook_commands.h"
+#include "cli/workspace_commands.h"
 
 namespace ring::cli {
 namespace {
@@ -143,6 +144,9 @@ int RunCli(std::vector<std::string> args, std::ostream& out, std::ostream& err) 
                      "A stored template (ring template list) the config is laid over; the config's keys win");
   create->add_option("--max-model-size", a.max_model_size,
                      "Largest model directory to upload, e.g. 64M (default 64 MiB)");
+  create->add_option("--project", a.create.project,
+                     "Project id or WORKSPACE/PROJECT (default: Uncategorized); its workspace's default pool "
+                     "is used when the config names none");
   create->callback([&] { action = [&](CliEnv& env) { return CreateExperiment(env, a.create); }; });
 
   auto* list = experiment->add_subcommand("list", "List experiments");
@@ -161,6 +165,8 @@ int RunCli(std::vector<std::string> args, std::ostream& out, std::ostream& err) 
       ->check(CLI::IsMember(
           {"id", "name", "state", "owner", "progress", "best_validation", "num_trials", "created_at"}));
   list->add_flag("--desc", a.list.descending, "Sort in descending order");
+  list->add_option("--project", a.list.project, "Only those in this project (id or WORKSPACE/PROJECT)");
+  list->add_option("--workspace", a.list.workspace, "Only those in this workspace (id or name)");
   list->callback([&] { action = [&](CliEnv& env) { return ListExperiments(env, a.list); }; });
 
   auto* describe =
@@ -370,6 +376,8 @@ int RunCli(std::vector<std::string> args, std::ostream& out, std::ostream& err) 
 
   ModelArgs model_args;
   AddModelCommands(app, model_args, action);
+  WorkspaceArgs workspace_args;
+  AddWorkspaceCommands(app, *experiment, workspace_args, action);
 
   // Templates: named partial configs experiments start from.
   auto* tmpl = app.add_subcommand("template", "Set, list, describe and delete config templates");

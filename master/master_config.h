@@ -48,7 +48,7 @@ struct MasterConfig {
   // checkpoint_storage.allowed_roots: absolute folders an experiment's
   // host_path may be (or be below); checkpoint_root is always allowed.
   std::vector<std::string> checkpoint_allowed_roots;
-  bool experiments_team_readable = true;      // other users may download experiments' checkpoints and models
+  bool experiments_team_readable = true;      // false: owners, admins, workspace members read
   int64_t max_streamed_answers = 8;           // checkpoint downloads, backups, model definitions at once
   int64_t kill_grace_ms = 10000;              // SIGTERM to SIGKILL for trial processes
   int64_t max_model_bytes = 64ll << 20;       // model definition (tar.gz) limit

@@ -53,7 +53,7 @@ ApiResponse ListForTrial(ApiContext& ctx, int64_t trial_id, nlohmann::json& list
 ApiResponse TrialCheckpoints(ApiContext& ctx, ApiRequest& req) {
   auto id = ParseId(req.params[0], "trial id");
   if (!id.ok()) return ApiResponse::Error(id.status());
-  if (auto t = ctx.store.GetTrial(*id); !t.ok()) return ApiResponse::Error(t.status());
+  if (Status s = CheckTrialReads(ctx, req, *id, "checkpoints"); !s.ok()) return ApiResponse::Error(s);
   nlohmann::json list = nlohmann::json::array();
   if (auto r = ListForTrial(ctx, *id, list); r.status != 200) return r;
   const auto total = list.size();
@@ -63,7 +63,7 @@ ApiResponse TrialCheckpoints(ApiContext& ctx, ApiRequest& req) {
 ApiResponse ExperimentCheckpoints(ApiContext& ctx, ApiRequest& req) {
   auto id = ParseId(req.params[0], "experiment id");
   if (!id.ok()) return ApiResponse::Error(id.status());
-  if (auto e = ctx.store.GetExperiment(*id); !e.ok()) return ApiResponse::Error(e.status());
+  if (Status s = CheckReads(ctx, req, *id, "checkpoints"); !s.ok()) return ApiResponse::Error(s);
   auto trials = ctx.store.ListTrials(*id);
   if (!trials.ok()) return ApiResponse::Error(trials.status());
   nlohmann::json list = nlohmann::json::array();
@@ -77,6 +77,7 @@ ApiResponse ExperimentCheckpoints(ApiContext& ctx, ApiRequest& req) {
 ApiResponse GetCheckpoint(ApiContext& ctx, ApiRequest& req) {
   auto c = ctx.store.GetCheckpoint(req.params[0]);
   if (!c.ok()) return ApiResponse::Error(c.status());
+  if (Status s = CheckTrialReads(ctx, req, c->trial_id, "checkpoints"); !s.ok()) return ApiResponse::Error(s);
   nlohmann::json j = CheckpointView(ctx, *c);
   auto versions = ctx.store.ListCheckpointModelVersions(c->uuid);
   if (!versions.ok()) return ApiResponse::Error(versions.status());

@@ -114,6 +114,16 @@ Result<ExperimentQuery> ParseExperimentQuery(const std::map<std::string, std::st
       return InvalidArgument("query parameter archived must be true or false, got \"" +
                              archived.substr(0, 64) + "\"");
   }
+  for (auto [key, field] :
+       {std::pair{"project_id", &q.project_id}, std::pair{"workspace_id", &q.workspace_id}}) {
+    if (auto text = get(key); !text.empty()) {
+      int64_t id = 0;
+      if (!ParseInt(text, id) || id < 1)
+        return InvalidArgument(std::string("query parameter ") + key + " must be a positive integer, got \"" +
+                               text.substr(0, 64) + "\"");
+      *field = id;
+    }
+  }
   if (auto sort = get("sort"); !sort.empty()) {
     if (!SortKeys().count(sort))
       return InvalidArgument(

@@ -49,14 +49,18 @@ struct ExperimentQuery {
   std::string label;             // one of the config's labels; empty: any
   std::string name;              // case-insensitive substring of the name; empty: any
   std::optional<bool> archived;  // empty: both
-  std::string sort = "id";       // id, name, state, owner, progress, best_validation, num_trials, created_at
-  bool descending = false;       // order=desc
-  int64_t limit = 100;           // 1..1000
+  // In this project / workspace (workspace_views.h); empty: any. Applied by
+  // the caller, which knows each project's workspace.
+  std::optional<int64_t> project_id;
+  std::optional<int64_t> workspace_id;
+  std::string sort = "id";  // id, name, state, owner, progress, best_validation, num_trials, created_at
+  bool descending = false;  // order=desc
+  int64_t limit = 100;      // 1..1000
   int64_t offset = 0;
 };
 
-// Reads state (comma-separated), owner, label, name, archived, sort, order,
-// limit and offset; a bad value is kInvalidArgument naming the parameter.
+// Reads state (comma-separated), owner, label, name, archived, project_id,
+// workspace_id, sort, order, limit and offset; a bad value is kInvalidArgument naming the parameter.
 Result<ExperimentQuery> ParseExperimentQuery(const std::map<std::string, std::string>& query);
 
 struct ExperimentRow {

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <map>
 #include <memory>
 
@@ -12,185 +13,19 @@
 #include "common/experiment_config.h"
 #include "common/json_fields.h"
 #include "master/api/commands.h"
+#include "master/api/experiment_placement.h"
 #include "master/api/experiment_query.h"
 #include "master/api/json_views.h"
 #include "master/api/response_cache.h"
 #include "master/api/routes.h"
+#include "master/api/workspace_views.h"
 #include "master/lifecycle/lifecycle.h"
+#include "master/lifecycle/read_access.h"
 #include "master/maintenance/experiment_deletion.h"
 #include "master/rm/routing_rm.h"
 #include "master/store/model_definition_stream.h"
 
 namespace ring {
-namespace {
-
-std::string JoinNames(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
-}
-
-// A pool may be kept for named users (master.yaml allowed_users). A Slurm
-// pool whose jobs run as their owners needs the owner's linked account; one
-// whose jobs all run as the master's (single identity) warns what that
-// gives up.
-Status MaySubmit(ApiContext& ctx, Lifecycle& l, const std::string& pool, const std::string& owner, bool admin,
-                 std::vector<ConfigIssue>* warnings) {
-  for (const auto& settings : l.scheduling().pools())
-    if (settings.name == pool && !MaySubmitTo(settings, owner, admin))
-      return {ErrorCode::kPermissionDenied,
-              "resources.resource_pool: pool \"" + pool + "\" is only for its allowed_users (" +
-                  JoinNames(settings.allowed_users) + ") and admins; " + owner + " may not submit to it"};
-  if (!ctx.routing) return Status::Ok();
-  for (const auto& slurm : ctx.routing->slurm()) {
-    if (slurm->pool() != pool) continue;
-    if (!slurm->RunsAsOwner()) {
-      if (warnings)
-        warnings->push_back(
-            {"resources.resource_pool", 0,
-             "pool \"" + pool +
-                 "\" is single-identity: its Slurm jobs all run as the master's Unix account, so "
-                 "other users' trials there can read and change this experiment's files and "
-                 "checkpoints (docs/slurm.md)"});
-      continue;
-    }
-    auto user = ctx.store.GetUserByName(owner);
-    if (!user.ok() || !user->unix_account)
-      return InvalidArgument("resources.resource_pool: pool \"" + pool +
-                             "\" runs each Slurm job as its owner's Unix account, and " + owner +
-                             " has none linked: an admin links one with `ring user link-unix " + owner +
-                             " --unix-user NAME`");
-  }
-  return Status::Ok();
-}
-
-// Who submits, with the master's reading rule for others' checkpoints (a
-// warm start's source is read under the rule of checkpoint downloads).
-Submitter SubmitterOf(const ApiContext& ctx, const ApiRequest& req) {
-  Submitter who;
-  if (req.principal) who.username = req.principal->username;
-  who.admin = req.principal && req.principal->admin();
-  who.team_readable = ctx.experiments_team_readable;
-  return who;
-}
-
-// The answer to a config with errors: every error, each with its path and line.
-ApiResponse ConfigErrors(const ConfigCheck& check, int http_status) {
-  nlohmann::json body = {
-      {"error", {{"code", ErrorCodeName(ErrorCode::kInvalidConfig)}, {"message", check.ErrorText()}}},
-      {"errors", check.IssuesJson(check.errors)},
-      {"warnings", check.IssuesJson(check.warnings)}};
-  return ApiResponse::Json(body, http_status);
-}
-
-// POST /api/v1/experiments/check: a dry run of creation's checks of a config.
-boost::asio::awaitable<ApiResponse> CheckExperiment(ApiContext& ctx, ApiRequest& req) {
-  auto body = ParseJsonBody(req);
-  if (!body.ok()) co_return ApiResponse::Error(body.status());
-  const auto& j = *body;
-  if (Status s = CheckKnownFields(j, {"config", "template"}, "the request body"); !s.ok())
-    co_return ApiResponse::Error(s);
-  if (!j.contains("config") || !j["config"].is_string())
-    co_return ApiResponse::Error(
-        InvalidArgument("config is required and must be the YAML text of the experiment"));
-  auto templated = WithTemplate(ctx, j, j["config"].get<std::string>());
-  if (!templated.ok()) co_return ApiResponse::Error(templated.status());
-  const std::string config = *templated;
-  const Submitter who = SubmitterOf(ctx, req);
-  co_return co_await OnLifecycle(ctx, [&](Lifecycle& l) {
-    ConfigCheck check = l.experiments().Check(config, who);
-    if (check.config)
-      if (Status s = MaySubmit(ctx, l, check.config->resources.resource_pool, who.username, who.admin,
-                               &check.warnings);
-          !s.ok())
-        check.errors.push_back({"resources.resource_pool", 0, s.message()});
-    return ApiResponse::Json({{"valid", check.errors.empty()},
-                              {"errors", check.IssuesJson(check.errors)},
-                              {"warnings", check.IssuesJson(check.warnings)}},
-                             200);
-  });
-}
-
-boost::asio::awaitable<ApiResponse> Submit(ApiContext& ctx, const ApiRequest& req, const std::string& config,
-                                           const std::string& model, bool activate,
-                                           std::optional<int64_t> parent);
-
-boost::asio::awaitable<ApiResponse> CreateExperiment(ApiContext& ctx, ApiRequest& req) {
-  auto body = ParseJsonBody(req);
-  if (!body.ok()) co_return ApiResponse::Error(body.status());
-  const auto& j = *body;
-  if (Status s = CheckKnownFields(j, {"config", "model_definition", "activate", "template", "forked_from"},
-                                  "the request body");
-      !s.ok())
-    co_return ApiResponse::Error(s);
-  if (!j.contains("config") || !j["config"].is_string())
-    co_return ApiResponse::Error(
-        InvalidArgument("config is required and must be the YAML text of the experiment"));
-  // A fork: the model definition is the parent's, read from the store
-  // under the rule of model downloads.
-  std::optional<int64_t> parent;
-  if (auto f = j.find("forked_from"); f != j.end() && !f->is_null()) {
-    if (!f->is_number_integer() || f->get<int64_t>() < 1)
-      co_return ApiResponse::Error(InvalidArgument("forked_from must be an experiment id"));
-    parent = f->get<int64_t>();
-    if (j.contains("model_definition"))
-      co_return ApiResponse::Error(
-          InvalidArgument("model_definition and forked_from: a fork runs its parent's model definition"));
-    if (Status s = CheckDownloads(ctx, req, *parent, "model definition"); !s.ok()) {
-      if (s.code() == ErrorCode::kNotFound)
-        co_return ApiResponse::Error(
-            InvalidArgument("forked_from: experiment " + std::to_string(*parent) + " not found"));
-      co_return ApiResponse::Error(s);
-    }
-    if (auto exp = ctx.store.GetExperiment(*parent); !exp.ok() || exp->deleting)
-      co_return ApiResponse::Error(
-          InvalidArgument("forked_from: experiment " + std::to_string(*parent) + " not found"));
-  } else if (!j.contains("model_definition") || !j["model_definition"].is_string()) {
-    co_return ApiResponse::Error(InvalidArgument("model_definition is required and must be a base64 tar.gz"));
-  }
-  if (j.contains("activate") && !j["activate"].is_boolean())
-    co_return ApiResponse::Error(InvalidArgument("activate must be true or false"));
-  Result<std::string> model =
-      parent ? ctx.store.GetModelDefinition(*parent) : Base64Decode(j["model_definition"].get<std::string>());
-  if (!model.ok())
-    co_return ApiResponse::Error(InvalidArgument("model_definition: " + model.status().message()));
-  auto templated = WithTemplate(ctx, j, j["config"].get<std::string>());
-  if (!templated.ok()) co_return ApiResponse::Error(templated.status());
-  co_return co_await Submit(ctx, req, *templated, *model, j.value("activate", true), parent);
-}
-
-boost::asio::awaitable<ApiResponse> Submit(ApiContext& ctx, const ApiRequest& req, const std::string& config,
-                                           const std::string& model, bool activate,
-                                           std::optional<int64_t> parent) {
-  const Submitter who = SubmitterOf(ctx, req);
-  const std::string pool = SummarizeConfig(config).resources.resource_pool;
-  co_return co_await OnLifecycle(ctx, [&](Lifecycle& l) {
-    std::vector<ConfigIssue> pool_warnings, warnings;
-    if (Status s = MaySubmit(ctx, l, pool, who.username, who.admin, &pool_warnings); !s.ok())
-      return ApiResponse::Error(s);
-    auto id = l.experiments().Create(config, model, activate, who, &warnings, parent);
-    warnings.insert(warnings.end(), pool_warnings.begin(), pool_warnings.end());
-    if (!id.ok()) {
-      if (id.status().code() != ErrorCode::kInvalidConfig) return ApiResponse::Error(id.status());
-      ConfigCheck check = l.experiments().Check(config, who);
-      if (check.errors.empty()) return ApiResponse::Error(id.status());
-      return ConfigErrors(check, HttpStatusFor(ErrorCode::kInvalidConfig));
-    }
-    ConfigCheck shown;
-    shown.file_name = "experiment.yaml";
-    return ApiResponse::Json({{"id", *id}, {"warnings", shown.IssuesJson(warnings)}}, 201);
-  });
-}
-
-}  // namespace
-
-// A plain function around the coroutine: its frame holds lambdas of this
-// file's unnamed namespace.
-boost::asio::awaitable<ApiResponse> SubmitExperiment(ApiContext& ctx, const ApiRequest& req,
-                                                     const std::string& config, const std::string& model,
-                                                     bool activate, std::optional<int64_t> parent) {
-  return Submit(ctx, req, config, model, activate, parent);
-}
 
 namespace {
 
@@ -201,6 +36,9 @@ Result<nlohmann::json> ExperimentView(ApiContext& ctx, int64_t id) {
   auto trials = ctx.store.ListTrials(id);
   if (!trials.ok()) return trials.status();
   auto view = ExperimentJson(*exp, static_cast<int64_t>(trials->size()));
+  auto names = PlacementNames::Load(ctx.store);
+  if (!names.ok()) return names.status();
+  names->AddTo(view, exp->project_id);
   // The config's summary is memoized by its text: no YAML parse per GET.
   const ConfigSummary summary = SummarizeExperiment(*exp);
   AddConfigSummary(view, summary);
@@ -232,12 +70,23 @@ Result<nlohmann::json> ExperimentView(ApiContext& ctx, int64_t id) {
 ApiResponse BuildExperimentList(ApiContext& ctx, ApiRequest& req) {
   auto q = ParseExperimentQuery(req.query);
   if (!q.ok()) return ApiResponse::Error(q.status());
+  auto names = PlacementNames::Load(ctx.store);
+  if (!names.ok()) return ApiResponse::Error(names.status());
+  const Reader reader = ReaderOf(ctx, req);
+  // Only what the caller may read, in the project and workspace asked for.
+  auto keep = [&](const ExperimentRecord& e) {
+    if (e.deleting) return false;
+    if (q->project_id && e.project_id != *q->project_id) return false;
+    if (q->workspace_id && names->WorkspaceOf(e.project_id) != *q->workspace_id) return false;
+    auto readable = MayReadExperiment(ctx.store, e, reader);
+    return readable.ok() && *readable;
+  };
   std::vector<ExperimentRow> all;
   for (int64_t offset = 0;;) {
     auto page = ctx.store.ListExperiments(1000, offset);
     if (!page.ok()) return ApiResponse::Error(page.status());
     for (auto& e : page->items)
-      if (!e.deleting) all.push_back({std::move(e), -1});
+      if (keep(e)) all.push_back({std::move(e), -1});
     offset += static_cast<int64_t>(page->items.size());
     if (page->items.empty() || offset >= page->total) break;
   }
@@ -254,6 +103,7 @@ ApiResponse BuildExperimentList(ApiContext& ctx, ApiRequest& req) {
     auto view =
         ExperimentJson(row.record, row.num_trials >= 0 ? row.num_trials : count_trials(row.record.id));
     AddConfigSummary(view, SummarizeExperiment(row.record));
+    names->AddTo(view, row.record.project_id);
     list.push_back(std::move(view));
   }
   return ApiResponse::Json({{"experiments", list}, {"total", total}, {"facets", facets}});
@@ -261,13 +111,19 @@ ApiResponse BuildExperimentList(ApiContext& ctx, ApiRequest& req) {
 
 // The list from the cache while no experiment or trial changes.
 ApiResponse ListExperiments(ApiContext& ctx, ApiRequest& req, ResponseCache& cache) {
-  return cache.Answer([&ctx] { return ctx.store.ExperimentsGeneration(); }, QueryKey(req),
+  // What a user reads depends on who they are unless experiments are
+  // team-readable; workspaces and projects change without an experiment.
+  std::string key = QueryKey(req);
+  if (!ctx.experiments_team_readable && req.principal)
+    key += "|" + std::string(req.principal->admin() ? "admin" : req.principal->username);
+  return cache.Answer([&ctx] { return ctx.store.ExperimentsGeneration(); }, key,
                       [&] { return BuildExperimentList(ctx, req); });
 }
 
 ApiResponse GetExperiment(ApiContext& ctx, ApiRequest& req) {
   auto id = ParseId(req.params[0], "experiment id");
   if (!id.ok()) return ApiResponse::Error(id.status());
+  if (Status s = CheckReads(ctx, req, *id, "experiment"); !s.ok()) return ApiResponse::Error(s);
   auto view = ExperimentView(ctx, *id);
   if (!view.ok()) return ApiResponse::Error(view.status());
   return ApiResponse::Json(*view);
@@ -276,7 +132,7 @@ ApiResponse GetExperiment(ApiContext& ctx, ApiRequest& req) {
 boost::asio::awaitable<ApiResponse> ListTrials(ApiContext& ctx, ApiRequest& req) {
   auto id = ParseId(req.params[0], "experiment id");
   if (!id.ok()) co_return ApiResponse::Error(id.status());
-  if (auto exp = ctx.store.GetExperiment(*id); !exp.ok()) co_return ApiResponse::Error(exp.status());
+  if (Status s = CheckReads(ctx, req, *id, "trials"); !s.ok()) co_return ApiResponse::Error(s);
   auto trials = ctx.store.ListTrials(*id);
   if (!trials.ok()) co_return ApiResponse::Error(trials.status());
   std::vector<std::optional<int64_t>> ops(trials->size());
@@ -483,10 +339,7 @@ void StartExperimentDeletion(ApiContext& ctx, int64_t id) {
 }
 
 void RegisterExperimentRoutes(Router& router, ApiContext& ctx) {
-  router.Add("POST", "/api/v1/experiments", Access::kUser,
-             [&ctx](ApiRequest& r) { return CreateExperiment(ctx, r); });
-  router.Add("POST", "/api/v1/experiments/check", Access::kUser,
-             [&ctx](ApiRequest& r) { return CheckExperiment(ctx, r); });
+  RegisterExperimentSubmitRoutes(router, ctx);
   auto list_cache = std::make_shared<ResponseCache>();
   router.AddSync("GET", "/api/v1/experiments", Access::kUser,
                  [&ctx, list_cache](ApiRequest& r) { return ListExperiments(ctx, r, *list_cache); });

@@ -116,16 +116,24 @@ void RegisterMetricRoutes(Router& router, ApiContext& ctx) {
   // Both answers depend on metrics and on the experiment's trials.
   auto generation = [&ctx] { return ctx.store.MetricsGeneration() + ctx.store.ExperimentsGeneration(); };
   auto cache = std::make_shared<ResponseCache>();
-  router.AddSync("GET", "/api/v1/trials/{id}/metrics", Access::kUser,
-                 [&ctx, cache, generation](ApiRequest& r) {
-                   return cache->Answer(generation, "trial " + r.params[0] + "?" + QueryKey(r),
-                                        [&] { return GetTrialMetrics(ctx, r); });
-                 });
-  router.AddSync("GET", "/api/v1/experiments/{id}/metrics", Access::kUser,
-                 [&ctx, cache, generation](ApiRequest& r) {
-                   return cache->Answer(generation, "experiment " + r.params[0] + "?" + QueryKey(r),
-                                        [&] { return GetExperimentMetrics(ctx, r); });
-                 });
+  router.AddSync(
+      "GET", "/api/v1/trials/{id}/metrics", Access::kUser, [&ctx, cache, generation](ApiRequest& r) {
+        // The reading rule first: the cache is shared by every user
+        // (an unknown id is the handler's to report, after its query).
+        if (auto id = ParseId(r.params[0], "trial id"); id.ok())
+          if (Status s = CheckTrialReads(ctx, r, *id, "metrics"); s.code() == ErrorCode::kPermissionDenied)
+            return ApiResponse::Error(s);
+        return cache->Answer(generation, "trial " + r.params[0] + "?" + QueryKey(r),
+                             [&] { return GetTrialMetrics(ctx, r); });
+      });
+  router.AddSync(
+      "GET", "/api/v1/experiments/{id}/metrics", Access::kUser, [&ctx, cache, generation](ApiRequest& r) {
+        if (auto id = ParseId(r.params[0], "experiment id"); id.ok())
+          if (Status s = CheckReads(ctx, r, *id, "metrics"); s.code() == ErrorCode::kPermissionDenied)
+            return ApiResponse::Error(s);
+        return cache->Answer(generation, "experiment " + r.params[0] + "?" + QueryKey(r),
+                             [&] { return GetExperimentMetrics(ctx, r); });
+      });
 }
 
 }  // namespace ring

@@ -190,6 +190,14 @@ net::awaitable<ApiResponse> Register(ApiContext& ctx, ApiRequest& req) {
   });
 }
 
+// Whether the caller may read version `v`: the reading rule of its
+// checkpoint's experiment (route_helpers CheckReads).
+Status CheckVersionReads(ApiContext& ctx, const ApiRequest& req, const ModelVersionRecord& v) {
+  auto c = ctx.store.GetCheckpoint(v.checkpoint_uuid);
+  if (!c.ok()) return c.status();
+  return CheckTrialReads(ctx, req, c->trial_id, "model versions");
+}
+
 // The model of a version route, checked for `verb` by its owner or an admin.
 Result<ModelRecord> ChangeableModel(ApiContext& ctx, const ApiRequest& req, const std::string& verb) {
   auto m = ctx.store.GetModel(req.params[0]);
@@ -255,7 +263,9 @@ void RegisterModelRoutes(Router& router, ApiContext& ctx) {
     auto versions = ctx.store.ListModelVersions(r.params[0]);
     if (!versions.ok()) return ApiResponse::Error(versions.status());
     nlohmann::json out = nlohmann::json::array();
-    for (const auto& v : *versions) out.push_back(models_api::VersionView(ctx.store, v));
+    // Only the versions whose experiments the caller may read.
+    for (const auto& v : *versions)
+      if (models_api::CheckVersionReads(ctx, r, v).ok()) out.push_back(models_api::VersionView(ctx.store, v));
     const auto total = out.size();
     return ApiResponse::Json({{"model", ModelJson(*m)}, {"versions", std::move(out)}, {"total", total}});
   });
@@ -266,6 +276,7 @@ void RegisterModelRoutes(Router& router, ApiContext& ctx) {
     if (!number.ok()) return ApiResponse::Error(number.status());
     auto v = ctx.store.GetModelVersion(r.params[0], *number);
     if (!v.ok()) return ApiResponse::Error(v.status());
+    if (Status s = models_api::CheckVersionReads(ctx, r, *v); !s.ok()) return ApiResponse::Error(s);
     return ApiResponse::Json(models_api::VersionView(ctx.store, *v));
   });
   router.Add("PATCH", "/api/v1/models/{name}/versions/{version}", Access::kUser,

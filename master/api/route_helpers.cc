@@ -9,6 +9,7 @@
 #include "master/api/work_gate.h"
 #include "master/http/stream_slots.h"
 #include "master/lifecycle/lifecycle.h"
+#include "master/lifecycle/read_access.h"
 #include "master/store/store.h"
 
 namespace ring {
@@ -97,6 +98,8 @@ void RegisterAllRoutes(Router& router, ApiContext& ctx) {
   RegisterAuthRoutes(router, ctx);
   RegisterMetaRoutes(router, ctx);
   RegisterClusterRoutes(router, ctx);
+  RegisterWorkspaceRoutes(router, ctx);
+  RegisterProjectRoutes(router, ctx);
   RegisterExperimentRoutes(router, ctx);
   RegisterTrialRoutes(router, ctx);
   RegisterAllocationRoutes(router, ctx);
@@ -125,16 +128,43 @@ Status CheckManages(ApiContext& ctx, const ApiRequest& req, int64_t experiment_i
                                             exp->owner + "; only its owner or an admin may " + verb + " it"};
 }
 
-Status CheckDownloads(ApiContext& ctx, const ApiRequest& req, int64_t experiment_id,
-                      const std::string& what) {
+Reader ReaderOf(const ApiContext& ctx, const ApiRequest& req) {
+  Reader who;
+  if (req.principal) {
+    who.username = req.principal->username;
+    who.admin = req.principal->admin();
+  }
+  who.team_readable = ctx.experiments_team_readable;
+  return who;
+}
+
+Status CheckReads(ApiContext& ctx, const ApiRequest& req, const ExperimentRecord& exp,
+                  const std::string& what) {
+  if (!req.principal) return {ErrorCode::kUnauthenticated, "sign in first"};
+  auto readable = MayReadExperiment(ctx.store, exp, ReaderOf(ctx, req));
+  if (!readable.ok()) return readable.status();
+  if (*readable) return Status::Ok();
+  return {ErrorCode::kPermissionDenied,
+          "experiment " + std::to_string(exp.id) + " belongs to " + exp.owner +
+              "; only its owner, an admin or a member of its workspace may read its " + what +
+              " (this master has experiments_team_readable: false)"};
+}
+
+Status CheckReads(ApiContext& ctx, const ApiRequest& req, int64_t experiment_id, const std::string& what) {
   auto exp = ctx.store.GetExperiment(experiment_id);
   if (!exp.ok()) return exp.status();
-  if (!req.principal) return {ErrorCode::kUnauthenticated, "sign in first"};
-  if (req.principal->Manages(exp->owner) || ctx.experiments_team_readable) return Status::Ok();
-  return {ErrorCode::kPermissionDenied, "experiment " + std::to_string(experiment_id) + " belongs to " +
-                                            exp->owner + "; only its owner or an " +
-                                            "admin may download its " + what +
-                                            " (this master has experiments_team_readable: false)"};
+  return CheckReads(ctx, req, *exp, what);
+}
+
+Status CheckTrialReads(ApiContext& ctx, const ApiRequest& req, int64_t trial_id, const std::string& what) {
+  auto trial = ctx.store.GetTrial(trial_id);
+  if (!trial.ok()) return trial.status();
+  return CheckReads(ctx, req, trial->experiment_id, what);
+}
+
+Status CheckDownloads(ApiContext& ctx, const ApiRequest& req, int64_t experiment_id,
+                      const std::string& what) {
+  return CheckReads(ctx, req, experiment_id, what);
 }
 
 Result<std::shared_ptr<void>> TakeStreamSlot(ApiContext& ctx) {

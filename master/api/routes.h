@@ -29,6 +29,8 @@ class StreamSlots;
 class AgentEnrolments;
 class TaskProxy;
 class TerminalTickets;
+struct ExperimentRecord;
+struct Reader;
 class WebhookDispatcher;
 class WebhookSender;
 
@@ -93,6 +95,14 @@ struct ApiContext {
 };
 
 void RegisterExperimentRoutes(Router& router, ApiContext& ctx);
+// POST /experiments and /experiments/check (experiment_submit_api.cc); called
+// by RegisterExperimentRoutes.
+void RegisterExperimentSubmitRoutes(Router& router, ApiContext& ctx);
+// Workspaces, their members and bound pools (workspaces_api.cc); projects
+// and moving experiments between them (projects_api.cc). Registered before
+// the experiment routes.
+void RegisterWorkspaceRoutes(Router& router, ApiContext& ctx);
+void RegisterProjectRoutes(Router& router, ApiContext& ctx);
 // The model registry: /api/v1/models[/{name}[/versions[/{version}]]].
 void RegisterModelRoutes(Router& router, ApiContext& ctx);
 // Config templates: GET, PUT, DELETE /api/v1/templates[/{name}].
@@ -106,10 +116,13 @@ Result<std::string> WithTemplate(ApiContext& ctx, const nlohmann::json& body, co
 // Creates an experiment from `config` (YAML, a template already applied) and
 // its model definition as POST /experiments does: the pool's submit rule,
 // every config error at its line (422), the warnings; 201 with the id.
-// `parent`: the experiment it is a fork of.
+// `parent`: the experiment it is a fork of; `project_id`: where it goes
+// (the default project when absent), the submitter a member of its
+// workspace; its workspace's default pool when the config names none.
 boost::asio::awaitable<ApiResponse> SubmitExperiment(ApiContext& ctx, const ApiRequest& req,
                                                      const std::string& config, const std::string& model,
-                                                     bool activate, std::optional<int64_t> parent);
+                                                     bool activate, std::optional<int64_t> parent,
+                                                     std::optional<int64_t> project_id = std::nullopt);
 // Removes experiment `id`, which the store marked deleting, on file_work
 // (in place when null): its checkpoint folders, then its rows.
 void StartExperimentDeletion(ApiContext& ctx, int64_t id);
@@ -166,10 +179,20 @@ boost::asio::awaitable<ApiResponse> OnLifecycle(ApiContext& ctx, std::function<A
 // Ok when the signed-in user owns experiment `experiment_id` or is an admin;
 // else kPermissionDenied saying whose it is (kNotFound when it does not exist).
 Status CheckManages(ApiContext& ctx, const ApiRequest& req, int64_t experiment_id, const std::string& verb);
-// Ok when the signed-in user may download experiment `experiment_id`'s
-// checkpoints and model definition: its owner, an admin, or anyone when
-// ctx.experiments_team_readable; else kPermissionDenied naming the rule.
+// Ok when the signed-in user may read experiment `experiment_id` and its
+// trials, logs, metrics, checkpoints, model definition and model versions
+// (`what`): the one rule of master/lifecycle/read_access.h (owner, admin,
+// anyone when ctx.experiments_team_readable, else members of its
+// workspace); else kPermissionDenied naming the rule.
+Status CheckReads(ApiContext& ctx, const ApiRequest& req, int64_t experiment_id, const std::string& what);
+Status CheckReads(ApiContext& ctx, const ApiRequest& req, const ExperimentRecord& exp,
+                  const std::string& what);
+// The same rule for trial `trial_id`'s experiment (kNotFound without the trial).
+Status CheckTrialReads(ApiContext& ctx, const ApiRequest& req, int64_t trial_id, const std::string& what);
+// The same rule, for downloads (checkpoints, model definitions).
 Status CheckDownloads(ApiContext& ctx, const ApiRequest& req, int64_t experiment_id, const std::string& what);
+// The reading rule's view of the signed-in user.
+Reader ReaderOf(const ApiContext& ctx, const ApiRequest& req);
 // A slot for one large answer, or kUnavailable naming max_streamed_answers.
 Result<std::shared_ptr<void>> TakeStreamSlot(ApiContext& ctx);
 

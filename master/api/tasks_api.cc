@@ -17,6 +17,7 @@
 #include "master/api/json_views.h"
 #include "master/api/routes.h"
 #include "master/lifecycle/lifecycle.h"
+#include "master/lifecycle/read_access.h"
 #include "master/proxy/task_proxy.h"
 #include "master/store/store.h"
 
@@ -171,8 +172,11 @@ net::awaitable<ApiResponse> Create(ApiContext& ctx, ApiRequest& req, TaskRoutes 
     flags->argv = {"python3", "-m", "ring_notebook"};
   auto spec = ApplyTaskFlags(std::move(parsed).value(), *flags);
   if (!spec.ok()) co_return ApiResponse::Error(spec.status());
-  const TaskOwner owner{req.principal->username, req.principal->admin()};
+  TaskOwner owner{req.principal->username, req.principal->admin(), {}};
   co_return co_await OnLifecycle(ctx, [&](Lifecycle& l) {
+    auto bound = PoolsBoundFor(ctx.store, owner.username);
+    if (!bound.ok()) return ApiResponse::Error(bound.status());
+    owner.bound_pools = *bound;
     auto task = l.tasks().Create(r.kind, owner, std::move(spec).value(), context);
     if (!task.ok()) return ApiResponse::Error(task.status());
     return ApiResponse::Json(TaskJson(ctx, *task, LatestAllocation(ctx.store, task->id), WaitingReasons(l)),

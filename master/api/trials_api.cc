@@ -22,6 +22,7 @@ namespace net = boost::asio;
 net::awaitable<ApiResponse> GetTrial(ApiContext& ctx, ApiRequest& req) {
   auto id = ParseId(req.params[0], "trial id");
   if (!id.ok()) co_return ApiResponse::Error(id.status());
+  if (Status s = CheckTrialReads(ctx, req, *id, "trials"); !s.ok()) co_return ApiResponse::Error(s);
   auto trial = ctx.store.GetTrial(*id);
   if (!trial.ok()) co_return ApiResponse::Error(trial.status());
   auto view = TrialJson(*trial);
@@ -58,7 +59,7 @@ net::awaitable<ApiResponse> GetTrial(ApiContext& ctx, ApiRequest& req) {
 ApiResponse ListAllocations(ApiContext& ctx, ApiRequest& req) {
   auto id = ParseId(req.params[0], "trial id");
   if (!id.ok()) return ApiResponse::Error(id.status());
-  if (auto trial = ctx.store.GetTrial(*id); !trial.ok()) return ApiResponse::Error(trial.status());
+  if (Status s = CheckTrialReads(ctx, req, *id, "trials"); !s.ok()) return ApiResponse::Error(s);
   auto allocs = ctx.store.ListAllocations(*id);
   if (!allocs.ok()) return ApiResponse::Error(allocs.status());
   nlohmann::json list = nlohmann::json::array();
@@ -78,6 +79,7 @@ net::awaitable<ApiResponse> GetLogs(ApiContext& ctx, ApiRequest& req) {
   auto limit = QueryInt(req, "limit", 5000, 1, 50000);
   for (const auto* r : {&rank, &offset, &limit})
     if (!r->ok()) co_return ApiResponse::Error(r->status());
+  if (Status s = CheckTrialReads(ctx, req, *id, "logs"); !s.ok()) co_return ApiResponse::Error(s);
   std::string follow = req.query.count("follow") ? req.query.at("follow") : "false";
   if (follow != "true" && follow != "false" && follow != "1" && follow != "0")
     co_return ApiResponse::Error(InvalidArgument("query parameter follow must be true or false"));
@@ -199,7 +201,8 @@ net::awaitable<ApiResponse> ContinueTrial(ApiContext& ctx, ApiRequest& req) {
     });
   auto model = ctx.store.GetModelDefinition(trial->experiment_id);
   if (!model.ok()) co_return ApiResponse::Error(model.status());
-  co_return co_await SubmitExperiment(ctx, req, *config, *model, body->value("activate", true), std::nullopt);
+  co_return co_await SubmitExperiment(ctx, req, *config, *model, body->value("activate", true), std::nullopt,
+                                      parent->project_id);
 }
 
 }  // namespace

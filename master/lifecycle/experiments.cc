@@ -131,6 +131,7 @@ Result<int64_t> Experiments::Create(const std::string& config_yaml, const std::s
   exp.owner = who.username;
   exp.warm_start_checkpoint = *source;
   exp.parent_id = parent_id;
+  exp.project_id = who.project_id;
   exp.config_yaml = config_yaml;
   exp.state = activate ? RunState::kActive : RunState::kPaused;
   auto id = store_.CreateExperiment(exp, model_tar_gz);

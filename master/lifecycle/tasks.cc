@@ -30,7 +30,8 @@ Result<TaskRecord> Tasks::Create(TaskKind kind, const TaskOwner& owner, TaskSpec
   std::vector<std::string> declared;
   for (const auto& p : pools_) {
     declared.push_back(p.name);
-    if (p.name == spec.resource_pool && !MaySubmitTo(p, owner.username, owner.admin))
+    if (p.name == spec.resource_pool && !MaySubmitTo(p, owner.username, owner.admin) &&
+        std::find(owner.bound_pools.begin(), owner.bound_pools.end(), p.name) == owner.bound_pools.end())
       return Status(ErrorCode::kPermissionDenied,
                     "resources.resource_pool: " + owner.username + " may not use pool " + p.name);
   }

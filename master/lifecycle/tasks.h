@@ -22,6 +22,9 @@ namespace ring {
 struct TaskOwner {
   std::string username;
   bool admin = false;
+  // Pools bound to workspaces the owner belongs to: open to them whatever
+  // the pool's allowed_users say (master/lifecycle/read_access.h PoolsBoundFor).
+  std::vector<std::string> bound_pools;
 };
 
 class Tasks {

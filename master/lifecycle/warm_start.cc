@@ -2,6 +2,8 @@
 
 #include <optional>
 
+#include "master/lifecycle/read_access.h"
+
 namespace ring {
 namespace {
 
@@ -99,9 +101,12 @@ Result<std::string> ResolveWarmStart(Store& store, const ExperimentConfig& confi
   if (!exp.ok()) return exp.status();
   const std::string what = "checkpoint " + source.uuid + " of trial " + std::to_string(trial->id) +
                            " (experiment " + std::to_string(exp->id) + ", owner " + exp->owner + ")";
-  if (!who.admin && exp->owner != who.username && !who.team_readable)
+  auto readable = MayReadExperiment(store, *exp, {who.username, who.admin, who.team_readable});
+  if (!readable.ok()) return readable.status();
+  if (!*readable)
     return Refuse(ErrorCode::kPermissionDenied, s,
-                  "names " + what + "; only its owner or an admin may start from it " +
+                  "names " + what +
+                      "; only its owner, an admin or a member of its workspace may start from it " +
                       "(this master has experiments_team_readable: false)");
   auto unreadable = WhyUnreadableOnDisk(store, config.resources.resource_pool, exp->owner, who.username);
   if (!unreadable.ok()) return unreadable.status();

@@ -18,6 +18,9 @@ struct Submitter {
   std::string username = "default";
   bool admin = false;
   bool team_readable = true;
+  // The project the experiment goes to (checked by the REST API: the
+  // submitter belongs to its workspace).
+  int64_t project_id = kDefaultProjectId;
 };
 
 // The uuid the config's trials start from; empty when it names no source.

@@ -43,6 +43,8 @@ Result<int64_t> MemoryStore::CreateExperiment(const ExperimentRecord& e, const s
   if (!e.warm_start_checkpoint.empty() && !checkpoints_.contains(e.warm_start_checkpoint))
     return InvalidArgument("create experiment: warm start checkpoint " + e.warm_start_checkpoint +
                            " does not exist");
+  if (!projects_.contains(e.project_id))
+    return InvalidArgument("create experiment: project " + std::to_string(e.project_id) + " does not exist");
   StoredExperiment stored{e, model_tar_gz};
   ExperimentRecord& r = stored.record;
   r.id = next_experiment_id_++;

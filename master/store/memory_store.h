@@ -37,6 +37,21 @@ class MemoryStore final : public Store {
   Result<TemplateRecord> GetTemplate(const std::string& name) override;
   Result<std::vector<TemplateRecord>> ListTemplates() override;
   Status DeleteTemplate(const std::string& name) override;
+  Result<WorkspaceRecord> CreateWorkspace(const WorkspaceRecord& w) override;
+  Result<WorkspaceRecord> GetWorkspace(int64_t id) override;
+  Result<std::vector<WorkspaceRecord>> ListWorkspaces() override;
+  Status UpdateWorkspace(int64_t id, const WorkspaceUpdate& u) override;
+  Status DeleteWorkspace(int64_t id) override;
+  Status SetWorkspaceMember(int64_t id, const WorkspaceMember& m) override;
+  Status RemoveWorkspaceMember(int64_t id, const std::string& username) override;
+  Status BindWorkspacePool(int64_t id, const WorkspacePool& p) override;
+  Status UnbindWorkspacePool(int64_t id, const std::string& pool) override;
+  Result<ProjectRecord> CreateProject(const ProjectRecord& p) override;
+  Result<ProjectRecord> GetProject(int64_t id) override;
+  Result<std::vector<ProjectRecord>> ListProjects() override;
+  Status UpdateProject(int64_t id, const ProjectUpdate& u) override;
+  Status DeleteProject(int64_t id) override;
+  Status MoveExperiment(int64_t experiment_id, int64_t project_id) override;
   Result<int64_t> CreateWebhook(const WebhookRecord& w) override;
   Result<WebhookRecord> GetWebhook(int64_t id) override;
   Result<std::vector<WebhookRecord>> ListWebhooks() override;
@@ -187,6 +202,16 @@ class MemoryStore final : public Store {
   // by (model name, version)
   std::map<std::pair<std::string, int64_t>, ModelVersionRecord> model_versions_;
   std::map<std::string, SessionRecord> sessions_;  // by token hash
+  // Workspaces and projects; the defaults exist from the start, as migration
+  // 0024 makes them.
+  static std::map<int64_t, WorkspaceRecord> DefaultWorkspaces();
+  static std::map<int64_t, ProjectRecord> DefaultProjects();
+  std::map<int64_t, WorkspaceRecord> workspaces_ = DefaultWorkspaces();  // by id
+  std::map<int64_t, ProjectRecord> projects_ = DefaultProjects();        // by id
+  int64_t next_workspace_id_ = kDefaultWorkspaceId + 1;
+  int64_t next_project_id_ = kDefaultProjectId + 1;
+  // mu_ held: how many experiments project `id` holds.
+  int64_t ExperimentsIn(int64_t project_id) const;
 };
 
 }  // namespace ring

@@ -52,7 +52,7 @@ Status UseIncrementalVacuum(SqliteDb& db, const std::string& path) {
 
 constexpr const char* kExperimentColumns =
     "id, name, owner, config_yaml, state, archived, progress, best_trial_id, best_validation, created_at, "
-    "ended_at, warm_start_checkpoint, description, labels_json, deleting_at, parent_id";
+    "ended_at, warm_start_checkpoint, description, labels_json, deleting_at, parent_id, project_id";
 
 Result<ExperimentRecord> ReadExperiment(const Stmt& s) {
   ExperimentRecord e;
@@ -82,6 +82,7 @@ Result<ExperimentRecord> ReadExperiment(const Stmt& s) {
   }
   e.deleting = !s.IsNull(14);
   e.parent_id = s.OptInt(15);
+  e.project_id = s.Int(16);
   return e;
 }
 
@@ -110,8 +111,9 @@ Result<int64_t> SqliteStore::CreateExperiment(const ExperimentRecord& e, const s
   std::lock_guard lock(mu_);
   Result<Stmt> insert = db_->Prepare(
       "INSERT INTO experiments (name, owner, config_yaml, state, archived, progress, best_trial_id, "
-      "best_validation, created_at, ended_at, model_definition, warm_start_checkpoint, parent_id) "
-      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)");
+      "best_validation, created_at, ended_at, model_definition, warm_start_checkpoint, parent_id, "
+      "project_id) SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, id FROM projects WHERE id "
+      "= ?14");
   if (!insert.ok()) return insert.status();
   const std::string now = NowRfc3339();
   insert->Bind(1, e.name).Bind(2, e.owner).Bind(3, e.config_yaml).Bind(4, ToString(e.state));
@@ -122,8 +124,10 @@ Result<int64_t> SqliteStore::CreateExperiment(const ExperimentRecord& e, const s
   insert->Bind(9, now).BindTextOrNull(10, EndedAt(IsTerminal(e.state), e.ended_at, "", now));
   insert->BindBlob(11, model_tar_gz);
   insert->BindTextOrNull(12, e.warm_start_checkpoint);
-  insert->Bind(13, e.parent_id);
+  insert->Bind(13, e.parent_id).Bind(14, e.project_id);
   if (Status s = insert->Run(); !s.ok()) return WithContext(s, "create experiment");
+  if (db_->Changes() == 0)
+    return InvalidArgument("create experiment: project " + std::to_string(e.project_id) + " does not exist");
   return db_->LastInsertRowid();
 }
 

@@ -49,7 +49,7 @@ Result<WebhookDelivery> ReadDelivery(const Stmt& s) {
 }
 
 template <typename T, typename Read>
-Result<std::vector<T>> ReadAll(Stmt& select, Read read) {
+Result<std::vector<T>> ReadWebhookRows(Stmt& select, Read read) {
   std::vector<T> out;
   for (;;) {
     Result<bool> row = select.Step();
@@ -94,7 +94,7 @@ Result<std::vector<WebhookRecord>> SqliteStore::ListWebhooks() {
   std::lock_guard lock(mu_);
   Result<Stmt> select = db_->Prepare((std::string(kWebhookColumns) + "ORDER BY id").c_str());
   if (!select.ok()) return select.status();
-  return ReadAll<WebhookRecord>(*select, ReadWebhook);
+  return ReadWebhookRows<WebhookRecord>(*select, ReadWebhook);
 }
 
 Status SqliteStore::DeleteWebhook(int64_t id) {
@@ -174,7 +174,7 @@ Result<std::vector<WebhookDelivery>> SqliteStore::ListWebhookDeliveries(int64_t 
       (std::string(kDeliveryColumns) + "WHERE webhook_id = ?1 ORDER BY id DESC LIMIT ?2").c_str());
   if (!select.ok()) return select.status();
   select->Bind(1, webhook_id).Bind(2, limit);
-  return ReadAll<WebhookDelivery>(*select, ReadDelivery);
+  return ReadWebhookRows<WebhookDelivery>(*select, ReadDelivery);
 }
 
 Result<std::vector<WebhookDelivery>> SqliteStore::ListPendingWebhookDeliveries() {
@@ -182,7 +182,7 @@ Result<std::vector<WebhookDelivery>> SqliteStore::ListPendingWebhookDeliveries()
   Result<Stmt> select =
       db_->Prepare((std::string(kDeliveryColumns) + "WHERE state = 'PENDING' ORDER BY id").c_str());
   if (!select.ok()) return select.status();
-  return ReadAll<WebhookDelivery>(*select, ReadDelivery);
+  return ReadWebhookRows<WebhookDelivery>(*select, ReadDelivery);
 }
 
 }  // namespace ring

@@ -21,6 +21,7 @@
 #include "common/task_kind.h"
 #include "common/user_role.h"
 #include "master/store/webhook_records.h"
+#include "master/store/workspace_records.h"
 
 namespace ring {
 
@@ -45,6 +46,9 @@ struct ExperimentRecord {
   bool deleting = false;  // DELETE asked for it; it goes once its files are gone
   // The experiment it was forked from (set at creation), if any.
   std::optional<int64_t> parent_id;
+  // The project it belongs to (workspace_records.h); set at creation,
+  // changed by MoveExperiment only.
+  int64_t project_id = kDefaultProjectId;
 };
 
 // What PATCH /experiments/{id} changes of how an experiment is named and
@@ -335,8 +339,10 @@ class Store {
  public:
   virtual ~Store() = default;
 
-  // Change with every write to experiments or trials, and to metrics (they
-  // may also change without one), so a reader can keep a view until they do.
+  // Change with every write to experiments or trials (and to workspaces and
+  // projects, whose names and members the experiment lists depend on), and
+  // to metrics (they may also change without one), so a reader can keep a
+  // view until they do.
   uint64_t ExperimentsGeneration() const { return experiments_generation_.load(std::memory_order_acquire); }
   uint64_t MetricsGeneration() const { return metrics_generation_.load(std::memory_order_acquire); }
 
@@ -531,6 +537,34 @@ class Store {
   // Every checkpoint that is a model version, each once (garbage
   // collection keeps them).
   virtual Result<std::vector<std::string>> ListModelVersionCheckpoints() = 0;
+
+  // Workspaces (workspace_records.h). CreateWorkspace stores `members` and
+  // `pools` with it; kConflict when the name is taken. Get, Update, Delete:
+  // kNotFound. DeleteWorkspace removes its projects, members and pools;
+  // kConflict while one of its projects holds experiments, and for the
+  // default workspace.
+  virtual Result<WorkspaceRecord> CreateWorkspace(const WorkspaceRecord& w) = 0;
+  virtual Result<WorkspaceRecord> GetWorkspace(int64_t id) = 0;
+  virtual Result<std::vector<WorkspaceRecord>> ListWorkspaces() = 0;  // by id
+  virtual Status UpdateWorkspace(int64_t id, const WorkspaceUpdate& u) = 0;
+  virtual Status DeleteWorkspace(int64_t id) = 0;
+  // Adds a member or changes their role; removing one who is not is kNotFound.
+  virtual Status SetWorkspaceMember(int64_t id, const WorkspaceMember& m) = 0;
+  virtual Status RemoveWorkspaceMember(int64_t id, const std::string& username) = 0;
+  // Binds a pool (again: sets is_default); a default binding clears the
+  // workspace's other default. Unbinding one not bound is kNotFound.
+  virtual Status BindWorkspacePool(int64_t id, const WorkspacePool& p) = 0;
+  virtual Status UnbindWorkspacePool(int64_t id, const std::string& pool) = 0;
+  // Projects. CreateProject: kNotFound without the workspace, kConflict when
+  // it has a project of that name. DeleteProject: kConflict while it holds
+  // experiments, and for the default project.
+  virtual Result<ProjectRecord> CreateProject(const ProjectRecord& p) = 0;
+  virtual Result<ProjectRecord> GetProject(int64_t id) = 0;       // kNotFound
+  virtual Result<std::vector<ProjectRecord>> ListProjects() = 0;  // by id
+  virtual Status UpdateProject(int64_t id, const ProjectUpdate& u) = 0;
+  virtual Status DeleteProject(int64_t id) = 0;
+  // Moves an experiment to another project (kNotFound for either).
+  virtual Status MoveExperiment(int64_t experiment_id, int64_t project_id) = 0;
 
   // Users. CreateUser: kConflict when the username is taken.
   virtual Result<int64_t> CreateUser(const UserRecord& u) = 0;

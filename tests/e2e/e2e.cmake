@@ -82,6 +82,15 @@ ring_add_test(model_registry_e2e_tests LABEL e2e TIMEOUT 180
   LIBS ring_test_support ring_common)
 add_dependencies(model_registry_e2e_tests ringmaster ringagent ring quadratic_model quadratic_trial)
 
+# workspaces_e2e_tests: workspaces and projects on a real master, agent and
+# quadratic trial: who reads what on a private and a team-readable master,
+# pools opened by binding, a workspace's default pool, moving experiments,
+# the list's filters. A binary of its own.
+ring_add_test(workspaces_e2e_tests LABEL e2e TIMEOUT 240
+  SOURCES e2e/workspaces_e2e_test.cc
+  LIBS ring_test_support ring_common)
+add_dependencies(workspaces_e2e_tests ringmaster ringagent ring quadratic_model quadratic_trial)
+
 # proxy_e2e_tests: the task proxy against a real master, agent and a trial
 # that serves HTTP and a WebSocket echo: links, cookies, streamed answers,
 # keep-alive, per-user and idle limits, TLS, and each attack

@@ -26,6 +26,7 @@ enum class Rule {
   kPublic,           // anyone
   kRead,             // any signed-in user
   kOwned,            // the owner of the experiment, or an admin
+  kWorkspaceAdmin,   // an ADMIN of the workspace (or the project's creator), or a cluster admin
   kAdminOnly,        // admins
   kWebhookAdmin,     // admins, checked by the handler (later also a workspace's admins)
   kSelfOrAdmin,      // the user named by the path, or an admin
@@ -149,6 +150,24 @@ const std::vector<RouteRule>& Rules() {
       {"GET", "/api/v1/notebooks/{id}", Rule::kOwned, ""},
       {"GET", "/api/v1/notebooks/{id}/logs", Rule::kOwned, ""},
       {"POST", "/api/v1/notebooks/{id}/kill", Rule::kOwned, ""},
+      // Workspaces: {id} is one the admin made, ada its ADMIN, bob a MEMBER;
+      // {id} of a project is ada's project there. The deletions come last
+      // (ada's goes through: it holds no experiment).
+      {"GET", "/api/v1/workspaces", Rule::kRead, ""},
+      {"POST", "/api/v1/workspaces", Rule::kAdminOnly, R"({"name":"matrix-made"})"},
+      {"GET", "/api/v1/workspaces/{id}", Rule::kRead, ""},
+      {"PATCH", "/api/v1/workspaces/{id}", Rule::kWorkspaceAdmin, "{}"},
+      {"PUT", "/api/v1/workspaces/{id}/members/{username}", Rule::kWorkspaceAdmin, R"({"role":"MEMBER"})"},
+      {"DELETE", "/api/v1/workspaces/{id}/members/{username}", Rule::kWorkspaceAdmin, ""},
+      {"PUT", "/api/v1/workspaces/{id}/pools/{pool}", Rule::kWorkspaceAdmin, R"({"default":false})"},
+      {"DELETE", "/api/v1/workspaces/{id}/pools/{pool}", Rule::kWorkspaceAdmin, ""},
+      {"GET", "/api/v1/workspaces/{id}/projects", Rule::kRead, ""},
+      {"POST", "/api/v1/workspaces/{id}/projects", Rule::kRead, R"({"name":"matrix-more"})"},  // its members
+      {"GET", "/api/v1/projects/{id}", Rule::kRead, ""},
+      {"PATCH", "/api/v1/projects/{id}", Rule::kWorkspaceAdmin, "{}"},
+      {"POST", "/api/v1/experiments/{id}/move", Rule::kOwned, R"({"project_id":1})"},
+      {"DELETE", "/api/v1/projects/{id}", Rule::kWorkspaceAdmin, ""},
+      {"DELETE", "/api/v1/workspaces/{id}", Rule::kWorkspaceAdmin, ""},
   };
   return rules;
 }
@@ -170,6 +189,7 @@ int Expected(Rule rule, Caller c) {
     case Rule::kRead:
       return user ? kThrough : 401;
     case Rule::kOwned:
+    case Rule::kWorkspaceAdmin:
     case Rule::kSelfOrAdmin:
       if (!user) return 401;
       return c == Caller::kOtherUser ? 403 : kThrough;
@@ -303,6 +323,22 @@ TEST(Authorization, MatrixOfEveryRouteAndCaller) {
                               {{"RING_TOKEN", ada}});
   ASSERT_EQ(ada_model.exit_code, 0) << ada_model.out << ada_model.err;
 
+  // A workspace of ada's (its ADMIN) where bob is a MEMBER, with a project of ada's.
+  auto ws = cluster.client().Request("POST", "/api/v1/workspaces", R"({"name":"matrix-ws"})");
+  ASSERT_TRUE(ws.ok() && ws->status == 201) << (ws.ok() ? ws->body : ws.status().ToString());
+  const std::string ws_id = std::to_string(nlohmann::json::parse(ws->body)["id"].get<int64_t>());
+  for (const auto& [who, role] : {std::pair{"ada", "ADMIN"}, std::pair{"bob", "MEMBER"}}) {
+    auto added = cluster.client().Request("PUT", "/api/v1/workspaces/" + ws_id + "/members/" + who,
+                                          std::string(R"({"role":")") + role + "\"}");
+    ASSERT_TRUE(added.ok() && added->status == 200) << (added.ok() ? added->body : "");
+  }
+  auto ada_client = cluster.NewClient();
+  ada_client->SetBearerToken(ada);
+  auto project =
+      ada_client->Request("POST", "/api/v1/workspaces/" + ws_id + "/projects", R"({"name":"matrix-p"})");
+  ASSERT_TRUE(project.ok() && project->status == 201) << (project.ok() ? project->body : "");
+  const std::string project_id = std::to_string(nlohmann::json::parse(project->body)["id"].get<int64_t>());
+
   std::map<Caller, std::string> tokens = {
       {Caller::kNobody, ""},
       {Caller::kMadeUp, std::string(64, 'a')},
@@ -321,6 +357,12 @@ TEST(Authorization, MatrixOfEveryRouteAndCaller) {
     // Removing an agent or changing its slots would upset the rest of the
     // matrix: those calls name an agent that does not exist (404 for admins).
     if (r.method == "DELETE" && r.pattern == "/api/v1/experiments/{id}") fill("{id}", "3");
+    if (r.pattern.starts_with("/api/v1/workspaces/")) {
+      fill("{id}", ws_id);
+      fill("{username}", r.method == "DELETE" ? "nobody-here" : "bob");
+      fill("{pool}", "default");
+    }
+    if (r.pattern.starts_with("/api/v1/projects/")) fill("{id}", project_id);
     if (path.find("/webhooks/") != std::string::npos) fill("{id}", "1");
     if (r.method == "DELETE" || r.pattern.ends_with("/slots")) fill("{id}", "no-such-agent");
     if (path.find("/agents/") != std::string::npos) fill("{id}", "agent-1");

@@ -114,8 +114,10 @@ TEST_F(MasterApiTest, BadBodiesAre400) {
                           {{"config", kValidConfig}, {"model_definition", model_b64_}, {"activte", false}},
                           &status);
   EXPECT_EQ(status, 400);
-  EXPECT_EQ(err["error"]["message"],
-            "unknown field \"activte\" in the request body (known: config, model_definition, activate, template, forked_from)");
+  EXPECT_EQ(
+      err["error"]["message"],
+      "unknown field \"activte\" in the request body (known: config, model_definition, activate, template, "
+      "forked_from, project_id)");
   EXPECT_EQ(TotalExperiments(), 0);
   cluster_.GetJson("/api/v1/experiments?limit=abc", &status);
   EXPECT_EQ(status, 400);

@@ -154,7 +154,8 @@ TEST_F(WarmStartTest, EachRefusalNamesItsKeyAndLineAndCreatesNothing) {
       {"source_trial_id: 1",
        {"bob", false, false},
        "searcher.source_trial_id",
-       "only its owner or an admin may start from it (this master has experiments_team_readable: false)",
+       "only its owner, an admin or a member of its workspace may start from it (this master has "
+       "experiments_team_readable: false)",
        ErrorCode::kPermissionDenied},
       {"source_checkpoint_uuid: " + first_,
        {"bob", false, false},

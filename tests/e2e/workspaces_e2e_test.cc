@@ -1,0 +1,245 @@
+// Workspaces and projects on a real master, agent and quadratic trial,
+// through the CLI and REST:
+//  - a master whose experiments are not team-readable: an experiment in
+//    workspace nlp is read (experiment, trials, logs, metrics, checkpoints,
+//    the model version registered from it) by its members and admins, and
+//    refused to everyone else; the default workspace widens nothing; users
+//    list only the workspaces they belong to;
+//  - a pool kept for named users is open to the members of a workspace
+//    bound to it (experiments and commands), and its default binding places
+//    configs that name no pool;
+//  - moving an experiment (its owner; not another member), and the list's
+//    project and workspace filters;
+//  - a team-readable master: everyone reads everything; a fork stays in its
+//    parent's project; a workspace that holds experiments is not deleted.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+
+#include "tests/support/test_cluster.h"
+
+namespace ring::testing::workspaces_e2e {
+namespace {
+
+using namespace std::chrono_literals;
+
+std::string Config(const std::string& name, const std::string& extra = "") {
+  return "name: " + name +
+         "\n"
+         "entrypoint: sh run.sh\n"
+         "hyperparameters:\n"
+         "  learning_rate: 0.05\n"
+         "  batch_size: 32\n"
+         "  report_every: 50\n"
+         "  momentum: 0.0\n"
+         "  checkpoint_every: 100\n"
+         "searcher:\n"
+         "  name: single\n"
+         "  metric: validation_loss\n"
+         "  max_length:\n"
+         "    batches: 100\n"
+         "max_restarts: 0\n" +
+         extra;
+}
+
+class WorkspacesE2E : public ::testing::Test {
+ protected:
+  void Start(const std::string& master_yaml) {
+    TestCluster::MasterOptions options;
+    options.extra_args = {"--config", cluster_.WriteFile("master.yaml", master_yaml)};
+    cluster_.StartMaster(options);
+    for (const char* user : {"ada", "bob", "carol"})
+      tokens_[user] = cluster_.CreateUser(user, std::string(user) + "-password");
+  }
+  // The HTTP status `user` ("admin" for the admin) gets for GET `target`.
+  int StatusOf(const std::string& user, const std::string& target, nlohmann::json* body = nullptr) {
+    auto http = cluster_.NewClient();
+    http->SetBearerToken(user == "admin" ? cluster_.admin_token() : tokens_.at(user));
+    auto res = http->Request("GET", target, "");
+    if (!res.ok()) return -1;
+    if (body) *body = nlohmann::json::parse(res->body, nullptr, false);
+    return res->status;
+  }
+  CommandResult As(const std::string& user, std::vector<std::string> args) {
+    if (user == "admin") return cluster_.Ring(std::move(args));
+    return cluster_.RingAs(user, tokens_.at(user), std::move(args));
+  }
+  std::string Model() const { return BinDir() + "/../examples/quadratic/model"; }
+  // Creates an experiment as `user`; its id (0 after a failure).
+  int64_t Submit(const std::string& user, const std::string& yaml, std::vector<std::string> flags) {
+    std::vector<std::string> args = {"experiment", "create", cluster_.WriteFile("e.yaml", yaml), Model()};
+    args.insert(args.end(), flags.begin(), flags.end());
+    auto made = As(user, args);
+    EXPECT_EQ(made.exit_code, 0) << made.out << made.err;
+    if (made.exit_code != 0) return 0;
+    // The newest experiment (the admin lists them all).
+    auto newest = cluster_.GetJson("/api/v1/experiments?sort=id&order=desc&limit=1");
+    return newest["experiments"].empty() ? 0 : newest["experiments"][0]["id"].get<int64_t>();
+  }
+  TestCluster cluster_;
+  std::map<std::string, std::string> tokens_;
+};
+
+TEST_F(WorkspacesE2E, PrivateMasterReadsByWorkspaceAndOpensPoolsByBinding) {
+  Start(
+      "experiments_team_readable: false\n"
+      "resource_pools:\n"
+      "  - name: default\n"
+      "  - name: reserved\n"
+      "    allowed_users: [nobody]\n");
+  cluster_.StartAgent("agent-1", 1);
+
+  // The admin makes nlp and its ADMIN ada; ada adds bob and a project.
+  ASSERT_EQ(As("admin", {"workspace", "create", "nlp", "--description", "language"}).exit_code, 0);
+  ASSERT_EQ(As("admin", {"workspace", "member", "add", "nlp", "ada", "--role", "ADMIN"}).exit_code, 0);
+  auto by_carol = As("carol", {"workspace", "member", "add", "nlp", "carol"});
+  EXPECT_NE(by_carol.exit_code, 0) << "carol belongs to no nlp: " << by_carol.out;
+  ASSERT_EQ(As("ada", {"workspace", "member", "add", "nlp", "bob"}).exit_code, 0);
+  auto project = As("bob", {"project", "create", "nlp", "bert"});
+  ASSERT_EQ(project.exit_code, 0) << project.out << project.err;
+
+  // Users see the workspaces they belong to; admins see all.
+  nlohmann::json listed;
+  ASSERT_EQ(StatusOf("carol", "/api/v1/workspaces", &listed), 200);
+  EXPECT_EQ(listed["total"], 1) << listed.dump();
+  ASSERT_EQ(StatusOf("bob", "/api/v1/workspaces", &listed), 200);
+  EXPECT_EQ(listed["total"], 2) << listed.dump();
+  EXPECT_EQ(StatusOf("carol", "/api/v1/workspaces/2"), 404);
+
+  // ada's experiment in nlp/bert runs to its end.
+  const int64_t exp = Submit("ada", Config("in-nlp"), {"--project", "nlp/bert", "--follow"});
+  ASSERT_GT(exp, 0);
+  nlohmann::json view;
+  ASSERT_EQ(StatusOf("admin", "/api/v1/experiments/" + std::to_string(exp), &view), 200);
+  EXPECT_EQ(view["workspace"], "nlp") << view.dump();
+  EXPECT_EQ(view["project"], "bert");
+  EXPECT_EQ(view["state"], "COMPLETED");
+  const auto trial = cluster_.GetJson("/api/v1/experiments/" + std::to_string(exp) + "/trials")["trials"][0];
+  const std::string trial_path = "/api/v1/trials/" + std::to_string(trial["id"].get<int64_t>());
+  const std::string uuid = trial["latest_checkpoint"].get<std::string>();
+  ASSERT_FALSE(uuid.empty()) << trial.dump();
+  ASSERT_EQ(As("ada", {"model", "create", "bert-model"}).exit_code, 0);
+  ASSERT_EQ(As("ada", {"model", "register-version", "bert-model", uuid}).exit_code, 0);
+
+  // One rule for every reading: members and admins through, others 403.
+  const std::string e = "/api/v1/experiments/" + std::to_string(exp);
+  for (const std::string& target :
+       {e, e + "/trials", e + "/checkpoints", e + "/metrics", trial_path, trial_path + "/logs",
+        trial_path + "/metrics?kind=validation", trial_path + "/checkpoints", "/api/v1/checkpoints/" + uuid,
+        std::string("/api/v1/models/bert-model/versions/1")}) {
+    EXPECT_EQ(StatusOf("carol", target), 403) << target;
+    EXPECT_EQ(StatusOf("bob", target), 200) << target;
+    EXPECT_EQ(StatusOf("admin", target), 200) << target;
+  }
+  ASSERT_EQ(StatusOf("carol", "/api/v1/experiments", &listed), 200);
+  EXPECT_EQ(listed["total"], 0) << "carol lists none of it";
+  ASSERT_EQ(StatusOf("bob", "/api/v1/experiments", &listed), 200);
+  EXPECT_EQ(listed["total"], 1);
+  ASSERT_EQ(StatusOf("carol", "/api/v1/models/bert-model/versions", &listed), 200);
+  EXPECT_TRUE(listed["versions"].empty()) << listed.dump();
+  auto download = As("carol", {"checkpoint", "download", uuid, cluster_.dir() + "/carol-download"});
+  EXPECT_NE(download.exit_code, 0) << download.out;
+
+  // The pool kept for "nobody": refused until a cluster admin binds it to nlp.
+  const std::string in_reserved = Config("reserved", "resources:\n  resource_pool: reserved\n");
+  auto refused =
+      As("bob", {"experiment", "create", cluster_.WriteFile("r.yaml", in_reserved), Model(), "--paused"});
+  EXPECT_NE(refused.exit_code, 0) << refused.out;
+  EXPECT_NE(refused.err.find("members of workspaces bound to it"), std::string::npos) << refused.err;
+  auto command = As("bob", {"cmd", "run", "-d", "--pool", "reserved", "--", "true"});
+  EXPECT_NE(command.exit_code, 0) << "a command too: " << command.out;
+  auto by_ada = As("ada", {"workspace", "pool", "bind", "nlp", "reserved", "--default"});
+  EXPECT_NE(by_ada.exit_code, 0) << "only a cluster admin binds a pool kept for named users";
+  ASSERT_EQ(As("admin", {"workspace", "pool", "bind", "nlp", "reserved", "--default"}).exit_code, 0);
+  const int64_t named = Submit("bob", in_reserved, {"--paused"});
+  command = As("bob", {"cmd", "run", "-d", "--pool", "reserved", "--", "true"});
+  EXPECT_EQ(command.exit_code, 0) << "commands follow the binding too: " << command.out << command.err;
+  ASSERT_GT(named, 0) << "bob is a member of nlp, bound to reserved";
+  const int64_t placed = Submit("bob", Config("placed"), {"--project", "nlp/bert", "--paused"});
+  ASSERT_GT(placed, 0);
+  EXPECT_EQ(cluster_.GetJson("/api/v1/experiments/" + std::to_string(placed))["resources"]["resource_pool"],
+            "reserved")
+      << "nlp's default pool";
+  const int64_t elsewhere = Submit("bob", Config("elsewhere"), {"--paused"});
+  EXPECT_EQ(
+      cluster_.GetJson("/api/v1/experiments/" + std::to_string(elsewhere))["resources"]["resource_pool"],
+      "default")
+      << "the default project's workspace binds no pool";
+  auto carol_refused =
+      As("carol", {"experiment", "create", cluster_.WriteFile("c.yaml", in_reserved), Model(), "--paused"});
+  EXPECT_NE(carol_refused.exit_code, 0) << carol_refused.out;
+
+  // Filters.
+  nlohmann::json filtered;
+  ASSERT_EQ(StatusOf("admin", "/api/v1/experiments?workspace_id=2", &filtered), 200);
+  EXPECT_EQ(filtered["total"], 2) << filtered.dump();
+  auto cli_list = As("admin", {"--json", "experiment", "list", "--project", "nlp/bert"});
+  ASSERT_EQ(cli_list.exit_code, 0) << cli_list.err;
+  EXPECT_EQ(nlohmann::json::parse(cli_list.out)["total"], 2) << cli_list.out;
+  cli_list = As("admin", {"--json", "experiment", "list", "--project", "1"});
+  EXPECT_EQ(nlohmann::json::parse(cli_list.out)["total"], 2) << cli_list.out;
+
+  // A new member lists the workspace's experiments at once (the cached list
+  // follows membership).
+  ASSERT_EQ(StatusOf("carol", "/api/v1/experiments", &listed), 200);
+  EXPECT_EQ(listed["total"], 0) << listed.dump();
+  ASSERT_EQ(As("ada", {"workspace", "member", "add", "nlp", "carol"}).exit_code, 0);
+  ASSERT_EQ(StatusOf("carol", "/api/v1/experiments", &listed), 200);
+  EXPECT_EQ(listed["total"], 2) << listed.dump();
+
+  // Moving: not by another member; by the owner, to the default project,
+  // where the default workspace widens nothing: bob reads it no more.
+  auto bob_moves = As("bob", {"experiment", "move", std::to_string(exp), "--project", "1"});
+  EXPECT_NE(bob_moves.exit_code, 0) << bob_moves.out;
+  auto moved =
+      As("ada", {"experiment", "move", std::to_string(exp), "--project", "Uncategorized/Uncategorized"});
+  ASSERT_EQ(moved.exit_code, 0) << moved.out << moved.err;
+  EXPECT_EQ(cluster_.GetJson(e)["project_id"], 1);
+  EXPECT_EQ(StatusOf("bob", e), 403);
+  EXPECT_EQ(StatusOf("ada", e), 200);
+  EXPECT_EQ(StatusOf("admin", e), 200);
+}
+
+TEST_F(WorkspacesE2E, TeamReadableMasterLetsEveryUserReadAndKeepsBusyWorkspaces) {
+  Start("");
+  ASSERT_EQ(As("admin", {"workspace", "create", "cv"}).exit_code, 0);
+  ASSERT_EQ(As("admin", {"workspace", "member", "add", "cv", "ada"}).exit_code, 0);
+  ASSERT_EQ(As("ada", {"project", "create", "cv", "mnist"}).exit_code, 0);
+  auto not_member = As("carol", {"experiment", "create", cluster_.WriteFile("n.yaml", Config("no")), Model(),
+                                 "--project", "2", "--paused"});
+  EXPECT_NE(not_member.exit_code, 0) << "carol is not a member of cv: " << not_member.out;
+  const int64_t exp = Submit("ada", Config("in-cv"), {"--project", "cv/mnist", "--paused"});
+  ASSERT_GT(exp, 0);
+  const std::string e = "/api/v1/experiments/" + std::to_string(exp);
+  for (const std::string& target : {e, e + "/trials", e + "/checkpoints"}) {
+    EXPECT_EQ(StatusOf("carol", target), 200) << target;
+    EXPECT_EQ(StatusOf("bob", target), 200) << target;
+  }
+  // A fork stays beside its parent.
+  auto fork = As("ada", {"experiment", "fork", std::to_string(exp), "--paused"});
+  ASSERT_EQ(fork.exit_code, 0) << fork.out << fork.err;
+  auto newest = cluster_.GetJson("/api/v1/experiments?sort=id&order=desc&limit=1")["experiments"][0];
+  EXPECT_EQ(newest["forked_from"], exp);
+  EXPECT_EQ(newest["project"], "mnist") << newest.dump();
+  const int64_t forked = newest["id"].get<int64_t>();
+  nlohmann::json listed;
+  ASSERT_EQ(StatusOf("carol", "/api/v1/experiments", &listed), 200);
+  EXPECT_EQ(listed["total"], 2);
+
+  // A workspace or project holding an experiment stays; empty, it goes.
+  EXPECT_NE(As("admin", {"workspace", "delete", "cv"}).exit_code, 0);
+  EXPECT_NE(As("ada", {"project", "delete", "cv/mnist"}).exit_code, 0);
+  ASSERT_EQ(As("ada", {"experiment", "move", std::to_string(exp), "--project", "1"}).exit_code, 0);
+  ASSERT_EQ(As("ada", {"experiment", "move", std::to_string(forked), "--project", "1"}).exit_code, 0);
+  ASSERT_EQ(As("ada", {"project", "archive", "cv/mnist"}).exit_code, 0);
+  auto into_archived = As("ada", {"experiment", "move", std::to_string(exp), "--project", "cv/mnist"});
+  EXPECT_NE(into_archived.exit_code, 0) << into_archived.out;
+  ASSERT_EQ(As("ada", {"project", "delete", "cv/mnist"}).exit_code, 0);
+  ASSERT_EQ(As("admin", {"workspace", "delete", "cv"}).exit_code, 0);
+  EXPECT_EQ(StatusOf("admin", "/api/v1/workspaces/2"), 404);
+}
+
+}  // namespace
+}  // namespace ring::testing::workspaces_e2e
