@@ -23,7 +23,8 @@
 // ways, changes the retention of that ended experiment and continues its
 // trial there (in place), and registers the
 // grid's best checkpoint as the first version of a new model, found on the
-// model's page and the Models page.
+// model's page and the Models page; on the Webhooks page, the master's
+// refusal of a URL off its (here empty) allow list is shown.
 // Every page it visits is checked with axe-core (WCAG 2.1 A and AA), and it
 // checks that the console stayed free of errors, and that every
 // API answer the browser got is one docs/openapi.json describes (checked by
@@ -857,6 +858,28 @@ max_restarts: 0
   await modelRow.waitFor({ timeout: 20000 });
   await shot('models', { fullPage: true });
   await a11y('the models page');
+
+  // 21. Webhooks: this master has no webhooks.allowed_urls, so it refuses
+  // every URL; the form shows its reason, and the page lists none.
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Webhooks' }).click();
+  await page.waitForURL(`${url}/webhooks`);
+  await page.getByText('No webhooks yet.').waitFor({ timeout: 20000 });
+  expectedRefusals.set(`POST ${url}/api/v1/webhooks`, 400);
+  const hookForm = page.getByRole('form', { name: 'Create a webhook' });
+  await hookForm.getByLabel('Name').fill('done');
+  await hookForm.getByLabel('URL').fill('https://hooks.example.com/ring');
+  await hookForm.getByRole('checkbox', { name: 'Completed', exact: true }).check();
+  await hookForm.getByRole('button', { name: 'Create webhook' }).click();
+  const refusal = hookForm.getByRole('alert');
+  await refusal.waitFor({ timeout: 20000 });
+  const refusalText = await refusal.textContent();
+  check(
+    refusalText.includes("is not on master.yaml's webhooks.allowed_urls"),
+    `the form shows the master's refusal: "${refusalText}"`,
+  );
+  check((await getJson(`${url}/api/v1/webhooks`)).total === 0, 'the master created no webhook');
+  await shot('webhooks', { fullPage: true });
+  await a11y('the webhooks page');
 
   check(a11yProblems.length === 0, a11yProblems.join('\n'));
   check(problems.length === 0, `the browser saw no errors, but:\n  ${problems.join('\n  ')}`);

@@ -75,6 +75,7 @@ describe('App and the session', () => {
     expect(within(nav).getByRole('link', { name: 'Shells' }).getAttribute('href')).toBe('/shells');
     expect(within(nav).getByRole('link', { name: 'Notebooks' }).getAttribute('href')).toBe('/notebooks');
     expect(within(nav).getByRole('link', { name: 'Models' }).getAttribute('href')).toBe('/models');
+    expect(within(nav).getByRole('link', { name: 'Webhooks' }).getAttribute('href')).toBe('/webhooks');
     await waitFor(() => expect(fake.calls.some((c) => c.url.startsWith('/api/v1/agents'))).toBe(true));
     for (const call of fake.calls.filter((c) => !c.url.startsWith('/api/v1/auth/')))
       expect((call.init?.headers as Record<string, string>).Authorization).toBe('Bearer tok-1');

@@ -77,6 +77,11 @@ export function App() {
                   Models
                 </Link>
               </li>
+              <li>
+                <Link to={paths.webhooks()} aria-current={current('webhooks')}>
+                  Webhooks
+                </Link>
+              </li>
               {session.role === 'admin' && (
                 <li>
                   <Link to={paths.users()} aria-current={current('users')}>

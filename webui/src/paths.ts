@@ -12,4 +12,5 @@ export const paths = {
   notebooks: () => '/notebooks',
   models: (search = '') => `/models${search}`,
   model: (name: string) => `/models/${encodeURIComponent(name)}`,
+  webhooks: () => '/webhooks',
 };

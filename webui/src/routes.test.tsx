@@ -21,6 +21,7 @@ describe('routes', () => {
     expect(sectionOf('/cluster')).toBe('cluster');
     expect(sectionOf('/notebooks/')).toBe('notebooks');
     expect(sectionOf('/models/mnist')).toBe('models');
+    expect(sectionOf('/webhooks')).toBe('webhooks');
     expect(sectionOf('/nowhere')).toBe('other');
   });
 

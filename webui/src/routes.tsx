@@ -14,16 +14,24 @@ import { NotebooksPage } from './pages/NotebooksPage';
 import { ShellsPage } from './pages/ShellsPage';
 import { TrialPage } from './pages/TrialPage';
 import { UsersPage } from './pages/UsersPage';
+import { WebhooksPage } from './pages/WebhooksPage';
 
 const ForkPage = lazy(() => import('./pages/ForkPage').then((m) => ({ default: m.ForkPage })));
 
 // The part of the app a path belongs to, for the navigation's current page.
-export type Section = 'experiments' | 'shells' | 'notebooks' | 'cluster' | 'models' | 'users' | 'other';
+export type Section = 'experiments' | 'shells' | 'notebooks' | 'cluster' | 'models' | 'webhooks' | 'users' | 'other';
 
 export function sectionOf(pathname: string): Section {
   const first = pathname.split('/')[1] ?? '';
   if (first === '' || first === 'experiments' || first === 'trials') return 'experiments';
-  if (first === 'shells' || first === 'notebooks' || first === 'cluster' || first === 'models' || first === 'users')
+  if (
+    first === 'shells' ||
+    first === 'notebooks' ||
+    first === 'cluster' ||
+    first === 'models' ||
+    first === 'webhooks' ||
+    first === 'users'
+  )
     return first;
   return 'other';
 }
@@ -77,6 +85,7 @@ export function AppRoutes() {
       <Route path="/notebooks" element={<NotebooksPage />} />
       <Route path="/models" element={<ModelsPage />} />
       <Route path="/models/:name" element={<WithName page={ModelPage} />} />
+      <Route path="/webhooks" element={<WebhooksPage />} />
       <Route path="*" element={<NotFound />} />
     </Routes>
   );

@@ -14,6 +14,7 @@ import type {
   UserPatch,
   VersionPatch,
   VersionRegister,
+  WebhookCreate,
 } from './types';
 import { currentSession, endSession, subscribeSession } from '../auth/session';
 import { ApiError, ORIGIN, createTransport, type TransportOptions } from './transport';
@@ -161,6 +162,15 @@ export function createApi(options: TransportOptions = {}) {
           body: patch,
         }),
       ),
+
+    // Webhooks: every one (without secrets), a new one (its secret in this
+    // answer only), deleting one, a test event now, and recent deliveries.
+    webhooks: (signal?: AbortSignal) => body(rest.GET('/api/v1/webhooks', { signal })),
+    createWebhook: (webhook: WebhookCreate) => body(rest.POST('/api/v1/webhooks', { body: webhook })),
+    deleteWebhook: (n: number) => body(rest.DELETE('/api/v1/webhooks/{id}', id(n))),
+    testWebhook: (n: number) => body(rest.POST('/api/v1/webhooks/{id}/test', id(n))),
+    webhookDeliveries: (n: number, limit: number, signal?: AbortSignal) =>
+      body(rest.GET('/api/v1/webhooks/{id}/deliveries', { params: { path: { id: n }, query: { limit } }, signal })),
 
     // The cluster.
     agents: (signal?: AbortSignal) => body(rest.GET('/api/v1/agents', { signal })),

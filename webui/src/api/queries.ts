@@ -47,6 +47,9 @@ export const keys = {
   models: ['models'] as const,
   modelList: (params: QueryParams) => ['models', 'list', params] as const,
   modelVersions: (name: string) => ['models', 'one', name] as const,
+  webhooks: ['webhooks'] as const,
+  webhookList: ['webhooks', 'list'] as const,
+  webhookDeliveries: (id: number) => ['webhooks', id, 'deliveries'] as const,
 };
 
 export const queries = {
@@ -167,6 +170,18 @@ export const queries = {
       queryKey: keys.modelVersions(name),
       queryFn: ({ signal }) => api.modelVersions(name, signal),
       refetchInterval: pollEvery(10000),
+    }),
+  webhooks: () =>
+    queryOptions({
+      queryKey: keys.webhookList,
+      queryFn: ({ signal }) => api.webhooks(signal),
+      refetchInterval: pollEvery(10000),
+    }),
+  webhookDeliveries: (id: number, limit: number) =>
+    queryOptions({
+      queryKey: keys.webhookDeliveries(id),
+      queryFn: ({ signal }) => api.webhookDeliveries(id, limit, signal),
+      refetchInterval: pollEvery(5000),
     }),
   templates: () =>
     queryOptions({ queryKey: keys.templates, queryFn: ({ signal }) => api.templates(signal), staleTime: 60000 }),

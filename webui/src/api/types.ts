@@ -96,3 +96,13 @@ export type VersionRegister = NonNullable<
 export type VersionPatch = NonNullable<
   paths['/api/v1/models/{name}/versions/{version}']['patch']['requestBody']
 >['content']['application/json'];
+
+// Webhooks: URLs the master posts to when an experiment reaches a state or a
+// trial's log line matches (docs/rest.md, "Webhooks").
+export type Webhook = Schemas['Webhook'];
+export type CreatedWebhook = Schemas['CreatedWebhook'];
+export type WebhookTrigger = Schemas['WebhookTrigger'];
+export type WebhookDelivery = Schemas['WebhookDelivery'];
+export type WebhookCreate = NonNullable<
+  paths['/api/v1/webhooks']['post']['requestBody']
+>['content']['application/json'];
