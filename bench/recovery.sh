@@ -1,0 +1,215 @@
+#!/usr/bin/env bash
+# Recovery time: a real master and three agents of one CPU slot each on
+# 127.0.0.1; the digits-libtorch trial trains on two of them (two ranks, gloo,
+# a checkpoint every --checkpoint batches); in the middle of training the
+# agent holding rank 0 is killed with SIGKILL together with its rank's
+# process group, as a machine loss would. Measured from the kill to the first
+# metric report of the trial's next allocation, which runs on the two agents
+# left, and split at the master's log lines (JSON, millisecond timestamps):
+#   detection     kill → the old allocation ends (agent lost, or its gang failed)
+#   rescheduling  → the next allocation is placed and its ranks are sent to the agents
+#   start         → every rank reports RUNNING (model fetched, process started)
+#   first metric  → its first metric report: process start-up, rendezvous,
+#                   checkpoint restore and the first report_every batches
+# and the work lost: the batches reported before the kill past the checkpoint
+# the trial resumed from. Each run is a fresh cluster; each setting of the
+# master's reconnect_window_ms runs --runs times.
+#   bench/recovery.sh [--runs N] [--windows MS,MS] [--checkpoint BATCHES] [--kill-at BATCHES]
+# (BUILD_DIR, default build/; RECOVERY_KEEP_LOGS=DIR keeps the daemons' logs of a
+# --one run there). Prints a Markdown table on stdout; progress on stderr.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+build=$(cd "${BUILD_DIR:-$root/build}" && pwd)
+bin=$build/bin
+runs=3 windows=1000,25000 checkpoint=200 kill_at=500 rank=0 one=
+while [ $# -gt 0 ]; do
+  case $1 in
+    --runs) runs=${2:?}; shift 2 ;;
+    --windows) windows=${2:?}; shift 2 ;;
+    --checkpoint) checkpoint=${2:?}; shift 2 ;;
+    --kill-at) kill_at=${2:?}; shift 2 ;;
+    --rank) rank=${2:?}; shift 2 ;;
+    --one) one=${2:?}; shift 2 ;;  # one run with this window: a JSON line on stdout
+    *) echo "recovery: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+staged=$build/examples/digits-libtorch/model
+[ -x "$staged/digits_trial" ] || { echo "recovery: digits-libtorch is not built (needs libtorch-dev)" >&2; exit 2; }
+
+if [ -z "$one" ]; then
+  results=$(mktemp)
+  trap 'rm -f "$results"' EXIT
+  for w in ${windows//,/ }; do
+    for r in $(seq 1 "$runs"); do
+      echo "recovery: reconnect_window_ms $w, run $r of $runs" >&2
+      "$0" --one "$w" --checkpoint "$checkpoint" --kill-at "$kill_at" --rank "$rank" >>"$results"
+    done
+  done
+  python3 - "$results" <<'PY'
+import json, statistics, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+phases = [("detection", "detection"), ("rescheduling", "rescheduling"), ("ranks started", "start"),
+          ("process start-up and rendezvous", "process_start"), ("restore", "restore"),
+          ("first batches and report", "first_batches")]
+def fmt(v):
+    v = [x for x in v if x is not None]
+    return f"{statistics.median(v):.2f} ({min(v):.2f}–{max(v):.2f})" if v else "-"
+print("| reconnect_window_ms | runs | kill → training again, s | " +
+      " | ".join(f"{name}, s" for name, _ in phases) +
+      " | not detection, s | not detection / total | batches lost |")
+print("| --- | --- | --- | " + " | ".join("---" for _ in phases) + " | --- | --- | --- |")
+for w in sorted({r["window_ms"] for r in rows}):
+    rs = [r for r in rows if r["window_ms"] == w]
+    rest = [r["total"] - r["detection"] for r in rs]
+    share = [(r["total"] - r["detection"]) / r["total"] for r in rs]
+    lost = [r["lost_batches"] for r in rs]
+    print(f"| {w} | {len(rs)} | {fmt([r['total'] for r in rs])} | " +
+          " | ".join(fmt([r.get(k) for r in rs]) for _, k in phases) +
+          f" | {fmt(rest)} | {statistics.median(share):.3f}× | "
+          f"{statistics.median(lost):.0f} ({min(lost)}–{max(lost)}) |")
+print()
+print("Median (min–max) of the runs, in seconds. Each run (window: total, batch resumed at, "
+      "batches lost, 1-minute load average at the kill): " +
+      "; ".join(f"{r['window_ms']} ms: {r['total']:.2f} s, {r['resumed_at']}, {r['lost_batches']}, "
+                f"{r['load1']:.1f}" for r in rows) + ".")
+PY
+  exit 0
+fi
+
+. bench/lib.sh
+bench_init recovery
+bench_master_yaml="reconnect_window_ms: $one
+log_format: json"
+bench_master_log_level=info
+# Rank processes left behind (their agents stopped first) are killed at exit.
+recovery_cleanup() {
+  local p
+  for p in $(recovery_descendants "${bench_pids[@]}"); do kill -9 "$p" 2>/dev/null || true; done
+  [ -n "${RECOVERY_KEEP_LOGS:-}" ] && mkdir -p "$RECOVERY_KEEP_LOGS" && cp "$work"/*.log "$work"/*.json "$RECOVERY_KEEP_LOGS/"
+  bench_cleanup
+}
+# recovery_descendants PID...: every process below them.
+recovery_descendants() {
+  ps -e -o pid=,ppid= | python3 -c '
+import sys
+roots = set(sys.argv[1:])
+children = {}
+for line in sys.stdin:
+    pid, ppid = line.split()
+    children.setdefault(ppid, []).append(pid)
+out, todo = [], list(roots)
+while todo:
+    for c in children.get(todo.pop(), []):
+        out.append(c); todo.append(c)
+print(" ".join(out))' "$@"
+}
+trap recovery_cleanup EXIT
+bench_start_master
+declare -A agent_pid
+for a in agent-1 agent-2 agent-3; do
+  bench_start_agent "$a" 1
+  agent_pid[$a]=$agent
+done
+
+model=$(tar -C "$staged" -czf - . | base64 -w0)
+config="name: recovery\nentrypoint: ${RECOVERY_ENTRYPOINT:-stdbuf -oL sh run.sh}\nhyperparameters:\n  learning_rate: 0.05\n  batch_size: 32\n  momentum: 0.9\n  report_every: 10\n  batch_sleep_ms: 5\nsearcher:\n  name: single\n  metric: validation_accuracy\n  smaller_is_better: false\n  max_length:\n    batches: 100000\nresources:\n  slots_per_trial: 2\nmin_checkpoint_period:\n  batches: $checkpoint\nmax_restarts: 5\nenvironment:\n  variables:\n    OMP_NUM_THREADS: '1'\n    OPENBLAS_NUM_THREADS: '1'\n"
+printf '{"config":"%s","model_definition":"%s"}' "$config" "$model" >"$work/create.json"
+exp=$(bench_submit "$work/create.json")
+get() { curl -fsS -H "Authorization: Bearer $token" "$url/api/v1/$1"; }
+trial=
+for _ in $(seq 1 100); do
+  trial=$(get "experiments/$exp/trials" | python3 -c 'import json,sys; t=json.load(sys.stdin)["trials"]; print(t[0]["id"] if t else "")')
+  [ -n "$trial" ] && break
+  sleep 0.1
+done
+[ -n "$trial" ] || { echo "recovery: experiment $exp has no trial" >&2; exit 1; }
+last_batch() {
+  get "trials/$trial/metrics?kind=training" |
+    python3 -c 'import json,sys; m=json.load(sys.stdin)["metrics"]; print(max((r["batches"] for r in m), default=0))'
+}
+reached=0
+for _ in $(seq 1 1200); do
+  reached=$(last_batch)
+  [ "$reached" -ge "$kill_at" ] && break
+  sleep 0.1
+done
+[ "$reached" -ge "$kill_at" ] || { echo "recovery: the trial did not reach batch $kill_at" >&2; tail "$work/master.log" >&2; exit 1; }
+
+# The agent of that rank and every process below it, at once.
+read -r old victim < <(get "trials/$trial/allocations" |
+  python3 -c 'import json,sys; a=json.load(sys.stdin)["allocations"][-1]; print(a["id"], a["placements"][int(sys.argv[1])]["agent_id"])' "$rank")
+doomed="${agent_pid[$victim]} $(recovery_descendants "${agent_pid[$victim]}")"
+load=$(cut -d' ' -f1 /proc/loadavg)
+killed_at=$(date +%s.%N)
+# shellcheck disable=SC2086
+kill -9 $doomed
+echo "recovery: killed $victim (pids $doomed) at batch >= $reached" >&2
+
+# Training again: the first metric report of the next allocation.
+for _ in $(seq 1 1800); do
+  grep -q 'first metrics' "$work/master.log" && grep 'first metrics' "$work/master.log" | grep -vq "allocation $old:" && break
+  sleep 0.1
+done
+get "trials/$trial/checkpoints" >"$work/checkpoints.json" 2>/dev/null || echo '{}' >"$work/checkpoints.json"
+get "trials/$trial/metrics?kind=training" >"$work/metrics.json"
+get "trials/$trial/allocations" >"$work/allocations.json"
+# The ranks' lines (stamped by their agents as they read them) split the
+# process's own start: joined the process group, restored the checkpoint.
+for _ in $(seq 1 50); do
+  get "trials/$trial/logs?limit=10000" >"$work/trial-logs.json"
+  grep -q 'resumed from checkpoint' "$work/trial-logs.json" && break
+  sleep 0.1
+done
+curl -fsS -o /dev/null -X POST -H "Authorization: Bearer $token" "$url/api/v1/experiments/$exp/kill" || true
+
+python3 - "$work" "$one" "$old" "$victim" "$killed_at" "$load" <<'PY'
+import datetime, json, re, sys
+work, window, old, victim, killed_at = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], float(sys.argv[5])
+load = float(sys.argv[6])
+def ts(text):
+    return datetime.datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+lines = []
+for l in open(f"{work}/master.log"):
+    try:
+        j = json.loads(l)
+    except ValueError:
+        continue
+    lines.append((ts(j["ts"]), j["msg"]))
+def first(pattern, after=0.0):
+    for t, m in lines:
+        if t >= after and re.search(pattern, m):
+            return t, m
+    sys.exit(f"recovery: no master log line matches {pattern!r}; see {work}/master.log")
+ended, _ = first(rf"allocation {re.escape(old)} of task .* terminated")
+queued, msg = first(r"allocation (\S+) queued", ended)
+new = re.search(r"allocation (\S+) queued", msg).group(1)
+placed, _ = first(rf"allocation {re.escape(new)} started on agent")
+running = [t for t, m in lines if re.search(rf"allocation {re.escape(new)} rank \d+ running", m)]
+metric, msg = first(rf"allocation {re.escape(new)}: first metrics, at (\d+) batches")
+first_batch = int(re.search(r"at (\d+) batches", msg).group(1))
+started = max(running[:2]) if len(running) >= 2 else placed
+def stamp(text):
+    return ts(text)
+metrics = json.load(open(f"{work}/metrics.json"))["metrics"]
+before = [m["batches"] for m in metrics if stamp(m["reported_at"]) <= killed_at]
+cps = json.load(open(f"{work}/checkpoints.json")).get("checkpoints", [])
+saved = [c["batches"] for c in cps if stamp(c.get("reported_at") or c.get("created_at") or "1970-01-01T00:00:00Z") <= killed_at]
+resumed = max(saved, default=0)
+logs = [l for l in json.load(open(f"{work}/trial-logs.json"))["logs"] if l["allocation_id"] == new]
+def line_at(pattern):  # the last rank's line, in seconds
+    ts = [l["ts_ms"] / 1000 for l in logs if re.search(pattern, l["line"])]
+    return max(ts) if len(ts) >= 2 else None
+joined, restored = line_at(r"^digits: rank \d of 2 "), line_at(r"^digits: resumed from checkpoint")
+split = {}
+if joined and restored:
+    split = {"process_start": joined - started, "restore": restored - joined, "first_batches": metric - restored}
+out = {"window_ms": window, "load1": load, **split, "victim": victim, "old": old, "new": new,
+       "detection": ended - killed_at, "rescheduling": placed - ended, "start": started - placed,
+       "first_metric": metric - started, "total": metric - killed_at,
+       "queued_after_end": queued - ended, "reported_before_kill": max(before, default=0),
+       "resumed_at": resumed, "first_batch": first_batch,
+       "lost_batches": max(before, default=0) - resumed}
+print(json.dumps(out))
+print("recovery: " + json.dumps(out), file=sys.stderr)
+PY
