@@ -6,6 +6,7 @@ import { useEffect, useRef } from 'react';
 import { Link, useLocation } from 'react-router';
 import { subscribeSession, useSession } from './auth/session';
 import { UserMenu } from './components/UserMenu';
+import { addToComparison } from './lib/compare';
 import { SignInPage } from './pages/SignInPage';
 import { paths } from './paths';
 import { AppRoutes, sectionOf, type Section } from './routes';
@@ -55,6 +56,11 @@ export function App() {
               <li>
                 <Link to={paths.experiments()} aria-current={current('experiments')}>
                   Experiments
+                </Link>
+              </li>
+              <li>
+                <Link to={paths.compare(addToComparison({}))} aria-current={current('compare')}>
+                  Compare
                 </Link>
               </li>
               <li>

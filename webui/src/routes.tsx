@@ -6,6 +6,7 @@ import { Link, Route, Routes, useLocation, useParams } from 'react-router';
 import { Loading } from './components/DataState';
 import { paths } from './paths';
 import { ClusterPage } from './pages/ClusterPage';
+import { ComparePage } from './pages/ComparePage';
 import { ExperimentPage } from './pages/ExperimentPage';
 import { ExperimentsPage } from './pages/ExperimentsPage';
 import { ModelPage } from './pages/ModelPage';
@@ -19,12 +20,14 @@ import { WebhooksPage } from './pages/WebhooksPage';
 const ForkPage = lazy(() => import('./pages/ForkPage').then((m) => ({ default: m.ForkPage })));
 
 // The part of the app a path belongs to, for the navigation's current page.
-export type Section = 'experiments' | 'shells' | 'notebooks' | 'cluster' | 'models' | 'webhooks' | 'users' | 'other';
+export type Section =
+  'experiments' | 'compare' | 'shells' | 'notebooks' | 'cluster' | 'models' | 'webhooks' | 'users' | 'other';
 
 export function sectionOf(pathname: string): Section {
   const first = pathname.split('/')[1] ?? '';
   if (first === '' || first === 'experiments' || first === 'trials') return 'experiments';
   if (
+    first === 'compare' ||
     first === 'shells' ||
     first === 'notebooks' ||
     first === 'cluster' ||
@@ -79,6 +82,7 @@ export function AppRoutes() {
         }
       />
       <Route path="/trials/:id" element={<WithId page={TrialPage} />} />
+      <Route path="/compare" element={<ComparePage />} />
       <Route path="/cluster" element={<ClusterPage />} />
       <Route path="/users" element={<UsersPage />} />
       <Route path="/shells" element={<ShellsPage />} />
