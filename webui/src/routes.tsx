@@ -1,12 +1,11 @@
 // The pages and their URLs (react-router). Pages that take an id get it from
 // the URL here, checked to be a number, so a page never sees a bad one. The
-// fork editor (CodeMirror) is loaded only when it is opened.
+// fork editor (CodeMirror) and the Compare page are loaded only when opened.
 import { lazy, Suspense, type ComponentType } from 'react';
 import { Link, Route, Routes, useLocation, useParams } from 'react-router';
 import { Loading } from './components/DataState';
 import { paths } from './paths';
 import { ClusterPage } from './pages/ClusterPage';
-import { ComparePage } from './pages/ComparePage';
 import { ExperimentPage } from './pages/ExperimentPage';
 import { ExperimentsPage } from './pages/ExperimentsPage';
 import { ModelPage } from './pages/ModelPage';
@@ -18,6 +17,7 @@ import { UsersPage } from './pages/UsersPage';
 import { WebhooksPage } from './pages/WebhooksPage';
 
 const ForkPage = lazy(() => import('./pages/ForkPage').then((m) => ({ default: m.ForkPage })));
+const ComparePage = lazy(() => import('./pages/ComparePage').then((m) => ({ default: m.ComparePage })));
 
 // The part of the app a path belongs to, for the navigation's current page.
 export type Section =
@@ -82,7 +82,14 @@ export function AppRoutes() {
         }
       />
       <Route path="/trials/:id" element={<WithId page={TrialPage} />} />
-      <Route path="/compare" element={<ComparePage />} />
+      <Route
+        path="/compare"
+        element={
+          <Suspense fallback={<Loading what="the comparison" />}>
+            <ComparePage />
+          </Suspense>
+        }
+      />
       <Route path="/cluster" element={<ClusterPage />} />
       <Route path="/users" element={<UsersPage />} />
       <Route path="/shells" element={<ShellsPage />} />

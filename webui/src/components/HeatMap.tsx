@@ -139,7 +139,7 @@ function HeatTable({
   if (yAxis.kind !== 'category') rowOrder.reverse();
   return (
     <figure className="heatmap">
-      <div className="table-wrap" tabIndex={0} role="region" aria-label="Heat map">
+      <div className="table-wrap" tabIndex={0} role="region" aria-label="Heat map table">
         <table className="heat-table">
           <caption>
             {what} of the trials in each cell, by {xAxis.name}

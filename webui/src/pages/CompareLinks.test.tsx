@@ -77,7 +77,7 @@ describe('links to the Compare page', () => {
     render(<ExperimentPage id={1} />);
     const link = await screen.findByRole('link', { name: 'Compare the trials of experiment 1' });
     expect(link.getAttribute('href')).toBe('/compare?trials=40&experiments=1');
-    const heat = await screen.findByRole('region', { name: 'Heat map' });
+    const heat = await screen.findByRole('region', { name: 'Heat map table' });
     expect(heat.querySelectorAll('td.heat-cell')).toHaveLength(3);
     expect(heat.querySelectorAll('td.heat-empty')).toHaveLength(1);
     expect(within(heat).getByRole('link', { name: '0.2' }).getAttribute('href')).toBe('/trials/6');
