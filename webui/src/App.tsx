@@ -12,7 +12,7 @@ import { paths } from './paths';
 import { AppRoutes, sectionOf, type Section } from './routes';
 
 export function App() {
-  const { pathname } = useLocation();
+  const { pathname, search } = useLocation();
   const { session, reason, lastUsername } = useSession();
   const signedIn = session !== null;
   const section = sectionOf(pathname);
@@ -59,7 +59,11 @@ export function App() {
                 </Link>
               </li>
               <li>
-                <Link to={paths.compare(addToComparison({}))} aria-current={current('compare')}>
+                {/* The tab's latest comparison; on its page, the one shown. */}
+                <Link
+                  to={section === 'compare' ? paths.compare(search) : paths.compare(addToComparison({}))}
+                  aria-current={current('compare')}
+                >
                   Compare
                 </Link>
               </li>

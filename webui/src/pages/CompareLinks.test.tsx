@@ -34,12 +34,14 @@ describe('links to the Compare page', () => {
         '/api/v1/experiments/1': () => json(experiment()),
       }).fn,
     );
+    rememberComparison([9]); // an older comparison of this tab
     window.history.replaceState(null, '', '/compare?trials=5');
     render(<App />);
     const nav = screen.getByRole('navigation', { name: 'Main' });
     expect(await screen.findByRole('heading', { level: 1, name: 'Compare trials' })).toBeTruthy();
     const link = within(nav).getByRole('link', { name: 'Compare' });
     expect(link.getAttribute('aria-current')).toBe('page');
+    expect(link.getAttribute('href')).toBe('/compare?trials=5');
     fireEvent.click(within(nav).getByRole('link', { name: 'Experiments' }));
     expect(within(nav).getByRole('link', { name: 'Compare' }).getAttribute('href')).toBe('/compare?trials=5');
   });
