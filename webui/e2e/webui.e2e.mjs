@@ -24,7 +24,10 @@
 // trial there (in place), and registers the
 // grid's best checkpoint as the first version of a new model, found on the
 // model's page and the Models page; on the Webhooks page, the master's
-// refusal of a URL off its (here empty) allow list is shown.
+// refusal of a URL off its (here empty) allow list is shown. The experiment
+// page's heat map has a cell per grid point; Compare (from the list's
+// selection) draws the trials of the grid and its fork on one chart and
+// lists them, and takes trials added and removed by id.
 // Every page it visits is checked with axe-core (WCAG 2.1 A and AA), and it
 // checks that the console stayed free of errors, and that every
 // API answer the browser got is one docs/openapi.json describes (checked by
@@ -308,6 +311,15 @@ max_restarts: 0
     'the best trial is highlighted',
   );
   check((await page.locator('svg.scatter a.scatter-point').count()) === 8, 'the scatter has 8 points');
+  // The heat map: 4 learning rates by 2 batch sizes, a trial in each cell.
+  const heat = page.getByRole('region', { name: 'Heat map table' });
+  await heat.waitFor();
+  check((await heat.locator('td.heat-cell').count()) === 8, 'the heat map has 8 cells with a trial');
+  check((await heat.locator('td.heat-empty').count()) === 0, 'no cell of the grid is empty');
+  check(
+    (await heat.locator('thead th').allTextContents()).length === 5 && (await heat.locator('tbody tr').count()) === 2,
+    'the heat map has a column per learning rate and a row per batch size',
+  );
   await page.locator('section[aria-labelledby="model-title"] tr[data-file="run.sh"]').waitFor({ timeout: 20000 });
   await shot('experiment', { fullPage: true });
   await a11y('the experiment page');
@@ -666,6 +678,74 @@ max_restarts: 0
     },
   );
   await shot('fork', { fullPage: true });
+
+  // 15b. Compare the grid and its fork: selected in the list, Compare opens
+  // the page with their 12 trials (the URL names them), one line and legend
+  // entry per trial labelled with its experiment, and a table row each. A
+  // trial removed, an unknown id refused, the trial added back by id.
+  await page.goto(`${url}/experiments`);
+  await gridRow.waitFor({ timeout: 20000 });
+  await page.getByRole('checkbox', { name: `Select experiment ${grid}`, exact: true }).check();
+  await page.getByRole('checkbox', { name: `Select experiment ${fork}`, exact: true }).check();
+  await page
+    .getByRole('toolbar', { name: 'Act on the selected experiments' })
+    .getByRole('link', { name: 'Compare' })
+    .click();
+  await page.waitForURL(/\/compare\?trials=[\d,]+$/, { timeout: 20000 });
+  const comparedIds = new URL(page.url()).searchParams.get('trials').split(',').map(Number);
+  const wantIds = [...gridTrials, ...forkTrials].map((t) => t.id);
+  check(
+    comparedIds.length === 12 && wantIds.every((id) => comparedIds.includes(id)),
+    `the Compare URL names the 12 trials of both: ${comparedIds.join(',')}`,
+  );
+  const compareChart = page.locator(
+    'figure.chart[aria-label="validation validation_loss of the compared trials by batches"]',
+  );
+  await compareChart.waitFor({ timeout: 20000 });
+  const compareTable = page.getByRole('region', { name: 'Compared trials' });
+  const chartSeries = async () => Number(await compareChart.getAttribute('data-series'));
+  await waitFor('a line per compared trial', async () => (await chartSeries()) === 12, 20000);
+  const legendRows = await compareChart.locator('.u-legend .u-series').allTextContents();
+  check(legendRows.length === 13, `the legend has the x axis and 12 trials: ${legendRows.length}`);
+  for (const [exp, t] of [
+    [grid, gridTrials[0]],
+    [fork, forkTrials[0]],
+  ])
+    check(
+      legendRows.some((r) => r.includes(`exp ${exp} · trial ${t.id}`)),
+      `the legend names exp ${exp} · trial ${t.id}: ${legendRows.slice(0, 3).join(' | ')}`,
+    );
+  await waitFor(
+    'a table row per compared trial',
+    async () => (await compareTable.locator('tbody tr').count()) === 12,
+    20000,
+  );
+  check(
+    (await compareTable.locator(`tr[data-experiment="${grid}"]`).count()) === 8 &&
+      (await compareTable.locator(`tr[data-experiment="${fork}"]`).count()) === 4,
+    'the table has the 8 trials of the grid and the 4 of the fork',
+  );
+  const compareHeaders = (await compareTable.locator('thead th').allTextContents()).join(' ');
+  check(
+    /learning_rate/.test(compareHeaders) && /batch_size/.test(compareHeaders),
+    `the table has the hyperparameters as columns: ${compareHeaders}`,
+  );
+  await shot('compare', { fullPage: true });
+  await a11y('the compare page');
+  const removed = forkTrials[0].id;
+  await compareTable.getByRole('button', { name: `Remove trial ${removed} from the comparison` }).click();
+  await waitFor('the removed trial to leave the chart', async () => (await chartSeries()) === 11, 20000);
+  check(!new URL(page.url()).searchParams.get('trials').split(',').includes(String(removed)), 'the URL drops it');
+  const addTrials = page.getByRole('form', { name: 'Add trials' });
+  expectedRefusals.set(`GET ${url}/api/v1/trials/99999`, 404);
+  await addTrials.getByLabel('Trial ids').fill('99999');
+  await addTrials.getByRole('button', { name: 'Add' }).click();
+  await page.getByText('Trial 99999 does not exist or is not visible to you.').waitFor({ timeout: 20000 });
+  await addTrials.getByLabel('Trial ids').fill(String(removed));
+  await page.keyboard.press('Enter');
+  await waitFor('the trial added back', async () => (await chartSeries()) === 12, 20000);
+  check(new URL(page.url()).searchParams.get('trials').endsWith(`,${removed}`), 'the URL has it again, last');
+  await a11y('the compare page after adding a trial');
 
   // 16. Bulk-archive the grid and the slow search from the list.
   await page.goto(`${url}/experiments`);

@@ -6,6 +6,7 @@ export const paths = {
   experiment: (id: number) => `/experiments/${id}`,
   experimentFork: (id: number) => `/experiments/${id}/fork`,
   trial: (id: number) => `/trials/${id}`,
+  compare: (search = '') => `/compare${search}`,
   cluster: () => '/cluster',
   users: () => '/users',
   shells: () => '/shells',

@@ -18,6 +18,7 @@ describe('routes', () => {
     expect(sectionOf('/')).toBe('experiments');
     expect(sectionOf('/experiments/42/fork')).toBe('experiments');
     expect(sectionOf('/trials/7')).toBe('experiments');
+    expect(sectionOf('/compare')).toBe('compare');
     expect(sectionOf('/cluster')).toBe('cluster');
     expect(sectionOf('/notebooks/')).toBe('notebooks');
     expect(sectionOf('/models/mnist')).toBe('models');

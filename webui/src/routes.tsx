@@ -1,6 +1,6 @@
 // The pages and their URLs (react-router). Pages that take an id get it from
 // the URL here, checked to be a number, so a page never sees a bad one. The
-// fork editor (CodeMirror) is loaded only when it is opened.
+// fork editor (CodeMirror) and the Compare page are loaded only when opened.
 import { lazy, Suspense, type ComponentType } from 'react';
 import { Link, Route, Routes, useLocation, useParams } from 'react-router';
 import { Loading } from './components/DataState';
@@ -17,14 +17,17 @@ import { UsersPage } from './pages/UsersPage';
 import { WebhooksPage } from './pages/WebhooksPage';
 
 const ForkPage = lazy(() => import('./pages/ForkPage').then((m) => ({ default: m.ForkPage })));
+const ComparePage = lazy(() => import('./pages/ComparePage').then((m) => ({ default: m.ComparePage })));
 
 // The part of the app a path belongs to, for the navigation's current page.
-export type Section = 'experiments' | 'shells' | 'notebooks' | 'cluster' | 'models' | 'webhooks' | 'users' | 'other';
+export type Section =
+  'experiments' | 'compare' | 'shells' | 'notebooks' | 'cluster' | 'models' | 'webhooks' | 'users' | 'other';
 
 export function sectionOf(pathname: string): Section {
   const first = pathname.split('/')[1] ?? '';
   if (first === '' || first === 'experiments' || first === 'trials') return 'experiments';
   if (
+    first === 'compare' ||
     first === 'shells' ||
     first === 'notebooks' ||
     first === 'cluster' ||
@@ -79,6 +82,14 @@ export function AppRoutes() {
         }
       />
       <Route path="/trials/:id" element={<WithId page={TrialPage} />} />
+      <Route
+        path="/compare"
+        element={
+          <Suspense fallback={<Loading what="the comparison" />}>
+            <ComparePage />
+          </Suspense>
+        }
+      />
       <Route path="/cluster" element={<ClusterPage />} />
       <Route path="/users" element={<UsersPage />} />
       <Route path="/shells" element={<ShellsPage />} />

@@ -1,4 +1,5 @@
-// The toolbar over the experiment list's selected rows: pause, activate,
+// The toolbar over the experiment list's selected rows: compare their trials
+// (the Compare page), or pause, activate,
 // kill, archive, unarchive or delete them all, behind one confirmation; each
 // experiment goes through its own route, and the ones the master refused are
 // listed with its message (the others are done).
@@ -17,6 +18,9 @@ import {
   type BulkFailure,
 } from '../lib/bulk';
 import { ConfirmDialog } from './ConfirmDialog';
+import { Link } from 'react-router';
+import { compareSearch } from '../lib/compare';
+import { paths } from '../paths';
 
 export function BulkActions({
   experiments,
@@ -63,6 +67,12 @@ export function BulkActions({
       {experiments.length > 0 && (
         <div className="bulk-bar" role="toolbar" aria-label="Act on the selected experiments">
           <span className="bulk-count">{experiments.length} selected</span>
+          <Link
+            className="btn btn-small"
+            to={paths.compare(compareSearch({ experiments: experiments.map((e) => e.id) }))}
+          >
+            Compare
+          </Link>
           {BULK_ACTIONS.map((a) => (
             <button
               key={a}

@@ -1,6 +1,7 @@
 // One experiment: state and actions (pause, kill, edit, fork, delete), the
 // learning curves of all its trials, its trials with their hyperparameters
-// (each can be killed), how the metric depends on them, the files of its
+// (each can be killed), how the metric depends on them (a heat map over two
+// of them too), a link adding its trials to the comparison, the files of its
 // model definition, and the config it was submitted with.
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
@@ -9,12 +10,14 @@ import { queries } from '../api/queries';
 import type { Experiment } from '../api/types';
 import { useSession } from '../auth/session';
 import { BestMetric } from '../components/BestMetric';
+import { CompareLink } from '../components/CompareLink';
 import { ErrorMessage, Loading, StaleNotice } from '../components/DataState';
 import { DeleteExperiment } from '../components/DeleteExperiment';
 import { EditExperiment } from '../components/EditExperiment';
 import { EditRetention, retentionText, useRetention } from '../components/EditRetention';
 import { ExperimentActions } from '../components/ExperimentActions';
 import { ExperimentCheckpoints } from '../components/ExperimentCheckpoints';
+import { HeatMap } from '../components/HeatMap';
 import { HparamViews } from '../components/HparamViews';
 import { ModelFiles } from '../components/ModelFiles';
 import { ProgressBar } from '../components/ProgressBar';
@@ -61,6 +64,7 @@ export function ExperimentPage({ id }: { id: number }) {
         {list && <TrialsTable experiment={e} trials={list} />}
       </section>
       {list && <HparamViews experiment={e} trials={list} />}
+      {list && <HeatMap experiment={e} trials={list} />}
       <ExperimentCheckpoints experiment={e} />
       <ModelFiles experimentId={e.id} />
       <section className="panel" aria-labelledby="config-title">
@@ -123,6 +127,7 @@ function ExperimentHeader({ e }: { e: Experiment }) {
           <Link to={paths.experimentFork(e.id)} className="btn" aria-label={`Fork experiment ${e.id}`}>
             Fork
           </Link>
+          <CompareLink experiments={[e.id]} label={`Compare the trials of experiment ${e.id}`} />
           {mine && <DeleteExperiment experiment={e} />}
         </div>
       </div>
