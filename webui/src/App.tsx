@@ -58,6 +58,11 @@ export function App() {
                 </Link>
               </li>
               <li>
+                <Link to={paths.workspaces()} aria-current={current('workspaces')}>
+                  Workspaces
+                </Link>
+              </li>
+              <li>
                 <Link to={paths.shells()} aria-current={current('shells')}>
                   Shells
                 </Link>

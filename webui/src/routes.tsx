@@ -15,11 +15,14 @@ import { ShellsPage } from './pages/ShellsPage';
 import { TrialPage } from './pages/TrialPage';
 import { UsersPage } from './pages/UsersPage';
 import { WebhooksPage } from './pages/WebhooksPage';
+import { WorkspacePage } from './pages/WorkspacePage';
+import { WorkspacesPage } from './pages/WorkspacesPage';
 
 const ForkPage = lazy(() => import('./pages/ForkPage').then((m) => ({ default: m.ForkPage })));
 
 // The part of the app a path belongs to, for the navigation's current page.
-export type Section = 'experiments' | 'shells' | 'notebooks' | 'cluster' | 'models' | 'webhooks' | 'users' | 'other';
+export type Section =
+  'experiments' | 'shells' | 'notebooks' | 'cluster' | 'models' | 'webhooks' | 'users' | 'workspaces' | 'other';
 
 export function sectionOf(pathname: string): Section {
   const first = pathname.split('/')[1] ?? '';
@@ -30,7 +33,8 @@ export function sectionOf(pathname: string): Section {
     first === 'cluster' ||
     first === 'models' ||
     first === 'webhooks' ||
-    first === 'users'
+    first === 'users' ||
+    first === 'workspaces'
   )
     return first;
   return 'other';
@@ -86,6 +90,8 @@ export function AppRoutes() {
       <Route path="/models" element={<ModelsPage />} />
       <Route path="/models/:name" element={<WithName page={ModelPage} />} />
       <Route path="/webhooks" element={<WebhooksPage />} />
+      <Route path="/workspaces" element={<WorkspacesPage />} />
+      <Route path="/workspaces/:id" element={<WithId page={WorkspacePage} />} />
       <Route path="*" element={<NotFound />} />
     </Routes>
   );

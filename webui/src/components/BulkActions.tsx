@@ -1,5 +1,6 @@
 // The toolbar over the experiment list's selected rows: pause, activate,
-// kill, archive, unarchive or delete them all, behind one confirmation; each
+// kill, archive, unarchive or delete them all, behind one confirmation, or
+// move them to another project (MoveDialog); each
 // experiment goes through its own route, and the ones the master refused are
 // listed with its message (the others are done).
 import { useState } from 'react';
@@ -11,21 +12,24 @@ import {
   bulkExplain,
   bulkLabel,
   bulkSummary,
+  moveSummary,
   runBulk,
   selectionTitle,
   type BulkAction,
   type BulkFailure,
 } from '../lib/bulk';
 import { ConfirmDialog } from './ConfirmDialog';
+import { MoveDialog } from './MoveDialog';
 
 export function BulkActions({
   experiments,
   onDone,
 }: {
-  experiments: Pick<Experiment, 'id' | 'name'>[];
+  experiments: Pick<Experiment, 'id' | 'name' | 'project_id'>[];
   onDone: (summary: string) => void;
 }) {
   const [pending, setPending] = useState<BulkAction | null>(null);
+  const [moving, setMoving] = useState(false);
   const [busy, setBusy] = useState(false);
   const [failures, setFailures] = useState<BulkFailure[]>([]);
 
@@ -73,7 +77,21 @@ export function BulkActions({
               {bulkLabel(a)}
             </button>
           ))}
+          <button type="button" className="btn btn-small" onClick={() => setMoving(true)}>
+            Move
+          </button>
         </div>
+      )}
+      {moving && (
+        <MoveDialog
+          experiments={experiments}
+          onCancel={() => setMoving(false)}
+          onMoved={(result, target) => {
+            setMoving(false);
+            setFailures(result.failed);
+            onDone(moveSummary(target, result));
+          }}
+        />
       )}
       {pending && (
         <ConfirmDialog
