@@ -9,8 +9,51 @@ import { api, failureText } from '../api/client';
 import { keys, queries } from '../api/queries';
 import type { Experiment } from '../api/types';
 import { moveTitle, runBulk, type BulkResult } from '../lib/bulk';
-import { moveTargets, placeText } from '../lib/workspaces';
+import { moveTargets, placeText, type ProjectGroup } from '../lib/workspaces';
 import { ConfirmDialog } from './ConfirmDialog';
+
+// The projects experiments may go to (moved, or a fork submitted): those of
+// the user's workspaces (an admin's: all) that are not archived, read once.
+export function useProjectTargets() {
+  const workspaces = useQuery({ ...queries.workspaceList({ archived: 'false' }, 0), staleTime: 30000 });
+  const list = workspaces.data?.workspaces ?? [];
+  const projects = useQueries({
+    queries: list.map((w) => ({ ...queries.workspaceProjects(w.id, 0), staleTime: 30000 })),
+  });
+  const groups = moveTargets(list, (id) => projects[list.findIndex((w) => w.id === id)]?.data?.projects);
+  return {
+    groups,
+    loading: workspaces.isPending || projects.some((p) => p.isPending),
+    error: workspaces.error ?? projects.find((p) => p.error)?.error ?? null,
+  };
+}
+
+// The options of a project select, grouped by workspace; `here` is marked
+// (and, with disableHere, cannot be chosen).
+export function ProjectOptions({
+  groups,
+  here,
+  disableHere,
+}: {
+  groups: ProjectGroup[];
+  here?: number;
+  disableHere?: boolean;
+}) {
+  return (
+    <>
+      {groups.map((g) => (
+        <optgroup key={g.workspace.id} label={g.workspace.name}>
+          {g.projects.map((p) => (
+            <option key={p.id} value={p.id} disabled={disableHere && p.id === here}>
+              {placeText(g.workspace.name, p.name)}
+              {p.id === here ? (disableHere ? ' (where it is)' : ' (its parent’s)') : ''}
+            </option>
+          ))}
+        </optgroup>
+      ))}
+    </>
+  );
+}
 
 export function MoveDialog({
   experiments,
@@ -23,17 +66,10 @@ export function MoveDialog({
 }) {
   const queryClient = useQueryClient();
   const hintId = useId();
-  const workspaces = useQuery({ ...queries.workspaceList({ archived: 'false' }, 0), staleTime: 30000 });
-  const list = workspaces.data?.workspaces ?? [];
-  const projects = useQueries({
-    queries: list.map((w) => ({ ...queries.workspaceProjects(w.id, 0), staleTime: 30000 })),
-  });
-  const groups = moveTargets(list, (id) => projects[list.findIndex((w) => w.id === id)]?.data?.projects);
+  const { groups, loading, error: loadError } = useProjectTargets();
   const [choice, setChoice] = useState(0);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
-  const loading = workspaces.isPending || projects.some((p) => p.isPending);
-  const loadError = workspaces.error ?? projects.find((p) => p.error)?.error ?? null;
 
   const targetName = () => {
     for (const g of groups) for (const p of g.projects) if (p.id === choice) return placeText(g.workspace.name, p.name);
@@ -77,16 +113,7 @@ export function MoveDialog({
           <option value={0} disabled>
             {loading ? 'Loading projects…' : 'Choose a project'}
           </option>
-          {groups.map((g) => (
-            <optgroup key={g.workspace.id} label={g.workspace.name}>
-              {g.projects.map((p) => (
-                <option key={p.id} value={p.id} disabled={p.id === here}>
-                  {placeText(g.workspace.name, p.name)}
-                  {p.id === here ? ' (where it is)' : ''}
-                </option>
-              ))}
-            </optgroup>
-          ))}
+          <ProjectOptions groups={groups} here={here} disableHere />
         </select>
       </label>
       <p id={hintId} className="muted small">
