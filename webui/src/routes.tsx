@@ -1,6 +1,7 @@
 // The pages and their URLs (react-router). Pages that take an id get it from
 // the URL here, checked to be a number, so a page never sees a bad one. The
-// fork editor (CodeMirror) is loaded only when it is opened.
+// fork editor (CodeMirror) is loaded only when it is opened, and the
+// workspace pages when they are visited.
 import { lazy, Suspense, type ComponentType } from 'react';
 import { Link, Route, Routes, useLocation, useParams } from 'react-router';
 import { Loading } from './components/DataState';
@@ -15,10 +16,10 @@ import { ShellsPage } from './pages/ShellsPage';
 import { TrialPage } from './pages/TrialPage';
 import { UsersPage } from './pages/UsersPage';
 import { WebhooksPage } from './pages/WebhooksPage';
-import { WorkspacePage } from './pages/WorkspacePage';
-import { WorkspacesPage } from './pages/WorkspacesPage';
 
 const ForkPage = lazy(() => import('./pages/ForkPage').then((m) => ({ default: m.ForkPage })));
+const WorkspacesPage = lazy(() => import('./pages/WorkspacesPage').then((m) => ({ default: m.WorkspacesPage })));
+const WorkspacePage = lazy(() => import('./pages/WorkspacePage').then((m) => ({ default: m.WorkspacePage })));
 
 // The part of the app a path belongs to, for the navigation's current page.
 export type Section =
@@ -90,8 +91,22 @@ export function AppRoutes() {
       <Route path="/models" element={<ModelsPage />} />
       <Route path="/models/:name" element={<WithName page={ModelPage} />} />
       <Route path="/webhooks" element={<WebhooksPage />} />
-      <Route path="/workspaces" element={<WorkspacesPage />} />
-      <Route path="/workspaces/:id" element={<WithId page={WorkspacePage} />} />
+      <Route
+        path="/workspaces"
+        element={
+          <Suspense fallback={<Loading what="workspaces" />}>
+            <WorkspacesPage />
+          </Suspense>
+        }
+      />
+      <Route
+        path="/workspaces/:id"
+        element={
+          <Suspense fallback={<Loading what="the workspace" />}>
+            <WithId page={WorkspacePage} />
+          </Suspense>
+        }
+      />
       <Route path="*" element={<NotFound />} />
     </Routes>
   );
