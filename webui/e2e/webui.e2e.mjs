@@ -906,6 +906,9 @@ max_restarts: 0
   await wsName.fill('research');
   await wsForm.getByLabel('Description').fill('experiments of the e2e test');
   await wsForm.getByRole('button', { name: 'Create workspace' }).click();
+  await page.locator('tr[data-workspace]', { hasText: 'research' }).waitFor({ timeout: 20000 });
+  await shot('workspaces', { fullPage: true });
+  await a11y('the workspaces page');
   await wsForm.getByRole('status').getByRole('link', { name: 'research' }).click();
   await page.waitForURL(/\/workspaces\/\d+$/);
   const wsId = Number(new URL(page.url()).pathname.split('/').pop());

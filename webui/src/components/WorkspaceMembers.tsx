@@ -99,7 +99,12 @@ export function WorkspaceMembers({ workspace: ws, manage }: { workspace: Workspa
           {failureText(role.error)}
         </p>
       )}
-      {manage && <AddMemberForm workspace={ws} onAdded={changed} />}
+      {manage && (
+        <>
+          <h3>Add a member</h3>
+          <AddMemberForm workspace={ws} onAdded={changed} />
+        </>
+      )}
     </>
   );
 }

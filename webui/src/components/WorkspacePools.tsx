@@ -84,7 +84,12 @@ export function WorkspacePools({ workspace: ws, manage }: { workspace: Workspace
           {failureText(makeDefault.error)}
         </p>
       )}
-      {manage && <BindPoolForm workspace={ws} onBound={changed} />}
+      {manage && (
+        <>
+          <h3>Bind a pool</h3>
+          <BindPoolForm workspace={ws} onBound={changed} />
+        </>
+      )}
     </>
   );
 }
@@ -108,14 +113,14 @@ function BindPoolForm({ workspace: ws, onBound }: { workspace: Workspace; onBoun
     e.preventDefault();
     if (chosen) bind.mutate();
   };
+  if (pools.data && choices.length === 0)
+    return <p className="muted small">Every pool of master.yaml is bound to this workspace.</p>;
   return (
     <form className="inline-form" aria-label="Bind a pool" onSubmit={submit}>
       <label className="field">
         Pool
         <select value={chosen} onChange={(e) => setPool(e.target.value)} disabled={choices.length === 0}>
-          {choices.length === 0 && (
-            <option value="">{pools.isPending ? 'Loading pools…' : 'Every pool is bound'}</option>
-          )}
+          {choices.length === 0 && <option value="">Loading pools…</option>}
           {choices.map((p) => (
             <option key={p.name} value={p.name}>
               {p.name}

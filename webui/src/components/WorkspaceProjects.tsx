@@ -108,7 +108,10 @@ export function WorkspaceProjects({ workspace: ws, projects }: { workspace: Work
       {ws.archived ? (
         <p className="muted small">The workspace is archived: it takes no new projects until it is unarchived.</p>
       ) : (
-        <CreateProjectForm workspace={ws} onCreated={changed} />
+        <>
+          <h3>New project</h3>
+          <CreateProjectForm workspace={ws} onCreated={changed} />
+        </>
       )}
     </>
   );

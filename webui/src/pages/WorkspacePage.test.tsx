@@ -227,12 +227,16 @@ describe('WorkspacePage', () => {
     fireEvent.click(within(form).getByRole('button', { name: 'Bind pool' }));
     const gpu = await within(pools).findByText('gpu');
     expect(gpu.closest('tr')!.textContent).toContain('yes');
+    // Every configured pool is bound now: nothing left to offer.
+    expect(await screen.findByText('Every pool of master.yaml is bound to this workspace.')).toBeTruthy();
+    expect(screen.queryByRole('form', { name: 'Bind a pool' })).toBeNull();
     await waitFor(() => expect(within(pools).getByRole('button', { name: 'Make cpu the default pool' })).toBeTruthy());
     fireEvent.click(within(pools).getByRole('button', { name: 'Unbind pool cpu' }));
     await act(async () => {
       fireEvent.click(within(screen.getByRole('dialog')).getByRole('button', { name: 'Unbind' }));
     });
     await waitFor(() => expect(within(pools).queryByText('cpu')).toBeNull());
+    expect(await screen.findByRole('form', { name: 'Bind a pool' })).toBeTruthy();
     expect(sent(fake, 'PUT')).toEqual([['/api/v1/workspaces/2/pools/gpu', { default: true }]]);
     expect(sent(fake, 'DELETE')).toEqual([['/api/v1/workspaces/2/pools/cpu', null]]);
   });

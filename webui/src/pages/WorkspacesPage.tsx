@@ -72,7 +72,9 @@ export function WorkspacesPage() {
       </form>
       <StaleNotice error={data ? list.error : undefined} />
       <section className="panel" aria-labelledby="workspace-list-title">
-        <h2 id="workspace-list-title">{archived === 'only' ? 'Archived workspaces' : 'Your workspaces'}</h2>
+        <h2 id="workspace-list-title">
+          {archived === 'only' ? 'Archived workspaces' : admin ? 'Every workspace' : 'Your workspaces'}
+        </h2>
         {list.isPending && <Loading what="workspaces" />}
         {!data && list.error && (
           <ErrorMessage what="workspaces" error={list.error} onRetry={() => void list.refetch()} />
