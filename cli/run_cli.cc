@@ -81,7 +81,6 @@ struct Args {
   bool yes = false;
   std::string template_name;
   std::string template_file;
-  WebhookCreateOptions webhook;
 };
 
 std::chrono::milliseconds PollInterval() {
@@ -398,35 +397,8 @@ int RunCli(std::vector<std::string> args, std::ostream& out, std::ostream& err) 
   tmpl_delete->add_option("NAME", a.template_name, "Template name")->required();
   tmpl_delete->callback([&] { action = [&](CliEnv& env) { return DeleteTemplate(env, a.template_name); }; });
 
-  // Webhooks: where the master posts events (admins create, delete, test).
-  auto* hook = app.add_subcommand("webhook", "Create, list, delete and test webhooks");
-  hook->require_subcommand(1);
-  auto* hook_create = hook->add_subcommand("create", "Create webhook NAME posting to URL (admins)");
-  hook_create->add_option("NAME", a.webhook.name, "Webhook name (A-Z a-z 0-9 . _ -)")->required();
-  hook_create
-      ->add_option("URL", a.webhook.url, "Where to post; must be on master.yaml's webhooks.allowed_urls")
-      ->required();
-  hook_create->add_option("--type", a.webhook.type, "default (a JSON event) or slack (a Slack message)")
-      ->check(CLI::IsMember({"default", "slack", "DEFAULT", "SLACK"}));
-  hook_create
-      ->add_option(
-          "--trigger", a.webhook.triggers,
-          "state=STATE (an experiment reaching COMPLETED, ERROR, CANCELED, ...) or log=REGEX (a trial's "
-          "log line matching it); repeat for more")
-      ->required();
-  hook_create->callback([&] { action = [&](CliEnv& env) { return CreateWebhook(env, a.webhook); }; });
-  auto* hook_list = hook->add_subcommand("list", "List webhooks (without their secrets)");
-  hook_list->callback([&] { action = [&](CliEnv& env) { return ListWebhooks(env); }; });
-  auto* hook_delete = hook->add_subcommand("delete", "Delete a webhook and its deliveries (admins)");
-  id_arg(hook_delete, "Webhook id");
-  hook_delete->callback([&] { action = [&](CliEnv& env) { return DeleteWebhook(env, a.id); }; });
-  auto* hook_test = hook->add_subcommand("test", "Send a test event now and print its outcome (admins)");
-  id_arg(hook_test, "Webhook id");
-  hook_test->callback([&] { action = [&](CliEnv& env) { return TestWebhook(env, a.id); }; });
-  auto* hook_deliveries =
-      hook->add_subcommand("deliveries", "A webhook's latest deliveries and their outcomes");
-  id_arg(hook_deliveries, "Webhook id");
-  hook_deliveries->callback([&] { action = [&](CliEnv& env) { return ListWebhookDeliveries(env, a.id); }; });
+  WebhookArgs webhook_args;
+  AddWebhookCommands(app, webhook_args, action);
 
   auto* pool = app.add_subcommand("pool", "The resource pools");
   pool->require_subcommand(1);

@@ -32,10 +32,12 @@ int ListJobs(CliEnv& env) {
         Member(j, "why_waiting").is_string() ? Field(j, "why_waiting") : Field(j, "pending_reason");
     if (Member(j, "slurm_job_id").is_number_integer())
       state += " (Slurm job " + Field(j, "slurm_job_id") + ")";
+    // Another user's job on a master whose experiments are not team-readable.
+    const bool hidden = Member(j, "private").is_boolean() && Member(j, "private").get<bool>();
     table.AddRow({Field(j, "pool"), Field(j, "position"), Field(j, "allocation_id"), Field(j, "kind"),
-                  Field(j, "task_id"), Field(j, "experiment_id"), Field(j, "trial_id"), Field(j, "owner"),
-                  Field(j, "priority"), Field(j, "weight"), Field(j, "slots"), state, Field(j, "queued_at"),
-                  why});
+                  Field(j, "task_id"), Field(j, "experiment_id"), Field(j, "trial_id"),
+                  hidden ? "(private)" : Field(j, "owner"), Field(j, "priority"), Field(j, "weight"),
+                  Field(j, "slots"), state, Field(j, "queued_at"), why});
   }
   table.Print(env.out);
   return kExitOk;

@@ -4,6 +4,7 @@
 
 #include "cli/format.h"
 #include "cli/table.h"
+#include "cli/workspace_commands.h"
 
 namespace ring::cli {
 namespace {
@@ -61,6 +62,11 @@ int CreateWebhook(CliEnv& env, const WebhookCreateOptions& options) {
     return env.Fail(InvalidArgument("give at least one --trigger state=STATE or --trigger log=REGEX"));
   nlohmann::json body{
       {"name", options.name}, {"url", options.url}, {"type", Upper(options.type)}, {"triggers", triggers}};
+  if (!options.workspace.empty()) {
+    auto workspace = ResolveWorkspace(env, options.workspace);
+    if (!workspace.ok()) return env.Fail(workspace.status());
+    body["workspace_id"] = *workspace;
+  }
   auto res = env.master.Post("/api/v1/webhooks", body);
   if (!res.ok()) return env.Fail(res.status());
   if (env.json) {
@@ -68,13 +74,22 @@ int CreateWebhook(CliEnv& env, const WebhookCreateOptions& options) {
     return kExitOk;
   }
   env.out << "Webhook " << Field(*res, "id") << " (" << Field(*res, "name") << ") created for "
-          << DescribeTriggers(Member(*res, "triggers")) << ".\n"
+          << DescribeTriggers(Member(*res, "triggers"));
+  if (!GetString(*res, "workspace").empty())
+    env.out << " of experiments in workspace " << GetString(*res, "workspace");
+  env.out << ".\n"
           << "Signing secret (shown once; the master keeps it): " << Field(*res, "secret") << '\n';
   return kExitOk;
 }
 
-int ListWebhooks(CliEnv& env) {
-  auto res = env.master.Get("/api/v1/webhooks");
+int ListWebhooks(CliEnv& env, const std::string& workspace) {
+  std::string path = "/api/v1/webhooks";
+  if (!workspace.empty()) {
+    auto id = ResolveWorkspace(env, workspace);
+    if (!id.ok()) return env.Fail(id.status());
+    path += "?workspace_id=" + std::to_string(*id);
+  }
+  auto res = env.master.Get(path);
   if (!res.ok()) return env.Fail(res.status());
   if (env.json) {
     env.out << res->dump(2) << '\n';
@@ -85,10 +100,13 @@ int ListWebhooks(CliEnv& env) {
     env.out << "No webhooks.\n";
     return kExitOk;
   }
-  Table table({"id", "name", "type", "url", "triggers", "created by"});
-  for (const auto& w : list)
+  Table table({"id", "name", "type", "url", "triggers", "workspace", "created by"});
+  for (const auto& w : list) {
+    const std::string scope = GetString(w, "workspace");
     table.AddRow({Field(w, "id"), Field(w, "name"), Field(w, "type"), Field(w, "url"),
-                  DescribeTriggers(Member(w, "triggers")), Field(w, "created_by")});
+                  DescribeTriggers(Member(w, "triggers")), scope.empty() ? "(cluster-wide)" : scope,
+                  Field(w, "created_by")});
+  }
   table.Print(env.out);
   return kExitOk;
 }
@@ -133,6 +151,41 @@ int ListWebhookDeliveries(CliEnv& env, int64_t id) {
                   Field(d, "last_status"), Field(d, "created_at"), GetString(d, "last_error")});
   table.Print(env.out);
   return kExitOk;
+}
+
+void AddWebhookCommands(CLI::App& app, WebhookArgs& a, std::function<int(CliEnv&)>& action) {
+  auto* hook = app.add_subcommand("webhook", "Create, list, delete and test webhooks");
+  hook->require_subcommand(1);
+  auto id_arg = [&](CLI::App* cmd) {
+    cmd->add_option("ID", a.id, "Webhook id")->required()->check(CLI::PositiveNumber);
+  };
+  auto* create = hook->add_subcommand(
+      "create", "Create webhook NAME posting to URL (admins; a workspace's admins with --workspace)");
+  create->add_option("NAME", a.create.name, "Webhook name (A-Z a-z 0-9 . _ -)")->required();
+  create->add_option("URL", a.create.url, "Where to post; must be on master.yaml's webhooks.allowed_urls")
+      ->required();
+  create->add_option("--type", a.create.type, "default (a JSON event) or slack (a Slack message)")
+      ->check(CLI::IsMember({"default", "slack", "DEFAULT", "SLACK"}));
+  create
+      ->add_option("--trigger", a.create.triggers,
+                   "state=STATE (an experiment reaching COMPLETED, ERROR, CANCELED, ...) or log=REGEX (a "
+                   "trial's log line matching it); repeat for more")
+      ->required();
+  create->add_option("--workspace", a.create.workspace,
+                     "Only experiments of this workspace (id or name); its admins may create it");
+  create->callback([&] { action = [&](CliEnv& env) { return CreateWebhook(env, a.create); }; });
+  auto* list = hook->add_subcommand("list", "List the webhooks you see (without their secrets)");
+  list->add_option("--workspace", a.workspace, "Only this workspace's webhooks (id or name)");
+  list->callback([&] { action = [&](CliEnv& env) { return ListWebhooks(env, a.workspace); }; });
+  auto* del = hook->add_subcommand("delete", "Delete a webhook and its deliveries (its managers)");
+  id_arg(del);
+  del->callback([&] { action = [&](CliEnv& env) { return DeleteWebhook(env, a.id); }; });
+  auto* test = hook->add_subcommand("test", "Send a test event now and print its outcome (its managers)");
+  id_arg(test);
+  test->callback([&] { action = [&](CliEnv& env) { return TestWebhook(env, a.id); }; });
+  auto* deliveries = hook->add_subcommand("deliveries", "A webhook's latest deliveries and their outcomes");
+  id_arg(deliveries);
+  deliveries->callback([&] { action = [&](CliEnv& env) { return ListWebhookDeliveries(env, a.id); }; });
 }
 
 }  // namespace ring::cli

@@ -1,12 +1,47 @@
+#include <map>
+
 #include "common/json_fields.h"
 #include "master/api/json_views.h"
 #include "master/api/routes.h"
 #include "master/lifecycle/lifecycle.h"
+#include "master/lifecycle/read_access.h"
 #include "master/rm/agentrm/agent_rm.h"
 #include "master/rm/routing_rm.h"
 #include "master/rm/slurmrm/slurm_state.h"
 
 namespace ring {
+namespace {
+
+// Where experiments are not team-readable, a job the caller may not read
+// (another user's task, a trial of an experiment they may not read) keeps
+// its place, slots and reason in the queue but not whose it is or which
+// experiment: `owner` empty, `experiment_id` and `trial_id` null,
+// `"private": true` (as Slurm's PrivateData=jobs, without hiding the queue).
+void HideUnreadableJobs(ApiContext& ctx, const ApiRequest& req, nlohmann::json& jobs) {
+  if (ctx.experiments_team_readable || !req.principal || req.principal->admin()) return;
+  const Reader who = ReaderOf(ctx, req);
+  std::map<int64_t, bool> readable;  // by experiment id
+  for (auto& j : jobs) {
+    bool shown = j["owner"] == who.username;
+    if (!shown && j["experiment_id"].is_number_integer()) {
+      const int64_t id = j["experiment_id"].get<int64_t>();
+      auto [at, added] = readable.try_emplace(id, false);
+      if (added) {
+        auto exp = ctx.store.GetExperiment(id);
+        auto may = exp.ok() ? MayReadExperiment(ctx.store, *exp, who) : Result<bool>(false);
+        at->second = may.ok() && *may;
+      }
+      shown = at->second;
+    }
+    if (shown) continue;
+    j["owner"] = "";
+    j["experiment_id"] = nullptr;
+    j["trial_id"] = nullptr;
+    j["private"] = true;
+  }
+}
+
+}  // namespace
 
 void RegisterClusterRoutes(Router& router, ApiContext& ctx) {
   router.AddSync("GET", "/api/v1/health", Access::kPublic, [&ctx](ApiRequest&) {
@@ -17,9 +52,10 @@ void RegisterClusterRoutes(Router& router, ApiContext& ctx) {
     const auto total = agents.size();
     return ApiResponse::Json({{"agents", std::move(agents)}, {"total", total}});
   });
-  router.Add("GET", "/api/v1/jobs", Access::kUser, [&ctx](ApiRequest&) {
-    return OnLifecycle(ctx, [&ctx](Lifecycle& l) {
+  router.Add("GET", "/api/v1/jobs", Access::kUser, [&ctx](ApiRequest& req) {
+    return OnLifecycle(ctx, [&ctx, &req](Lifecycle& l) {
       auto jobs = JobsJson(l.scheduling().Jobs());
+      HideUnreadableJobs(ctx, req, jobs);
       // On a Slurm pool: the allocation's Slurm job, and why Slurm keeps it pending.
       if (ctx.routing)
         for (auto& j : jobs)

@@ -1,5 +1,8 @@
-// Webhooks (docs/rest.md "Webhooks"): admins create, delete and test them;
-// any signed-in user lists them and their deliveries, never their secrets.
+// Webhooks (docs/rest.md "Webhooks"): cluster admins create, delete and
+// test cluster-wide ones, a workspace's admins (and cluster admins) the
+// webhooks of that workspace. A user lists the cluster-wide webhooks and
+// those of the workspaces they belong to, with their deliveries, never
+// their secrets.
 // URL checks resolve host names and tests wait for the receiver, so both
 // run on ctx.webhook_work, never on a network thread.
 #include <utility>  // before Asio
@@ -7,6 +10,7 @@
 #include "common/json_fields.h"
 #include "common/log_policy.h"
 #include "master/api/routes.h"
+#include "master/lifecycle/read_access.h"
 #include "master/notifications/webhook_dispatcher.h"
 #include "master/notifications/webhook_sender.h"
 #include "master/notifications/webhook_signature.h"
@@ -22,12 +26,54 @@ namespace net = boost::asio;
 constexpr size_t kMaxTriggers = 32;
 constexpr size_t kMaxRegex = 1024;
 
-// Who may create, delete and test webhooks: admins. When there are
-// workspaces, a workspace's admins for that workspace's webhooks: the rule
-// goes here.
-Status MayManageWebhooks(const Principal& who, const std::string& verb) {
-  if (who.admin()) return Status::Ok();
-  return Status(ErrorCode::kPermissionDenied, "only admins may " + verb + " webhooks");
+// Whether `who` sees webhook `w`: admins all, others the cluster-wide ones
+// and those of workspaces they belong to. One they do not see is not found.
+Status MayRead(Store& store, const Principal& who, const WebhookRecord& w) {
+  if (who.admin() || !w.workspace_id) return Status::Ok();
+  auto ws = store.GetWorkspace(*w.workspace_id);
+  if (ws.ok() && IsWorkspaceMember(*ws, who.username)) return Status::Ok();
+  return NotFound("webhook " + std::to_string(w.id) + " not found");
+}
+
+// Who may create, delete and test the webhooks of workspace `workspace_id`
+// (none: cluster-wide ones): cluster admins, and that workspace's admins.
+Status MayManageWebhooks(Store& store, const Principal& who, std::optional<int64_t> workspace_id,
+                         const std::string& verb) {
+  if (!workspace_id) {
+    if (who.admin()) return Status::Ok();
+    return Status(ErrorCode::kPermissionDenied, "only admins may " + verb +
+                                                    " cluster-wide webhooks; a workspace's admins " + verb +
+                                                    " the webhooks of their workspace (workspace_id)");
+  }
+  auto ws = store.GetWorkspace(*workspace_id);
+  if (!ws.ok()) return ws.status();
+  if (who.admin() || IsWorkspaceAdmin(*ws, who.username)) return Status::Ok();
+  return Status(ErrorCode::kPermissionDenied, "only an admin of workspace \"" + ws->name +
+                                                  "\" or a cluster admin may " + verb + " its webhooks");
+}
+
+// The webhook `id` if `who` sees it and may `verb` it.
+Result<WebhookRecord> Managed(Store& store, const Principal& who, int64_t id, const std::string& verb) {
+  auto w = store.GetWebhook(id);
+  if (!w.ok()) return w.status();
+  if (Status s = MayRead(store, who, *w); !s.ok()) return s;
+  if (Status s = MayManageWebhooks(store, who, w->workspace_id, verb); !s.ok()) return s;
+  return w;
+}
+
+// The body's workspace_id: absent or null for a cluster-wide webhook; else
+// a workspace the caller belongs to that is not archived.
+Result<std::optional<int64_t>> ParseWorkspace(Store& store, const Principal& who,
+                                              const nlohmann::json& body) {
+  auto it = body.find("workspace_id");
+  if (it == body.end() || it->is_null()) return std::optional<int64_t>();
+  if (!it->is_number_integer()) return InvalidArgument("workspace_id must be a workspace's id or null");
+  const int64_t id = it->get<int64_t>();
+  auto ws = store.GetWorkspace(id);
+  if (!ws.ok() || !(who.admin() || IsWorkspaceMember(*ws, who.username)))
+    return InvalidArgument("workspace_id: no workspace " + std::to_string(id));
+  if (ws->archived) return Conflict("workspace_id: workspace \"" + ws->name + "\" is archived");
+  return std::optional<int64_t>(id);
 }
 
 Status CheckName(const nlohmann::json& body) {
@@ -83,7 +129,8 @@ Result<std::vector<WebhookTrigger>> ParseTriggers(const nlohmann::json& body) {
   return out;
 }
 
-nlohmann::json WebhookJson(const WebhookRecord& w) {
+// `workspace` is the name of its workspace (empty for a cluster-wide one).
+nlohmann::json WebhookJson(const WebhookRecord& w, const std::string& workspace) {
   nlohmann::json triggers = nlohmann::json::array();
   for (const auto& t : w.triggers) {
     nlohmann::json condition;
@@ -98,8 +145,16 @@ nlohmann::json WebhookJson(const WebhookRecord& w) {
           {"url", w.url},
           {"type", ToString(w.type)},
           {"triggers", std::move(triggers)},
+          {"workspace_id", w.workspace_id ? nlohmann::json(*w.workspace_id) : nlohmann::json(nullptr)},
+          {"workspace", w.workspace_id ? nlohmann::json(workspace) : nlohmann::json(nullptr)},
           {"created_by", w.created_by},
           {"created_at", w.created_at}};
+}
+
+std::string WorkspaceName(Store& store, const WebhookRecord& w) {
+  if (!w.workspace_id) return "";
+  auto ws = store.GetWorkspace(*w.workspace_id);
+  return ws.ok() ? ws->name : "";
 }
 
 nlohmann::json DeliveryJson(const WebhookDelivery& d) {
@@ -117,13 +172,17 @@ nlohmann::json DeliveryJson(const WebhookDelivery& d) {
 }
 
 net::awaitable<ApiResponse> Create(ApiContext& ctx, ApiRequest& req) {
-  if (Status s = MayManageWebhooks(*req.principal, "create"); !s.ok()) co_return ApiResponse::Error(s);
   if (!ctx.webhooks || !ctx.webhook_sender)
     co_return ApiResponse::Error({ErrorCode::kUnavailable, "webhooks are not available"});
   auto body = ParseJsonBody(req);
   if (!body.ok()) co_return ApiResponse::Error(body.status());
   const auto& j = *body;
-  if (Status s = CheckKnownFields(j, {"name", "url", "type", "triggers"}, "the request body"); !s.ok())
+  if (Status s = CheckKnownFields(j, {"name", "url", "type", "triggers", "workspace_id"}, "the request body");
+      !s.ok())
+    co_return ApiResponse::Error(s);
+  auto workspace = ParseWorkspace(ctx.store, *req.principal, j);
+  if (!workspace.ok()) co_return ApiResponse::Error(workspace.status());
+  if (Status s = MayManageWebhooks(ctx.store, *req.principal, *workspace, "create"); !s.ok())
     co_return ApiResponse::Error(s);
   if (Status s = CheckName(j); !s.ok()) co_return ApiResponse::Error(s);
   WebhookRecord w;
@@ -141,6 +200,7 @@ net::awaitable<ApiResponse> Create(ApiContext& ctx, ApiRequest& req) {
   auto triggers = ParseTriggers(j);
   if (!triggers.ok()) co_return ApiResponse::Error(triggers.status());
   w.triggers = *std::move(triggers);
+  w.workspace_id = *workspace;
   w.created_by = req.principal->username;
   w.secret = NewWebhookSecret();
   co_return co_await OffNetworkThread(ctx.webhook_work, [&] {
@@ -155,18 +215,19 @@ net::awaitable<ApiResponse> Create(ApiContext& ctx, ApiRequest& req) {
     if (Status s = ctx.webhooks->Reload(); !s.ok()) return ApiResponse::Error(s);
     auto stored = ctx.store.GetWebhook(*id);
     if (!stored.ok()) return ApiResponse::Error(stored.status());
-    auto out = WebhookJson(*stored);
+    auto out = WebhookJson(*stored, WorkspaceName(ctx.store, *stored));
     out["secret"] = stored->secret;  // shown this once
     return ApiResponse::Json(out, 201);
   });
 }
 
 net::awaitable<ApiResponse> Delete(ApiContext& ctx, ApiRequest& req) {
-  if (Status s = MayManageWebhooks(*req.principal, "delete"); !s.ok()) co_return ApiResponse::Error(s);
   auto id = ParseId(req.params[0], "webhook id");
   if (!id.ok()) co_return ApiResponse::Error(id.status());
   if (!ctx.webhooks) co_return ApiResponse::Error({ErrorCode::kUnavailable, "webhooks are not available"});
   co_return co_await OffNetworkThread(ctx.webhook_work, [&] {
+    if (auto w = Managed(ctx.store, *req.principal, *id, "delete"); !w.ok())
+      return ApiResponse::Error(w.status());
     if (Status s = ctx.store.DeleteWebhook(*id); !s.ok()) return ApiResponse::Error(s);
     if (Status s = ctx.webhooks->Reload(); !s.ok()) return ApiResponse::Error(s);
     return ApiResponse::Json({{"id", *id}, {"deleted", true}});
@@ -174,13 +235,12 @@ net::awaitable<ApiResponse> Delete(ApiContext& ctx, ApiRequest& req) {
 }
 
 net::awaitable<ApiResponse> Test(ApiContext& ctx, ApiRequest& req) {
-  if (Status s = MayManageWebhooks(*req.principal, "test"); !s.ok()) co_return ApiResponse::Error(s);
   auto id = ParseId(req.params[0], "webhook id");
   if (!id.ok()) co_return ApiResponse::Error(id.status());
   if (!ctx.webhooks || !ctx.webhook_sender)
     co_return ApiResponse::Error({ErrorCode::kUnavailable, "webhooks are not available"});
   co_return co_await OffNetworkThread(ctx.webhook_work, [&] {
-    auto w = ctx.store.GetWebhook(*id);
+    auto w = Managed(ctx.store, *req.principal, *id, "test");
     if (!w.ok()) return ApiResponse::Error(w.status());
     auto delivery = ctx.webhooks->AddTest(*w);
     if (!delivery.ok()) return ApiResponse::Error(delivery.status());
@@ -195,11 +255,21 @@ net::awaitable<ApiResponse> Test(ApiContext& ctx, ApiRequest& req) {
 
 void RegisterWebhookRoutes(Router& router, ApiContext& ctx) {
   using namespace webhooks_api;
-  router.AddSync("GET", "/api/v1/webhooks", Access::kUser, [&ctx](ApiRequest&) {
+  router.AddSync("GET", "/api/v1/webhooks", Access::kUser, [&ctx](ApiRequest& req) {
+    std::optional<int64_t> workspace;
+    if (auto it = req.query.find("workspace_id"); it != req.query.end() && !it->second.empty()) {
+      auto id = ParseId(it->second, "query parameter workspace_id");
+      if (!id.ok()) return ApiResponse::Error(id.status());
+      workspace = *id;
+    }
     auto list = ctx.store.ListWebhooks();
     if (!list.ok()) return ApiResponse::Error(list.status());
     nlohmann::json out = nlohmann::json::array();
-    for (const auto& w : *list) out.push_back(WebhookJson(w));
+    for (const auto& w : *list) {
+      if (!MayRead(ctx.store, *req.principal, w).ok()) continue;
+      if (workspace && w.workspace_id != workspace) continue;
+      out.push_back(WebhookJson(w, WorkspaceName(ctx.store, w)));
+    }
     const auto total = out.size();
     return ApiResponse::Json({{"webhooks", std::move(out)}, {"total", total}});
   });
@@ -208,7 +278,9 @@ void RegisterWebhookRoutes(Router& router, ApiContext& ctx) {
     if (!id.ok()) return ApiResponse::Error(id.status());
     auto limit = QueryInt(req, "limit", 50, 1, Store::kKeptWebhookDeliveries);
     if (!limit.ok()) return ApiResponse::Error(limit.status());
-    if (auto w = ctx.store.GetWebhook(*id); !w.ok()) return ApiResponse::Error(w.status());
+    auto w = ctx.store.GetWebhook(*id);
+    if (!w.ok()) return ApiResponse::Error(w.status());
+    if (Status s = MayRead(ctx.store, *req.principal, *w); !s.ok()) return ApiResponse::Error(s);
     auto list = ctx.store.ListWebhookDeliveries(*id, *limit);
     if (!list.ok()) return ApiResponse::Error(list.status());
     nlohmann::json out = nlohmann::json::array();

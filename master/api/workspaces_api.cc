@@ -11,6 +11,7 @@
 #include "master/api/workspace_views.h"
 #include "master/lifecycle/lifecycle.h"
 #include "master/lifecycle/read_access.h"
+#include "master/notifications/webhook_dispatcher.h"
 #include "master/store/store.h"
 
 namespace ring {
@@ -132,7 +133,7 @@ net::awaitable<ApiResponse> Patch(ApiContext& ctx, ApiRequest& req) {
   });
 }
 
-// DELETE: with its projects, once none of them holds an experiment.
+// DELETE: with its projects and webhooks, once no project holds an experiment.
 net::awaitable<ApiResponse> Delete(ApiContext& ctx, ApiRequest& req) {
   auto id = ParseId(req.params[0], "workspace id");
   if (!id.ok()) co_return ApiResponse::Error(id.status());
@@ -141,6 +142,9 @@ net::awaitable<ApiResponse> Delete(ApiContext& ctx, ApiRequest& req) {
     if (!w.ok()) return ApiResponse::Error(w.status());
     if (Status s = MayManage(req, *w, "delete it"); !s.ok()) return ApiResponse::Error(s);
     if (Status s = ctx.store.DeleteWorkspace(*id); !s.ok()) return ApiResponse::Error(s);
+    if (ctx.webhooks) {  // its webhooks went with it
+      if (Status s = ctx.webhooks->Reload(); !s.ok()) return ApiResponse::Error(s);
+    }
     return ApiResponse::Json({{"id", *id}, {"deleted", true}});
   });
 }

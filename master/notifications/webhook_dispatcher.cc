@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <ctime>
+#include <functional>
 
 #include "master/notifications/webhook_events.h"
 #include "master/notifications/webhook_signature.h"
@@ -25,6 +26,34 @@ int64_t EpochSeconds(const std::string& rfc3339) {
   tm.tm_mon -= 1;
   return static_cast<int64_t>(timegm(&tm));
 }
+
+// The workspace of the project an experiment is in, looked up once and only
+// when a webhook of one workspace is about to fire (cluster-wide ones need
+// none). 0 when the project is gone: no workspace webhook fires then.
+class ExperimentWorkspace {
+ public:
+  ExperimentWorkspace(Store& store, std::function<Result<int64_t>()> project)
+      : store_(store), project_(project) {}
+  bool Watches(const WebhookRecord& w) {
+    if (!w.workspace_id) return true;
+    if (!known_) {
+      known_ = true;
+      auto project = project_();
+      auto p = project.ok() ? store_.GetProject(*project) : Result<ProjectRecord>(project.status());
+      if (p.ok())
+        id_ = p->workspace_id;
+      else
+        spdlog::warn("[webhooks] cannot tell an experiment's workspace: {}", p.status().message());
+    }
+    return *w.workspace_id == id_;
+  }
+
+ private:
+  Store& store_;
+  std::function<Result<int64_t>()> project_;
+  bool known_ = false;
+  int64_t id_ = 0;
+};
 
 }  // namespace
 
@@ -81,12 +110,13 @@ Result<int64_t> WebhookDispatcher::Add(const WebhookRecord& w, WebhookEventType 
 void WebhookDispatcher::OnExperimentState(const ExperimentRecord& exp, RunState from,
                                           const ExperimentConfig* config) {
   const auto watched = Snapshot();
+  ExperimentWorkspace workspace(store_, [&exp]() -> Result<int64_t> { return exp.project_id; });
   for (const Watched& entry : *watched) {
     const WebhookRecord& w = entry.webhook;
     bool wanted = false;
     for (const auto& t : w.triggers)
       wanted = wanted || (t.type == WebhookTriggerType::kExperimentStateChange && t.state == exp.state);
-    if (!wanted) continue;
+    if (!wanted || !workspace.Watches(w)) continue;
     ExperimentEventFacts facts;
     facts.id = exp.id;
     facts.name = exp.name;
@@ -112,10 +142,16 @@ void WebhookDispatcher::OnTrialLines(int64_t experiment_id, const std::string& n
   if (!any_log_trigger_) return;
   const auto watched = Snapshot();
   const auto now = std::chrono::steady_clock::now();
+  ExperimentWorkspace workspace(store_, [this, experiment_id]() -> Result<int64_t> {
+    auto e = store_.GetExperiment(experiment_id);
+    if (!e.ok()) return e.status();
+    return e->project_id;
+  });
   for (const Watched& entry : *watched) {
     for (const auto& [index, pattern] : entry.patterns) {
       for (const LogRecord& line : lines) {
         if (!pattern->Matches(line.line)) continue;
+        if (!workspace.Watches(entry.webhook)) break;
         // One event per trial a minute; the lines after it in the window are not looked at.
         if (!limiter_.Admit(entry.webhook.id, line.trial_id, index, now)) break;
         const WebhookRecord& w = entry.webhook;

@@ -4,7 +4,8 @@
 // matching a TASK_LOG trigger's pattern (RE2, log_policies' matcher; at
 // most one event per webhook, trial and trigger a minute,
 // log_trigger_limiter.h). Each event is written PENDING to the store, then
-// handed to the sender, which sends it on its own threads.
+// handed to the sender, which sends it on its own threads. A webhook of one
+// workspace fires only for experiments in that workspace's projects.
 //
 // Threads: OnExperimentState and OnTrialLines run on the lifecycle's
 // thread and never wait for a network peer; Reload and AddTest on the API's

@@ -115,6 +115,11 @@ Status MemoryStore::DeleteWorkspace(int64_t id) {
       return Conflict("workspace " + std::to_string(id) + "'s project \"" + p.name +
                       "\" holds experiments; move or delete them first");
   std::erase_if(projects_, [id](const auto& p) { return p.second.workspace_id == id; });
+  std::erase_if(deliveries_, [&](const auto& d) {
+    auto w = webhooks_.find(d.second.webhook_id);
+    return w != webhooks_.end() && w->second.workspace_id == id;
+  });
+  std::erase_if(webhooks_, [id](const auto& w) { return w.second.workspace_id == id; });
   workspaces_.erase(id);
   return Status::Ok();
 }

@@ -7,7 +7,7 @@ namespace ring {
 namespace {
 
 constexpr const char* kWebhookColumns =
-    "SELECT id, name, url, type, triggers, secret, created_by, created_at FROM webhooks ";
+    "SELECT id, name, url, type, triggers, secret, created_by, created_at, workspace_id FROM webhooks ";
 constexpr const char* kDeliveryColumns =
     "SELECT id, webhook_id, event_type, event, state, attempts, last_status, last_error, created_at, "
     "delivered_at FROM webhook_deliveries ";
@@ -26,6 +26,7 @@ Result<WebhookRecord> ReadWebhook(const Stmt& s) {
   w.secret = s.Text(5);
   w.created_by = s.Text(6);
   w.created_at = s.Text(7);
+  w.workspace_id = s.OptInt(8);
   return w;
 }
 
@@ -67,11 +68,12 @@ Result<std::vector<T>> ReadWebhookRows(Stmt& select, Read read) {
 Result<int64_t> SqliteStore::CreateWebhook(const WebhookRecord& w) {
   std::lock_guard lock(mu_);
   Result<Stmt> insert = db_->Prepare(
-      "INSERT INTO webhooks (name, url, type, triggers, secret, created_by, created_at) "
-      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+      "INSERT INTO webhooks (name, url, type, triggers, secret, created_by, created_at, workspace_id) "
+      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
   if (!insert.ok()) return insert.status();
   insert->Bind(1, w.name).Bind(2, w.url).Bind(3, ToString(w.type)).Bind(4, WebhookTriggersJson(w.triggers));
   insert->Bind(5, w.secret).Bind(6, w.created_by).Bind(7, NowRfc3339());
+  insert->Bind(8, w.workspace_id);
   if (Status s = insert->Run(); !s.ok()) {
     if (s.code() == ErrorCode::kConflict) return Conflict("a webhook named \"" + w.name + "\" exists");
     return WithContext(s, "create webhook " + w.name);

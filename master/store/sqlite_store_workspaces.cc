@@ -194,7 +194,9 @@ Status SqliteStore::DeleteWorkspace(int64_t id) {
     return Conflict("workspace " + std::to_string(id) + "'s project \"" + busy->Text(0) +
                     "\" holds experiments; move or delete them first");
   for (const char* sql :
-       {"DELETE FROM projects WHERE workspace_id = ?1",
+       {"DELETE FROM webhook_deliveries WHERE webhook_id IN (SELECT id FROM webhooks WHERE workspace_id = "
+        "?1)",
+        "DELETE FROM webhooks WHERE workspace_id = ?1", "DELETE FROM projects WHERE workspace_id = ?1",
         "DELETE FROM workspace_members WHERE workspace_id = ?1",
         "DELETE FROM workspace_pools WHERE workspace_id = ?1", "DELETE FROM workspaces WHERE id = ?1"}) {
     Result<Stmt> del = db_->Prepare(sql);

@@ -540,7 +540,8 @@ class Store {
 
   // Workspaces (workspace_records.h). CreateWorkspace stores `members` and
   // `pools` with it; kConflict when the name is taken. Get, Update, Delete:
-  // kNotFound. DeleteWorkspace removes its projects, members and pools;
+  // kNotFound. DeleteWorkspace removes its projects, members, pools and
+  // webhooks (with their deliveries);
   // kConflict while one of its projects holds experiments, and for the
   // default workspace.
   virtual Result<WorkspaceRecord> CreateWorkspace(const WorkspaceRecord& w) = 0;

@@ -46,6 +46,9 @@ struct WebhookRecord {
   WebhookType type = WebhookType::kDefault;
   std::vector<WebhookTrigger> triggers;
   std::string secret;  // the key of each request's X-Ring-Signature
+  // The workspace whose experiments it watches; none: every experiment
+  // (cluster-wide, cluster admins only).
+  std::optional<int64_t> workspace_id;
   std::string created_by;
   std::string created_at;  // set by the store
 };

@@ -6,13 +6,16 @@
 // often it is printed, a Slack webhook gets {"text"}, a receiver answering
 // 500 twice is retried until DELIVERED with 3 attempts, a test event is
 // sent on request; URLs off the allow list, loopback and private
-// addresses are refused at creation naming `url`, and only admins create.
+// addresses are refused at creation naming `url`, and only admins create
+// cluster-wide webhooks; a workspace's admins create webhooks of their
+// workspace, which fire only for its experiments and go with it.
 #include <gtest/gtest.h>
 
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
 #include <atomic>
+#include <map>
 
 #include "tests/support/fake_http_server.h"
 #include "tests/support/test_cluster.h"
@@ -265,6 +268,132 @@ TEST(WebhooksE2E, AWildcardAllowListStillRefusesLoopbackAndPrivateAddresses) {
     EXPECT_NE(res->body.find("url: "), std::string::npos) << res->body;
   }
   EXPECT_EQ(cluster.GetJson("/api/v1/webhooks")["total"], 0);
+}
+
+// A workspace's ADMIN creates a webhook of that workspace; its members see
+// it, others do not; it fires for the workspace's experiments only (a
+// cluster-wide webhook for every one); it goes with its workspace.
+TEST(WebhooksE2E, AWorkspaceWebhookWatchesOnlyItsWorkspace) {
+  FakeHttpServer receiver([](const FakeRequest&) { return FakeResponse{200, "{}"}; });
+  TestCluster cluster;
+  const std::string yaml = cluster.WriteFile(
+      "master.yaml", "webhooks:\n  allowed_urls: [\"" + receiver.url() + "/\"]\n  retry_delay: 200ms\n");
+  cluster.StartMaster({.extra_args = {"--config", yaml}});
+  cluster.StartAgent("a1", 1);
+  std::map<std::string, std::string> token;
+  for (const char* user : {"ada", "bob", "carol"})
+    token[user] = cluster.CreateUser(user, std::string(user) + "-password");
+  auto as = [&](const std::string& user, std::vector<std::string> args) {
+    return cluster.RingAs(user, token.at(user), std::move(args));
+  };
+  auto status_of = [&](const std::string& user, const std::string& method, const std::string& target,
+                       const std::string& body, nlohmann::json* out = nullptr) {
+    auto http = cluster.NewClient();
+    http->SetBearerToken(token.at(user));
+    auto res = http->Request(method, target, body);
+    if (!res.ok()) return -1;
+    if (out) *out = nlohmann::json::parse(res->body, nullptr, false);
+    return res->status;
+  };
+  ASSERT_EQ(cluster.Ring({"workspace", "create", "nlp"}).exit_code, 0);
+  ASSERT_EQ(cluster.Ring({"workspace", "member", "add", "nlp", "ada", "--role", "ADMIN"}).exit_code, 0);
+  ASSERT_EQ(as("ada", {"workspace", "member", "add", "nlp", "bob"}).exit_code, 0);
+  ASSERT_EQ(as("ada", {"project", "create", "nlp", "text"}).exit_code, 0);
+
+  // Who may create what.
+  const std::string hook_url = receiver.url() + "/nlp";
+  auto by_bob =
+      as("bob", {"webhook", "create", "b", hook_url, "--workspace", "nlp", "--trigger", "state=ERROR"});
+  EXPECT_NE(by_bob.exit_code, 0);
+  EXPECT_NE(by_bob.err.find("only an admin of workspace \"nlp\""), std::string::npos) << by_bob.err;
+  auto cluster_wide = as("ada", {"webhook", "create", "c", hook_url, "--trigger", "state=ERROR"});
+  EXPECT_NE(cluster_wide.exit_code, 0);
+  EXPECT_NE(cluster_wide.err.find("only admins may create cluster-wide webhooks"), std::string::npos)
+      << cluster_wide.err;
+  const std::string triggers =
+      R"("triggers":[{"trigger_type":"EXPERIMENT_STATE_CHANGE","condition":{"state":"ERROR"}}])";
+  nlohmann::json refused;
+  EXPECT_EQ(
+      status_of("carol", "POST", "/api/v1/webhooks",
+                R"({"name":"x","url":")" + hook_url + R"(","workspace_id":2,)" + triggers + "}", &refused),
+      400)
+      << "carol is no member of nlp";
+  EXPECT_NE(refused.dump().find("workspace_id"), std::string::npos) << refused.dump();
+  auto made = as("ada", {"--json", "webhook", "create", "nlp-done", hook_url, "--workspace", "nlp",
+                         "--trigger", "state=COMPLETED", "--trigger", "log=disk full"});
+  ASSERT_EQ(made.exit_code, 0) << made.out << made.err;
+  const auto hook = nlohmann::json::parse(made.out);
+  EXPECT_EQ(hook["workspace_id"], 2);
+  EXPECT_EQ(hook["workspace"], "nlp");
+  const std::string hook_id = std::to_string(hook["id"].get<int64_t>());
+  ASSERT_EQ(
+      cluster.Ring({"webhook", "create", "all-done", receiver.url() + "/all", "--trigger", "state=COMPLETED"})
+          .exit_code,
+      0);
+
+  // Who sees and manages it.
+  nlohmann::json listed;
+  ASSERT_EQ(status_of("bob", "GET", "/api/v1/webhooks", "", &listed), 200);
+  EXPECT_EQ(listed["total"], 2) << listed.dump();
+  ASSERT_EQ(status_of("carol", "GET", "/api/v1/webhooks", "", &listed), 200);
+  ASSERT_EQ(listed["total"], 1) << listed.dump();
+  EXPECT_EQ(listed["webhooks"][0]["name"], "all-done");
+  EXPECT_TRUE(listed["webhooks"][0]["workspace_id"].is_null());
+  EXPECT_EQ(status_of("carol", "GET", "/api/v1/webhooks/" + hook_id + "/deliveries", ""), 404);
+  EXPECT_EQ(status_of("carol", "DELETE", "/api/v1/webhooks/" + hook_id, ""), 404);
+  EXPECT_EQ(status_of("bob", "DELETE", "/api/v1/webhooks/" + hook_id, ""), 403);
+  EXPECT_EQ(status_of("ada", "DELETE", "/api/v1/webhooks/2", ""), 403)
+      << "the cluster-wide one is the admins'";
+  auto tested = as("ada", {"webhook", "test", hook_id});
+  EXPECT_EQ(tested.exit_code, 0) << tested.out << tested.err;
+  auto shown = as("ada", {"webhook", "list", "--workspace", "nlp"});
+  EXPECT_NE(shown.out.find("nlp-done"), std::string::npos) << shown.out;
+  EXPECT_EQ(shown.out.find("all-done"), std::string::npos) << shown.out;
+
+  // ada's experiment in nlp/text and carol's in the default project both
+  // complete, printing the pattern: nlp's webhook hears of ada's only.
+  auto model =
+      cluster.MakeModelDir("model", {{"train.sh", "#!/bin/sh\necho 'disk full on /scratch'\nsleep 1\n"}});
+  ASSERT_EQ(as("ada", {"experiment", "create", cluster.WriteFile("a.yaml", Config("in-nlp", 0)), model,
+                       "--project", "nlp/text"})
+                .exit_code,
+            0);
+  ASSERT_EQ(as("carol", {"experiment", "create", cluster.WriteFile("c.yaml", Config("elsewhere", 0)), model})
+                .exit_code,
+            0);
+  EXPECT_EQ(cluster.Ring({"experiment", "wait", "1"}).exit_code, 0);
+  EXPECT_EQ(cluster.Ring({"experiment", "wait", "2"}).exit_code, 0);
+  ASSERT_TRUE(TestCluster::WaitFor([&] { return At(receiver, "/all").size() == 2; }, seconds(60)))
+      << "the cluster-wide webhook hears of both";
+  ASSERT_TRUE(WaitForBody(receiver, "/nlp", [](const nlohmann::json& j) {
+    return j.value("event_type", "") == "TASK_LOG";
+  })) << "no TASK_LOG event for nlp";
+  ASSERT_TRUE(WaitForBody(receiver, "/nlp", [](const nlohmann::json& j) {
+    return j.value("event_type", "") == "EXPERIMENT_STATE_CHANGE";
+  })) << "no COMPLETED event for nlp";
+  // Deliveries are recorded before they are sent: every one nlp's webhook
+  // got is listed by now (the TEST aside).
+  std::vector<int64_t> experiments;
+  const auto deliveries = cluster.GetJson("/api/v1/webhooks/" + hook_id + "/deliveries");
+  for (const auto& d : deliveries["deliveries"]) {
+    const auto& data = d["event"]["event_data"];
+    if (d["event_type"] == "EXPERIMENT_STATE_CHANGE")
+      experiments.push_back(data["experiment"]["id"].get<int64_t>());
+    else if (d["event_type"] == "TASK_LOG")
+      experiments.push_back(data["task_log"]["experiment_id"].get<int64_t>());
+  }
+  EXPECT_EQ(experiments, (std::vector<int64_t>{1, 1}))
+      << "nlp's webhook hears of experiment 1 only: " << deliveries.dump();
+
+  // It goes with its workspace.
+  ASSERT_EQ(as("ada", {"experiment", "delete", "1", "--yes"}).exit_code, 0);
+  auto gone = cluster.Ring({"workspace", "delete", "nlp"});
+  ASSERT_EQ(gone.exit_code, 0) << gone.out << gone.err;
+  int status = 0;
+  cluster.GetJson("/api/v1/webhooks/" + hook_id + "/deliveries", &status);
+  EXPECT_EQ(status, 404);
+  EXPECT_EQ(cluster.GetJson("/api/v1/webhooks")["total"], 1);
+  if (HasFailure()) cluster.DumpLogs();
 }
 
 // Deliveries are written before they are sent: one still waiting for a

@@ -14,6 +14,8 @@
 //    parent's project; a workspace that holds experiments is not deleted.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <chrono>
 #include <filesystem>
 #include <string>
@@ -200,6 +202,50 @@ TEST_F(WorkspacesE2E, PrivateMasterReadsByWorkspaceAndOpensPoolsByBinding) {
   EXPECT_EQ(StatusOf("bob", e), 403);
   EXPECT_EQ(StatusOf("ada", e), 200);
   EXPECT_EQ(StatusOf("admin", e), 200);
+}
+
+// Where experiments are not team-readable, the job queue still shows every
+// job's place, slots and reason, but whose it is and which experiment only
+// to those who may read it.
+TEST_F(WorkspacesE2E, PrivateMasterShowsOthersJobsWithoutTheirOwners) {
+  Start("experiments_team_readable: false\n");
+  cluster_.StartAgent("agent-1", 1);
+  ASSERT_EQ(As("admin", {"workspace", "create", "nlp"}).exit_code, 0);
+  for (const char* user : {"ada", "bob"})
+    ASSERT_EQ(As("admin", {"workspace", "member", "add", "nlp", user}).exit_code, 0);
+  ASSERT_EQ(As("ada", {"project", "create", "nlp", "text"}).exit_code, 0);
+  // ada's command takes the one slot; her trial in nlp and carol's command wait.
+  ASSERT_EQ(As("ada", {"cmd", "run", "-d", "--", "sleep", "120"}).exit_code, 0);
+  ASSERT_TRUE(TestCluster::WaitFor([&] { return cluster_.GetJson("/api/v1/jobs")["jobs"].size() == 1; },
+                                   std::chrono::seconds(30)));
+  const int64_t exp = Submit("ada", Config("queued"), {"--project", "nlp/text"});
+  ASSERT_GT(exp, 0);
+  ASSERT_EQ(As("carol", {"cmd", "run", "-d", "--", "sleep", "120"}).exit_code, 0);
+  ASSERT_TRUE(TestCluster::WaitFor([&] { return cluster_.GetJson("/api/v1/jobs")["jobs"].size() == 3; },
+                                   std::chrono::seconds(30)));
+
+  // (owner, experiment_id) of each job as `user` sees the queue, in order.
+  auto seen = [&](const std::string& user) {
+    nlohmann::json body;
+    EXPECT_EQ(StatusOf(user, "/api/v1/jobs", &body), 200);
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const auto& j : body["jobs"]) {
+      EXPECT_EQ(j.value("private", false), j["owner"] == "") << j.dump();
+      EXPECT_GT(j["slots"].get<int64_t>(), 0) << "the place and size stay: " << j.dump();
+      out.emplace_back(j["owner"].get<std::string>(), j["experiment_id"].dump());
+    }
+    std::sort(out.begin(), out.end());  // fair share decides which waiting job goes first
+    return out;
+  };
+  using Jobs = std::vector<std::pair<std::string, std::string>>;
+  const std::string e = std::to_string(exp);
+  EXPECT_EQ(seen("admin"), (Jobs{{"ada", e}, {"ada", "null"}, {"carol", "null"}}));
+  EXPECT_EQ(seen("bob"), (Jobs{{"", "null"}, {"", "null"}, {"ada", e}})) << "bob reads nlp's experiments";
+  EXPECT_EQ(seen("carol"), (Jobs{{"", "null"}, {"", "null"}, {"carol", "null"}}));
+  auto listed = As("carol", {"job", "list"});
+  EXPECT_EQ(listed.exit_code, 0) << listed.err;
+  EXPECT_NE(listed.out.find("(private)"), std::string::npos) << listed.out;
+  EXPECT_EQ(listed.out.find("ada"), std::string::npos) << listed.out;
 }
 
 TEST_F(WorkspacesE2E, TeamReadableMasterLetsEveryUserReadAndKeepsBusyWorkspaces) {

@@ -28,7 +28,8 @@ enum class Rule {
   kOwned,            // the owner of the experiment, or an admin
   kWorkspaceAdmin,   // an ADMIN of the workspace (or the project's creator), or a cluster admin
   kAdminOnly,        // admins
-  kWebhookAdmin,     // admins, checked by the handler (later also a workspace's admins)
+  kWebhookAdmin,     // admins for cluster-wide webhooks, checked by the handler (a workspace's
+                     // ADMINs for its webhooks: webhooks_e2e_test.cc)
   kSelfOrAdmin,      // the user named by the path, or an admin
   kTrial,            // the trial process of that allocation
   kClusterToken,     // agents holding the cluster token (no user or trial token does)
@@ -79,8 +80,8 @@ const std::vector<RouteRule>& Rules() {
       {"GET", "/api/v1/templates/{name}", Rule::kRead, ""},
       {"PUT", "/api/v1/templates/{name}", Rule::kRead, R"({"config":"max_restarts: 1\n"})"},
       {"DELETE", "/api/v1/templates/{name}", Rule::kRead, ""},
-      // No webhook URL is on this master's (empty) allow list: an admin's
-      // create is a 400, the others a 404 (webhook 1 does not exist).
+      // Webhooks 1 and 2 are cluster-wide (made below); DELETE names 2. The
+      // create's URL is off this master's allow list: an admin's is a 400.
       {"GET", "/api/v1/webhooks", Rule::kRead, ""},
       {"POST", "/api/v1/webhooks", Rule::kWebhookAdmin,
        R"({"name":"m","url":"https://hooks.example.com/","triggers":[{"trigger_type":"TASK_LOG","condition":{"regex":"x"}}]})"},
@@ -261,7 +262,11 @@ max_restarts: 0
 
 TEST(Authorization, MatrixOfEveryRouteAndCaller) {
   TestCluster cluster;
-  cluster.StartMaster();
+  // A port nothing listens on: a test event fails at once, on loopback.
+  const std::string webhook_url = "http://127.0.0.1:9/";
+  cluster.StartMaster(
+      {.extra_args = {"--config", cluster.WriteFile("master.yaml", "webhooks:\n  allowed_urls: [\"" +
+                                                                       webhook_url + "\"]\n")}});
   cluster.StartAgent("agent-1", 2);
   const std::string ada = cluster.CreateUser("ada", "ada-password");
   const std::string bob = cluster.CreateUser("bob", "bob-password");
@@ -339,6 +344,18 @@ TEST(Authorization, MatrixOfEveryRouteAndCaller) {
   ASSERT_TRUE(project.ok() && project->status == 201) << (project.ok() ? project->body : "");
   const std::string project_id = std::to_string(nlohmann::json::parse(project->body)["id"].get<int64_t>());
 
+  // Two cluster-wide webhooks, on a line no trial prints.
+  for (const char* name : {"matrix-1", "matrix-2"}) {
+    auto hook = cluster.client().Request(
+        "POST", "/api/v1/webhooks",
+        nlohmann::json{
+            {"name", name},
+            {"url", webhook_url},
+            {"triggers", {{{"trigger_type", "TASK_LOG"}, {"condition", {{"regex", "^never printed$"}}}}}}}
+            .dump());
+    ASSERT_TRUE(hook.ok() && hook->status == 201) << (hook.ok() ? hook->body : hook.status().ToString());
+  }
+
   std::map<Caller, std::string> tokens = {
       {Caller::kNobody, ""},
       {Caller::kMadeUp, std::string(64, 'a')},
@@ -363,7 +380,7 @@ TEST(Authorization, MatrixOfEveryRouteAndCaller) {
       fill("{pool}", "default");
     }
     if (r.pattern.starts_with("/api/v1/projects/")) fill("{id}", project_id);
-    if (path.find("/webhooks/") != std::string::npos) fill("{id}", "1");
+    if (path.find("/webhooks/") != std::string::npos) fill("{id}", r.method == "DELETE" ? "2" : "1");
     if (r.method == "DELETE" || r.pattern.ends_with("/slots")) fill("{id}", "no-such-agent");
     if (path.find("/agents/") != std::string::npos) fill("{id}", "agent-1");
     if (path.find("/users/") != std::string::npos) fill("{id}", std::to_string(ada_id));

@@ -2,7 +2,7 @@
 // implementations: names are unique, triggers round-trip, deliveries are
 // listed newest first, PENDING ones are found for a restarted master, the
 // history of ended ones is bounded, and deleting a webhook takes its
-// deliveries with it.
+// deliveries with it; a workspace's webhooks go with the workspace.
 #include <gtest/gtest.h>
 
 #include "master/store/memory_store.h"
@@ -53,6 +53,31 @@ TYPED_TEST(StoreWebhooksTest, CreateListGetAndDelete) {
   ASSERT_TRUE(s.DeleteWebhook(*id).ok());
   EXPECT_EQ(s.DeleteWebhook(*id).code(), ErrorCode::kNotFound);
   EXPECT_EQ(s.GetWebhook(*id).status().code(), ErrorCode::kNotFound);
+}
+
+TYPED_TEST(StoreWebhooksTest, AWorkspacesWebhooksGoWithIt) {
+  Store& s = this->store();
+  auto ws = s.CreateWorkspace({.name = "nlp", .created_by = "admin"});
+  ASSERT_TRUE(ws.ok()) << ws.status().message();
+  WebhookRecord scoped = Hook("nlp-done");
+  scoped.workspace_id = ws->id;
+  auto in_ws = s.CreateWebhook(scoped);
+  auto everywhere = s.CreateWebhook(Hook("all-done"));
+  ASSERT_TRUE(in_ws.ok() && everywhere.ok());
+  EXPECT_EQ(s.GetWebhook(*in_ws)->workspace_id, ws->id);
+  EXPECT_EQ(s.GetWebhook(*everywhere)->workspace_id, std::nullopt);
+  WebhookDelivery d;
+  d.webhook_id = *in_ws;
+  d.event = "{}";
+  auto delivery = s.AddWebhookDelivery(d);
+  ASSERT_TRUE(delivery.ok());
+  ASSERT_TRUE(s.DeleteWorkspace(ws->id).ok());
+  EXPECT_EQ(s.GetWebhook(*in_ws).status().code(), ErrorCode::kNotFound);
+  EXPECT_EQ(s.GetWebhookDelivery(*delivery).status().code(), ErrorCode::kNotFound);
+  auto list = s.ListWebhooks();
+  ASSERT_TRUE(list.ok());
+  ASSERT_EQ(list->size(), 1u);
+  EXPECT_EQ((*list)[0].name, "all-done");
 }
 
 TYPED_TEST(StoreWebhooksTest, DeliveriesRecordTheirOutcome) {

@@ -161,6 +161,37 @@ describe('ClusterPage', () => {
     expect(within(row).getByText('needs 1 slot on one agent')).toBeTruthy();
   });
 
+  it("marks another user's private job without naming them", async () => {
+    vi.stubGlobal(
+      'fetch',
+      fakeFetch({
+        '/api/v1/agents': () => json({ agents: [], total: 0 }),
+        '/api/v1/jobs': () =>
+          json({
+            jobs: [
+              job('trial-7.0', {
+                kind: 'TRIAL',
+                task_id: 7,
+                trial_id: null,
+                experiment_id: null,
+                owner: '',
+                private: true,
+                state: 'PENDING',
+                position: 1,
+              }),
+            ],
+            total: 1,
+          }),
+        '/api/v1/pools': () => json({ pools: [], total: 0 }),
+      }).fn,
+    );
+    render(<ClusterPage />);
+    const mark = await screen.findByText('another user’s (private)');
+    const row = mark.closest('tr')!;
+    expect(row.getAttribute('data-allocation')).toBe('trial-7.0');
+    expect(within(row).queryByRole('link')).toBeNull();
+  });
+
   it('shows shells and notebooks in the queue with their owner, slots, state and reason', async () => {
     const task = (kind: 'SHELL' | 'NOTEBOOK', id: number, over: Parameters<typeof job>[1]) =>
       job(`${kind.toLowerCase()}-${id}.0`, { kind, task_id: id, trial_id: null, experiment_id: null, ...over });

@@ -211,7 +211,7 @@ function Queue({ jobs }: { jobs: Job[] }) {
               <td>
                 {j.experiment_id != null ? <Link to={paths.experiment(j.experiment_id)}>{j.experiment_id}</Link> : '—'}
               </td>
-              <td>{j.owner}</td>
+              <td>{j.private ? <span className="muted">another user’s (private)</span> : j.owner}</td>
               <td>
                 <StateBadge state={j.preempting ? 'TERMINATING' : j.state} />
                 {slurmJobOf(j) && <div className="muted small">{slurmJobOf(j)}</div>}

@@ -12,6 +12,8 @@ function webhook(id: number, name: string, over: Partial<Webhook> = {}): Webhook
     url: `https://hooks.example.com/${name}`,
     type: 'DEFAULT',
     triggers: [{ trigger_type: 'EXPERIMENT_STATE_CHANGE', condition: { state: 'COMPLETED' } }],
+    workspace_id: null,
+    workspace: null,
     created_by: 'admin',
     created_at: '2026-11-20T10:00:00Z',
     ...over,
