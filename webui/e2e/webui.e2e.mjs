@@ -27,7 +27,10 @@
 // refusal of a URL off its (here empty) allow list is shown. The experiment
 // page's heat map has a cell per grid point; Compare (from the list's
 // selection) draws the trials of the grid and its fork on one chart and
-// lists them, and takes trials added and removed by id.
+// lists them, and takes trials added and removed by id. It creates a
+// workspace (a taken name refused at its field), a project in it, adds a
+// member and binds a pool, moves an experiment there with the bulk Move and
+// finds it by filtering the list by that project.
 // Every page it visits is checked with axe-core (WCAG 2.1 A and AA), and it
 // checks that the console stayed free of errors, and that every
 // API answer the browser got is one docs/openapi.json describes (checked by
@@ -960,6 +963,106 @@ max_restarts: 0
   check((await getJson(`${url}/api/v1/webhooks`)).total === 0, 'the master created no webhook');
   await shot('webhooks', { fullPage: true });
   await a11y('the webhooks page');
+
+  // 22. Workspaces: admin creates one (a taken name is refused at the
+  // field first), a project in it, adds bob as a member and binds the
+  // default pool; the bulk Move puts the continued experiment into the
+  // project, and the list filtered by that project shows it alone.
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Workspaces' }).click();
+  await page.waitForURL(`${url}/workspaces`);
+  await page.locator('tr[data-workspace="1"]').waitFor({ timeout: 20000 });
+  const wsForm = page.getByRole('form', { name: 'Create a workspace' });
+  const wsName = wsForm.getByLabel('Name');
+  expectedRefusals.set(`POST ${url}/api/v1/workspaces`, 409);
+  await wsName.fill('Uncategorized');
+  await wsForm.getByRole('button', { name: 'Create workspace' }).click();
+  const wsRefusal = wsForm.getByRole('alert');
+  await wsRefusal.waitFor({ timeout: 20000 });
+  check(
+    /exists already/.test(await wsRefusal.textContent()) && (await wsName.getAttribute('aria-invalid')) === 'true',
+    `a taken name is refused at the name field: ${await wsRefusal.textContent()}`,
+  );
+  await a11y('the workspaces page with a refused name');
+  await wsName.fill('research');
+  await wsForm.getByLabel('Description').fill('experiments of the e2e test');
+  await wsForm.getByRole('button', { name: 'Create workspace' }).click();
+  await page.locator('tr[data-workspace]', { hasText: 'research' }).waitFor({ timeout: 20000 });
+  await shot('workspaces', { fullPage: true });
+  await a11y('the workspaces page');
+  await wsForm.getByRole('status').getByRole('link', { name: 'research' }).click();
+  await page.waitForURL(/\/workspaces\/\d+$/);
+  const wsId = Number(new URL(page.url()).pathname.split('/').pop());
+  const projectForm = page.getByRole('form', { name: 'Create a project' });
+  await projectForm.getByLabel('Project name').fill('baselines');
+  await projectForm.getByRole('button', { name: 'Create project' }).click();
+  const projectsTable = page.getByRole('region', { name: 'Projects table' });
+  await projectsTable.getByRole('link', { name: 'baselines' }).waitFor({ timeout: 20000 });
+  const memberForm = page.getByRole('form', { name: 'Add a member' });
+  await memberForm.getByLabel('Username').fill('bob');
+  await memberForm.getByLabel('Role').selectOption('MEMBER');
+  await memberForm.getByRole('button', { name: 'Add member' }).click();
+  await page.locator('tr[data-member="bob"]').waitFor({ timeout: 20000 });
+  const poolForm = page.getByRole('form', { name: 'Bind a pool' });
+  await poolForm.getByRole('combobox').selectOption('default');
+  await poolForm.getByRole('checkbox', { name: /Default pool/ }).check();
+  await poolForm.getByRole('button', { name: 'Bind pool' }).click();
+  await page.locator('tr[data-pool-binding="default"]').waitFor({ timeout: 20000 });
+  await shot('workspace', { fullPage: true });
+  await a11y('the workspace page');
+  const research = await getJson(`${url}/api/v1/workspaces/${wsId}`);
+  check(
+    research.members.some((m) => m.username === 'bob' && m.role === 'MEMBER') &&
+      research.members.some((m) => m.username === 'admin' && m.role === 'ADMIN') &&
+      research.pools.length === 1 &&
+      research.pools[0].pool === 'default' &&
+      research.pools[0].default === true,
+    `the master has research's members and pool: ${JSON.stringify(research)}`,
+  );
+  const baselines = (await getJson(`${url}/api/v1/workspaces/${wsId}/projects`)).projects.find(
+    (p) => p.name === 'baselines',
+  );
+  check(baselines, 'the master has the project baselines');
+
+  await page.goto(`${url}/experiments?archived=true`);
+  const continuedRow = page.locator(`tr[data-experiment="${continued}"]`);
+  await continuedRow.waitFor({ timeout: 20000 });
+  await gridRow.waitFor();
+  await page.getByRole('checkbox', { name: `Select experiment ${continued}`, exact: true }).check();
+  await page
+    .getByRole('toolbar', { name: 'Act on the selected experiments' })
+    .getByRole('button', { name: 'Move', exact: true })
+    .click();
+  const moveDialog = page.getByRole('dialog', { name: `Move experiment ${continued} to another project` });
+  await moveDialog.getByLabel('Project').selectOption({ label: 'research / baselines' });
+  await a11y('the move dialog');
+  await moveDialog.getByRole('button', { name: 'Move', exact: true }).click();
+  await page.getByText('Move to research / baselines: done for 1 experiment.').waitFor({ timeout: 20000 });
+  const moved = await getJson(`${url}/api/v1/experiments/${continued}`);
+  check(
+    moved.project_id === baselines.id && moved.workspace_id === wsId,
+    `the master has experiment ${continued} in research/baselines: ${moved.workspace}/${moved.project}`,
+  );
+  await continuedRow.getByRole('link', { name: 'research / baselines' }).waitFor({ timeout: 20000 });
+  const filters = page.getByRole('search', { name: 'Filter experiments' });
+  await filters.getByLabel('Workspace').selectOption({ label: 'research' });
+  await page.waitForURL(new RegExp(`workspace_id=${wsId}`));
+  await filters.getByLabel('Project').selectOption({ label: 'baselines' });
+  await page.waitForURL(new RegExp(`workspace_id=${wsId}&project_id=${baselines.id}`));
+  await gridRow.waitFor({ state: 'detached', timeout: 20000 });
+  await continuedRow.waitFor();
+  check((await page.locator('tbody tr').count()) === 1, 'the project filter leaves the moved experiment alone');
+  await shot('experiments-by-project');
+  await a11y('the experiment list filtered by project');
+  await page.goto(`${url}/experiments/${continued}`);
+  const placeLinks = page
+    .locator('dt', { hasText: 'Project' })
+    .locator('xpath=following-sibling::dd')
+    .getByRole('link');
+  await placeLinks.first().waitFor({ timeout: 20000 });
+  check(
+    JSON.stringify(await placeLinks.allTextContents()) === '["research","baselines"]',
+    `the experiment page names its workspace and project: ${await placeLinks.allTextContents()}`,
+  );
 
   check(a11yProblems.length === 0, a11yProblems.join('\n'));
   check(problems.length === 0, `the browser saw no errors, but:\n  ${problems.join('\n  ')}`);

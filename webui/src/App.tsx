@@ -59,6 +59,11 @@ export function App() {
                 </Link>
               </li>
               <li>
+                <Link to={paths.workspaces()} aria-current={current('workspaces')}>
+                  Workspaces
+                </Link>
+              </li>
+              <li>
                 {/* The tab's latest comparison; on its page, the one shown. */}
                 <Link
                   to={section === 'compare' ? paths.compare(search) : paths.compare(addToComparison({}))}

@@ -14,4 +14,6 @@ export const paths = {
   models: (search = '') => `/models${search}`,
   model: (name: string) => `/models/${encodeURIComponent(name)}`,
   webhooks: () => '/webhooks',
+  workspaces: (search = '') => `/workspaces${search}`,
+  workspace: (id: number) => `/workspaces/${id}`,
 };

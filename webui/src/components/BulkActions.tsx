@@ -1,6 +1,7 @@
 // The toolbar over the experiment list's selected rows: compare their trials
-// (the Compare page), or pause, activate,
-// kill, archive, unarchive or delete them all, behind one confirmation; each
+// (the Compare page), pause, activate, kill, archive, unarchive or delete
+// them all, behind one confirmation, or move them to another project
+// (MoveDialog); each
 // experiment goes through its own route, and the ones the master refused are
 // listed with its message (the others are done).
 import { useState } from 'react';
@@ -12,6 +13,7 @@ import {
   bulkExplain,
   bulkLabel,
   bulkSummary,
+  moveSummary,
   runBulk,
   selectionTitle,
   type BulkAction,
@@ -21,15 +23,17 @@ import { ConfirmDialog } from './ConfirmDialog';
 import { Link } from 'react-router';
 import { compareSearch } from '../lib/compare';
 import { paths } from '../paths';
+import { MoveDialog } from './MoveDialog';
 
 export function BulkActions({
   experiments,
   onDone,
 }: {
-  experiments: Pick<Experiment, 'id' | 'name'>[];
+  experiments: Pick<Experiment, 'id' | 'name' | 'project_id'>[];
   onDone: (summary: string) => void;
 }) {
   const [pending, setPending] = useState<BulkAction | null>(null);
+  const [moving, setMoving] = useState(false);
   const [busy, setBusy] = useState(false);
   const [failures, setFailures] = useState<BulkFailure[]>([]);
 
@@ -83,7 +87,21 @@ export function BulkActions({
               {bulkLabel(a)}
             </button>
           ))}
+          <button type="button" className="btn btn-small" onClick={() => setMoving(true)}>
+            Move
+          </button>
         </div>
+      )}
+      {moving && (
+        <MoveDialog
+          experiments={experiments}
+          onCancel={() => setMoving(false)}
+          onMoved={(result, target) => {
+            setMoving(false);
+            setFailures(result.failed);
+            onDone(moveSummary(target, result));
+          }}
+        />
       )}
       {pending && (
         <ConfirmDialog

@@ -1,4 +1,5 @@
-// One experiment: state and actions (pause, kill, edit, fork, delete), the
+// One experiment: state and actions (pause, kill, edit, fork, move, delete),
+// its workspace and project, the
 // learning curves of all its trials, its trials with their hyperparameters
 // (each can be killed), how the metric depends on them (a heat map over two
 // of them too), a link adding its trials to the comparison, the files of its
@@ -20,12 +21,13 @@ import { ExperimentCheckpoints } from '../components/ExperimentCheckpoints';
 import { HeatMap } from '../components/HeatMap';
 import { HparamViews } from '../components/HparamViews';
 import { ModelFiles } from '../components/ModelFiles';
+import { MoveButton } from '../components/MoveDialog';
 import { ProgressBar } from '../components/ProgressBar';
 import { StateBadge } from '../components/StateBadge';
 import { Curves } from '../components/TrialsChart';
 import { TrialsTable } from '../components/TrialsTable';
 import { useNow } from '../hooks/useNow';
-import { isTerminal, mayChange } from '../lib/experiments';
+import { DEFAULT_LIST_QUERY, isTerminal, listQueryToSearch, mayChange } from '../lib/experiments';
 import { durationBetween, formatCount, formatDateTime } from '../lib/format';
 import { paths } from '../paths';
 
@@ -128,6 +130,7 @@ function ExperimentHeader({ e }: { e: Experiment }) {
             Fork
           </Link>
           <CompareLink experiments={[e.id]} label={`Compare the trials of experiment ${e.id}`} />
+          {mine && <MoveButton experiment={e} />}
           {mine && <DeleteExperiment experiment={e} />}
         </div>
       </div>
@@ -139,6 +142,21 @@ function ExperimentHeader({ e }: { e: Experiment }) {
           <dt>Owner</dt>
           <dd>{e.owner}</dd>
         </div>
+        {e.project_id !== undefined && e.workspace_id !== undefined && (
+          <div>
+            <dt>Project</dt>
+            <dd>
+              <Link to={paths.workspace(e.workspace_id)}>{e.workspace}</Link> /{' '}
+              <Link
+                to={paths.experiments(
+                  listQueryToSearch({ ...DEFAULT_LIST_QUERY, workspace: e.workspace_id, project: e.project_id }),
+                )}
+              >
+                {e.project}
+              </Link>
+            </dd>
+          </div>
+        )}
         <div>
           <dt>Searcher</dt>
           <dd>
