@@ -2,35 +2,47 @@
 # Recovery time: a real master and three agents of one CPU slot each on
 # 127.0.0.1; the digits-libtorch trial trains on two of them (two ranks, gloo,
 # a checkpoint every --checkpoint batches); in the middle of training the
-# agent holding rank 0 is killed with SIGKILL together with its rank's
-# process group, as a machine loss would. Measured from the kill to the first
-# metric report of the trial's next allocation, which runs on the two agents
-# left, and split at the master's log lines (JSON, millisecond timestamps):
-#   detection     kill → the old allocation ends (agent lost, or its gang failed)
+# machine of rank 0 is lost, as one of two faults:
+#   kill  the agent and its rank's processes get SIGKILL at once: the kernel
+#         closes the agent's connection, so the master sees it go at once;
+#   stop  they get SIGSTOP: the connection stays open and silent, as when a
+#         machine loses power or its cable, so only the heartbeat deadline
+#         tells (the processes are killed at the end).
+# Measured from the fault to the first metric report of the trial's next
+# allocation, which runs on the two agents left, and split at the master's
+# log lines (JSON, millisecond timestamps) and the ranks' lines (stamped by
+# their agents as they read them):
+#   detection     fault → the old allocation ends (agent lost)
 #   rescheduling  → the next allocation is placed and its ranks are sent to the agents
-#   start         → every rank reports RUNNING (model fetched, process started)
-#   first metric  → its first metric report: process start-up, rendezvous,
-#                   checkpoint restore and the first report_every batches
-# and the work lost: the batches reported before the kill past the checkpoint
+#   ranks started → every rank reports RUNNING (model fetched, process started)
+#   process start-up and rendezvous → every rank printed that it joined the group
+#   restore       → every rank printed that it resumed from the checkpoint
+#   first batches and report → the master has the first metric report
+# and the work lost: the batches reported before the fault past the checkpoint
 # the trial resumed from. Each run is a fresh cluster; each setting of the
-# master's reconnect_window_ms runs --runs times.
-#   bench/recovery.sh [--runs N] [--windows MS,MS] [--checkpoint BATCHES] [--kill-at BATCHES]
-# (BUILD_DIR, default build/; RECOVERY_KEEP_LOGS=DIR keeps the daemons' logs of a
-# --one run there). Prints a Markdown table on stdout; progress on stderr.
+# master's heartbeat_timeout_ms/reconnect_window_ms and each fault runs --runs times.
+#   bench/recovery.sh [--runs N] [--settings HB/WINDOW,...] [--faults kill,stop]
+#                     [--checkpoint BATCHES] [--kill-at BATCHES] [--rank R]
+# Default settings: 2000/1000 (a fast-failing cluster) and 10000/25000 (the
+# master's defaults). BUILD_DIR picks the build (default build/);
+# RECOVERY_KEEP_LOGS=DIR keeps the logs of the runs there. Prints a Markdown
+# table on stdout; progress on stderr.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 build=$(cd "${BUILD_DIR:-$root/build}" && pwd)
 bin=$build/bin
-runs=3 windows=1000,25000 checkpoint=200 kill_at=500 rank=0 one=
+runs=3 settings=2000/1000,10000/25000 faults=kill,stop checkpoint=200 kill_at=500 rank=0 one= fault=kill
 while [ $# -gt 0 ]; do
   case $1 in
     --runs) runs=${2:?}; shift 2 ;;
-    --windows) windows=${2:?}; shift 2 ;;
+    --settings) settings=${2:?}; shift 2 ;;
+    --faults) faults=${2:?}; shift 2 ;;
+    --fault) fault=${2:?}; shift 2 ;;  # of one run
     --checkpoint) checkpoint=${2:?}; shift 2 ;;
     --kill-at) kill_at=${2:?}; shift 2 ;;
     --rank) rank=${2:?}; shift 2 ;;
-    --one) one=${2:?}; shift 2 ;;  # one run with this window: a JSON line on stdout
+    --one) one=${2:?}; shift 2 ;;  # one run with this HB/WINDOW: a JSON line on stdout
     *) echo "recovery: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -40,10 +52,13 @@ staged=$build/examples/digits-libtorch/model
 if [ -z "$one" ]; then
   results=$(mktemp)
   trap 'rm -f "$results"' EXIT
-  for w in ${windows//,/ }; do
-    for r in $(seq 1 "$runs"); do
-      echo "recovery: reconnect_window_ms $w, run $r of $runs" >&2
-      "$0" --one "$w" --checkpoint "$checkpoint" --kill-at "$kill_at" --rank "$rank" >>"$results"
+  for f in ${faults//,/ }; do
+    for setting in ${settings//,/ }; do
+      for r in $(seq 1 "$runs"); do
+        echo "recovery: $f, heartbeat_timeout_ms/reconnect_window_ms $setting, run $r of $runs" >&2
+        RECOVERY_KEEP_LOGS=${RECOVERY_KEEP_LOGS:+$RECOVERY_KEEP_LOGS/$f-${setting/\//-}-$r} \
+          "$0" --one "$setting" --fault "$f" --checkpoint "$checkpoint" --kill-at "$kill_at" --rank "$rank" >>"$results"
+      done
     done
   done
   python3 - "$results" <<'PY'
@@ -54,24 +69,31 @@ phases = [("detection", "detection"), ("rescheduling", "rescheduling"), ("ranks 
           ("first batches and report", "first_batches")]
 def fmt(v):
     v = [x for x in v if x is not None]
-    return f"{statistics.median(v):.2f} ({min(v):.2f}–{max(v):.2f})" if v else "-"
-print("| reconnect_window_ms | runs | kill → training again, s | " +
+    if not v:
+        return "-"
+    d = 3 if statistics.median(v) < 0.1 else 2
+    return f"{statistics.median(v):.{d}f} ({min(v):.{d}f}–{max(v):.{d}f})"
+print("| fault | heartbeat_timeout_ms / reconnect_window_ms | runs | fault → training again, s | " +
       " | ".join(f"{name}, s" for name, _ in phases) +
       " | not detection, s | not detection / total | batches lost |")
-print("| --- | --- | --- | " + " | ".join("---" for _ in phases) + " | --- | --- | --- |")
-for w in sorted({r["window_ms"] for r in rows}):
-    rs = [r for r in rows if r["window_ms"] == w]
+print("| --- | --- | --- | --- | " + " | ".join("---" for _ in phases) + " | --- | --- | --- |")
+keys = []
+for r in rows:
+    if (r["fault"], r["setting"]) not in keys:
+        keys.append((r["fault"], r["setting"]))
+for fault, setting in keys:
+    rs = [r for r in rows if (r["fault"], r["setting"]) == (fault, setting)]
     rest = [r["total"] - r["detection"] for r in rs]
     share = [(r["total"] - r["detection"]) / r["total"] for r in rs]
     lost = [r["lost_batches"] for r in rs]
-    print(f"| {w} | {len(rs)} | {fmt([r['total'] for r in rs])} | " +
+    print(f"| {fault} | {setting} | {len(rs)} | {fmt([r['total'] for r in rs])} | " +
           " | ".join(fmt([r.get(k) for r in rs]) for _, k in phases) +
           f" | {fmt(rest)} | {statistics.median(share):.3f}× | "
           f"{statistics.median(lost):.0f} ({min(lost)}–{max(lost)}) |")
 print()
-print("Median (min–max) of the runs, in seconds. Each run (window: total, batch resumed at, "
-      "batches lost, 1-minute load average at the kill): " +
-      "; ".join(f"{r['window_ms']} ms: {r['total']:.2f} s, {r['resumed_at']}, {r['lost_batches']}, "
+print("Median (min–max) of the runs, in seconds. Each run (fault, setting: total, batch resumed "
+      "at, batches lost, 1-minute load average at the fault): " +
+      "; ".join(f"{r['fault']} {r['setting']}: {r['total']:.2f} s, {r['resumed_at']}, {r['lost_batches']}, "
                 f"{r['load1']:.1f}" for r in rows) + ".")
 PY
   exit 0
@@ -79,12 +101,16 @@ fi
 
 . bench/lib.sh
 bench_init recovery
-bench_master_yaml="reconnect_window_ms: $one
+bench_master_yaml="heartbeat_timeout_ms: ${one%/*}
+reconnect_window_ms: ${one#*/}
 log_format: json"
 bench_master_log_level=info
 # Rank processes left behind (their agents stopped first) are killed at exit.
+doomed=
 recovery_cleanup() {
   local p
+  # shellcheck disable=SC2086
+  [ -n "$doomed" ] && kill -9 $doomed 2>/dev/null
   for p in $(recovery_descendants "${bench_pids[@]}"); do kill -9 "$p" 2>/dev/null || true; done
   [ -n "${RECOVERY_KEEP_LOGS:-}" ] && mkdir -p "$RECOVERY_KEEP_LOGS" && cp "$work"/*.log "$work"/*.json "$RECOVERY_KEEP_LOGS/"
   bench_cleanup
@@ -143,8 +169,8 @@ doomed="${agent_pid[$victim]} $(recovery_descendants "${agent_pid[$victim]}")"
 load=$(cut -d' ' -f1 /proc/loadavg)
 killed_at=$(date +%s.%N)
 # shellcheck disable=SC2086
-kill -9 $doomed
-echo "recovery: killed $victim (pids $doomed) at batch >= $reached" >&2
+if [ "$fault" = kill ]; then kill -9 $doomed; else kill -STOP $doomed; fi
+echo "recovery: $fault $victim (pids $doomed) at batch >= $reached" >&2
 
 # Training again: the first metric report of the next allocation.
 for _ in $(seq 1 1800); do
@@ -163,10 +189,10 @@ for _ in $(seq 1 50); do
 done
 curl -fsS -o /dev/null -X POST -H "Authorization: Bearer $token" "$url/api/v1/experiments/$exp/kill" || true
 
-python3 - "$work" "$one" "$old" "$victim" "$killed_at" "$load" <<'PY'
+python3 - "$work" "$one" "$old" "$victim" "$killed_at" "$load" "$fault" <<'PY'
 import datetime, json, re, sys
-work, window, old, victim, killed_at = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], float(sys.argv[5])
-load = float(sys.argv[6])
+work, setting, old, victim, killed_at = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], float(sys.argv[5])
+load, fault = float(sys.argv[6]), sys.argv[7]
 def ts(text):
     return datetime.datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
 lines = []
@@ -204,7 +230,7 @@ joined, restored = line_at(r"^digits: rank \d of 2 "), line_at(r"^digits: resume
 split = {}
 if joined and restored:
     split = {"process_start": joined - started, "restore": restored - joined, "first_batches": metric - restored}
-out = {"window_ms": window, "load1": load, **split, "victim": victim, "old": old, "new": new,
+out = {"fault": fault, "setting": setting, "load1": load, **split, "victim": victim, "old": old, "new": new,
        "detection": ended - killed_at, "rescheduling": placed - ended, "start": started - placed,
        "first_metric": metric - started, "total": metric - killed_at,
        "queued_after_end": queued - ended, "reported_before_kill": max(before, default=0),
