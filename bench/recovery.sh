@@ -110,9 +110,11 @@ doomed=
 recovery_cleanup() {
   local p
   # shellcheck disable=SC2086
-  [ -n "$doomed" ] && kill -9 $doomed 2>/dev/null
+  [ -z "$doomed" ] || kill -9 $doomed 2>/dev/null || true
   for p in $(recovery_descendants "${bench_pids[@]}"); do kill -9 "$p" 2>/dev/null || true; done
-  [ -n "${RECOVERY_KEEP_LOGS:-}" ] && mkdir -p "$RECOVERY_KEEP_LOGS" && cp "$work"/*.log "$work"/*.json "$RECOVERY_KEEP_LOGS/"
+  if [ -n "${RECOVERY_KEEP_LOGS:-}" ]; then
+    mkdir -p "$RECOVERY_KEEP_LOGS" && cp "$work"/*.log "$work"/*.json "$RECOVERY_KEEP_LOGS/" || true
+  fi
   bench_cleanup
 }
 # recovery_descendants PID...: every process below them.
