@@ -24,7 +24,13 @@
 // trial there (in place), and registers the
 // grid's best checkpoint as the first version of a new model, found on the
 // model's page and the Models page; on the Webhooks page, the master's
-// refusal of a URL off its (here empty) allow list is shown.
+// refusal of a URL off its (here empty) allow list is shown. The experiment
+// page's heat map has a cell per grid point; Compare (from the list's
+// selection) draws the trials of the grid and its fork on one chart and
+// lists them, and takes trials added and removed by id. It creates a
+// workspace (a taken name refused at its field), a project in it, adds a
+// member and binds a pool, moves an experiment there with the bulk Move and
+// finds it by filtering the list by that project.
 // Every page it visits is checked with axe-core (WCAG 2.1 A and AA), and it
 // checks that the console stayed free of errors, and that every
 // API answer the browser got is one docs/openapi.json describes (checked by
@@ -308,6 +314,15 @@ max_restarts: 0
     'the best trial is highlighted',
   );
   check((await page.locator('svg.scatter a.scatter-point').count()) === 8, 'the scatter has 8 points');
+  // The heat map: 4 learning rates by 2 batch sizes, a trial in each cell.
+  const heat = page.getByRole('region', { name: 'Heat map table' });
+  await heat.waitFor();
+  check((await heat.locator('td.heat-cell').count()) === 8, 'the heat map has 8 cells with a trial');
+  check((await heat.locator('td.heat-empty').count()) === 0, 'no cell of the grid is empty');
+  check(
+    (await heat.locator('thead th').allTextContents()).length === 5 && (await heat.locator('tbody tr').count()) === 2,
+    'the heat map has a column per learning rate and a row per batch size',
+  );
   await page.locator('section[aria-labelledby="model-title"] tr[data-file="run.sh"]').waitFor({ timeout: 20000 });
   await shot('experiment', { fullPage: true });
   await a11y('the experiment page');
@@ -667,6 +682,74 @@ max_restarts: 0
   );
   await shot('fork', { fullPage: true });
 
+  // 15b. Compare the grid and its fork: selected in the list, Compare opens
+  // the page with their 12 trials (the URL names them), one line and legend
+  // entry per trial labelled with its experiment, and a table row each. A
+  // trial removed, an unknown id refused, the trial added back by id.
+  await page.goto(`${url}/experiments`);
+  await gridRow.waitFor({ timeout: 20000 });
+  await page.getByRole('checkbox', { name: `Select experiment ${grid}`, exact: true }).check();
+  await page.getByRole('checkbox', { name: `Select experiment ${fork}`, exact: true }).check();
+  await page
+    .getByRole('toolbar', { name: 'Act on the selected experiments' })
+    .getByRole('link', { name: 'Compare' })
+    .click();
+  await page.waitForURL(/\/compare\?trials=[\d,]+$/, { timeout: 20000 });
+  const comparedIds = new URL(page.url()).searchParams.get('trials').split(',').map(Number);
+  const wantIds = [...gridTrials, ...forkTrials].map((t) => t.id);
+  check(
+    comparedIds.length === 12 && wantIds.every((id) => comparedIds.includes(id)),
+    `the Compare URL names the 12 trials of both: ${comparedIds.join(',')}`,
+  );
+  const compareChart = page.locator(
+    'figure.chart[aria-label="validation validation_loss of the compared trials by batches"]',
+  );
+  await compareChart.waitFor({ timeout: 20000 });
+  const compareTable = page.getByRole('region', { name: 'Compared trials' });
+  const chartSeries = async () => Number(await compareChart.getAttribute('data-series'));
+  await waitFor('a line per compared trial', async () => (await chartSeries()) === 12, 20000);
+  const legendRows = await compareChart.locator('.u-legend .u-series').allTextContents();
+  check(legendRows.length === 13, `the legend has the x axis and 12 trials: ${legendRows.length}`);
+  for (const [exp, t] of [
+    [grid, gridTrials[0]],
+    [fork, forkTrials[0]],
+  ])
+    check(
+      legendRows.some((r) => r.includes(`exp ${exp} · trial ${t.id}`)),
+      `the legend names exp ${exp} · trial ${t.id}: ${legendRows.slice(0, 3).join(' | ')}`,
+    );
+  await waitFor(
+    'a table row per compared trial',
+    async () => (await compareTable.locator('tbody tr').count()) === 12,
+    20000,
+  );
+  check(
+    (await compareTable.locator(`tr[data-experiment="${grid}"]`).count()) === 8 &&
+      (await compareTable.locator(`tr[data-experiment="${fork}"]`).count()) === 4,
+    'the table has the 8 trials of the grid and the 4 of the fork',
+  );
+  const compareHeaders = (await compareTable.locator('thead th').allTextContents()).join(' ');
+  check(
+    /learning_rate/.test(compareHeaders) && /batch_size/.test(compareHeaders),
+    `the table has the hyperparameters as columns: ${compareHeaders}`,
+  );
+  await shot('compare', { fullPage: true });
+  await a11y('the compare page');
+  const removed = forkTrials[0].id;
+  await compareTable.getByRole('button', { name: `Remove trial ${removed} from the comparison` }).click();
+  await waitFor('the removed trial to leave the chart', async () => (await chartSeries()) === 11, 20000);
+  check(!new URL(page.url()).searchParams.get('trials').split(',').includes(String(removed)), 'the URL drops it');
+  const addTrials = page.getByRole('form', { name: 'Add trials' });
+  expectedRefusals.set(`GET ${url}/api/v1/trials/99999`, 404);
+  await addTrials.getByLabel('Trial ids').fill('99999');
+  await addTrials.getByRole('button', { name: 'Add' }).click();
+  await page.getByText('Trial 99999 does not exist or is not visible to you.').waitFor({ timeout: 20000 });
+  await addTrials.getByLabel('Trial ids').fill(String(removed));
+  await page.keyboard.press('Enter');
+  await waitFor('the trial added back', async () => (await chartSeries()) === 12, 20000);
+  check(new URL(page.url()).searchParams.get('trials').endsWith(`,${removed}`), 'the URL has it again, last');
+  await a11y('the compare page after adding a trial');
+
   // 16. Bulk-archive the grid and the slow search from the list.
   await page.goto(`${url}/experiments`);
   await gridRow.waitFor({ timeout: 20000 });
@@ -880,6 +963,106 @@ max_restarts: 0
   check((await getJson(`${url}/api/v1/webhooks`)).total === 0, 'the master created no webhook');
   await shot('webhooks', { fullPage: true });
   await a11y('the webhooks page');
+
+  // 22. Workspaces: admin creates one (a taken name is refused at the
+  // field first), a project in it, adds bob as a member and binds the
+  // default pool; the bulk Move puts the continued experiment into the
+  // project, and the list filtered by that project shows it alone.
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Workspaces' }).click();
+  await page.waitForURL(`${url}/workspaces`);
+  await page.locator('tr[data-workspace="1"]').waitFor({ timeout: 20000 });
+  const wsForm = page.getByRole('form', { name: 'Create a workspace' });
+  const wsName = wsForm.getByLabel('Name');
+  expectedRefusals.set(`POST ${url}/api/v1/workspaces`, 409);
+  await wsName.fill('Uncategorized');
+  await wsForm.getByRole('button', { name: 'Create workspace' }).click();
+  const wsRefusal = wsForm.getByRole('alert');
+  await wsRefusal.waitFor({ timeout: 20000 });
+  check(
+    /exists already/.test(await wsRefusal.textContent()) && (await wsName.getAttribute('aria-invalid')) === 'true',
+    `a taken name is refused at the name field: ${await wsRefusal.textContent()}`,
+  );
+  await a11y('the workspaces page with a refused name');
+  await wsName.fill('research');
+  await wsForm.getByLabel('Description').fill('experiments of the e2e test');
+  await wsForm.getByRole('button', { name: 'Create workspace' }).click();
+  await page.locator('tr[data-workspace]', { hasText: 'research' }).waitFor({ timeout: 20000 });
+  await shot('workspaces', { fullPage: true });
+  await a11y('the workspaces page');
+  await wsForm.getByRole('status').getByRole('link', { name: 'research' }).click();
+  await page.waitForURL(/\/workspaces\/\d+$/);
+  const wsId = Number(new URL(page.url()).pathname.split('/').pop());
+  const projectForm = page.getByRole('form', { name: 'Create a project' });
+  await projectForm.getByLabel('Project name').fill('baselines');
+  await projectForm.getByRole('button', { name: 'Create project' }).click();
+  const projectsTable = page.getByRole('region', { name: 'Projects table' });
+  await projectsTable.getByRole('link', { name: 'baselines' }).waitFor({ timeout: 20000 });
+  const memberForm = page.getByRole('form', { name: 'Add a member' });
+  await memberForm.getByLabel('Username').fill('bob');
+  await memberForm.getByLabel('Role').selectOption('MEMBER');
+  await memberForm.getByRole('button', { name: 'Add member' }).click();
+  await page.locator('tr[data-member="bob"]').waitFor({ timeout: 20000 });
+  const poolForm = page.getByRole('form', { name: 'Bind a pool' });
+  await poolForm.getByRole('combobox').selectOption('default');
+  await poolForm.getByRole('checkbox', { name: /Default pool/ }).check();
+  await poolForm.getByRole('button', { name: 'Bind pool' }).click();
+  await page.locator('tr[data-pool-binding="default"]').waitFor({ timeout: 20000 });
+  await shot('workspace', { fullPage: true });
+  await a11y('the workspace page');
+  const research = await getJson(`${url}/api/v1/workspaces/${wsId}`);
+  check(
+    research.members.some((m) => m.username === 'bob' && m.role === 'MEMBER') &&
+      research.members.some((m) => m.username === 'admin' && m.role === 'ADMIN') &&
+      research.pools.length === 1 &&
+      research.pools[0].pool === 'default' &&
+      research.pools[0].default === true,
+    `the master has research's members and pool: ${JSON.stringify(research)}`,
+  );
+  const baselines = (await getJson(`${url}/api/v1/workspaces/${wsId}/projects`)).projects.find(
+    (p) => p.name === 'baselines',
+  );
+  check(baselines, 'the master has the project baselines');
+
+  await page.goto(`${url}/experiments?archived=true`);
+  const continuedRow = page.locator(`tr[data-experiment="${continued}"]`);
+  await continuedRow.waitFor({ timeout: 20000 });
+  await gridRow.waitFor();
+  await page.getByRole('checkbox', { name: `Select experiment ${continued}`, exact: true }).check();
+  await page
+    .getByRole('toolbar', { name: 'Act on the selected experiments' })
+    .getByRole('button', { name: 'Move', exact: true })
+    .click();
+  const moveDialog = page.getByRole('dialog', { name: `Move experiment ${continued} to another project` });
+  await moveDialog.getByLabel('Project').selectOption({ label: 'research / baselines' });
+  await a11y('the move dialog');
+  await moveDialog.getByRole('button', { name: 'Move', exact: true }).click();
+  await page.getByText('Move to research / baselines: done for 1 experiment.').waitFor({ timeout: 20000 });
+  const moved = await getJson(`${url}/api/v1/experiments/${continued}`);
+  check(
+    moved.project_id === baselines.id && moved.workspace_id === wsId,
+    `the master has experiment ${continued} in research/baselines: ${moved.workspace}/${moved.project}`,
+  );
+  await continuedRow.getByRole('link', { name: 'research / baselines' }).waitFor({ timeout: 20000 });
+  const filters = page.getByRole('search', { name: 'Filter experiments' });
+  await filters.getByLabel('Workspace').selectOption({ label: 'research' });
+  await page.waitForURL(new RegExp(`workspace_id=${wsId}`));
+  await filters.getByLabel('Project').selectOption({ label: 'baselines' });
+  await page.waitForURL(new RegExp(`workspace_id=${wsId}&project_id=${baselines.id}`));
+  await gridRow.waitFor({ state: 'detached', timeout: 20000 });
+  await continuedRow.waitFor();
+  check((await page.locator('tbody tr').count()) === 1, 'the project filter leaves the moved experiment alone');
+  await shot('experiments-by-project');
+  await a11y('the experiment list filtered by project');
+  await page.goto(`${url}/experiments/${continued}`);
+  const placeLinks = page
+    .locator('dt', { hasText: 'Project' })
+    .locator('xpath=following-sibling::dd')
+    .getByRole('link');
+  await placeLinks.first().waitFor({ timeout: 20000 });
+  check(
+    JSON.stringify(await placeLinks.allTextContents()) === '["research","baselines"]',
+    `the experiment page names its workspace and project: ${await placeLinks.allTextContents()}`,
+  );
 
   check(a11yProblems.length === 0, a11yProblems.join('\n'));
   check(problems.length === 0, `the browser saw no errors, but:\n  ${problems.join('\n  ')}`);

@@ -6,12 +6,13 @@ import { useEffect, useRef } from 'react';
 import { Link, useLocation } from 'react-router';
 import { subscribeSession, useSession } from './auth/session';
 import { UserMenu } from './components/UserMenu';
+import { addToComparison } from './lib/compare';
 import { SignInPage } from './pages/SignInPage';
 import { paths } from './paths';
 import { AppRoutes, sectionOf, type Section } from './routes';
 
 export function App() {
-  const { pathname } = useLocation();
+  const { pathname, search } = useLocation();
   const { session, reason, lastUsername } = useSession();
   const signedIn = session !== null;
   const section = sectionOf(pathname);
@@ -55,6 +56,20 @@ export function App() {
               <li>
                 <Link to={paths.experiments()} aria-current={current('experiments')}>
                   Experiments
+                </Link>
+              </li>
+              <li>
+                <Link to={paths.workspaces()} aria-current={current('workspaces')}>
+                  Workspaces
+                </Link>
+              </li>
+              <li>
+                {/* The tab's latest comparison; on its page, the one shown. */}
+                <Link
+                  to={section === 'compare' ? paths.compare(search) : paths.compare(addToComparison({}))}
+                  aria-current={current('compare')}
+                >
+                  Compare
                 </Link>
               </li>
               <li>

@@ -6,6 +6,7 @@ export const paths = {
   experiment: (id: number) => `/experiments/${id}`,
   experimentFork: (id: number) => `/experiments/${id}/fork`,
   trial: (id: number) => `/trials/${id}`,
+  compare: (search = '') => `/compare${search}`,
   cluster: () => '/cluster',
   users: () => '/users',
   shells: () => '/shells',
@@ -13,4 +14,6 @@ export const paths = {
   models: (search = '') => `/models${search}`,
   model: (name: string) => `/models/${encodeURIComponent(name)}`,
   webhooks: () => '/webhooks',
+  workspaces: (search = '') => `/workspaces${search}`,
+  workspace: (id: number) => `/workspaces/${id}`,
 };

@@ -1,7 +1,7 @@
 import { screen } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import { AppRoutes, sectionOf } from './routes';
-import { experiment, fakeFetch, json, model, signIn } from './test/fixtures';
+import { experiment, fakeFetch, json, model, signIn, workspace } from './test/fixtures';
 import { render } from './test/render';
 
 vi.mock('./components/LineChart', () => import('./test/RecordingLineChart'));
@@ -18,10 +18,12 @@ describe('routes', () => {
     expect(sectionOf('/')).toBe('experiments');
     expect(sectionOf('/experiments/42/fork')).toBe('experiments');
     expect(sectionOf('/trials/7')).toBe('experiments');
+    expect(sectionOf('/compare')).toBe('compare');
     expect(sectionOf('/cluster')).toBe('cluster');
     expect(sectionOf('/notebooks/')).toBe('notebooks');
     expect(sectionOf('/models/mnist')).toBe('models');
     expect(sectionOf('/webhooks')).toBe('webhooks');
+    expect(sectionOf('/workspaces/3')).toBe('workspaces');
     expect(sectionOf('/nowhere')).toBe('other');
   });
 
@@ -59,6 +61,21 @@ describe('routes', () => {
 
   it('answers a model name of digits only with the page-not-found page', () => {
     at('/models/123');
+    expect(screen.getByRole('heading', { name: 'Page not found' })).toBeTruthy();
+  });
+
+  it('opens a workspace by its id', async () => {
+    signIn();
+    vi.stubGlobal(
+      'fetch',
+      fakeFetch({
+        '/api/v1/workspaces/3/projects': () => json({ projects: [], total: 0 }),
+        '/api/v1/workspaces/3': () => json(workspace({ id: 3, name: 'vision' })),
+      }).fn,
+    );
+    at('/workspaces/3');
+    expect(await screen.findByRole('heading', { level: 1, name: 'vision' })).toBeTruthy();
+    at('/workspaces/x');
     expect(screen.getByRole('heading', { name: 'Page not found' })).toBeTruthy();
   });
 });

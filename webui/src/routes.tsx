@@ -1,6 +1,7 @@
 // The pages and their URLs (react-router). Pages that take an id get it from
 // the URL here, checked to be a number, so a page never sees a bad one. The
-// fork editor (CodeMirror) is loaded only when it is opened.
+// fork editor (CodeMirror) and the Compare page are loaded only when
+// opened, and the workspace pages when they are visited.
 import { lazy, Suspense, type ComponentType } from 'react';
 import { Link, Route, Routes, useLocation, useParams } from 'react-router';
 import { Loading } from './components/DataState';
@@ -17,20 +18,35 @@ import { UsersPage } from './pages/UsersPage';
 import { WebhooksPage } from './pages/WebhooksPage';
 
 const ForkPage = lazy(() => import('./pages/ForkPage').then((m) => ({ default: m.ForkPage })));
+const ComparePage = lazy(() => import('./pages/ComparePage').then((m) => ({ default: m.ComparePage })));
+const WorkspacesPage = lazy(() => import('./pages/WorkspacesPage').then((m) => ({ default: m.WorkspacesPage })));
+const WorkspacePage = lazy(() => import('./pages/WorkspacePage').then((m) => ({ default: m.WorkspacePage })));
 
 // The part of the app a path belongs to, for the navigation's current page.
-export type Section = 'experiments' | 'shells' | 'notebooks' | 'cluster' | 'models' | 'webhooks' | 'users' | 'other';
+export type Section =
+  | 'experiments'
+  | 'compare'
+  | 'shells'
+  | 'notebooks'
+  | 'cluster'
+  | 'models'
+  | 'webhooks'
+  | 'users'
+  | 'workspaces'
+  | 'other';
 
 export function sectionOf(pathname: string): Section {
   const first = pathname.split('/')[1] ?? '';
   if (first === '' || first === 'experiments' || first === 'trials') return 'experiments';
   if (
+    first === 'compare' ||
     first === 'shells' ||
     first === 'notebooks' ||
     first === 'cluster' ||
     first === 'models' ||
     first === 'webhooks' ||
-    first === 'users'
+    first === 'users' ||
+    first === 'workspaces'
   )
     return first;
   return 'other';
@@ -79,6 +95,14 @@ export function AppRoutes() {
         }
       />
       <Route path="/trials/:id" element={<WithId page={TrialPage} />} />
+      <Route
+        path="/compare"
+        element={
+          <Suspense fallback={<Loading what="the comparison" />}>
+            <ComparePage />
+          </Suspense>
+        }
+      />
       <Route path="/cluster" element={<ClusterPage />} />
       <Route path="/users" element={<UsersPage />} />
       <Route path="/shells" element={<ShellsPage />} />
@@ -86,6 +110,22 @@ export function AppRoutes() {
       <Route path="/models" element={<ModelsPage />} />
       <Route path="/models/:name" element={<WithName page={ModelPage} />} />
       <Route path="/webhooks" element={<WebhooksPage />} />
+      <Route
+        path="/workspaces"
+        element={
+          <Suspense fallback={<Loading what="workspaces" />}>
+            <WorkspacesPage />
+          </Suspense>
+        }
+      />
+      <Route
+        path="/workspaces/:id"
+        element={
+          <Suspense fallback={<Loading what="the workspace" />}>
+            <WithId page={WorkspacePage} />
+          </Suspense>
+        }
+      />
       <Route path="*" element={<NotFound />} />
     </Routes>
   );

@@ -10,11 +10,16 @@ import type {
   ExperimentPatch,
   MetricKind,
   ModelCreate,
+  ProjectCreate,
+  ProjectPatch,
   TaskStart,
   UserPatch,
   VersionPatch,
   VersionRegister,
   WebhookCreate,
+  WorkspaceCreate,
+  WorkspacePatch,
+  WorkspaceRole,
 } from './types';
 import { currentSession, endSession, subscribeSession } from '../auth/session';
 import { ApiError, ORIGIN, createTransport, type TransportOptions } from './transport';
@@ -80,15 +85,28 @@ export function createApi(options: TransportOptions = {}) {
     deleteExperiment: (n: number) => body(rest.DELETE('/api/v1/experiments/{id}', id(n))),
     experimentCheckpoints: (n: number, signal?: AbortSignal) =>
       body(rest.GET('/api/v1/experiments/{id}/checkpoints', { ...id(n), signal })),
-    checkConfig: (config: string, template?: string) =>
-      body(rest.POST('/api/v1/experiments/check', { body: { config, ...(template ? { template } : {}) } })),
-    // A new experiment running `forkedFrom`'s model definition (ring experiment fork).
-    forkExperiment: (forkedFrom: number, config: string, template?: string) =>
+    checkConfig: (config: string, template?: string, projectId?: number) =>
       body(
-        rest.POST('/api/v1/experiments', {
-          body: { config, forked_from: forkedFrom, activate: true, ...(template ? { template } : {}) },
+        rest.POST('/api/v1/experiments/check', {
+          body: { config, ...(template ? { template } : {}), ...(projectId ? { project_id: projectId } : {}) },
         }),
       ),
+    // A new experiment running `forkedFrom`'s model definition (ring
+    // experiment fork), in the parent's project unless one is named.
+    forkExperiment: (forkedFrom: number, config: string, template?: string, projectId?: number) =>
+      body(
+        rest.POST('/api/v1/experiments', {
+          body: {
+            config,
+            forked_from: forkedFrom,
+            activate: true,
+            ...(template ? { template } : {}),
+            ...(projectId ? { project_id: projectId } : {}),
+          },
+        }),
+      ),
+    moveExperiment: (n: number, projectId: number) =>
+      body(rest.POST('/api/v1/experiments/{id}/move', { ...id(n), body: { project_id: projectId } })),
     templates: (signal?: AbortSignal) => body(rest.GET('/api/v1/templates', { signal })),
     // A file the master sends (tar.gz), whole.
     download: async (path: string): Promise<Blob> => {
@@ -171,6 +189,41 @@ export function createApi(options: TransportOptions = {}) {
     testWebhook: (n: number) => body(rest.POST('/api/v1/webhooks/{id}/test', id(n))),
     webhookDeliveries: (n: number, limit: number, signal?: AbortSignal) =>
       body(rest.GET('/api/v1/webhooks/{id}/deliveries', { params: { path: { id: n }, query: { limit } }, signal })),
+
+    // Workspaces (the caller's; an admin's: all), their members, pools and
+    // projects.
+    workspaces: (query: QueryParams, signal?: AbortSignal) =>
+      body(rest.GET('/api/v1/workspaces', { params: { query: cleanParams(query) }, signal })),
+    workspace: (n: number, signal?: AbortSignal) => body(rest.GET('/api/v1/workspaces/{id}', { ...id(n), signal })),
+    createWorkspace: (w: WorkspaceCreate) => body(rest.POST('/api/v1/workspaces', { body: w })),
+    changeWorkspace: (n: number, patch: WorkspacePatch) =>
+      body(rest.PATCH('/api/v1/workspaces/{id}', { ...id(n), body: patch })),
+    deleteWorkspace: (n: number) => body(rest.DELETE('/api/v1/workspaces/{id}', id(n))),
+    setMember: (n: number, username: string, role: WorkspaceRole) =>
+      body(
+        rest.PUT('/api/v1/workspaces/{id}/members/{username}', {
+          params: { path: { id: n, username } },
+          body: { role },
+        }),
+      ),
+    removeMember: (n: number, username: string) =>
+      body(rest.DELETE('/api/v1/workspaces/{id}/members/{username}', { params: { path: { id: n, username } } })),
+    bindPool: (n: number, pool: string, isDefault: boolean) =>
+      body(
+        rest.PUT('/api/v1/workspaces/{id}/pools/{pool}', {
+          params: { path: { id: n, pool } },
+          body: { default: isDefault },
+        }),
+      ),
+    unbindPool: (n: number, pool: string) =>
+      body(rest.DELETE('/api/v1/workspaces/{id}/pools/{pool}', { params: { path: { id: n, pool } } })),
+    projects: (workspaceId: number, signal?: AbortSignal) =>
+      body(rest.GET('/api/v1/workspaces/{id}/projects', { ...id(workspaceId), signal })),
+    createProject: (workspaceId: number, p: ProjectCreate) =>
+      body(rest.POST('/api/v1/workspaces/{id}/projects', { ...id(workspaceId), body: p })),
+    changeProject: (n: number, patch: ProjectPatch) =>
+      body(rest.PATCH('/api/v1/projects/{id}', { ...id(n), body: patch })),
+    deleteProject: (n: number) => body(rest.DELETE('/api/v1/projects/{id}', id(n))),
 
     // The cluster.
     agents: (signal?: AbortSignal) => body(rest.GET('/api/v1/agents', { signal })),

@@ -50,6 +50,12 @@ export const keys = {
   webhooks: ['webhooks'] as const,
   webhookList: ['webhooks', 'list'] as const,
   webhookDeliveries: (id: number) => ['webhooks', id, 'deliveries'] as const,
+  // A workspace's projects are under its key: a change to a project (or a
+  // move of an experiment, which changes their counts) refreshes them all.
+  workspaces: ['workspaces'] as const,
+  workspaceList: (params: QueryParams) => ['workspaces', 'list', params] as const,
+  workspace: (id: number) => ['workspaces', id] as const,
+  workspaceProjects: (id: number) => ['workspaces', id, 'projects'] as const,
 };
 
 export const queries = {
@@ -182,6 +188,27 @@ export const queries = {
       queryKey: keys.webhookDeliveries(id),
       queryFn: ({ signal }) => api.webhookDeliveries(id, limit, signal),
       refetchInterval: pollEvery(5000),
+    }),
+  // `every` 0 for the choices of a filter or a select: read once, and again
+  // when the window regains focus.
+  workspaceList: (params: QueryParams, every = 10000) =>
+    queryOptions({
+      queryKey: keys.workspaceList(params),
+      queryFn: ({ signal }) => api.workspaces(params, signal),
+      refetchInterval: pollEvery(every),
+      placeholderData: keepPreviousData,
+    }),
+  workspace: (id: number) =>
+    queryOptions({
+      queryKey: keys.workspace(id),
+      queryFn: ({ signal }) => api.workspace(id, signal),
+      refetchInterval: pollEvery(10000),
+    }),
+  workspaceProjects: (id: number, every = 10000) =>
+    queryOptions({
+      queryKey: keys.workspaceProjects(id),
+      queryFn: ({ signal }) => api.projects(id, signal),
+      refetchInterval: pollEvery(every),
     }),
   templates: () =>
     queryOptions({ queryKey: keys.templates, queryFn: ({ signal }) => api.templates(signal), staleTime: 60000 }),

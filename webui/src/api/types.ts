@@ -106,3 +106,24 @@ export type WebhookDelivery = Schemas['WebhookDelivery'];
 export type WebhookCreate = NonNullable<
   paths['/api/v1/webhooks']['post']['requestBody']
 >['content']['application/json'];
+
+// Workspaces and their projects: every experiment is in a project of a
+// workspace (docs/rest.md, "Workspaces and projects").
+export type Workspace = Schemas['Workspace'];
+export type WorkspaceList = Schemas['WorkspaceList'];
+export type WorkspaceRole = Schemas['WorkspaceRole'];
+export type Project = Schemas['Project'];
+export type ProjectList = Schemas['ProjectList'];
+export type ExperimentMoved = Schemas['ExperimentMoved'];
+export type WorkspaceCreate = NonNullable<
+  paths['/api/v1/workspaces']['post']['requestBody']
+>['content']['application/json'];
+export type WorkspacePatch = NonNullable<
+  paths['/api/v1/workspaces/{id}']['patch']['requestBody']
+>['content']['application/json'];
+export type ProjectCreate = NonNullable<
+  paths['/api/v1/workspaces/{id}/projects']['post']['requestBody']
+>['content']['application/json'];
+export type ProjectPatch = NonNullable<
+  paths['/api/v1/projects/{id}']['patch']['requestBody']
+>['content']['application/json'];

@@ -1,5 +1,7 @@
-// The toolbar over the experiment list's selected rows: pause, activate,
-// kill, archive, unarchive or delete them all, behind one confirmation; each
+// The toolbar over the experiment list's selected rows: compare their trials
+// (the Compare page), pause, activate, kill, archive, unarchive or delete
+// them all, behind one confirmation, or move them to another project
+// (MoveDialog); each
 // experiment goes through its own route, and the ones the master refused are
 // listed with its message (the others are done).
 import { useState } from 'react';
@@ -11,21 +13,27 @@ import {
   bulkExplain,
   bulkLabel,
   bulkSummary,
+  moveSummary,
   runBulk,
   selectionTitle,
   type BulkAction,
   type BulkFailure,
 } from '../lib/bulk';
 import { ConfirmDialog } from './ConfirmDialog';
+import { Link } from 'react-router';
+import { compareSearch } from '../lib/compare';
+import { paths } from '../paths';
+import { MoveDialog } from './MoveDialog';
 
 export function BulkActions({
   experiments,
   onDone,
 }: {
-  experiments: Pick<Experiment, 'id' | 'name'>[];
+  experiments: Pick<Experiment, 'id' | 'name' | 'project_id'>[];
   onDone: (summary: string) => void;
 }) {
   const [pending, setPending] = useState<BulkAction | null>(null);
+  const [moving, setMoving] = useState(false);
   const [busy, setBusy] = useState(false);
   const [failures, setFailures] = useState<BulkFailure[]>([]);
 
@@ -63,6 +71,12 @@ export function BulkActions({
       {experiments.length > 0 && (
         <div className="bulk-bar" role="toolbar" aria-label="Act on the selected experiments">
           <span className="bulk-count">{experiments.length} selected</span>
+          <Link
+            className="btn btn-small"
+            to={paths.compare(compareSearch({ experiments: experiments.map((e) => e.id) }))}
+          >
+            Compare
+          </Link>
           {BULK_ACTIONS.map((a) => (
             <button
               key={a}
@@ -73,7 +87,21 @@ export function BulkActions({
               {bulkLabel(a)}
             </button>
           ))}
+          <button type="button" className="btn btn-small" onClick={() => setMoving(true)}>
+            Move
+          </button>
         </div>
+      )}
+      {moving && (
+        <MoveDialog
+          experiments={experiments}
+          onCancel={() => setMoving(false)}
+          onMoved={(result, target) => {
+            setMoving(false);
+            setFailures(result.failed);
+            onDone(moveSummary(target, result));
+          }}
+        />
       )}
       {pending && (
         <ConfirmDialog

@@ -59,3 +59,16 @@ export function selectionTitle(action: BulkAction, experiments: Pick<Experiment,
   const ids = experiments.map((e) => e.id).join(', ');
   return `${bulkLabel(action)} ${experiments.length} ${experiments.length === 1 ? 'experiment' : 'experiments'} (${ids})?`;
 }
+
+// Moving the selected experiments to a project (POST /experiments/{id}/move
+// for each): its own dialog, which names the target.
+export function moveSummary(target: string, r: BulkResult): string {
+  const n = (k: number) => `${k} ${k === 1 ? 'experiment' : 'experiments'}`;
+  const head = `Move to ${target}: done for ${n(r.done.length)}`;
+  return r.failed.length === 0 ? `${head}.` : `${head}; could not move ${n(r.failed.length)}.`;
+}
+
+export function moveTitle(experiments: Pick<Experiment, 'id'>[]): string {
+  if (experiments.length === 1) return `Move experiment ${experiments[0].id}`;
+  return `Move ${experiments.length} experiments (${experiments.map((e) => e.id).join(', ')})`;
+}

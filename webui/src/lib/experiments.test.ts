@@ -33,6 +33,14 @@ describe('experiments list query', () => {
     expect(parseListQuery('?archived=true').archived).toBe('show');
     expect(listQueryToSearch({ ...DEFAULT_LIST_QUERY, archived: 'show' })).toBe('?archived=true');
   });
+  it('keeps the workspace and project filters in the URL and asks the API for them', () => {
+    const q = { ...DEFAULT_LIST_QUERY, workspace: 2, project: 5 };
+    expect(listQueryToSearch(q)).toBe('?workspace_id=2&project_id=5');
+    expect(parseListQuery('?workspace_id=2&project_id=5')).toEqual(q);
+    expect(listQueryToParams(q)).toMatchObject({ workspace_id: 2, project_id: 5 });
+    expect(listQueryToParams(DEFAULT_LIST_QUERY).project_id).toBeUndefined();
+    expect(parseListQuery('?workspace_id=x&project_id=-1')).toEqual(DEFAULT_LIST_QUERY);
+  });
   it('ignores bad URL values', () => {
     expect(parseListQuery('?state=RUNNING&sort=colour&order=up&page=-2&size=7')).toEqual(DEFAULT_LIST_QUERY);
   });

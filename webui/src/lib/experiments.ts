@@ -44,6 +44,9 @@ export interface ListQuery {
   label: string;
   name: string;
   archived: ArchivedFilter;
+  // Ids of a workspace and of one of its projects, or 0 for any.
+  workspace: number;
+  project: number;
   sort: SortKey;
   order: 'asc' | 'desc';
   page: number; // from 1
@@ -56,6 +59,8 @@ export const DEFAULT_LIST_QUERY: ListQuery = {
   label: '',
   name: '',
   archived: 'hide',
+  workspace: 0,
+  project: 0,
   sort: 'id',
   order: 'desc',
   page: 1,
@@ -73,6 +78,13 @@ export function parseListQuery(search: string): ListQuery {
   // archived=true (both) is the URL of earlier versions' checkbox.
   const archived = p.get('archived');
   q.archived = archived === 'true' ? 'show' : archived === 'only' ? 'only' : 'hide';
+  for (const [key, param] of [
+    ['workspace', 'workspace_id'],
+    ['project', 'project_id'],
+  ] as const) {
+    const id = Number(p.get(param));
+    if (Number.isInteger(id) && id > 0) q[key] = id;
+  }
   const sort = p.get('sort');
   if (sort && (SORT_KEYS as string[]).includes(sort)) q.sort = sort as SortKey;
   const order = p.get('order');
@@ -93,6 +105,8 @@ export function listQueryToSearch(q: ListQuery): string {
   if (q.label) p.set('label', q.label);
   if (q.name) p.set('name', q.name);
   if (q.archived !== 'hide') p.set('archived', q.archived === 'show' ? 'true' : 'only');
+  if (q.workspace) p.set('workspace_id', String(q.workspace));
+  if (q.project) p.set('project_id', String(q.project));
   if (q.sort !== d.sort) p.set('sort', q.sort);
   if (q.order !== d.order) p.set('order', q.order);
   if (q.page !== 1) p.set('page', String(q.page));
@@ -109,6 +123,8 @@ export function listQueryToParams(q: ListQuery): QueryParams {
     label: q.label,
     name: q.name,
     archived: q.archived === 'show' ? undefined : q.archived === 'only' ? 'true' : 'false',
+    workspace_id: q.workspace || undefined,
+    project_id: q.project || undefined,
     sort: q.sort,
     order: q.order,
     limit: q.pageSize,

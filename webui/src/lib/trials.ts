@@ -4,7 +4,8 @@ import { flattenHparams } from './hparams';
 
 export type TrialSortKey = 'id' | 'state' | 'best' | 'batches' | 'restarts' | `hp:${string}`;
 
-function compareValues(a: unknown, b: unknown): number {
+// Two cell values in ascending order: numbers by value, anything else as text.
+export function compareValues(a: unknown, b: unknown): number {
   const an = a === undefined || a === null;
   const bn = b === undefined || b === null;
   if (an || bn) return an === bn ? 0 : an ? 1 : -1; // missing values last

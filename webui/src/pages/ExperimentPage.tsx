@@ -1,6 +1,8 @@
-// One experiment: state and actions (pause, kill, edit, fork, delete), the
+// One experiment: state and actions (pause, kill, edit, fork, move, delete),
+// its workspace and project, the
 // learning curves of all its trials, its trials with their hyperparameters
-// (each can be killed), how the metric depends on them, the files of its
+// (each can be killed), how the metric depends on them (a heat map over two
+// of them too), a link adding its trials to the comparison, the files of its
 // model definition, and the config it was submitted with.
 import { useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
@@ -9,20 +11,23 @@ import { queries } from '../api/queries';
 import type { Experiment } from '../api/types';
 import { useSession } from '../auth/session';
 import { BestMetric } from '../components/BestMetric';
+import { CompareLink } from '../components/CompareLink';
 import { ErrorMessage, Loading, StaleNotice } from '../components/DataState';
 import { DeleteExperiment } from '../components/DeleteExperiment';
 import { EditExperiment } from '../components/EditExperiment';
 import { EditRetention, retentionText, useRetention } from '../components/EditRetention';
 import { ExperimentActions } from '../components/ExperimentActions';
 import { ExperimentCheckpoints } from '../components/ExperimentCheckpoints';
+import { HeatMap } from '../components/HeatMap';
 import { HparamViews } from '../components/HparamViews';
 import { ModelFiles } from '../components/ModelFiles';
+import { MoveButton } from '../components/MoveDialog';
 import { ProgressBar } from '../components/ProgressBar';
 import { StateBadge } from '../components/StateBadge';
 import { Curves } from '../components/TrialsChart';
 import { TrialsTable } from '../components/TrialsTable';
 import { useNow } from '../hooks/useNow';
-import { isTerminal, mayChange } from '../lib/experiments';
+import { DEFAULT_LIST_QUERY, isTerminal, listQueryToSearch, mayChange } from '../lib/experiments';
 import { durationBetween, formatCount, formatDateTime } from '../lib/format';
 import { paths } from '../paths';
 
@@ -61,6 +66,7 @@ export function ExperimentPage({ id }: { id: number }) {
         {list && <TrialsTable experiment={e} trials={list} />}
       </section>
       {list && <HparamViews experiment={e} trials={list} />}
+      {list && <HeatMap experiment={e} trials={list} />}
       <ExperimentCheckpoints experiment={e} />
       <ModelFiles experimentId={e.id} />
       <section className="panel" aria-labelledby="config-title">
@@ -123,6 +129,8 @@ function ExperimentHeader({ e }: { e: Experiment }) {
           <Link to={paths.experimentFork(e.id)} className="btn" aria-label={`Fork experiment ${e.id}`}>
             Fork
           </Link>
+          <CompareLink experiments={[e.id]} label={`Compare the trials of experiment ${e.id}`} />
+          {mine && <MoveButton experiment={e} />}
           {mine && <DeleteExperiment experiment={e} />}
         </div>
       </div>
@@ -134,6 +142,21 @@ function ExperimentHeader({ e }: { e: Experiment }) {
           <dt>Owner</dt>
           <dd>{e.owner}</dd>
         </div>
+        {e.project_id !== undefined && e.workspace_id !== undefined && (
+          <div>
+            <dt>Project</dt>
+            <dd>
+              <Link to={paths.workspace(e.workspace_id)}>{e.workspace}</Link> /{' '}
+              <Link
+                to={paths.experiments(
+                  listQueryToSearch({ ...DEFAULT_LIST_QUERY, workspace: e.workspace_id, project: e.project_id }),
+                )}
+              >
+                {e.project}
+              </Link>
+            </dd>
+          </div>
+        )}
         <div>
           <dt>Searcher</dt>
           <dd>

@@ -1,4 +1,5 @@
-// Every experiment in one table: filter by state, owner, label and name,
+// Every experiment in one table: filter by state, owner, label, name,
+// workspace and project,
 // sort by any column, page, and act on one (with confirmation) or on the
 // selected rows at once (BulkActions). The view lives in the URL; the list
 // is one conditional request every few seconds, however many experiments are
@@ -11,6 +12,7 @@ import { BestMetric } from '../components/BestMetric';
 import { Empty, ErrorMessage, Loading, StaleNotice } from '../components/DataState';
 import { ExperimentActions } from '../components/ExperimentActions';
 import { Pager } from '../components/Pager';
+import { PlaceFilter } from '../components/PlaceFilter';
 import { ProgressBar } from '../components/ProgressBar';
 import { SortHeader } from '../components/SortHeader';
 import { StateBadge } from '../components/StateBadge';
@@ -29,6 +31,7 @@ import {
   type SortKey,
 } from '../lib/experiments';
 import { durationBetween, formatAgo, formatDateTime } from '../lib/format';
+import { placeText } from '../lib/workspaces';
 import { Link, useLocation, useNavigate } from 'react-router';
 import { paths } from '../paths';
 
@@ -74,7 +77,7 @@ export function ExperimentsPage() {
       else next.delete(id);
       return next;
     });
-  const filtered = q.state || q.owner || q.label || q.name || q.archived === 'only';
+  const filtered = q.state || q.owner || q.label || q.name || q.archived === 'only' || q.workspace || q.project;
 
   const sortProps = (key: SortKey) => ({
     active: q.sort === key,
@@ -139,6 +142,7 @@ export function ExperimentsPage() {
             ))}
           </select>
         </label>
+        <PlaceFilter workspace={q.workspace} project={q.project} onChange={update} />
         {filtered && (
           <button
             type="button"
@@ -204,6 +208,7 @@ export function ExperimentsPage() {
                     <SortHeader label="Trials" {...sortProps('num_trials')} className="col-num" />
                     <SortHeader label="Started" {...sortProps('created_at')} />
                     <th scope="col">Duration</th>
+                    <th scope="col">Project</th>
                     <th scope="col">
                       <span className="sr-only">Actions</span>
                     </th>
@@ -245,6 +250,23 @@ export function ExperimentsPage() {
                       <td className="col-num">{e.num_trials}</td>
                       <td title={formatDateTime(e.created_at)}>{formatAgo(e.created_at, now)}</td>
                       <td>{durationBetween(e.created_at, e.ended_at, now)}</td>
+                      <td>
+                        {e.project_id ? (
+                          <Link
+                            to={paths.experiments(
+                              listQueryToSearch({
+                                ...q,
+                                workspace: e.workspace_id ?? 0,
+                                project: e.project_id,
+                                page: 1,
+                              }),
+                            )}
+                            title="Only the experiments of this project"
+                          >
+                            {placeText(e.workspace, e.project)}
+                          </Link>
+                        ) : null}
+                      </td>
                       <td>
                         <ExperimentActions
                           experiment={e}

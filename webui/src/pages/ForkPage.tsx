@@ -3,7 +3,7 @@
 // line, and "Create fork" submits a new experiment running the parent's
 // model definition (POST /experiments with forked_from, as `ring experiment
 // fork` does) and opens it. A stored template can be chosen to lay the config
-// over. This page and its editor are a chunk of their own (routes.tsx).
+// over, and the project it goes to (its parent's by default). This page and its editor are a chunk of their own (routes.tsx).
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useMemo, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
@@ -11,6 +11,7 @@ import { api, failureText } from '../api/client';
 import { keys, queries } from '../api/queries';
 import type { ConfigIssue, Experiment } from '../api/types';
 import { ErrorMessage, Loading } from '../components/DataState';
+import { ProjectOptions, useProjectTargets } from '../components/MoveDialog';
 import { YamlEditor } from '../components/YamlEditor';
 import { issueMarks, issueText, refusedIssues } from '../lib/configIssues';
 import { paths } from '../paths';
@@ -36,17 +37,22 @@ function ForkEditor({ parent }: { parent: Experiment }) {
   const [text, setText] = useState(parent.config);
   const [template, setTemplate] = useState('');
   const [findings, setFindings] = useState<Findings | null>(null);
+  const [project, setProject] = useState(parent.project_id ?? 0);
+  const targets = useProjectTargets();
+  // The parent's project is the master's default for a fork: named only when another.
+  const projectId = project && project !== parent.project_id ? project : undefined;
   const templates = useQuery(queries.templates());
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const templateId = useId();
+  const projectSelectId = useId();
 
   const check = useMutation({
-    mutationFn: () => api.checkConfig(text, template || undefined),
+    mutationFn: () => api.checkConfig(text, template || undefined, projectId),
     onSuccess: (answer) => setFindings(answer),
   });
   const create = useMutation({
-    mutationFn: () => api.forkExperiment(parent.id, text, template || undefined),
+    mutationFn: () => api.forkExperiment(parent.id, text, template || undefined, projectId),
     onSuccess: (created) => {
       void queryClient.invalidateQueries({ queryKey: keys.experiments });
       navigate(paths.experiment(created.id));
@@ -79,6 +85,19 @@ function ForkEditor({ parent }: { parent: Experiment }) {
       <section className="panel" aria-labelledby="config-edit-title">
         <div className="panel-head">
           <h2 id="config-edit-title">experiment.yaml</h2>
+          {targets.groups.length > 0 && (
+            <label className="inline-field" htmlFor={projectSelectId}>
+              Project
+              <select id={projectSelectId} value={project} onChange={(e) => setProject(Number(e.target.value))}>
+                {!targets.groups.some((g) => g.projects.some((p) => p.id === parent.project_id)) && (
+                  <option value={parent.project_id ?? 0}>
+                    {parent.workspace && parent.project ? `${parent.workspace} / ${parent.project}` : 'its parent’s'}
+                  </option>
+                )}
+                <ProjectOptions groups={targets.groups} here={parent.project_id} />
+              </select>
+            </label>
+          )}
           {templates.data && templates.data.templates.length > 0 && (
             <label className="inline-field" htmlFor={templateId}>
               Template

@@ -10,6 +10,7 @@ import { KillTrialButton } from '../components/KillTrialButton';
 import type { Allocation, LogPolicyMatch, MetricKind, Trial, TrialMetrics } from '../api/types';
 import { Empty, ErrorMessage, Loading, StaleNotice } from '../components/DataState';
 import { CheckpointsTable } from '../components/CheckpointsTable';
+import { CompareLink } from '../components/CompareLink';
 import { RegisterVersion } from '../components/RegisterVersion';
 import { LineChart } from '../components/LineChart';
 import { LogViewer } from '../components/LogViewer';
@@ -63,14 +64,13 @@ export function TrialPage({ id }: { id: number }) {
             <StateBadge state={t.state} />
           </div>
         </div>
-        {exp.data && (
-          <div className="head-actions">
-            {t.latest_checkpoint && <ContinueTrial trial={t} experiment={exp.data} />}
-            {!ended && mayChange(session, exp.data) && (
-              <KillTrialButton trialId={t.id} experimentId={t.experiment_id} />
-            )}
-          </div>
-        )}
+        <div className="head-actions">
+          <CompareLink trials={[t.id]} label={`Compare trial ${t.id} with other trials`} />
+          {exp.data && t.latest_checkpoint && <ContinueTrial trial={t} experiment={exp.data} />}
+          {exp.data && !ended && mayChange(session, exp.data) && (
+            <KillTrialButton trialId={t.id} experimentId={t.experiment_id} />
+          )}
+        </div>
       </div>
       <StaleNotice error={trial.error} />
       <TrialFacts t={t} metric={searcherMetric} />

@@ -1,5 +1,16 @@
 // Records shaped like the master's answers, for component tests.
-import type { Agent, Checkpoint, Experiment, Job, Model, ModelVersion, Pool, Trial } from '../api/types';
+import type {
+  Agent,
+  Checkpoint,
+  Experiment,
+  Job,
+  Model,
+  ModelVersion,
+  Pool,
+  Project,
+  Trial,
+  Workspace,
+} from '../api/types';
 import { startSession, type Session } from '../auth/session';
 
 // Signs in (as an admin unless told otherwise) without asking a master.
@@ -27,6 +38,45 @@ export function experiment(over: Partial<Experiment> = {}): Experiment {
     description: 'grid',
     labels: ['demo'],
     searcher: { name: 'grid', metric: 'validation_loss', smaller_is_better: true, max_trials: 8 },
+    project_id: 1,
+    project: 'Uncategorized',
+    workspace_id: 1,
+    workspace: 'Uncategorized',
+    ...over,
+  };
+}
+
+// The default workspace (id 1) unless told otherwise.
+export function workspace(over: Partial<Workspace> = {}): Workspace {
+  const id = over.id ?? 1;
+  return {
+    id,
+    name: id === 1 ? 'Uncategorized' : `ws${id}`,
+    description: '',
+    created_by: 'admin',
+    archived: false,
+    created_at: '2026-03-01T10:00:00.000Z',
+    default: id === 1,
+    members: [],
+    pools: [],
+    num_projects: 1,
+    ...over,
+  };
+}
+
+export function project(over: Partial<Project> = {}): Project {
+  const id = over.id ?? 1;
+  return {
+    id,
+    workspace_id: 1,
+    workspace: 'Uncategorized',
+    name: id === 1 ? 'Uncategorized' : `p${id}`,
+    description: '',
+    created_by: 'admin',
+    archived: false,
+    created_at: '2026-03-01T10:00:00.000Z',
+    default: id === 1,
+    num_experiments: 0,
     ...over,
   };
 }

@@ -11,6 +11,7 @@ if (typeof window !== 'undefined') {
     window.history.replaceState(null, '', '/');
     endSession();
     window.localStorage.clear();
+    window.sessionStorage.clear();
   });
   class NoResizeObserver {
     observe() {}
