@@ -107,12 +107,7 @@ function WorkspaceHeader({ workspace: w, projects }: { workspace: Workspace; pro
         </div>
         {manage && (
           <div className="head-actions">
-            <EditNamed
-              what="workspace"
-              named={w}
-              run={(patch) => api.changeWorkspace(w.id, patch)}
-              onDone={changed}
-            />
+            <EditNamed what="workspace" named={w} run={(patch) => api.changeWorkspace(w.id, patch)} onDone={changed} />
             <ConfirmButton
               label={w.archived ? 'Unarchive' : 'Archive'}
               name={`${w.archived ? 'Unarchive' : 'Archive'} workspace ${w.name}`}
