@@ -21,11 +21,10 @@
 #include "cli/format.h"
 #include "cli/master_commands.h"
 #include "cli/model_commands.h"
-#include "cli/notebook_commands.h"
 #include "cli/preview_commands.h"
 #include "cli/proxy_commands.h"
 #include "cli/scheduling_commands.h"
-#include "cli/shell_commands.h"
+#include "cli/task_command_tree.h"
 #include "cli/task_commands.h"
 #include "cli/template_commands.h"
 #include "cli/trial_commands.h"
@@ -70,17 +69,11 @@ struct Args {
   bool print_token = false;  // ring master rotate-cluster-token --print
   UserOptions user;
   UnixLinkOptions unix_link;
-  TaskRunOptions task;
-  int64_t task_slots = -1;     // -1: not given
-  int64_t task_priority = -1;  // -1: not given
-  std::string task_pool;
   ExperimentListOptions list;
   std::string label;
   int64_t length = 0;     // ring trial continue --length
   bool in_place = false;  // ring trial continue --in-place
   bool yes = false;
-  std::string template_name;
-  std::string template_file;
 };
 
 std::chrono::milliseconds PollInterval() {
@@ -268,110 +261,8 @@ int RunCli(std::vector<std::string> args, std::ostream& out, std::ostream& err) 
       job->add_subcommand("list", "Pending and running allocations in scheduling order, and why each waits");
   job_list->callback([&] { action = [&](CliEnv& env) { return ListJobs(env); }; });
 
-  // Commands: one process on the cluster, as its owner (docs/interactive.md).
-  auto* cmd = app.add_subcommand("cmd", "Run commands on the cluster, follow their logs, kill them");
-  cmd->alias("command");
-  cmd->require_subcommand(1);
-  auto* cmd_run = cmd->add_subcommand(
-      "run", "Run COMMAND ARGS... (after --) on the cluster; follows its logs and exits with its exit code");
-  cmd_run
-      ->add_option("--slots", a.task_slots, "Slots it holds (0: a CPU-only helper, where the pool allows it)")
-      ->check(CLI::NonNegativeNumber);
-  cmd_run->add_option("--pool", a.task_pool, "Resource pool");
-  cmd_run->add_option("--priority", a.task_priority, "Priority 1..99, lower runs first")
-      ->check(CLI::Range(1, 99));
-  cmd_run->add_option("--context", a.task.context_dir, "A folder shipped with it and unpacked where it runs");
-  cmd_run->add_option("--config-file", a.task.config_file,
-                      "Determined's command config (YAML); the flags win over its keys");
-  cmd_run->add_flag("--preemptible", a.task.preemptible,
-                    "Higher-priority work may stop it (it cannot checkpoint: it ends, PREEMPTED)");
-  cmd_run->add_flag("-d,--detach", a.task.detach, "Print its id and return instead of following its logs");
-  cmd_run->add_option("COMMAND", a.task.argv, "The command and its arguments, after --");
-  cmd_run->callback([&] {
-    if (a.task_slots >= 0) a.task.slots = a.task_slots;
-    if (a.task_priority >= 0) a.task.priority = a.task_priority;
-    if (!a.task_pool.empty()) a.task.pool = a.task_pool;
-    action = [&](CliEnv& env) { return RunTask(env, "commands", a.task); };
-  });
-  auto* cmd_list = cmd->add_subcommand("list", "Your commands (an admin's: everyone's), newest first");
-  cmd_list->callback([&] { action = [&](CliEnv& env) { return ListTasks(env, "commands"); }; });
-  auto* cmd_logs = cmd->add_subcommand("logs", "Print a command's output");
-  id_arg(cmd_logs, "Command id");
-  cmd_logs->add_flag("-f,--follow", a.follow, "Keep printing until it ended, then exit with its exit code");
-  cmd_logs->callback(
-      [&] { action = [&](CliEnv& env) { return TaskLogs(env, "commands", a.id, a.follow); }; });
-  auto* cmd_kill = cmd->add_subcommand("kill", "Stop a command (its end cause is USER_KILL)");
-  id_arg(cmd_kill, "Command id");
-  cmd_kill->callback([&] { action = [&](CliEnv& env) { return KillTask(env, "commands", a.id); }; });
-
-  // Shells: a login shell on the cluster, in a terminal the master relays.
-  auto* shell = app.add_subcommand("shell", "Start, open, list and kill shells on the cluster");
-  shell->require_subcommand(1);
-  auto* shell_start = shell->add_subcommand(
-      "start", "Start a shell with the given slots, wait until it runs and open it (Ctrl-] detaches)");
-  shell_start->add_option("--slots", a.task_slots, "Slots it holds (0: none, where the pool allows it)")
-      ->check(CLI::NonNegativeNumber);
-  shell_start->add_option("--pool", a.task_pool, "Resource pool");
-  shell_start->add_option("--priority", a.task_priority, "Priority 1..99, lower runs first")
-      ->check(CLI::Range(1, 99));
-  shell_start->add_option("--context", a.task.context_dir,
-                          "A folder shipped with it; the shell starts in it");
-  shell_start->add_option("--config-file", a.task.config_file,
-                          "Determined's command config (YAML); the flags win over its keys");
-  shell_start->add_flag("-d,--detach", a.task.detach, "Print its id and return instead of opening it");
-  shell_start->callback([&] {
-    if (a.task_slots >= 0) a.task.slots = a.task_slots;
-    if (a.task_priority >= 0) a.task.priority = a.task_priority;
-    if (!a.task_pool.empty()) a.task.pool = a.task_pool;
-    action = [&](CliEnv& env) { return StartShell(env, a.task); };
-  });
-  auto* shell_open =
-      shell->add_subcommand("open", "Attach this terminal to a running shell (Ctrl-] detaches)");
-  id_arg(shell_open, "Shell id");
-  shell_open->callback([&] { action = [&](CliEnv& env) { return OpenShell(env, a.id); }; });
-  auto* shell_list = shell->add_subcommand("list", "Your shells (an admin's: everyone's), newest first");
-  shell_list->callback([&] { action = [&](CliEnv& env) { return ListTasks(env, "shells"); }; });
-  auto* shell_kill = shell->add_subcommand("kill", "End a shell and free its slots");
-  id_arg(shell_kill, "Shell id");
-  shell_kill->callback([&] { action = [&](CliEnv& env) { return KillTask(env, "shells", a.id); }; });
-
-  // Notebooks: Jupyter on the cluster, through the master's task proxy.
-  auto* notebook =
-      app.add_subcommand("notebook", "Start, open, list and kill Jupyter notebooks on the cluster");
-  notebook->require_subcommand(1);
-  auto* notebook_start = notebook->add_subcommand(
-      "start", "Start Jupyter with the given slots, wait until it answers and print the link that opens it");
-  notebook_start->add_option("--slots", a.task_slots, "Slots it holds (0: none, where the pool allows it)")
-      ->check(CLI::NonNegativeNumber);
-  notebook_start->add_option("--pool", a.task_pool, "Resource pool");
-  notebook_start->add_option("--priority", a.task_priority, "Priority 1..99, lower runs first")
-      ->check(CLI::Range(1, 99));
-  notebook_start->add_option("--context", a.task.context_dir,
-                             "A folder shipped with it; Jupyter shows its files");
-  notebook_start->add_option("--config-file", a.task.config_file,
-                             "Determined's notebook config (YAML: idle_timeout, notebook_idle_type, ...)");
-  notebook_start->add_flag("-d,--detach", a.task.detach, "Print its id and return instead of waiting for it");
-  notebook_start->callback([&] {
-    if (a.task_slots >= 0) a.task.slots = a.task_slots;
-    if (a.task_priority >= 0) a.task.priority = a.task_priority;
-    if (!a.task_pool.empty()) a.task.pool = a.task_pool;
-    action = [&](CliEnv& env) { return StartNotebook(env, a.task); };
-  });
-  auto* notebook_open =
-      notebook->add_subcommand("open", "Print a one-time link that opens a running notebook in a browser");
-  id_arg(notebook_open, "Notebook id");
-  notebook_open->callback([&] { action = [&](CliEnv& env) { return OpenNotebook(env, a.id); }; });
-  auto* notebook_list =
-      notebook->add_subcommand("list", "Your notebooks (an admin's: everyone's), newest first");
-  notebook_list->callback([&] { action = [&](CliEnv& env) { return ListTasks(env, "notebooks"); }; });
-  auto* notebook_logs = notebook->add_subcommand("logs", "Print a notebook's output (Jupyter's log)");
-  id_arg(notebook_logs, "Notebook id");
-  notebook_logs->add_flag("-f,--follow", a.follow, "Keep printing until it ended");
-  notebook_logs->callback(
-      [&] { action = [&](CliEnv& env) { return TaskLogs(env, "notebooks", a.id, a.follow); }; });
-  auto* notebook_kill = notebook->add_subcommand("kill", "End a notebook and free its slots");
-  id_arg(notebook_kill, "Notebook id");
-  notebook_kill->callback([&] { action = [&](CliEnv& env) { return KillTask(env, "notebooks", a.id); }; });
+  TaskArgs task_args;
+  AddTaskCommands(app, task_args, action);
 
   ModelArgs model_args;
   AddModelCommands(app, model_args, action);
@@ -379,23 +270,8 @@ int RunCli(std::vector<std::string> args, std::ostream& out, std::ostream& err) 
   AddWorkspaceCommands(app, *experiment, workspace_args, action);
 
   // Templates: named partial configs experiments start from.
-  auto* tmpl = app.add_subcommand("template", "Set, list, describe and delete config templates");
-  tmpl->require_subcommand(1);
-  auto* tmpl_set =
-      tmpl->add_subcommand("set", "Set template NAME from a YAML file (a partial experiment config)");
-  tmpl_set->add_option("NAME", a.template_name, "Template name (A-Z a-z 0-9 . _ -)")->required();
-  tmpl_set->add_option("FILE", a.template_file, "YAML file")->required();
-  tmpl_set->callback(
-      [&] { action = [&](CliEnv& env) { return SetTemplate(env, a.template_name, a.template_file); }; });
-  auto* tmpl_list = tmpl->add_subcommand("list", "List templates");
-  tmpl_list->callback([&] { action = [&](CliEnv& env) { return ListTemplates(env); }; });
-  auto* tmpl_describe = tmpl->add_subcommand("describe", "Print a template's config");
-  tmpl_describe->add_option("NAME", a.template_name, "Template name")->required();
-  tmpl_describe->callback(
-      [&] { action = [&](CliEnv& env) { return DescribeTemplate(env, a.template_name); }; });
-  auto* tmpl_delete = tmpl->add_subcommand("delete", "Delete a template (its owner or an admin)");
-  tmpl_delete->add_option("NAME", a.template_name, "Template name")->required();
-  tmpl_delete->callback([&] { action = [&](CliEnv& env) { return DeleteTemplate(env, a.template_name); }; });
+  TemplateArgs template_args;
+  AddTemplateCommands(app, template_args, action);
 
   WebhookArgs webhook_args;
   AddWebhookCommands(app, webhook_args, action);

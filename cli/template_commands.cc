@@ -60,4 +60,22 @@ int DeleteTemplate(CliEnv& env, const std::string& name) {
   return kExitOk;
 }
 
+void AddTemplateCommands(CLI::App& app, TemplateArgs& a, std::function<int(CliEnv&)>& action) {
+  auto* tmpl = app.add_subcommand("template", "Set, list, describe and delete config templates");
+  tmpl->require_subcommand(1);
+  auto name_arg = [&](CLI::App* cmd, const char* what) { cmd->add_option("NAME", a.name, what)->required(); };
+  auto* set = tmpl->add_subcommand("set", "Set template NAME from a YAML file (a partial experiment config)");
+  name_arg(set, "Template name (A-Z a-z 0-9 . _ -)");
+  set->add_option("FILE", a.file, "YAML file")->required();
+  set->callback([&] { action = [&](CliEnv& env) { return SetTemplate(env, a.name, a.file); }; });
+  auto* list = tmpl->add_subcommand("list", "List templates");
+  list->callback([&] { action = [&](CliEnv& env) { return ListTemplates(env); }; });
+  auto* describe = tmpl->add_subcommand("describe", "Print a template's config");
+  name_arg(describe, "Template name");
+  describe->callback([&] { action = [&](CliEnv& env) { return DescribeTemplate(env, a.name); }; });
+  auto* del = tmpl->add_subcommand("delete", "Delete a template (its owner or an admin)");
+  name_arg(del, "Template name");
+  del->callback([&] { action = [&](CliEnv& env) { return DeleteTemplate(env, a.name); }; });
+}
+
 }  // namespace ring::cli

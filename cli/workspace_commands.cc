@@ -133,6 +133,15 @@ int DescribeProject(CliEnv& env, int64_t id) {
   return kExitOk;
 }
 
+// The body of an edit: the --name and --description given.
+Result<nlohmann::json> EditBody(const WorkspaceArgs& a) {
+  nlohmann::json body = nlohmann::json::object();
+  if (a.new_name) body["name"] = *a.new_name;
+  if (a.new_description) body["description"] = *a.new_description;
+  if (body.empty()) return InvalidArgument("give --name, --description or both");
+  return body;
+}
+
 void AddWorkspace(CLI::App& app, WorkspaceArgs& a, std::function<int(CliEnv&)>& action) {
   auto* ws = app.add_subcommand("workspace", "Workspaces: members, bound pools and projects");
   ws->require_subcommand(1);
@@ -159,6 +168,21 @@ void AddWorkspace(CLI::App& app, WorkspaceArgs& a, std::function<int(CliEnv&)>& 
   describe->callback([&] {
     action = [&](CliEnv& env) {
       return WithWorkspace(env, a.workspace, [&](int64_t id) { return DescribeWorkspace(env, id); });
+    };
+  });
+  auto* edit =
+      ws->add_subcommand("edit", "Rename a workspace or change its description (its ADMINs, admins)");
+  ws_arg(edit);
+  edit->add_option("--name", a.new_name, "Its new name (unique)");
+  edit->add_option("--description", a.new_description, "Its new description");
+  edit->callback([&] {
+    action = [&](CliEnv& env) {
+      auto body = EditBody(a);
+      if (!body.ok()) return env.Fail(body.status());
+      return WithWorkspace(env, a.workspace, [&](int64_t id) {
+        return Print(env, env.master.Patch(WorkspacePath(id), *body),
+                     "Workspace " + std::to_string(id) + " changed");
+      });
     };
   });
   for (const bool archive : {true, false}) {
@@ -277,6 +301,21 @@ void AddProject(CLI::App& app, CLI::App& experiment, WorkspaceArgs& a, std::func
   describe->callback([&] {
     action = [&](CliEnv& env) {
       return WithProject(env, a.project, [&](int64_t id) { return DescribeProject(env, id); });
+    };
+  });
+  auto* edit = project->add_subcommand(
+      "edit", "Rename a project or change its description (its creator, ADMINs, admins)");
+  project_arg(edit);
+  edit->add_option("--name", a.new_name, "Its new name (unique in its workspace)");
+  edit->add_option("--description", a.new_description, "Its new description");
+  edit->callback([&] {
+    action = [&](CliEnv& env) {
+      auto body = EditBody(a);
+      if (!body.ok()) return env.Fail(body.status());
+      return WithProject(env, a.project, [&](int64_t id) {
+        return Print(env, env.master.Patch(ProjectPath(id), *body),
+                     "Project " + std::to_string(id) + " changed");
+      });
     };
   });
   for (const bool archive : {true, false}) {

@@ -5,6 +5,7 @@
 // WORKSPACE/PROJECT.
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "cli/cli_env.h"
@@ -26,6 +27,8 @@ struct WorkspaceArgs {
   bool is_default = false;
   std::string archived;  // list --archived true|false
   int64_t experiment = 0;
+  std::optional<std::string> new_name;         // edit --name
+  std::optional<std::string> new_description;  // edit --description
 };
 
 // Adds `ring workspace` and `ring project` to `app`, and `move` to

@@ -283,7 +283,21 @@ TEST_F(WorkspacesE2E, TeamReadableMasterLetsEveryUserReadAndKeepsBusyWorkspaces)
   auto into_archived = As("ada", {"experiment", "move", std::to_string(exp), "--project", "cv/mnist"});
   EXPECT_NE(into_archived.exit_code, 0) << into_archived.out;
   ASSERT_EQ(As("ada", {"project", "delete", "cv/mnist"}).exit_code, 0);
-  ASSERT_EQ(As("admin", {"workspace", "delete", "cv"}).exit_code, 0);
+  // Renamed, by the workspace's ADMIN only; a project by its creator too.
+  ASSERT_EQ(As("ada", {"project", "create", "cv", "digits"}).exit_code, 0);
+  auto renamed = As("ada", {"project", "edit", "cv/digits", "--name", "mnist2", "--description", "d"});
+  ASSERT_EQ(renamed.exit_code, 0) << renamed.out << renamed.err;
+  EXPECT_EQ(As("carol", {"project", "edit", "cv/mnist2", "--name", "x"}).exit_code, 1) << "not carol's";
+  EXPECT_NE(As("ada", {"project", "edit", "cv/mnist2"}).exit_code, 0) << "nothing to change";
+  EXPECT_NE(As("ada", {"workspace", "edit", "cv", "--name", "vision"}).exit_code, 0) << "ada is a MEMBER";
+  ASSERT_EQ(As("admin", {"workspace", "edit", "cv", "--name", "vision", "--description", "images"}).exit_code,
+            0);
+  nlohmann::json edited;
+  ASSERT_EQ(StatusOf("admin", "/api/v1/workspaces/2", &edited), 200);
+  EXPECT_EQ(edited["name"], "vision");
+  EXPECT_EQ(edited["description"], "images");
+  ASSERT_EQ(As("ada", {"project", "delete", "vision/mnist2"}).exit_code, 0);
+  ASSERT_EQ(As("admin", {"workspace", "delete", "vision"}).exit_code, 0);
   EXPECT_EQ(StatusOf("admin", "/api/v1/workspaces/2"), 404);
 }
 

@@ -28,7 +28,8 @@
 // page's heat map has a cell per grid point; Compare (from the list's
 // selection) draws the trials of the grid and its fork on one chart and
 // lists them, and takes trials added and removed by id. It creates a
-// workspace (a taken name refused at its field), a project in it, adds a
+// workspace (a taken name refused at its field), a project in it (renamed
+// from its Edit dialog), adds a
 // member and binds a pool, moves an experiment there with the bulk Move and
 // finds it by filtering the list by that project.
 // Every page it visits is checked with axe-core (WCAG 2.1 A and AA), and it
@@ -993,10 +994,21 @@ max_restarts: 0
   await page.waitForURL(/\/workspaces\/\d+$/);
   const wsId = Number(new URL(page.url()).pathname.split('/').pop());
   const projectForm = page.getByRole('form', { name: 'Create a project' });
-  await projectForm.getByLabel('Project name').fill('baselines');
+  await projectForm.getByLabel('Project name').fill('base');
   await projectForm.getByRole('button', { name: 'Create project' }).click();
   const projectsTable = page.getByRole('region', { name: 'Projects table' });
+  // Renamed from its row's Edit dialog.
+  await projectsTable.getByRole('button', { name: 'Edit project base' }).click({ timeout: 20000 });
+  const editDialog = page.getByRole('dialog', { name: 'Edit project base' });
+  await editDialog.getByLabel('Name').fill('baselines');
+  await editDialog.getByLabel('Description').fill('first runs');
+  await a11y('the project edit dialog');
+  await editDialog.getByRole('button', { name: 'Save' }).click();
   await projectsTable.getByRole('link', { name: 'baselines' }).waitFor({ timeout: 20000 });
+  check(
+    (await projectsTable.locator('tr', { hasText: 'baselines' }).textContent()).includes('first runs'),
+    'the renamed project shows its new description',
+  );
   const memberForm = page.getByRole('form', { name: 'Add a member' });
   await memberForm.getByLabel('Username').fill('bob');
   await memberForm.getByLabel('Role').selectOption('MEMBER');

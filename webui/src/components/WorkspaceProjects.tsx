@@ -15,6 +15,7 @@ import { formatDateTime } from '../lib/format';
 import { mayChangeProject, messageAt, projectArchiveBlock, projectDeleteBlock } from '../lib/workspaces';
 import { paths } from '../paths';
 import { ConfirmButton } from './ConfirmButton';
+import { EditNamed } from './EditNamed';
 import { Empty } from './DataState';
 import { TextField } from './TextField';
 
@@ -69,6 +70,14 @@ export function WorkspaceProjects({ workspace: ws, projects }: { workspace: Work
                     </td>
                     <td>
                       <div className="row-actions">
+                        <EditNamed
+                          small
+                          what="project"
+                          named={p}
+                          blocked={may ? null : notYours}
+                          run={(patch) => api.changeProject(p.id, patch)}
+                          onDone={changed}
+                        />
                         <ConfirmButton
                           small
                           label={p.archived ? 'Unarchive' : 'Archive'}

@@ -1,7 +1,7 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import type { Webhook, WebhookDelivery } from '../api/types';
-import { fakeFetch, json, signIn } from '../test/fixtures';
+import { fakeFetch, json, signIn, workspace } from '../test/fixtures';
 import { render } from '../test/render';
 import { WebhooksPage, buildTriggers, deliveryOutcome, describeTrigger } from './WebhooksPage';
 
@@ -174,6 +174,46 @@ describe('WebhooksPage', () => {
     await screen.findByRole('region', { name: 'Deliveries of done' });
     expect(screen.queryByRole('button', { name: /Send a test|Delete/ })).toBeNull();
     expect(screen.queryByRole('form', { name: 'Create a webhook' })).toBeNull();
-    expect(screen.getByText(/Admins create, test and delete webhooks/)).toBeTruthy();
+    expect(screen.getByText(/a workspace’s admins create webhooks that watch only its/)).toBeTruthy();
+  });
+
+  it("lets a workspace's ADMIN create, test and delete only that workspace's webhooks", async () => {
+    const nlp = workspace({ id: 2, name: 'nlp', members: [{ username: 'ada', role: 'ADMIN' }] });
+    const cv = workspace({ id: 3, name: 'cv', members: [{ username: 'ada', role: 'MEMBER' }] });
+    const fake = fakeFetch({
+      '/api/v1/webhooks/1/deliveries': () => json({ deliveries: [], total: 0 }),
+      '/api/v1/webhooks/2/deliveries': () => json({ deliveries: [], total: 0 }),
+      '/api/v1/workspaces': () => json({ workspaces: [workspace(), nlp, cv], total: 3 }),
+      '/api/v1/webhooks': (_url, init) => {
+        if (init?.method === 'POST')
+          return json({ ...webhook(3, 'mine'), workspace_id: 2, secret: 'cd'.repeat(32) }, 201);
+        return json({
+          webhooks: [webhook(1, 'everywhere'), webhook(2, 'nlp-done', { workspace_id: 2, workspace: 'nlp' })],
+          total: 2,
+        });
+      },
+    });
+    vi.stubGlobal('fetch', fake.fn);
+    signIn({ username: 'ada', role: 'user' });
+    render(<WebhooksPage />);
+    const scoped = await screen.findByRole('region', { name: 'nlp-done' });
+    expect(scoped.textContent).toContain('experiments of workspace nlp');
+    expect(within(scoped).getByRole('link', { name: 'nlp' }).getAttribute('href')).toBe('/workspaces/2');
+    expect(within(scoped).getByRole('button', { name: 'Delete webhook nlp-done' })).toBeTruthy();
+    const everywhere = screen.getByRole('region', { name: 'everywhere' });
+    expect(everywhere.textContent).toContain('every experiment (cluster-wide)');
+    expect(within(everywhere).queryByRole('button')).toBeNull();
+
+    // Only nlp is offered: ada is a MEMBER of cv, and only admins make cluster-wide ones.
+    const form = await screen.findByRole('form', { name: 'Create a webhook' });
+    const scope = within(form).getByLabelText('Watches') as HTMLSelectElement;
+    expect([...scope.options].map((o) => o.textContent)).toEqual(['workspace nlp']);
+    fireEvent.change(within(form).getByLabelText('Name'), { target: { value: 'mine' } });
+    fireEvent.change(within(form).getByLabelText('URL'), { target: { value: 'https://hooks.example.com/m' } });
+    fireEvent.click(within(form).getByRole('checkbox', { name: 'Completed' }));
+    fireEvent.click(within(form).getByRole('button', { name: 'Create webhook' }));
+    await within(form).findByRole('status');
+    const post = fake.calls.find((c) => c.init?.method === 'POST');
+    expect(JSON.parse(String(post?.init?.body)).workspace_id).toBe(2);
   });
 });

@@ -1,25 +1,31 @@
 // Webhooks: the URLs the master posts to when an experiment reaches a state
-// or a trial's log line matches a pattern (docs/rest.md, "Webhooks"). Anyone
-// signed in sees each one and its latest deliveries; admins create one (its
-// signing secret is shown once, right after), send it a test event and
-// delete it. The master's reason shows when it refuses (e.g. a URL off
+// or a trial's log line matches a pattern (docs/rest.md, "Webhooks"). A
+// user sees the cluster-wide webhooks and those of their workspaces, each
+// with its latest deliveries; admins create cluster-wide ones, a
+// workspace's ADMINs webhooks of that workspace (watching only its
+// experiments); the signing secret is shown once, right after; the same
+// people send a webhook a test event and delete it. The master's reason shows when it refuses (e.g. a URL off
 // master.yaml's webhooks.allowed_urls).
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useId, useState, type FormEvent } from 'react';
+import { Link } from 'react-router';
 import { api, failureText } from '../api/client';
 import { keys, queries } from '../api/queries';
 import {
   RUN_STATES,
   type CreatedWebhook,
+  type Workspace,
   type RunState,
   type Webhook,
   type WebhookDelivery,
   type WebhookTrigger,
 } from '../api/types';
 import { useSession } from '../auth/session';
+import { roleIn } from '../lib/workspaces';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { Empty, ErrorMessage, Loading, StaleNotice } from '../components/DataState';
 import { formatDateTime, stateLabel } from '../lib/format';
+import { paths } from '../paths';
 
 const DELIVERY_LIMIT = 10;
 
@@ -52,10 +58,24 @@ export function deliveryOutcome(d: Pick<WebhookDelivery, 'state' | 'last_status'
   return parts.length ? parts.join(': ') : d.state === 'PENDING' ? 'not sent yet' : '';
 }
 
+// The workspaces whose webhooks `user` manages: all for admins, else those
+// they are an ADMIN of; archived ones take no new webhook.
+export function managedWorkspaces(
+  workspaces: Workspace[],
+  user: { username: string; role: string } | null | undefined,
+): Workspace[] {
+  if (!user) return [];
+  return workspaces.filter((w) => user.role === 'admin' || roleIn(w, user.username) === 'ADMIN');
+}
+
 export function WebhooksPage() {
   const { session } = useSession();
   const admin = session?.role === 'admin';
   const list = useQuery(queries.webhooks());
+  const workspaces = useQuery(queries.workspaceList({}, 0));
+  const managed = managedWorkspaces(workspaces.data?.workspaces ?? [], session);
+  const mayManage = (w: Webhook) => admin || (w.workspace_id !== null && managed.some((m) => m.id === w.workspace_id));
+  const creatable = managed.filter((w) => !w.archived);
   useEffect(() => {
     document.title = 'Webhooks · Ringmaster';
   }, []);
@@ -72,7 +92,8 @@ export function WebhooksPage() {
       </div>
       <p className="muted small">
         The master posts to each URL when an experiment reaches one of its states or a trial prints a line matching one
-        of its patterns.{admin ? '' : ' Admins create, test and delete webhooks.'}
+        of its patterns. Admins create cluster-wide webhooks; a workspace’s admins create webhooks that watch only its
+        experiments.
       </p>
       <StaleNotice error={data ? list.error : undefined} />
       {list.isPending && <Loading what="webhooks" />}
@@ -80,28 +101,28 @@ export function WebhooksPage() {
       {data &&
         (data.webhooks.length === 0 ? (
           <section className="panel" aria-label="Webhooks">
-            <Empty title="No webhooks yet.">{admin ? 'Create one below.' : null}</Empty>
+            <Empty title="No webhooks yet.">{admin || creatable.length > 0 ? 'Create one below.' : null}</Empty>
           </section>
         ) : (
-          data.webhooks.map((w) => <WebhookPanel key={w.id} webhook={w} admin={admin} />)
+          data.webhooks.map((w) => <WebhookPanel key={w.id} webhook={w} manage={mayManage(w)} />)
         ))}
-      {admin && (
+      {(admin || creatable.length > 0) && (
         <section className="panel" aria-labelledby="new-webhook-title">
           <h2 id="new-webhook-title">New webhook</h2>
-          <CreateWebhookForm />
+          <CreateWebhookForm clusterWide={admin} workspaces={creatable} />
         </section>
       )}
     </section>
   );
 }
 
-function WebhookPanel({ webhook: w, admin }: { webhook: Webhook; admin: boolean }) {
+function WebhookPanel({ webhook: w, manage }: { webhook: Webhook; manage: boolean }) {
   const titleId = useId();
   return (
     <section className="panel" aria-labelledby={titleId} data-webhook={w.id}>
       <div className="page-head">
         <h2 id={titleId}>{w.name}</h2>
-        {admin && (
+        {manage && (
           <div className="actions">
             <TestWebhook webhook={w} />
             <DeleteWebhook webhook={w} />
@@ -118,6 +139,19 @@ function WebhookPanel({ webhook: w, admin }: { webhook: Webhook; admin: boolean 
         <div>
           <dt>Type</dt>
           <dd>{w.type}</dd>
+        </div>
+        <div>
+          <dt>Watches</dt>
+          <dd>
+            {w.workspace_id === null ? (
+              'every experiment (cluster-wide)'
+            ) : (
+              <>
+                experiments of workspace{' '}
+                <Link to={paths.workspace(w.workspace_id)}>{w.workspace ?? `#${w.workspace_id}`}</Link>
+              </>
+            )}
+          </dd>
         </div>
         <div>
           <dt>Triggers</dt>
@@ -274,8 +308,12 @@ function DeleteWebhook({ webhook: w }: { webhook: Webhook }) {
   );
 }
 
-function CreateWebhookForm() {
+// `clusterWide`: the caller may create cluster-wide webhooks (admins);
+// `workspaces`: those whose webhooks they may create.
+function CreateWebhookForm({ clusterWide, workspaces }: { clusterWide: boolean; workspaces: Workspace[] }) {
   const queryClient = useQueryClient();
+  // '' is cluster-wide; otherwise a workspace's id.
+  const [scope, setScope] = useState(clusterWide ? '' : String(workspaces[0]?.id ?? ''));
   const patternsHint = useId();
   const [name, setName] = useState('');
   const [url, setUrl] = useState('');
@@ -285,7 +323,14 @@ function CreateWebhookForm() {
   const [created, setCreated] = useState<CreatedWebhook | null>(null);
   const triggers = buildTriggers(states, patterns);
   const create = useMutation({
-    mutationFn: () => api.createWebhook({ name: name.trim(), url: url.trim(), type, triggers }),
+    mutationFn: () =>
+      api.createWebhook({
+        name: name.trim(),
+        url: url.trim(),
+        type,
+        triggers,
+        ...(scope === '' ? {} : { workspace_id: Number(scope) }),
+      }),
     onSuccess: (webhook) => {
       void queryClient.invalidateQueries({ queryKey: keys.webhookList });
       setCreated(webhook);
@@ -318,6 +363,17 @@ function CreateWebhookForm() {
           required
           placeholder="https://hooks.example.com/ring"
         />
+      </label>
+      <label className="field">
+        Watches
+        <select value={scope} onChange={(e) => setScope(e.target.value)}>
+          {clusterWide && <option value="">every experiment (cluster-wide)</option>}
+          {workspaces.map((w) => (
+            <option key={w.id} value={String(w.id)}>
+              workspace {w.name}
+            </option>
+          ))}
+        </select>
       </label>
       <label className="field">
         Type

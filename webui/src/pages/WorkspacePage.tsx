@@ -12,6 +12,7 @@ import type { Project, Workspace } from '../api/types';
 import { useSession } from '../auth/session';
 import { ConfirmButton } from '../components/ConfirmButton';
 import { ErrorMessage, Loading, StaleNotice } from '../components/DataState';
+import { EditNamed } from '../components/EditNamed';
 import { WorkspaceMembers } from '../components/WorkspaceMembers';
 import { WorkspacePools } from '../components/WorkspacePools';
 import { WorkspaceProjects } from '../components/WorkspaceProjects';
@@ -106,6 +107,7 @@ function WorkspaceHeader({ workspace: w, projects }: { workspace: Workspace; pro
         </div>
         {manage && (
           <div className="head-actions">
+            <EditNamed what="workspace" named={w} run={(patch) => api.changeWorkspace(w.id, patch)} onDone={changed} />
             <ConfirmButton
               label={w.archived ? 'Unarchive' : 'Archive'}
               name={`${w.archived ? 'Unarchive' : 'Archive'} workspace ${w.name}`}
