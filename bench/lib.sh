@@ -28,12 +28,14 @@ bench_cleanup() {
 # $work/data; sets master (its pid), port, url and token (the admin's, signed
 # in). Every client of a bench connects from 127.0.0.1: a bench that opens
 # more connections than the master's default max_connections_per_address
-# (256) names the cap it needs.
+# (256) names the cap it needs. bench_master_yaml (lines added to its
+# master.yaml) and bench_master_log_level (default warn) are read if set.
 bench_start_master() {
   (umask 077; head -c 18 /dev/urandom | base64 | tr -d '/+=\n' >"$work/admin-password")
-  printf 'max_connections_per_address: %s\n' "${1:-256}" >"$work/master.yaml"
+  printf 'max_connections_per_address: %s\n%s\n' "${1:-256}" "${bench_master_yaml:-}" >"$work/master.yaml"
   "$bin/ringmaster" --config "$work/master.yaml" --listen 127.0.0.1:0 --port-file "$work/port" \
-    --data-dir "$work/data" --admin-password-file "$work/admin-password" --log-level warn \
+    --data-dir "$work/data" --admin-password-file "$work/admin-password" \
+    --log-level "${bench_master_log_level:-warn}" \
     >"$work/master.log" 2>&1 &
   master=$!
   bench_pids+=("$master")
@@ -48,9 +50,11 @@ bench_start_master() {
 
 # bench_start_agent ID SLOTS: an agent of the master with SLOTS CPU slots,
 # returned once the master lists it as connected; sets agent (its pid).
+# bench_agent_log_level (default warn) is read if set.
 bench_start_agent() {
   "$bin/ringagent" --master "$url" --id "$1" --cpu-slots "$2" --work-dir "$work/agent-$1" \
-    --state-dir "$work/agent-$1-state" --token-file "$work/data/cluster-token" --single-user --log-level warn >"$work/agent-$1.log" 2>&1 &
+    --state-dir "$work/agent-$1-state" --token-file "$work/data/cluster-token" --single-user \
+    --log-level "${bench_agent_log_level:-warn}" >"$work/agent-$1.log" 2>&1 &
   agent=$!
   bench_pids+=("$agent")
   local _

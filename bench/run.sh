@@ -4,9 +4,10 @@
 # docs/benchmarks.md (between the "platform benchmarks" markers) with the
 # command, the machine and every figure next to its peer from the same run.
 #   bench/run.sh [--seconds N] [--all]
-# --all also runs the collectives, training-step and checkpoint benchmarks, which take
-# several minutes and keep their own sections (bench/collectives.sh,
-# bench/training_step.sh). BUILD_DIR picks the build (default build/).
+# --all also runs the collectives, training-step, checkpoint and recovery
+# benchmarks, which take several minutes and keep their own sections
+# (bench/collectives.sh, bench/training_step.sh, bench/checkpoint.sh,
+# bench/recovery.sh). BUILD_DIR picks the build (default build/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=5 all=0
@@ -136,5 +137,6 @@ if [ "$all" = 1 ]; then
   bench/collectives.sh
   bench/training_step.sh
   bench/checkpoint.sh
+  BUILD_DIR=$build bench/recovery.sh
 fi
 echo "run: docs/benchmarks.md updated" >&2

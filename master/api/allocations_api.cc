@@ -2,6 +2,7 @@
 // authorised by that allocation's token.
 #include <utility>  // before Asio
 
+#include <spdlog/spdlog.h>
 #include <boost/asio/awaitable.hpp>
 
 #include "master/api/commands.h"
@@ -36,6 +37,12 @@ void RegisterAllocationRoutes(Router& router, ApiContext& ctx) {
                });
                if (written.status != 200) co_return written;
                ApiResponse recorded = co_await OnLifecycle(ctx, [&](Lifecycle& l) {
+                 LiveAllocation* alloc = l.allocations().Find(req.params[0]);
+                 if (alloc && !alloc->reported_metrics && !reports.empty()) {
+                   alloc->reported_metrics = true;
+                   spdlog::info("[allocations] allocation {}: first metrics, at {} batches", req.params[0],
+                                reports.front().batches);
+                 }
                  Status s = l.progress().Record(holder->trial_id, holder->experiment_id, reports);
                  return s.ok() ? ApiResponse{} : ApiResponse::Error(s);
                });

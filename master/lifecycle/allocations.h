@@ -48,10 +48,11 @@ struct LiveAllocation {
   std::optional<SteadyTime> report_deadline;  // after an agent reconnects without it
   int master_port = 0;
   Preemption preemption;
-  std::string invalid_hparams;  // the trial said its hyperparameters are invalid
-  int64_t started_seq = 0;      // order of starts: the newest is preempted first
-  bool told_done = false;       // the trial was told it has no operation
-  bool preemptible = true;      // trials checkpoint and exit when asked; other tasks say (TaskSpec)
+  std::string invalid_hparams;    // the trial said its hyperparameters are invalid
+  int64_t started_seq = 0;        // order of starts: the newest is preempted first
+  bool told_done = false;         // the trial was told it has no operation
+  bool reported_metrics = false;  // its first metric report was logged: it trains
+  bool preemptible = true;        // trials checkpoint and exit when asked; other tasks say (TaskSpec)
   bool pending() const { return record.state == AllocationState::kPending; }
 };
 

@@ -56,6 +56,7 @@ void RankEvents::OnRankState(const std::string& node, const proto::StateChange& 
       break;
     case proto::ProcessState::kRunning:
       advance(AllocationState::kRunning);
+      spdlog::info("[allocations] allocation {} rank {} running on {}", rec.id, change.rank, node);
       break;
     case proto::ProcessState::kExited: {
       if (!alloc.exited_ranks.insert(change.rank).second) return;  // duplicate report
