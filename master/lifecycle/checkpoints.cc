@@ -63,6 +63,9 @@ Result<CheckpointReservation> Checkpoints::Prepare(int64_t experiment_id, int64_
 Result<bool> Checkpoints::Register(int64_t experiment_id, CheckpointRecord c) {
   if (auto existing = store_.GetCheckpoint(c.uuid); existing.ok()) {  // a retried registration
     if (Status s = store_.AddCheckpoint(c); !s.ok()) return s;
+    SpendReservation(c.uuid);
+    if (existing->state == CheckpointState::kActive)
+      if (Status s = MakeLatest(*existing); !s.ok()) return s;
     return false;
   }
   if (!IsCheckpointUuid(c.uuid))
@@ -94,11 +97,17 @@ Result<bool> Checkpoints::Register(int64_t experiment_id, CheckpointRecord c) {
   if (Status s = CheckRegisteredFiles(folder->get(), c.resources); !s.ok())
     return InvalidArgument("checkpoint " + c.uuid + ": " + s.message());
   if (Status s = store_.AddCheckpoint(c); !s.ok()) return s;
-  if (Status s = store_.DeleteCheckpointReservation(c.uuid); !s.ok())
-    spdlog::warn("[checkpoints] checkpoint {}: {}", c.uuid, s.message());
+  SpendReservation(c.uuid);
+  if (Status s = MakeLatest(c); !s.ok()) return s;
+  spdlog::info("[checkpoints] experiment {} trial {} allocation {}: checkpoint {} at {} batches registered",
+               experiment_id, c.trial_id, c.allocation_id, c.uuid, c.batches);
+  return true;
+}
 
+Status Checkpoints::MakeLatest(const CheckpointRecord& c) {
   auto trial = trials_.Get(c.trial_id);
   if (!trial.ok()) return trial.status();
+  if (trial->latest_checkpoint == c.uuid) return Status::Ok();
   // The trial's first checkpoint of its own is newer than a warm start's
   // source, whatever their batches.
   bool newer = trial->latest_checkpoint.empty();
@@ -106,13 +115,15 @@ Result<bool> Checkpoints::Register(int64_t experiment_id, CheckpointRecord c) {
     auto latest = store_.GetCheckpoint(trial->latest_checkpoint);
     newer = !latest.ok() || latest->trial_id != c.trial_id || c.batches >= latest->batches;
   }
-  if (newer) {
-    trial->latest_checkpoint = c.uuid;
-    if (Status s = trials_.Save(*trial); !s.ok()) return s;
-  }
-  spdlog::info("[checkpoints] experiment {} trial {} allocation {}: checkpoint {} at {} batches registered",
-               experiment_id, c.trial_id, c.allocation_id, c.uuid, c.batches);
-  return true;
+  if (!newer) return Status::Ok();
+  trial->latest_checkpoint = c.uuid;
+  return trials_.Save(*trial);
+}
+
+void Checkpoints::SpendReservation(const std::string& uuid) {
+  if (!store_.GetCheckpointReservation(uuid).ok()) return;
+  if (Status s = store_.DeleteCheckpointReservation(uuid); !s.ok())
+    spdlog::warn("[checkpoints] checkpoint {}: {}", uuid, s.message());
 }
 
 Result<CheckpointRecord> Checkpoints::OfTrial(int64_t trial_id, const std::string& uuid) {

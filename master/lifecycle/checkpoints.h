@@ -28,7 +28,9 @@ class Checkpoints {
   // a uuid issued to that allocation by Prepare, whose folder is a real
   // folder (no link) below an allowed root holding each registered file
   // (regular, one link, its size). The trial's latest checkpoint moves to it
-  // unless it has a later one.
+  // unless it has a later one. A retried registration (false) finishes what
+  // a master stopped after storing it left undone: the trial's latest
+  // checkpoint and the spent reservation.
   Result<bool> Register(int64_t experiment_id, CheckpointRecord c);
   // A checkpoint of `trial_id`, or its experiment's warm start source, for
   // verifying a restore; kNotFound otherwise.
@@ -44,6 +46,11 @@ class Checkpoints {
   void Release(const std::string& uuid);
 
  private:
+  // Points c's trial at c unless it has a later checkpoint of its own.
+  Status MakeLatest(const CheckpointRecord& c);
+  // Drops the reservation of a registered checkpoint, if it is still there.
+  void SpendReservation(const std::string& uuid);
+
   Store& store_;
   ExperimentSettings& settings_;
   Trials& trials_;

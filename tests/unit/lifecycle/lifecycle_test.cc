@@ -214,12 +214,27 @@ TEST_F(LifecycleTest, CheckpointsAreRegisteredOnceAndRestartsResumeFromTheLatest
   EXPECT_EQ(refused.status().message(), "metadata must not nest deeper than 64 levels");
   EXPECT_EQ(store_.GetTrial(1)->latest_checkpoint, second);
   EXPECT_EQ(controller_.TrialCheckpoint("1.0", start.allocation_token, first)->batches, 100);
+  // A master stopped between storing a checkpoint and pointing its trial at
+  // it: the runtime's retry finishes the job (and spends the reservation).
+  const std::string third = issue();
+  CheckpointRecord stored;
+  stored.uuid = third;
+  stored.trial_id = 1;
+  stored.allocation_id = "1.0";
+  stored.batches = 250;
+  stored.storage = store_.GetCheckpointReservation(third)->storage;
+  stored.resources = {{"state.bin", 10, sha}};
+  ASSERT_TRUE(store_.AddCheckpoint(stored).ok());
+  EXPECT_EQ(store_.GetTrial(1)->latest_checkpoint, second);
+  EXPECT_FALSE(controller_.RegisterCheckpoint("1.0", start.allocation_token, ckpt(third, 250)).value());
+  EXPECT_EQ(store_.GetTrial(1)->latest_checkpoint, third);
+  EXPECT_EQ(store_.GetCheckpointReservation(third).status().code(), ErrorCode::kNotFound);
 
   Report("agent-1", "1.0", proto::ProcessState::kExited, std::nullopt, 9);  // killed: a user failure
   EXPECT_EQ(store_.GetTrial(1)->restarts, 1);
   auto restarted = channel->Of<proto::Start>();
   ASSERT_EQ(restarted.size(), 2u);
-  EXPECT_EQ(restarted[1].latest_checkpoint, root + "/" + second);
+  EXPECT_EQ(restarted[1].latest_checkpoint, root + "/" + third);
   std::filesystem::remove_all(root);
 }
 
