@@ -5,8 +5,10 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <thread>
 
 #include <spdlog/spdlog.h>
 
@@ -184,9 +186,17 @@ void RankContainer::Remove() const {
   if (!runtime_) return;
   if (HasDetachedContainers(*runtime_)) {
     // --rm removes an ended container; one whose runtime process was killed
-    // may still run.
+    // may still run. A container that stops while `rm --force` kills it
+    // fails that removal ("container state improper: stopped" from podman),
+    // so a failed removal is tried again, a few times, a moment later.
+    constexpr int kAttempts = 3;
     auto removed = RunCommand(*context_.launcher, RemoveCommand(*runtime_, name_),
                               ToEnvp(context_.inherited_env), kRuntimeCommandTimeout);
+    for (int attempt = 1; attempt < kAttempts && (!removed.ok() || !removed->ok()); ++attempt) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(250 * attempt));
+      removed = RunCommand(*context_.launcher, RemoveCommand(*runtime_, name_),
+                           ToEnvp(context_.inherited_env), kRuntimeCommandTimeout);
+    }
     if (!removed.ok() || !removed->ok()) {
       std::string why = removed.ok() ? removed->LastError() : removed.status().message();
       if (why.empty())  // the runtime said nothing: its exit is all there is
