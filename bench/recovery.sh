@@ -126,10 +126,10 @@ children = {}
 for line in sys.stdin:
     pid, ppid = line.split()
     children.setdefault(ppid, []).append(pid)
-out, todo = [], list(roots)
-while todo:
-    for c in children.get(todo.pop(), []):
-        out.append(c); todo.append(c)
+out, unvisited = [], list(roots)
+while unvisited:
+    for c in children.get(unvisited.pop(), []):
+        out.append(c); unvisited.append(c)
 print(" ".join(out))' "$@"
 }
 trap recovery_cleanup EXIT

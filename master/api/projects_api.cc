@@ -43,20 +43,6 @@ Status MayChange(const ApiRequest& req, const Placed& at, const std::string& ver
                                             at.workspace.name + "\" or a cluster admin may " + verb + " it"};
 }
 
-Result<std::optional<std::string>> OptString(const nlohmann::json& j, const char* key) {
-  auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return std::optional<std::string>();
-  if (!it->is_string()) return InvalidArgument(std::string(key) + " must be a string");
-  return std::optional<std::string>(it->get<std::string>());
-}
-
-Status CheckName(const std::string& name) {
-  if (name.empty() || name.size() > 128 || name.find('/') != std::string::npos)
-    return InvalidArgument("project name must be 1 to 128 characters without \"/\", got \"" +
-                           name.substr(0, 64) + "\"");
-  return Status::Ok();
-}
-
 ApiResponse List(ApiContext& ctx, ApiRequest& req) {
   auto id = ParseId(req.params[0], "workspace id");
   if (!id.ok()) return ApiResponse::Error(id.status());
@@ -86,13 +72,8 @@ net::awaitable<ApiResponse> Create(ApiContext& ctx, ApiRequest& req) {
   if (!id.ok()) co_return ApiResponse::Error(id.status());
   auto body = ParseJsonBody(req);
   if (!body.ok()) co_return ApiResponse::Error(body.status());
-  if (Status s = CheckKnownFields(*body, {"name", "description"}, "the request body"); !s.ok())
-    co_return ApiResponse::Error(s);
-  auto name = OptString(*body, "name");
-  auto description = OptString(*body, "description");
-  if (!name.ok()) co_return ApiResponse::Error(name.status());
-  if (!description.ok()) co_return ApiResponse::Error(description.status());
-  if (Status s = CheckName(name->value_or("")); !s.ok()) co_return ApiResponse::Error(s);
+  auto fields = ParsePlaceBody(*body, "project", false);
+  if (!fields.ok()) co_return ApiResponse::Error(fields.status());
   co_return co_await OnLifecycle(ctx, [&](Lifecycle&) {
     auto w = ctx.store.GetWorkspace(*id);
     if (!w.ok()) return ApiResponse::Error(w.status());
@@ -102,8 +83,8 @@ net::awaitable<ApiResponse> Create(ApiContext& ctx, ApiRequest& req) {
       return ApiResponse::Error(Conflict("workspace \"" + w->name + "\" is archived; unarchive it first"));
     ProjectRecord p;
     p.workspace_id = *id;
-    p.name = **name;
-    p.description = description->value_or("");
+    p.name = *fields->name;
+    p.description = fields->description.value_or("");
     p.created_by = req.principal->username;
     auto created = ctx.store.CreateProject(p);
     if (!created.ok()) return ApiResponse::Error(created.status());
@@ -117,23 +98,9 @@ net::awaitable<ApiResponse> Patch(ApiContext& ctx, ApiRequest& req) {
   if (!id.ok()) co_return ApiResponse::Error(id.status());
   auto body = ParseJsonBody(req);
   if (!body.ok()) co_return ApiResponse::Error(body.status());
-  if (Status s = CheckKnownFields(*body, {"name", "description", "archived"}, "the request body"); !s.ok())
-    co_return ApiResponse::Error(s);
-  ProjectUpdate u;
-  auto name = OptString(*body, "name");
-  auto description = OptString(*body, "description");
-  if (!name.ok()) co_return ApiResponse::Error(name.status());
-  if (!description.ok()) co_return ApiResponse::Error(description.status());
-  u.name = *name;
-  u.description = *description;
-  if (u.name)
-    if (Status s = CheckName(*u.name); !s.ok()) co_return ApiResponse::Error(s);
-  if (auto a = body->find("archived"); a != body->end() && !a->is_null()) {
-    if (!a->is_boolean()) co_return ApiResponse::Error(InvalidArgument("archived must be true or false"));
-    u.archived = a->get<bool>();
-    if (*u.archived && *id == kDefaultProjectId)
-      co_return ApiResponse::Error(Conflict("the default project (Uncategorized) is never archived"));
-  }
+  auto update = ParsePlaceBody(*body, "project", true, *id == kDefaultProjectId);
+  if (!update.ok()) co_return ApiResponse::Error(update.status());
+  const ProjectUpdate& u = *update;
   co_return co_await OnLifecycle(ctx, [&](Lifecycle&) {
     auto at = Visible(ctx, req, *id);
     if (!at.ok()) return ApiResponse::Error(at.status());

@@ -2,6 +2,8 @@
 
 #include <charconv>
 
+#include "common/json_fields.h"
+
 namespace ring {
 
 nlohmann::json WorkspaceJson(const WorkspaceRecord& w) {
@@ -81,6 +83,44 @@ Result<ProjectRecord> FindProject(Store& store, const std::string& text, const s
       for (const auto& p : *projects)
         if (p.workspace_id == w.id && p.name == project) return p;
   return NotFound(key + ": no project \"" + project + "\" in workspace \"" + workspace + "\"");
+}
+
+Result<std::optional<std::string>> OptString(const nlohmann::json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return std::optional<std::string>();
+  if (!it->is_string()) return InvalidArgument(std::string(key) + " must be a string");
+  return std::optional<std::string>(it->get<std::string>());
+}
+
+Status CheckPlaceName(const std::string& what, const std::string& name) {
+  if (name.empty() || name.size() > 128 || name.find('/') != std::string::npos)
+    return InvalidArgument(what + " name must be 1 to 128 characters without \"/\", got \"" +
+                           name.substr(0, 64) + "\"");
+  return Status::Ok();
+}
+
+Result<PlaceUpdate> ParsePlaceBody(const nlohmann::json& body, const std::string& what, bool patch,
+                                   bool is_default) {
+  if (Status s = patch ? CheckKnownFields(body, {"name", "description", "archived"}, "the request body")
+                       : CheckKnownFields(body, {"name", "description"}, "the request body");
+      !s.ok())
+    return s;
+  auto name = OptString(body, "name");
+  auto description = OptString(body, "description");
+  if (!name.ok()) return name.status();
+  if (!description.ok()) return description.status();
+  PlaceUpdate u;
+  u.name = *name;
+  u.description = *description;
+  if (!patch || u.name)
+    if (Status s = CheckPlaceName(what, u.name.value_or("")); !s.ok()) return s;
+  if (auto a = body.find("archived"); patch && a != body.end() && !a->is_null()) {
+    if (!a->is_boolean()) return InvalidArgument("archived must be true or false");
+    u.archived = a->get<bool>();
+    if (*u.archived && is_default)
+      return Conflict("the default " + what + " (Uncategorized) is never archived");
+  }
+  return u;
 }
 
 }  // namespace ring

@@ -4,6 +4,7 @@
 // answer (PlacementNames) so a list does not read them per experiment.
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -28,6 +29,17 @@ class PlacementNames {
   std::map<int64_t, ProjectRecord> projects_;
   std::map<int64_t, std::string> workspace_names_;
 };
+
+// An optional string field of a request body: nullopt when absent or null.
+Result<std::optional<std::string>> OptString(const nlohmann::json& j, const char* key);
+// A workspace's or project's name (`what`): 1 to 128 characters without "/".
+Status CheckPlaceName(const std::string& what, const std::string& name);
+// The body of a POST (`patch` false: {"name", "description"?}, the name
+// required) or a PATCH (`patch` true: any of {"name", "description",
+// "archived"}) of a workspace or project (`what`); `is_default`: the
+// default one, which is never archived (kConflict).
+Result<PlaceUpdate> ParsePlaceBody(const nlohmann::json& body, const std::string& what, bool patch,
+                                   bool is_default = false);
 
 // A project named by id ("7") or by "workspace/project"; kInvalidArgument
 // naming `key` for text that is neither, kNotFound for no such project.

@@ -35,21 +35,6 @@ Status MayManage(const ApiRequest& req, const WorkspaceRecord& w, const std::str
           "only an admin of workspace \"" + w.name + "\" or a cluster admin may " + verb};
 }
 
-// An optional string field of the body.
-Result<std::optional<std::string>> OptString(const nlohmann::json& j, const char* key) {
-  auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return std::optional<std::string>();
-  if (!it->is_string()) return InvalidArgument(std::string(key) + " must be a string");
-  return std::optional<std::string>(it->get<std::string>());
-}
-
-Status CheckName(const std::string& what, const std::string& name) {
-  if (name.empty() || name.size() > 128 || name.find('/') != std::string::npos)
-    return InvalidArgument(what + " name must be 1 to 128 characters without \"/\", got \"" +
-                           name.substr(0, 64) + "\"");
-  return Status::Ok();
-}
-
 ApiResponse List(ApiContext& ctx, ApiRequest& req) {
   auto all = ctx.store.ListWorkspaces();
   if (!all.ok()) return ApiResponse::Error(all.status());
@@ -80,16 +65,11 @@ ApiResponse Get(ApiContext& ctx, ApiRequest& req) {
 net::awaitable<ApiResponse> Create(ApiContext& ctx, ApiRequest& req) {
   auto body = ParseJsonBody(req);
   if (!body.ok()) co_return ApiResponse::Error(body.status());
-  if (Status s = CheckKnownFields(*body, {"name", "description"}, "the request body"); !s.ok())
-    co_return ApiResponse::Error(s);
-  auto name = OptString(*body, "name");
-  auto description = OptString(*body, "description");
-  if (!name.ok()) co_return ApiResponse::Error(name.status());
-  if (!description.ok()) co_return ApiResponse::Error(description.status());
-  if (Status s = CheckName("workspace", name->value_or("")); !s.ok()) co_return ApiResponse::Error(s);
+  auto fields = ParsePlaceBody(*body, "workspace", false);
+  if (!fields.ok()) co_return ApiResponse::Error(fields.status());
   WorkspaceRecord w;
-  w.name = **name;
-  w.description = description->value_or("");
+  w.name = *fields->name;
+  w.description = fields->description.value_or("");
   w.created_by = req.principal->username;
   w.members = {{req.principal->username, WorkspaceRole::kAdmin}};
   co_return co_await OnLifecycle(ctx, [&](Lifecycle&) {
@@ -105,23 +85,9 @@ net::awaitable<ApiResponse> Patch(ApiContext& ctx, ApiRequest& req) {
   if (!id.ok()) co_return ApiResponse::Error(id.status());
   auto body = ParseJsonBody(req);
   if (!body.ok()) co_return ApiResponse::Error(body.status());
-  if (Status s = CheckKnownFields(*body, {"name", "description", "archived"}, "the request body"); !s.ok())
-    co_return ApiResponse::Error(s);
-  WorkspaceUpdate u;
-  auto name = OptString(*body, "name");
-  auto description = OptString(*body, "description");
-  if (!name.ok()) co_return ApiResponse::Error(name.status());
-  if (!description.ok()) co_return ApiResponse::Error(description.status());
-  u.name = *name;
-  u.description = *description;
-  if (u.name)
-    if (Status s = CheckName("workspace", *u.name); !s.ok()) co_return ApiResponse::Error(s);
-  if (auto a = body->find("archived"); a != body->end() && !a->is_null()) {
-    if (!a->is_boolean()) co_return ApiResponse::Error(InvalidArgument("archived must be true or false"));
-    u.archived = a->get<bool>();
-    if (*u.archived && *id == kDefaultWorkspaceId)
-      co_return ApiResponse::Error(Conflict("the default workspace (Uncategorized) is never archived"));
-  }
+  auto update = ParsePlaceBody(*body, "workspace", true, *id == kDefaultWorkspaceId);
+  if (!update.ok()) co_return ApiResponse::Error(update.status());
+  const WorkspaceUpdate& u = *update;
   co_return co_await OnLifecycle(ctx, [&](Lifecycle&) {
     auto w = Visible(ctx, req, *id);
     if (!w.ok()) return ApiResponse::Error(w.status());

@@ -41,11 +41,13 @@ struct WorkspaceRecord {
 };
 
 // What PATCH /workspaces/{id} changes; each absent field stays as it is.
-struct WorkspaceUpdate {
+// What PATCH changes of a workspace or a project; each absent field stays.
+struct PlaceUpdate {
   std::optional<std::string> name;
   std::optional<std::string> description;
   std::optional<bool> archived;
 };
+using WorkspaceUpdate = PlaceUpdate;
 
 struct ProjectRecord {
   int64_t id = 0;  // set by the store
@@ -59,10 +61,6 @@ struct ProjectRecord {
 };
 
 // What PATCH /projects/{id} changes.
-struct ProjectUpdate {
-  std::optional<std::string> name;
-  std::optional<std::string> description;
-  std::optional<bool> archived;
-};
+using ProjectUpdate = PlaceUpdate;
 
 }  // namespace ring
