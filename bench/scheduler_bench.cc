@@ -19,6 +19,7 @@
 // every assignment, preemption, reason and the order) shows that a change to the scheduler left its decisions
 // as they were.
 #include <sched.h>
+#include <time.h>
 
 #include <algorithm>
 #include <chrono>
@@ -229,7 +230,14 @@ void AddQueue(PoolInput& in, int pending, std::mt19937_64& rng) {
 struct Timing {
   double median_ms = 0;
   double p90_ms = 0;
+  double cpu_ms = 0;  // median CPU time of the thread: what other load on the machine moves least
 };
+
+double ThreadCpuMs() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) * 1e3 + static_cast<double>(t.tv_nsec) / 1e6;
+}
 
 // Times `run()` after two warm-up calls: at least 15 and at most 31 times
 // (5 to 9 with --quick), stopping after about a second once past the
@@ -239,15 +247,18 @@ Timing Measure(F&& run, bool quick) {
   for (int i = 0; i < 2; ++i) run();
   const size_t min_reps = quick ? 5 : 15;
   const size_t max_reps = quick ? 9 : 31;
-  std::vector<double> ms;
+  std::vector<double> ms, cpu;
   const auto start = Clock::now();
   while (ms.size() < min_reps || (ms.size() < max_reps && Clock::now() - start < std::chrono::seconds(1))) {
+    const double c0 = ThreadCpuMs();
     const auto t0 = Clock::now();
     const auto result = run();
     ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+    cpu.push_back(ThreadCpuMs() - c0);
   }
   std::sort(ms.begin(), ms.end());
-  return {ms[ms.size() / 2], ms[ms.size() * 9 / 10]};
+  std::sort(cpu.begin(), cpu.end());
+  return {ms[ms.size() / 2], ms[ms.size() * 9 / 10], cpu[cpu.size() / 2]};
 }
 
 // The peer: the pending queue in priority order, copied and sorted.
@@ -347,15 +358,16 @@ struct Row {
 
 void PrintTimes(const std::vector<Row>& rows) {
   std::printf(
-      "| policy | agents | pending | median ms | p90 ms | peer ms | pass / peer | growth | peer growth | "
+      "| policy | agents | pending | median ms | p90 ms | CPU ms | peer ms | pass / peer | growth | peer "
+      "growth | "
       "n log n growth |\n");
-  std::printf("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+  std::printf("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n");
   for (size_t i = 0; i < rows.size(); ++i) {
     const Row& r = rows[i];
     const Row* before =
         i > 0 && rows[i - 1].c == r.c && rows[i - 1].agents == r.agents ? &rows[i - 1] : nullptr;
-    std::printf("| %s | %d | %d | %.2f | %.2f | %.3f | %.1f | %s | %s | %s |\n", r.c->name, r.agents,
-                r.pending, r.pass.median_ms, r.pass.p90_ms, r.peer.median_ms,
+    std::printf("| %s | %d | %d | %.2f | %.2f | %.2f | %.3f | %.1f | %s | %s | %s |\n", r.c->name, r.agents,
+                r.pending, r.pass.median_ms, r.pass.p90_ms, r.pass.cpu_ms, r.peer.median_ms,
                 r.pass.median_ms / r.peer.median_ms,
                 Growth(r.pass.median_ms, before ? before->pass.median_ms : 0).c_str(),
                 Growth(r.peer.median_ms, before ? before->peer.median_ms : 0).c_str(),
