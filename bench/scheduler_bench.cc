@@ -1,5 +1,5 @@
 // One scheduling pass (SchedulePool) over a busy pool of agents x 8 slots,
-// for each policy: 1,000 agents with 100, 1,000 and 10,000 pending requests,
+// for each policy: 1,000 agents with 100 to 100,000 pending requests,
 // and 10,000 agents with 1,000, 10,000 and 100,000. Prints the median and p90
 // pass time, the ratio to a peer measured in the same run (sorting the same
 // queue by priority and arrival, the n log n that any priority scheduler
@@ -60,7 +60,7 @@ struct Size {
 };
 
 struct Options {
-  std::vector<Size> sizes{{1000, {100, 1000, 10000}}, {10000, {1000, 10000, 100000}}};
+  std::vector<Size> sizes{{1000, {100, 1000, 10000, 100000}}, {10000, {1000, 10000, 100000}}};
   std::string policy;  // empty: every policy
   bool quick = false;
   bool decisions_only = false;  // one untimed pass per case: the decisions table alone
