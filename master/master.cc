@@ -80,6 +80,7 @@ struct Master::Parts {
   net::thread_pool maintenance{1};           // retention passes
   net::thread_pool file_work{2};             // backups, checking a download's files before it starts
   net::thread_pool webhook_work{1};          // webhook URL checks (DNS) and tests
+  net::thread_pool list_work{1};             // the agents list (GET /api/v1/agents)
   std::unique_ptr<StreamSlots> streams;      // large answers at once (max_streamed_answers)
   // Metric reports: a caller waits here for its group commit, so the reports
   // of up to this many requests share one.
@@ -360,6 +361,7 @@ Status Master::Run() {
   p.streams = std::make_unique<StreamSlots>(config_.max_streamed_answers);
   p.api->streams = p.streams.get();
   p.api->file_work = &p.file_work;
+  p.api->list_work = &p.list_work;
   p.proxy = std::make_unique<TaskProxy>(
       config_.proxy,
       [&p](const std::string& allocation_id) { return p.lifecycle->tokens().Live(allocation_id); },
@@ -471,6 +473,7 @@ Status Master::Run() {
   p.ioc.run();
   for (auto& t : threads) t.join();
   p.lifecycle_thread.join();
+  p.list_work.join();  // its build reads the agents through *p.api
   spdlog::info("[master] stopped");
   return Status::Ok();
 }

@@ -1,8 +1,13 @@
+#include <cstdint>
+#include <functional>
 #include <map>
+#include <memory>
 
 #include "common/json_fields.h"
+#include "master/api/agents_list.h"
 #include "master/api/json_views.h"
 #include "master/api/routes.h"
+#include "master/http/content_encoding.h"
 #include "master/lifecycle/lifecycle.h"
 #include "master/lifecycle/read_access.h"
 #include "master/rm/agentrm/agent_rm.h"
@@ -41,17 +46,41 @@ void HideUnreadableJobs(ApiContext& ctx, const ApiRequest& req, nlohmann::json& 
   }
 }
 
+// GET /api/v1/agents: `limit` (1-1000; none: every agent) and `offset`.
+boost::asio::awaitable<ApiResponse> ListAgents(ApiContext& ctx, ApiRequest& req,
+                                               std::shared_ptr<AgentsList> list) {
+  AgentsList::Page page;
+  if (req.query.count("limit")) {
+    auto limit = QueryInt(req, "limit", 100, 1, 1000);
+    if (!limit.ok()) co_return ApiResponse::Error(limit.status());
+    page.limit = *limit;
+  }
+  auto offset = QueryInt(req, "offset", 0, 0, INT32_MAX);
+  if (!offset.ok()) co_return ApiResponse::Error(offset.status());
+  page.offset = *offset;
+  const bool gzip = AcceptsGzip(req.Header("accept-encoding"));
+  const uint64_t ticket = list->Arrive();
+  // Named, not a temporary of the co_await expression: GCC 12 destroys such
+  // temporaries twice, and this one holds a reference to the list.
+  std::function<ApiResponse()> answer = [list, ticket, page, gzip] {
+    return list->Answer(ticket, page, gzip);
+  };
+  co_return co_await OffNetworkThread(ctx.list_work, std::move(answer));
+}
+
 }  // namespace
 
 void RegisterClusterRoutes(Router& router, ApiContext& ctx) {
   router.AddSync("GET", "/api/v1/health", Access::kPublic, [&ctx](ApiRequest&) {
     return ApiResponse::Json({{"status", "ok"}, {"version", ctx.version}});
   });
-  router.AddSync("GET", "/api/v1/agents", Access::kUser, [&ctx](ApiRequest&) {
-    auto agents = ctx.routing ? ctx.routing->AgentsJson() : ctx.agents.AgentsJson();
-    const auto total = agents.size();
-    return ApiResponse::Json({{"agents", std::move(agents)}, {"total", total}});
-  });
+  // Built off the network threads (ctx.list_work), shared by the requests
+  // that wait for one build; without `limit`, every agent (the web UI and
+  // `ring agent list` read it whole).
+  auto list = std::make_shared<AgentsList>(
+      [&ctx] { return ctx.routing ? ctx.routing->AgentsJson() : ctx.agents.AgentsJson(); });
+  router.Add("GET", "/api/v1/agents", Access::kUser,
+             [&ctx, list](ApiRequest& req) { return ListAgents(ctx, req, list); });
   router.Add("GET", "/api/v1/jobs", Access::kUser, [&ctx](ApiRequest& req) {
     return OnLifecycle(ctx, [&ctx, &req](Lifecycle& l) {
       auto jobs = JobsJson(l.scheduling().Jobs());

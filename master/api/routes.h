@@ -92,6 +92,9 @@ struct ApiContext {
   WebhookDispatcher* webhooks = nullptr;
   WebhookSender* webhook_sender = nullptr;
   boost::asio::thread_pool* webhook_work = nullptr;
+  // Where GET /api/v1/agents builds its list (megabytes at 10,000 agents),
+  // off the network threads; null builds it in place.
+  boost::asio::thread_pool* list_work = nullptr;
 };
 
 void RegisterExperimentRoutes(Router& router, ApiContext& ctx);

@@ -125,6 +125,29 @@ TEST_F(SchedulingApiTest, ResourcesChangeLiveAndBadValuesChangeNothing) {
   EXPECT_NE(jobs.out.find("3.5"), std::string::npos) << jobs.out;
 }
 
+// GET /agents pages with limit and offset in the order of the ids; without
+// limit it is the whole list, as the web UI and `ring agent list` read it.
+TEST_F(SchedulingApiTest, TheAgentsListPagesInTheOrderOfTheIds) {
+  cluster_.StartAgent("a2", 1);
+  cluster_.StartAgent("a3", 1);
+  auto whole = cluster_.GetJson("/api/v1/agents");
+  ASSERT_EQ(whole["agents"].size(), 3u) << whole.dump();
+  EXPECT_EQ(whole["total"], 3);
+  auto page = cluster_.GetJson("/api/v1/agents?limit=1&offset=1");
+  ASSERT_EQ(page["agents"].size(), 1u) << page.dump();
+  EXPECT_EQ(page["agents"][0]["id"], "a2");
+  EXPECT_EQ(page["agents"][0]["slots"].size(), 1u);
+  EXPECT_EQ(page["total"], 3);
+  EXPECT_EQ(cluster_.GetJson("/api/v1/agents?offset=2")["agents"][0]["id"], "a3");
+  EXPECT_EQ(cluster_.GetJson("/api/v1/agents?limit=5&offset=3")["agents"].size(), 0u);
+  int status = 0;
+  auto bad = cluster_.GetJson("/api/v1/agents?limit=0", &status);
+  EXPECT_EQ(status, 400);
+  EXPECT_NE(bad.dump().find("limit must be an integer from 1 to 1000"), std::string::npos) << bad.dump();
+  cluster_.GetJson("/api/v1/agents?offset=x", &status);
+  EXPECT_EQ(status, 400);
+}
+
 TEST_F(SchedulingApiTest, DisabledAgentsGetNoNewWorkUntilEnabled) {
   auto disabled = cluster_.Ring({"agent", "disable", "a1", "--drain"});
   ASSERT_EQ(disabled.exit_code, 0) << disabled.err;
