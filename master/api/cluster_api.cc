@@ -60,8 +60,9 @@ boost::asio::awaitable<ApiResponse> ListAgents(ApiContext& ctx, ApiRequest& req,
   page.offset = *offset;
   const bool gzip = AcceptsGzip(req.Header("accept-encoding"));
   const uint64_t ticket = list->Arrive();
-  // Named, not a temporary of the co_await expression: GCC 12 destroys such
-  // temporaries twice, and this one holds a reference to the list.
+  // Named, not a temporary in the co_await expression: built with GCC 12,
+  // such a temporary was released before the work ran, and with it the
+  // reference to the list that it holds.
   std::function<ApiResponse()> answer = [list, ticket, page, gzip] {
     return list->Answer(ticket, page, gzip);
   };
