@@ -66,6 +66,115 @@ class Reclaim {
   std::vector<std::pair<int, int>> running_;  // per running allocation: (experiment number, slots)
 };
 
+// Which candidates a walk with Reclaim would take, marked on the
+// Candidates before each search so that it can use a ReachIndex. Of one
+// experiment's candidates, in order, a walk takes those offered (not gone,
+// freeing a usable slot) while the experiment's staying slots, less the
+// slots of its candidates taken before, stay above its share: a prefix of
+// its offered candidates. A prefix changes when the experiment's staying
+// slots do (its victims go: the only way a candidate becomes gone) or when
+// one of its candidates stops being offered because its agents stopped
+// being usable (held); only those experiments are redone.
+class ReclaimMarks {
+ public:
+  ReclaimMarks(const PoolPass& pass, const std::vector<double>& shares, Candidates& candidates)
+      : pass_(pass),
+        shares_(shares),
+        candidates_(candidates),
+        of_experiment_(shares.size()),
+        staying_(shares.size(), -1),
+        end_(shares.size(), 0),
+        dirty_(shares.size(), 1),
+        experiment_at_(candidates.size()),
+        slots_at_(candidates.size()),
+        changes_seen_(pass.slots().changes().size()),
+        usable_(pass.slots().agent_count()) {
+    for (int a = 0; a < pass.slots().agent_count(); ++a) usable_[a] = pass.slots().usable(a);
+    for (int k = 0; k < candidates.size(); ++k) {
+      const int x = pass.experiment_of_running(candidates.at(k));
+      experiment_at_[k] = x;
+      slots_at_[k] = pass.running(candidates.at(k)).slots;
+      of_experiment_[x].push_back(k);
+    }
+    // Every position starts marked: the first Refresh goes through them all.
+    for (int x = 0; x < static_cast<int>(shares.size()); ++x) {
+      end_[x] = of_experiment_[x].size();
+      dirty_list_.push_back(x);
+    }
+  }
+
+  // Before each search.
+  void Refresh() {
+    auto mark = [&](int x) {
+      if (!dirty_[x]) dirty_list_.push_back(x);
+      dirty_[x] = 1;
+    };
+    // An agent that stops being usable (held) stops offering what runs on
+    // it; a victim going lowers its experiment's staying slots.
+    const auto& changes = pass_.slots().changes();
+    for (; changes_seen_ < changes.size(); ++changes_seen_) {
+      const int a = changes[changes_seen_];
+      if (a < 0 || a >= static_cast<int>(usable_.size()) || usable_[a] == pass_.slots().usable(a)) continue;
+      usable_[a] = pass_.slots().usable(a);
+      for (const auto& [k, n] : candidates_.on_agent(a)) mark(experiment_at_[k]);
+    }
+    for (int x = 0; x < static_cast<int>(staying_.size()); ++x)
+      if (pass_.StayingSlots(x) != staying_[x]) mark(x);
+    for (int x : dirty_list_) Redo(x);
+    dirty_list_.clear();
+  }
+
+ private:
+  bool Offered(int k) const {
+    if (pass_.gone(candidates_.at(k))) return false;
+    for (const auto& [a, n] : candidates_.parts(k))
+      if (a >= 0 && pass_.slots().usable(a)) return true;
+    return false;
+  }
+
+  // As Reclaim's verdicts in a walk: taken while above the share counting
+  // the slots taken before.
+  void Redo(int x) {
+    dirty_[x] = 0;
+    const int staying = pass_.StayingSlots(x);
+    staying_[x] = staying;
+    const auto& ks = of_experiment_[x];
+    int taken = 0;
+    size_t i = 0, end = 0;
+    for (; i < ks.size(); ++i) {
+      const int k = ks[i];
+      const int slots = slots_at_[k];
+      bool admit = false;
+      if (Offered(k) && !(slots > 0 && staying - shares_[x] <= kEpsilon) &&
+          staying - taken - shares_[x] > kEpsilon) {
+        admit = true;
+        taken += slots;
+        end = i + 1;
+      }
+      candidates_.SetAdmitted(k, admit);
+      // Past both the old and the new prefix nothing was or is admitted.
+      if (!admit && i + 1 >= end_[x] && staying - taken - shares_[x] <= kEpsilon) {
+        ++i;
+        break;
+      }
+    }
+    end_[x] = end;
+  }
+
+  const PoolPass& pass_;
+  const std::vector<double>& shares_;
+  Candidates& candidates_;
+  std::vector<std::vector<int>> of_experiment_;  // per experiment number: its positions, in order
+  std::vector<int> staying_;                     // per experiment number: its staying slots when redone
+  std::vector<size_t> end_;                      // per experiment number: past its last admitted position
+  std::vector<char> dirty_;
+  std::vector<int> dirty_list_;
+  std::vector<int> experiment_at_;  // per position: the experiment number
+  std::vector<int> slots_at_;       // per position: its slots (the allocations are large)
+  size_t changes_seen_;
+  std::vector<char> usable_;  // per agent, when last looked at
+};
+
 // Running allocations that may be reclaimed, newest started first (sorted
 // by compact keys: the allocations themselves are large).
 std::vector<int> ReclaimOrder(const std::vector<RunningAllocation>& running) {
@@ -186,8 +295,9 @@ PoolDecision ScheduleFairShare(const PoolInput& input) {
   for (int x = 0; x < static_cast<int>(queues.size()); ++x) turns.push(turn(x));
 
   Candidates victims(input.policy.preemption ? ReclaimOrder(input.running) : std::vector<int>{},
-                     pass.footprints(), Candidates::Admission::kCumulative);
+                     pass.footprints(), Candidates::Admission::kMarked);
   Reclaim reclaim(pass, shares);
+  ReclaimMarks marks(pass, shares, victims);
   const std::function<VictimSearch::Verdict(int)> admit = [&](int i) { return reclaim(i); };
 
   std::set<Need> preemption_failed;  // needs reclaim could not place (they stay so in this pass)
@@ -209,6 +319,7 @@ PoolDecision ScheduleFairShare(const PoolInput& input) {
         bool preempted = false;
         if (input.policy.preemption && !preemption_failed.count(pass.need(p))) {
           reclaim.Reset();
+          marks.Refresh();
           preempted = pass.Preempt(p, victims, admit);
           if (!preempted && !pass.Restricted(p)) preemption_failed.insert(pass.need(p));
         }

@@ -37,7 +37,8 @@ Candidates::Candidates(std::vector<int> order, const Footprints& where, Admissio
       if (a >= static_cast<int>(slots_on_.size())) slots_on_.resize(a + 1, 0);
       slots_on_[a] += n;
     }
-  if (admission_ != Admission::kEvery) return;
+  if (!indexed()) return;
+  if (admission_ == Admission::kMarked) admitted_.assign(order_.size(), 1);
   // Each agent's candidates in position order (a counting sort by agent).
   agent_begin_.assign(slots_on_.size() + 1, 0);
   for (int k = 0; k < size(); ++k)
@@ -134,7 +135,7 @@ std::optional<VictimSearch::Choice> VictimSearch::Find(const Need& need, PoolPol
   Reset();
   const int slots = need.slots;
   if (slots <= 0) return std::nullopt;
-  if (candidates.admits_every() && !slots_.any_hidden()) return FindIndexed(need, policy, candidates);
+  if (candidates.indexed() && !slots_.any_hidden()) return FindIndexed(need, policy, candidates);
   std::vector<int> taken;
   std::vector<int> reached;  // agents this victim brings to `slots`
   for (int k = candidates.Next(0, need); k < candidates.end(); k = candidates.Next(k + 1, need)) {

@@ -67,14 +67,28 @@ class Candidates {
   // See the top of this file. kEvery: every candidate offered is taken
   // (memoryless too), so a search's outcome depends only on each agent's
   // own candidates, and a ReachIndex finds it without walking them.
-  enum class Admission { kMemoryless, kCumulative, kEvery };
+  // kMarked: a walk asks the policy (cumulatively, as kCumulative), and the
+  // policy also keeps, before each search, which candidates that walk would
+  // take marked (SetAdmitted), so a ReachIndex over the marked ones finds
+  // the same choice (the fair share policy's reclaim budgets).
+  enum class Admission { kMemoryless, kCumulative, kEvery, kMarked };
 
   Candidates(std::vector<int> order, const Footprints& where, Admission admission);
   int size() const { return static_cast<int>(order_.size()); }
   int at(int k) const { return order_[k]; }
   std::span<const std::pair<int, int>> parts(int k) const { return parts_.of(k); }
-  bool memoryless() const { return admission_ != Admission::kCumulative; }
-  bool admits_every() const { return admission_ == Admission::kEvery; }
+  bool memoryless() const { return admission_ == Admission::kMemoryless || admission_ == Admission::kEvery; }
+  // Whether a search may use a ReachIndex (while no agent is hidden).
+  bool indexed() const { return admission_ == Admission::kEvery || admission_ == Admission::kMarked; }
+  // kMarked: whether a search would take position k if offered (always true
+  // otherwise); SetAdmitted logs each change in flips().
+  bool admitted(int k) const { return admitted_.empty() || admitted_[k]; }
+  void SetAdmitted(int k, bool admitted) {
+    if (admitted_[k] == admitted) return;
+    admitted_[k] = admitted;
+    flips_.push_back(k);
+  }
+  const std::vector<int>& flips() const { return flips_; }
   // The candidates on agent a: (position, slots there), ascending.
   std::span<const std::pair<int, int>> on_agent(int a) const {
     if (a + 1 >= static_cast<int>(agent_begin_.size())) return {};
@@ -122,6 +136,8 @@ class Candidates {
   std::vector<int> agent_begin_;               // agent a's entries are on_agent_[agent_begin_[a], [a + 1])
   std::vector<std::pair<int, int>> on_agent_;  // (position, slots), by agent then position
   std::vector<int> unlinked_;                  // see unlinked()
+  std::vector<char> admitted_;                 // kMarked: per position, see admitted()
+  std::vector<int> flips_;                     // see flips()
   std::vector<int> next_;                      // for every need
   std::map<Need, std::vector<int>> next_for_;  // per request need, made from next_ when first asked
   Need last_need_;                             // the need asked last, and its links

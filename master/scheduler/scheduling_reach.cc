@@ -18,6 +18,7 @@ ReachIndex::ReachIndex(const PoolSlots& slots, const std::vector<char>& gone, Ca
       idle_(slots.shapes().size()),
       changes_seen_(slots.changes().size()),
       unlinked_seen_(candidates.unlinked().size()),
+      flips_seen_(candidates.flips().size()),
       seen_in_sync_(slots.agent_count(), 0) {
   for (size_t g = 0; g < divides_.size(); ++g) {
     const int size = slots.shapes()[g].size;
@@ -36,7 +37,7 @@ std::pair<int, int> ReachIndex::Positions(int a) {
   const std::vector<int>& links = candidates_.LinksFor(need_);
   int have = slots_.free_or_leaving(a);
   for (const auto& [k, n] : candidates_.on_agent(a)) {
-    if (links[k] != k || gone_[candidates_.at(k)]) continue;
+    if (links[k] != k || gone_[candidates_.at(k)] || !candidates_.admitted(k)) continue;
     const int before = std::min(total, have);
     have += n;
     const int after = std::min(total, have);
@@ -69,6 +70,9 @@ void ReachIndex::Sync() {
   const auto& unlinked = candidates_.unlinked();
   for (; unlinked_seen_ < unlinked.size(); ++unlinked_seen_)
     for (const auto& [a, n] : candidates_.parts(unlinked[unlinked_seen_])) update(a);
+  const auto& flips = candidates_.flips();
+  for (; flips_seen_ < flips.size(); ++flips_seen_)
+    for (const auto& [a, n] : candidates_.parts(flips[flips_seen_])) update(a);
 }
 
 std::optional<ReachIndex::Stop> ReachIndex::Find() {
@@ -113,7 +117,7 @@ int ReachIndex::Freed(int a, int position, std::vector<int>* victims) {
   int freed = 0;
   for (const auto& [k, n] : candidates_.on_agent(a)) {
     if (k > position) break;
-    if (links[k] != k || gone_[candidates_.at(k)]) continue;
+    if (links[k] != k || gone_[candidates_.at(k)] || !candidates_.admitted(k)) continue;
     freed += n;
     if (victims && (victims->empty() || victims->back() != k)) victims->push_back(k);
   }

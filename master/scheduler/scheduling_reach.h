@@ -13,7 +13,8 @@
 // Kept up to date from what PoolSlots and Candidates log (agents whose free,
 // leaving, held or hidden state changed; positions unlinked), read at each
 // Find. Candidates a walk would skip are left out the same way: gone ones,
-// and those unlinked for this need (a walk unlinks them when they cannot
+// those a kMarked policy marks not admitted (Candidates::flips() logs the
+// changes), and those unlinked for this need (a walk unlinks them when they cannot
 // help, see scheduling_preemption.h). One index per need, owned by the
 // pass's VictimSearch; used only while no agent is hidden (a restricted
 // request walks), so what it leaves out is exactly what a walk would.
@@ -70,6 +71,7 @@ class ReachIndex {
   std::vector<std::set<std::pair<int, int>>> idle_;  // per dividing shape: (idle position, agent)
   size_t changes_seen_ = 0;                          // read so far of PoolSlots::changes()
   size_t unlinked_seen_ = 0;                         // of Candidates::unlinked()
+  size_t flips_seen_ = 0;                            // of Candidates::flips()
   std::vector<int> seen_in_sync_;                    // per agent: the sync that last updated it
   int sync_ = 0;
 };
