@@ -22,7 +22,8 @@
 // --op runs one collective of the runtime's process group on ranks that share
 // an agent (shared memory), OP one of allreduce, allgather, reduce-scatter,
 // broadcast; BYTES is the larger buffer (allgather's output, reduce-scatter's
-// input), as nccl-tests count it. It prints
+// input), as nccl-tests count it; broadcast is from the last rank, so rank 0,
+// whose times are printed, is a receiver. It prints
 // `coll OP RANKS ringmaster BYTES ITERATIONS MEDIAN_US MIN_US`, as
 // mpi_allreduce --op does for OpenMPI.
 //
@@ -280,14 +281,15 @@ std::vector<double> CollectiveRank(const std::string& op, int rank, int world, c
       else if (op == "reduce-scatter")
         group->reduce_scatter(big.data(), small.data(), block, ring::trial::DataType::kFloat32,
                               ring::trial::ReduceOp::kSum, 60s);
-      else
-        group->broadcast(big.data(), total, ring::trial::DataType::kFloat32, 0, 60s);
+      else  // from the last rank: rank 0, which reports, waits for the data
+        group->broadcast(big.data(), total, ring::trial::DataType::kFloat32, world - 1, 60s);
       if (i >= 2) us.push_back(Micros(Clock::now() - t0));
       const auto sum = static_cast<float>(world * (world + 1) / 2);
       const bool ok = op == "allreduce"   ? big.front() == sum && big.back() == sum
                       : op == "allgather" ? big.front() == 1.0f && big.back() == static_cast<float>(world)
                       : op == "reduce-scatter" ? small.front() == sum && small.back() == sum
-                                               : big.front() == 1.0f && big.back() == 1.0f;
+                                               : big.front() == static_cast<float>(world) &&
+                                                     big.back() == static_cast<float>(world);
       if (!ok) throw std::runtime_error("wrong " + op + " result at " + std::to_string(bytes) + " bytes");
     }
     std::sort(us.begin(), us.end());

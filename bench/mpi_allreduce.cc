@@ -6,7 +6,7 @@
 //   mpirun -np R mpi_allreduce --op allreduce|allgather|reduce-scatter|broadcast [--min-bytes ...]
 //
 // With --op it times that collective (MPI_Allreduce, MPI_Allgather,
-// MPI_Reduce_scatter_block, MPI_Bcast from rank 0) the way allreduce_sweep
+// MPI_Reduce_scatter_block, MPI_Bcast from the last rank) the way allreduce_sweep
 // --op times the runtime's, BYTES being the larger buffer, and prints
 // `coll OP RANKS LABEL BYTES ITERATIONS MEDIAN_US MIN_US`.
 #include <mpi.h>
@@ -53,8 +53,8 @@ int CollectiveSweep(const std::string& op, const std::string& label, int rank, i
                                  MPI_COMM_WORLD);
         ok = small.front() == sum && small.back() == sum;
       } else {
-        MPI_Bcast(big.data(), static_cast<int>(total), MPI_FLOAT, 0, MPI_COMM_WORLD);
-        ok = big.front() == 1.0f && big.back() == 1.0f;
+        MPI_Bcast(big.data(), static_cast<int>(total), MPI_FLOAT, world - 1, MPI_COMM_WORLD);
+        ok = big.front() == static_cast<float>(world) && big.back() == static_cast<float>(world);
       }
       if (i >= 2) us.push_back((MPI_Wtime() - t0) * 1e6);
       failed |= !ok;

@@ -97,7 +97,7 @@ struct Split {
   std::vector<float> whole, pieces, scattered;  // allreduce whole, in pieces, reduce_scatter's block
 };
 
-// More than one shared-memory window (1 MiB per rank) and not a multiple of
+// More than one shared-memory window (512 KiB per rank) and not a multiple of
 // the ranks or of a cache line.
 constexpr size_t kCount = 3 * 4 * 100'003;
 
@@ -130,7 +130,9 @@ void ExpectOrderIndependent(const std::string& backend, const std::vector<std::s
     EXPECT_TRUE(SameBits(got[r].scattered, mine))
         << "rank " << r << ": reduce_scatter differs from allreduce";
   }
-  if (exact) EXPECT_TRUE(SameBits(got[0].whole, *exact)) << "not the sum in rank order";
+  if (exact) {
+    EXPECT_TRUE(SameBits(got[0].whole, *exact)) << "not the sum in rank order";
+  }
 }
 
 TEST(CollectivesOrderTest, TheOperandsMakeTheOrderVisible) {

@@ -26,7 +26,9 @@ using shm::Deadline;
 
 // Sub-group keys repeat the group's name under its own scope.
 constexpr size_t kMaxNameBytes = 100;
-constexpr size_t kSlotBytes = size_t{1} << 20;
+// Per rank and half of the segment: a window's working set (own buffer,
+// own slot, the peers' slots) stays within a core's L2 for two ranks.
+constexpr size_t kSlotBytes = size_t{512} << 10;
 
 Timeout Remaining(Deadline deadline, const std::string& what) {
   const auto left = std::chrono::ceil<Timeout>(deadline - Clock::now());

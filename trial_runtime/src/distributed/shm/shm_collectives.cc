@@ -9,8 +9,9 @@
 //    reduces itself it reads from its own buffer;
 //  - a reduction reads every rank's operand where it lies (the own buffer or
 //    a peer's slot) and writes the result straight to where it is wanted;
-//  - small allreduces, allgather and reduce-scatter need one meeting of the
-//    ranks per window, a large allreduce two (operands ready, results ready).
+//  - small allreduces, allgather, reduce-scatter and broadcast need one
+//    meeting of the ranks per window, a large allreduce two (operands
+//    ready, results ready).
 //
 // Every reduction folds the local ranks' operands left in local rank order
 // (ReduceOrdered), so an element's result does not depend on how a tensor
@@ -28,9 +29,14 @@ namespace ring::trial::shm {
 namespace {
 
 // Up to this many bytes (per window) an allreduce of two ranks copies the
-// whole buffer in and lets each rank reduce all of it: one meeting instead
+// whole window in and lets each rank reduce all of it: one meeting instead
 // of two, for the same bytes between the cores.
 constexpr size_t kOneStepMaxBytes = size_t{256} << 10;
+// With more ranks each would read every other rank's copy, so only small
+// windows go in one step, where the second meeting costs more than the
+// reading (most of all when ranks outnumber the cores and every meeting
+// waits for ranks to be scheduled).
+constexpr size_t kOneStepManyMaxBytes = size_t{64} << 10;
 
 void CopyIfApart(std::byte* to, const std::byte* from, size_t bytes) {
   if (to != from) std::memcpy(to, from, bytes);
@@ -51,8 +57,8 @@ void ShmLocalGroup::allreduce(void* data, size_t count, DataType type, ReduceOp 
     const uint64_t g = window_++;
     std::byte* mine = bytes + done * element;
     wait_slots_free(g, deadline, "allreduce");
-    if (size_ == 2 && n * element <= kOneStepMaxBytes) {
-      // Both ranks reduce the whole window from the two copies.
+    if (n * element <= (size_ == 2 ? kOneStepMaxBytes : kOneStepManyMaxBytes)) {
+      // Every rank reduces the whole window from every rank's copy.
       std::memcpy(slot(g, rank_), mine, n * element);
       signal(WrittenMark(g));
       wait_all(WrittenMark(g), deadline, "allreduce");

@@ -1,6 +1,6 @@
 #pragma once
-// Waiting on words of the shared-memory segment: spin (200 us, or 5 us when
-// ranks share cores), then yield the core until 2 ms have passed, then sleep in futex_wait
+// Waiting on words of the shared-memory segment: spin (200 us, or a few
+// looks when ranks share cores), then yield the core until 2 ms have passed, then sleep in futex_wait
 // (process-shared) in slices of at most 100 ms, always bounded by a
 // deadline. Writers publish with Publish(), which only makes the wake-up
 // system call when someone sleeps on the word.
