@@ -3,7 +3,7 @@
 # runtime and its peers measured in this same run, then tensor fusion; prints
 # markdown tables (docs/benchmarks.md has them with the machine):
 #
-#   bench/collectives.sh [BUILD_DIR]        # default build/; about 3 minutes
+#   bench/collectives.sh [BUILD_DIR]        # default build/; about 15 minutes
 #
 # Peers: torch.distributed's gloo backend (Debian python3-torch), Gloo's own
 # API, OpenMPI's MPI_Allreduce over shared memory and over TCP (Debian
@@ -28,14 +28,22 @@ if ninja -C "$build" -t query mpi_allreduce >/dev/null 2>&1; then
   cmake --build "$build" --target mpi_allreduce >&2
 fi
 out=$(mktemp /tmp/ring-collectives-XXXXXX)
-trap 'rm -f "$out"' EXIT
+trap 'rm -f "$out" "$out.torch"' EXIT
 
 for impl in ringmaster ringmaster-gloo gloo tcp memcpy; do
   echo "collectives: $impl" >&2
   "$bin/allreduce_sweep" --impl "$impl" >>"$out"
 done
-echo "collectives: torch-gloo" >&2
-/usr/bin/python3 "$root/bench/torch_allreduce.py" >>"$out"
+# torch picks a free port and binds it again later; another program on the
+# machine can take it in between, so a failed attempt is retried.
+for attempt in 1 2 3; do
+  echo "collectives: torch-gloo (attempt $attempt)" >&2
+  if /usr/bin/python3 "$root/bench/torch_allreduce.py" >"$out.torch"; then
+    cat "$out.torch" >>"$out"
+    break
+  fi
+done
+rm -f "$out.torch"
 if [ -x "$bin/mpi_allreduce" ]; then
   mpi=(mpirun --allow-run-as-root --oversubscribe --bind-to none -np 2)
   echo "collectives: openmpi" >&2
