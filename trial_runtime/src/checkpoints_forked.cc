@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <openssl/evp.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -199,6 +200,7 @@ class ForkedWriter {
                             (status ? DescribeExit(*status) : std::string("vanished")) + " after " +
                             std::to_string(reports.size()) + " of " + std::to_string(files_.size()) +
                             " files");
+    PrefaultWritable();
     std::vector<CheckpointFile> out;
     for (size_t i = 0; i < files_.size(); ++i)
       out.push_back({files_[i].relative, files_[i].size, Hex(reports[i].digest, sizeof reports[i].digest)});
@@ -216,6 +218,23 @@ class ForkedWriter {
     pid_ = -1;
     if (rc < 0) return std::nullopt;
     return status;
+  }
+  // After the fork every page of the state is write-protected in this
+  // process too; once the writer is gone the training thread's next write
+  // to each would still fault (about 1 µs a page). Taking those faults here,
+  // on the background thread, leaves the training thread none. It changes
+  // no byte (MADV_POPULATE_WRITE, Linux 5.14); best effort, and only whole
+  // pages inside the files' bytes.
+  void PrefaultWritable() const {
+#ifndef MADV_POPULATE_WRITE
+    constexpr int MADV_POPULATE_WRITE = 23;
+#endif
+    const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
+    for (const auto& f : files_) {
+      const auto begin = (reinterpret_cast<uintptr_t>(f.data) + page - 1) & ~(page - 1);
+      const auto end = (reinterpret_cast<uintptr_t>(f.data) + f.size) & ~(page - 1);
+      if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_WRITE);
+    }
   }
   void CloseReports() {
     if (reports_ >= 0) ::close(reports_);
