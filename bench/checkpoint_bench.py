@@ -82,10 +82,11 @@ def main():
     with tempfile.TemporaryDirectory(dir=args.dir) as work:
         ctx = ringtrial.Context.from_environment(["bench", "--checkpoint-dir", os.path.join(work, "ck")], {})
         copied_rows, forked_rows = [], []
+        load_before = os.getloadavg()[0]
         for mib in [int(s) for s in args.sizes_mib.split(",")]:
             state = state_of(mib)
             copy, sync, stall, pickled, background, disk, restore, read = [], [], [], [], [], [], [], []
-            forked, update, update_after, forked_background, update_quiet = [], [], [], [], []
+            forked, update, update_after, forked_background, update_quiet, forked_idle = [], [], [], [], [], []
             uuid = None
             for _ in range(args.runs):
                 # The copy-on-write snapshot, and the in-place update training
@@ -98,7 +99,7 @@ def main():
                 forked_background.append(time.perf_counter() - t0)
                 # The same when training writes the state only once the writer is done.
                 ringtrial_torch.save_forked(ctx, 1, state)
-                ctx.checkpoints.wait()
+                forked_idle.append(timed(ctx.checkpoints.wait)[0])
                 update_quiet.append(timed(lambda: state["weights"].add_(1.0))[0])
 
                 copy.append(timed(lambda: {k: v.clone() for k, v in state.items()})[0])
@@ -132,7 +133,8 @@ def main():
             m = {k: statistics.median(v) for k, v in
                  dict(copy=copy, sync=sync, stall=stall, pickled=pickled, background=background, disk=disk,
                       restore=restore, read=read, forked=forked, update=update, update_after=update_after,
-                      forked_background=forked_background, update_quiet=update_quiet).items()}
+                      forked_background=forked_background, update_quiet=update_quiet,
+                      forked_idle=forked_idle).items()}
             ms = lambda s: f"{s * 1000:.0f} ms"
             copied_rows.append(
                 f"| {mib} MiB | {ms(m['copy'])} | {ms(m['sync'])} | {ms(m['stall'])} | "
@@ -145,7 +147,8 @@ def main():
                 f"| {mib} MiB | {ms(m['copy'])} | {ms(m['sync'])} | {ms(m['forked'])} | "
                 f"{m['forked'] / m['copy']:.2f}× | {m['forked'] / m['sync']:.3f}× | {ms(m['update'])} | "
                 f"{ms(m['update_after'])} | {ms(deferred)} | {(m['forked'] + deferred) / m['copy']:.2f}× | "
-                f"{ms(m['update_quiet'])} | {ms(m['forked_background'])} | {ms(m['disk'])} | {m['forked_background'] / m['disk']:.2f}× |")
+                f"{ms(m['update_quiet'])} | {ms(m['forked_background'])} | {ms(m['forked_idle'])} | "
+                f"{ms(m['disk'])} | {m['forked_idle'] / m['disk']:.2f}× |")
             print(f"{mib} MiB done", file=sys.stderr, flush=True)
             del state
         print("| state | copy in memory (limit) | sync torch.save + fsync (peer) | stall, ringtrial_torch | "
@@ -156,10 +159,12 @@ def main():
         print()
         print("| state | copy in memory (limit) | sync torch.save + fsync (peer) | stall, save_forked | / copy | "
               "/ sync | in-place update | the same, writer running | copy-on-write cost | "
-              "(stall + cost) / copy | update, writer done | background write | disk (dd, fsync) | "
-              "write / disk |")
-        print("|" + " --- |" * 14)
-        print("\n".join(forked_rows), flush=True)
+              "(stall + cost) / copy | update, writer done | background write, updating | "
+              "background write, idle | disk (dd, fsync) | idle write / disk |")
+        print("|" + " --- |" * 15)
+        print("\n".join(forked_rows))
+        print(f"\n1-minute load average {load_before:.1f} at the start, {os.getloadavg()[0]:.1f} at the end.",
+              flush=True)
 
 
 if __name__ == "__main__":
