@@ -106,11 +106,20 @@ bool IsKeyName(const std::string& name) {
   return true;
 }
 
+// The allocation's store; in local mode each process would have its own,
+// which ranks of other processes never see.
+std::shared_ptr<KeyValueStore> StoreOf(const Context& ctx) {
+  if (ctx.is_local() && ctx.world_size() > 1)
+    throw ConfigError("sharded checkpoints in local mode with WORLD_SIZE " +
+                      std::to_string(ctx.world_size()) +
+                      " need a store every rank reaches: pass one, e.g. FileStore(dir)");
+  return AllocationStore(ctx);
+}
+
 }  // namespace
 
 ShardedCheckpoints::ShardedCheckpoints(Context& ctx, ShardOptions options)
-    : ShardedCheckpoints(ctx.checkpoints(), ctx.rank(), ctx.world_size(), AllocationStore(ctx),
-                         std::move(options)) {}
+    : ShardedCheckpoints(ctx.checkpoints(), ctx.rank(), ctx.world_size(), StoreOf(ctx), std::move(options)) {}
 
 ShardedCheckpoints::ShardedCheckpoints(Checkpoints& checkpoints, int rank, int world_size,
                                        std::shared_ptr<KeyValueStore> store, ShardOptions options)

@@ -51,7 +51,8 @@ inline constexpr const char* kShardsKey = "ring_shards";
 class ShardedCheckpoints {
  public:
   // This trial's ranks (RANK, WORLD_SIZE), coordinating through the master's
-  // store of the allocation (an in-process store in local mode).
+  // store of the allocation. In local mode with more than one rank there is
+  // no such store: ConfigError (pass one, e.g. FileStore(dir)).
   explicit ShardedCheckpoints(Context& ctx, ShardOptions options = {});
   // Explicit ranks and store: tests, and ranks started without the platform.
   ShardedCheckpoints(Checkpoints& checkpoints, int rank, int world_size, std::shared_ptr<KeyValueStore> store,
