@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cstring>
+#include <thread>
 
 #include "checkpoints_files.h"
 #include "ring/trial/context.h"
@@ -19,38 +20,80 @@ std::string PartName(int rank) {
   return "rank-" + std::to_string(rank);
 }
 
-KeyValueStore::Bytes Encode(const nlohmann::json& message) {
-  const std::string text = message.dump();
-  return {text.begin(), text.end()};
-}
+// The messages of one sharded checkpoint, under the keys of its slot.
+// Checkpoints take turns between two slots, so an allocation's store holds
+// a bounded number of keys however many are written (the master keeps at
+// most 10,000 per allocation): a rank only starts checkpoint n once it has
+// finished n - 1, and rank 0 finishes n - 1 only once every rank has
+// reported its part of it, so no rank still reads a key of n - 2 when n
+// overwrites it. Every message carries its checkpoint's sequence number; a
+// reader that finds the previous turn's message waits for the new one.
+}  // namespace
 
-// Publishes a message; a store that cannot be reached while reporting a
-// failure must not hide the failure itself.
-void Publish(KeyValueStore& store, const std::string& key, const nlohmann::json& message, bool best_effort) {
-  try {
-    store.set(key, Encode(message));
-  } catch (const TrialError&) {
-    if (!best_effort) throw;
-  }
-}
+namespace detail {
 
-// Waits for a message another rank publishes; `what` says whose, for the error.
-nlohmann::json Receive(KeyValueStore& store, const std::string& key, Clock::time_point deadline,
-                       const std::string& what) {
-  const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-  KeyValueStore::Bytes bytes;
-  try {
-    bytes = store.get(key, std::max(left, std::chrono::milliseconds(1)));
-  } catch (const TrialError& e) {
-    throw CheckpointError("sharded checkpoint: " + what + " did not arrive: " + e.what());
+class Mailbox {
+ public:
+  Mailbox(KeyValueStore& store, std::string prefix, int64_t sequence)
+      : store_(store), prefix_(std::move(prefix)), sequence_(sequence) {}
+
+  // A store that cannot be reached while reporting a failure must not hide
+  // the failure itself (best_effort).
+  void Publish(const std::string& what, nlohmann::json message, bool best_effort) {
+    message["sequence"] = sequence_;
+    const std::string text = message.dump();
+    try {
+      store_.set(prefix_ + what, {text.begin(), text.end()});
+    } catch (const TrialError&) {
+      if (!best_effort) throw;
+    }
   }
-  auto message = nlohmann::json::parse(bytes.begin(), bytes.end(), nullptr, false);
-  if (!message.is_object())
-    throw CheckpointError("sharded checkpoint: " + what + " is not a JSON object (store key " + key + ")");
-  if (message.contains("error"))
-    throw CheckpointError("sharded checkpoint: " + what + " is a failure: " + message.value("error", ""));
-  return message;
-}
+
+  // Waits for another rank's message; `whose` names it in errors.
+  nlohmann::json Receive(const std::string& what, Clock::time_point deadline, const std::string& whose) {
+    const std::string key = prefix_ + what;
+    auto pause = std::chrono::milliseconds(5);
+    for (;;) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+      KeyValueStore::Bytes bytes;
+      try {
+        bytes = store_.get(key, std::max(left, std::chrono::milliseconds(1)));
+      } catch (const TrialError& e) {
+        throw CheckpointError("sharded checkpoint: " + whose + " did not arrive: " + e.what());
+      }
+      auto message = nlohmann::json::parse(bytes.begin(), bytes.end(), nullptr, false);
+      if (!message.is_object() || !message.value("sequence", nlohmann::json()).is_number_integer())
+        throw CheckpointError("sharded checkpoint: " + whose +
+                              " is not a message of this runtime (store key " + key + ")");
+      const int64_t sequence = message["sequence"].get<int64_t>();
+      if (sequence > sequence_)
+        throw CheckpointError("sharded checkpoint: " + whose + " belongs to a later checkpoint (" +
+                              std::to_string(sequence) + ", this is " + std::to_string(sequence_) +
+                              "): the ranks no longer save in step");
+      if (sequence == sequence_) {
+        if (message.contains("error"))
+          throw CheckpointError("sharded checkpoint: " + whose +
+                                " is a failure: " + message.value("error", ""));
+        return message;
+      }
+      if (Clock::now() >= deadline)  // still the previous turn's message
+        throw CheckpointError("sharded checkpoint: " + whose + " did not arrive: store key " + key +
+                              " still holds checkpoint " + std::to_string(sequence) + "'s");
+      std::this_thread::sleep_for(pause);
+      pause = std::min(pause * 2, std::chrono::milliseconds(100));
+    }
+  }
+
+ private:
+  KeyValueStore& store_;
+  std::string prefix_;
+  int64_t sequence_;
+};
+
+}  // namespace detail
+
+namespace {
+using detail::Mailbox;
 
 nlohmann::json FilesJson(const std::vector<CheckpointFile>& files) {
   nlohmann::json out = nlohmann::json::array();
@@ -138,8 +181,8 @@ ShardedCheckpoints::ShardedCheckpoints(Checkpoints& checkpoints, int rank, int w
                       "\" must be 1 to 64 of A-Z a-z 0-9 . _ -");
 }
 
-std::string ShardedCheckpoints::Key(int64_t sequence, const std::string& what) const {
-  return "ring.checkpoints/" + options_.name + "/" + std::to_string(sequence) + "/" + what;
+std::string ShardedCheckpoints::Prefix(int64_t sequence) const {
+  return "ring.checkpoints/" + options_.name + "/" + std::to_string(sequence % 2) + "/";
 }
 
 std::string ShardedCheckpoints::save(int64_t batches, const Checkpoints::Writer& writer,
@@ -183,13 +226,13 @@ void ShardedCheckpoints::save_async_hashed(int64_t batches,
 std::string ShardedCheckpoints::Write(int64_t sequence, int64_t batches,
                                       const Checkpoints::HashingWriter& writer,
                                       const nlohmann::json& meta) const {
-  const std::string prefix = Key(sequence, "");
-  return rank_ == 0 ? WriteAsRoot(prefix, batches, writer, meta) : WriteAsPart(prefix, writer);
+  Mailbox mail(*store_, Prefix(sequence), sequence);
+  return rank_ == 0 ? WriteAsRoot(mail, batches, writer, meta) : WriteAsPart(mail, writer);
 }
 
 // Rank 0: takes the uuid and the folder, writes its part, waits for every
 // other part, then commits and registers the whole once.
-std::string ShardedCheckpoints::WriteAsRoot(const std::string& prefix, int64_t batches,
+std::string ShardedCheckpoints::WriteAsRoot(Mailbox& mail, int64_t batches,
                                             const Checkpoints::HashingWriter& writer,
                                             const nlohmann::json& meta) const {
   CheckpointStorage& storage = *checkpoints_.storage_;
@@ -204,49 +247,47 @@ std::string ShardedCheckpoints::WriteAsRoot(const std::string& prefix, int64_t b
       throw;
     }
   } catch (const std::exception& e) {
-    Publish(*store_, prefix + "uuid", {{"error", std::string("rank 0: ") + e.what()}}, true);
+    mail.Publish("uuid", {{"error", std::string("rank 0: ") + e.what()}}, true);
     throw;
   }
-  Publish(*store_, prefix + "uuid", {{"uuid", uuid}}, false);
+  mail.Publish("uuid", {{"uuid", uuid}}, false);
   try {
     const auto deadline = Clock::now() + options_.timeout;
     Checkpoints::HashingWriter every_part = [&](const fs::path& tmp) {
       std::vector<CheckpointFile> files = WritePart(tmp, 0, writer);
       for (int r = 1; r < world_size_; ++r) {
-        const auto part = Receive(*store_, prefix + "part/" + std::to_string(r), deadline,
-                                  "rank " + std::to_string(r) + "'s part of checkpoint " + uuid);
+        const auto part = mail.Receive("part/" + std::to_string(r), deadline,
+                                       "rank " + std::to_string(r) + "'s part of checkpoint " + uuid);
         for (auto& f : FilesOf(part, PartName(r) + "/", r)) files.push_back(std::move(f));
       }
       return files;
     };
     const std::string done = checkpoints_.Finish(uuid, dir, batches, every_part, meta);
-    Publish(*store_, prefix + "done", {{"uuid", done}}, false);
+    mail.Publish("done", {{"uuid", done}}, false);
     return done;
   } catch (const std::exception& e) {
-    Publish(*store_, prefix + "done", {{"error", std::string("rank 0: ") + e.what()}}, true);
+    mail.Publish("done", {{"error", std::string("rank 0: ") + e.what()}}, true);
     throw;
   }
 }
 
 // Any other rank: writes its part into rank 0's folder, reports it, and
 // waits until rank 0 registered the checkpoint (or says why not).
-std::string ShardedCheckpoints::WriteAsPart(const std::string& prefix,
-                                            const Checkpoints::HashingWriter& writer) const {
+std::string ShardedCheckpoints::WriteAsPart(Mailbox& mail, const Checkpoints::HashingWriter& writer) const {
   const auto deadline = Clock::now() + options_.timeout;
-  const auto started = Receive(*store_, prefix + "uuid", deadline, "the uuid from rank 0");
+  const auto started = mail.Receive("uuid", deadline, "the uuid from rank 0");
   const std::string uuid = started.value("uuid", "");
   if (uuid.empty() || uuid.find('/') != std::string::npos || uuid.front() == '.')
     throw CheckpointError("sharded checkpoint: rank 0 sent an unusable uuid \"" + uuid + "\"");
-  const std::string part_key = prefix + "part/" + std::to_string(rank_);
+  const std::string part_key = "part/" + std::to_string(rank_);
   try {
     const auto files = WritePart(checkpoints_.storage_->WriteDir(uuid), rank_, writer);
-    Publish(*store_, part_key, {{"files", FilesJson(files)}}, false);
+    mail.Publish(part_key, {{"files", FilesJson(files)}}, false);
   } catch (const std::exception& e) {
-    Publish(*store_, part_key, {{"error", "rank " + std::to_string(rank_) + ": " + e.what()}}, true);
+    mail.Publish(part_key, {{"error", "rank " + std::to_string(rank_) + ": " + e.what()}}, true);
     throw;
   }
-  Receive(*store_, prefix + "done", Clock::now() + options_.timeout,
-          "rank 0's registration of checkpoint " + uuid);
+  mail.Receive("done", Clock::now() + options_.timeout, "rank 0's registration of checkpoint " + uuid);
   return uuid;
 }
 

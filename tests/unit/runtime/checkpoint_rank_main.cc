@@ -3,8 +3,8 @@
 // through a file store.
 //   checkpoint_rank_helper --master URL --root DIR --store DIR --rank R --world W --mode M
 //                          [--resume DIR] [--victim R] [--timeout-ms T] [--bytes N]
-// save:    a sharded save at 10 batches, then a save_async at 20; prints
-//          "saved <uuid> <uuid>".
+// save:    sharded saves at 10 and 30 batches, save_asyncs at 20 and 40
+//          (the store's two slots each taken twice); prints "saved <uuid> x4".
 // hang:    as save, but at 20 rank --victim writes half its part, prints
 //          "writing" and sleeps (for the test to kill it); the other ranks
 //          print "failed: <why>" when the checkpoint fails.
@@ -115,7 +115,18 @@ int main(int argc, char** argv) {
     });
     try {
       const auto second = sharded.wait();
-      std::cout << "saved " << first << " " << second.value_or("none") << std::endl;
+      const std::string third = sharded.save(30, [&](const fs::path& dir) {
+        std::ofstream(dir / "part.bin", std::ios::binary) << Content(rank, 30, bytes);
+      });
+      sharded.save_async(40, [&] {
+        std::string copy = Content(rank, 40, bytes);
+        return Checkpoints::Writer([copy = std::move(copy)](const fs::path& dir) {
+          std::ofstream(dir / "part.bin", std::ios::binary) << copy;
+        });
+      });
+      const auto fourth = sharded.wait();
+      std::cout << "saved " << first << " " << second.value_or("none") << " " << third << " "
+                << fourth.value_or("none") << std::endl;
       return 0;
     } catch (const CheckpointError& e) {
       std::cout << "failed: " << e.what() << std::endl;

@@ -36,6 +36,9 @@
 namespace ring::trial {
 
 class Context;
+namespace detail {
+class Mailbox;
+}
 
 struct ShardOptions {
   // How long a rank waits for the others (for rank 0's uuid, for every
@@ -93,10 +96,11 @@ class ShardedCheckpoints {
   // training thread (save) or the background thread (save_async).
   std::string Write(int64_t sequence, int64_t batches, const Checkpoints::HashingWriter& writer,
                     const nlohmann::json& meta) const;
-  std::string WriteAsRoot(const std::string& prefix, int64_t batches,
-                          const Checkpoints::HashingWriter& writer, const nlohmann::json& meta) const;
-  std::string WriteAsPart(const std::string& prefix, const Checkpoints::HashingWriter& writer) const;
-  std::string Key(int64_t sequence, const std::string& what) const;
+  std::string WriteAsRoot(detail::Mailbox& mail, int64_t batches, const Checkpoints::HashingWriter& writer,
+                          const nlohmann::json& meta) const;
+  std::string WriteAsPart(detail::Mailbox& mail, const Checkpoints::HashingWriter& writer) const;
+  // The store keys of a checkpoint's messages (two slots taken in turn).
+  std::string Prefix(int64_t sequence) const;
 
   Checkpoints& checkpoints_;
   int rank_ = 0;
