@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -82,6 +83,10 @@ bool WriteAll(int fd, const void* data, size_t size) {
   ::sigprocmask(SIG_SETMASK, &all, nullptr);  // the parent's handlers are not for this process
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != parent) ::_exit(2);  // the parent died before the line above
+  // The parent's sockets and pipes stay the parent's: a connection it
+  // closes must not stay open here (peers would not see it close).
+  if (report_fd > 0) ::syscall(SYS_close_range, 0u, static_cast<unsigned>(report_fd - 1), 0u);
+  ::syscall(SYS_close_range, static_cast<unsigned>(report_fd + 1), ~0u, 0u);
   constexpr size_t kChunk = 16 << 20;
   for (const auto& f : files) {
     FileReport report;

@@ -3,9 +3,11 @@
 // checksums as a synchronous save of it) while the caller changes it at
 // once; other threads holding locks while it forks do not stop it; a writer
 // killed with SIGKILL fails the checkpoint and leaves the previous one the
-// latest; a writer dies with the process that forked it; and names that
+// latest; a writer dies with the process that forked it and holds none of
+// its descriptors; and names that
 // leave the checkpoint are refused before anything is forked.
 #include <gtest/gtest.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -179,6 +181,22 @@ TEST_F(ForkedCheckpointsTest, TheWriterDiesWithTheProcessThatForkedIt) {
     const auto size = fs::file_size(root_ / "exp" / name / "state.bin", ec);
     if (!ec) EXPECT_LT(size, kSize) << "the writer went on after its trial died";
   }
+}
+
+TEST_F(ForkedCheckpointsTest, TheWriterKeepsNoneOfTheTrialsDescriptorsOpen) {
+  auto ctx = Local();
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);  // inherited by a fork (no O_CLOEXEC), as a trial's sockets are
+  std::vector<char> big = Pattern(256 << 20, 6);  // hashing alone takes the writer ~0.2 s
+  ctx.checkpoints().save_forked(1, {{"state.bin", big.data(), big.size()}});
+  ::close(fds[1]);
+  pollfd reader{fds[0], POLLIN, 0};
+  // The writer is still running; the trial's close is seen at once.
+  EXPECT_EQ(::poll(&reader, 1, 50), 1) << "the writer holds the trial's end of the pipe";
+  EXPECT_TRUE(reader.revents & POLLHUP);
+  EXPECT_FALSE(Children().empty()) << "the writer finished before the close was looked at";
+  ::close(fds[0]);
+  EXPECT_TRUE(ctx.checkpoints().wait().has_value());
 }
 
 TEST_F(ForkedCheckpointsTest, NamesOutsideTheCheckpointAreRefusedBeforeForking) {
