@@ -1,7 +1,7 @@
 // Checkpoints::save_forked: a copy-on-write snapshot taken by fork(). The
 // child (the writer) sees the parent's memory as it was at the fork; it
-// writes and hashes the files with plain system calls and reports each
-// file's digest on a pipe, then exits. The parent's background thread reads
+// writes the files with plain system calls while its own child (the
+// hasher) hashes the same bytes, and both report on a pipe, then exit. The parent's background thread reads
 // the reports, reaps the writer and commits and registers the checkpoint
 // (Checkpoints::Finish), so nothing after the fork needs the child to take a
 // lock another thread of the parent may have held when it forked.
@@ -29,13 +29,17 @@ namespace ring::trial {
 namespace fs = std::filesystem;
 namespace {
 
-// What the writer reports for each file, in order.
+// A report on the pipe: each file gets one from the writer (written) and
+// one from the hasher (its digest).
 struct FileReport {
-  int32_t error = 0;  // errno of the step that failed; 0 when the file is written
+  int32_t from = 0;   // a Reporter
+  int32_t index = 0;  // the file's, in the plan
+  int32_t error = 0;  // errno of the step that failed; 0 when it went well
   int32_t step = 0;   // a WriterStep
   unsigned char digest[32] = {};
 };
 
+enum class Reporter : int32_t { kWriter = 1, kHasher = 2 };
 enum class WriterStep : int32_t { kOpen = 1, kWrite = 2, kClose = 3, kHash = 4 };
 
 const char* StepName(int32_t step) {
@@ -74,9 +78,41 @@ bool WriteAll(int fd, const void* data, size_t size) {
   return true;
 }
 
-// The child of the fork. Only system calls and the digests' updates (plain
-// computation on contexts made before the fork): no allocation, no locks,
-// no C++ library state, no libtorch, no Python. Ends with _exit.
+[[noreturn]] void Fail(int report_fd, Reporter from, size_t index, WriterStep step) {
+  FileReport report;
+  report.from = static_cast<int32_t>(from);
+  report.index = static_cast<int32_t>(index);
+  report.error = errno != 0 ? errno : EIO;
+  report.step = static_cast<int32_t>(step);
+  WriteAll(report_fd, &report, sizeof report);
+  ::_exit(3);
+}
+
+constexpr size_t kChunk = 16 << 20;
+
+// Hashes every file's bytes and reports each digest: the hasher process,
+// or the writer itself when it could not start one.
+void HashAll(const std::vector<PlannedFile>& files, int report_fd) {
+  for (size_t i = 0; i < files.size(); ++i) {
+    const auto& f = files[i];
+    FileReport report;
+    report.from = static_cast<int32_t>(Reporter::kHasher);
+    report.index = static_cast<int32_t>(i);
+    for (size_t done = 0; done < f.size; done += kChunk)
+      if (EVP_DigestUpdate(f.sha, f.data + done, std::min(kChunk, f.size - done)) != 1)
+        Fail(report_fd, Reporter::kHasher, i, WriterStep::kHash);
+    unsigned int len = 0;
+    if (EVP_DigestFinal_ex(f.sha, report.digest, &len) != 1 || len != sizeof report.digest)
+      Fail(report_fd, Reporter::kHasher, i, WriterStep::kHash);
+    if (!WriteAll(report_fd, &report, sizeof report)) ::_exit(4);
+  }
+}
+
+// The child of the fork, and its own child, the hasher: the writer writes
+// the files while the hasher hashes the same bytes, on another core. Only
+// system calls and the digests' updates (plain computation on contexts
+// made before the fork): no allocation, no locks, no C++ library state, no
+// libtorch, no Python. Both end with _exit.
 [[noreturn]] void RunWriter(const std::vector<PlannedFile>& files, int report_fd, pid_t parent) {
   sigset_t all;
   ::sigfillset(&all);
@@ -87,34 +123,43 @@ bool WriteAll(int fd, const void* data, size_t size) {
   // closes must not stay open here (peers would not see it close).
   if (report_fd > 0) ::syscall(SYS_close_range, 0u, static_cast<unsigned>(report_fd - 1), 0u);
   ::syscall(SYS_close_range, static_cast<unsigned>(report_fd + 1), ~0u, 0u);
-  constexpr size_t kChunk = 16 << 20;
-  for (const auto& f : files) {
-    FileReport report;
-    auto fail = [&](WriterStep step) {
-      report.error = errno != 0 ? errno : EIO;
-      report.step = static_cast<int32_t>(step);
-      WriteAll(report_fd, &report, sizeof report);
-      ::_exit(3);
-    };
+  // The raw system call: fork() would run the libraries' atfork handlers
+  // again, on locks this copy of the trial may hold from its other threads.
+  const pid_t writer = static_cast<pid_t>(::syscall(SYS_getpid));
+  const pid_t hasher = static_cast<pid_t>(::syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0));
+  if (hasher == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // dies with the writer
+    if (::getppid() != writer) ::_exit(2);
+    HashAll(files, report_fd);
+    ::_exit(0);
+  }
+  for (size_t i = 0; i < files.size(); ++i) {
+    const auto& f = files[i];
     const int fd = ::open(f.absolute.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0) fail(WriterStep::kOpen);
+    if (fd < 0) Fail(report_fd, Reporter::kWriter, i, WriterStep::kOpen);
     size_t done = 0;
     while (done < f.size) {
       const ssize_t n = ::write(fd, f.data + done, std::min(kChunk, f.size - done));
       if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) fail(WriterStep::kWrite);
-      // The disk writes this chunk back while the next one is hashed.
+      if (n <= 0) Fail(report_fd, Reporter::kWriter, i, WriterStep::kWrite);
+      // The disk writes this chunk back while the next one is copied.
       ::sync_file_range(fd, static_cast<off_t>(done), n, SYNC_FILE_RANGE_WRITE);
-      if (EVP_DigestUpdate(f.sha, f.data + done, static_cast<size_t>(n)) != 1) fail(WriterStep::kHash);
       done += static_cast<size_t>(n);
     }
-    if (::close(fd) != 0) fail(WriterStep::kClose);
-    unsigned int len = 0;
-    if (EVP_DigestFinal_ex(f.sha, report.digest, &len) != 1 || len != sizeof report.digest)
-      fail(WriterStep::kHash);
+    if (::close(fd) != 0) Fail(report_fd, Reporter::kWriter, i, WriterStep::kClose);
+    FileReport report;
+    report.from = static_cast<int32_t>(Reporter::kWriter);
+    report.index = static_cast<int32_t>(i);
     if (!WriteAll(report_fd, &report, sizeof report)) ::_exit(4);
   }
-  ::_exit(0);
+  if (hasher < 0) {
+    HashAll(files, report_fd);  // no second process: hashed here, after writing
+    ::_exit(0);
+  }
+  int status = 0;
+  while (::waitpid(hasher, &status, 0) < 0 && errno == EINTR) {
+  }
+  ::_exit(WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 5);
 }
 
 std::string Hex(const unsigned char* digest, size_t len) {
@@ -175,40 +220,50 @@ class ForkedWriter {
   // Waits for the writer: every file with its size and SHA-256, or a
   // CheckpointError saying what went wrong.
   std::vector<CheckpointFile> Collect() {
-    std::vector<FileReport> reports;
+    const size_t n = files_.size();
+    std::vector<bool> written(n, false), hashed(n, false);
+    std::vector<FileReport> digests(n);
+    std::optional<FileReport> failure;
     FileReport r;
     size_t got = 0;
-    for (;;) {
-      const ssize_t n = ::read(reports_, reinterpret_cast<char*>(&r) + got, sizeof r - got);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) break;
-      got += static_cast<size_t>(n);
-      if (got == sizeof r) {
-        reports.push_back(r);
-        got = 0;
+    for (;;) {  // until the writer and the hasher have both closed the pipe
+      const ssize_t k = ::read(reports_, reinterpret_cast<char*>(&r) + got, sizeof r - got);
+      if (k < 0 && errno == EINTR) continue;
+      if (k <= 0) break;
+      got += static_cast<size_t>(k);
+      if (got < sizeof r) continue;
+      got = 0;
+      if (r.index < 0 || static_cast<size_t>(r.index) >= n) continue;
+      const auto i = static_cast<size_t>(r.index);
+      if (r.error != 0) {
+        if (!failure) failure = r;
+      } else if (r.from == static_cast<int32_t>(Reporter::kWriter)) {
+        written[i] = true;
+      } else if (r.from == static_cast<int32_t>(Reporter::kHasher)) {
+        hashed[i] = true;
+        digests[i] = r;
       }
     }
     CloseReports();
     const pid_t pid = pid_;
     const std::optional<int> status = Reap();
-    if (!reports.empty() && reports.back().error != 0) {
-      const auto& last = reports.back();
-      throw CheckpointError("the checkpoint writer process " + std::to_string(pid) + " could not " +
-                            StepName(last.step) + " " + files_[reports.size() - 1].absolute + ": " +
-                            std::strerror(last.error));
-    }
+    if (failure)
+      throw CheckpointError(
+          "the checkpoint writer process " + std::to_string(pid) + " could not " + StepName(failure->step) +
+          " " + files_[static_cast<size_t>(failure->index)].absolute + ": " + std::strerror(failure->error));
+    const auto count = [](const std::vector<bool>& v) { return std::count(v.begin(), v.end(), true); };
     // Reports of every file are what counts when the status is unknown
     // (SIGCHLD ignored: the kernel reaped the writer).
     const bool exited_cleanly = status ? (WIFEXITED(*status) && WEXITSTATUS(*status) == 0) : true;
-    if (reports.size() != files_.size() || !exited_cleanly)
+    if (count(written) != static_cast<long>(n) || count(hashed) != static_cast<long>(n) || !exited_cleanly)
       throw CheckpointError("the checkpoint writer process " + std::to_string(pid) + " " +
-                            (status ? DescribeExit(*status) : std::string("vanished")) + " after " +
-                            std::to_string(reports.size()) + " of " + std::to_string(files_.size()) +
-                            " files");
+                            (status ? DescribeExit(*status) : std::string("vanished")) + " after writing " +
+                            std::to_string(count(written)) + " and hashing " + std::to_string(count(hashed)) +
+                            " of " + std::to_string(n) + " files");
     PrefaultWritable();
     std::vector<CheckpointFile> out;
-    for (size_t i = 0; i < files_.size(); ++i)
-      out.push_back({files_[i].relative, files_[i].size, Hex(reports[i].digest, sizeof reports[i].digest)});
+    for (size_t i = 0; i < n; ++i)
+      out.push_back({files_[i].relative, files_[i].size, Hex(digests[i].digest, sizeof digests[i].digest)});
     return out;
   }
 
