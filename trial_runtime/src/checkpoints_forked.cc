@@ -7,6 +7,7 @@
 // lock another thread of the parent may have held when it forked.
 #include <fcntl.h>
 #include <openssl/evp.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -215,6 +216,7 @@ class ForkedWriter {
     if (pid < 0)
       throw CheckpointError(std::string("cannot fork the checkpoint writer: ") + std::strerror(fork_errno));
     pid_ = pid;
+    exited_ = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));  // -1 before Linux 5.3
   }
 
   // Waits for the writer: every file with its size and SHA-256, or a
@@ -224,16 +226,8 @@ class ForkedWriter {
     std::vector<bool> written(n, false), hashed(n, false);
     std::vector<FileReport> digests(n);
     std::optional<FileReport> failure;
-    FileReport r;
-    size_t got = 0;
-    for (;;) {  // until the writer and the hasher have both closed the pipe
-      const ssize_t k = ::read(reports_, reinterpret_cast<char*>(&r) + got, sizeof r - got);
-      if (k < 0 && errno == EINTR) continue;
-      if (k <= 0) break;
-      got += static_cast<size_t>(k);
-      if (got < sizeof r) continue;
-      got = 0;
-      if (r.index < 0 || static_cast<size_t>(r.index) >= n) continue;
+    auto take = [&](const FileReport& r) {
+      if (r.index < 0 || static_cast<size_t>(r.index) >= n) return;
       const auto i = static_cast<size_t>(r.index);
       if (r.error != 0) {
         if (!failure) failure = r;
@@ -243,7 +237,8 @@ class ForkedWriter {
         hashed[i] = true;
         digests[i] = r;
       }
-    }
+    };
+    ReadReports(take);
     CloseReports();
     const pid_t pid = pid_;
     const std::optional<int> status = Reap();
@@ -268,6 +263,40 @@ class ForkedWriter {
   }
 
  private:
+  // Reads the reports until the writer has exited (it exits after its
+  // hasher) and the pipe is drained. Not until the pipe's end of file: a
+  // process another thread of the trial forks (a data loader's worker)
+  // while the pipe is being set up inherits its writing end and may keep it
+  // open long after. Without a pidfd (before Linux 5.3), until the end of
+  // file.
+  template <typename Take>
+  void ReadReports(const Take& take) {
+    FileReport r;
+    size_t got = 0;
+    bool writer_done = false;
+    for (;;) {
+      if (exited_ >= 0 && !writer_done) {
+        pollfd fds[2] = {{reports_, POLLIN, 0}, {exited_, POLLIN, 0}};
+        if (::poll(fds, 2, -1) < 0) {
+          if (errno == EINTR) continue;
+          writer_done = true;  // cannot wait on it: read to the end of file
+        } else if (fds[1].revents != 0) {
+          writer_done = true;
+          ::fcntl(reports_, F_SETFL, ::fcntl(reports_, F_GETFL) | O_NONBLOCK);  // drain what is left
+        } else if (fds[0].revents == 0) {
+          continue;
+        }
+      }
+      const ssize_t k = ::read(reports_, reinterpret_cast<char*>(&r) + got, sizeof r - got);
+      if (k < 0 && errno == EINTR) continue;
+      if (k <= 0) break;  // end of file, or drained after the writer exited
+      got += static_cast<size_t>(k);
+      if (got < sizeof r) continue;
+      got = 0;
+      take(r);
+    }
+  }
+
   // The writer's wait status; nullopt when the kernel reaped it already.
   std::optional<int> Reap() {
     int status = 0;
@@ -283,8 +312,9 @@ class ForkedWriter {
   // process too; once the writer is gone the training thread's next write
   // to each would still fault (about 1 µs a page). Taking those faults here,
   // on the background thread, leaves the training thread none. It changes
-  // no byte (MADV_POPULATE_WRITE, Linux 5.14); best effort, and only whole
-  // pages inside the files' bytes.
+  // no byte (MADV_POPULATE_WRITE, Linux 5.14), nor does it where the caller
+  // freed or reused that memory since; best effort, and only whole pages
+  // inside the files' bytes.
   void PrefaultWritable() const {
 #ifndef MADV_POPULATE_WRITE
     constexpr int MADV_POPULATE_WRITE = 23;
@@ -299,11 +329,14 @@ class ForkedWriter {
   void CloseReports() {
     if (reports_ >= 0) ::close(reports_);
     reports_ = -1;
+    if (exited_ >= 0) ::close(exited_);
+    exited_ = -1;
   }
 
   std::vector<PlannedFile> files_;
   pid_t pid_ = -1;
   int reports_ = -1;
+  int exited_ = -1;  // a pidfd of the writer: readable once it exited
 };
 
 bool IsInside(const std::string& text) {
