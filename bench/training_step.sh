@@ -53,7 +53,7 @@ run_world() {
   local per=$((world / 2)) pids=() r
   for ((r = world - 1; r >= 0; r--)); do
     if [ "$r" -eq 0 ]; then
-      "$@" 0 0 0 "$per" | sed "s/^/$label /" >>"$results" &
+      "$@" 0 0 0 "$per" | sed "s|^|$label |" >>"$results" &
     else
       "$@" "$r" $((r / per)) $((r % per)) "$per" >/dev/null &
     fi
@@ -66,14 +66,14 @@ ringmaster_rank() {
   local model=$1 overlap=$2 world=$3 store=$4 compress=$5 rank=$6 node=$7 local_rank=$8 local_world=$9
   ip netns exec "$name-$node" env OMP_NUM_THREADS=1 "$bench" --model "$model" --rank "$rank" --world "$world" \
     --store "$store" --address "${addrs[$node]}" --steps "$steps" --overlap "$overlap" --node "$node" \
-    --local-rank "$local_rank" --local-world "$local_world" --backend auto --compress "$compress"
+    --local-rank "$local_rank" --local-world "$local_world" --backend auto --compress "$compress" "${extra[@]}"
 }
 
 ddp_rank() {
   local model=$1 world=$2 port=$3 hook=$4 rank=$5 node=$6
   ip netns exec "$name-$node" env OMP_NUM_THREADS=1 GLOO_SOCKET_IFNAME=eth0 RANK="$rank" WORLD_SIZE="$world" \
     MASTER_ADDR="${addrs[0]}" MASTER_PORT="$port" /usr/bin/python3 "$root/bench/torch_train_step.py" \
-    --model "$model" --steps "$steps" --hook "$hook"
+    --model "$model" --steps "$steps" --hook "$hook" "${extra[@]}"
 }
 
 ringtrial_py_rank() {
@@ -84,6 +84,7 @@ ringtrial_py_rank() {
     --local-rank "$local_rank" --local-world "$local_world" --steps "$steps"
 }
 
+extra=()  # more arguments for every rank (the accuracy runs)
 python_module=no
 if [ -f "$root/bench/ringtrial_train_step.py" ] && ls "$build"/python/ringtrial*.so >/dev/null 2>&1; then
   python_module=yes
@@ -125,6 +126,20 @@ config "mlp/4/cross" 4 ringmaster mlp cross
 config "mlp/2/ddp-fp16" 2 ddp mlp fp16
 config "mlp/2/cross-fp16" 2 ringmaster mlp cross fp16
 config "mlp/2/cross-bf16" 2 ringmaster mlp cross bf16
+
+# Accuracy on the digits after the same number of steps, with and without
+# compression (one run each: the same seeds give the same result).
+digits_steps=300
+extra=(--digits "$digits_steps")
+saved_runs=$runs runs=1
+config "digits/ddp" 2 ddp cnn
+config "digits/ddp-fp16" 2 ddp cnn fp16
+config "digits/sync" 2 ringmaster cnn sync
+config "digits/cross" 2 ringmaster cnn cross
+config "digits/cross-fp16" 2 ringmaster cnn cross fp16
+config "digits/cross-bf16" 2 ringmaster cnn cross bf16
+runs=$saved_runs
+extra=()
 
 # stat KEY FIELD: "median (min–max)" of FIELD (3: median step) over the runs.
 stat() {
@@ -171,4 +186,12 @@ echo "| implementation | step ms | / DDP uncompressed | / DDP fp16 |"
 echo "| --- | ---: | ---: | ---: |"
 for key in mlp/2/ddp mlp/2/ddp-fp16 mlp/2/cross mlp/2/cross-fp16 mlp/2/cross-bf16; do
   echo "| ${key#mlp/2/} | $(stat "$key" 4) | $(ratio "$key" mlp/2/ddp) | $(ratio "$key" mlp/2/ddp-fp16) |"
+done
+echo
+echo "Digits accuracy on 297 held-out records after $digits_steps steps of the CNN (2 ranks, 32 records each a step):"
+echo
+echo "| implementation | accuracy |"
+echo "| --- | ---: |"
+for key in ddp ddp-fp16 sync cross cross-fp16 cross-bf16; do
+  echo "| $key | $(grep "^digits/$key accuracy " "$results" | awk '{ print $4 }') |"
 done
