@@ -29,9 +29,9 @@ optimizer over every parameter) for optimizers that update each parameter
 from its own gradient and state: SGD, Adam, AdamW, Adagrad, RMSprop.
 
 Synchronous step. Other optimizers, needs_all_gradients=True (the step reads
-every gradient before any update, e.g. global-norm clipping), a group of one
-rank, gradients that fit in one piece, and overlap="sync" take the
-synchronous step: step() waits for every average, writes it into .grad and
+every gradient before any update, e.g. global-norm clipping), and
+overlap="sync" take the synchronous step, and so do, unless overlap="cross",
+a group of one rank and gradients that fit in one piece (nothing to overlap): step() waits for every average, writes it into .grad and
 steps one optimizer over all parameters. The trial log (stderr) says which
 mode was chosen and why.
 
@@ -86,8 +86,10 @@ class _Layer:
 class DistributedModule:
     """See the module docstring. `optimizer_factory(params)` builds an
     optimizer over a list of parameters; overlap: "auto" overlaps steps when
-    it can, "sync" never does, "cross" is "auto" under another name (the
-    same rules rule it out)."""
+    it is worth it (not on one rank, nor when every gradient fits in one
+    piece), "cross" always does unless the optimizer or needs_all_gradients
+    rules it out, "sync" never does. root: whose parameters and buffers every
+    rank starts from; timeout_s: per collective."""
 
     def __init__(self, module, group, optimizer_factory, overlap="auto", piece_bytes=1 << 20,
                  needs_all_gradients=False, root=0, timeout_s=300.0):
@@ -99,6 +101,7 @@ class DistributedModule:
         if not 0 <= root < group.size:
             raise ringtrial.ConfigError(f"DistributedModule: root {root} is not a rank of a group of {group.size}")
         self.module = module
+        self._overlap = overlap
         self._group = group
         self._root = root
         self._timeout_s = timeout_s
@@ -160,6 +163,8 @@ class DistributedModule:
             return "the step needs every gradient before any update"
         if not isinstance(optimizer, PER_PARAMETER_OPTIMIZERS):
             return "the optimizer is not one that updates each parameter on its own"
+        if self._overlap == "cross":
+            return ""
         if self._group.size == 1:
             return "one rank"
         if self._flat.numel() * 4 <= self._piece_bytes:

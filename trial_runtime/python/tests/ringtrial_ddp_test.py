@@ -205,9 +205,12 @@ class FallbackTest(unittest.TestCase):
     """The synchronous step and why, as the C++ module decides it."""
 
     def build(self, make, **options):
+        return self.build_for(torch.nn.Sequential(torch.nn.Linear(300, 300), torch.nn.Linear(300, 2)), make,
+                              **options)
+
+    def build_for(self, net, make, **options):
         group = ringtrial.ProcessGroup(ringtrial.RankInfo(0, 1), None)
         self.assertEqual(group.backend, "single")
-        net = torch.nn.Sequential(torch.nn.Linear(300, 300), torch.nn.Linear(300, 2))
         log = io.StringIO()
         with contextlib.redirect_stderr(log):
             ddp = ringtrial_ddp.DistributedModule(net, group, make, **options)
@@ -231,6 +234,22 @@ class FallbackTest(unittest.TestCase):
     def test_one_rank(self):
         ddp, log = self.build(lambda p: torch.optim.SGD(p, lr=0.1))
         self.assertSynchronous(ddp, log, "one rank")
+
+    def test_cross_on_one_rank_when_asked(self):
+        params = {}
+        for mode in ("sync", "cross"):
+            torch.manual_seed(5)
+            net = torch.nn.Sequential(torch.nn.Linear(8, 8), torch.nn.ReLU(), torch.nn.Linear(8, 2))
+            ddp, log = self.build_for(net, lambda p: torch.optim.Adam(p, lr=0.1), overlap=mode, piece_bytes=64)
+            self.assertEqual(ddp.cross_step, mode == "cross")
+            for step in range(4):
+                net(torch.randn(4, 8, generator=torch.Generator().manual_seed(step))).square().sum().backward()
+                ddp.step()
+            self.assertEqual(len(ddp.optimizers()), 2 if mode == "cross" else 1)  # applies the last update
+            params[mode] = [p.detach().clone() for p in net.parameters()]
+        self.assertIn("cross-step: 2 layers, 7 pieces", log)
+        for a, b in zip(params["sync"], params["cross"]):
+            self.assertTrue(torch.equal(a, b))
 
     def test_configured_and_bad_options(self):
         ddp, log = self.build(lambda p: torch.optim.SGD(p, lr=0.1), overlap="sync")
