@@ -179,6 +179,16 @@ class CollectivesTest(unittest.TestCase):
             self.assertEqual(b.tolist(), [[8.0, 8.0], [8.0, 8.0]])
             self.assertEqual(gathered.tolist(), [0, 10, 1, 11])
 
+    def test_connect_in_local_mode(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            ctx = ringtrial.Context.from_environment(["train.py", "--checkpoint-dir", tmp], {})
+            group = ringtrial.ProcessGroup.connect(ctx)
+            self.assertEqual((group.backend, group.rank, group.size), ("single", 0, 1))
+            t = torch.arange(4, dtype=torch.float32)
+            group.allreduce(t, ringtrial.ReduceOp.AVERAGE)
+            self.assertEqual(t.tolist(), [0.0, 1.0, 2.0, 3.0])
+            del group, ctx
+
     def test_priority_reducer_averages_every_gradient(self):
         def ranks(group):
             flat = torch.arange(3000, dtype=torch.float32) * (group.rank + 1)
