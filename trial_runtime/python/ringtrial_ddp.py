@@ -31,9 +31,10 @@ from its own gradient and state: SGD, Adam, AdamW, Adagrad, RMSprop.
 Synchronous step. Other optimizers, needs_all_gradients=True (the step reads
 every gradient before any update, e.g. global-norm clipping), and
 overlap="sync" take the synchronous step, and so do, unless overlap="cross",
-a group of one rank and gradients that fit in one piece (nothing to overlap): step() waits for every average, writes it into .grad and
-steps one optimizer over all parameters. The trial log (stderr) says which
-mode was chosen and why.
+a group of one rank and gradients that fit in one piece (nothing to
+overlap): step() waits for every average, writes it into .grad and steps
+one optimizer over all parameters. The trial log (stderr) says which mode
+was chosen and why.
 
 Requirements: contiguous float32 CPU parameters, the same architecture on
 every rank (checked against the root's), one backward() per step(), and in
@@ -97,7 +98,8 @@ class DistributedModule:
             raise ringtrial.ConfigError(f"DistributedModule: overlap must be one of {', '.join(OVERLAP_MODES)}, "
                                         f"got {overlap!r}")
         if not isinstance(piece_bytes, int) or piece_bytes < 1:
-            raise ringtrial.ConfigError(f"DistributedModule: piece_bytes must be a positive integer, got {piece_bytes!r}")
+            raise ringtrial.ConfigError(
+                f"DistributedModule: piece_bytes must be a positive integer, got {piece_bytes!r}")
         if not 0 <= root < group.size:
             raise ringtrial.ConfigError(f"DistributedModule: root {root} is not a rank of a group of {group.size}")
         self.module = module
