@@ -10,9 +10,9 @@ bench/training_step.sh).
 Ranks meet through a file store in DIR (a directory every rank sees) and
 connect from ADDR, an address of this rank's host. --overlap sync averages
 every gradient (while backward runs) and then steps; cross applies each
-layer's update as the next forward reaches it. The cnn's 36 KiB of gradients
-fit in one 1 MiB piece, so its cross run takes the synchronous step unless
---piece-kib is smaller (the mode is printed to stderr). Rank 0 prints
+layer's update as the next forward reaches it (the cnn's 36 KiB of gradients
+are one 1 MiB piece: its forward waits for all of them unless --piece-kib is
+smaller; the mode and piece count go to stderr). Rank 0 prints
 `step MODEL ringtrial-py-MODE MEDIAN_MS MEAN_MS` over the steps after 5
 warm-ups.
 """
