@@ -245,7 +245,8 @@ class DistributedModule:
         if self._layers and self._layers[self._layer_of[i]].pending:
             raise ringtrial.ReducerUsageError(
                 f"DistributedModule: parameter {self._names[i]} was read before its update was applied (outside "
-                "the forward of the module that owns it); use overlap=\"sync\"")
+                "a call of the module that owns it, e.g. by another module or through .forward()); call the "
+                "owning module, or use overlap=\"sync\"")
         if self._marked[i]:
             raise ringtrial.ReducerUsageError(f"DistributedModule: parameter {self._names[i]} got gradients from "
                                               "two backward passes without step()")
