@@ -3,8 +3,10 @@ DistributedDataParallel over gloo: the peer of train_step_bench (same models,
 batch sizes, optimizer and step count; see bench/training_step.sh).
 
     RANK=r WORLD_SIZE=w MASTER_ADDR=a MASTER_PORT=p /usr/bin/python3 torch_train_step.py --model cnn|mlp [--steps N]
+        [--hook none|fp16]
 
-Rank 0 prints `step MODEL torch-ddp MEDIAN_MS MEAN_MS` over the steps after 5 warm-ups.
+--hook fp16 registers DDP's fp16 compression hook (gradients sent as float16).
+Rank 0 prints `step MODEL torch-ddp[-fp16] MEDIAN_MS MEAN_MS` over the steps after 5 warm-ups.
 """
 
 import argparse
@@ -15,6 +17,7 @@ import time
 import torch
 import torch.distributed as dist
 from torch import nn
+from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
 from torch.nn.parallel import DistributedDataParallel
 
 
@@ -32,6 +35,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", choices=["cnn", "mlp"], default="cnn")
     parser.add_argument("--steps", type=int, default=40)
+    parser.add_argument("--hook", choices=["none", "fp16"], default="none")
     args = parser.parse_args()
 
     torch.set_num_threads(1)
@@ -43,6 +47,8 @@ def main():
     else:
         model, x, y = mlp(), torch.randn(64, 1024), torch.randint(0, 10, (64,))
     ddp = DistributedDataParallel(model)
+    if args.hook == "fp16":
+        ddp.register_comm_hook(None, default_hooks.fp16_compress_hook)
     optimizer = torch.optim.SGD(ddp.parameters(), lr=0.01, momentum=0.9)
 
     times = []
@@ -56,7 +62,8 @@ def main():
             times.append((time.perf_counter() - t0) * 1e3)
     dist.barrier()
     if rank == 0:
-        print(f"step {args.model} torch-ddp {statistics.median(times):.2f} {statistics.mean(times):.2f}", flush=True)
+        label = "torch-ddp" if args.hook == "none" else f"torch-ddp-{args.hook}"
+        print(f"step {args.model} {label} {statistics.median(times):.2f} {statistics.mean(times):.2f}", flush=True)
     dist.destroy_process_group()
 
 

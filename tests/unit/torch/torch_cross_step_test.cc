@@ -59,9 +59,10 @@ enum class Optim { kSgd, kAdam };
 
 OptimizerFactory Factory(Optim which) {
   return [which](std::vector<torch::Tensor> params) -> std::unique_ptr<torch::optim::Optimizer> {
-    if (which == Optim::kAdam) return std::make_unique<torch::optim::Adam>(params, torch::optim::AdamOptions(0.01));
-    return std::make_unique<torch::optim::SGD>(params,
-                                               torch::optim::SGDOptions(0.05).momentum(0.9).weight_decay(1e-3));
+    if (which == Optim::kAdam)
+      return std::make_unique<torch::optim::Adam>(params, torch::optim::AdamOptions(0.01));
+    return std::make_unique<torch::optim::SGD>(
+        params, torch::optim::SGDOptions(0.05).momentum(0.9).weight_decay(1e-3));
   };
 }
 
@@ -146,8 +147,9 @@ TEST(CrossStepFallbackTest, StepsThatNeedEveryGradientAreSynchronousAndSayWhy) {
       EXPECT_NE(ddp.step_mode().find("optimizer"), std::string::npos) << ddp.step_mode();
     }
     {
-      DistributedModule ddp(group, *net,
-                            {.overlap = StepOverlap::kCrossStep, .piece_bytes = 1024, .needs_all_gradients = true});
+      DistributedModule ddp(
+          group, *net,
+          {.overlap = StepOverlap::kCrossStep, .piece_bytes = 1024, .needs_all_gradients = true});
       ddp.set_optimizer(Factory(Optim::kSgd));
       EXPECT_FALSE(ddp.cross_step());
       EXPECT_NE(ddp.step_mode().find("every gradient"), std::string::npos) << ddp.step_mode();

@@ -9,6 +9,8 @@
 #include <string>
 #include <thread>
 
+#include "training/compression.h"
+
 namespace ring::trial {
 namespace {
 
@@ -70,6 +72,8 @@ struct PriorityReducer::Worker {
         first_piece(sizes.size()),
         last_piece(sizes.size()),
         marked(sizes.size(), false),
+        marks(sizes.size(), 0),
+        sends(pieces.size(), 0),
         pieces_left(sizes.size(), 0),
         piece_marks(pieces.size(), 0),
         ready(pieces.size(), false),
@@ -78,6 +82,14 @@ struct PriorityReducer::Worker {
       for (size_t i = pieces[p].first; i <= pieces[p].last; ++i) first_piece[i] = p;
     for (size_t p = 0; p < pieces.size(); ++p)
       for (size_t i = pieces[p].first; i <= pieces[p].last; ++i) last_piece[i] = p;
+    if (options.compression != GradientCompression::kNone && !single) {
+      size_t largest = 0;
+      for (const auto& piece : pieces) largest = std::max(largest, piece.elements);
+      words = (largest + 1) / 2;
+      residual.assign(flat.size(), 0.0f);
+      packed.assign(2 * words, 0);
+      gathered.resize(2 * words * static_cast<size_t>(group.size()));
+    }
     if (!single) thread = std::thread([this] { run(); });
   }
 
@@ -96,6 +108,7 @@ struct PriorityReducer::Worker {
   void complete_locked(size_t p) {
     ready[p] = false;
     piece_marks[p] = 0;
+    ++sends[p];
     for (size_t i = pieces[p].first; i <= pieces[p].last; ++i) --pieces_left[i];
     ++stats.pieces;
   }
@@ -134,11 +147,10 @@ struct PriorityReducer::Worker {
         lock.unlock();
         const auto sending = Clock::now();
         try {
-          const ReducerPiece& piece = pieces[chosen];
-          group.allreduce(flat.data() + piece.offset, piece.elements, DataType::kFloat32, ReduceOp::kAverage,
-                          options.timeout);
+          send(pieces[chosen]);
         } catch (const std::exception& e) {
-          error = "gradient reducer: allreduce of " + Describe(chosen, pieces[chosen]) + " failed: " + e.what();
+          error =
+              "gradient reducer: allreduce of " + Describe(chosen, pieces[chosen]) + " failed: " + e.what();
         }
         const auto sent = Clock::now();
         lock.lock();
@@ -155,6 +167,23 @@ struct PriorityReducer::Worker {
       }
       cv.notify_all();
     }
+  }
+
+  // Averages one piece over the group, in place (background thread).
+  void send(const ReducerPiece& piece) {
+    float* data = flat.data() + piece.offset;
+    if (options.compression == GradientCompression::kNone) {
+      group.allreduce(data, piece.elements, DataType::kFloat32, ReduceOp::kAverage, options.timeout);
+      return;
+    }
+    // 16-bit values travel as pairs in 32-bit words: an allgather only copies them.
+    const size_t count = (piece.elements + 1) / 2;
+    detail::Compress(options.compression, data, residual.data() + piece.offset, packed.data(),
+                     piece.elements);
+    if (piece.elements % 2 == 1) packed[piece.elements] = 0;  // an odd count's padding
+    group.allgather(packed.data(), gathered.data(), count, DataType::kInt32, options.timeout);
+    detail::SumWidened(options.compression, gathered.data(), 2 * count, group.size(),
+                       1.0f / static_cast<float>(group.size()), data, piece.elements);
   }
 
   // The most urgent piece ready on every rank, else the most urgent ready on
@@ -178,14 +207,21 @@ struct PriorityReducer::Worker {
   const PriorityReducerOptions options;
   const bool single;
   std::vector<size_t> first_piece, last_piece;  // per parameter, the pieces it lies in
+  // Compression (background thread only): what rounding lost, per element;
+  // this rank's 16-bit piece; every rank's.
+  size_t words = 0;
+  std::vector<float> residual;
+  std::vector<uint16_t> packed, gathered;
 
   mutable std::mutex mu;
   std::condition_variable cv;
-  std::vector<bool> marked;          // per parameter, marked and not released
-  std::vector<size_t> pieces_left;   // per marked parameter, its pieces not yet reduced
-  std::vector<size_t> piece_marks;   // per piece, its parameters marked for its next send
-  std::vector<bool> ready;           // per piece, every parameter marked, not yet sent
-  std::vector<uint64_t> ready_seq;   // per piece, when it became ready
+  std::vector<bool> marked;         // per parameter, marked and not released
+  std::vector<uint64_t> marks;      // per parameter, times marked
+  std::vector<uint64_t> sends;      // per piece, times reduced (its k-th send: its parameters' k-th marks)
+  std::vector<size_t> pieces_left;  // per marked parameter, its pieces not yet reduced
+  std::vector<size_t> piece_marks;  // per piece, its parameters marked for its next send
+  std::vector<bool> ready;          // per piece, every parameter marked, not yet sent
+  std::vector<uint64_t> ready_seq;  // per piece, when it became ready
   size_t ready_count = 0;
   uint64_t sequence = 0;
   std::string failure;
@@ -198,7 +234,8 @@ PriorityReducer::PriorityReducer(ProcessGroup& group, std::span<float> flat, std
                                  PriorityReducerOptions options) {
   if (sizes.empty()) throw ReducerUsageError("gradient reducer needs at least one gradient");
   for (size_t i = 0; i < sizes.size(); ++i)
-    if (sizes[i] == 0) throw ReducerUsageError("gradient reducer: parameter " + std::to_string(i) + " has no elements");
+    if (sizes[i] == 0)
+      throw ReducerUsageError("gradient reducer: parameter " + std::to_string(i) + " has no elements");
   const size_t total = std::accumulate(sizes.begin(), sizes.end(), size_t{0});
   if (flat.data() == nullptr || flat.size() != total)
     throw ReducerUsageError("gradient reducer: the flat buffer has " + std::to_string(flat.size()) +
@@ -219,6 +256,7 @@ void PriorityReducer::mark_ready(size_t index) {
     throw ReducerUsageError("gradient reducer: parameter " + std::to_string(index) +
                             " was marked ready again before its average was released");
   w.marked[index] = true;
+  ++w.marks[index];
   w.pieces_left[index] = w.last_piece[index] - w.first_piece[index] + 1;
   bool any = false;
   for (size_t p = w.first_piece[index]; p <= w.last_piece[index]; ++p) {
@@ -240,8 +278,18 @@ void PriorityReducer::wait(size_t index) {
   std::unique_lock lock(w.mu);
   w.check_index(index, "wait");
   if (!w.marked[index])
-    throw ReducerUsageError("gradient reducer: wait(" + std::to_string(index) + ") for a parameter not marked ready");
+    throw ReducerUsageError("gradient reducer: wait(" + std::to_string(index) +
+                            ") for a parameter not marked ready");
   if (w.pieces_left[index] == 0) return;
+  // A piece it shares with a parameter not marked yet would never be sent.
+  for (size_t p = w.first_piece[index]; p <= w.last_piece[index]; ++p) {
+    if (w.sends[p] >= w.marks[index]) continue;
+    for (size_t k = w.pieces[p].first; k <= w.pieces[p].last; ++k)
+      if (w.marks[k] < w.marks[index])
+        throw ReducerUsageError("gradient reducer: wait(" + std::to_string(index) + ") before parameter " +
+                                std::to_string(k) + ", which shares piece " + std::to_string(p) +
+                                " with it, was marked ready");
+  }
   const auto started = Clock::now();
   w.cv.wait(lock, [&] { return w.pieces_left[index] == 0 || !w.failure.empty(); });
   w.stats.wait_time += Clock::now() - started;

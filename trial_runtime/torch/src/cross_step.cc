@@ -54,7 +54,11 @@ CrossStep::CrossStep(ProcessGroup& group, const std::vector<torch::Tensor>& para
                      const std::vector<std::string>& names, torch::Tensor flat,
                      const std::vector<torch::Tensor>& buffers, const OptimizerFactory& make,
                      const DistributedModuleOptions& options)
-    : params_(params), names_(names), buffers_(buffers), layer_of_(params.size()), marked_(params.size(), false) {
+    : params_(params),
+      names_(names),
+      buffers_(buffers),
+      layer_of_(params.size()),
+      marked_(params.size(), false) {
   for (auto& members : GroupByModule(names)) {
     std::vector<torch::Tensor> tensors;
     for (size_t i : members) {
@@ -64,7 +68,8 @@ CrossStep::CrossStep(ProcessGroup& group, const std::vector<torch::Tensor>& para
     Layer layer;
     layer.optimizer = make(std::move(tensors));
     if (!layer.optimizer)
-      throw ConfigError("DistributedModule: the optimizer factory returned no optimizer for " + names[members[0]]);
+      throw ConfigError("DistributedModule: the optimizer factory returned no optimizer for " +
+                        names[members[0]]);
     layer.params = std::move(members);
     layers_.push_back(std::move(layer));
   }
@@ -77,7 +82,9 @@ CrossStep::CrossStep(ProcessGroup& group, const std::vector<torch::Tensor>& para
   for (const auto& p : params) sizes.push_back(static_cast<size_t>(p.numel()));
   reducer_ = std::make_unique<PriorityReducer>(
       group, std::span<float>(flat.data_ptr<float>(), static_cast<size_t>(flat.numel())), std::move(sizes),
-      PriorityReducerOptions{.piece_bytes = options.piece_bytes, .timeout = options.reducer.timeout});
+      PriorityReducerOptions{.piece_bytes = options.piece_bytes,
+                             .timeout = options.reducer.timeout,
+                             .compression = options.compression});
 }
 
 CrossStep::~CrossStep() {

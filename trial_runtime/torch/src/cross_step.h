@@ -8,9 +8,9 @@
 #include <cstddef>
 #include <exception>
 #include <functional>
-#include <thread>
 #include <memory>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -27,8 +27,9 @@ class CrossStep {
  public:
   // `flat` holds every gradient end to end; `buffers` are its views, one per
   // parameter. Everything must outlive this object.
-  CrossStep(ProcessGroup& group, const std::vector<torch::Tensor>& params, const std::vector<std::string>& names,
-            torch::Tensor flat, const std::vector<torch::Tensor>& buffers, const OptimizerFactory& make,
+  CrossStep(ProcessGroup& group, const std::vector<torch::Tensor>& params,
+            const std::vector<std::string>& names, torch::Tensor flat,
+            const std::vector<torch::Tensor>& buffers, const OptimizerFactory& make,
             const DistributedModuleOptions& options);
   ~CrossStep();
   CrossStep(const CrossStep&) = delete;

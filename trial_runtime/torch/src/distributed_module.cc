@@ -49,7 +49,8 @@ DataType BufferType(const torch::Tensor& t, const std::string& name) {
 
 // Optimizers that update each parameter from its own gradient and state.
 bool PerParameter(const torch::optim::Optimizer& optimizer) {
-  return dynamic_cast<const torch::optim::SGD*>(&optimizer) || dynamic_cast<const torch::optim::Adam*>(&optimizer) ||
+  return dynamic_cast<const torch::optim::SGD*>(&optimizer) ||
+         dynamic_cast<const torch::optim::Adam*>(&optimizer) ||
          dynamic_cast<const torch::optim::AdamW*>(&optimizer) ||
          dynamic_cast<const torch::optim::Adagrad*>(&optimizer) ||
          dynamic_cast<const torch::optim::RMSprop*>(&optimizer);
@@ -76,6 +77,7 @@ struct DistributedModule::State {
   std::string Obstacle(const torch::optim::Optimizer& all) const {
     if (options.needs_all_gradients) return "the step needs every gradient before any update";
     if (!PerParameter(all)) return "the optimizer is not one that updates each parameter on its own";
+    if (options.overlap == StepOverlap::kCrossStep) return "";
     if (group->size() == 1) return "one rank";
     if (static_cast<size_t>(flat.numel()) * sizeof(float) <= options.piece_bytes)
       return "the gradients fit in one piece";
@@ -196,24 +198,31 @@ void DistributedModule::synchronize() {
 
 void DistributedModule::set_optimizer(const OptimizerFactory& make) {
   State& s = *state_;
-  if (s.optimizer || s.cross) throw ReducerUsageError("DistributedModule: set_optimizer() was already called");
+  if (s.optimizer || s.cross)
+    throw ReducerUsageError("DistributedModule: set_optimizer() was already called");
   std::unique_ptr<torch::optim::Optimizer> all = make(s.params);
   if (!all) throw ConfigError("DistributedModule: the optimizer factory returned no optimizer");
   const std::string obstacle = s.Obstacle(*all);
   const bool overlap = s.options.overlap != StepOverlap::kSynchronous && obstacle.empty();
   if (!overlap) {
     s.optimizer = std::move(all);
-    s.mode = s.options.overlap == StepOverlap::kSynchronous ? "synchronous (configured)" : "synchronous: " + obstacle;
+    s.mode = s.options.overlap == StepOverlap::kSynchronous ? "synchronous (configured)"
+                                                            : "synchronous: " + obstacle;
     std::cerr << "[ring.trial] DistributedModule: " << s.mode
-              << "; every gradient is averaged before the optimizer steps" << std::endl;
+              << "; every gradient is averaged before the optimizer steps"
+              << (s.options.compression != GradientCompression::kNone ? ", without compression" : "")
+              << std::endl;
     return;
   }
   s.cross = std::make_unique<torch_detail::CrossStep>(*s.group, s.params, s.names, s.flat, s.buffers, make,
-                                                       s.options);
+                                                      s.options);
   s.mode = "cross-step";
   std::cerr << "[ring.trial] DistributedModule: cross-step: " << s.cross->layers() << " layers, "
-            << s.cross->pieces() << " pieces; each layer's update lands as the next forward needs it"
-            << std::endl;
+            << s.cross->pieces() << " pieces"
+            << (s.options.compression == GradientCompression::kFloat16    ? " sent as float16"
+                : s.options.compression == GradientCompression::kBFloat16 ? " sent as bfloat16"
+                                                                          : "")
+            << "; each layer's update lands as the next forward needs it" << std::endl;
 }
 
 void DistributedModule::step() {

@@ -96,6 +96,9 @@ struct DistributedModuleOptions {
   StepOverlap overlap = StepOverlap::kAuto;
   size_t piece_bytes = size_t{1} << 20;  // cross-step pieces
   bool needs_all_gradients = false;      // the step reads every gradient before any update
+  // Opt-in 16-bit compression of the cross-step pieces (see
+  // GradientCompression); the synchronous step does not compress and says so.
+  GradientCompression compression = GradientCompression::kNone;
 };
 
 // Builds an optimizer over the given parameters.
