@@ -58,6 +58,8 @@ import ringtrial
 PER_PARAMETER_OPTIMIZERS = (torch.optim.SGD, torch.optim.Adam, torch.optim.AdamW, torch.optim.Adagrad,
                             torch.optim.RMSprop)
 OVERLAP_MODES = ("auto", "sync", "cross")
+COMPRESSIONS = {"none": ringtrial.GradientCompression.NONE, "float16": ringtrial.GradientCompression.FLOAT16,
+                "bfloat16": ringtrial.GradientCompression.BFLOAT16}
 
 _BUFFER_TYPES = (torch.float32, torch.float64, torch.int32, torch.int64)
 
@@ -89,17 +91,23 @@ class DistributedModule:
     optimizer over a list of parameters; overlap: "auto" overlaps steps when
     it is worth it (not on one rank, nor when every gradient fits in one
     piece), "cross" always does unless the optimizer or needs_all_gradients
-    rules it out, "sync" never does. root: whose parameters and buffers every
-    rank starts from; timeout_s: per collective."""
+    rules it out, "sync" never does. compression: "none", or "float16" or
+    "bfloat16" for cross-step pieces sent as 16-bit floats with error
+    feedback (not exact; see ringtrial.GradientCompression; the synchronous
+    step never compresses). root: whose parameters and buffers every rank
+    starts from; timeout_s: per collective."""
 
     def __init__(self, module, group, optimizer_factory, overlap="auto", piece_bytes=1 << 20,
-                 needs_all_gradients=False, root=0, timeout_s=300.0):
+                 needs_all_gradients=False, compression="none", root=0, timeout_s=300.0):
         if overlap not in OVERLAP_MODES:
             raise ringtrial.ConfigError(f"DistributedModule: overlap must be one of {', '.join(OVERLAP_MODES)}, "
                                         f"got {overlap!r}")
         if not isinstance(piece_bytes, int) or piece_bytes < 1:
             raise ringtrial.ConfigError(
                 f"DistributedModule: piece_bytes must be a positive integer, got {piece_bytes!r}")
+        if compression not in COMPRESSIONS:
+            raise ringtrial.ConfigError(f"DistributedModule: compression must be one of {', '.join(COMPRESSIONS)}, "
+                                        f"got {compression!r}")
         if not 0 <= root < group.size:
             raise ringtrial.ConfigError(f"DistributedModule: root {root} is not a rank of a group of {group.size}")
         self.module = module
@@ -137,23 +145,28 @@ class DistributedModule:
 
         self._check_same_architecture()
         self.broadcast_parameters()
-        self._reducer = ringtrial.PriorityReducer(group, self._flat, sizes, piece_bytes=piece_bytes,
-                                                  timeout_s=timeout_s)
 
         everything = optimizer_factory(list(self._params))
         if everything is None:
             raise ringtrial.ConfigError("DistributedModule: the optimizer factory returned no optimizer")
         obstacle = self._obstacle(everything)
-        if overlap == "sync" or obstacle:
+        cross = overlap != "sync" and not obstacle
+        # Only the cross step compresses: the synchronous one is exact.
+        self._reducer = ringtrial.PriorityReducer(
+            group, self._flat, sizes, piece_bytes=piece_bytes, timeout_s=timeout_s,
+            compression=COMPRESSIONS[compression] if cross else ringtrial.GradientCompression.NONE)
+        if not cross:
             self._optimizer = everything
             self.step_mode = "synchronous (configured)" if overlap == "sync" else "synchronous: " + obstacle
-            _log(self.step_mode + "; every gradient is averaged before the optimizer steps")
+            _log(self.step_mode + "; every gradient is averaged before the optimizer steps" +
+                 (", without compression" if compression != "none" else ""))
         else:
             del everything
             self._build_layers(optimizer_factory)
             self.step_mode = "cross-step"
-            _log(f"cross-step: {len(self._layers)} layers, {len(self._reducer.pieces)} pieces; each layer's "
-                 "update lands as the next forward needs it")
+            sent = f" sent as {compression}" if compression != "none" else ""
+            _log(f"cross-step: {len(self._layers)} layers, {len(self._reducer.pieces)} pieces{sent}; each "
+                 "layer's update lands as the next forward needs it")
         for i, p in enumerate(self._params):
             self._hooks.append(p.register_hook(functools.partial(self._on_gradient, i)))
 

@@ -133,13 +133,15 @@ struct PyPriorityReducer {
 
 std::unique_ptr<PyPriorityReducer> MakeReducer(std::shared_ptr<ProcessGroup> group, float* data, size_t numel,
                                                std::vector<size_t> sizes, size_t piece_bytes,
-                                               double timeout_s, py::object owner) {
+                                               double timeout_s, GradientCompression compression,
+                                               py::object owner) {
   auto r = std::make_unique<PyPriorityReducer>();
   r->group = group;
   r->owner = std::move(owner);
   r->reducer = std::make_unique<PriorityReducer>(
       *group, std::span<float>(data, numel), std::move(sizes),
-      PriorityReducerOptions{.piece_bytes = piece_bytes, .timeout = Seconds(timeout_s)});
+      PriorityReducerOptions{
+          .piece_bytes = piece_bytes, .timeout = Seconds(timeout_s), .compression = compression});
   return r;
 }
 
@@ -300,34 +302,42 @@ void BindDistributed(py::module_& m) {
       .def_readonly("first", &ReducerPiece::first)
       .def_readonly("last", &ReducerPiece::last);
 
+  py::enum_<GradientCompression>(
+      m, "GradientCompression",
+      "What PriorityReducer pieces travel as: NONE (float32, exact), FLOAT16 or BFLOAT16 (16 bits "
+      "with error feedback: each rank keeps what rounding lost and sends it with the next gradient).")
+      .value("NONE", GradientCompression::kNone)
+      .value("FLOAT16", GradientCompression::kFloat16)
+      .value("BFLOAT16", GradientCompression::kBFloat16);
+
   py::class_<PyPriorityReducer>(
       m, "PriorityReducer",
-      "Averages gradients laid end to end in one float32 buffer over the group's ranks, in pieces of about "
-      "piece_bytes, the first parameters' pieces first, on a background thread. mark_ready(i) when gradient "
-      "i "
-      "is final, wait(i) before reading its average, release(i) after. Between mark_ready and release the "
-      "gradient, and the group, belong to the reducer.")
+      "Averages gradients laid end to end in one float32 buffer over the group's ranks, in pieces of "
+      "about piece_bytes, the first parameters' pieces first, on a background thread. mark_ready(i) "
+      "when gradient i is final, wait(i) before reading its average, release(i) after. Between "
+      "mark_ready and release the gradient, and the group, belong to the reducer.")
       .def(py::init([](std::shared_ptr<ProcessGroup> group, uintptr_t data_ptr, size_t numel,
-                       std::vector<size_t> sizes, size_t piece_bytes, double timeout_s, py::object owner) {
+                       std::vector<size_t> sizes, size_t piece_bytes, double timeout_s,
+                       GradientCompression compression, py::object owner) {
              return MakeReducer(std::move(group), static_cast<float*>(Address(data_ptr, numel)), numel,
-                                std::move(sizes), piece_bytes, timeout_s, std::move(owner));
+                                std::move(sizes), piece_bytes, timeout_s, compression, std::move(owner));
            }),
            py::arg("group"), py::arg("data_ptr"), py::arg("numel"), py::arg("sizes"),
            py::arg("piece_bytes") = size_t{1} << 20, py::arg("timeout_s") = 300.0,
-           py::arg("owner") = py::none(),
-           "Over `numel` float32 elements at data_ptr (flat.data_ptr() of a contiguous CPU tensor); sizes[i] "
-           "is "
-           "gradient i's element count. `owner` (the tensor) is kept alive with the reducer; otherwise the "
-           "caller must keep the memory alive.")
+           py::arg("compression") = GradientCompression::kNone, py::arg("owner") = py::none(),
+           "Over `numel` float32 elements at data_ptr (flat.data_ptr() of a contiguous CPU tensor); "
+           "sizes[i] is gradient i's element count. `owner` (the tensor) is kept alive with the "
+           "reducer; otherwise the caller must keep the memory alive.")
       .def(py::init([](std::shared_ptr<ProcessGroup> group, const py::object& flat, std::vector<size_t> sizes,
-                       size_t piece_bytes, double timeout_s) {
+                       size_t piece_bytes, double timeout_s, GradientCompression compression) {
              Buffer b = Resolve(flat, true, "the flat buffer");
              if (b.type != DataType::kFloat32) throw py::type_error("the flat buffer must hold float32");
              return MakeReducer(std::move(group), static_cast<float*>(b.data), b.count, std::move(sizes),
-                                piece_bytes, timeout_s, flat);
+                                piece_bytes, timeout_s, compression, flat);
            }),
            py::arg("group"), py::arg("flat"), py::arg("sizes"), py::arg("piece_bytes") = size_t{1} << 20,
-           py::arg("timeout_s") = 300.0, "Over a flat float32 tensor or array, kept alive with the reducer.")
+           py::arg("timeout_s") = 300.0, py::arg("compression") = GradientCompression::kNone,
+           "Over a flat float32 tensor or array, kept alive with the reducer.")
       .def(
           "mark_ready", [](PyPriorityReducer& r, size_t index) { Get(r).mark_ready(index); },
           py::arg("index"))

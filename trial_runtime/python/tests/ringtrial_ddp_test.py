@@ -64,7 +64,7 @@ OPTIMIZERS = {
 }
 
 
-def train(group, optimizer, mode, needs_all_gradients=False):
+def train(group, optimizer, mode, needs_all_gradients=False, compression="none"):
     """STEPS steps on this rank's data; the parameters at the end and the
     weights fc1 and head held when each forward reached them."""
     torch.manual_seed(group.rank)  # different weights on every rank: rank 0's must win
@@ -78,7 +78,7 @@ def train(group, optimizer, mode, needs_all_gradients=False):
         reference = make(list(net.parameters()))
     else:
         ddp = ringtrial_ddp.DistributedModule(net, group, make, overlap=mode, piece_bytes=PIECE_BYTES,
-                                              needs_all_gradients=needs_all_gradients)
+                                              needs_all_gradients=needs_all_gradients, compression=compression)
     seen = []  # registered after the module's hooks, so they run after them
     net.fc1.register_forward_pre_hook(lambda m, _: seen.append(("fc1", m.weight.detach().clone())))
     net.head.register_forward_pre_hook(lambda m, _: seen.append(("head", m.weight.detach().clone())))
@@ -117,6 +117,7 @@ def worker(rank, agents, store_dir, out):
         for mode in ("reference", "sync", "cross"):
             results[optimizer, mode] = train(group, optimizer, mode)
     results["sgd", "needs_all_gradients"] = train(group, "sgd", "cross", needs_all_gradients=True)
+    results["sgd", "float16"] = train(group, "sgd", "cross", compression="float16")
     group.barrier()
     torch.save(results, out)
 
@@ -237,6 +238,12 @@ class FallbackTest(unittest.TestCase):
         ddp, log = self.build(lambda p: torch.optim.LBFGS(p), overlap="cross")
         self.assertSynchronous(ddp, log, "the optimizer is not one that updates each parameter on its own")
 
+    def test_compression_only_in_the_cross_step(self):
+        ddp, log = self.build(lambda p: torch.optim.LBFGS(p), compression="bfloat16")
+        self.assertIn("optimizer steps, without compression", log)
+        with self.assertRaisesRegex(ringtrial.ConfigError, "compression must be one of none, float16, bfloat16"):
+            self.build(lambda p: torch.optim.SGD(p, lr=0.1), compression="int8")
+
     def test_needs_all_gradients(self):
         ddp, log = self.build(lambda p: torch.optim.Adam(p), overlap="cross", needs_all_gradients=True)
         self.assertSynchronous(ddp, log, "the step needs every gradient before any update")
@@ -339,6 +346,7 @@ class CrossStepRanksTest(unittest.TestCase):
     def check(self, agents, backend):
         results, logs = self.run_ranks(agents)
         self.assertIn("[ring.trial] DistributedModule: cross-step: 6 layers, ", logs[0])
+        self.assertRegex(logs[0], r"cross-step: 6 layers, \d+ pieces sent as float16; each layer's update")
         self.assertIn("[ring.trial] DistributedModule: synchronous: the step needs every gradient before any "
                       "update; every gradient is averaged before the optimizer steps", logs[0])
         first = results[0]
@@ -365,6 +373,17 @@ class CrossStepRanksTest(unittest.TestCase):
             self.assertEqual(clipped["mode"], "synchronous: the step needs every gradient before any update")
             for a, b in zip(res["sgd", "sync"]["params"], clipped["params"]):
                 self.assertTrue(torch.equal(a, b))
+            # 16-bit pieces: the same parameters on every rank, close to the
+            # exact ones but not equal (the compression was applied).
+            half = res["sgd", "float16"]
+            self.assertEqual(half["mode"], "cross-step")
+            exact = res["sgd", "sync"]["params"]
+            self.assertFalse(all(torch.equal(a, b) for a, b in zip(exact, half["params"])))
+            for k, (a, b) in enumerate(zip(exact, half["params"])):
+                self.assertTrue(torch.allclose(a, b, rtol=0, atol=1e-3), f"rank {r} float16: parameter {k} "
+                                f"off by {(a - b).abs().max().item()}")
+            for a, b in zip(first["sgd", "float16"]["params"], half["params"]):
+                self.assertTrue(torch.equal(a, b), f"rank {r} float16: parameters differ from rank 0's")
 
     def test_two_ranks_over_gloo(self):
         self.check(["node-0", "node-1"], "gloo")
