@@ -199,9 +199,9 @@ void BindDistributed(py::module_& m) {
       "fails or times out raises CollectiveError and leaves the group unusable.")
       .def(py::init([](const RankInfo& self, std::shared_ptr<KeyValueStore> store, const std::string& backend,
                        double rendezvous_timeout_s, const std::string& name) {
+             const ProcessGroupOptions options = Options(backend, rendezvous_timeout_s, name);
              py::gil_scoped_release release;
-             return Share(
-                 ConnectProcessGroup(self, std::move(store), Options(backend, rendezvous_timeout_s, name)));
+             return Share(ConnectProcessGroup(self, std::move(store), options));
            }),
            py::arg("rank_info"), py::arg("store"), py::arg("backend") = "auto",
            py::arg("rendezvous_timeout_s") = 300.0, py::arg("name") = "default",
@@ -227,8 +227,9 @@ void BindDistributed(py::module_& m) {
           "allreduce",
           [](ProcessGroup& g, const py::object& data, ReduceOp op, double timeout_s) {
             Buffer b = Resolve(data, true, "allreduce's data");
+            const Timeout timeout = Seconds(timeout_s);
             py::gil_scoped_release release;
-            g.allreduce(b.data, b.count, b.type, op, Seconds(timeout_s));
+            g.allreduce(b.data, b.count, b.type, op, timeout);
           },
           py::arg("data"), py::arg("op") = ReduceOp::kSum, py::arg("timeout_s") = 300.0,
           "Combines `data` over the ranks, in place.")
@@ -237,8 +238,9 @@ void BindDistributed(py::module_& m) {
           [](ProcessGroup& g, uintptr_t data_ptr, size_t count, DataType type, ReduceOp op,
              double timeout_s) {
             void* data = Address(data_ptr, count);
+            const Timeout timeout = Seconds(timeout_s);
             py::gil_scoped_release release;
-            g.allreduce(data, count, type, op, Seconds(timeout_s));
+            g.allreduce(data, count, type, op, timeout);
           },
           py::arg("data_ptr"), py::arg("count"), py::arg("dtype"), py::arg("op") = ReduceOp::kSum,
           py::arg("timeout_s") = 300.0, "The same on `count` elements at an address (tensor.data_ptr()).")
@@ -246,8 +248,9 @@ void BindDistributed(py::module_& m) {
           "broadcast",
           [](ProcessGroup& g, const py::object& data, int root, double timeout_s) {
             Buffer b = Resolve(data, true, "broadcast's data");
+            const Timeout timeout = Seconds(timeout_s);
             py::gil_scoped_release release;
-            g.broadcast(b.data, b.count, b.type, root, Seconds(timeout_s));
+            g.broadcast(b.data, b.count, b.type, root, timeout);
           },
           py::arg("data"), py::arg("root") = 0, py::arg("timeout_s") = 300.0,
           "The root's `data` to every rank, in place.")
@@ -255,8 +258,9 @@ void BindDistributed(py::module_& m) {
           "broadcast",
           [](ProcessGroup& g, uintptr_t data_ptr, size_t count, DataType type, int root, double timeout_s) {
             void* data = Address(data_ptr, count);
+            const Timeout timeout = Seconds(timeout_s);
             py::gil_scoped_release release;
-            g.broadcast(data, count, type, root, Seconds(timeout_s));
+            g.broadcast(data, count, type, root, timeout);
           },
           py::arg("data_ptr"), py::arg("count"), py::arg("dtype"), py::arg("root") = 0,
           py::arg("timeout_s") = 300.0)
@@ -271,8 +275,9 @@ void BindDistributed(py::module_& m) {
               throw py::value_error("allgather's output holds " + std::to_string(b.count) +
                                     " elements, not " + std::to_string(g.size()) + " ranks x " +
                                     std::to_string(a.count));
+            const Timeout timeout = Seconds(timeout_s);
             py::gil_scoped_release release;
-            g.allgather(a.data, b.data, a.count, a.type, Seconds(timeout_s));
+            g.allgather(a.data, b.data, a.count, a.type, timeout);
           },
           py::arg("input"), py::arg("output"), py::arg("timeout_s") = 300.0,
           "Every rank's `input` into `output` (size x count elements), in rank order.")
@@ -282,8 +287,9 @@ void BindDistributed(py::module_& m) {
              double timeout_s) {
             const void* in = Address(in_ptr, count);
             void* out = Address(out_ptr, count);
+            const Timeout timeout = Seconds(timeout_s);
             py::gil_scoped_release release;
-            g.allgather(in, out, count, type, Seconds(timeout_s));
+            g.allgather(in, out, count, type, timeout);
           },
           py::arg("input_ptr"), py::arg("output_ptr"), py::arg("count"), py::arg("dtype"),
           py::arg("timeout_s") = 300.0)

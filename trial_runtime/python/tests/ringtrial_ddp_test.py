@@ -188,6 +188,8 @@ class CollectivesTest(unittest.TestCase):
             t = torch.arange(4, dtype=torch.float32)
             group.allreduce(t, ringtrial.ReduceOp.AVERAGE)
             self.assertEqual(t.tolist(), [0.0, 1.0, 2.0, 3.0])
+            with self.assertRaisesRegex(ValueError, "timeout_s must be positive"):
+                group.barrier(timeout_s=0)
             del group, ctx
 
     def test_priority_reducer_averages_every_gradient(self):
