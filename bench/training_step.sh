@@ -32,6 +32,10 @@ bench=$build/bin/train_step_bench
 if ninja -C "$build" -t query train_step_bench >/dev/null 2>&1; then
   cmake --build "$build" --target train_step_bench >&2
 fi
+# And the Python module, for the Python rows (when pybind11 was found).
+if ninja -C "$build" -t query ringtrial_python >/dev/null 2>&1; then
+  cmake --build "$build" --target ringtrial_python >&2
+fi
 [ -x "$bench" ] || { echo "training_step: $bench was not built (it needs libtorch)" >&2; exit 1; }
 "$netns" check
 
@@ -193,5 +197,5 @@ echo
 echo "| implementation | accuracy |"
 echo "| --- | ---: |"
 for key in ddp ddp-fp16 sync cross cross-fp16 cross-bf16; do
-  echo "| $key | $(grep "^digits/$key accuracy " "$results" | awk '{ print $4 }') |"
+  echo "| $key | $(grep "^digits/$key accuracy " "$results" | awk '{ print $5 }') |"
 done

@@ -69,8 +69,15 @@ OptimizerFactory Factory(Optim which) {
 // Trains `steps` steps on this rank's own data and returns the parameters.
 std::vector<torch::Tensor> Train(ProcessGroup& group, StepOverlap overlap, Optim optim, int steps,
                                  bool* overlapped = nullptr) {
-  torch::manual_seed(100 + group.rank());  // different initial weights: the root's must win
+  // Different initial weights on every rank (the root's must win), drawn
+  // from a generator of this rank's own: the default one is shared by the
+  // ranks' threads.
   Net net;
+  torch::Generator init = torch::make_generator<torch::CPUGeneratorImpl>(100 + group.rank());
+  {
+    torch::NoGradGuard no_grad;
+    for (auto& p : net->parameters()) p.copy_(torch::randn(p.sizes(), init) * 0.3);
+  }
   DistributedModuleOptions options;
   options.overlap = overlap;
   options.piece_bytes = 1024;  // many pieces: large layers split, small ones grouped
@@ -121,9 +128,9 @@ TEST_P(CrossStepTest, ParametersAreBitIdenticalToTheSynchronousStep) {
         EXPECT_TRUE(torch::equal(plain[i], crossed[i]))
             << "parameter " << i << " differs by up to " << (plain[i] - crossed[i]).abs().max().item<float>();
       // Training moved the weights away from the root's start.
-      torch::manual_seed(100);
-      Net start;
-      EXPECT_FALSE(torch::equal(start->parameters()[0], crossed[0]));
+      torch::Generator root = torch::make_generator<torch::CPUGeneratorImpl>(100);
+      const torch::Tensor start = torch::randn(crossed[0].sizes(), root) * 0.3;
+      EXPECT_FALSE(torch::equal(start, crossed[0]));
     }
   });
 }

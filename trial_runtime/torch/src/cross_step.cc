@@ -27,10 +27,6 @@ std::unique_ptr<at::ObserverContext> OnOp(const at::RecordFunction& fn) {
     }
     if (gate->idle()) break;
   }
-  // Every update landed: no more observing (and copying every op's inputs)
-  // until the next step(). The op being observed keeps its own copy of the
-  // callbacks, so this takes effect from the next op.
-  if (gate->idle()) gate->pause_observer();
   return nullptr;
 }
 
@@ -151,9 +147,6 @@ void CrossStep::step() {
     observer_thread_ = std::this_thread::get_id();
   } else if (observer_thread_ != std::this_thread::get_id()) {
     throw ReducerUsageError("DistributedModule: step() from a thread other than the first step()'s");
-  } else if (observer_paused_) {
-    at::reenableCallback(observer_);
-    observer_paused_ = false;
   }
   for (size_t i = 0; i < params_.size(); ++i) {
     if (marked_[i]) continue;  // unused in this forward, or no backward at all: counts as zero
@@ -169,14 +162,7 @@ void CrossStep::step() {
 
 void CrossStep::finish() {
   for (size_t l = 0; l < layers_.size(); ++l) ensure(l);
-  if (observer_thread_ == std::this_thread::get_id()) pause_observer();
   rethrow();
-}
-
-void CrossStep::pause_observer() {
-  if (observer_ == 0 || observer_paused_) return;
-  at::disableCallback(observer_);
-  observer_paused_ = true;
 }
 
 void CrossStep::for_each_optimizer(const std::function<void(torch::optim::Optimizer&)>& fn) {

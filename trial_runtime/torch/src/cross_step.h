@@ -47,8 +47,6 @@ class CrossStep {
   // The operator observer: a tensor the next op reads.
   void touch(const torch::Tensor& t);
   bool idle() const { return pending_layers_ == 0; }
-  // Stops the observer until the next step() (training thread).
-  void pause_observer();
 
  private:
   struct Layer {
@@ -70,7 +68,6 @@ class CrossStep {
   std::unique_ptr<PriorityReducer> reducer_;
   uint64_t observer_ = 0;  // the RecordFunction callback of the training thread
   std::thread::id observer_thread_;
-  bool observer_paused_ = false;
   std::exception_ptr failure_;  // caught by the observer, thrown by the next step() or finish()
 };
 
