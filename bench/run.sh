@@ -134,7 +134,7 @@ else
   { echo; cat "$section"; echo "<!-- platform benchmarks: end -->"; } >>docs/benchmarks.md
 fi
 if [ "$all" = 1 ]; then
-  bench/collectives.sh
+  bench/collectives.sh "$build"
   bench/training_step.sh
   bench/checkpoint.sh
   BUILD_DIR=$build bench/recovery.sh
