@@ -1,7 +1,8 @@
 // DistributedModule's cross-step overlap over real groups of ranks as
 // threads: parameters after several overlapped steps are bit for bit those
-// of the synchronous step (2 ranks over Gloo; 4 ranks through shared memory
-// on one agent and hierarchically on two), layers unused in a step count as
+// of the synchronous step (2 and 4 ranks over Gloo, whose ring would add in
+// an order that depends on the cut; 4 ranks through shared memory on one
+// agent and hierarchically on two), layers unused in a step count as
 // zero, and optimizers or steps that need every gradient take the
 // synchronous step and say why.
 #include <gtest/gtest.h>
@@ -137,6 +138,7 @@ TEST_P(CrossStepTest, ParametersAreBitIdenticalToTheSynchronousStep) {
 
 INSTANTIATE_TEST_SUITE_P(Layouts, CrossStepTest,
                          ::testing::Values(Layout{"TwoRanksGloo", {"h0", "h1"}, "gloo"},
+                                           Layout{"FourRanksGloo", {"h0", "h1", "h2", "h3"}, "gloo"},
                                            Layout{"FourRanksOneAgent", {"h0", "h0", "h0", "h0"}, "auto"},
                                            Layout{"FourRanksTwoAgents", {"h0", "h0", "h1", "h1"}, "auto"}),
                          [](const ::testing::TestParamInfo<Layout>& info) { return info.param.name; });

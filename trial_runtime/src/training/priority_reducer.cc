@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "training/compression.h"
+#include "training/rank_order_average.h"
 
 namespace ring::trial {
 namespace {
@@ -173,7 +174,7 @@ struct PriorityReducer::Worker {
   void send(const ReducerPiece& piece) {
     float* data = flat.data() + piece.offset;
     if (options.compression == GradientCompression::kNone) {
-      group.allreduce(data, piece.elements, DataType::kFloat32, ReduceOp::kAverage, options.timeout);
+      average(group, data, piece.elements, options.timeout);
       return;
     }
     // 16-bit values travel as pairs in 32-bit words: an allgather only copies them.
@@ -212,6 +213,7 @@ struct PriorityReducer::Worker {
   size_t words = 0;
   std::vector<float> residual;
   std::vector<uint16_t> packed, gathered;
+  detail::RankOrderAverage average;  // background thread only
 
   mutable std::mutex mu;
   std::condition_variable cv;

@@ -22,12 +22,14 @@
 // on the most urgent piece ready everywhere, and then all-reduce that piece
 // in place (ReduceOp::kAverage).
 //
-// Exactness. Each element is averaged by one allreduce of the group, so its
-// result is the group's, whatever piece it lies in and whenever it is sent;
-// on the gloo backend with two ranks and on the shared-memory and
-// hierarchical backends every element is summed in the same order however
-// the buffer is cut, so the averages are bit for bit those of one allreduce
-// over the whole buffer.
+// Exactness. Every element is summed in an order that depends only on the
+// ranks' values of it, whatever piece it lies in and whenever it is sent:
+// where the group's allreduce guarantees that
+// (ProcessGroup::allreduce_order_fixed(): gloo with two ranks, the
+// hierarchical and shared-memory backends) a piece is one allreduce, and
+// otherwise (gloo beyond two ranks) a reduce_scatter, which adds in rank
+// order, and an allgather. So the averages are bit for bit those of the
+// synchronous step on those backends.
 //
 // Threads. One background thread per reducer sends the pieces; mark_ready,
 // wait and release come from the training thread. Between mark_ready(i) and
