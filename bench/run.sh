@@ -7,7 +7,10 @@
 # --all also runs the collectives, training-step, checkpoint and recovery
 # benchmarks, which take several minutes and keep their own sections
 # (bench/collectives.sh, bench/training_step.sh, bench/checkpoint.sh,
-# bench/recovery.sh). BUILD_DIR picks the build (default build/).
+# bench/recovery.sh), and the scheduler pass (scheduler_bench, 1,000 and
+# 10,000 agents) and 10,000 simulated agents (bench/scale.sh --agents
+# 10000), whose tables it writes between their markers in
+# docs/benchmarks.md. BUILD_DIR picks the build (default build/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=5 all=0
@@ -114,10 +117,13 @@ one process, each on its own WebSocket with the cluster token. Each says hello
 with one CPU slot and sends a heartbeat at the interval the master's welcome
 gives (1 s), as ringagent does. 200 wrk connections read the experiments list,
 one experiment and the job queue in turn. The peer is the same master with no
-agents under the same readers, measured first. The master's CPU is utime +
-stime over the window, in % of one core (200% is both cores). wrk and the
-simulated agents share those cores. The last row reads the agents list
-itself: every agent with its slots, one answer of a few hundred KiB.
+agents under the same readers, measured first. The master runs on core 0
+and the load generators (wrk, the simulated agents) on core 1 (taskset); the
+agents connect from 127.0.0.2, which the bench's master.yaml lists in
+\`connection_cap_exempt_addresses\`. The master's CPU is the utime + stime of
+its own process over the window, in % of one core; the simulator's is
+beside it. The last row reads the agents list itself: every agent with its
+slots, one answer of a few hundred KiB.
 
 $scale
 MD
@@ -133,8 +139,32 @@ PY
 else
   { echo; cat "$section"; echo "<!-- platform benchmarks: end -->"; } >>docs/benchmarks.md
 fi
+# replace_block NAME FILE: the text of FILE between the "NAME: begin" and
+# "NAME: end" markers of docs/benchmarks.md.
+replace_block() {
+  python3 - "$1" "$2" <<'PY'
+import re, sys
+name, body = sys.argv[1], open(sys.argv[2]).read().strip() + "\n"
+path = "docs/benchmarks.md"
+text = open(path).read()
+pattern = r"(<!-- %s: begin[^>]*-->\n).*?(<!-- %s: end -->\n)" % (re.escape(name), re.escape(name))
+if not re.search(pattern, text, flags=re.S):
+    sys.exit("run: no %s markers in %s" % (name, path))
+text = re.sub(pattern, lambda m: m.group(1) + body + m.group(2), text, flags=re.S)
+open(path, "w").write(text)
+PY
+}
 if [ "$all" = 1 ]; then
-  bench/collectives.sh
+  cmake --build "$build" --target scheduler_bench >&2
+  block=$(mktemp)
+  { echo "Command: \`./build/bin/scheduler_bench\` ($(date -u +%Y-%m-%d)), machine: $machine."; echo
+    "$build/bin/scheduler_bench" | grep -v '^Command:'; } >"$block"
+  replace_block "scheduler pass" "$block"
+  { echo "Command: \`bench/scale.sh --seconds $seconds --agents 10000 --slots 8\` ($(date -u +%Y-%m-%d)), machine: $machine."
+    echo; BUILD_DIR=$build bench/scale.sh --seconds "$seconds" --agents 10000 --slots 8; } >"$block"
+  replace_block "10,000 agents" "$block"
+  rm -f "$block"
+  bench/collectives.sh "$build"
   bench/training_step.sh
   bench/checkpoint.sh
   BUILD_DIR=$build bench/recovery.sh

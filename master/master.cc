@@ -385,6 +385,11 @@ Status Master::Run() {
   http.read_timeout = std::chrono::milliseconds(config_.request_timeout_ms);
   http.max_connections = static_cast<uint32_t>(config_.max_connections);
   http.max_connections_per_address = static_cast<uint32_t>(config_.max_connections_per_address);
+  {
+    auto exempt = AddressRanges::Parse(config_.connection_cap_exempt_addresses);  // checked when loaded
+    if (!exempt.ok()) return exempt.status();
+    http.connection_cap_exempt = std::move(exempt).value();
+  }
   http.header_limit = static_cast<uint32_t>(config_.max_header_bytes);
   http.upload_body_limit = static_cast<uint64_t>(config_.max_model_bytes) * 4 / 3 + (1 << 20);
   http.webui_dir = config_.webui_dir;

@@ -8,6 +8,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "common/task_config.h"
+#include "master/http/address_ranges.h"
 #include "master/http/http_server.h"
 #include "master/slurm_pool_config.h"
 #include "master/webhook_config.h"
@@ -320,7 +321,18 @@ Result<MasterConfig> MasterConfig::FromYamlFile(const std::string& path) {
         c.max_connections = v.as<int64_t>();
       else if (key == "max_connections_per_address")
         c.max_connections_per_address = v.as<int64_t>();
-      else if (key == "max_queued_sign_ins")
+      else if (key == "connection_cap_exempt_addresses") {
+        if (!v.IsSequence())
+          return YamlKeyError(
+              path, v, "connection_cap_exempt_addresses must be a list of IP addresses or CIDR ranges");
+        c.connection_cap_exempt_addresses.clear();
+        for (const auto& entry : v) {
+          const std::string text = entry.IsScalar() ? entry.as<std::string>() : "";
+          if (auto ranges = AddressRanges::Parse({text}); !ranges.ok())
+            return YamlKeyError(path, entry, "connection_cap_exempt_addresses: " + ranges.status().message());
+          c.connection_cap_exempt_addresses.push_back(text);
+        }
+      } else if (key == "max_queued_sign_ins")
         c.max_queued_sign_ins = v.as<int64_t>();
       else if (key == "max_failed_logins_per_user")
         c.max_failed_logins_per_user = v.as<int64_t>();

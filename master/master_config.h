@@ -55,17 +55,20 @@ struct MasterConfig {
   int64_t request_timeout_ms = 30000;         // reading one request, and idle keep-alive
   int64_t max_connections = 4096;             // HTTP connections open at once; more get a 503
   int64_t max_connections_per_address = 256;  // of those, from one client address; agents not counted
-  int64_t max_queued_sign_ins = 64;           // sign-ins waiting for password hashing; more get a 429
-  int64_t max_failed_logins_per_user = 20;    // in a row from any address; then new addresses wait
-  int64_t max_header_bytes = 64 * 1024;       // request line and headers; more get a 431
-  double log_lines_per_second = 1000;         // per allocation; lines beyond are dropped, with a notice
-  double log_burst_lines = 20000;             // how far a burst may go above that rate
-  int64_t max_log_line_bytes = 64 * 1024;     // longer log lines are cut
-  double log_bytes_per_second = 1 << 20;      // per allocation; lines beyond are dropped, with a notice
-  double log_burst_bytes = 16 << 20;          // how far a burst may go above that rate
-  int64_t max_log_page_bytes = 4 << 20;       // log text in one answer of GET /trials/{id}/logs
-  int threads = 2;                            // io threads
-  MasterTlsConfig tls;                        // tls: {cert_file, key_file}; HTTPS only when set
+  // Addresses or CIDR ranges (the agents' hosts) whose connections count
+  // only against max_connections, not max_connections_per_address.
+  std::vector<std::string> connection_cap_exempt_addresses;
+  int64_t max_queued_sign_ins = 64;         // sign-ins waiting for password hashing; more get a 429
+  int64_t max_failed_logins_per_user = 20;  // in a row from any address; then new addresses wait
+  int64_t max_header_bytes = 64 * 1024;     // request line and headers; more get a 431
+  double log_lines_per_second = 1000;       // per allocation; lines beyond are dropped, with a notice
+  double log_burst_lines = 20000;           // how far a burst may go above that rate
+  int64_t max_log_line_bytes = 64 * 1024;   // longer log lines are cut
+  double log_bytes_per_second = 1 << 20;    // per allocation; lines beyond are dropped, with a notice
+  double log_burst_bytes = 16 << 20;        // how far a burst may go above that rate
+  int64_t max_log_page_bytes = 4 << 20;     // log text in one answer of GET /trials/{id}/logs
+  int threads = 2;                          // io threads
+  MasterTlsConfig tls;                      // tls: {cert_file, key_file}; HTTPS only when set
   std::vector<PoolSettings> resource_pools = DefaultPools();  // resource_pools: [...]
   // The pools whose resource_manager is slurm; the others run on our agents.
   std::vector<SlurmPoolOptions> slurm_pools;

@@ -1,5 +1,6 @@
 #include "master/http/agent_ws_session.h"
 
+#include <cstring>
 #include <deque>
 
 #include <utility>  // before Asio
@@ -83,6 +84,15 @@ class AgentWsSession : public AgentChannel, public std::enable_shared_from_this<
       auto n = co_await ws_.async_read(buffer, net::redirect_error(net::use_awaitable, ec));
       (void)n;
       if (ec) break;
+      const auto now = std::chrono::steady_clock::now();
+      // Most frames are heartbeats, byte for byte what proto::Encode makes
+      // of one (as ringagent sends them): known without a JSON parse. Any
+      // other spelling of a heartbeat is decoded below as before.
+      if (said_hello_ && IsHeartbeatFrame(buffer)) {
+        buffer.consume(buffer.size());
+        agents_.OnMessage(agent_id_, proto::Message{proto::Heartbeat{}}, now);
+        continue;
+      }
       std::string text = beast::buffers_to_string(buffer.data());
       buffer.consume(buffer.size());
       auto message = proto::Decode(text);
@@ -91,7 +101,6 @@ class AgentWsSession : public AgentChannel, public std::enable_shared_from_this<
                      message.status().message());
         continue;
       }
-      const auto now = std::chrono::steady_clock::now();
       if (auto* hello = std::get_if<proto::Hello>(&*message)) {
         said_hello_ = true;
         defer_([this, self, hello = *hello, now] { agents_.OnHello(agent_id_, hello, self, now); });
@@ -107,6 +116,12 @@ class AgentWsSession : public AgentChannel, public std::enable_shared_from_this<
       defer_([this, self, id = agent_id_, now = std::chrono::steady_clock::now()] {
         agents_.OnDisconnected(id, this, now);
       });
+  }
+
+  static bool IsHeartbeatFrame(const beast::flat_buffer& buffer) {
+    static const std::string kHeartbeat = proto::Encode(proto::Heartbeat{});
+    const auto data = buffer.data();
+    return data.size() == kHeartbeat.size() && std::memcmp(data.data(), kHeartbeat.data(), data.size()) == 0;
   }
 
   static constexpr size_t kMaxQueued = 10000;

@@ -2,8 +2,9 @@
 
 namespace ring {
 
-ConnectionCounts::ConnectionCounts(uint32_t max_connections, uint32_t max_per_address)
-    : state_(std::make_shared<State>(max_connections, max_per_address)) {}
+ConnectionCounts::ConnectionCounts(uint32_t max_connections, uint32_t max_per_address,
+                                   AddressRanges exempt_from_per_address)
+    : state_(std::make_shared<State>(max_connections, max_per_address, std::move(exempt_from_per_address))) {}
 
 ConnectionCounts::Ticket::Ticket(Ticket&& other) noexcept
     : counts_(std::move(other.counts_)),
@@ -24,8 +25,10 @@ void ConnectionCounts::Ticket::BecomeAgent() {
 }
 
 ConnectionCounts::Ticket ConnectionCounts::Open(const std::string& address) {
+  const bool exempt = state_->exempt.Contains(address);  // immutable: outside the lock
   std::lock_guard lock(state_->mu);
-  const uint32_t from_address = ++state_->per_address[address];
+  // An exempt address has no entry, so closing its connections finds none.
+  const uint32_t from_address = exempt ? 0 : ++state_->per_address[address];
   ++state_->users;
   ConnectionRefusal refusal = ConnectionRefusal::kNone;
   if (from_address > state_->max_per_address)

@@ -2,7 +2,9 @@
 // Who holds the master's connections. Users' connections (everything that
 // is not an agent's channel) are capped in all (max_connections) and per
 // client address (max_connections_per_address), so one address cannot take
-// them all; a connection counts as a user's from accept until its first
+// them all (connections from the addresses an operator exempts,
+// connection_cap_exempt_addresses, count only in all); a connection counts
+// as a user's from accept until its first
 // request shows it is an agent's WebSocket, which is then counted apart and
 // never refused for lack of room. Thread-safe: connections open on the
 // acceptor's strand and close on their own. The counts are shared with the
@@ -16,6 +18,8 @@
 #include <string>
 #include <utility>
 
+#include "master/http/address_ranges.h"
+
 namespace ring {
 
 enum class ConnectionRefusal {
@@ -28,7 +32,10 @@ class ConnectionCounts {
   struct State;
 
  public:
-  ConnectionCounts(uint32_t max_connections, uint32_t max_per_address);
+  // `exempt_from_per_address`: addresses whose connections count only
+  // against max_connections.
+  ConnectionCounts(uint32_t max_connections, uint32_t max_per_address,
+                   AddressRanges exempt_from_per_address = {});
 
   // One connection of a client; closes it when destroyed.
   class Ticket {
@@ -65,17 +72,18 @@ class ConnectionCounts {
 
  private:
   struct State {
-    State(uint32_t max_connections, uint32_t max_per_address)
-        : max_connections(max_connections), max_per_address(max_per_address) {}
+    State(uint32_t max_connections, uint32_t max_per_address, AddressRanges exempt)
+        : max_connections(max_connections), max_per_address(max_per_address), exempt(std::move(exempt)) {}
     void Close(const std::string& address, bool agent);
     void MoveToAgents(const std::string& address);
 
     const uint32_t max_connections;
     const uint32_t max_per_address;
+    const AddressRanges exempt;  // not counted per address
     mutable std::mutex mu;
     uint32_t users = 0;
     uint32_t agents = 0;
-    std::map<std::string, uint32_t> per_address;  // users' connections; no entry at 0
+    std::map<std::string, uint32_t> per_address;  // users' connections, exempt ones not; no entry at 0
   };
   std::shared_ptr<State> state_;
 };

@@ -40,7 +40,7 @@ struct HttpServer::Impl {
         static_files(options.webui_dir),
         session{options, r, a, static_files},
         acceptor(net::make_strand(c)),
-        counts(options.max_connections, options.max_connections_per_address) {}
+        counts(options.max_connections, options.max_connections_per_address, options.connection_cap_exempt) {}
 
   net::awaitable<void> Listen();
   // Serves one accepted connection, counted by `ticket` until it ends.

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "common/status.h"
+#include "master/http/address_ranges.h"
 
 namespace boost::asio {
 class io_context;
@@ -34,6 +35,9 @@ struct HttpServerOptions {
   // for lack of room (ConnectionCounts).
   uint32_t max_connections = 4096;
   uint32_t max_connections_per_address = 256;
+  // Addresses whose connections count only against max_connections (an
+  // operator lists the agents' addresses: connection_cap_exempt_addresses).
+  AddressRanges connection_cap_exempt;
   std::string webui_dir;  // static files; empty = none
   // TLS: both set = HTTPS (and wss) only, TLS 1.2 or newer; a plain-HTTP
   // request gets a 400 saying to use https://. Both empty = plain HTTP.

@@ -76,8 +76,6 @@ void SchedulingDriver::Pass(const std::string& pool, SteadyTime now) {
   std::erase_if(pass_positions_, [&](const auto& e) { return !IsQueued(e.first); });
   PoolInput input;
   input.pool = pool;
-  for (auto& view : rm_.Offers())
-    if (view.pool == pool) input.agents.push_back(std::move(view));
   int64_t seq = 0;
   for (const auto& id : allocations_.queue()) {
     ++seq;
@@ -93,6 +91,11 @@ void SchedulingDriver::Pass(const std::string& pool, SteadyTime now) {
          std::move(d.container), !alloc.is_trial()});
   }
   if (input.pending.empty()) return;
+  // The agents only when something waits: every agent's hello marks its
+  // pool dirty, and listing 10,000 agents for each of 10,000 hellos that
+  // find an empty queue was most of the master's work while they connect.
+  for (auto& view : rm_.Offers())
+    if (view.pool == pool) input.agents.push_back(std::move(view));
   for (const auto& [id, alloc] : allocations_.live()) {
     if (alloc.pool != pool || alloc.pending() || alloc.placements().empty()) continue;
     const Demand d = DemandOf(alloc);

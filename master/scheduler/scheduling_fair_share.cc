@@ -34,7 +34,13 @@ using Turn = std::tuple<double, int64_t, int64_t, int>;  // (used/share, next se
 class Reclaim {
  public:
   Reclaim(const PoolPass& pass, const std::vector<double>& shares)
-      : pass_(pass), shares_(shares), taken_(shares.size(), 0) {}
+      : pass_(pass), shares_(shares), taken_(shares.size(), 0) {
+    // What each verdict reads of a running allocation, side by side: a
+    // search asks about thousands of them, and the allocations are large.
+    const int n = static_cast<int>(pass.input().running.size());
+    running_.reserve(n);
+    for (int i = 0; i < n; ++i) running_.push_back({pass.experiment_of_running(i), pass.running(i).slots});
+  }
 
   // Before each search.
   void Reset() {
@@ -43,8 +49,7 @@ class Reclaim {
   }
 
   VictimSearch::Verdict operator()(int i) {
-    const int x = pass_.experiment_of_running(i);
-    const int slots = pass_.running(i).slots;
+    const auto [x, slots] = running_[i];
     if (slots > 0 && pass_.StayingSlots(x) - shares_[x] <= kEpsilon) return VictimSearch::Verdict::kDrop;
     const double above = pass_.StayingSlots(x) - taken_[x] - shares_[x];
     if (above <= kEpsilon) return VictimSearch::Verdict::kSkip;
@@ -55,9 +60,10 @@ class Reclaim {
 
  private:
   const PoolPass& pass_;
-  const std::vector<double>& shares_;  // by experiment number
-  std::vector<int> taken_;             // by experiment number: slots taken in this search
-  std::vector<int> touched_;           // experiment numbers with taken_ possibly > 0
+  const std::vector<double>& shares_;         // by experiment number
+  std::vector<int> taken_;                    // by experiment number: slots taken in this search
+  std::vector<int> touched_;                  // experiment numbers with taken_ possibly > 0
+  std::vector<std::pair<int, int>> running_;  // per running allocation: (experiment number, slots)
 };
 
 // Running allocations that may be reclaimed, newest started first (sorted

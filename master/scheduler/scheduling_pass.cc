@@ -11,11 +11,12 @@
 namespace ring::scheduling {
 namespace {
 
-// The first eight bytes of an id, big-endian, zero padded: ids whose
-// prefixes differ compare as their prefixes do.
-uint64_t IdPrefix(std::string_view id) {
+// Eight bytes of an id from `from`, big-endian, zero padded: ids whose
+// first eight bytes differ compare as IdPrefix(id, 0) does, and those equal
+// there compare as IdPrefix(id, 8) when that differs (ids with no NUL byte).
+uint64_t IdPrefix(std::string_view id, size_t from) {
   uint64_t prefix = 0;
-  for (size_t i = 0; i < 8; ++i)
+  for (size_t i = from; i < from + 8; ++i)
     prefix = prefix << 8 | (i < id.size() ? static_cast<unsigned char>(id[i]) : 0u);
   return prefix;
 }
@@ -273,7 +274,8 @@ PoolDecision PoolPass::Finish(bool by_priority) {
   // The reasons go into the map in id order, each at its end, so no insert
   // walks the tree (of an id given twice, the later one's stays).
   struct Waiting {
-    uint64_t prefix;  // IdPrefix: most comparisons end there
+    uint64_t prefix;  // IdPrefix(id, 0): most comparisons end there
+    uint64_t next;    // IdPrefix(id, 8): most of the others (ids with a common stem)
     std::string_view id;
     int turn;  // in order_
   };
@@ -282,10 +284,11 @@ PoolDecision PoolPass::Finish(bool by_priority) {
     const int p = order_[turn];
     if (state_[p].outcome == Outcome::kAssigned) continue;
     const std::string_view id = request(p).allocation_id;
-    waiting.push_back({IdPrefix(id), id, turn});
+    waiting.push_back({IdPrefix(id, 0), IdPrefix(id, 8), id, turn});
   }
   std::sort(waiting.begin(), waiting.end(), [](const Waiting& a, const Waiting& b) {
     if (a.prefix != b.prefix) return a.prefix < b.prefix;
+    if (a.next != b.next) return a.next < b.next;
     return a.id != b.id ? a.id < b.id : a.turn < b.turn;
   });
   auto& reasons = decision_.pending_reasons;

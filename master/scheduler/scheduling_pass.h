@@ -73,12 +73,15 @@ class PoolPass {
   // container, are out of its reach.
   class Excluding {
    public:
-    Excluding(PoolPass& pass, int p)
-        : pass_(pass), hidden_(pass.slots_.Hide(pass.request(p).excluded_agents)) {
+    Excluding(PoolPass& pass, int p) : pass_(pass) {
+      if (!pass.Restricted(p)) return;  // most requests: nothing to hide
+      hidden_ = pass.slots_.Hide(pass.request(p).excluded_agents);
       const auto more = pass.slots_.HideIndexes(pass.CannotRun(p));
       hidden_.insert(hidden_.end(), more.begin(), more.end());
     }
-    ~Excluding() { pass_.slots_.Unhide(hidden_); }
+    ~Excluding() {
+      if (!hidden_.empty()) pass_.slots_.Unhide(hidden_);
+    }
     Excluding(const Excluding&) = delete;
     Excluding& operator=(const Excluding&) = delete;
 

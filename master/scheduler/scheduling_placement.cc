@@ -151,6 +151,7 @@ void PoolSlots::Hold(int a) {
   Unindex(a);
   agents_[a].held = true;
   usable_[a] = 0;
+  changes_.push_back(a);
 }
 
 std::vector<int> PoolSlots::Hide(const std::vector<std::string>& agent_ids) {
@@ -166,7 +167,9 @@ std::vector<int> PoolSlots::HideIndexes(const std::vector<int>& agents) {
     Unindex(a);
     usable_[a] = 0;
     hidden.push_back(a);
+    changes_.push_back(a);
   }
+  hidden_ += static_cast<int>(hidden.size());
   return hidden;
 }
 
@@ -174,7 +177,9 @@ void PoolSlots::Unhide(const std::vector<int>& hidden) {
   for (int a : hidden) {
     usable_[a] = agents_[a].enabled && !agents_[a].held;
     Index(a);
+    changes_.push_back(a);
   }
+  hidden_ -= static_cast<int>(hidden.size());
 }
 
 int PoolSlots::LargestFreeBlock() const {

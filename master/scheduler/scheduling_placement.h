@@ -108,6 +108,13 @@ class PoolSlots {
   // Usable agents with free slots, as (free, agent) ascending.
   const std::set<std::pair<int, int>>& by_free() const { return by_free_; }
 
+  // Every agent whose free, leaving, held or hidden state changed, in the
+  // order of the changes (an agent may appear many times): what a
+  // ReachIndex reads to stay up to date.
+  const std::vector<int>& changes() const { return changes_; }
+  // Whether some agents are hidden now (a restricted request is tried).
+  bool any_hidden() const { return hidden_ > 0; }
+
   // Physically free, held agents included (for pending reasons).
   int LargestFreeBlock() const;
   std::vector<int> IdleEnabledPerShape() const;
@@ -123,7 +130,10 @@ class PoolSlots {
     bool held = false;
   };
   void Index(int a);
-  void UpdateRoom(int a) { rooms_[a].free_or_leaving = free(a) + agents_[a].leaving; }
+  void UpdateRoom(int a) {
+    rooms_[a].free_or_leaving = free(a) + agents_[a].leaving;
+    changes_.push_back(a);
+  }
   void Unindex(int a);
   std::optional<Fit> WholeFit(int slots, bool count_leaving) const;
 
@@ -149,6 +159,8 @@ class PoolSlots {
       by_free_or_left_;  // (free + leaving, agent) of usable agents with leaving > 0
   std::vector<std::set<int>> idle_;
   std::vector<std::set<int>> idle_when_left_;
+  std::vector<int> changes_;  // see changes()
+  int hidden_ = 0;            // agents hidden now
 };
 
 // Among agents with capacity >= slots in a set of (capacity, agent): the

@@ -37,6 +37,18 @@ Candidates::Candidates(std::vector<int> order, const Footprints& where, Admissio
       if (a >= static_cast<int>(slots_on_.size())) slots_on_.resize(a + 1, 0);
       slots_on_[a] += n;
     }
+  if (admission_ != Admission::kEvery) return;
+  // Each agent's candidates in position order (a counting sort by agent).
+  agent_begin_.assign(slots_on_.size() + 1, 0);
+  for (int k = 0; k < size(); ++k)
+    for (const auto& [a, n] : parts(k))
+      if (a >= 0) ++agent_begin_[a + 1];
+  for (size_t a = 1; a < agent_begin_.size(); ++a) agent_begin_[a] += agent_begin_[a - 1];
+  on_agent_.resize(agent_begin_.back());
+  std::vector<int> fill(agent_begin_.begin(), agent_begin_.end() - 1);
+  for (int k = 0; k < size(); ++k)
+    for (const auto& [a, n] : parts(k))
+      if (a >= 0) on_agent_[fill[a]++] = {k, n};
 }
 
 void Candidates::Retire(int k) {
@@ -73,6 +85,7 @@ int Candidates::Next(int k, const Need& need) {
 void Candidates::Drop(int k) {
   Unlink(next_, k);
   for (auto& [slots, next] : next_for_) Unlink(next, k);
+  unlinked_.push_back(k);
 }
 
 VictimSearch::VictimSearch(const PoolSlots& slots, const Footprints& where, const std::vector<char>& gone)
@@ -121,6 +134,7 @@ std::optional<VictimSearch::Choice> VictimSearch::Find(const Need& need, PoolPol
   Reset();
   const int slots = need.slots;
   if (slots <= 0) return std::nullopt;
+  if (candidates.admits_every() && !slots_.any_hidden()) return FindIndexed(need, policy, candidates);
   std::vector<int> taken;
   std::vector<int> reached;  // agents this victim brings to `slots`
   for (int k = candidates.Next(0, need); k < candidates.end(); k = candidates.Next(k + 1, need)) {
@@ -167,6 +181,39 @@ std::optional<VictimSearch::Choice> VictimSearch::Find(const Need& need, PoolPol
     if (idle_shape >= 0) return WholeAgents(slots, idle_shape, taken);
   }
   return std::nullopt;
+}
+
+std::optional<VictimSearch::Choice> VictimSearch::FindIndexed(const Need& need, PoolPolicy::Fit policy,
+                                                              Candidates& candidates) {
+  auto it = indexes_.find(need);
+  if (it == indexes_.end()) it = indexes_.try_emplace(need, slots_, gone_, candidates, need).first;
+  ReachIndex& index = it->second;
+  const auto stop = index.Find();
+  if (!stop) return std::nullopt;
+  // What the walk would hold at the candidate it stops at: the slots freed
+  // on the agents that matter, and the candidates taken there, in order
+  // (those on other agents would be taken and then not kept).
+  std::vector<int> positions;
+  for (int a : stop->agents) {
+    freed_[a] = index.Freed(a, stop->position, stop->shape >= 0 ? &positions : nullptr);
+    touched_.push_back(a);
+  }
+  if (stop->shape < 0) {
+    std::set<std::pair<int, int>> by_capacity;
+    for (int a : stop->agents) by_capacity.insert({Capacity(a), a});
+    const int agent = *PickBySize(by_capacity, need.slots, policy);
+    index.Freed(agent, stop->position, &positions);
+    std::vector<int> taken;
+    for (int k : positions) taken.push_back(candidates.at(k));
+    return SingleAgent(need.slots, agent, taken);
+  }
+  made_idle_[stop->shape] = stop->agents;
+  touched_shapes_.push_back(stop->shape);
+  std::sort(positions.begin(), positions.end());
+  positions.erase(std::unique(positions.begin(), positions.end()), positions.end());
+  std::vector<int> taken;
+  for (int k : positions) taken.push_back(candidates.at(k));
+  return WholeAgents(need.slots, stop->shape, taken);
 }
 
 VictimSearch::Choice VictimSearch::SingleAgent(int slots, int agent, const std::vector<int>& taken) const {

@@ -27,6 +27,10 @@
 //    not reach a request's size even if every candidate on them stopped: for
 //    requests of that need (size and span). It would be taken and then not kept, so leaving
 //    it out changes no choice.
+// When every candidate is admitted (the priority policy) a search does not
+// walk at all while no agent is hidden: a ReachIndex (scheduling_reach.h)
+// knows per agent where the walk would reach it, and the search rebuilds
+// from there what the walk would have taken.
 #include <functional>
 #include <map>
 #include <optional>
@@ -35,6 +39,7 @@
 #include <vector>
 
 #include "master/scheduler/scheduling_placement.h"
+#include "master/scheduler/scheduling_reach.h"
 
 namespace ring::scheduling {
 
@@ -59,13 +64,29 @@ class Footprints {
 // their footprints in that order too: a search reads them front to back.
 class Candidates {
  public:
-  enum class Admission { kMemoryless, kCumulative };  // see the top of this file
+  // See the top of this file. kEvery: every candidate offered is taken
+  // (memoryless too), so a search's outcome depends only on each agent's
+  // own candidates, and a ReachIndex finds it without walking them.
+  enum class Admission { kMemoryless, kCumulative, kEvery };
 
   Candidates(std::vector<int> order, const Footprints& where, Admission admission);
   int size() const { return static_cast<int>(order_.size()); }
   int at(int k) const { return order_[k]; }
   std::span<const std::pair<int, int>> parts(int k) const { return parts_.of(k); }
-  bool memoryless() const { return admission_ == Admission::kMemoryless; }
+  bool memoryless() const { return admission_ != Admission::kCumulative; }
+  bool admits_every() const { return admission_ == Admission::kEvery; }
+  // The candidates on agent a: (position, slots there), ascending.
+  std::span<const std::pair<int, int>> on_agent(int a) const {
+    if (a + 1 >= static_cast<int>(agent_begin_.size())) return {};
+    return {on_agent_.data() + agent_begin_[a], on_agent_.data() + agent_begin_[a + 1]};
+  }
+  // Whether position k is still linked for requests of `need`.
+  bool Linked(int k, const Need& need) { return Links(need)[k] == k; }
+  // The links for requests of `need` (next[k] == k: position k is linked);
+  // valid until a link list for another need is made.
+  const std::vector<int>& LinksFor(const Need& need) { return Links(need); }
+  // Every position unlinked so far, for any need, in order (may repeat).
+  const std::vector<int>& unlinked() const { return unlinked_; }
   // Slots the candidates before end() (gone ones too) occupy on agent a.
   int slots_on(int a) const { return a < static_cast<int>(slots_on_.size()) ? slots_on_[a] : 0; }
   // Where searches end: size() unless retired.
@@ -80,7 +101,10 @@ class Candidates {
   // Unlinks position k for the rest of the pass.
   void Drop(int k);
   // Unlinks position k for requests of `need`.
-  void DropFor(int k, const Need& need) { Unlink(Links(need), k); }
+  void DropFor(int k, const Need& need) {
+    Unlink(Links(need), k);
+    unlinked_.push_back(k);
+  }
 
  private:
   // next[k] == k: linked; else a later position to look at.
@@ -95,6 +119,9 @@ class Candidates {
   Admission admission_;
   int end_;
   std::vector<int> slots_on_;                  // per agent
+  std::vector<int> agent_begin_;               // agent a's entries are on_agent_[agent_begin_[a], [a + 1])
+  std::vector<std::pair<int, int>> on_agent_;  // (position, slots), by agent then position
+  std::vector<int> unlinked_;                  // see unlinked()
   std::vector<int> next_;                      // for every need
   std::map<Need, std::vector<int>> next_for_;  // per request need, made from next_ when first asked
   Need last_need_;                             // the need asked last, and its links
@@ -125,6 +152,9 @@ class VictimSearch {
   bool FreesUsable(std::span<const std::pair<int, int>> parts) const;
   bool CanHelp(const Candidates& candidates, int k, const Need& need) const;
   void Reset();
+  // Find by a ReachIndex, for candidates admitted without condition while
+  // no agent is hidden: the same choice as the walk, without the walk.
+  std::optional<Choice> FindIndexed(const Need& need, PoolPolicy::Fit policy, Candidates& candidates);
   Choice SingleAgent(int slots, int agent, const std::vector<int>& taken) const;
   Choice WholeAgents(int slots, int shape, const std::vector<int>& taken) const;
 
@@ -135,6 +165,7 @@ class VictimSearch {
   std::vector<int> touched_;                 // agents with freed_ > 0
   std::vector<std::vector<int>> made_idle_;  // per shape, agents the victims make idle, in order
   std::vector<int> touched_shapes_;
+  std::map<Need, ReachIndex> indexes_;  // for the one Candidates admitting every candidate
 };
 
 }  // namespace ring::scheduling

@@ -55,7 +55,7 @@ std::vector<int> PriorityVictimOrder(const std::vector<RunningAllocation>& runni
 PoolDecision SchedulePriority(const PoolInput& input) {
   PoolPass pass(input);
   Candidates victims(input.policy.preemption ? PriorityVictimOrder(input.running) : std::vector<int>{},
-                     pass.footprints(), Candidates::Admission::kMemoryless);
+                     pass.footprints(), Candidates::Admission::kEvery);
   // Victims come lowest priority first, so those a request may stop (of
   // strictly lower priority) are a prefix of them, which only shrinks as the
   // pass goes on to lower priorities: beyond it, nobody is taken again.

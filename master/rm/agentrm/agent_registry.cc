@@ -124,6 +124,12 @@ std::vector<AgentView> AgentRegistry::AllViews() const {
   return views;
 }
 
+size_t AgentRegistry::ConnectedCount() const {
+  size_t n = 0;
+  for (const auto& [id, e] : agents_) n += e.liveness == AgentState::kConnected;
+  return n;
+}
+
 std::vector<AgentView> AgentRegistry::SchedulableViews() const {
   std::vector<AgentView> views = AllViews();
   std::erase_if(views, [](const AgentView& v) { return !v.enabled; });

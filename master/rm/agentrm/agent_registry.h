@@ -75,6 +75,8 @@ class AgentRegistry {
   // ones are left out of SchedulableViews and marked in AllViews.
   std::vector<AgentView> SchedulableViews() const;
   std::vector<AgentView> AllViews() const;
+  // How many agents are connected: AllViews().size(), without building them.
+  size_t ConnectedCount() const;
   nlohmann::json ToJson() const { return AgentsJson(Snapshot()); }
   // The agents without their channels: what GET /api/v1/agents shows, copied
   // under the controller's lock and turned into JSON after it is released.

@@ -66,12 +66,16 @@ void AgentRm::OnHello(const std::string& agent_id, const proto::Hello& offered,
         proto::Welcome{options_.heartbeat_interval.count(), options_.heartbeat_timeout.count()}));
     AgentEntry& entry = registry_.Connect(hello, std::move(channel), now + options_.heartbeat_timeout);
     // An operator's disable outlives reconnects and master restarts.
-    if (auto stored = store_.ListAgents(); stored.ok())
-      for (const auto& a : *stored)
-        if (a.id == entry.id) {
-          entry.enabled = a.enabled;
-          entry.draining = a.draining;
-        }
+    if (!stored_schedulable_)
+      if (auto stored = store_.ListAgents(); stored.ok()) {
+        stored_schedulable_.emplace();
+        for (const auto& a : *stored) (*stored_schedulable_)[a.id] = {a.enabled, a.draining};
+      }
+    if (stored_schedulable_)
+      if (auto it = stored_schedulable_->find(entry.id); it != stored_schedulable_->end()) {
+        entry.enabled = it->second.enabled;
+        entry.draining = it->second.draining;
+      }
     rec = {entry.id,    entry.pool,   entry.address, AgentState::kConnected,
            entry.slots, NowRfc3339(), NowRfc3339()};
     rec.runs_as_owner = entry.runs_as_owner;
@@ -159,6 +163,7 @@ Status AgentRm::Disable(const std::string& agent_id, bool drain) {
       agent->enabled = false;
       agent->draining = drain;
     }
+    if (stored_schedulable_) (*stored_schedulable_)[agent_id] = {false, drain};
   }
   spdlog::info("[agentrm] agent {} disabled{}", agent_id, drain ? "; draining its running work" : "");
   if (!drain) events_.OnNodeEvicted(agent_id);
@@ -177,6 +182,7 @@ Status AgentRm::Enable(const std::string& agent_id) {
       agent->enabled = true;
       agent->draining = false;
     }
+    if (stored_schedulable_) (*stored_schedulable_)[agent_id] = {true, false};
   }
   spdlog::info("[agentrm] agent {} enabled", agent_id);
   events_.OnCapacityChanged();
@@ -374,9 +380,11 @@ void AgentRm::Tick(SteadyTime now) {
   bool silenced = false;  // a connection closed for silence: its slots are gone
   {
     std::lock_guard lock(mu_);
-    const size_t connected_before = registry_.AllViews().size();
+    // Counted, not listed: a tick runs every few hundred milliseconds, with
+    // every heartbeat waiting for this lock.
+    const size_t connected_before = registry_.ConnectedCount();
     lost = registry_.ExpireDeadlines(now, options_.reconnect_window);
-    silenced = registry_.AllViews().size() != connected_before;
+    silenced = registry_.ConnectedCount() != connected_before;
     for (const auto& id : lost)
       if (AgentEntry* e = registry_.Find(id)) {
         records.push_back({e->id, e->pool, e->address, AgentState::kLost, e->slots, "", e->last_seen_at});

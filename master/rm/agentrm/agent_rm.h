@@ -12,8 +12,10 @@
 // on an io thread and events reach the lifecycle in the order they came.
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -101,8 +103,17 @@ class AgentRm : public ResourceManager, public AgentPeers {
   Store& store_;
   const AgentRmOptions options_;
   RmEvents& events_;
-  mutable std::mutex mu_;  // guards registry_
+  mutable std::mutex mu_;  // guards registry_ and stored_schedulable_
   AgentRegistry registry_;
+  // Each stored agent's enabled and draining flags, read from the store at
+  // the first hello and kept in step by Disable and Enable (their only
+  // writers), so a hello looks its agent up here instead of listing every
+  // stored agent (10,000 hellos would read 10,000 rows each).
+  struct Schedulable {
+    bool enabled = true;
+    bool draining = false;
+  };
+  std::optional<std::map<std::string, Schedulable>> stored_schedulable_;
 };
 
 }  // namespace ring

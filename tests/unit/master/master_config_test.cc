@@ -72,6 +72,23 @@ TEST_F(MasterConfigTest, CheckpointStorageAndDownloadSettings) {
   EXPECT_TRUE(MasterConfig{}.experiments_team_readable) << "team-readable by default, as in Determined";
 }
 
+TEST_F(MasterConfigTest, ConnectionCapExemptAddressesParseAndMistakesNameTheLine) {
+  auto c =
+      Load("max_connections_per_address: 64\nconnection_cap_exempt_addresses: [10.1.0.0/16, 127.0.0.2]\n");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->connection_cap_exempt_addresses, (std::vector<std::string>{"10.1.0.0/16", "127.0.0.2"}));
+  EXPECT_TRUE(Load("max_connections: 10\n")->connection_cap_exempt_addresses.empty());  // none by default
+  auto bad = Load("threads: 2\nconnection_cap_exempt_addresses:\n  - 10.0.0.1\n  - 10.0.0.0/33\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find(":4: connection_cap_exempt_addresses: \"10.0.0.0/33\" has a prefix"),
+            std::string::npos)
+      << bad.status().message();
+  auto word = Load("connection_cap_exempt_addresses: [agents]\n");
+  ASSERT_FALSE(word.ok());
+  EXPECT_NE(word.status().message().find("\"agents\" is not an IP address"), std::string::npos)
+      << word.status().message();
+}
+
 TEST_F(MasterConfigTest, SlurmPoolsParseAndAgentsStayTheDefault) {
   auto c = Load(
       "resource_pools:\n  - name: default\n  - name: hpc\n    resource_manager:\n      type: slurm\n"
