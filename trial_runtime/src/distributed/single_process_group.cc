@@ -14,6 +14,7 @@ class SingleProcessGroup final : public ProcessGroup {
   int rank() const override { return 0; }
   int size() const override { return 1; }
   std::string backend() const override { return "single"; }
+  bool allreduce_order_fixed() const override { return true; }
 
   void allreduce(void* data, size_t count, DataType type, ReduceOp op, Timeout timeout) override {
     CheckTimeout(timeout, "allreduce");

@@ -80,6 +80,10 @@ class ProcessGroup {
   virtual int rank() const = 0;
   virtual int size() const = 0;
   virtual std::string backend() const = 0;  // "gloo", "hierarchical", "nccl", "single"
+  // Whether allreduce (sum, average) adds each element in an order that
+  // depends only on the ranks' values of it (see "Order of reduction");
+  // reduce_scatter always does on the CPU backends.
+  virtual bool allreduce_order_fixed() const { return false; }
 
   // In place over `count` elements.
   virtual void allreduce(void* data, size_t count, DataType type, ReduceOp op, Timeout timeout) = 0;

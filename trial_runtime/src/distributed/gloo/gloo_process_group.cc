@@ -92,6 +92,7 @@ class GlooProcessGroup final : public ProcessGroup {
   int rank() const override { return context_->rank; }
   int size() const override { return context_->size; }
   std::string backend() const override { return "gloo"; }
+  bool allreduce_order_fixed() const override { return size() <= 2; }
 
   void allreduce(void* data, size_t count, DataType type, ReduceOp op, Timeout timeout) override {
     CheckTimeout(timeout, "allreduce");

@@ -55,6 +55,7 @@ class HierarchicalProcessGroup final : public ProcessGroup {
   int rank() const override { return self_.rank; }
   int size() const override { return self_.world_size; }
   std::string backend() const override { return "hierarchical"; }
+  bool allreduce_order_fixed() const override { return true; }
 
   void allreduce(void* data, size_t count, DataType type, ReduceOp op, Timeout timeout) override {
     CheckTimeout(timeout, "allreduce");
