@@ -5,6 +5,7 @@
 //
 //   allreduce_sweep --impl NAME [--ranks 2] [--min-bytes 4096] [--max-bytes 268435456]
 //   allreduce_sweep --fusion --impl NAME [--ranks 2]
+//   allreduce_sweep --op OP [--ranks 2] [--min-bytes 4096] [--max-bytes 268435456]
 //
 // NAME:
 //   ringmaster       the runtime's process group as a trial gets it when its
@@ -17,6 +18,14 @@
 //                    over one TCP connection at once (a 2-rank ring moves
 //                    that much per rank)
 //   memcpy           the memory limit: one copy of the buffer
+//
+// --op runs one collective of the runtime's process group on ranks that share
+// an agent (shared memory), OP one of allreduce, allgather, reduce-scatter,
+// broadcast; BYTES is the larger buffer (allgather's output, reduce-scatter's
+// input), as nccl-tests count it; broadcast is from the last rank, so rank 0,
+// whose times are printed, is a receiver. It prints
+// `coll OP RANKS ringmaster BYTES ITERATIONS MEDIAN_US MIN_US`, as
+// mpi_allreduce --op does for OpenMPI.
 //
 // Prints one line per size: `sweep IMPL BYTES ITERATIONS MEDIAN_US MIN_US`,
 // and with --fusion: `fusion IMPL TENSORS TENSOR_BYTES UNFUSED_US FUSED_US`
@@ -246,6 +255,50 @@ std::vector<double> SweepRank(const std::string& impl, int rank, int world, cons
   return figures;
 }
 
+// One collective (--op) of the runtime's group over shared memory, for every
+// size; every rank checks every result. Figures as SweepRank's.
+std::vector<double> CollectiveRank(const std::string& op, int rank, int world, const std::string& dir,
+                                   size_t min_bytes, size_t max_bytes) {
+  auto group = RingmasterGroup("ringmaster", rank, world, dir);
+  const auto n = static_cast<size_t>(world);
+  std::vector<double> figures;
+  for (size_t bytes = min_bytes; bytes <= max_bytes; bytes *= 4) {
+    const size_t total = bytes / sizeof(float);
+    const size_t block = total / n;  // allgather's input, reduce-scatter's output
+    std::vector<float> big(total), small(block);
+    const int iters = Iterations(bytes);
+    std::vector<double> us;
+    for (int i = 0; i < iters + 2; ++i) {  // two warm-ups
+      std::fill(big.begin(), big.end(), static_cast<float>(rank + 1));
+      std::fill(small.begin(), small.end(), static_cast<float>(rank + 1));
+      group->barrier(60s);
+      const auto t0 = Clock::now();
+      if (op == "allreduce")
+        group->allreduce(big.data(), total, ring::trial::DataType::kFloat32, ring::trial::ReduceOp::kSum,
+                         60s);
+      else if (op == "allgather")
+        group->allgather(small.data(), big.data(), block, ring::trial::DataType::kFloat32, 60s);
+      else if (op == "reduce-scatter")
+        group->reduce_scatter(big.data(), small.data(), block, ring::trial::DataType::kFloat32,
+                              ring::trial::ReduceOp::kSum, 60s);
+      else  // from the last rank: rank 0, which reports, waits for the data
+        group->broadcast(big.data(), total, ring::trial::DataType::kFloat32, world - 1, 60s);
+      if (i >= 2) us.push_back(Micros(Clock::now() - t0));
+      const auto sum = static_cast<float>(world * (world + 1) / 2);
+      const bool ok = op == "allreduce"   ? big.front() == sum && big.back() == sum
+                      : op == "allgather" ? big.front() == 1.0f && big.back() == static_cast<float>(world)
+                      : op == "reduce-scatter" ? small.front() == sum && small.back() == sum
+                                               : big.front() == static_cast<float>(world) &&
+                                                     big.back() == static_cast<float>(world);
+      if (!ok) throw std::runtime_error("wrong " + op + " result at " + std::to_string(bytes) + " bytes");
+    }
+    std::sort(us.begin(), us.end());
+    figures.insert(figures.end(),
+                   {static_cast<double>(bytes), static_cast<double>(iters), us[us.size() / 2], us.front()});
+  }
+  return figures;
+}
+
 // The memory limit, in this process: one copy of the buffer.
 std::vector<double> MemcpySweep(size_t min_bytes, size_t max_bytes) {
   std::vector<double> figures;
@@ -311,8 +364,10 @@ std::vector<double> FusionRank(const std::string& impl, int rank, int world, con
 int Usage(const char* argv0) {
   std::fprintf(stderr,
                "usage: %s --impl ringmaster|ringmaster-gloo|gloo|tcp|memcpy [--ranks R] [--min-bytes B] "
-               "[--max-bytes B]\n       %s --fusion --impl ringmaster|ringmaster-gloo [--ranks R]\n",
-               argv0, argv0);
+               "[--max-bytes B]\n       %s --fusion --impl ringmaster|ringmaster-gloo [--ranks R]\n"
+               "       %s --op allreduce|allgather|reduce-scatter|broadcast [--ranks R] [--min-bytes B] "
+               "[--max-bytes B]\n",
+               argv0, argv0, argv0);
   return 4;
 }
 
@@ -323,11 +378,14 @@ int main(int argc, char** argv) {
   int world = 2;
   size_t min_bytes = 4096, max_bytes = size_t{256} << 20;
   bool fusion = false;
+  std::string op;
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
     const bool has_value = i + 1 < argc;
     if (flag == "--fusion")
       fusion = true;
+    else if (flag == "--op" && has_value)
+      op = argv[++i];
     else if (flag == "--impl" && has_value)
       impl = argv[++i];
     else if (flag == "--ranks" && has_value)
@@ -338,6 +396,20 @@ int main(int argc, char** argv) {
       max_bytes = std::strtoull(argv[++i], nullptr, 10);
     else
       return Usage(argv[0]);
+  }
+  if (!op.empty()) {
+    const std::vector<std::string> ops = {"allreduce", "allgather", "reduce-scatter", "broadcast"};
+    if (std::find(ops.begin(), ops.end(), op) == ops.end() || world < 2 || min_bytes % (4 * world) != 0 ||
+        max_bytes < min_bytes)
+      return Usage(argv[0]);
+    auto figures = RunRanks(world, [&](int rank, const std::string& dir) {
+      return CollectiveRank(op, rank, world, dir, min_bytes, max_bytes);
+    });
+    if (!figures) return 1;
+    for (size_t i = 0; i + 3 < figures->size(); i += 4)
+      std::printf("coll %s %d ringmaster %.0f %.0f %.1f %.1f\n", op.c_str(), world, (*figures)[i],
+                  (*figures)[i + 1], (*figures)[i + 2], (*figures)[i + 3]);
+    return 0;
   }
   const std::vector<std::string> known = {"ringmaster", "ringmaster-gloo", "gloo", "tcp", "memcpy"};
   if (std::find(known.begin(), known.end(), impl) == known.end() || world < 2 || min_bytes < sizeof(float) ||

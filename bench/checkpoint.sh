@@ -3,7 +3,10 @@
 # against a synchronous torch.save + fsync of the same state, the time to
 # copy the state in memory and the disk's fsync'd bandwidth (dd), for
 # states of 64 MiB, 512 MiB and 2 GiB; restore against reading the files.
-# Prints a markdown table.
+# Then the copy-on-write snapshot (ringtrial_torch.save_forked: a forked
+# writer process, nothing copied) against the same limits, with the cost
+# its copy-on-write faults add to the next in-place update of the state.
+# Prints two markdown tables.
 #
 #   bench/checkpoint.sh [BUILD_DIR] [--sizes-mib 64,512,2048] [--runs 3] [--dir /path/on/the/disk]
 set -euo pipefail

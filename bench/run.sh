@@ -164,7 +164,7 @@ if [ "$all" = 1 ]; then
     echo; BUILD_DIR=$build bench/scale.sh --seconds "$seconds" --agents 10000 --slots 8; } >"$block"
   replace_block "10,000 agents" "$block"
   rm -f "$block"
-  bench/collectives.sh
+  bench/collectives.sh "$build"
   bench/training_step.sh
   bench/checkpoint.sh
   BUILD_DIR=$build bench/recovery.sh

@@ -17,6 +17,7 @@
 #   retention_cli_test      `ring master cleanup` against a real master and agent
 #   webui_http_test         ETag/304 on the API, cache headers and the web UI's client-route fallback
 #   distributed_store_test  MasterStore and a Gloo group through a real master and agents
+#   sharded_checkpoint_integration_test  two ranks write one sharded checkpoint through a real master
 #   rendezvous_integration_test  multi-node rendezvous, MASTER_PORT and rank order on real agents
 #   trial_isolation_test    trials run as their account in a 0700 folder, see no agent secret, and take
 #                           every process (setsid, double fork) with them (needs root)
@@ -33,12 +34,16 @@ ring_add_test(integration_tests LABEL integration TIMEOUT 240
     integration/rendezvous_integration_test.cc
     integration/retention_cli_test.cc
     integration/scheduling_api_test.cc
+    integration/sharded_checkpoint_integration_test.cc
     integration/tls_test.cc
     integration/trial_isolation_test.cc
     integration/unix_accounts_test.cc
     integration/users_cli_test.cc
     integration/webui_http_test.cc
   LIBS ring_test_support ring_common ring_master_http ring_lifecycle_driver ringtrial SQLite::SQLite3)
+# Compiled alone, so the other files' unity batches stay as they were.
+set_source_files_properties(integration/sharded_checkpoint_integration_test.cc
+  PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
 # The binaries the tests start must be built first.
 add_dependencies(integration_tests ringmaster ringagent ring quadratic_model)
 

@@ -12,6 +12,20 @@ load() gives the state back, bit for bit.
     if (info := ctx.checkpoints.latest_verified()) is not None:
         state = ringtrial_torch.load(info.path)
 
+save_forked() copies nothing at all: the tensors of the CPU (contiguous
+ones) are handed over as they are and a fork()ed writer process writes them
+from its copy-on-write view of memory (Checkpoints.save_forked); training
+goes on at once and the kernel copies only the pages it writes to while the
+writer runs. Tensors on a device are copied to the host first.
+
+In a trial whose state is split across its ranks, every rank saves its own
+part of one checkpoint (ringtrial.ShardedCheckpoints):
+
+    sharded = ringtrial.ShardedCheckpoints(ctx)
+    ringtrial_torch.save_sharded_async(sharded, batches, {"model": model.state_dict()})
+    if (mine := sharded.latest_verified()) is not None:
+        state = ringtrial_torch.load(mine.path)   # this rank's part
+
 A checkpoint is `state.pickle` (the structure, tensors replaced by their
 index), `tensors.json` (each tensor's dtype and shape) and
 `tensors/<index>.bin` (its bytes, in the machine's byte order)."""
@@ -32,25 +46,30 @@ class _TensorRef:
         self.index = index
 
 
-def _take(obj, tensors):
+def _take(obj, tensors, copy):
     if isinstance(obj, torch.Tensor):
-        copy = obj.detach().to("cpu", copy=True).contiguous()
-        tensors.append(copy)
+        if copy:
+            taken = obj.detach().to("cpu", copy=True).contiguous()
+        else:  # a contiguous tensor of the CPU as it is; others copied once
+            taken = obj.detach().to("cpu").contiguous()
+        tensors.append(taken)
         return _TensorRef(len(tensors) - 1)
     if isinstance(obj, dict):
-        return type(obj)((k, _take(v, tensors)) for k, v in obj.items())
+        return type(obj)((k, _take(v, tensors, copy)) for k, v in obj.items())
     if isinstance(obj, list):
-        return [_take(v, tensors) for v in obj]
+        return [_take(v, tensors, copy) for v in obj]
     if isinstance(obj, tuple):
-        return tuple(_take(v, tensors) for v in obj)
+        return tuple(_take(v, tensors, copy) for v in obj)
     return obj
 
 
-def snapshot(state):
+def snapshot(state, copy=True):
     """The files of a checkpoint of `state`: {relative path: bytes-like},
-    its tensors copied now (the caller may change `state` at once)."""
+    its tensors copied now (the caller may change `state` at once). With
+    copy=False the files are views of the tensors themselves (what
+    save_forked hands to its writer process)."""
     tensors = []
-    structure = _take(state, tensors)
+    structure = _take(state, tensors, copy)
     files = {STRUCTURE: pickle.dumps(structure, protocol=pickle.HIGHEST_PROTOCOL)}
     index = []
     for i, t in enumerate(tensors):
@@ -63,6 +82,18 @@ def snapshot(state):
 def save_async(ctx, batches, state, metadata=None):
     """A checkpoint of `state` written in the background (Checkpoints.save_async)."""
     ctx.checkpoints.save_async(batches, snapshot(state), metadata)
+
+
+def save_forked(ctx, batches, state, metadata=None):
+    """A checkpoint of `state` that copies nothing here (Checkpoints.save_forked):
+    a writer process writes the tensors from its copy-on-write view."""
+    ctx.checkpoints.save_forked(batches, snapshot(state, copy=False), metadata)
+
+
+def save_sharded_async(sharded, batches, state, metadata=None):
+    """This rank's part of a sharded checkpoint, written in the background
+    (ringtrial.ShardedCheckpoints.save_async); every rank calls it."""
+    sharded.save_async(batches, snapshot(state), metadata)
 
 
 def load(path, map_location=None):

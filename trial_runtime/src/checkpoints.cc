@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <fstream>
+#include <iostream>
 #include <random>
 #include <sstream>
 
+#include "checkpoints_files.h"
 #include "trial_api.h"
 #include "validation_clock.h"
 
@@ -73,6 +75,21 @@ void ParseRecord(const nlohmann::json& record, const std::string& source, Checkp
   }
 }
 
+// The manifest holds no uuid or time, so the same state gives the same bytes.
+void WriteManifest(const fs::path& dir, int64_t batches, const nlohmann::json& metadata,
+                   const std::vector<CheckpointFile>& files) {
+  const nlohmann::json manifest = {
+      {"batches", batches}, {"metadata", metadata}, {"resources", FilesJson(files)}};
+  std::ofstream out(dir / kCheckpointManifest, std::ios::binary | std::ios::trunc);
+  out << manifest.dump(2) << "\n";
+  out.close();
+  if (!out) throw CheckpointError("cannot write " + (dir / kCheckpointManifest).string());
+}
+
+}  // namespace
+
+namespace detail {
+
 // Asks the kernel to start writing every file of `dir` to disk now, without
 // waiting: the disk works while the files are hashed, and the fsyncs of the
 // commit then find little left to do. Best effort.
@@ -90,7 +107,7 @@ void StartWriteback(const fs::path& dir) {
 // Every regular file the writer left in `dir`, sorted, with size and
 // SHA-256: hashed here, or, when the writer listed them (`listed` not
 // empty), checked to be exactly those files with those sizes.
-std::vector<CheckpointFile> ListFiles(const fs::path& dir, std::vector<CheckpointFile> listed = {}) {
+std::vector<CheckpointFile> ListFiles(const fs::path& dir, std::vector<CheckpointFile> listed) {
   std::vector<CheckpointFile> files;
   for (const auto& entry : fs::recursive_directory_iterator(dir)) {
     const std::string rel = fs::relative(entry.path(), dir).generic_string();
@@ -122,18 +139,20 @@ std::vector<CheckpointFile> ListFiles(const fs::path& dir, std::vector<Checkpoin
   return files;
 }
 
-// The manifest holds no uuid or time, so the same state gives the same bytes.
-void WriteManifest(const fs::path& dir, int64_t batches, const nlohmann::json& metadata,
-                   const std::vector<CheckpointFile>& files) {
-  const nlohmann::json manifest = {
-      {"batches", batches}, {"metadata", metadata}, {"resources", FilesJson(files)}};
-  std::ofstream out(dir / kCheckpointManifest, std::ios::binary | std::ios::trunc);
-  out << manifest.dump(2) << "\n";
-  out.close();
-  if (!out) throw CheckpointError("cannot write " + (dir / kCheckpointManifest).string());
+void SyncTree(const fs::path& dir) {
+  auto sync = [](const fs::path& p, bool directory) {
+    const int fd =
+        ::open(p.c_str(), (directory ? O_RDONLY | O_DIRECTORY : O_RDONLY) | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) throw CheckpointError("cannot open " + p.string() + " to sync it");
+    const int rc = ::fsync(fd);
+    ::close(fd);
+    if (rc != 0) throw CheckpointError("cannot sync " + p.string());
+  };
+  for (const auto& entry : fs::recursive_directory_iterator(dir)) sync(entry.path(), entry.is_directory());
+  sync(dir, true);
 }
 
-}  // namespace
+}  // namespace detail
 
 Checkpoints::Checkpoints(std::unique_ptr<CheckpointStorage> storage, std::shared_ptr<detail::TrialApi> api,
                          fs::path resume, int64_t min_period_batches)
@@ -193,10 +212,23 @@ void Checkpoints::save_async_hashed(int64_t batches, const std::function<Hashing
 }
 
 void Checkpoints::StartInFlight(int64_t batches, HashingWriter writer, nlohmann::json meta) {
-  in_flight_ =
-      std::async(std::launch::async, [this, batches, writer = std::move(writer), meta = std::move(meta)] {
-        return Write(batches, writer, meta);
-      });
+  StartInFlightJob(batches, [this, batches, writer = std::move(writer), meta = std::move(meta)] {
+    return Write(batches, writer, meta);
+  });
+}
+
+void Checkpoints::StartInFlightJob(int64_t batches, std::function<std::string()> job) {
+  in_flight_ = std::async(std::launch::async, [batches, job = std::move(job)] {
+    try {
+      return job();
+    } catch (const std::exception& e) {
+      // Thrown again by the next call; said here too, when it happens.
+      std::cerr << "[ring.trial] the checkpoint at " << batches
+                << " batches written in the background failed; the previous checkpoint stays the latest: "
+                << e.what() << std::endl;
+      throw;
+    }
+  });
   last_saved_ = batches;
 }
 
@@ -209,15 +241,30 @@ bool Checkpoints::pending() const {
   return in_flight_.valid() && in_flight_.wait_for(std::chrono::seconds(0)) != std::future_status::ready;
 }
 
+std::string Checkpoints::NewCheckpointUuid() {
+  return api_ ? IssuedUuid() : NewUuid();
+}
+
 std::string Checkpoints::Write(int64_t batches, const HashingWriter& writer, const nlohmann::json& meta) {
-  const std::string uuid = api_ ? IssuedUuid() : NewUuid();
+  const std::string uuid = NewCheckpointUuid();
+  fs::path dir;
+  try {
+    dir = storage_->BeginWrite(uuid);
+  } catch (...) {
+    storage_->Abort(uuid);
+    throw;
+  }
+  return Finish(uuid, dir, batches, writer, meta);
+}
+
+std::string Checkpoints::Finish(const std::string& uuid, const fs::path& dir, int64_t batches,
+                                const HashingWriter& writer, const nlohmann::json& meta) {
   std::vector<CheckpointFile> files;
   try {
-    const fs::path dir = storage_->BeginWrite(uuid);
     std::vector<CheckpointFile> listed = writer(dir);
     // A writer that hashed its bytes started their writeback as it wrote.
-    if (listed.empty()) StartWriteback(dir);
-    files = ListFiles(dir, std::move(listed));
+    if (listed.empty()) detail::StartWriteback(dir);
+    files = detail::ListFiles(dir, std::move(listed));
     WriteManifest(dir, batches, meta, files);
     storage_->Commit(uuid);
   } catch (...) {

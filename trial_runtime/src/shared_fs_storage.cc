@@ -107,6 +107,10 @@ fs::path SharedFsStorage::BeginWrite(const std::string& uuid) {
   return tmp;
 }
 
+fs::path SharedFsStorage::WriteDir(const std::string& uuid) const {
+  return TempDir(root_, uuid);
+}
+
 fs::path SharedFsStorage::Commit(const std::string& uuid) {
   const fs::path tmp = TempDir(root_, uuid);
   const fs::path final_dir = root_ / uuid;

@@ -388,3 +388,72 @@ TEST_F(ShmLocalGroupTest, AKilledLocalProcessFailsTheOthersWithATimeoutNotAHang)
 
 }  // namespace
 }  // namespace ring::trial::shm
+
+namespace ring::trial::shm {
+namespace {
+
+// Reduce-scatter and allgather through windows far smaller than the
+// buffers, in place and not, with ranks meeting every window.
+TEST_F(ShmLocalGroupTest, ReduceScatterAndAllgatherGoThroughInWindows) {
+  constexpr size_t kSlot = 192;  // 16 floats of each of 3 blocks per window
+  constexpr size_t kCount = 10'007;
+  auto errors = RunThreads(3, [&](int r) {
+    auto group = ShmLocalGroup::Connect(Options(r, 3, kSlot), *store_);
+    std::vector<int64_t> in(3 * kCount);
+    for (size_t i = 0; i < in.size(); ++i) in[i] = (r + 1) * static_cast<int64_t>(i);
+    std::vector<int64_t> out(kCount, -1);
+    group->reduce_scatter(in.data(), out.data(), kCount, DataType::kInt64, ReduceOp::kSum, In(10s));
+    for (size_t i = 0; i < kCount; ++i)
+      ASSERT_EQ(out[i], 6 * static_cast<int64_t>(static_cast<size_t>(r) * kCount + i)) << "element " << i;
+    // In place: the output is this rank's block of the input.
+    std::vector<float> floats(3 * kCount);
+    for (size_t i = 0; i < floats.size(); ++i)
+      floats[i] = static_cast<float>(r * 1000 + static_cast<int>(i % 97));
+    float* mine = floats.data() + static_cast<size_t>(r) * kCount;
+    group->reduce_scatter(floats.data(), mine, kCount, DataType::kFloat32, ReduceOp::kMax, In(10s));
+    for (size_t i = 0; i < kCount; ++i) {
+      const auto want =
+          static_cast<float>(2000 + static_cast<int>((static_cast<size_t>(r) * kCount + i) % 97));
+      ASSERT_EQ(mine[i], want) << "element " << i;
+    }
+
+    std::vector<int32_t> part(kCount);
+    for (size_t i = 0; i < kCount; ++i) part[i] = r * 100'000 + static_cast<int32_t>(i);
+    std::vector<int32_t> all(3 * kCount, -1);
+    group->allgather(part.data(), all.data(), kCount, DataType::kInt32, In(10s));
+    for (size_t k = 0; k < 3; ++k)
+      for (size_t i = 0; i < kCount; ++i)
+        ASSERT_EQ(all[k * kCount + i], static_cast<int32_t>(k * 100'000 + i))
+            << "block " << k << " element " << i;
+    std::fill(all.begin(), all.end(), -1);
+    std::copy(part.begin(), part.end(),
+              all.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(r) * kCount));
+    group->allgather(all.data() + static_cast<size_t>(r) * kCount, all.data(), kCount, DataType::kInt32,
+                     In(10s));
+    for (size_t k = 0; k < 3; ++k)
+      for (size_t i = 0; i < kCount; ++i)
+        ASSERT_EQ(all[k * kCount + i], static_cast<int32_t>(k * 100'000 + i)) << "in place, block " << k;
+  });
+  for (int r = 0; r < 3; ++r) EXPECT_EQ(errors[static_cast<size_t>(r)], "") << "local rank " << r;
+}
+
+// The sum of every element is folded in local rank order, whatever the
+// window: 1e8 + 1 - 1e8 gives 0 in float that order, 1 in others.
+TEST_F(ShmLocalGroupTest, AllreduceFoldsInLocalRankOrderInEveryWindow) {
+  constexpr size_t kCount = 5'000;
+  const float operand[3] = {1e8f, 1.0f, -1e8f};
+  for (size_t slot : {size_t{64}, size_t{4096}, size_t{1} << 20}) {
+    auto errors = RunThreads(3, [&](int r) {
+      auto group = ShmLocalGroup::Connect(Options(r, 3, slot), *store_);
+      std::vector<float> data(kCount, operand[r]);
+      group->allreduce(data.data(), kCount, DataType::kFloat32, ReduceOp::kSum, In(10s));
+      for (size_t i = 0; i < kCount; ++i) ASSERT_EQ(data[i], 0.0f) << "slot " << slot << ", element " << i;
+      group->barrier(In(10s));
+    });
+    for (int r = 0; r < 3; ++r) EXPECT_EQ(errors[static_cast<size_t>(r)], "") << "local rank " << r;
+    SetUp();  // a fresh tag for the next group
+  }
+}
+
+}  // namespace
+}  // namespace ring::trial::shm

@@ -122,6 +122,8 @@ class FakeThreadGroup final : public trial::ProcessGroup {
   int rank() const override { return rank_; }
   int size() const override { return world_->size(); }
   std::string backend() const override { return "fake-threads"; }
+  // Sums each element over the ranks in rank order, whatever the count.
+  bool allreduce_order_fixed() const override { return true; }
 
   void allreduce(void* data, size_t count, trial::DataType type, trial::ReduceOp op,
                  trial::Timeout timeout) override {

@@ -12,5 +12,6 @@ void BindCheckpoints(pybind11::module_& m);  // checkpoints.h
 void BindPreemption(pybind11::module_& m);   // preemption.h
 void BindContext(pybind11::module_& m);      // context.h; after the three above
 void BindStore(pybind11::module_& m);        // kv_store.h; after BindContext
+void BindDistributed(pybind11::module_& m);  // distributed.h, priority_reducer.h; after BindStore
 
 }  // namespace ring::trial::python

@@ -17,6 +17,12 @@
 //   buffer = io.BytesIO(); torch.save(model.state_dict(), buffer)
 //   ctx.checkpoints.save_async(batches, {"state.pt": buffer.getbuffer()})
 //   uuid = ctx.checkpoints.wait()   # optional: the next save waits anyway
+//
+// save_forked() copies nothing: a fork()ed writer process writes the
+// buffers from its copy-on-write view of memory, so the caller may change
+// them as soon as it returns.
+//
+// ShardedCheckpoints(ctx): every rank writes its part of one checkpoint.
 #include <pybind11/stl.h>
 
 #include <fcntl.h>
@@ -37,6 +43,8 @@
 #include <vector>
 
 #include "ring/trial/checkpoints.h"
+#include "ring/trial/checkpoints_sharded.h"
+#include "ring/trial/context.h"
 
 #include "bindings.h"
 #include "json_convert.h"
@@ -134,10 +142,9 @@ Checkpoints::HashingWriter WriterOf(Parts parts) {
   };
 }
 
-void SaveAsync(Checkpoints& checkpoints, int64_t batches, const py::dict& files, const py::object& metadata) {
-  const nlohmann::json meta = metadata.is_none() ? nlohmann::json::object() : FromPython(metadata);
-  Wait(checkpoints);  // at most one in flight; its buffers are let go here
-  std::vector<std::unique_ptr<HeldBuffer>> held;
+// Holds the buffers of `files` ({relative path: bytes-like}) and lists
+// them: the GIL is held.
+Parts HoldParts(const py::dict& files, std::vector<std::unique_ptr<HeldBuffer>>& held) {
   Parts parts;
   for (const auto& [name, data] : files) {
     const auto path = name.cast<std::string>();
@@ -147,10 +154,35 @@ void SaveAsync(Checkpoints& checkpoints, int64_t batches, const py::dict& files,
     held.push_back(std::make_unique<HeldBuffer>(data));
     parts.emplace_back(path, std::make_pair(held.back()->data(), held.back()->size()));
   }
+  return parts;
+}
+
+nlohmann::json MetadataOf(const py::object& metadata) {
+  return metadata.is_none() ? nlohmann::json::object() : FromPython(metadata);
+}
+
+void SaveAsync(Checkpoints& checkpoints, int64_t batches, const py::dict& files, const py::object& metadata) {
+  const nlohmann::json meta = MetadataOf(metadata);
+  Wait(checkpoints);  // at most one in flight; its buffers are let go here
+  std::vector<std::unique_ptr<HeldBuffer>> held;
+  Parts parts = HoldParts(files, held);
   HeldFor()[&checkpoints] = std::move(held);
   py::gil_scoped_release release;
   checkpoints.save_async_hashed(
       batches, [&parts] { return WriterOf(parts); }, meta);
+}
+
+// The buffers are needed only until the fork: the writer has its own view.
+void SaveForked(Checkpoints& checkpoints, int64_t batches, const py::dict& files,
+                const py::object& metadata) {
+  const nlohmann::json meta = MetadataOf(metadata);
+  Wait(checkpoints);
+  std::vector<std::unique_ptr<HeldBuffer>> held;
+  const Parts parts = HoldParts(files, held);
+  std::vector<Checkpoints::Bytes> bytes;
+  for (const auto& [path, data] : parts) bytes.push_back({path, data.first, data.second});
+  py::gil_scoped_release release;
+  checkpoints.save_forked(batches, bytes, meta);
 }
 
 std::string Save(Checkpoints& checkpoints, int64_t batches, const py::function& writer,
@@ -167,6 +199,43 @@ std::string Save(Checkpoints& checkpoints, int64_t batches, const py::function& 
         writer(dir.string());
       },
       meta);
+}
+
+void SaveAsyncSharded(ShardedCheckpoints& sharded, int64_t batches, const py::dict& files,
+                      const py::object& metadata) {
+  const nlohmann::json meta = MetadataOf(metadata);
+  Wait(sharded.checkpoints());
+  std::vector<std::unique_ptr<HeldBuffer>> held;
+  Parts parts = HoldParts(files, held);
+  HeldFor()[&sharded.checkpoints()] = std::move(held);
+  py::gil_scoped_release release;
+  sharded.save_async_hashed(
+      batches, [&parts] { return WriterOf(parts); }, meta);
+}
+
+std::string SaveSharded(ShardedCheckpoints& sharded, int64_t batches, const py::function& writer,
+                        const py::object& metadata) {
+  const nlohmann::json meta = MetadataOf(metadata);
+  Wait(sharded.checkpoints());
+  py::gil_scoped_release release;
+  return sharded.save(
+      batches,
+      [&writer](const std::filesystem::path& dir) {
+        py::gil_scoped_acquire acquire;
+        writer(dir.string());
+      },
+      meta);
+}
+
+std::unique_ptr<ShardedCheckpoints> MakeSharded(Context& ctx, double timeout_s, const std::string& name,
+                                                std::shared_ptr<KeyValueStore> store) {
+  if (!(timeout_s > 0)) throw ConfigError("ShardedCheckpoints: timeout_s must be positive");
+  ShardOptions options;
+  options.timeout = std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000));
+  options.name = name;
+  if (!store) return std::make_unique<ShardedCheckpoints>(ctx, options);
+  return std::make_unique<ShardedCheckpoints>(ctx.checkpoints(), ctx.rank(), ctx.world_size(),
+                                              std::move(store), options);
 }
 
 py::dict FileOf(const CheckpointFile& f) {
@@ -218,6 +287,13 @@ void BindCheckpoints(py::module_& m) {
            "exactly as save() does. The buffers are held, not copied: do not change them until wait() "
            "returns. At most one is in flight (a second call waits for the first); an error of the write "
            "is raised by the next save_async, save or wait.")
+      .def("save_forked", &SaveForked, py::arg("batches"), py::arg("files"), py::arg("metadata") = py::none(),
+           "A checkpoint of `files` ({relative path: bytes-like}) that copies nothing here: fork()s a writer "
+           "process that writes and hashes the buffers from its copy-on-write view of memory, and returns. "
+           "The buffers may change at once (the kernel copies a page written meanwhile). A background "
+           "thread reaps the writer, then commits and registers the checkpoint as save() does; a writer "
+           "that fails or is killed leaves the previous checkpoint the latest and its error is raised by "
+           "the next save_async, save_forked, save or wait. At most one is in flight.")
       .def("wait", &Wait,
            "Waits for the checkpoint save_async is writing: its uuid, or None when none is in flight. "
            "Raises what its write raised. preempt.acknowledge() waits for it too.")
@@ -233,6 +309,40 @@ void BindCheckpoints(py::module_& m) {
       .def("due", &Checkpoints::due, py::arg("batches"),
            "True when min_checkpoint_period batches passed since the last save (always False without a "
            "period).");
+
+  py::class_<ShardedCheckpoints>(
+      m, "ShardedCheckpoints",
+      "Checkpoints in parts: every rank writes its own part (rank-<r>/) of one checkpoint, registered once "
+      "every part is durable. Every rank calls the same saves in the same order.")
+      .def(py::init(&MakeSharded), py::arg("context"), py::arg("timeout_s") = 600.0,
+           py::arg("name") = "default", py::arg("store") = nullptr, py::keep_alive<1, 2>(),
+           "The ranks of `context`, meeting through the allocation's store (or `store`, e.g. "
+           "ringtrial.file_store(dir)); each save waits at most timeout_s for the other ranks.")
+      .def_property_readonly("rank", &ShardedCheckpoints::rank)
+      .def_property_readonly("world_size", &ShardedCheckpoints::world_size)
+      .def("save", &SaveSharded, py::arg("batches"), py::arg("writer"), py::arg("metadata") = py::none(),
+           "Calls writer(directory) with this rank's part folder; returns the checkpoint's uuid on every "
+           "rank once rank 0 registered it. Rank 0's metadata is the checkpoint's.")
+      .def("save_async", &SaveAsyncSharded, py::arg("batches"), py::arg("files"),
+           py::arg("metadata") = py::none(),
+           "This rank's part ({relative path: bytes-like}, held, not copied) written in the background as "
+           "Checkpoints.save_async; wait() returns the uuid once registered.")
+      .def(
+          "wait", [](ShardedCheckpoints& s) { return Wait(s.checkpoints()); },
+          "Waits for the checkpoint in flight: its uuid, None when none was.")
+      .def(
+          "pending", [](ShardedCheckpoints& s) { return s.checkpoints().pending(); },
+          "True while a checkpoint is being written.")
+      .def("restore", &ShardedCheckpoints::restore, py::arg("info"), py::call_guard<py::gil_scoped_release>(),
+           "This rank's part of the checkpoint, verified: path is the part's folder. Raises CheckpointError "
+           "when the checkpoint is not sharded or has another number of parts.")
+      .def("latest_verified", &ShardedCheckpoints::latest_verified, py::call_guard<py::gil_scoped_release>(),
+           "This rank's part of the checkpoint this run resumes from, verified; None when starting afresh.");
+  m.def("shard_count", &ShardCount, py::arg("info"),
+        "The number of parts of a sharded checkpoint; 0 when it is not sharded.");
+  m.def(
+      "shard_path", [](const CheckpointInfo& info, int rank) { return ShardPath(info, rank).string(); },
+      py::arg("info"), py::arg("rank"), "The folder of `rank`'s part of a sharded checkpoint.");
 }
 
 }  // namespace ring::trial::python

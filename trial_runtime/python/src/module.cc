@@ -12,4 +12,5 @@ PYBIND11_MODULE(ringtrial, m) {
   rp::BindPreemption(m);
   rp::BindContext(m);
   rp::BindStore(m);
+  rp::BindDistributed(m);
 }

@@ -2,7 +2,9 @@
 // the group to its backend. kBackends lists every backend of this build by
 // name; "auto" picks one once every rank's record is known (ChooseBackend).
 #include <array>
+#include <cstring>
 #include <string_view>
+#include <vector>
 
 #include "distributed/backend.h"
 #include "distributed/collective_args.h"
@@ -16,6 +18,28 @@
 #include "ring/trial/errors.h"
 
 namespace ring::trial {
+
+void ProcessGroup::reduce_scatter(const void* in, void* out, size_t count, DataType type, ReduceOp op,
+                                  Timeout timeout) {
+  detail::CheckReduce(type, op);
+  detail::CheckBuffer(in, count, "reduce_scatter");
+  detail::CheckBuffer(out, count, "reduce_scatter");
+  const size_t element = SizeOf(type);
+  const size_t block = count * element;
+  std::vector<std::byte> all(block * static_cast<size_t>(size()));
+  if (count > 0) std::memcpy(all.data(), in, all.size());
+  allreduce(all.data(), count * static_cast<size_t>(size()), type, op, timeout);
+  if (count > 0) std::memcpy(out, all.data() + block * static_cast<size_t>(rank()), block);
+}
+
+size_t ProcessGroup::BlockOf(size_t total) const {
+  const auto n = static_cast<size_t>(size());
+  if (total % n != 0)
+    throw ConfigError("reduce_scatter: " + std::to_string(total) + " elements do not split into " +
+                      std::to_string(n) + " equal blocks, one per rank");
+  return total / n;
+}
+
 namespace {
 
 struct Backend {

@@ -1,5 +1,5 @@
 // The "single" backend: a group of one rank. Every collective checks its
-// arguments like the others do and returns at once (allgather copies).
+// arguments like the others do and returns at once (allgather and reduce_scatter copy).
 #include <cstring>
 
 #include "distributed/backend.h"
@@ -14,6 +14,7 @@ class SingleProcessGroup final : public ProcessGroup {
   int rank() const override { return 0; }
   int size() const override { return 1; }
   std::string backend() const override { return "single"; }
+  bool allreduce_order_fixed() const override { return true; }
 
   void allreduce(void* data, size_t count, DataType type, ReduceOp op, Timeout timeout) override {
     CheckTimeout(timeout, "allreduce");
@@ -25,6 +26,14 @@ class SingleProcessGroup final : public ProcessGroup {
     SizeOf(type);
     CheckRoot(root, 1);
     CheckBuffer(data, count, "broadcast");
+  }
+  void reduce_scatter(const void* in, void* out, size_t count, DataType type, ReduceOp op,
+                      Timeout timeout) override {
+    CheckTimeout(timeout, "reduce_scatter");
+    CheckReduce(type, op);
+    CheckBuffer(in, count, "reduce_scatter");
+    CheckBuffer(out, count, "reduce_scatter");
+    if (count > 0 && in != out) std::memmove(out, in, count * SizeOf(type));
   }
   void allgather(const void* in, void* out, size_t count, DataType type, Timeout timeout) override {
     CheckTimeout(timeout, "allgather");

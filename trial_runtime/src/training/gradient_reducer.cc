@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "training/bucket_plan.h"
+#include "training/rank_order_average.h"
 
 namespace ring::trial {
 namespace {
@@ -99,8 +100,7 @@ struct GradientReducer::Worker {
     const ReducerBucket& b = buckets[k];
     auto started = Clock::now();
     if (b.in_place) {
-      group.allreduce(gradients[b.first].data(), b.elements, DataType::kFloat32, ReduceOp::kAverage,
-                      options.timeout);
+      average(group, gradients[b.first].data(), b.elements, options.timeout);
       reduce += Clock::now() - started;
       return;
     }
@@ -108,7 +108,7 @@ struct GradientReducer::Worker {
     for (size_t i = b.first; i <= b.last; ++i) out = std::copy(gradients[i].begin(), gradients[i].end(), out);
     const auto packed = Clock::now();
     copy += packed - started;
-    group.allreduce(fused[k].data(), b.elements, DataType::kFloat32, ReduceOp::kAverage, options.timeout);
+    average(group, fused[k].data(), b.elements, options.timeout);
     const auto reduced = Clock::now();
     reduce += reduced - packed;
     const float* in = fused[k].data();
@@ -126,6 +126,7 @@ struct GradientReducer::Worker {
   const bool single;
   std::vector<size_t> bucket_of;
   std::vector<std::vector<float>> fused;  // per bucket not reduced in place; used by the background thread
+  detail::RankOrderAverage average;       // background thread only
 
   std::mutex mu;
   std::condition_variable cv;

@@ -1,11 +1,15 @@
 #include "ring/trial/torch/distributed_module.h"
 
 #include <torch/nn/module.h>
+#include <torch/optim.h>
 #include <torch/types.h>
 
 #include <atomic>
+#include <iostream>
 #include <span>
 #include <string>
+
+#include "cross_step.h"
 
 namespace ring::trial {
 namespace {
@@ -43,6 +47,15 @@ DataType BufferType(const torch::Tensor& t, const std::string& name) {
   }
 }
 
+// Optimizers that update each parameter from its own gradient and state.
+bool PerParameter(const torch::optim::Optimizer& optimizer) {
+  return dynamic_cast<const torch::optim::SGD*>(&optimizer) ||
+         dynamic_cast<const torch::optim::Adam*>(&optimizer) ||
+         dynamic_cast<const torch::optim::AdamW*>(&optimizer) ||
+         dynamic_cast<const torch::optim::Adagrad*>(&optimizer) ||
+         dynamic_cast<const torch::optim::RMSprop*>(&optimizer);
+}
+
 }  // namespace
 
 struct DistributedModule::State {
@@ -56,6 +69,20 @@ struct DistributedModule::State {
   std::unique_ptr<std::atomic<bool>[]> ready;  // marked in this iteration
   std::vector<unsigned> hooks;
   std::unique_ptr<GradientReducer> reducer;
+  std::unique_ptr<torch::optim::Optimizer> optimizer;  // synchronous step()
+  std::unique_ptr<torch_detail::CrossStep> cross;      // cross-step step()
+  std::string mode = "synchronous (no optimizer set)";
+
+  // Why step() cannot overlap steps, or "" when it can.
+  std::string Obstacle(const torch::optim::Optimizer& all) const {
+    if (options.needs_all_gradients) return "the step needs every gradient before any update";
+    if (!PerParameter(all)) return "the optimizer is not one that updates each parameter on its own";
+    if (options.overlap == StepOverlap::kCrossStep) return "";
+    if (group->size() == 1) return "one rank";
+    if (static_cast<size_t>(flat.numel()) * sizeof(float) <= options.piece_bytes)
+      return "the gradients fit in one piece";
+    return "";
+  }
 
   void CheckSameArchitecture() {
     int64_t mine[3] = {static_cast<int64_t>(params.size()), flat.numel(), ShapeDigest(params)};
@@ -134,6 +161,7 @@ DistributedModule::DistributedModule(ProcessGroup& group, torch::nn::Module& mod
     s.hooks.push_back(s.params[i].register_hook([state, i](const torch::Tensor& grad) {
       if (grad.is_sparse())
         throw ConfigError("DistributedModule: parameter " + state->names[i] + " got a sparse gradient");
+      if (state->cross) return state->cross->on_gradient(i, grad);
       if (state->ready[i].exchange(true))
         throw ReducerUsageError("DistributedModule: parameter " + state->names[i] +
                                 " got gradients from two backward passes without synchronize()");
@@ -150,6 +178,7 @@ DistributedModule::~DistributedModule() {
 
 void DistributedModule::synchronize() {
   State& s = *state_;
+  if (s.cross) throw ReducerUsageError("DistributedModule: synchronize() while steps overlap; call step()");
   for (size_t i = 0; i < s.params.size(); ++i)
     if (!s.ready[i].exchange(true)) {
       s.buffers[i].zero_();
@@ -165,6 +194,65 @@ void DistributedModule::synchronize() {
       grad = s.buffers[i].clone();
     s.ready[i] = false;
   }
+}
+
+void DistributedModule::set_optimizer(const OptimizerFactory& make) {
+  State& s = *state_;
+  if (s.optimizer || s.cross)
+    throw ReducerUsageError("DistributedModule: set_optimizer() was already called");
+  std::unique_ptr<torch::optim::Optimizer> all = make(s.params);
+  if (!all) throw ConfigError("DistributedModule: the optimizer factory returned no optimizer");
+  const std::string obstacle = s.Obstacle(*all);
+  const bool overlap = s.options.overlap != StepOverlap::kSynchronous && obstacle.empty();
+  if (!overlap) {
+    s.optimizer = std::move(all);
+    s.mode = s.options.overlap == StepOverlap::kSynchronous ? "synchronous (configured)"
+                                                            : "synchronous: " + obstacle;
+    std::cerr << "[ring.trial] DistributedModule: " << s.mode
+              << "; every gradient is averaged before the optimizer steps"
+              << (s.options.compression != GradientCompression::kNone ? ", without compression" : "")
+              << std::endl;
+    return;
+  }
+  s.cross = std::make_unique<torch_detail::CrossStep>(*s.group, s.params, s.names, s.flat, s.buffers, make,
+                                                      s.options);
+  s.mode = "cross-step";
+  std::cerr << "[ring.trial] DistributedModule: cross-step: " << s.cross->layers() << " layers, "
+            << s.cross->pieces() << " pieces"
+            << (s.options.compression == GradientCompression::kFloat16    ? " sent as float16"
+                : s.options.compression == GradientCompression::kBFloat16 ? " sent as bfloat16"
+                                                                          : "")
+            << "; each layer's update lands as the next forward needs it" << std::endl;
+}
+
+void DistributedModule::step() {
+  State& s = *state_;
+  if (s.cross) return s.cross->step();
+  if (!s.optimizer) throw ConfigError("DistributedModule: step() before set_optimizer()");
+  synchronize();
+  s.optimizer->step();
+}
+
+void DistributedModule::finish() {
+  if (state_->cross) state_->cross->finish();
+}
+
+bool DistributedModule::cross_step() const {
+  return state_->cross != nullptr;
+}
+
+const std::string& DistributedModule::step_mode() const {
+  return state_->mode;
+}
+
+void DistributedModule::for_each_optimizer(const std::function<void(torch::optim::Optimizer&)>& fn) {
+  State& s = *state_;
+  if (s.cross) return s.cross->for_each_optimizer(fn);
+  if (s.optimizer) fn(*s.optimizer);
+}
+
+PriorityReducerStats DistributedModule::cross_step_totals() const {
+  return state_->cross ? state_->cross->totals() : PriorityReducerStats{};
 }
 
 void DistributedModule::broadcast_parameters() {

@@ -141,6 +141,27 @@ std::string SaveTorchCheckpoint(Context& ctx, int64_t batches, const torch::nn::
       metadata);
 }
 
+std::string SaveShardedTorchCheckpoint(ShardedCheckpoints& sharded, int64_t batches,
+                                       const torch::nn::Module& module,
+                                       const torch::optim::Optimizer* optimizer,
+                                       const nlohmann::json& metadata, const Checkpoints::Writer& extra) {
+  return sharded.save(
+      batches,
+      [&](const fs::path& dir) {
+        WriteTorchState(dir, module, optimizer);
+        if (extra) extra(dir);
+      },
+      metadata);
+}
+
+std::optional<CheckpointInfo> RestoreShardedTorchCheckpoint(ShardedCheckpoints& sharded,
+                                                            torch::nn::Module& module,
+                                                            torch::optim::Optimizer* optimizer) {
+  std::optional<CheckpointInfo> mine = sharded.latest_verified();
+  if (mine) ReadTorchState(mine->path, module, optimizer);
+  return mine;
+}
+
 std::optional<CheckpointInfo> RestoreTorchCheckpoint(Context& ctx, ProcessGroup& group,
                                                      torch::nn::Module& module,
                                                      torch::optim::Optimizer* optimizer, Timeout timeout) {

@@ -3,7 +3,7 @@
 // temporary directory, made durable and moved into place under its uuid in
 // one step, so a reader never sees a half-written checkpoint. SharedFsStorage
 // (a folder every agent mounts) is the one backend now; others implement the
-// same four steps. Used by Checkpoints on the training thread.
+// same steps. Used by Checkpoints on the training thread.
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -17,6 +17,9 @@ class CheckpointStorage {
   virtual ~CheckpointStorage() = default;
   // A fresh, empty directory to write checkpoint `uuid` into.
   virtual std::filesystem::path BeginWrite(const std::string& uuid) = 0;
+  // The directory BeginWrite(uuid) made, as another rank reaches it (the
+  // parts of a sharded checkpoint are written into it); nothing is created.
+  virtual std::filesystem::path WriteDir(const std::string& uuid) const = 0;
   // Makes the written directory durable and visible under its uuid; returns
   // its path. Throws CheckpointError; the write is then still unfinished.
   virtual std::filesystem::path Commit(const std::string& uuid) = 0;
@@ -32,6 +35,7 @@ class SharedFsStorage : public CheckpointStorage {
  public:
   explicit SharedFsStorage(std::filesystem::path root) : root_(std::move(root)) {}
   std::filesystem::path BeginWrite(const std::string& uuid) override;
+  std::filesystem::path WriteDir(const std::string& uuid) const override;
   std::filesystem::path Commit(const std::string& uuid) override;
   void Abort(const std::string& uuid) override;
   void Remove(const std::string& uuid) override;

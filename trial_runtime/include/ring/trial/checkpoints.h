@@ -106,6 +106,29 @@ class Checkpoints {
   void save_async_hashed(int64_t batches, const std::function<HashingWriter()>& snapshot,
                          const nlohmann::json& metadata = nlohmann::json::object());
 
+  // One file of a copy-on-write checkpoint: its path relative to the
+  // checkpoint directory and its bytes in this process's memory.
+  struct Bytes {
+    std::string path;
+    const void* data = nullptr;
+    size_t size = 0;
+  };
+
+  // A checkpoint that copies nothing on the training thread: waits for the
+  // one in flight, asks for its uuid, then fork()s a writer process that
+  // writes and hashes `files` from its copy-on-write view of this process's
+  // memory (plain system calls only: no locks, no allocation, no libtorch),
+  // and returns. The state may change at once: the kernel copies a page the
+  // training thread writes to while the writer still holds it. A background
+  // thread reaps the writer and then commits and registers the checkpoint
+  // exactly as save() does; a writer that fails or is killed leaves the
+  // previous checkpoint the latest, is reported on stderr (the trial log)
+  // and is thrown by the next save, save_async, save_forked or wait. Call it
+  // between steps, with no other thread changing `files` at that moment.
+  // The writer dies with the thread that called this (PR_SET_PDEATHSIG).
+  void save_forked(int64_t batches, const std::vector<Bytes>& files,
+                   const nlohmann::json& metadata = nlohmann::json::object());
+
   // Waits for the checkpoint in flight: its uuid, nullopt when none was;
   // throws what its write threw. Preemption::acknowledge() and the
   // Context's end wait too, so a trial that stops has its last checkpoint.
@@ -132,14 +155,24 @@ class Checkpoints {
   bool due(int64_t batches) const;
 
  private:
-  friend class Context;  // attaches the validation clock and settle_reports_
+  friend class Context;             // attaches the validation clock and settle_reports_
+  friend class ShardedCheckpoints;  // writes the parts of one checkpoint through these steps
 
   // Prepares the metadata (the validation clock's included) of a checkpoint at `batches`.
   nlohmann::json Metadata(int64_t batches, const nlohmann::json& metadata) const;
   // Writes, commits and registers a checkpoint (save's steps after its
   // metadata): its uuid. Any thread; one at a time.
   std::string Write(int64_t batches, const HashingWriter& writer, const nlohmann::json& meta);
+  // Write's steps once `dir` (BeginWrite of `uuid`) exists: write, list,
+  // manifest, commit, register. Aborts the write on any failure.
+  std::string Finish(const std::string& uuid, const std::filesystem::path& dir, int64_t batches,
+                     const HashingWriter& writer, const nlohmann::json& meta);
+  // A uuid for a new checkpoint: the master's, or a fresh one in local mode.
+  std::string NewCheckpointUuid();
   void StartInFlight(int64_t batches, HashingWriter writer, nlohmann::json meta);
+  // Runs `job` in the background as the one checkpoint in flight; a failure
+  // is also printed to stderr, the trial's log.
+  void StartInFlightJob(int64_t batches, std::function<std::string()> job);
   CheckpointInfo FetchRecord(const std::string& uuid, const std::filesystem::path& dir);
   CheckpointInfo Verify(CheckpointInfo info);  // checks info.files in info.path
   void Register(const std::string& uuid, int64_t batches, const std::vector<CheckpointFile>& files,

@@ -14,8 +14,13 @@
 // two operands the sum is the same on both ranks bit for bit (a + b == b + a).
 // Larger buffers keep the ring, which reduces chunk by chunk while the next
 // chunk is in flight.
+//
+// reduce_scatter is an all-to-all (block r of every rank to rank r: the
+// bytes of a ring's reduce-scatter) and a fold of the blocks in rank order,
+// so its result does not depend on the count, unlike the ring's.
 #include <gloo/allgather.h>
 #include <gloo/allreduce.h>
+#include <gloo/alltoall.h>
 #include <gloo/barrier.h>
 #include <gloo/broadcast.h>
 #include <gloo/context.h>
@@ -36,6 +41,7 @@
 #include "distributed/collective_args.h"
 #include "distributed/gloo/gloo_mesh.h"
 #include "distributed/gloo/gloo_message.h"
+#include "distributed/shm/shm_reduce.h"
 #include "distributed/store_keys.h"
 #include "ring/trial/errors.h"
 
@@ -86,6 +92,7 @@ class GlooProcessGroup final : public ProcessGroup {
   int rank() const override { return context_->rank; }
   int size() const override { return context_->size; }
   std::string backend() const override { return "gloo"; }
+  bool allreduce_order_fixed() const override { return size() <= 2; }
 
   void allreduce(void* data, size_t count, DataType type, ReduceOp op, Timeout timeout) override {
     CheckTimeout(timeout, "allreduce");
@@ -135,6 +142,39 @@ class GlooProcessGroup final : public ProcessGroup {
         opts.setTag(next_tag_++);
         opts.setTimeout(timeout);
         gloo::broadcast(opts);
+      });
+    });
+  }
+
+  void reduce_scatter(const void* in, void* out, size_t count, DataType type, ReduceOp op,
+                      Timeout timeout) override {
+    CheckTimeout(timeout, "reduce_scatter");
+    CheckReduce(type, op);
+    CheckBuffer(in, count, "reduce_scatter");
+    CheckBuffer(out, count, "reduce_scatter");
+    const std::string what = std::string("reduce_scatter (") + ReduceOpName(op) + " of " +
+                             std::to_string(count) + " " + DataTypeName(type) + " per rank)";
+    Run(what, timeout, [&] {
+      if (count == 0) return;
+      WithType(type, [&](auto zero) {
+        using T = decltype(zero);
+        const auto n = static_cast<size_t>(size());
+        const size_t block = count * sizeof(T);
+        if (scratch_.size() < block * n) scratch_.resize(block * n);
+        T* blocks = reinterpret_cast<T*>(scratch_.data());  // rank k's block `rank()` at k * count
+        gloo::AlltoallOptions opts(context_);
+        opts.setInput(const_cast<T*>(static_cast<const T*>(in)), count * n);
+        opts.setOutput(blocks, count * n);
+        opts.setTag(next_tag_++);
+        opts.setTimeout(timeout);
+        gloo::alltoall(opts);
+        std::vector<const void*> sources(n);
+        for (size_t k = 0; k < n; ++k) sources[k] = blocks + k * count;
+        void* const outs[] = {out};
+        shm::ReduceOrdered(outs, sources, count, type, op);
+        if constexpr (std::is_floating_point_v<T>) {
+          if (op == ReduceOp::kAverage) shm::DivideInPlace(out, count, type, static_cast<double>(n));
+        }
       });
     });
   }
@@ -213,7 +253,7 @@ class GlooProcessGroup final : public ProcessGroup {
   std::string name_;
   std::shared_ptr<gloo::Context> context_;
   uint32_t next_tag_ = 0;
-  std::vector<char> scratch_;  // the peer's buffer in PairExchange
+  std::vector<char> scratch_;  // the peer's buffer in PairExchange, the blocks of reduce_scatter
   std::string broken_;         // why the group is unusable, once it is
 };
 

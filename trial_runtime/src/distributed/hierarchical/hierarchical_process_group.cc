@@ -1,11 +1,15 @@
 // HierarchicalProcessGroup: allreduce = shared-memory reduce to the local
-// leader, Gloo allreduce between the leaders, shared-memory broadcast back.
+// leader, the sum across the leaders in agent order, shared-memory broadcast
+// back. With every rank on one agent, allreduce, reduce_scatter and
+// allgather run in shared memory alone.
 // Owns its ShmLocalGroup and two Gloo groups (the leaders' one only on
 // leaders, and none when every agent runs one rank: then the group of every
 // rank serves as the leaders' group). Used by one thread at a time.
 #include "distributed/hierarchical/hierarchical_process_group.h"
 
 #include <cstdlib>
+#include <cstring>
+#include <vector>
 
 #include "distributed/collective_args.h"
 #include "distributed/hierarchical/hierarchical_topology.h"
@@ -22,7 +26,9 @@ using shm::Deadline;
 
 // Sub-group keys repeat the group's name under its own scope.
 constexpr size_t kMaxNameBytes = 100;
-constexpr size_t kSlotBytes = size_t{1} << 20;
+// Per rank and half of the segment: a window's working set (own buffer,
+// own slot, the peers' slots) stays within a core's L2 for two ranks.
+constexpr size_t kSlotBytes = size_t{512} << 10;
 
 Timeout Remaining(Deadline deadline, const std::string& what) {
   const auto left = std::chrono::ceil<Timeout>(deadline - Clock::now());
@@ -49,6 +55,7 @@ class HierarchicalProcessGroup final : public ProcessGroup {
   int rank() const override { return self_.rank; }
   int size() const override { return self_.world_size; }
   std::string backend() const override { return "hierarchical"; }
+  bool allreduce_order_fixed() const override { return true; }
 
   void allreduce(void* data, size_t count, DataType type, ReduceOp op, Timeout timeout) override {
     CheckTimeout(timeout, "allreduce");
@@ -63,9 +70,7 @@ class HierarchicalProcessGroup final : public ProcessGroup {
       }
       local_->reduce_to_leader(data, count, type, op, deadline);
       if (local_->is_leader()) {
-        const ReduceOp across = op == ReduceOp::kAverage ? ReduceOp::kSum : op;
-        if (topology_.agents.size() > 1)
-          leaders_->allreduce(data, count, type, across, Remaining(deadline, "allreduce"));
+        AcrossAgents(data, count, type, op == ReduceOp::kAverage ? ReduceOp::kSum : op, deadline);
         if (op == ReduceOp::kAverage) shm::DivideInPlace(data, count, type, static_cast<double>(size()));
       }
       local_->broadcast(data, count, type, 0, deadline);
@@ -88,7 +93,30 @@ class HierarchicalProcessGroup final : public ProcessGroup {
     });
   }
 
+  void reduce_scatter(const void* in, void* out, size_t count, DataType type, ReduceOp op,
+                      Timeout timeout) override {
+    if (!ranks_in_local_order()) return ProcessGroup::reduce_scatter(in, out, count, type, op, timeout);
+    CheckTimeout(timeout, "reduce_scatter");
+    CheckReduce(type, op);
+    CheckBuffer(in, count, "reduce_scatter");
+    CheckBuffer(out, count, "reduce_scatter");
+    Run("reduce_scatter", timeout, [&](Deadline deadline) {
+      if (count == 0) return;
+      local_->reduce_scatter(in, out, count, type, op, deadline);
+      if (op == ReduceOp::kAverage) shm::DivideInPlace(out, count, type, static_cast<double>(size()));
+    });
+  }
+
   void allgather(const void* in, void* out, size_t count, DataType type, Timeout timeout) override {
+    if (ranks_in_local_order()) {
+      CheckTimeout(timeout, "allgather");
+      SizeOf(type);
+      CheckBuffer(in, count, "allgather");
+      CheckBuffer(out, count, "allgather");
+      Run("allgather", timeout,
+          [&](Deadline deadline) { local_->allgather(in, out, count, type, deadline); });
+      return;
+    }
     check_usable("allgather");
     try {
       all_->allgather(in, out, count, type, timeout);
@@ -109,6 +137,35 @@ class HierarchicalProcessGroup final : public ProcessGroup {
   }
 
  private:
+  // Every rank on this agent, local rank = rank: shared memory alone serves
+  // reduce_scatter and allgather.
+  bool ranks_in_local_order() const {
+    if (topology_.agents.size() != 1) return false;
+    const std::vector<int>& ranks = topology_.agents[0].ranks;
+    for (size_t l = 0; l < ranks.size(); ++l)
+      if (ranks[l] != static_cast<int>(l)) return false;
+    return true;
+  }
+
+  // On a leader: the agents' partial results of `data` folded in agent order
+  // into every leader's `data`. Two agents: Gloo's allreduce adds one pair
+  // per element, exact either way round. More: Gloo's ring adds in an order
+  // that depends on where an element falls, so the leaders reduce-scatter
+  // (which folds in group rank = agent order) and allgather instead, over a
+  // copy padded to a multiple of the agents.
+  void AcrossAgents(void* data, size_t count, DataType type, ReduceOp op, Deadline deadline) {
+    const size_t agents = topology_.agents.size();
+    if (agents == 2) return leaders_->allreduce(data, count, type, op, Remaining(deadline, "allreduce"));
+    const size_t element = SizeOf(type);
+    const size_t block = (count + agents - 1) / agents;
+    padded_.assign(block * agents * element, std::byte{0});
+    part_.resize(block * element);
+    std::memcpy(padded_.data(), data, count * element);
+    leaders_->reduce_scatter(padded_.data(), part_.data(), block, type, op, Remaining(deadline, "allreduce"));
+    leaders_->allgather(part_.data(), padded_.data(), block, type, Remaining(deadline, "allreduce"));
+    std::memcpy(data, padded_.data(), count * element);
+  }
+
   // The leaders' group rank of agent `agent`'s leader.
   int leader_rank(int agent) const {
     return topology_.has_shared_hosts() ? agent : topology_.leader_of(agent);
@@ -150,6 +207,7 @@ class HierarchicalProcessGroup final : public ProcessGroup {
   std::unique_ptr<ProcessGroup> all_;          // every rank: allgather, and the leaders' group otherwise
   ProcessGroup* leaders_ = nullptr;            // null on non-leaders
   std::string broken_;                         // why the group is unusable, once it is
+  std::vector<std::byte> padded_, part_;       // AcrossAgents' copies (leaders, three agents or more)
 };
 
 Timeout RendezvousLeft(const GroupPlan& plan) {

@@ -90,6 +90,22 @@ class NcclProcessGroup final : public ProcessGroup {
         [&] { return ncclBroadcast(data, data, count, nccl::ToNccl(type), root, comm_, stream_); });
   }
 
+  void reduce_scatter(const void* in, void* out, size_t count, DataType type, ReduceOp op,
+                      Timeout timeout) override {
+    CheckTimeout(timeout, "reduce_scatter");
+    CheckReduce(type, op);
+    CheckBuffer(in, count, "reduce_scatter");
+    CheckBuffer(out, count, "reduce_scatter");
+    const std::string what = std::string("reduce_scatter (") + ReduceOpName(op) + " of " +
+                             std::to_string(count) + " " + DataTypeName(type) + " per rank)";
+    if (count == 0) return Run(what, timeout, nullptr);
+    CheckDevicePointer(in, what);
+    CheckDevicePointer(out, what);
+    Run(what, timeout, [&] {
+      return ncclReduceScatter(in, out, count, nccl::ToNccl(type), nccl::ToNccl(op), comm_, stream_);
+    });
+  }
+
   void allgather(const void* in, void* out, size_t count, DataType type, Timeout timeout) override {
     CheckTimeout(timeout, "allgather");
     SizeOf(type);

@@ -8,9 +8,11 @@
 // Data is processed in windows of at most slot_bytes per rank; consecutive
 // windows alternate halves, so a rank can fill the next window while the
 // previous one is still being read.
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 
 namespace ring::trial::shm {
 
@@ -58,6 +60,16 @@ constexpr size_t DataOffset(int local_world_size) {
 }
 constexpr size_t SegmentBytes(int local_world_size, size_t slot_bytes) {
   return DataOffset(local_world_size) + 2 * static_cast<size_t>(local_world_size) * slot_bytes;
+}
+
+// [begin, end) of `count` elements that local rank `rank` of `size` reduces,
+// in whole cache lines so no two ranks write the same line.
+inline std::pair<size_t, size_t> ShareOf(size_t count, size_t element_bytes, int rank, int size) {
+  const size_t per_line = kCacheLine / element_bytes;
+  const size_t lines = (count + per_line - 1) / per_line;
+  const size_t begin = lines * static_cast<size_t>(rank) / static_cast<size_t>(size) * per_line;
+  const size_t end = lines * static_cast<size_t>(rank + 1) / static_cast<size_t>(size) * per_line;
+  return {std::min(begin, count), std::min(end, count)};
 }
 
 // Counter values of window `g`: S1 once a rank's part is written, S2 once it

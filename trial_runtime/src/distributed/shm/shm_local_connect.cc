@@ -28,6 +28,11 @@ void Validate(const ShmLocalOptions& options) {
   if (options.slot_bytes < kCacheLine || options.slot_bytes % kCacheLine != 0)
     throw ConfigError("shared-memory group: slot_bytes must be a positive multiple of 64, got " +
                       std::to_string(options.slot_bytes));
+  // A reduce-scatter window holds at least one 8-byte element of every rank.
+  if (options.slot_bytes < 8 * static_cast<size_t>(options.local_world_size))
+    throw ConfigError("shared-memory group: slot_bytes " + std::to_string(options.slot_bytes) +
+                      " is too small for " + std::to_string(options.local_world_size) +
+                      " local ranks (at least 8 bytes each)");
 }
 
 ShmSegment CreateAndPublish(const ShmLocalOptions& options, KeyValueStore& store) {

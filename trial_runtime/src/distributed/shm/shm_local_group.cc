@@ -17,16 +17,6 @@ std::string RankList(const std::vector<int>& ranks) {
   return out;
 }
 
-// [begin, end) of `count` elements that local rank `rank` of `size` reduces,
-// in whole cache lines so no two ranks write the same line.
-std::pair<size_t, size_t> ShareOf(size_t count, size_t element_bytes, int rank, int size) {
-  const size_t per_line = kCacheLine / element_bytes;
-  const size_t lines = (count + per_line - 1) / per_line;
-  const size_t begin = lines * static_cast<size_t>(rank) / static_cast<size_t>(size) * per_line;
-  const size_t end = lines * static_cast<size_t>(rank + 1) / static_cast<size_t>(size) * per_line;
-  return {std::min(begin, count), std::min(end, count)};
-}
-
 }  // namespace
 
 ShmLocalGroup::ShmLocalGroup(int rank, int size, std::optional<ShmSegment> segment)
@@ -37,6 +27,7 @@ ShmLocalGroup::ShmLocalGroup(int rank, int size, std::optional<ShmSegment> segme
   ranks_ = reinterpret_cast<ShmRankWords*>(base + RanksOffset());
   data_ = base + DataOffset(size_);
   slot_bytes_ = header_->slot_bytes;
+  wait_style_ = WaitStyleFor(size_);
 }
 
 ShmLocalGroup::~ShmLocalGroup() = default;
@@ -61,7 +52,7 @@ void ShmLocalGroup::signal(uint32_t mark) {
 
 void ShmLocalGroup::wait_rank(int rank, uint32_t mark, Deadline deadline, const char* what) {
   const WaitResult result =
-      WaitFor(words(rank).counter, words(rank).waiters, mark, header_->aborted, deadline);
+      WaitFor(words(rank).counter, words(rank).waiters, mark, header_->aborted, deadline, wait_style_);
   if (result != WaitResult::kReached)
     fail_wait(mark, {rank}, result == WaitResult::kTimedOut, what, deadline);
 }
@@ -69,7 +60,8 @@ void ShmLocalGroup::wait_rank(int rank, uint32_t mark, Deadline deadline, const 
 void ShmLocalGroup::wait_all(uint32_t mark, Deadline deadline, const char* what) {
   for (int k = 0; k < size_; ++k) {
     if (k == rank_) continue;
-    const WaitResult result = WaitFor(words(k).counter, words(k).waiters, mark, header_->aborted, deadline);
+    const WaitResult result =
+        WaitFor(words(k).counter, words(k).waiters, mark, header_->aborted, deadline, wait_style_);
     if (result == WaitResult::kReached) continue;
     std::vector<int> all(static_cast<size_t>(size_));
     for (int i = 0; i < size_; ++i) all[static_cast<size_t>(i)] = i;
@@ -157,60 +149,6 @@ void ShmLocalGroup::reduce_to_leader(void* data, size_t count, DataType type, Re
       wait_all(DoneMark(g), deadline, "reduce");
       std::memcpy(bytes + done * element, slot(g, 0), n * element);
     }
-    done += n;
-  }
-}
-
-void ShmLocalGroup::allreduce(void* data, size_t count, DataType type, ReduceOp op, Deadline deadline) {
-  check_usable();
-  if (size_ == 1 || count == 0) return;
-  started_ = Clock::now();
-  const size_t element = SizeOf(type);
-  const size_t per_window = slot_bytes_ / element;
-  auto* bytes = static_cast<std::byte*>(data);
-  std::vector<const void*> sources(static_cast<size_t>(size_ - 1));
-  for (size_t done = 0; done < count;) {
-    const size_t n = std::min(per_window, count - done);
-    const uint64_t g = window_++;
-    wait_slots_free(g, deadline, "allreduce");
-    std::memcpy(slot(g, rank_), bytes + done * element, n * element);
-    signal(WrittenMark(g));
-    wait_all(WrittenMark(g), deadline, "allreduce");
-    const auto [begin, end] = ShareOf(n, element, rank_, size_);
-    if (begin < end) {
-      for (int k = 1; k < size_; ++k) sources[static_cast<size_t>(k - 1)] = slot(g, k) + begin * element;
-      ReduceInto(slot(g, 0) + begin * element, sources, end - begin, type, op);
-    }
-    signal(DoneMark(g));
-    wait_all(DoneMark(g), deadline, "allreduce");
-    std::memcpy(bytes + done * element, slot(g, 0), n * element);
-    done += n;
-  }
-}
-
-void ShmLocalGroup::broadcast(void* data, size_t count, DataType type, int root, Deadline deadline) {
-  check_usable();
-  if (root < 0 || root >= size_)
-    throw CollectiveError("local broadcast: root " + std::to_string(root) + " is not a local rank of " +
-                          std::to_string(size_));
-  if (size_ == 1 || count == 0) return;
-  started_ = Clock::now();
-  const size_t element = SizeOf(type);
-  const size_t per_window = slot_bytes_ / element;
-  auto* bytes = static_cast<std::byte*>(data);
-  for (size_t done = 0; done < count;) {
-    const size_t n = std::min(per_window, count - done);
-    const uint64_t g = window_++;
-    if (rank_ == root) {
-      wait_slots_free(g, deadline, "broadcast");
-      std::memcpy(slot(g, 0), bytes + done * element, n * element);
-    }
-    signal(WrittenMark(g));
-    if (rank_ != root) {
-      wait_rank(root, WrittenMark(g), deadline, "broadcast");
-      std::memcpy(bytes + done * element, slot(g, 0), n * element);
-    }
-    signal(DoneMark(g));
     done += n;
   }
 }

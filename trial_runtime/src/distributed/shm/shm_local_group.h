@@ -10,9 +10,12 @@
 //
 // Collectives move data in windows of at most `slot_bytes` per rank through
 // two alternating halves of the segment and synchronise with one progress
-// counter per rank (atomics in the mapping, futex sleeps). In a reduce each
-// rank copies its window in, then reduces its own share of the window over
-// every rank's copy, so the arithmetic is split between the local ranks.
+// counter per rank (atomics in the mapping; waits spin, yield, then sleep
+// in futex_wait). In an allreduce each rank reduces its own share of the
+// window, reading its own operand in place and the others' from their slots
+// (shm_collectives.cc). Every reduction folds the operands left in local
+// rank order, x0 + x1 + x2 + ..., element by element, so the bits of a
+// result do not depend on the count, the offset or the window size.
 // Every wait is bounded by the call's deadline; a rank that gives up marks
 // the segment aborted, which makes the others fail at once instead of
 // waiting for their own deadlines. After any failure the group is unusable.
@@ -64,6 +67,12 @@ class ShmLocalGroup {
   // The reduction into every local rank's `data` (one pass: each rank
   // copies the reduced windows out itself).
   void allreduce(void* data, size_t count, DataType type, ReduceOp op, Deadline deadline);
+  // `in` holds size() blocks of `count`; block r of the reduction over every
+  // local rank into local rank r's `out` (kAverage reduces as kSum).
+  void reduce_scatter(const void* in, void* out, size_t count, DataType type, ReduceOp op, Deadline deadline);
+  // Every local rank's `count` elements into `out` (size() * count), in local
+  // rank order.
+  void allgather(const void* in, void* out, size_t count, DataType type, Deadline deadline);
   // Local rank `root`'s `data` into every local rank's `data`.
   void broadcast(void* data, size_t count, DataType type, int root, Deadline deadline);
   void barrier(Deadline deadline);
@@ -90,9 +99,10 @@ class ShmLocalGroup {
   ShmRankWords* ranks_ = nullptr;
   std::byte* data_ = nullptr;
   size_t slot_bytes_ = 0;
-  uint64_t window_ = 0;        // the next window; the same on every local rank
-  std::string broken_;         // why the group is unusable, empty while it works
-  Clock::time_point started_;  // of the current call, for timeout messages
+  WaitStyle wait_style_ = WaitStyle::kYield;  // kSpin when every local rank can have a core
+  uint64_t window_ = 0;                       // the next window; the same on every local rank
+  std::string broken_;                        // why the group is unusable, empty while it works
+  Clock::time_point started_;                 // of the current call, for timeout messages
 };
 
 }  // namespace ring::trial::shm

@@ -13,6 +13,14 @@ namespace ring::trial::shm {
 // blocks that stay in L1 while every source is folded in.
 void ReduceInto(void* dst, std::span<const void* const> sources, size_t count, DataType type, ReduceOp op);
 
+// out[i] = op(...op(op(src[0][i], src[1][i]), src[2][i])..., src[n-1][i]) into
+// every output: always folded left in the order of `sources`, whatever
+// `count` and wherever the buffers start, so the same elements give the
+// same bits however a tensor is split into calls. An output may be one of
+// the sources (same elements), not overlap one otherwise.
+void ReduceOrdered(std::span<void* const> outs, std::span<const void* const> sources, size_t count,
+                   DataType type, ReduceOp op);
+
 // data[i] /= divisor (floating types only).
 void DivideInPlace(void* data, size_t count, DataType type, double divisor);
 

@@ -1,6 +1,7 @@
 #include "distributed/shm/shm_wait.h"
 
 #include <linux/futex.h>
+#include <sched.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -14,11 +15,22 @@
 namespace ring::trial::shm {
 namespace {
 
-// About a microsecond or two of spinning: ranks often share cores, so a
-// waiter should yield its core to the rank it waits for soon.
-constexpr int kSpins = 256;
+// A waiter spins, then offers its core with sched_yield, and only sleeps
+// once the awaited rank has been away for milliseconds. A futex wake-up
+// costs tens of microseconds on a virtual machine, more than a whole window
+// of a collective takes, so sleeping soon made every step of a megabyte
+// allreduce pay it (measured: about half its time). A window's step takes
+// well under 200 us, so with a core per rank (WaitStyle::kSpin) the waiter
+// spins that long before yielding: yielding earlier hands the core to
+// unrelated work for a whole time slice. When ranks outnumber the cores
+// (kYield) the rank waited for may need this very core, so the waiter
+// yields after one round of looks (4 ranks on 2 cores: a 4 KiB allgather
+// took 30 us spinning 5 us first, 8-10 us yielding at once).
+constexpr auto kSpinWithCore = std::chrono::microseconds(200);
+constexpr auto kSpinSharingCores = std::chrono::microseconds(0);
+constexpr auto kSleepAfter = std::chrono::milliseconds(2);
+constexpr int kLooksPerClockRead = 32;
 constexpr auto kSleepSlice = std::chrono::milliseconds(100);
-
 void CpuRelax() {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_ia32_pause();
@@ -46,17 +58,41 @@ void Publish(uint32_t& word, uint32_t& waiters, uint32_t value) {
   if (std::atomic_ref<uint32_t>(waiters).load(std::memory_order_seq_cst) > 0) FutexWake(&word);
 }
 
+WaitStyle WaitStyleFor(int ranks) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  const int cores = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+  return ranks > cores ? WaitStyle::kYield : WaitStyle::kSpin;
+}
+
 void WakeAll(uint32_t& word) {
   FutexWake(&word);
 }
 
 WaitResult WaitFor(uint32_t& word, uint32_t& waiters, uint32_t target, uint32_t& aborted,
-                   Clock::time_point deadline) {
+                   Clock::time_point deadline, WaitStyle style) {
   std::atomic_ref<uint32_t> value(word);
   std::atomic_ref<uint32_t> abort_flag(aborted);
-  for (int i = 0; i < kSpins; ++i) {
-    if (Reached(value.load(std::memory_order_acquire), target)) return WaitResult::kReached;
-    CpuRelax();
+  const auto start = Clock::now();
+  for (;;) {
+    for (int i = 0; i < kLooksPerClockRead; ++i) {
+      if (Reached(value.load(std::memory_order_acquire), target)) return WaitResult::kReached;
+      CpuRelax();
+    }
+    const auto spun = Clock::now() - start;
+    if (abort_flag.load(std::memory_order_relaxed) != 0) break;
+    if (spun >=
+        (style == WaitStyle::kYield ? Clock::duration(kSpinSharingCores) : Clock::duration(kSpinWithCore)))
+      break;
+  }
+  for (;;) {
+    for (int i = 0; i < kLooksPerClockRead; ++i) {
+      if (Reached(value.load(std::memory_order_acquire), target)) return WaitResult::kReached;
+      sched_yield();
+    }
+    if (abort_flag.load(std::memory_order_relaxed) != 0) break;
+    const auto now = Clock::now();
+    if (now - start >= kSleepAfter || now >= deadline) break;
   }
   std::atomic_ref<uint32_t> sleepers(waiters);
   for (;;) {

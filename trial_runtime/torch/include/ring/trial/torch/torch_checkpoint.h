@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ring/trial/checkpoints.h"
+#include "ring/trial/checkpoints_sharded.h"
 #include "ring/trial/context.h"
 #include "ring/trial/distributed.h"
 
@@ -67,6 +68,22 @@ std::optional<CheckpointInfo> RestoreTorchCheckpoint(Context& ctx, ProcessGroup&
                                                      torch::nn::Module& module,
                                                      torch::optim::Optimizer* optimizer,
                                                      Timeout timeout = kDefaultCollectiveTimeout);
+
+// Sharded: every rank saves its own module (the part of a model split
+// across the ranks) and optimizer into its part of one checkpoint
+// (ShardedCheckpoints: rank-<r>/model.pt, rank-<r>/optimizer.pt); returns
+// the uuid on every rank once it is registered. Call on every rank.
+std::string SaveShardedTorchCheckpoint(ShardedCheckpoints& sharded, int64_t batches,
+                                       const torch::nn::Module& module,
+                                       const torch::optim::Optimizer* optimizer,
+                                       const nlohmann::json& metadata = nlohmann::json::object(),
+                                       const Checkpoints::Writer& extra = {});
+// Every rank verifies and reads its own part into its module and optimizer.
+// nullopt when starting afresh; CheckpointError when the checkpoint was
+// written by another number of ranks (see ShardedCheckpoints::restore).
+std::optional<CheckpointInfo> RestoreShardedTorchCheckpoint(ShardedCheckpoints& sharded,
+                                                            torch::nn::Module& module,
+                                                            torch::optim::Optimizer* optimizer);
 
 // The root's module (parameters and buffers) and optimizer state to every
 // rank, serialized with torch's archives and broadcast as bytes.
