@@ -6,7 +6,7 @@
 //
 //   train_step_bench --model cnn|mlp --rank R --world W --store DIR --address ADDR [--steps N]
 //                    [--overlap sync|cross|auto] [--node K --local-rank L --local-world M]
-//                    [--backend gloo|auto] [--compress none|fp16|bf16] [--digits N]
+//                    [--backend gloo|auto] [--compress none|fp16|bf16] [--digits N] [--piece-kib K]
 //
 //   cnn  the digits example's CNN (about 9,000 parameters), 32 images of 8x8
 //        per rank and step
@@ -72,7 +72,8 @@ struct Args {
   int node = -1;  // -1: the rank
   int local_rank = 0;
   int local_world = 1;
-  int digits = 0;  // > 0: train the CNN on the digits data for this many steps
+  int piece_kib = 0;  // > 0: cross-step pieces of this many KiB
+  int digits = 0;     // > 0: train the CNN on the digits data for this many steps
 };
 
 bool Parse(int argc, char** argv, Args& args) {
@@ -98,6 +99,8 @@ bool Parse(int argc, char** argv, Args& args) {
       args.backend = value;
     else if (flag == "--compress")
       args.compress = value;
+    else if (flag == "--piece-kib")
+      args.piece_kib = std::atoi(value.c_str());
     else if (flag == "--digits")
       args.digits = std::atoi(value.c_str());
     else if (flag == "--node")
@@ -136,11 +139,12 @@ std::pair<torch::Tensor, torch::Tensor> Digits(const digits::Dataset& data, size
 int main(int argc, char** argv) {
   Args args;
   if (!Parse(argc, argv, args)) {
-    std::fprintf(stderr,
-                 "usage: %s --model cnn|mlp --rank R --world W --store DIR --address ADDR [--steps N]\n"
-                 "       [--overlap sync|cross|auto] [--compress none|fp16|bf16] [--digits N] [--backend gloo|auto] "
-                 "[--node K --local-rank L --local-world M]\n",
-                 argv[0]);
+    std::fprintf(
+        stderr,
+        "usage: %s --model cnn|mlp --rank R --world W --store DIR --address ADDR [--steps N]\n"
+        "       [--overlap sync|cross|auto] [--compress none|fp16|bf16] [--digits N] [--backend gloo|auto] "
+        "[--node K --local-rank L --local-world M]\n",
+        argv[0]);
     return 4;
   }
   torch::set_num_threads(1);
@@ -180,6 +184,7 @@ int main(int argc, char** argv) {
   options.compression = args.compress == "fp16"   ? ring::trial::GradientCompression::kFloat16
                         : args.compress == "bf16" ? ring::trial::GradientCompression::kBFloat16
                                                   : ring::trial::GradientCompression::kNone;
+  if (args.piece_kib > 0) options.piece_bytes = static_cast<size_t>(args.piece_kib) << 10;
   ring::trial::DistributedModule ddp(*group, *module, options);
   const double lr = args.digits > 0 ? 0.05 : 0.01;
   ddp.set_optimizer([lr](std::vector<torch::Tensor> params) {
@@ -241,7 +246,7 @@ int main(int argc, char** argv) {
   const double step_mean = mean(ms);
   std::sort(ms.begin(), ms.end());
   if (args.rank == 0)
-    std::printf("step %s %s %.2f %.2f %.2f %.2f\n", args.model.c_str(), label.c_str(), ms[ms.size() / 2], step_mean,
-                mean(wait_ms), mean(reduce_ms));
+    std::printf("step %s %s %.2f %.2f %.2f %.2f\n", args.model.c_str(), label.c_str(), ms[ms.size() / 2],
+                step_mean, mean(wait_ms), mean(reduce_ms));
   return 0;
 }
