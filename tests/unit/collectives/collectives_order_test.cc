@@ -24,21 +24,6 @@ namespace {
 using namespace std::chrono_literals;
 using testing::RunThreads;
 
-// Rank r on agent agents[r]; local ranks by order of appearance.
-RankInfo OrderRankOn(int r, const std::vector<std::string>& agents) {
-  RankInfo self;
-  self.rank = r;
-  self.world_size = static_cast<int>(agents.size());
-  self.local_world_size = 0;
-  for (size_t k = 0; k < agents.size(); ++k) {
-    if (agents[k] != agents[static_cast<size_t>(r)]) continue;
-    if (static_cast<int>(k) < r) ++self.local_rank;
-    ++self.local_world_size;
-  }
-  self.agent_id = agents[static_cast<size_t>(r)];
-  return self;
-}
-
 std::string OrderGroupName(const std::string& what) {
   static int counter = 0;
   return what + "-" + std::to_string(getpid()) + "-" + std::to_string(++counter);
@@ -50,7 +35,7 @@ void RunOn(const std::string& backend, const std::vector<std::string>& agents,
   auto store = InMemoryStore();
   const std::string name = OrderGroupName(backend);
   RunThreads(static_cast<int>(agents.size()), [&](int r) {
-    auto group = ConnectProcessGroup(OrderRankOn(r, agents), store,
+    auto group = ConnectProcessGroup(testing::RankOnAgents(r, agents), store,
                                      {.backend = backend, .rendezvous_timeout = 60s, .name = name});
     body(*group);
   });
@@ -227,7 +212,7 @@ TEST(CollectivesReduceScatterTest, Gloo) {
 }
 
 TEST(CollectivesReduceScatterTest, Single) {
-  auto group = ConnectProcessGroup(OrderRankOn(0, {"a"}), nullptr);
+  auto group = ConnectProcessGroup(testing::RankOnAgents(0, {"a"}), nullptr);
   EXPECT_EQ(group->backend(), "single");
   CheckReduceScatterEverywhere(*group);
 }

@@ -31,22 +31,6 @@ namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 using testing::RunThreads;
 
-// Rank r of `world` on agent agents[r]; local ranks by order of appearance.
-RankInfo OnAgents(int r, const std::vector<std::string>& agents) {
-  RankInfo self;
-  self.rank = r;
-  self.world_size = static_cast<int>(agents.size());
-  self.local_world_size = 0;
-  for (size_t k = 0; k < agents.size(); ++k) {
-    if (agents[k] != agents[static_cast<size_t>(r)]) continue;
-    if (static_cast<int>(k) < r) ++self.local_rank;
-    ++self.local_world_size;
-  }
-  self.agent_id = agents[static_cast<size_t>(r)];
-  self.address = "127.0.0.1";
-  return self;
-}
-
 std::vector<std::string> ShmEntries(const std::string& text) {
   std::vector<std::string> out;
   for (const auto& entry : fs::directory_iterator("/dev/shm"))
@@ -115,7 +99,7 @@ std::vector<std::vector<double>> RunScript(const std::string& backend, const std
   auto store = InMemoryStore();
   const std::string name = UniqueName("script");
   RunThreads(world, [&](int r) {
-    auto group = ConnectProcessGroup(OnAgents(r, agents), store,
+    auto group = ConnectProcessGroup(testing::RankOnAgents(r, agents), store,
                                      {.backend = backend, .rendezvous_timeout = 60s, .name = name});
     EXPECT_EQ(group->backend(), expected_backend.empty() ? backend : expected_backend);
     EXPECT_EQ(group->rank(), r);
@@ -154,7 +138,7 @@ TEST(HierarchicalTest, OneAgentWithEveryRankMatchesGloo) {
 TEST(HierarchicalTest, AutoChoosesHierarchicalOnlyWhenAnAgentRunsSeveralRanks) {
   RunScript("auto", {"a", "a", "b"}, "hierarchical");
   RunScript("auto", {"a", "b", "c"}, "gloo");
-  auto single = ConnectProcessGroup(OnAgents(0, {"a"}), nullptr, {.backend = "auto"});
+  auto single = ConnectProcessGroup(testing::RankOnAgents(0, {"a"}), nullptr, {.backend = "auto"});
   EXPECT_EQ(single->backend(), "single");
 }
 
@@ -209,7 +193,8 @@ TEST(HierarchicalTest, AMissingRankFailsTheOthersWithinTheTimeout) {
   const std::string name = UniqueName("missing");
   std::atomic<int> done{0};
   RunThreads(4, [&](int r) {
-    auto group = ConnectProcessGroup(OnAgents(r, agents), store, {.backend = "hierarchical", .name = name});
+    auto group = ConnectProcessGroup(testing::RankOnAgents(r, agents), store,
+                                     {.backend = "hierarchical", .name = name});
     if (r == 3) {  // a non-leader that never reduces
       while (done.load() < 3) std::this_thread::sleep_for(5ms);
       return;
@@ -238,7 +223,8 @@ TEST(HierarchicalTest, AMissingRankFailsTheOthersWithinTheTimeout) {
 TEST(HierarchicalTest, BadArgumentsAreRefusedBeforeAnyCommunication) {
   auto store = InMemoryStore();
   RunThreads(2, [&](int r) {
-    auto group = ConnectProcessGroup(OnAgents(r, {"a", "a"}), store, {.backend = "hierarchical"});
+    auto group =
+        ConnectProcessGroup(testing::RankOnAgents(r, {"a", "a"}), store, {.backend = "hierarchical"});
     std::vector<int32_t> ints(4, 1);
     EXPECT_THROW(group->allreduce(std::span<int32_t>(ints), ReduceOp::kAverage), ConfigError);
     EXPECT_THROW(group->broadcast(std::span<int32_t>(ints), 2), ConfigError);
@@ -252,14 +238,14 @@ TEST(HierarchicalTest, GroupNamesUpTo100CharactersConnect) {
   const std::string longest(100, 'n');
   auto store = InMemoryStore();
   RunThreads(4, [&](int r) {
-    auto group = ConnectProcessGroup(OnAgents(r, {"a", "a", "b", "b"}), store,
+    auto group = ConnectProcessGroup(testing::RankOnAgents(r, {"a", "a", "b", "b"}), store,
                                      {.backend = "hierarchical", .name = longest});
     std::vector<int64_t> x{r};
     group->allreduce(std::span<int64_t>(x));
     EXPECT_EQ(x[0], 6);
   });
   try {
-    ConnectProcessGroup(OnAgents(0, {"a"}), InMemoryStore(),
+    ConnectProcessGroup(testing::RankOnAgents(0, {"a"}), InMemoryStore(),
                         {.backend = "hierarchical", .name = longest + "n"});
     ADD_FAILURE() << "a 101-character name was accepted";
   } catch (const ConfigError& e) {
@@ -282,7 +268,7 @@ TEST(HierarchicalTest, ProcessesOnTwoAgentsAllreduceThroughAFileStore) {
       int code = 0;
       try {
         auto group =
-            ConnectProcessGroup(OnAgents(r, agents), FileStore(dir),
+            ConnectProcessGroup(testing::RankOnAgents(r, agents), FileStore(dir),
                                 {.backend = "hierarchical", .rendezvous_timeout = 60s, .name = name});
         std::vector<float> data(kCount);
         for (size_t i = 0; i < kCount; ++i) data[i] = static_cast<float>(r + static_cast<int>(i % 5));

@@ -27,6 +27,23 @@ inline trial::RankInfo LoopbackRank(int rank, int world_size) {
   return self;
 }
 
+// Rank r of agents.size() ranks on agent agents[r] (every agent on
+// 127.0.0.1); local ranks by order of appearance.
+inline trial::RankInfo RankOnAgents(int r, const std::vector<std::string>& agents) {
+  trial::RankInfo self;
+  self.rank = r;
+  self.world_size = static_cast<int>(agents.size());
+  self.local_world_size = 0;
+  for (size_t k = 0; k < agents.size(); ++k) {
+    if (agents[k] != agents[static_cast<size_t>(r)]) continue;
+    if (static_cast<int>(k) < r) ++self.local_rank;
+    ++self.local_world_size;
+  }
+  self.agent_id = agents[static_cast<size_t>(r)];
+  self.address = "127.0.0.1";
+  return self;
+}
+
 // Runs body(rank) on `world` threads and joins them; an exception that
 // escapes a body fails the test, naming the rank.
 inline void RunThreads(int world, const std::function<void(int rank)>& body) {

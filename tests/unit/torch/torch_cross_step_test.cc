@@ -40,22 +40,6 @@ struct NetImpl : torch::nn::Module {
 };
 TORCH_MODULE(Net);
 
-// Rank r of `agents.size()` ranks on agents[r].
-RankInfo OnAgents(int r, const std::vector<std::string>& agents) {
-  RankInfo self;
-  self.rank = r;
-  self.world_size = static_cast<int>(agents.size());
-  self.local_world_size = 0;
-  for (size_t k = 0; k < agents.size(); ++k) {
-    if (agents[k] != agents[static_cast<size_t>(r)]) continue;
-    if (static_cast<int>(k) < r) ++self.local_rank;
-    ++self.local_world_size;
-  }
-  self.agent_id = agents[static_cast<size_t>(r)];
-  self.address = "127.0.0.1";
-  return self;
-}
-
 enum class Optim { kSgd, kAdam };
 
 OptimizerFactory Factory(Optim which) {
@@ -115,7 +99,7 @@ TEST_P(CrossStepTest, ParametersAreBitIdenticalToTheSynchronousStep) {
   auto store = InMemoryStore();
   testing::RunThreads(world, [&](int r) {
     torch::set_num_threads(1);
-    auto group = ConnectProcessGroup(OnAgents(r, layout.agents), store,
+    auto group = ConnectProcessGroup(testing::RankOnAgents(r, layout.agents), store,
                                      {.backend = layout.backend, .rendezvous_timeout = 30s});
     for (Optim optim : {Optim::kSgd, Optim::kAdam}) {
       SCOPED_TRACE(optim == Optim::kSgd ? "SGD" : "Adam");
