@@ -299,4 +299,34 @@ PoolDecision PoolPass::Finish(bool by_priority) {
   return std::move(decision_);
 }
 
+void PoolPass::FinishInto(bool by_priority, const std::vector<int>& by_id, PoolDecision& into) {
+  Explain(by_priority);
+  into.assignments = std::move(decision_.assignments);
+  into.preempt = std::move(decision_.preempt);
+  into.preempted_for = std::move(decision_.preempted_for);
+  std::vector<char> considered(input_.pending.size(), 0);
+  for (int p : order_) considered[p] = 1;
+  // One walk of the kept reasons and of the waiting requests, both in id
+  // order: equal entries stay, others are replaced, added or erased.
+  auto& reasons = into.pending_reasons;
+  auto it = reasons.begin();
+  for (int p : by_id) {
+    if (!considered[p] || state_[p].outcome == Outcome::kAssigned) continue;
+    const std::string& id = request(p).allocation_id;
+    while (it != reasons.end() && it->first < id) it = reasons.erase(it);
+    if (it != reasons.end() && it->first == id) {
+      if (it->second != state_[p].reason) it->second = std::move(state_[p].reason);
+      ++it;
+    } else {
+      reasons.emplace_hint(it, id, std::move(state_[p].reason));
+    }
+  }
+  reasons.erase(it, reasons.end());
+  into.order.resize(order_.size());
+  for (size_t i = 0; i < order_.size(); ++i) {
+    const std::string& id = request(order_[i]).allocation_id;
+    if (into.order[i] != id) into.order[i] = id;
+  }
+}
+
 }  // namespace ring::scheduling

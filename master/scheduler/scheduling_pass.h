@@ -93,6 +93,16 @@ class PoolPass {
   // Explains every request not assigned. `by_priority`: holders ahead of a
   // request are of higher or equal priority and are named so.
   PoolDecision Finish(bool by_priority);
+  // The same decision written over `into`, the previous one of a kept
+  // scheduler (pool_scheduler.h): reasons and order entries that did not
+  // change are left in place instead of being built again. `by_id`: every
+  // pending request's index, by allocation id (ids unique).
+  void FinishInto(bool by_priority, const std::vector<int>& by_id, PoolDecision& into);
+
+  // What request p came to so far: given slots now, or holding agents
+  // (promised slots, or a reservation).
+  bool Assigned(int p) const { return state_[p].outcome == Outcome::kAssigned; }
+  bool Holds(int p) const { return state_[p].holder; }
 
  private:
   enum class Outcome { kNone, kAssigned, kPromised };
