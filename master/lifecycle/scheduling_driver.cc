@@ -123,7 +123,8 @@ void SchedulingDriver::Pass(const std::string& pool, SteadyTime now) {
     input.policy.fit = p.fitting_policy == "worst" ? PoolPolicy::Fit::kWorst : PoolPolicy::Fit::kBest;
   }
   const auto pass_start = std::chrono::steady_clock::now();
-  PoolDecision decision = SchedulePool(input);
+  // The pass hands back the pool's previous input, freed here at the end.
+  const PoolDecision& decision = schedulers_[pool].Schedule(input);
   if (observer_)
     observer_(pool, std::chrono::duration<double>(std::chrono::steady_clock::now() - pass_start).count());
   for (const auto& [id, reason] : decision.pending_reasons) pending_reasons_[id] = reason;

@@ -110,7 +110,14 @@ class PoolPass {
     Outcome outcome = Outcome::kNone;
     bool holder = false;  // holds agents: promised slots or a reservation
     std::string reason;
+    // Set instead of `reason` when the reason is one that many requests
+    // share (Explain's reasons by need and behind holders): not copied
+    // per request.
+    const std::string* shared = nullptr;
+    const std::string& text() const { return shared ? *shared : reason; }
   };
+  // The reason of a request, for the decision (moved out of its state).
+  static std::string Reason(RequestState& s) { return s.shared ? *s.shared : std::move(s.reason); }
   void NumberExperiments();
   void FindContainerAgents();
   // Gives every request not assigned and not yet explained its reason.
@@ -135,6 +142,8 @@ class PoolPass {
   std::vector<std::vector<int>> cannot_run_;
   std::vector<int> request_cannot_run_;
   std::vector<RequestState> state_;
+  std::map<Need, std::string> shape_reasons_;                // Explain's, by need
+  std::map<std::pair<int, bool>, std::string> behind_reasons_;  // Explain's, by holders ahead
   std::vector<int> order_;
   PoolDecision decision_;
 };
