@@ -228,7 +228,10 @@ void PoolPass::Explain(bool by_priority) {
   int holders_ahead = 0;
   int same_priority_holders = 0;  // by_priority: holders ahead of the request's own priority
   std::optional<int> level;
-  for (int p : order_) {
+  constexpr size_t kAhead = 8;
+  for (size_t i = 0; i < order_.size(); ++i) {
+    if (i + kAhead < order_.size()) Prefetch(order_[i + kAhead]);
+    const int p = order_[i];
     const auto& r = request(p);
     auto& s = state_[p];
     if (level != r.priority) {
@@ -240,7 +243,8 @@ void PoolPass::Explain(bool by_priority) {
       if (holders_ahead > 0 && FitsPhysically(slots_, idle, largest_free, need(p))) {
         const std::pair<int, bool> key{holders_ahead, by_priority && same_priority_holders == 0};
         auto it = behind_reasons_.find(key);
-        if (it == behind_reasons_.end()) it = behind_reasons_.emplace(key, BehindReason(key.first, key.second)).first;
+        if (it == behind_reasons_.end())
+          it = behind_reasons_.emplace(key, BehindReason(key.first, key.second)).first;
         s.shared = &it->second;
       } else {
         // The same for every request of a need.

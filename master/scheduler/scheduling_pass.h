@@ -46,6 +46,14 @@ class PoolPass {
 
   // Records that request p is considered now (PoolDecision::order).
   void Consider(int p);
+  // Asks the processor for what trying request p reads, ahead of it: the
+  // requests come in scheduling order, scattered in memory.
+  void Prefetch(int p) const {
+    __builtin_prefetch(&input_.pending[p]);
+    __builtin_prefetch(reinterpret_cast<const char*>(&input_.pending[p]) + 64);
+    __builtin_prefetch(&state_[p]);
+    __builtin_prefetch(&request_experiment_[p]);
+  }
   // Whether p may be placed in this pass at all: a size some agent shape
   // takes (one agent large enough, for a single-node request), enabled
   // agents, room under max_slots. If not, says why.
@@ -142,7 +150,7 @@ class PoolPass {
   std::vector<std::vector<int>> cannot_run_;
   std::vector<int> request_cannot_run_;
   std::vector<RequestState> state_;
-  std::map<Need, std::string> shape_reasons_;                // Explain's, by need
+  std::map<Need, std::string> shape_reasons_;                   // Explain's, by need
   std::map<std::pair<int, bool>, std::string> behind_reasons_;  // Explain's, by holders ahead
   std::vector<int> order_;
   PoolDecision decision_;

@@ -72,7 +72,10 @@ void Decide(PoolPass& pass, const PoolInput& input, const std::vector<int>& orde
   std::set<int> reserved_levels;  // priorities whose first blocked request has held agents
   if (trace) trace->assign(input.pending.size(), RequestTrace{});
   RequestTrace ignored;
-  for (int p : order) {
+  constexpr size_t kAhead = 8;
+  for (size_t i = 0; i < order.size(); ++i) {
+    if (i + kAhead < order.size()) pass.Prefetch(order[i + kAhead]);
+    const int p = order[i];
     const auto& r = input.pending[p];
     RequestTrace& t = trace ? (*trace)[p] : ignored;
     pass.Consider(p);
