@@ -41,12 +41,11 @@ bool SameAll(const std::vector<T>& a, const std::vector<T>& b, Same same) {
   return true;
 }
 
-// Whether the pool's agents, running allocations and policy are those of
-// `kept`: then only the queue changed.
-bool SamePool(const PoolInput& a, const PoolInput& kept) {
+// Whether the pool's name, policy and agents are those of `kept`.
+bool SameSettingsAndAgents(const PoolInput& a, const PoolInput& kept) {
   return a.pool == kept.pool && a.policy.type == kept.policy.type &&
          a.policy.preemption == kept.policy.preemption && a.policy.fit == kept.policy.fit &&
-         SameAll(a.agents, kept.agents, SameAgent) && SameAll(a.running, kept.running, SameRunning);
+         SameAll(a.agents, kept.agents, SameAgent);
 }
 
 // PriorityOrder's order of two requests.
@@ -56,6 +55,61 @@ bool Before(const std::vector<PendingRequest>& pending, int x, int y) {
   if (a.priority != b.priority) return a.priority < b.priority;
   if (a.queued_seq != b.queued_seq) return a.queued_seq < b.queued_seq;
   return a.allocation_id < b.allocation_id;
+}
+
+// PriorityVictimOrder's order of two running allocations.
+bool VictimBefore(const std::vector<RunningAllocation>& running, int x, int y) {
+  const auto& a = running[x];
+  const auto& b = running[y];
+  if (a.priority != b.priority) return a.priority > b.priority;
+  if (a.started_seq != b.started_seq) return a.started_seq > b.started_seq;
+  return a.allocation_id < b.allocation_id;
+}
+
+bool Victim(const RunningAllocation& r) {
+  return r.preemptible && !r.preempting;
+}
+
+// Whether `a` sits where `b` sat in PriorityVictimOrder.
+bool SameVictimKey(const RunningAllocation& a, const RunningAllocation& b) {
+  return a.allocation_id == b.allocation_id && a.priority == b.priority && a.started_seq == b.started_seq &&
+         Victim(a) == Victim(b);
+}
+
+// new_of_old[k]: the index in `now` of old[k] when `same` says it is the same
+// one, else -1. Both usually come in one order: walked side by side, the
+// rest matched by id.
+template <typename T, typename Same>
+std::vector<int> MatchById(const std::vector<T>& old, const std::vector<T>& now, Same same) {
+  std::vector<int> new_of_old(old.size(), -1);
+  std::vector<char> matched(now.size(), 0);
+  size_t k = 0;
+  for (size_t i = 0; i < now.size() && k < old.size(); ++i)
+    if (now[i].allocation_id == old[k].allocation_id) {
+      if (same(now[i], old[k])) {
+        new_of_old[k] = static_cast<int>(i);
+        matched[i] = 1;
+      }
+      ++k;
+    } else if (k + 1 < old.size() && now[i].allocation_id == old[k + 1].allocation_id) {
+      // old[k] left
+      if (same(now[i], old[k + 1])) {
+        new_of_old[k + 1] = static_cast<int>(i);
+        matched[i] = 1;
+      }
+      k += 2;
+    }
+  std::unordered_map<std::string_view, int> unmatched;
+  for (size_t o = 0; o < old.size(); ++o)
+    if (new_of_old[o] < 0) unmatched.emplace(old[o].allocation_id, static_cast<int>(o));
+  if (unmatched.empty()) return new_of_old;
+  for (size_t i = 0; i < now.size(); ++i) {
+    if (matched[i]) continue;
+    auto it = unmatched.find(now[i].allocation_id);
+    if (it != unmatched.end() && new_of_old[it->second] < 0 && same(now[i], old[it->second]))
+      new_of_old[it->second] = static_cast<int>(i);
+  }
+  return new_of_old;
 }
 
 bool Restricted(const PendingRequest& r) {
@@ -69,6 +123,8 @@ constexpr size_t kMostPlaced = 256;
 
 void PoolScheduler::Reset() {
   kept_ = false;
+  victims_kept_ = false;
+  victims_.clear();
   order_kept_ = false;
   input_ = {};
   decision_ = {};
@@ -230,21 +286,48 @@ bool PoolScheduler::QueueOnly(const std::vector<PendingRequest>& now) {
   return true;
 }
 
+bool PoolScheduler::CarryVictims(const std::vector<RunningAllocation>& now) {
+  const auto new_of_old = MatchById(input_.running, now, SameVictimKey);
+  std::vector<int> victims;
+  victims.reserve(now.size());
+  std::vector<char> placed(now.size(), 0);
+  for (int o : victims_)
+    if (new_of_old[o] >= 0) {
+      victims.push_back(new_of_old[o]);
+      placed[new_of_old[o]] = 1;
+    }
+  // Victims that were not (started, changed, or stopping no longer).
+  size_t added = 0;
+  for (int i = 0; i < static_cast<int>(now.size()); ++i) {
+    if (placed[i] || !Victim(now[i])) continue;
+    if (++added > kMostPlaced) return false;
+    auto at = std::lower_bound(victims.begin(), victims.end(), i,
+                               [&](int x, int y) { return VictimBefore(now, x, y); });
+    if (at != victims.end() && !VictimBefore(now, i, *at)) return false;  // equal keys: a repeated id
+    victims.insert(at, i);
+  }
+  victims_ = std::move(victims);
+  return true;
+}
+
 void PoolScheduler::Full(const PoolInput& input) {
   if (input.policy.type != PoolPolicy::Type::kPriority || !order_kept_) {
     decision_ = SchedulePool(input);
     order_kept_ = false;
     return;
   }
-  scheduling::SchedulePriority(input, order_, by_id_, decision_, trace_);
+  scheduling::SchedulePriority(input, {order_, by_id_, victims_}, decision_, trace_);
 }
 
 const PoolDecision& PoolScheduler::Schedule(PoolInput& input) {
   last_path_ = Path::kFull;
   bool carried = false;  // order_ and by_id_ are by the new indexes
+  bool same_running = false;
   if (kept_) {
     Match(input.pending);
-    const bool same_pool = SamePool(input, input_);
+    same_running = SameAll(input.running, input_.running, SameRunning);
+    // Only the queue changed, if anything.
+    const bool same_pool = same_running && SameSettingsAndAgents(input, input_);
     if (order_kept_) carried = CarryOrder(input.pending) && CarryById(input.pending);
     if (same_pool && arrived_.empty() && left_.empty() && (!seq_moved_ || carried)) {
       // The same requests (perhaps in another vector order, or with
@@ -261,6 +344,15 @@ const PoolDecision& PoolScheduler::Schedule(PoolInput& input) {
     }
   }
   if (last_path_ == Path::kFull) {
+    // The victims in their order: as they were when the running allocations
+    // are, else carried over, else sorted.
+    if (input.policy.type != PoolPolicy::Type::kPriority) {
+      victims_kept_ = false;
+    } else if (!same_running || !victims_kept_) {
+      if (!kept_ || !victims_kept_ || !CarryVictims(input.running))
+        victims_ = scheduling::PriorityVictimOrder(input.running);
+      victims_kept_ = true;
+    }
     if (!carried) {
       order_kept_ = false;
       if (input.policy.type == PoolPolicy::Type::kPriority) {

@@ -8,8 +8,9 @@
 //    same (a pool marked dirty by something that changed nothing the
 //    scheduler reads) returns the kept decision;
 //  - the pending queue in scheduling order (priority policy) and by
-//    allocation id, carried over by matching requests by id, so a pass sorts
-//    only the requests that arrived or changed;
+//    allocation id, and the running allocations in the order they are
+//    preempted, carried over by matching them by id, so a pass sorts only
+//    what arrived or changed;
 //  - per pending request, what it did in the last pass (priority policy,
 //    scheduling_priority.h's RequestTrace). While the agents and the running
 //    allocations stay as they were, a request that did nothing (not placed,
@@ -66,6 +67,9 @@ class PoolScheduler {
   // The queue-only pass (see the top of this file); false when a request
   // that arrived or left does not qualify: nothing is changed then.
   bool QueueOnly(const std::vector<PendingRequest>& now);
+  // Carries the kept victim order over to the new running allocations;
+  // false if that cannot be done exactly (the caller sorts afresh).
+  bool CarryVictims(const std::vector<RunningAllocation>& now);
   void Full(const PoolInput& input);
 
   bool kept_ = false;
@@ -73,6 +77,8 @@ class PoolScheduler {
   PoolDecision decision_;                        // of the last pass
   std::vector<int> order_;                       // priority: pending indexes in PriorityOrder
   std::vector<int> by_id_;                       // pending indexes by allocation id
+  std::vector<int> victims_;                     // running indexes in PriorityVictimOrder
+  bool victims_kept_ = false;                    // victims_ are those of input_.running
   std::vector<scheduling::RequestTrace> trace_;  // priority: per pending request
   bool order_kept_ = false;                      // order_ and trace_ are those of input_
   Path last_path_ = Path::kFull;

@@ -56,8 +56,8 @@ namespace {
 
 // The pass in `order`; records what each request did in `trace` when given.
 void Decide(PoolPass& pass, const PoolInput& input, const std::vector<int>& order,
-            std::vector<RequestTrace>* trace) {
-  Candidates victims(input.policy.preemption ? PriorityVictimOrder(input.running) : std::vector<int>{},
+            std::vector<int> victim_order, std::vector<RequestTrace>* trace) {
+  Candidates victims(input.policy.preemption ? std::move(victim_order) : std::vector<int>{},
                      pass.footprints(), Candidates::Admission::kEvery);
   // Victims come lowest priority first, so those a request may stop (of
   // strictly lower priority) are a prefix of them, which only shrinks as the
@@ -106,15 +106,16 @@ void Decide(PoolPass& pass, const PoolInput& input, const std::vector<int>& orde
 
 PoolDecision SchedulePriority(const PoolInput& input) {
   PoolPass pass(input);
-  Decide(pass, input, PriorityOrder(input.pending), nullptr);
+  Decide(pass, input, PriorityOrder(input.pending),
+         input.policy.preemption ? PriorityVictimOrder(input.running) : std::vector<int>{}, nullptr);
   return pass.Finish(true);
 }
 
-void SchedulePriority(const PoolInput& input, const std::vector<int>& order, const std::vector<int>& by_id,
-                      PoolDecision& into, std::vector<RequestTrace>& trace) {
+void SchedulePriority(const PoolInput& input, const KnownOrders& known, PoolDecision& into,
+                      std::vector<RequestTrace>& trace) {
   PoolPass pass(input);
-  Decide(pass, input, order, &trace);
-  pass.FinishInto(true, by_id, into);
+  Decide(pass, input, known.order, input.policy.preemption ? known.victims : std::vector<int>{}, &trace);
+  pass.FinishInto(true, known.by_id, into);
 }
 
 }  // namespace ring::scheduling

@@ -34,11 +34,18 @@ struct RequestTrace {
   bool inert() const { return !assigned && !holder && !new_level && !failed_insert && !walked; }
 };
 
-// SchedulePriority with what a kept scheduler already knows: `order` is
-// PriorityOrder(input.pending) and `by_id` the pending indexes by allocation
-// id (ids unique). The decision is written over `into` (see
-// PoolPass::FinishInto); `trace` gets one entry per pending request.
-void SchedulePriority(const PoolInput& input, const std::vector<int>& order, const std::vector<int>& by_id,
-                      PoolDecision& into, std::vector<RequestTrace>& trace);
+// What a kept scheduler already knows of a pass's input: `order` is
+// PriorityOrder(input.pending), `by_id` the pending indexes by allocation id
+// (ids unique), `victims` PriorityVictimOrder(input.running).
+struct KnownOrders {
+  const std::vector<int>& order;
+  const std::vector<int>& by_id;
+  const std::vector<int>& victims;
+};
+
+// SchedulePriority with those orders. The decision is written over `into`
+// (see PoolPass::FinishInto); `trace` gets one entry per pending request.
+void SchedulePriority(const PoolInput& input, const KnownOrders& known, PoolDecision& into,
+                      std::vector<RequestTrace>& trace);
 
 }  // namespace ring::scheduling
