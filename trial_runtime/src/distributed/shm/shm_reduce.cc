@@ -10,6 +10,7 @@
 // are element-wise and never reassociated.
 #include "distributed/shm/shm_reduce.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <cstring>
@@ -141,10 +142,20 @@ template <typename T>
 }
 
 void ReduceInto(void* dst, std::span<const void* const> sources, size_t count, DataType type, ReduceOp op) {
-  std::vector<const void*> all;
-  all.reserve(sources.size() + 1);
-  all.push_back(dst);
-  all.insert(all.end(), sources.begin(), sources.end());
+  // The destination is the first operand of the fold (no allocation for
+  // the few sources a host has).
+  constexpr size_t kOnStack = 16;
+  std::array<const void*, kOnStack> fixed;
+  std::vector<const void*> grown;
+  std::span<const void*> all;
+  if (sources.size() + 1 <= kOnStack) {
+    all = std::span<const void*>(fixed.data(), sources.size() + 1);
+  } else {
+    grown.resize(sources.size() + 1);
+    all = grown;
+  }
+  all[0] = dst;
+  std::copy(sources.begin(), sources.end(), all.begin() + 1);
   const std::array<void*, 1> outs = {dst};
   ReduceOrdered(outs, all, count, type, op);
 }
