@@ -90,7 +90,10 @@ void SchedulingDriver::Pass(const std::string& pool, SteadyTime now) {
                           : std::vector<std::string>{},
          std::move(d.container), !alloc.is_trial()});
   }
-  if (input.pending.empty()) return;
+  if (input.pending.empty()) {
+    schedulers_.erase(pool);  // nothing to keep: what it kept would only hold memory
+    return;
+  }
   // The agents only when something waits: every agent's hello marks its
   // pool dirty, and listing 10,000 agents for each of 10,000 hellos that
   // find an empty queue was most of the master's work while they connect.

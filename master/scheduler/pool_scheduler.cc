@@ -6,6 +6,8 @@
 #include <unordered_map>
 #include <utility>
 
+#include "master/scheduler/scheduling_fair_share.h"
+
 namespace ring {
 namespace {
 
@@ -123,6 +125,7 @@ constexpr size_t kMostPlaced = 256;
 
 void PoolScheduler::Reset() {
   kept_ = false;
+  ids_kept_ = false;
   victims_kept_ = false;
   victims_.clear();
   order_kept_ = false;
@@ -311,8 +314,13 @@ bool PoolScheduler::CarryVictims(const std::vector<RunningAllocation>& now) {
 }
 
 void PoolScheduler::Full(const PoolInput& input) {
-  if (input.policy.type != PoolPolicy::Type::kPriority || !order_kept_) {
-    decision_ = SchedulePool(input);
+  if (!ids_kept_) {
+    decision_ = SchedulePool(input);  // a repeated id: the pure pass, as it is
+    order_kept_ = false;
+    return;
+  }
+  if (input.policy.type == PoolPolicy::Type::kFairShare) {
+    scheduling::ScheduleFairShare(input, by_id_, decision_);
     order_kept_ = false;
     return;
   }
@@ -320,54 +328,56 @@ void PoolScheduler::Full(const PoolInput& input) {
 }
 
 const PoolDecision& PoolScheduler::Schedule(PoolInput& input) {
+  const bool priority = input.policy.type == PoolPolicy::Type::kPriority;
   last_path_ = Path::kFull;
-  bool carried = false;  // order_ and by_id_ are by the new indexes
+  bool ids_carried = false;    // by_id_ is by the new indexes
+  bool order_carried = false;  // so is order_
   bool same_running = false;
   if (kept_) {
     Match(input.pending);
     same_running = SameAll(input.running, input_.running, SameRunning);
     // Only the queue changed, if anything.
     const bool same_pool = same_running && SameSettingsAndAgents(input, input_);
-    if (order_kept_) carried = CarryOrder(input.pending) && CarryById(input.pending);
-    if (same_pool && arrived_.empty() && left_.empty() && (!seq_moved_ || carried)) {
+    ids_carried = ids_kept_ && CarryById(input.pending);
+    order_carried = ids_carried && order_kept_ && CarryOrder(input.pending);
+    if (same_pool && arrived_.empty() && left_.empty() && (!seq_moved_ || order_carried)) {
       // The same requests (perhaps in another vector order, or with
       // queued_seqs that keep their order): the same decision.
       last_path_ = Path::kUnchanged;
-      if (!carried) order_kept_ = false;
-      if (carried) {
+      if (!ids_carried) ids_kept_ = false;
+      if (!order_carried) order_kept_ = false;
+      if (order_carried) {
         std::vector<RequestTrace> trace(input.pending.size());
         for (size_t j = 0; j < input.pending.size(); ++j) trace[j] = trace_[old_of_new_[j]];
         trace_ = std::move(trace);
       }
-    } else if (carried && same_pool && QueueOnly(input.pending)) {
+    } else if (order_carried && same_pool && QueueOnly(input.pending)) {
       last_path_ = Path::kQueue;
     }
   }
   if (last_path_ == Path::kFull) {
     // The victims in their order: as they were when the running allocations
     // are, else carried over, else sorted.
-    if (input.policy.type != PoolPolicy::Type::kPriority) {
+    if (!priority) {
       victims_kept_ = false;
     } else if (!same_running || !victims_kept_) {
       if (!kept_ || !victims_kept_ || !CarryVictims(input.running))
         victims_ = scheduling::PriorityVictimOrder(input.running);
       victims_kept_ = true;
     }
-    if (!carried) {
-      order_kept_ = false;
-      if (input.policy.type == PoolPolicy::Type::kPriority) {
-        order_ = scheduling::PriorityOrder(input.pending);
-        by_id_.resize(input.pending.size());
-        for (int p = 0; p < static_cast<int>(by_id_.size()); ++p) by_id_[p] = p;
-        std::sort(by_id_.begin(), by_id_.end(), [&](int x, int y) {
-          return input.pending[x].allocation_id < input.pending[y].allocation_id;
-        });
-        order_kept_ = true;
-        for (size_t x = 1; x < by_id_.size(); ++x)
-          if (input.pending[by_id_[x - 1]].allocation_id == input.pending[by_id_[x]].allocation_id)
-            order_kept_ = false;  // a repeated id: the pure pass decides
-      }
+    if (!ids_carried) {
+      by_id_.resize(input.pending.size());
+      for (int p = 0; p < static_cast<int>(by_id_.size()); ++p) by_id_[p] = p;
+      std::sort(by_id_.begin(), by_id_.end(), [&](int x, int y) {
+        return input.pending[x].allocation_id < input.pending[y].allocation_id;
+      });
+      ids_kept_ = true;
+      for (size_t x = 1; x < by_id_.size(); ++x)
+        if (input.pending[by_id_[x - 1]].allocation_id == input.pending[by_id_[x]].allocation_id)
+          ids_kept_ = false;  // a repeated id
     }
+    if (priority && !order_carried) order_ = scheduling::PriorityOrder(input.pending);
+    order_kept_ = priority && ids_kept_;
     Full(input);
   }
   kept_ = true;

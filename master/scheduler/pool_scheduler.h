@@ -80,6 +80,7 @@ class PoolScheduler {
   std::vector<int> victims_;                     // running indexes in PriorityVictimOrder
   bool victims_kept_ = false;                    // victims_ are those of input_.running
   std::vector<scheduling::RequestTrace> trace_;  // priority: per pending request
+  bool ids_kept_ = false;                        // by_id_ is that of input_ (its ids unique)
   bool order_kept_ = false;                      // order_ and trace_ are those of input_
   Path last_path_ = Path::kFull;
   // Scratch of one call.
