@@ -15,7 +15,8 @@
 //    scheduling_priority.h's RequestTrace). While the agents and the running
 //    allocations stay as they were, a request that did nothing (not placed,
 //    not holding agents, not the first blocked request of its priority nor
-//    the first of its need whose preemption failed) can leave the queue
+//    the first of its need whose preemption failed, not a restricted request
+//    that searched for victims: its walk unlinks candidates) can leave the queue
 //    without changing anything for the others: only its reason and its place
 //    go. A request that arrives behind an earlier request of the same
 //    experiment, priority and need that did nothing, with no holder between
@@ -25,9 +26,10 @@
 //  - the decision itself, which a full pass rewrites in place (reasons and
 //    order entries that did not change are not built again).
 //
-// Anything else (an agent or a running allocation changed, another policy,
-// requests that cannot be matched cheaply) runs the full pass. Used on one
-// thread (the scheduling driver's).
+// Anything else (an agent or a running allocation changed, the fair share
+// policy, a repeated id) runs the full pass: with the kept orders, and, but
+// for a repeated id, writing over the kept decision. Used on one thread (the
+// scheduling driver's).
 #include <cstdint>
 #include <vector>
 
