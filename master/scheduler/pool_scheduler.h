@@ -15,14 +15,15 @@
 //    scheduling_priority.h's RequestTrace). While the agents and the running
 //    allocations stay as they were, a request that did nothing (not placed,
 //    not holding agents, not the first blocked request of its priority nor
-//    the first of its need whose preemption failed, not a restricted request
-//    that searched for victims: its walk unlinks candidates) can leave the queue
+//    the first of its need whose preemption failed) can leave the queue
 //    without changing anything for the others: only its reason and its place
-//    go. A request that arrives behind an earlier request of the same
-//    experiment, priority and need that did nothing, with no holder between
-//    them, does nothing too (within a pass free slots only shrink, holds
-//    only grow, victims only go and the experiment's slots only grow), and
-//    its reason is that request's: nothing else is re-decided;
+//    go (a failed victim search, a restricted request's too, unlinks only
+//    candidates that could help no request: scheduling_preemption.h). A
+//    request that arrives behind an earlier request of the same experiment,
+//    priority and need that did nothing, with no holder between them, does
+//    nothing too (within a pass free slots only shrink, holds only grow,
+//    victims only go and the experiment's slots only grow), and its reason
+//    is that request's: nothing else is re-decided;
 //  - the decision itself, which a full pass rewrites in place (reasons and
 //    order entries that did not change are not built again).
 //

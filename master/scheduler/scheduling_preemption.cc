@@ -101,14 +101,24 @@ bool VictimSearch::FreesUsable(std::span<const std::pair<int, int>> parts) const
                      [&](const auto& p) { return p.first >= 0 && slots_.usable(p.first); });
 }
 
+bool VictimSearch::Open(int a) const {
+  return slots_.usable(a) || (slots_.enabled(a) && !slots_.held(a));
+}
+
+bool VictimSearch::FreesOpen(std::span<const std::pair<int, int>> parts) const {
+  return std::any_of(parts.begin(), parts.end(),
+                     [&](const auto& p) { return p.first >= 0 && Open(p.first); });
+}
+
 // Whether some usable agent of candidate k could reach the need's slots (or,
 // for a whole-agent fit, become idle) if every candidate on it before end()
 // stopped. Victims already gone count twice in that bound (as leaving, and
-// as candidates), so it is never too low.
-bool VictimSearch::CanHelp(const Candidates& candidates, int k, const Need& need) const {
+// as candidates), so it is never too low. `open`: agents hidden for the
+// searching request count too (whether it could help some other request).
+bool VictimSearch::CanHelp(const Candidates& candidates, int k, const Need& need, bool open) const {
   const int slots = need.slots;
   for (const auto& [a, n] : candidates.parts(k)) {
-    if (a < 0 || !slots_.usable(a)) continue;
+    if (a < 0 || !(open ? Open(a) : slots_.usable(a))) continue;
     const int total = slots_.total(a);
     const int most = std::min(total, slots_.free_or_leaving(a) + candidates.slots_on(a));
     if (total >= slots ? most >= slots
@@ -136,17 +146,21 @@ std::optional<VictimSearch::Choice> VictimSearch::Find(const Need& need, PoolPol
   const int slots = need.slots;
   if (slots <= 0) return std::nullopt;
   if (candidates.indexed() && !slots_.any_hidden()) return FindIndexed(need, policy, candidates);
+  // Agents hidden for this request are usable for others: what is useless
+  // only because of them is skipped in this search, not unlinked.
+  const bool hidden = slots_.any_hidden();
   std::vector<int> taken;
   std::vector<int> reached;  // agents this victim brings to `slots`
   for (int k = candidates.Next(0, need); k < candidates.end(); k = candidates.Next(k + 1, need)) {
     const int c = candidates.at(k);
     const auto parts = candidates.parts(k);
     if (gone_[c] || !FreesUsable(parts)) {
+      if (!gone_[c] && hidden && FreesOpen(parts)) continue;
       candidates.Drop(k);
       continue;
     }
-    if (candidates.memoryless() && !CanHelp(candidates, k, need)) {
-      candidates.DropFor(k, need);
+    if (candidates.memoryless() && !CanHelp(candidates, k, need, false)) {
+      if (!hidden || !CanHelp(candidates, k, need, true)) candidates.DropFor(k, need);
       continue;
     }
     const Verdict verdict = admit(c);

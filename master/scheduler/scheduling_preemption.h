@@ -18,8 +18,8 @@
 // only go, so what cannot help stays so; such candidates are unlinked from
 // the list and a pass with many searches does not walk them again and again:
 //  - a candidate that is gone (stopping already, or a victim of this pass) or
-//    that frees no usable slot (its agents held or disabled): for every
-//    search;
+//    that frees no slot on an agent usable by anyone (its agents held or
+//    disabled): for every search;
 //  - one the policy says it will never admit again (Verdict::kDrop,
 //    Candidates::Retire);
 //  - with memoryless admission (whether a candidate is admitted does not
@@ -27,6 +27,13 @@
 //    not reach a request's size even if every candidate on them stopped: for
 //    requests of that need (size and span). It would be taken and then not kept, so leaving
 //    it out changes no choice.
+// Only what holds for every request is unlinked. A restricted request's
+// search (excluded agents, a container some agents cannot run: those agents
+// hidden, PoolSlots::Hide) skips, in that search only, a candidate that is
+// useless to it only because of its hidden agents (frees slots on hidden
+// agents alone, or could reach the need only there); a later request that
+// sees those agents still finds it, so a failed restricted search changes
+// no other request's decision.
 // When every candidate is admitted (the priority policy) a search does not
 // walk at all while no agent is hidden: a ReachIndex (scheduling_reach.h)
 // knows per agent where the walk would reach it, and the search rebuilds
@@ -166,7 +173,10 @@ class VictimSearch {
  private:
   int Capacity(int a) const;
   bool FreesUsable(std::span<const std::pair<int, int>> parts) const;
-  bool CanHelp(const Candidates& candidates, int k, const Need& need) const;
+  // Usable, or hidden only for the searching request (enabled, not held).
+  bool Open(int a) const;
+  bool FreesOpen(std::span<const std::pair<int, int>> parts) const;
+  bool CanHelp(const Candidates& candidates, int k, const Need& need, bool open) const;
   void Reset();
   // Find by a ReachIndex, for candidates admitted without condition while
   // no agent is hidden: the same choice as the walk, without the walk.

@@ -86,7 +86,6 @@ void Decide(PoolPass& pass, const PoolInput& input, const std::vector<int>& orde
       auto lower = std::partition_point(victim_levels.begin(), victim_levels.end(),
                                         [&](int level) { return level > r.priority; });
       victims.Retire(static_cast<int>(lower - victim_levels.begin()));
-      t.walked = pass.Restricted(p);
       if (pass.Preempt(p, victims, admit)) continue;
       if (!pass.Restricted(p)) t.failed_insert = preemption_failed.insert(pass.need(p)).second;
     }

@@ -27,11 +27,10 @@ struct RequestTrace {
   bool holder = false;         // holds agents: promised slots or a reservation
   bool new_level = false;      // the first blocked request of its priority (tried to hold)
   bool failed_insert = false;  // the first of its need whose preemption failed
-  // A restricted request's victim search: it walks the candidates and may
-  // unlink some for the searches after it.
-  bool walked = false;
-  // None of the above: taking it out of the pass changes nothing else.
-  bool inert() const { return !assigned && !holder && !new_level && !failed_insert && !walked; }
+  // None of the above: taking it out of the pass changes nothing else (a
+  // failed victim search, restricted or not, unlinks only candidates that
+  // could help no request; see scheduling_preemption.h).
+  bool inert() const { return !assigned && !holder && !new_level && !failed_insert; }
 };
 
 // What a kept scheduler already knows of a pass's input: `order` is
