@@ -15,11 +15,13 @@
 // window are not sent, and those in flight at its end are awaited (up to 10
 // s) and counted. Details as JSON on stderr, with how late requests left
 // this program after they were due (its own share of the latency).
+// REST_OPEN_LOOP_TRACE=FILE writes "due_ms latency_ms" for every answer.
 #include <utility>  // before Asio (std::exchange with g++ 12)
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <string>
@@ -61,10 +63,17 @@ struct Results {
   // How late each request left here after it was due: this program's own
   // delay (a busy core, no free connection), part of latency_ms.
   std::vector<double> send_lag_ms;
+  std::vector<double> by_route_ms[3];            // latency_ms by Route()
+  std::vector<std::pair<double, double>> trace;  // (due ms after the window opened, latency ms)
   int64_t non2xx = 0, errors = 0;
   std::string last_error;
   int ready = 0;  // connections open
 };
+
+// Which of the three requests i is: 0 the list, 1 one experiment, 2 the jobs.
+int Route(int64_t i) {
+  return static_cast<int>((i + 1) % 3 == 0 ? 0 : (i + 1) % 3);
+}
 
 // The wrk script's mix: n counts from 1, paths[n % 3] of these three.
 std::string Target(int64_t i) {
@@ -125,8 +134,17 @@ net::awaitable<void> Reader(Schedule& schedule, Results& results, net::ip::tcp::
     }
     if (!measured) continue;
     results.latency_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - due).count());
+    results.by_route_ms[Route(i)].push_back(results.latency_ms.back());
+    results.trace.emplace_back(
+        std::chrono::duration<double, std::milli>(due - schedule.measured_from).count(),
+        results.latency_ms.back());
     if (res.result_int() / 100 != 2) ++results.non2xx;
   }
+}
+
+double RouteP99(std::vector<double>& v) {
+  std::sort(v.begin(), v.end());
+  return Percentile(v, 0.99);
 }
 
 }  // namespace
@@ -166,6 +184,10 @@ int main(int argc, char** argv) {
     net::co_spawn(ioc, Reader(schedule, results, endpoint), net::detached);
   ioc.run_for(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds)) +
               std::chrono::milliseconds(200 + connections) + kWarmUp + std::chrono::seconds(10));
+  if (const char* path = std::getenv("REST_OPEN_LOOP_TRACE")) {  // one "due_ms latency_ms" per answer
+    std::ofstream trace(path);
+    for (const auto& [due, ms] : results.trace) trace << due << ' ' << ms << '\n';
+  }
   const int64_t sent = schedule.next - static_cast<int64_t>(schedule.rate * 1e-3 * kWarmUp.count());
   const int64_t unanswered = sent - static_cast<int64_t>(results.latency_ms.size()) - results.errors;
   std::vector<double>& v = results.latency_ms;
@@ -186,6 +208,10 @@ int main(int argc, char** argv) {
                               {"answered", v.size()},
                               {"unanswered", unanswered},
                               {"non2xx", results.non2xx},
+                              {"p99_ms_by_route",
+                               {{"experiments", RouteP99(results.by_route_ms[0])},
+                                {"experiment", RouteP99(results.by_route_ms[1])},
+                                {"jobs", RouteP99(results.by_route_ms[2])}}},
                               {"send_lag_ms_p50", Percentile(lag, 0.5)},
                               {"send_lag_ms_p99", Percentile(lag, 0.99)},
                               {"send_lag_ms_max", lag.empty() ? 0.0 : lag.back()},

@@ -33,7 +33,7 @@ AgentEntry& AgentRegistry::Connect(const proto::Hello& hello, std::shared_ptr<Ag
   e.channel = std::move(channel);
   e.liveness = AgentState::kConnected;
   e.deadline = deadline;
-  e.last_seen_at = NowRfc3339();
+  e.last_seen = std::chrono::system_clock::now();
   return e;
 }
 
@@ -51,9 +51,9 @@ void AgentRegistry::Disconnect(const std::string& id, const AgentChannel* channe
   e->deadline = lost_at;
 }
 
-std::vector<std::string> AgentRegistry::ExpireDeadlines(SteadyTime now,
-                                                        std::chrono::milliseconds reconnect_window) {
-  std::vector<std::string> lost;
+AgentRegistry::Expired AgentRegistry::ExpireDeadlines(SteadyTime now,
+                                                      std::chrono::milliseconds reconnect_window) {
+  Expired expired;
   for (auto& [id, e] : agents_) {
     if (e.liveness == AgentState::kLost || now < e.deadline) continue;
     if (e.liveness == AgentState::kConnected) {
@@ -62,12 +62,13 @@ std::vector<std::string> AgentRegistry::ExpireDeadlines(SteadyTime now,
       e.channel.reset();
       e.liveness = AgentState::kDisconnected;
       e.deadline = now + reconnect_window;
+      expired.silenced = true;
       continue;
     }
     e.liveness = AgentState::kLost;
-    lost.push_back(id);
+    expired.lost.push_back(id);
   }
-  return lost;
+  return expired;
 }
 
 void AgentRegistry::Hold(const std::string& agent_id, const std::vector<int>& slot_ids,
@@ -178,7 +179,7 @@ nlohmann::json AgentRegistry::AgentsJson(const std::vector<AgentEntry>& agents) 
                     {"draining", e.draining},
                     {"runs_as_owner", e.runs_as_owner},
                     {"container_runtimes", RuntimesJson(e.container_runtimes)},
-                    {"last_seen_at", e.last_seen_at}});
+                    {"last_seen_at", FormatRfc3339(e.last_seen)}});
   }
   return list;
 }

@@ -35,7 +35,9 @@ struct AgentEntry {
   // Connected: when silence closes the connection. Disconnected: when the
   // reconnect window ends and the agent is lost.
   SteadyTime deadline;
-  std::string last_seen_at;
+  // Its last frame; formatted (RFC 3339) only when listed or stored, not on
+  // each heartbeat.
+  std::chrono::system_clock::time_point last_seen;
   bool enabled = true;    // false: no new placements (kept across reconnects)
   bool draining = false;  // disabled while its running work finishes
   // From its hello: it runs each task as the owner's Unix account (false:
@@ -54,8 +56,13 @@ class AgentRegistry {
   void Disconnect(const std::string& id, const AgentChannel* channel, SteadyTime lost_at);
   // Connected agents silent past their deadline are disconnected (their channel
   // closed, lost at now + reconnect_window); disconnected agents past theirs are
-  // lost. Returns the agents lost now.
-  std::vector<std::string> ExpireDeadlines(SteadyTime now, std::chrono::milliseconds reconnect_window);
+  // lost. One pass over the agents (it runs every tick, while heartbeats wait
+  // for the same lock).
+  struct Expired {
+    std::vector<std::string> lost;  // the agents lost now
+    bool silenced = false;          // a connection was closed for silence
+  };
+  Expired ExpireDeadlines(SteadyTime now, std::chrono::milliseconds reconnect_window);
 
   void Hold(const std::string& agent_id, const std::vector<int>& slot_ids, const std::string& allocation_id);
   // Records ranks [first_rank, first_rank + count) of an allocation as placed
