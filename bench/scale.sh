@@ -100,8 +100,9 @@ window() {  # readers (0 or N)
   read -r rss hwm < <(memory)
   echo "$(percent "$t0" "$t1") $(percent "$l0" "$l1") $rss $hwm ${out:-- - - 0}"
 }
-# One open-loop window at $rate requests/s: "master_cpu% load_cpu% readers_cpu%
-# achieved_rps p50 p99 p999 max non2xx errors".
+# One open-loop window at $rate requests/s: "master_cpu% load_cpu% achieved_rps
+# p50 p99 p999 max non2xx errors send_lag_p99" (send_lag: how late
+# rest_open_loop itself sent, part of the latency).
 open_window() {
   local t0 t1 l0=0 l1=0 r0 r1 out pid
   t0=$(ticks "$master")
@@ -115,7 +116,9 @@ open_window() {
   t1=$(ticks "$master")
   [ -n "$load" ] && l1=$(ticks "$load")
   out=$(cat "$work/open.out")
-  echo "$(percent "$t0" "$t1") $(percent "$l0" "$l1") ${out:-0 0 0 0 0 0 1}"
+  lag=$(python3 -c 'import json,sys; print("%.2f" % json.loads(sys.stdin.read().splitlines()[-1])["send_lag_ms_p99"])' \
+    <"$work/open.err" 2>/dev/null || echo -)
+  echo "$(percent "$t0" "$t1") $(percent "$l0" "$l1") ${out:-0 0 0 0 0 0 1} $lag"
 }
 connected_agents() {
   curl -fsS -H "Authorization: Bearer $token" "$url/api/v1/agents" |
@@ -126,7 +129,7 @@ echo "scale: no agents, $readers readers" >&2
 read -r cpu0 _ rss0 hwm0 rps0 p500 p990 bad0 < <(window "$readers")
 rate=$((rps0 * rate_percent / 100))
 echo "scale: no agents, open loop at $rate requests/s ($rate_percent% of $rps0)" >&2
-read -r ocpu0 _ orps0 op500 op990 op9990 omax0 obad0 oerr0 < <(open_window)
+read -r ocpu0 _ orps0 op500 op990 op9990 omax0 obad0 oerr0 olag0 < <(open_window)
 echo "scale: starting $agents simulated agents of $slots slots from $agent_address" >&2
 # Long enough for the connect storm and the four windows after it.
 "${load_cpu[@]}" "$bin/agents_load" 127.0.0.1 "$port" "$work/data/cluster-token" "$agents" \
@@ -146,7 +149,7 @@ read -r cpu1 lcpu1 rss1 hwm1 _ < <(window 0)
 echo "scale: $agents agents, $readers readers" >&2
 read -r cpu2 lcpu2 rss2 hwm2 rps2 p502 p992 bad2 < <(window "$readers")
 echo "scale: $agents agents, open loop at $rate requests/s" >&2
-read -r ocpu2 olcpu2 orps2 op502 op992 op9992 omax2 obad2 oerr2 < <(open_window)
+read -r ocpu2 olcpu2 orps2 op502 op992 op9992 omax2 obad2 oerr2 olag2 < <(open_window)
 still=$(connected_agents)
 [ "$bad0" = 0 ] && [ "$bad2" = 0 ] || echo "scale: non-2xx answers: $bad0 without agents, $bad2 with" >&2
 [ "$obad0$oerr0" = 00 ] && [ "$obad2$oerr2" = 00 ] ||
@@ -176,10 +179,10 @@ echo "| $agents agents heartbeating; readers of \`GET /api/v1/agents\` only ($((
 echo
 echo "Open loop: $readers connections, requests due at a fixed $rate requests/s ($rate_percent% of the closed loop's $rps0 without agents above), latency from each request's due time."
 echo
-echo "| master with (open loop) | offered requests/s | achieved requests/s | p50 ms | p99 ms | p99.9 ms | max ms | master CPU (% of a core) | simulator CPU (% of a core) |"
-echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
-echo "| no agents (the peer) | $rate | $orps0 | $op500 | $op990 | $op9990 | $omax0 | $ocpu0 | - |"
-echo "| $agents agents heartbeating | $rate | $orps2 | $op502 | $op992 | $op9992 | $omax2 | $ocpu2 | $olcpu2 |"
+echo "| master with (open loop) | offered requests/s | achieved requests/s | p50 ms | p99 ms | p99.9 ms | max ms | generator's own send delay p99 ms | master CPU (% of a core) | simulator CPU (% of a core) |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+echo "| no agents (the peer) | $rate | $orps0 | $op500 | $op990 | $op9990 | $omax0 | $olag0 | $ocpu0 | - |"
+echo "| $agents agents heartbeating | $rate | $orps2 | $op502 | $op992 | $op9992 | $omax2 | $olag2 | $ocpu2 | $olcpu2 |"
 echo
 echo "One \`GET /api/v1/agents\` alone, before those readers: $((bytes / 1024)) KiB in $list_s s."
 python3 -c "print(f'\nClosed loop (throughput): with the agents the readers got {$rps2 / $rps0:.2f}× the requests/s of the master without them, and {$p992 / $p990:.2f}× its p99.')"
