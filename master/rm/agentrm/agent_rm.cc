@@ -93,7 +93,7 @@ void AgentRm::OnMessage(const std::string& agent_id, const proto::Message& messa
   {
     std::lock_guard lock(mu_);
     if (AgentEntry* e = registry_.Find(agent_id); e && e->liveness == AgentState::kConnected) {
-      e->deadline = now + options_.heartbeat_timeout;
+      registry_.SetDeadline(*e, now + options_.heartbeat_timeout);
       e->last_seen = std::chrono::system_clock::now();
     }
   }
