@@ -333,13 +333,15 @@ void AllocationRunner::Kill(std::chrono::milliseconds grace, const std::string& 
   switch (phase_.load()) {
     case Phase::kPreparing:
       spdlog::info("[agent] {}: killed before its process started ({})", Ids(), reason);
-      ReportExit(ExitStatus{std::nullopt, SIGTERM}, "killed before the process started: " + reason);
-      // A pull under way is stopped; the rank's folder goes when it has ended.
+      // A pull under way is stopped before the end is reported, so nothing
+      // of the rank still runs once the master hears it ended; the rank's
+      // folder goes when the pull has ended.
       if (pull_pid_ != 0) {
         spdlog::info("[agent] {}: stopping the pull of image {} pid={}", Ids(), container_->image(),
                      pull_pid_);
         context_.launcher->Terminate(pull_pid_, std::chrono::seconds(5));
       }
+      ReportExit(ExitStatus{std::nullopt, SIGTERM}, "killed before the process started: " + reason);
       break;
     case Phase::kRunning:
       spdlog::info("[agent] {}: terminating pid={} grace={}ms ({})", Ids(), pid_.load(), grace.count(),

@@ -9,8 +9,8 @@
 
 namespace ring::trial::shm {
 
-// dst[i] = op(dst[i], src[0][i], src[1][i], ...) for `count` elements, in
-// blocks that stay in L1 while every source is folded in.
+// dst[i] = op(...op(op(dst[i], src[0][i]), src[1][i])...) for `count`
+// elements: ReduceOrdered with the destination as the first operand.
 void ReduceInto(void* dst, std::span<const void* const> sources, size_t count, DataType type, ReduceOp op);
 
 // out[i] = op(...op(op(src[0][i], src[1][i]), src[2][i])..., src[n-1][i]) into
