@@ -121,7 +121,7 @@ agents under the same readers, measured first. Those readers are a closed
 loop (each connection sends when its last answer is back), which saturates
 the master and measures throughput. The same mix is then sent in an open
 loop by \`bench/rest_open_loop.cc\`: 200 connections, requests due at a fixed
-rate of half the closed loop's requests/s without agents, each request's
+rate of 30% of the closed loop's requests/s without agents, each request's
 latency counted from when it was due, so time queued is not hidden. The
 latency figures to compare are those of the open loop. The master runs on core 0
 and the load generators (wrk, rest_open_loop, the simulated agents) on core 1 (taskset); the
