@@ -7,8 +7,9 @@
 # --all also runs the collectives, training-step, checkpoint and recovery
 # benchmarks, which take several minutes and keep their own sections
 # (bench/collectives.sh, bench/training_step.sh, bench/checkpoint.sh,
-# bench/recovery.sh), and the scheduler pass (scheduler_bench, 1,000 and
-# 10,000 agents) and 10,000 simulated agents (bench/scale.sh --agents
+# bench/recovery.sh), the scheduler pass (scheduler_bench, 1,000 and
+# 10,000 agents; and scheduler_bench --incremental, the kept scheduler
+# after one event) and 10,000 simulated agents (bench/scale.sh --agents
 # 10000), whose tables it writes between their markers in
 # docs/benchmarks.md. BUILD_DIR picks the build (default build/).
 set -euo pipefail
@@ -166,6 +167,9 @@ if [ "$all" = 1 ]; then
   { echo "Command: \`./build/bin/scheduler_bench\` ($(date -u +%Y-%m-%d)), machine: $machine."; echo
     "$build/bin/scheduler_bench" | grep -v '^Command:'; } >"$block"
   replace_block "scheduler pass" "$block"
+  { echo "Command: \`./build/bin/scheduler_bench --incremental\` ($(date -u +%Y-%m-%d)), machine: $machine."; echo
+    "$build/bin/scheduler_bench" --incremental | grep -v '^Command:'; } >"$block"
+  replace_block "scheduler incremental" "$block"
   { echo "Command: \`bench/scale.sh --seconds $seconds --agents 10000 --slots 8\` ($(date -u +%Y-%m-%d)), machine: $machine."
     echo; BUILD_DIR=$build bench/scale.sh --seconds "$seconds" --agents 10000 --slots 8; } >"$block"
   replace_block "10,000 agents" "$block"

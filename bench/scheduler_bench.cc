@@ -9,12 +9,18 @@
 //
 //   ./build/bin/scheduler_bench [--agents N[,N...]] [--pending N[,N...]]
 //                               [--policy priority-best|priority-worst|fair-share] [--quick]
-//                               [--decisions]
+//                               [--decisions] [--incremental]
 //
 // --agents and --pending pick the sizes (every queue length for every agent
 // count); --policy and one size are for a profiler; --quick takes fewer
 // repetitions; --decisions only schedules each case once and prints what it
-// decided (to compare digests before and after a change). Inputs are built from a fixed seed, so every run
+// decided (to compare digests before and after a change); --incremental
+// measures instead the pass of a kept PoolScheduler (pool_scheduler.h) after
+// one event on the same pool (an allocation ends, a request arrives, a
+// request is cancelled, nothing changes), at 10,000 and 100,000 pending
+// requests unless --pending says otherwise, and checks that it decides what a
+// full pass decides (the digests of both are printed; a difference fails
+// the run). Inputs are built from a fixed seed, so every run
 // schedules the same pool; each policy sees the same pool and queue. The digest of each decision (FNV-1a of
 // every assignment, preemption, reason and the order) shows that a change to the scheduler left its decisions
 // as they were.
@@ -33,6 +39,7 @@
 #include <string>
 #include <vector>
 
+#include "master/scheduler/pool_scheduler.h"
 #include "master/scheduler/scheduler.h"
 
 #ifndef RING_BUILD_TYPE
@@ -64,6 +71,8 @@ struct Options {
   std::string policy;  // empty: every policy
   bool quick = false;
   bool decisions_only = false;  // one untimed pass per case: the decisions table alone
+  bool incremental = false;     // the kept scheduler after one event, instead of full passes
+  bool pending_given = false;
 };
 
 struct Case {
@@ -92,6 +101,8 @@ std::optional<Options> ParseArgs(int argc, char** argv) {
       o.quick = true;
     else if (!std::strcmp(argv[i], "--decisions"))
       o.decisions_only = true;
+    else if (!std::strcmp(argv[i], "--incremental"))
+      o.incremental = true;
     else if (!std::strcmp(argv[i], "--agents") && has_value)
       agents = ParseList(argv[++i], 2);
     else if (!std::strcmp(argv[i], "--pending") && has_value)
@@ -101,6 +112,7 @@ std::optional<Options> ParseArgs(int argc, char** argv) {
     else
       return std::nullopt;
   }
+  o.pending_given = pending.has_value();
   if (agents || pending) {
     // Named sizes: every queue length on every agent count; an agent count
     // alone keeps its default queue lengths (those of 1,000 agents for
@@ -411,6 +423,166 @@ void PrintCounts(const std::vector<Row>& rows) {
   }
 }
 
+// One event on the pool between two passes of a kept scheduler.
+enum class Event { kAllocationEnds, kRequestArrives, kRequestCancelled, kNoChange };
+
+const char* EventName(Event e) {
+  switch (e) {
+    case Event::kAllocationEnds:
+      return "an allocation ends";
+    case Event::kRequestArrives:
+      return "a request arrives";
+    case Event::kRequestCancelled:
+      return "a request is cancelled";
+    case Event::kNoChange:
+      return "nothing changed";
+  }
+  return "";
+}
+
+const char* PathName(ring::PoolScheduler::Path p) {
+  switch (p) {
+    case ring::PoolScheduler::Path::kFull:
+      return "full";
+    case ring::PoolScheduler::Path::kUnchanged:
+      return "unchanged";
+    case ring::PoolScheduler::Path::kQueue:
+      return "queue only";
+  }
+  return "";
+}
+
+// The pool after one typical event: the running allocation in the middle of
+// the list (not stopping) ends and frees its slots; a one-slot request of
+// experiment 7 arrives at the back of the queue; the request in the middle
+// of the queue is cancelled.
+PoolInput AfterEvent(const PoolInput& before, Event e) {
+  PoolInput in = before;
+  switch (e) {
+    case Event::kAllocationEnds: {
+      size_t i = in.running.size() / 2;
+      while (in.running[i].preempting) ++i;
+      for (const auto& p : in.running[i].placements)
+        for (auto& a : in.agents)
+          if (a.id == p.agent_id) {
+            a.free_slots.insert(a.free_slots.end(), p.slot_ids.begin(), p.slot_ids.end());
+            std::sort(a.free_slots.begin(), a.free_slots.end());
+          }
+      in.running.erase(in.running.begin() + static_cast<std::ptrdiff_t>(i));
+      break;
+    }
+    case Event::kRequestArrives: {
+      PendingRequest r;
+      r.allocation_id = "pend-arrived";
+      r.experiment_id = 7;
+      const Settings settings = ExperimentSettings(r.experiment_id);
+      r.priority = settings.priority;
+      r.weight = settings.weight;
+      r.max_slots = settings.max_slots;
+      r.queued_seq = static_cast<int64_t>(in.pending.size()) + 1;
+      in.pending.push_back(std::move(r));
+      break;
+    }
+    case Event::kRequestCancelled:
+      in.pending.erase(in.pending.begin() + static_cast<std::ptrdiff_t>(in.pending.size() / 2));
+      break;
+    case Event::kNoChange:
+      break;
+  }
+  return in;
+}
+
+struct IncrementalRow {
+  const Case* c;
+  int agents;
+  int pending;
+  Event event;
+  ring::PoolScheduler::Path path;
+  Timing pass;
+  Timing full;  // SchedulePool on the same input
+  uint64_t digest = 0, full_digest = 0;
+};
+
+// A kept scheduler that has decided `before` gets `after`: the pass timed.
+// Between repetitions (untimed) it goes back to `before`. Copies of the
+// inputs are made, and what the pass hands back is freed, outside the
+// timed region. Exits when the kept scheduler decides otherwise than a full
+// pass.
+IncrementalRow MeasureEvent(const Case& c, int agents, const PoolInput& before, Event e, bool quick) {
+  IncrementalRow row{&c, agents, static_cast<int>(before.pending.size()), e, {}, {}, {}, 0, 0};
+  const PoolInput after = AfterEvent(before, e);
+  row.full = Measure([&] { return ring::SchedulePool(after); }, quick);
+  row.full_digest = Digest(ring::SchedulePool(after));
+  ring::PoolScheduler kept;
+  {
+    PoolInput in = before;
+    kept.Schedule(in);
+  }
+  const size_t min_reps = quick ? 5 : 15;
+  const size_t max_reps = quick ? 9 : 31;
+  std::vector<double> ms, cpu;
+  const auto start = Clock::now();
+  for (size_t rep = 0;
+       rep < min_reps + 2 || (rep < max_reps + 2 && Clock::now() - start < std::chrono::seconds(1)); ++rep) {
+    PoolInput in = after;
+    const double c0 = ThreadCpuMs();
+    const auto t0 = Clock::now();
+    const PoolDecision& d = kept.Schedule(in);
+    const double wall = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+    const double used = ThreadCpuMs() - c0;
+    if (rep >= 2) {
+      ms.push_back(wall);
+      cpu.push_back(used);
+    }
+    row.path = kept.last_path();
+    if (rep == 0 || rep == 2) {
+      row.digest = Digest(d);
+      if (row.digest != row.full_digest) {
+        std::fprintf(stderr,
+                     "FAIL: %s, %d agents, %d pending, %s: the kept scheduler decided %016llx, a full pass "
+                     "%016llx\n",
+                     c.name, agents, row.pending, EventName(e), static_cast<unsigned long long>(row.digest),
+                     static_cast<unsigned long long>(row.full_digest));
+        std::exit(1);
+      }
+    }
+    PoolInput back = before;
+    kept.Schedule(back);
+  }
+  std::sort(ms.begin(), ms.end());
+  std::sort(cpu.begin(), cpu.end());
+  row.pass = {ms[ms.size() / 2], ms[ms.size() * 9 / 10], cpu[cpu.size() / 2]};
+  return row;
+}
+
+void PrintIncremental(const std::vector<IncrementalRow>& rows) {
+  std::printf(
+      "| policy | agents | pending | event | path | median ms | p90 ms | CPU ms | full pass ms | full / kept "
+      "| "
+      "digest | full pass digest |\n");
+  std::printf("| --- | ---: | ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | --- | --- |\n");
+  for (const auto& r : rows)
+    std::printf("| %s | %d | %d | %s | %s | %.2f | %.2f | %.2f | %.2f | %.1f | %016llx | %016llx |\n",
+                r.c->name, r.agents, r.pending, EventName(r.event), PathName(r.path), r.pass.median_ms,
+                r.pass.p90_ms, r.pass.cpu_ms, r.full.median_ms, r.full.median_ms / r.pass.median_ms,
+                static_cast<unsigned long long>(r.digest), static_cast<unsigned long long>(r.full_digest));
+  std::vector<std::pair<const IncrementalRow*, const IncrementalRow*>> pairs;
+  for (const auto& small : rows)
+    for (const auto& large : rows)
+      if (small.c == large.c && small.event == large.event && small.pending == large.pending &&
+          small.agents < large.agents)
+        pairs.push_back({&small, &large});
+  if (pairs.empty()) return;
+  std::printf("\nGrowth with the agents, at the same queue length:\n\n");
+  std::printf("| policy | pending | event | agents | median ms | growth | n log n growth (agents) |\n");
+  std::printf("| --- | ---: | --- | --- | --- | ---: | ---: |\n");
+  for (const auto& [a, b] : pairs)
+    std::printf("| %s | %d | %s | %d → %d | %.2f → %.2f | %s | %s |\n", a->c->name, a->pending,
+                EventName(a->event), a->agents, b->agents, a->pass.median_ms, b->pass.median_ms,
+                Growth(b->pass.median_ms, a->pass.median_ms).c_str(),
+                Growth(NLogN(b->agents), NLogN(a->agents)).c_str());
+}
+
 std::string Command(int argc, char** argv) {
   std::string out = argv[0];
   for (int i = 1; i < argc; ++i) out += std::string(" ") + argv[i];
@@ -422,10 +594,11 @@ std::string Command(int argc, char** argv) {
 int main(int argc, char** argv) {
   const auto options = ParseArgs(argc, argv);
   if (!options) {
-    std::fprintf(stderr,
-                 "usage: %s [--agents N[,N...]] [--pending N[,N...]] "
-                 "[--policy priority-best|priority-worst|fair-share] [--quick] [--decisions]\n",
-                 argv[0]);
+    std::fprintf(
+        stderr,
+        "usage: %s [--agents N[,N...]] [--pending N[,N...]] "
+        "[--policy priority-best|priority-worst|fair-share] [--quick] [--decisions] [--incremental]\n",
+        argv[0]);
     return 2;
   }
   const Case all_cases[] = {
@@ -450,6 +623,37 @@ int main(int argc, char** argv) {
   std::printf("Command: %s\n", Command(argc, argv).c_str());
   std::printf("Machine: %s, %d processors; build type %s\n", CpuModel().c_str(), Processors(),
               RING_BUILD_TYPE);
+  if (options->incremental) {
+    std::vector<IncrementalRow> rows;
+    for (const Size& size : options->sizes) {
+      const std::vector<int> queues = options->pending_given ? size.pending : std::vector<int>{10000, 100000};
+      for (int n : queues) {
+        std::mt19937_64 rng(kSeed);
+        PoolInput in = BusyPool(size.agents, rng);
+        AddQueue(in, n, rng);
+        std::printf("Pool: %d agents x %d slots, %zu running allocations, %d pending\n", size.agents,
+                    kSlotsPerAgent, in.running.size(), n);
+        for (const Case* c : cases) {
+          in.policy = c->policy;
+          for (Event e :
+               {Event::kAllocationEnds, Event::kRequestArrives, Event::kRequestCancelled, Event::kNoChange}) {
+            rows.push_back(MeasureEvent(*c, size.agents, in, e, options->quick));
+            std::fprintf(stderr, "measured %s, %d agents, %d pending, %s: %.2f ms (%s)\n", c->name,
+                         size.agents, n, EventName(e), rows.back().pass.median_ms,
+                         PathName(rows.back().path));
+          }
+        }
+      }
+    }
+    std::stable_sort(rows.begin(), rows.end(), [](const IncrementalRow& a, const IncrementalRow& b) {
+      if (a.c != b.c) return a.c < b.c;
+      if (a.pending != b.pending) return a.pending < b.pending;
+      return a.agents < b.agents;
+    });
+    std::printf("\n");
+    PrintIncremental(rows);
+    return 0;
+  }
   std::vector<Row> rows;
   for (const Size& size : options->sizes) {
     std::vector<PoolInput> inputs;  // one per queue length, the same pool in each

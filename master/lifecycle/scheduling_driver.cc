@@ -90,7 +90,10 @@ void SchedulingDriver::Pass(const std::string& pool, SteadyTime now) {
                           : std::vector<std::string>{},
          std::move(d.container), !alloc.is_trial()});
   }
-  if (input.pending.empty()) return;
+  if (input.pending.empty()) {
+    schedulers_.erase(pool);  // nothing to keep: what it kept would only hold memory
+    return;
+  }
   // The agents only when something waits: every agent's hello marks its
   // pool dirty, and listing 10,000 agents for each of 10,000 hellos that
   // find an empty queue was most of the master's work while they connect.
@@ -123,7 +126,8 @@ void SchedulingDriver::Pass(const std::string& pool, SteadyTime now) {
     input.policy.fit = p.fitting_policy == "worst" ? PoolPolicy::Fit::kWorst : PoolPolicy::Fit::kBest;
   }
   const auto pass_start = std::chrono::steady_clock::now();
-  PoolDecision decision = SchedulePool(input);
+  // The pass hands back the pool's previous input, freed here at the end.
+  const PoolDecision& decision = schedulers_[pool].Schedule(input);
   if (observer_)
     observer_(pool, std::chrono::duration<double>(std::chrono::steady_clock::now() - pass_start).count());
   for (const auto& [id, reason] : decision.pending_reasons) pending_reasons_[id] = reason;

@@ -5,6 +5,9 @@
 // the victims to checkpoint and stop — and keeps each waiting request's
 // reason and place for the job list. A pass runs from the dirty mark at the
 // end of every lifecycle event and from the tick, never from inside one.
+// Each pool's passes go through its own PoolScheduler, which keeps the
+// queue's order and the last decision between passes and re-decides only
+// what changed (the same decision as SchedulePool).
 // Used on the lifecycle's executor only.
 #include <functional>
 #include <map>
@@ -15,6 +18,7 @@
 
 #include "master/lifecycle/allocations.h"
 #include "master/lifecycle/experiment_settings.h"
+#include "master/scheduler/pool_scheduler.h"
 #include "master/scheduler/pool_settings.h"
 
 namespace ring {
@@ -110,6 +114,7 @@ class SchedulingDriver {
   PassObserver observer_;
   std::set<std::string> dirty_;
   bool all_dirty_ = true;
+  std::map<std::string, PoolScheduler> schedulers_;     // per pool, kept between its passes
   std::map<std::string, std::string> pending_reasons_;  // of each pool's last pass, by allocation
   std::map<std::string, int> pass_positions_;           // 1-based place in its pool's last pass order
 };

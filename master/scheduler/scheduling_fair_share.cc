@@ -255,8 +255,10 @@ std::vector<ExperimentDemand> Demands(const PoolInput& input) {
   return out;
 }
 
-PoolDecision ScheduleFairShare(const PoolInput& input) {
-  PoolPass pass(input);
+namespace {
+
+// The pass: experiments' turns, placements, reclaims, reasons.
+void DecideFairShare(PoolPass& pass, const PoolInput& input) {
   const int capacity = pass.slots().enabled_slots();
   std::vector<double> shares(pass.experiment_count(), 0.0);  // by experiment number
   {
@@ -354,7 +356,20 @@ PoolDecision ScheduleFairShare(const PoolInput& input) {
     }
     if (next[x] < queues[x].size()) turns.push(turn(x));
   }
+}
+
+}  // namespace
+
+PoolDecision ScheduleFairShare(const PoolInput& input) {
+  PoolPass pass(input);
+  DecideFairShare(pass, input);
   return pass.Finish(false);
+}
+
+void ScheduleFairShare(const PoolInput& input, const std::vector<int>& by_id, PoolDecision& into) {
+  PoolPass pass(input);
+  DecideFairShare(pass, input);
+  pass.FinishInto(false, by_id, into);
 }
 
 }  // namespace ring::scheduling

@@ -31,5 +31,9 @@ std::map<int64_t, double> FairShares(const std::vector<ExperimentDemand>& demand
 std::vector<ExperimentDemand> Demands(const PoolInput& input);
 
 PoolDecision ScheduleFairShare(const PoolInput& input);
+// The same decision written over `into`, a kept scheduler's previous one
+// (PoolPass::FinishInto); `by_id`: the pending indexes by allocation id
+// (ids unique).
+void ScheduleFairShare(const PoolInput& input, const std::vector<int>& by_id, PoolDecision& into);
 
 }  // namespace ring::scheduling

@@ -225,13 +225,13 @@ bool PoolPass::HoldFor(int p) {
 void PoolPass::Explain(bool by_priority) {
   const int largest_free = slots_.LargestFreeBlock();
   const auto idle = slots_.IdleEnabledPerShape();
-  std::map<Need, std::string> shape_reasons;
-  std::pair<int, bool> behind_key{0, false};  // the last "behind" reason, built once per count
-  std::string behind;
   int holders_ahead = 0;
   int same_priority_holders = 0;  // by_priority: holders ahead of the request's own priority
   std::optional<int> level;
-  for (int p : order_) {
+  constexpr size_t kAhead = 8;
+  for (size_t i = 0; i < order_.size(); ++i) {
+    if (i + kAhead < order_.size()) Prefetch(order_[i + kAhead]);
+    const int p = order_[i];
     const auto& r = request(p);
     auto& s = state_[p];
     if (level != r.priority) {
@@ -239,26 +239,31 @@ void PoolPass::Explain(bool by_priority) {
       same_priority_holders = 0;
     }
     if (s.outcome != Outcome::kAssigned && s.reason.empty()) {
+      // Reasons many requests share are built once and pointed at.
       if (holders_ahead > 0 && FitsPhysically(slots_, idle, largest_free, need(p))) {
         const std::pair<int, bool> key{holders_ahead, by_priority && same_priority_holders == 0};
-        if (key != behind_key) {
-          behind_key = key;
-          behind = BehindReason(key.first, key.second);
-        }
-        s.reason = behind;
+        auto it = behind_reasons_.find(key);
+        if (it == behind_reasons_.end())
+          it = behind_reasons_.emplace(key, BehindReason(key.first, key.second)).first;
+        s.shared = &it->second;
       } else {
-        // The same for every request of a need: built once.
+        // The same for every request of a need.
         const Need n = need(p);
-        auto it = shape_reasons.find(n);
-        if (it == shape_reasons.end())
-          it = shape_reasons.emplace(n, ShapeReason(slots_, idle, largest_free, n, input_.pool)).first;
-        s.reason = it->second;
+        auto it = shape_reasons_.find(n);
+        if (it == shape_reasons_.end())
+          it = shape_reasons_.emplace(n, ShapeReason(slots_, idle, largest_free, n, input_.pool)).first;
+        s.shared = &it->second;
       }
     }
-    if (s.outcome != Outcome::kAssigned && !r.excluded_agents.empty())
-      s.reason += ExcludedReason(r.excluded_agents);
-    if (s.outcome != Outcome::kAssigned && !CannotRun(p).empty() &&
-        CannotRun(p).size() < static_cast<size_t>(slots_.agent_count()))
+    const bool excluded = s.outcome != Outcome::kAssigned && !r.excluded_agents.empty();
+    const bool container = s.outcome != Outcome::kAssigned && !CannotRun(p).empty() &&
+                           CannotRun(p).size() < static_cast<size_t>(slots_.agent_count());
+    if ((excluded || container) && s.shared) {
+      s.reason = *s.shared;  // its own, with what it adds
+      s.shared = nullptr;
+    }
+    if (excluded) s.reason += ExcludedReason(r.excluded_agents);
+    if (container)
       s.reason +=
           ContainerAgentsReason(*r.container, slots_.agent_count() - static_cast<int>(CannotRun(p).size()),
                                 slots_.agent_count(), input_.pool);
@@ -293,10 +298,40 @@ PoolDecision PoolPass::Finish(bool by_priority) {
   });
   auto& reasons = decision_.pending_reasons;
   for (const auto& w : waiting)
-    reasons.insert_or_assign(reasons.end(), std::string(w.id), std::move(state_[order_[w.turn]].reason));
+    reasons.insert_or_assign(reasons.end(), std::string(w.id), Reason(state_[order_[w.turn]]));
   decision_.order.reserve(order_.size());
   for (int p : order_) decision_.order.push_back(request(p).allocation_id);
   return std::move(decision_);
+}
+
+void PoolPass::FinishInto(bool by_priority, const std::vector<int>& by_id, PoolDecision& into) {
+  Explain(by_priority);
+  into.assignments = std::move(decision_.assignments);
+  into.preempt = std::move(decision_.preempt);
+  into.preempted_for = std::move(decision_.preempted_for);
+  std::vector<char> considered(input_.pending.size(), 0);
+  for (int p : order_) considered[p] = 1;
+  // One walk of the kept reasons and of the waiting requests, both in id
+  // order: equal entries stay, others are replaced, added or erased.
+  auto& reasons = into.pending_reasons;
+  auto it = reasons.begin();
+  for (int p : by_id) {
+    if (!considered[p] || state_[p].outcome == Outcome::kAssigned) continue;
+    const std::string& id = request(p).allocation_id;
+    while (it != reasons.end() && it->first < id) it = reasons.erase(it);
+    if (it != reasons.end() && it->first == id) {
+      if (it->second != state_[p].text()) it->second = Reason(state_[p]);
+      ++it;
+    } else {
+      reasons.emplace_hint(it, id, Reason(state_[p]));
+    }
+  }
+  reasons.erase(it, reasons.end());
+  into.order.resize(order_.size());
+  for (size_t i = 0; i < order_.size(); ++i) {
+    const std::string& id = request(order_[i]).allocation_id;
+    if (into.order[i] != id) into.order[i] = id;
+  }
 }
 
 }  // namespace ring::scheduling

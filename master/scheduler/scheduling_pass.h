@@ -46,6 +46,14 @@ class PoolPass {
 
   // Records that request p is considered now (PoolDecision::order).
   void Consider(int p);
+  // Asks the processor for what trying request p reads, ahead of it: the
+  // requests come in scheduling order, scattered in memory.
+  void Prefetch(int p) const {
+    __builtin_prefetch(&input_.pending[p]);
+    __builtin_prefetch(reinterpret_cast<const char*>(&input_.pending[p]) + 64);
+    __builtin_prefetch(&state_[p]);
+    __builtin_prefetch(&request_experiment_[p]);
+  }
   // Whether p may be placed in this pass at all: a size some agent shape
   // takes (one agent large enough, for a single-node request), enabled
   // agents, room under max_slots. If not, says why.
@@ -93,6 +101,16 @@ class PoolPass {
   // Explains every request not assigned. `by_priority`: holders ahead of a
   // request are of higher or equal priority and are named so.
   PoolDecision Finish(bool by_priority);
+  // The same decision written over `into`, the previous one of a kept
+  // scheduler (pool_scheduler.h): reasons and order entries that did not
+  // change are left in place instead of being built again. `by_id`: every
+  // pending request's index, by allocation id (ids unique).
+  void FinishInto(bool by_priority, const std::vector<int>& by_id, PoolDecision& into);
+
+  // What request p came to so far: given slots now, or holding agents
+  // (promised slots, or a reservation).
+  bool Assigned(int p) const { return state_[p].outcome == Outcome::kAssigned; }
+  bool Holds(int p) const { return state_[p].holder; }
 
  private:
   enum class Outcome { kNone, kAssigned, kPromised };
@@ -100,7 +118,14 @@ class PoolPass {
     Outcome outcome = Outcome::kNone;
     bool holder = false;  // holds agents: promised slots or a reservation
     std::string reason;
+    // Set instead of `reason` when the reason is one that many requests
+    // share (Explain's reasons by need and behind holders): not copied
+    // per request.
+    const std::string* shared = nullptr;
+    const std::string& text() const { return shared ? *shared : reason; }
   };
+  // The reason of a request, for the decision (moved out of its state).
+  static std::string Reason(RequestState& s) { return s.shared ? *s.shared : std::move(s.reason); }
   void NumberExperiments();
   void FindContainerAgents();
   // Gives every request not assigned and not yet explained its reason.
@@ -125,6 +150,8 @@ class PoolPass {
   std::vector<std::vector<int>> cannot_run_;
   std::vector<int> request_cannot_run_;
   std::vector<RequestState> state_;
+  std::map<Need, std::string> shape_reasons_;                   // Explain's, by need
+  std::map<std::pair<int, bool>, std::string> behind_reasons_;  // Explain's, by holders ahead
   std::vector<int> order_;
   PoolDecision decision_;
 };

@@ -52,9 +52,12 @@ std::vector<int> PriorityVictimOrder(const std::vector<RunningAllocation>& runni
   return order;
 }
 
-PoolDecision SchedulePriority(const PoolInput& input) {
-  PoolPass pass(input);
-  Candidates victims(input.policy.preemption ? PriorityVictimOrder(input.running) : std::vector<int>{},
+namespace {
+
+// The pass in `order`; records what each request did in `trace` when given.
+void Decide(PoolPass& pass, const PoolInput& input, const std::vector<int>& order,
+            std::vector<int> victim_order, std::vector<RequestTrace>* trace) {
+  Candidates victims(input.policy.preemption ? std::move(victim_order) : std::vector<int>{},
                      pass.footprints(), Candidates::Admission::kEvery);
   // Victims come lowest priority first, so those a request may stop (of
   // strictly lower priority) are a prefix of them, which only shrinks as the
@@ -67,21 +70,52 @@ PoolDecision SchedulePriority(const PoolInput& input) {
   // lower priority) request.
   std::set<Need> preemption_failed;
   std::set<int> reserved_levels;  // priorities whose first blocked request has held agents
-  for (int p : PriorityOrder(input.pending)) {
+  if (trace) trace->assign(input.pending.size(), RequestTrace{});
+  RequestTrace ignored;
+  constexpr size_t kAhead = 8;
+  for (size_t i = 0; i < order.size(); ++i) {
+    if (i + kAhead < order.size()) pass.Prefetch(order[i + kAhead]);
+    const int p = order[i];
     const auto& r = input.pending[p];
+    RequestTrace& t = trace ? (*trace)[p] : ignored;
     pass.Consider(p);
     const PoolPass::Excluding excluding(pass, p);
+    t.capped_at = pass.CappedSlots(pass.experiment_of_request(p));
     if (!pass.Admissible(p) || pass.PlaceNow(p) || pass.WaitForLeaving(p)) continue;
     if (input.policy.preemption && !preemption_failed.count(pass.need(p))) {
       auto lower = std::partition_point(victim_levels.begin(), victim_levels.end(),
                                         [&](int level) { return level > r.priority; });
       victims.Retire(static_cast<int>(lower - victim_levels.begin()));
+      t.walked = pass.Restricted(p);
       if (pass.Preempt(p, victims, admit)) continue;
-      if (!pass.Restricted(p)) preemption_failed.insert(pass.need(p));
+      if (!pass.Restricted(p)) t.failed_insert = preemption_failed.insert(pass.need(p)).second;
     }
-    if (reserved_levels.insert(r.priority).second) pass.HoldFor(p);
+    if (reserved_levels.insert(r.priority).second) {
+      t.new_level = true;
+      pass.HoldFor(p);
+    }
   }
+  if (!trace) return;
+  for (int p : order) {
+    (*trace)[p].assigned = pass.Assigned(p);
+    (*trace)[p].holder = pass.Holds(p);
+  }
+}
+
+}  // namespace
+
+PoolDecision SchedulePriority(const PoolInput& input) {
+  PoolPass pass(input);
+  Decide(pass, input, PriorityOrder(input.pending),
+         input.policy.preemption ? PriorityVictimOrder(input.running) : std::vector<int>{}, nullptr);
   return pass.Finish(true);
+}
+
+void SchedulePriority(const PoolInput& input, const KnownOrders& known, PoolDecision& into,
+                      std::vector<RequestTrace>& trace) {
+  PoolPass pass(input);
+  Decide(pass, input, known.order, input.policy.preemption ? known.victims : std::vector<int>{}, &trace);
+  pass.FinishInto(true, known.by_id, into);
 }
 
 }  // namespace ring::scheduling

@@ -48,14 +48,19 @@ std::pair<int, int> ReachIndex::Positions(int a) {
 }
 
 void ReachIndex::Update(int a) {
-  if (reach_at_[a] != kNever) reach_.erase({reach_at_[a], a});
+  const auto [reach, idle] = slots_.usable(a) ? Positions(a) : std::pair<int, int>{kNever, kNever};
   const int g = slots_.shape(a);
-  if (idle_at_[a] != kNever) idle_[g].erase({idle_at_[a], a});
-  reach_at_[a] = idle_at_[a] = kNever;
-  if (!slots_.usable(a)) return;
-  const auto [reach, idle] = Positions(a);
-  if (reach != kNever) reach_.insert({reach_at_[a] = reach, a});
-  if (idle != kNever) idle_[g].insert({idle_at_[a] = idle, a});
+  // Most updates move nothing: the sets are touched only when a key changes.
+  if (reach != reach_at_[a]) {
+    if (reach_at_[a] != kNever) reach_.erase({reach_at_[a], a});
+    if (reach != kNever) reach_.insert({reach, a});
+    reach_at_[a] = reach;
+  }
+  if (idle != idle_at_[a]) {
+    if (idle_at_[a] != kNever) idle_[g].erase({idle_at_[a], a});
+    if (idle != kNever) idle_[g].insert({idle, a});
+    idle_at_[a] = idle;
+  }
 }
 
 void ReachIndex::Sync() {

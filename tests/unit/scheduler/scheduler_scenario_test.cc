@@ -37,6 +37,7 @@
 #include <string>
 #include <vector>
 
+#include "master/scheduler/pool_scheduler.h"
 #include "master/scheduler/scheduler.h"
 
 namespace ring {
@@ -392,6 +393,38 @@ TEST_P(SchedulerScenarioTest, Decides) {
   std::reverse(reversed.running.begin(), reversed.running.end());
   for (auto& a : reversed.agents) std::reverse(a.free_slots.begin(), a.free_slots.end());
   EXPECT_TRUE(SameDecision(d, SchedulePool(reversed))) << "input order changed the decision" << Show(d);
+
+  // A kept scheduler (pool_scheduler.h) decides the same on each of its
+  // paths: a first pass, the last request arriving after a pass without it,
+  // an extra request cancelled after a pass with it, no change, and the
+  // vectors reversed.
+  auto kept_decides = [&](PoolScheduler& kept, PoolInput given, const char* what) {
+    EXPECT_TRUE(SameDecision(d, kept.Schedule(given))) << "the kept scheduler decided otherwise: " << what;
+  };
+  PoolScheduler kept;
+  kept_decides(kept, s.input, "first pass");
+  kept_decides(kept, s.input, "no change");
+  kept_decides(kept, reversed, "vectors reversed");
+  if (!s.input.pending.empty()) {
+    PoolInput without_last = s.input;
+    auto last = std::max_element(
+        without_last.pending.begin(), without_last.pending.end(),
+        [](const PendingRequest& a, const PendingRequest& b) { return a.queued_seq < b.queued_seq; });
+    PendingRequest extra = *last;
+    without_last.pending.erase(last);
+    PoolScheduler arriving;
+    PoolInput given = without_last;
+    arriving.Schedule(given);
+    kept_decides(arriving, s.input, "the last request arrives");
+    PoolInput with_extra = s.input;
+    extra.allocation_id += "-extra";
+    extra.queued_seq += 1000;
+    with_extra.pending.push_back(extra);
+    PoolScheduler cancelling;
+    given = with_extra;
+    cancelling.Schedule(given);
+    kept_decides(cancelling, s.input, "an extra request is cancelled");
+  }
 }
 
 std::string TestName(const ::testing::TestParamInfo<std::string>& info) {
