@@ -118,8 +118,14 @@ one process, each on its own WebSocket with the cluster token. Each says hello
 with one CPU slot and sends a heartbeat at the interval the master's welcome
 gives (1 s), as ringagent does. 200 wrk connections read the experiments list,
 one experiment and the job queue in turn. The peer is the same master with no
-agents under the same readers, measured first. The master runs on core 0
-and the load generators (wrk, the simulated agents) on core 1 (taskset); the
+agents under the same readers, measured first. Those readers are a closed
+loop (each connection sends when its last answer is back), which saturates
+the master and measures throughput. The same mix is then sent in an open
+loop by \`bench/rest_open_loop.cc\`: 200 connections, requests due at a fixed
+rate of 30% of the closed loop's requests/s without agents, each request's
+latency counted from when it was due, so time queued is not hidden. The
+latency figures to compare are those of the open loop. The master runs on core 0
+and the load generators (wrk, rest_open_loop, the simulated agents) on core 1 (taskset); the
 agents connect from 127.0.0.2, which the bench's master.yaml lists in
 \`connection_cap_exempt_addresses\`. The master's CPU is the utime + stime of
 its own process over the window, in % of one core; the simulator's is

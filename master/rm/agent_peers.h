@@ -24,6 +24,9 @@ class AgentPeers {
                        std::shared_ptr<AgentChannel> channel, SteadyTime now) = 0;
   virtual void OnMessage(const std::string& agent_id, const proto::Message& message, SteadyTime now) = 0;
   virtual void OnDisconnected(const std::string& agent_id, const AgentChannel* channel, SteadyTime now) = 0;
+  // True when these peers close a connection that falls silent after its
+  // hello (a heartbeat deadline), so the session need not time reads itself.
+  virtual bool ClosesSilentConnections() const { return false; }
 };
 
 // The door for agents of batch jobs, whose ids begin with "slurm." and

@@ -68,6 +68,13 @@ ring_add_test(agent_identity_tests LABEL integration TIMEOUT 240
   LIBS ring_test_support ring_fake_agent ring_common)
 add_dependencies(agent_identity_tests ringmaster ringagent ring)
 
+# Silence after hello: the heartbeat deadline closes a quiet agent's
+# connection, a heartbeating one stays (raw WebSocket clients).
+ring_add_test(agent_silence_tests LABEL integration TIMEOUT 60
+  SOURCES integration/agent_silence_test.cc
+  LIBS ring_test_support ring_fake_agent ring_common)
+add_dependencies(agent_silence_tests ringmaster)
+
 # `cmake --install` into a temporary prefix: the layout, the systemd units, the installed master serving
 # the installed web UI, and a trial built against the installed runtime.
 add_test(NAME install_test COMMAND ${PROJECT_SOURCE_DIR}/tests/install/install_test.sh ${CMAKE_BINARY_DIR})

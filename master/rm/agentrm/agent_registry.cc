@@ -1,5 +1,7 @@
 #include "master/rm/agentrm/agent_registry.h"
 
+#include <algorithm>
+
 #include "master/store/store.h"
 
 namespace ring {
@@ -32,8 +34,8 @@ AgentEntry& AgentRegistry::Connect(const proto::Hello& hello, std::shared_ptr<Ag
   }
   e.channel = std::move(channel);
   e.liveness = AgentState::kConnected;
-  e.deadline = deadline;
-  e.last_seen_at = NowRfc3339();
+  SetDeadline(e, deadline);
+  e.last_seen = std::chrono::system_clock::now();
   return e;
 }
 
@@ -48,26 +50,35 @@ void AgentRegistry::Disconnect(const std::string& id, const AgentChannel* channe
   e->channel.reset();
   if (e->liveness != AgentState::kConnected) return;
   e->liveness = AgentState::kDisconnected;
-  e->deadline = lost_at;
+  SetDeadline(*e, lost_at);
 }
 
-std::vector<std::string> AgentRegistry::ExpireDeadlines(SteadyTime now,
-                                                        std::chrono::milliseconds reconnect_window) {
-  std::vector<std::string> lost;
+AgentRegistry::Expired AgentRegistry::ExpireDeadlines(SteadyTime now,
+                                                      std::chrono::milliseconds reconnect_window) {
+  Expired expired;
+  if (now < next_expiry_) return expired;
+  SteadyTime next = SteadyTime::max();
   for (auto& [id, e] : agents_) {
-    if (e.liveness == AgentState::kLost || now < e.deadline) continue;
+    if (e.liveness == AgentState::kLost) continue;
+    if (now < e.deadline) {
+      next = std::min(next, e.deadline);
+      continue;
+    }
     if (e.liveness == AgentState::kConnected) {
       // Silent past the heartbeat deadline: drop the connection, open the window.
       if (e.channel) e.channel->Close("heartbeat timeout");
       e.channel.reset();
       e.liveness = AgentState::kDisconnected;
       e.deadline = now + reconnect_window;
+      next = std::min(next, e.deadline);
+      expired.silenced = true;
       continue;
     }
     e.liveness = AgentState::kLost;
-    lost.push_back(id);
+    expired.lost.push_back(id);
   }
-  return lost;
+  next_expiry_ = next;
+  return expired;
 }
 
 void AgentRegistry::Hold(const std::string& agent_id, const std::vector<int>& slot_ids,
@@ -178,7 +189,7 @@ nlohmann::json AgentRegistry::AgentsJson(const std::vector<AgentEntry>& agents) 
                     {"draining", e.draining},
                     {"runs_as_owner", e.runs_as_owner},
                     {"container_runtimes", RuntimesJson(e.container_runtimes)},
-                    {"last_seen_at", e.last_seen_at}});
+                    {"last_seen_at", FormatRfc3339(e.last_seen)}});
   }
   return list;
 }

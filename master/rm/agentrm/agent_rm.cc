@@ -93,8 +93,8 @@ void AgentRm::OnMessage(const std::string& agent_id, const proto::Message& messa
   {
     std::lock_guard lock(mu_);
     if (AgentEntry* e = registry_.Find(agent_id); e && e->liveness == AgentState::kConnected) {
-      e->deadline = now + options_.heartbeat_timeout;
-      e->last_seen_at = NowRfc3339();
+      registry_.SetDeadline(*e, now + options_.heartbeat_timeout);
+      e->last_seen = std::chrono::system_clock::now();
     }
   }
   const auto* output = std::get_if<proto::TerminalOutput>(&message);
@@ -199,7 +199,13 @@ Status AgentRm::Remove(const std::string& agent_id) {
     agent->channel.reset();
     const bool was_lost = agent->liveness == AgentState::kLost;
     agent->liveness = AgentState::kLost;
-    rec = {agent->id, agent->pool, agent->address, AgentState::kLost, agent->slots, "", agent->last_seen_at};
+    rec = {agent->id,
+           agent->pool,
+           agent->address,
+           AgentState::kLost,
+           agent->slots,
+           "",
+           FormatRfc3339(agent->last_seen)};
     if (was_lost) return Status::Ok();
   }
   if (Status s = store_.UpsertAgent(rec); !s.ok())
@@ -380,14 +386,15 @@ void AgentRm::Tick(SteadyTime now) {
   bool silenced = false;  // a connection closed for silence: its slots are gone
   {
     std::lock_guard lock(mu_);
-    // Counted, not listed: a tick runs every few hundred milliseconds, with
-    // every heartbeat waiting for this lock.
-    const size_t connected_before = registry_.ConnectedCount();
-    lost = registry_.ExpireDeadlines(now, options_.reconnect_window);
-    silenced = registry_.ConnectedCount() != connected_before;
+    // One pass, nothing listed: a tick runs every few hundred milliseconds,
+    // with every heartbeat waiting for this lock.
+    auto expired = registry_.ExpireDeadlines(now, options_.reconnect_window);
+    lost = std::move(expired.lost);
+    silenced = expired.silenced;
     for (const auto& id : lost)
       if (AgentEntry* e = registry_.Find(id)) {
-        records.push_back({e->id, e->pool, e->address, AgentState::kLost, e->slots, "", e->last_seen_at});
+        records.push_back(
+            {e->id, e->pool, e->address, AgentState::kLost, e->slots, "", FormatRfc3339(e->last_seen)});
         records.back().runs_as_owner = e->runs_as_owner;
       }
   }

@@ -68,6 +68,8 @@ class AgentRm : public ResourceManager, public AgentPeers {
   // Only if `channel` is still the agent's connection: lost unless it comes
   // back within the reconnect window.
   void OnDisconnected(const std::string& agent_id, const AgentChannel* channel, SteadyTime now) override;
+  // Tick closes a connected agent's connection after heartbeat_timeout of silence.
+  bool ClosesSilentConnections() const override { return true; }
 
   // Operators: no new placements there; without `drain` its running work is
   // preempted (OnNodeEvicted). kNotFound for an unknown agent.

@@ -318,6 +318,25 @@ TEST_F(LifecycleTest, HeartbeatsKeepAnAgentAlive) {
   EXPECT_EQ(store_.GetAllocation("1.0")->state, AllocationState::kAssigned);
 }
 
+// A tick looks for expired deadlines only from the earliest one it knows
+// of: a disconnect whose reconnect window (2 s here) ends before the
+// heartbeat deadlines seen at the last tick (3 s) still loses its agent on
+// time, while the heartbeating agent beside it stays connected.
+TEST_F(LifecycleTest, AnAgentIsLostWhenItsReconnectWindowEndsBeforeOtherDeadlines) {
+  Create(0);
+  auto channel = Connect("agent-1", 1);
+  Connect("agent-2", 1);
+  controller_.Tick(now_ + 500ms);  // both connected; the earliest deadline is now_ + 3 s
+  controller_.OnAgentDisconnected("agent-1", channel.get(), now_ + 500ms);  // lost at now_ + 2.5 s
+  controller_.OnAgentMessage("agent-2", proto::Heartbeat{}, now_ + 2s);
+  controller_.Tick(now_ + 2s + 600ms);
+  auto agents = controller_.AgentsJson();
+  ASSERT_EQ(agents.size(), 2u);
+  EXPECT_EQ(agents[0]["state"], "lost") << agents.dump();
+  EXPECT_EQ(agents[1]["state"], "connected") << agents.dump();
+  EXPECT_EQ(store_.GetAllocation("1.0")->exit_reason, "agent lost");
+}
+
 TEST_F(LifecycleTest, LogBatchesAreStoredOnceEach) {
   Create(0);
   Connect("agent-1", 1);
