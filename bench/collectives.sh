@@ -3,7 +3,7 @@
 # runtime and its peers measured in this same run, then tensor fusion; prints
 # markdown tables (docs/benchmarks.md has them with the machine):
 #
-#   bench/collectives.sh [BUILD_DIR]        # default build/; about 15 minutes
+#   bench/collectives.sh [BUILD_DIR]        # default build/; about 8 minutes on an idle machine
 #
 # Peers: torch.distributed's gloo backend (Debian python3-torch), Gloo's own
 # API, OpenMPI's MPI_Allreduce over shared memory and over TCP (Debian
