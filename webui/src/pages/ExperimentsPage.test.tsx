@@ -133,8 +133,10 @@ describe('ExperimentsPage', () => {
     await act(async () => {
       fireEvent.click(within(screen.getByRole('dialog')).getByRole('button', { name: 'Pause' }));
     });
+    // The refusal comes back through a fetch and a state update, which a
+    // busy machine may not finish within the act above: wait for it.
     const dialog = screen.getByRole('dialog');
-    expect(within(dialog).getByRole('alert').textContent).toBe('Not allowed: experiment 1 belongs to alice');
+    expect((await within(dialog).findByRole('alert')).textContent).toBe('Not allowed: experiment 1 belongs to alice');
   });
 
   it('archives the selected rows at once and lists the ones the master refused', async () => {
