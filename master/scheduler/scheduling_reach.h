@@ -7,8 +7,9 @@
 // Which candidate that is depends only on each agent's own candidates: per
 // usable agent, the position at which its free, leaving and freed slots
 // first reach the need ("reach"), or its total ("idle"). This index keeps
-// those positions in sorted sets, so a search costs O(log agents) plus the
-// agents it looks at, instead of every candidate before it.
+// those positions in ordered sets of positions (IndexSet, with a count of
+// agents per position), so a search costs about the agents it looks at,
+// instead of every candidate before it.
 //
 // Kept up to date from what PoolSlots and Candidates log (agents whose free,
 // leaving, held or hidden state changed; positions unlinked), read at each
@@ -20,10 +21,10 @@
 // request walks), so what it leaves out is exactly what a walk would.
 #include <limits>
 #include <optional>
-#include <set>
 #include <utility>
 #include <vector>
 
+#include "master/scheduler/index_set.h"
 #include "master/scheduler/scheduling_placement.h"
 
 namespace ring::scheduling {
@@ -56,23 +57,40 @@ class ReachIndex {
 
  private:
   // The walk's positions for agent a: (reach, idle), kNever when not.
-  std::pair<int, int> Positions(int a);
+  std::pair<int, int> PositionsOf(int a);
   void Update(int a);
   void Sync();
+  // Appends the agents (of `shape` unless it is -1) whose key in `at` is
+  // `position`: some of those of the candidate there, ascending.
+  void AgentsAt(int position, const std::vector<int>& at, int shape, std::vector<int>& agents) const;
+  // Positions with a count of agents each.
+  struct Positions {
+    IndexSet set;
+    std::vector<int> count;  // per position
+    int agents = 0;          // the sum of count
+    void Add(int k) {
+      ++agents;
+      if (count[k]++ == 0) set.insert(k);
+    }
+    void Remove(int k) {
+      --agents;
+      if (--count[k] == 0) set.erase(k);
+    }
+  };
 
   const PoolSlots& slots_;
   const std::vector<char>& gone_;
   Candidates& candidates_;
   const Need need_;
-  std::vector<char> divides_;                        // per shape: a whole-agent fit of the need may take it
-  std::vector<int> reach_at_;                        // per agent: its key in reach_, or kNever
-  std::vector<int> idle_at_;                         // per agent: its key in idle_[shape], or kNever
-  std::set<std::pair<int, int>> reach_;              // (reach position, agent), usable agents of >= slots
-  std::vector<std::set<std::pair<int, int>>> idle_;  // per dividing shape: (idle position, agent)
-  size_t changes_seen_ = 0;                          // read so far of PoolSlots::changes()
-  size_t unlinked_seen_ = 0;                         // of Candidates::unlinked()
-  size_t flips_seen_ = 0;                            // of Candidates::flips()
-  std::vector<int> seen_in_sync_;                    // per agent: the sync that last updated it
+  std::vector<char> divides_;      // per shape: a whole-agent fit of the need may take it
+  std::vector<int> reach_at_;      // per agent: its key in reach_, or kNever
+  std::vector<int> idle_at_;       // per agent: its key in idle_[shape], or kNever
+  Positions reach_;                // reach positions of usable agents of >= slots
+  std::vector<Positions> idle_;    // per dividing shape: idle positions
+  size_t changes_seen_ = 0;        // read so far of PoolSlots::changes()
+  size_t unlinked_seen_ = 0;       // of Candidates::unlinked()
+  size_t flips_seen_ = 0;          // of Candidates::flips()
+  std::vector<int> seen_in_sync_;  // per agent: the sync that last updated it
   int sync_ = 0;
 };
 
