@@ -193,10 +193,12 @@ bool PoolPass::HoldFor(int p) {
     // The usable agent large enough with the most free slots, lowest id first.
     int best = -1;
     const auto& by_free = slots_.by_free();
-    for (auto it = by_free.rbegin(); it != by_free.rend(); ++it) {
-      if (best >= 0 && it->first < slots_.free(best)) break;
-      if (slots_.total(it->second) >= need && (best < 0 || it->second < best)) best = it->second;
-    }
+    for (int f = by_free.Largest(); f > 0 && best < 0; f = by_free.Below(f))
+      for (int a : by_free.of(f))
+        if (slots_.total(a) >= need) {
+          best = a;
+          break;
+        }
     if (best >= 0) hold.push_back(best);
   } else if (whole_agents) {
     // Whole agents: the largest dividing shape with enough usable agents;

@@ -32,11 +32,13 @@ PoolSlots::PoolSlots(const std::vector<AgentView>& agents) {
     index = static_cast<int>(shapes_.size());
     shapes_.push_back({-key.first, key.second, 0, 0});
   }
-  idle_.resize(shapes_.size());
-  idle_when_left_.resize(shapes_.size());
+  for (const auto& a : agents_) max_size_ = std::max(max_size_, a.total);
+  by_free_.Reset(agent_count(), max_size_);
+  by_free_or_left_.Reset(agent_count(), max_size_);
+  idle_.assign(shapes_.size(), IndexSet(agent_count()));
+  idle_when_left_.assign(shapes_.size(), IndexSet(agent_count()));
   for (int i = 0; i < agent_count(); ++i) {
     auto& a = agents_[i];
-    max_size_ = std::max(max_size_, a.total);
     if (a.total > 0) {
       a.shape = shape_of.at({-a.total, a.view->slot_type});
       ++shapes_[a.shape].agents;
@@ -59,10 +61,10 @@ void PoolSlots::Index(int a) {
   const auto& s = agents_[a];
   if (!usable(a)) return;
   const int f = free(a);
-  if (f > 0) by_free_.insert({f, a});
+  if (f > 0) by_free_.Insert(f, a);
   if (s.shape >= 0 && f == s.total) idle_[s.shape].insert(a);
   if (s.leaving > 0) {
-    by_free_or_left_.insert({f + s.leaving, a});
+    by_free_or_left_.Insert(f + s.leaving, a);
     if (s.shape >= 0 && f + s.leaving == s.total) idle_when_left_[s.shape].insert(a);
   }
 }
@@ -71,10 +73,10 @@ void PoolSlots::Unindex(int a) {
   const auto& s = agents_[a];
   if (!usable(a)) return;
   const int f = free(a);
-  by_free_.erase({f, a});
+  if (f > 0) by_free_.Erase(f, a);
   if (s.shape >= 0) idle_[s.shape].erase(a);
   if (s.leaving > 0) {
-    by_free_or_left_.erase({f + s.leaving, a});
+    by_free_or_left_.Erase(f + s.leaving, a);
     if (s.shape >= 0) idle_when_left_[s.shape].erase(a);
   }
 }
@@ -113,14 +115,14 @@ std::optional<Fit> PoolSlots::FitNow(const Need& need, PoolPolicy::Fit policy) c
     for (int a = 0; a < agent_count(); ++a)
       if (usable(a)) return Fit{{a}, false};
   if (need.slots <= 0) return std::nullopt;
-  if (auto a = PickBySize(by_free_, need.slots, policy)) return Fit{{*a}, false};
+  if (auto a = by_free_.Pick(need.slots, policy)) return Fit{{*a}, false};
   if (!need.whole_agents()) return std::nullopt;
   return WholeFit(need.slots, false);
 }
 
 std::optional<Fit> PoolSlots::FitWhenLeft(const Need& need, PoolPolicy::Fit policy) const {
   if (need.slots <= 0) return std::nullopt;
-  if (auto a = PickBySize(by_free_or_left_, need.slots, policy)) return Fit{{*a}, false};
+  if (auto a = by_free_or_left_.Pick(need.slots, policy)) return Fit{{*a}, false};
   if (!need.whole_agents()) return std::nullopt;
   return WholeFit(need.slots, true);
 }

@@ -4,9 +4,10 @@
 //
 // Per agent it knows the free slots not yet given, the slots of stopping
 // allocations not yet promised to anyone ("leaving"), and whether an earlier
-// blocked request holds it. Usable agents (enabled, not held) sit in sorted
-// sets keyed by free slots, so a best or worst fit costs O(log n); idle ones
-// sit in per-shape sets, so a whole-agent fit costs O(shapes + agents taken).
+// blocked request holds it. Usable agents (enabled, not held) sit in sets
+// per count of free slots (AgentsBySize), so a best or worst fit costs
+// about O(sizes + agents / 4096); idle ones sit in per-shape sets, so a
+// whole-agent fit costs O(shapes + agents taken).
 #include <optional>
 #include <set>
 #include <string>
@@ -15,9 +16,51 @@
 #include <utility>
 #include <vector>
 
+#include "master/scheduler/index_set.h"
 #include "master/scheduler/scheduler.h"
 
 namespace ring::scheduling {
+
+// Agents by a count of their slots (free, or free + leaving), for best and
+// worst fits: per count, the set of agents with it, made when first used.
+class AgentsBySize {
+ public:
+  // Empty, for agent indexes below `agents` and counts up to `largest`.
+  void Reset(int agents, int largest) {
+    agents_ = agents;
+    sizes_.Reset(largest + 1);
+    by_size_.assign(static_cast<size_t>(largest) + 1, IndexSet{});
+  }
+  void Insert(int size, int a) {
+    IndexSet& set = by_size_[size];
+    if (set.capacity() == 0) set.Reset(agents_);
+    set.insert(a);
+    sizes_.insert(size);
+  }
+  void Erase(int size, int a) {
+    IndexSet& set = by_size_[size];
+    if (set.capacity() == 0 || !set.erase(a) || !set.empty()) return;
+    sizes_.erase(size);
+  }
+  // Among agents of size >= slots: of the smallest size (best fit) or the
+  // largest (worst fit), the lowest agent.
+  std::optional<int> Pick(int slots, PoolPolicy::Fit policy) const {
+    const int largest = Largest();
+    if (largest < 0 || largest < slots) return std::nullopt;
+    const int size = policy == PoolPolicy::Fit::kBest ? sizes_.Next(slots) : largest;
+    return by_size_[size].First();
+  }
+  // The largest size with agents (-1: none), and the next smaller one.
+  int Largest() const { return sizes_.Last(); }
+  int Below(int size) const { return sizes_.Prev(size - 1); }
+  // The agents of a size, ascending.
+  const IndexSet& of(int size) const { return by_size_[size]; }
+
+ private:
+  int agents_ = 0;
+  IndexSet sizes_;                 // sizes with agents
+  std::vector<IndexSet> by_size_;  // by size
+};
 
 // Agents of one total size and one slot type: what a request larger than one
 // agent takes whole.
@@ -102,11 +145,11 @@ class PoolSlots {
   void Unhide(const std::vector<int>& hidden);
 
   // Usable idle agents of a shape, ascending.
-  const std::set<int>& idle(int shape) const { return idle_[shape]; }
+  const IndexSet& idle(int shape) const { return idle_[shape]; }
   // Usable agents of a shape that become idle when their leaving slots go.
-  const std::set<int>& idle_when_left(int shape) const { return idle_when_left_[shape]; }
-  // Usable agents with free slots, as (free, agent) ascending.
-  const std::set<std::pair<int, int>>& by_free() const { return by_free_; }
+  const IndexSet& idle_when_left(int shape) const { return idle_when_left_[shape]; }
+  // Usable agents with free slots, by free slots.
+  const AgentsBySize& by_free() const { return by_free_; }
 
   // Every agent whose free, leaving, held or hidden state changed, in the
   // order of the changes (an agent may appear many times): what a
@@ -154,11 +197,10 @@ class PoolSlots {
   int enabled_slots_ = 0;
   int max_size_ = 0;
   int max_enabled_size_ = 0;
-  std::set<std::pair<int, int>> by_free_;  // (free, agent) of usable agents with free > 0
-  std::set<std::pair<int, int>>
-      by_free_or_left_;  // (free + leaving, agent) of usable agents with leaving > 0
-  std::vector<std::set<int>> idle_;
-  std::vector<std::set<int>> idle_when_left_;
+  AgentsBySize by_free_;          // usable agents with free > 0, by free
+  AgentsBySize by_free_or_left_;  // usable agents with leaving > 0, by free + leaving
+  std::vector<IndexSet> idle_;
+  std::vector<IndexSet> idle_when_left_;
   std::vector<int> changes_;  // see changes()
   int hidden_ = 0;            // agents hidden now
 };
