@@ -309,13 +309,13 @@ void DecideFairShare(PoolPass& pass, const PoolInput& input) {
     const int x = std::get<3>(turns.top());
     turns.pop();
     const int p = queues[x][next[x]++];
-    const auto& r = input.pending[p];
+    const int slots = pass.need(p).slots;
     pass.Consider(p);
     const PoolPass::Excluding excluding(pass, p);
     if (pass.Admissible(p)) {
       const int used = pass.StayingSlots(experiments[x]);
       const double share = shares[experiments[x]];
-      if (used > 0 && used + r.slots > share + kEpsilon) {
+      if (used > 0 && used + slots > share + kEpsilon) {
         beyond_share.push_back(p);
       } else if (!pass.PlaceNow(p) && !pass.WaitForLeaving(p)) {
         bool preempted = false;
@@ -325,7 +325,7 @@ void DecideFairShare(PoolPass& pass, const PoolInput& input) {
           preempted = pass.Preempt(p, victims, admit);
           if (!preempted && !pass.Restricted(p)) preemption_failed.insert(pass.need(p));
         }
-        if (!preempted && reserved.insert(r.experiment_id).second) pass.HoldFor(p);
+        if (!preempted && reserved.insert(input.pending[p].experiment_id).second) pass.HoldFor(p);
       }
     }
     if (next[x] < queues[x].size()) turns.push(turn(x));
@@ -343,7 +343,7 @@ void DecideFairShare(PoolPass& pass, const PoolInput& input) {
     queues.push_back(std::move(q));
   }
   next.assign(queues.size(), 0);
-  std::vector<std::string> at_share(queues.size());  // per queue, built once
+  std::vector<const std::string*> at_share(queues.size(), nullptr);  // per queue, built once
   for (int x = 0; x < static_cast<int>(queues.size()); ++x) turns.push(turn(x));
   while (!turns.empty()) {
     const int x = std::get<3>(turns.top());
@@ -351,8 +351,10 @@ void DecideFairShare(PoolPass& pass, const PoolInput& input) {
     const int p = queues[x][next[x]++];
     const PoolPass::Excluding excluding(pass, p);
     if (pass.Admissible(p) && !pass.PlaceNow(p)) {
-      if (at_share[x].empty()) at_share[x] = AtShareReason(shares[experiments[x]], capacity);
-      pass.SetReason(p, at_share[x]);
+      if (at_share[x])
+        pass.ShareReason(p, at_share[x]);
+      else
+        at_share[x] = pass.ShareReason(p, AtShareReason(shares[experiments[x]], capacity));
     }
     if (next[x] < queues[x].size()) turns.push(turn(x));
   }

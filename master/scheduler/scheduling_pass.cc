@@ -31,8 +31,7 @@ PoolPass::PoolPass(const PoolInput& input)
       search_(slots_, where_, gone_),
       leaving_on_(slots_.agent_count()),
       state_(input.pending.size()) {
-  NumberExperiments();
-  FindContainerAgents();
+  ReadRequests();
   for (size_t i = 0; i < input.running.size(); ++i) {
     const auto& r = input.running[i];
     capped_[running_experiment_[i]] += r.slots;
@@ -50,36 +49,49 @@ PoolPass::PoolPass(const PoolInput& input)
   for (int i : stopping) MarkGone(i);
 }
 
-void PoolPass::NumberExperiments() {
+void PoolPass::ReadRequests() {
   std::unordered_map<int64_t, int> number;
+  int64_t last_id = 0;
+  int last = -1;
   auto of = [&](int64_t id) {
+    if (last >= 0 && id == last_id) return last;  // requests of an experiment often come together
     auto [it, added] = number.emplace(id, static_cast<int>(experiment_ids_.size()));
     if (added) experiment_ids_.push_back(id);
-    return it->second;
+    last_id = id;
+    last = it->second;
+    return last;
   };
   running_experiment_.reserve(input_.running.size());
   for (const auto& r : input_.running) running_experiment_.push_back(of(r.experiment_id));
-  request_experiment_.reserve(input_.pending.size());
-  for (const auto& r : input_.pending) request_experiment_.push_back(of(r.experiment_id));
+  const size_t n = input_.pending.size();
+  request_experiment_.reserve(n);
+  brief_.resize(n);
+  request_cannot_run_.assign(n, -1);
+  std::map<ContainerNeed, int> entries;
+  for (size_t p = 0; p < n; ++p) {
+    const auto& r = input_.pending[p];
+    request_experiment_.push_back(of(r.experiment_id));
+    auto& b = brief_[p];
+    b.need = NeedOf(r);
+    b.priority = r.priority;
+    b.max_slots = r.max_slots;
+    b.excluded = !r.excluded_agents.empty();
+    b.container = r.container.has_value();
+    if (r.container) request_cannot_run_[p] = ContainerEntry(*r.container, entries);
+  }
   capped_.assign(experiment_ids_.size(), 0);
   staying_.assign(experiment_ids_.size(), 0);
 }
 
-void PoolPass::FindContainerAgents() {
-  std::map<ContainerNeed, int> entry;
-  request_cannot_run_.assign(input_.pending.size(), -1);
-  for (size_t p = 0; p < input_.pending.size(); ++p) {
-    const auto& need = input_.pending[p].container;
-    if (!need) continue;
-    auto [it, added] = entry.emplace(*need, static_cast<int>(cannot_run_.size()));
-    if (added) {
-      std::vector<int> agents;
-      for (int a = 0; a < slots_.agent_count(); ++a)
-        if (!CanRunContainers(slots_.view(a), *need)) agents.push_back(a);
-      cannot_run_.push_back(std::move(agents));
-    }
-    request_cannot_run_[p] = it->second;
+int PoolPass::ContainerEntry(const ContainerNeed& need, std::map<ContainerNeed, int>& entries) {
+  auto [it, added] = entries.emplace(need, static_cast<int>(cannot_run_.size()));
+  if (added) {
+    std::vector<int> agents;
+    for (int a = 0; a < slots_.agent_count(); ++a)
+      if (!CanRunContainers(slots_.view(a), need)) agents.push_back(a);
+    cannot_run_.push_back(std::move(agents));
   }
+  return it->second;
 }
 
 const std::vector<int>& PoolPass::CannotRun(int p) const {
@@ -103,33 +115,50 @@ void PoolPass::Consider(int p) {
 
 void PoolPass::SetReason(int p, std::string reason) {
   state_[p].reason = std::move(reason);
+  state_[p].shared = nullptr;
+}
+
+const std::string* PoolPass::ShareReason(int p, std::string reason) {
+  const std::string* shared = &shared_reasons_.emplace_back(std::move(reason));
+  ShareReason(p, shared);
+  return shared;
+}
+
+void PoolPass::ShareReason(int p, const std::string* reason) {
+  state_[p].reason.clear();
+  state_[p].shared = reason;
 }
 
 bool PoolPass::Admissible(int p) {
-  const auto& r = request(p);
+  const Brief& b = brief_[p];
+  const int slots = b.need.slots;
   const std::string& pool = input_.pool;
-  if (r.slots > 0 && input_.agents.empty()) {
+  if (slots > 0 && input_.agents.empty()) {
     SetReason(p, "no agents in pool " + pool);
     return false;
   }
-  if (r.container && !input_.agents.empty() &&
+  if (b.container && !input_.agents.empty() &&
       CannotRun(p).size() == static_cast<size_t>(slots_.agent_count())) {
-    SetReason(p, NoContainerAgentReason(*r.container, slots_.agent_count(), pool));
+    SetReason(p, NoContainerAgentReason(*request(p).container, slots_.agent_count(), pool));
     return false;
   }
-  const Need n = need(p);
-  auto it = never_fits_.find(n);
-  if (it == never_fits_.end()) it = never_fits_.emplace(n, NeverFitsIn(input_.agents, n, pool)).first;
+  auto it = never_fits_.find(b.need);
+  if (it == never_fits_.end())
+    it = never_fits_.emplace(b.need, NeverFitsIn(input_.agents, b.need, pool)).first;
   if (it->second) {
-    SetReason(p, *it->second);
+    ShareReason(p, &*it->second);  // the same for every request of the need
     return false;
   }
   if (slots_.enabled_agents() == 0) {
     SetReason(p, "no enabled agents in pool " + pool);
     return false;
   }
-  if (r.max_slots && CappedSlots(request_experiment_[p]) + r.slots > *r.max_slots) {
-    SetReason(p, MaxSlotsReason(r.slots, *r.max_slots));
+  if (b.max_slots && CappedSlots(request_experiment_[p]) + slots > *b.max_slots) {
+    const std::pair<int, int> key{slots, *b.max_slots};
+    auto reason = max_slots_reasons_.find(key);
+    if (reason == max_slots_reasons_.end())
+      reason = max_slots_reasons_.emplace(key, MaxSlotsReason(slots, *b.max_slots)).first;
+    ShareReason(p, &reason->second);
     return false;
   }
   return true;
@@ -179,7 +208,7 @@ bool PoolPass::Preempt(int p, Candidates& candidates,
     MarkGone(v);
     staying_[running_experiment_[v]] -= victim.slots;
     decision_.preempt.push_back(victim.allocation_id);
-    decision_.preempted_for[victim.allocation_id] = r.allocation_id;
+    preempted_for_.push_back({&victim.allocation_id, &r.allocation_id});
   }
   Promise(p, choice->fit);
   return true;
@@ -234,13 +263,13 @@ void PoolPass::Explain(bool by_priority) {
   for (size_t i = 0; i < order_.size(); ++i) {
     if (i + kAhead < order_.size()) Prefetch(order_[i + kAhead]);
     const int p = order_[i];
-    const auto& r = request(p);
     auto& s = state_[p];
-    if (level != r.priority) {
-      level = r.priority;
+    const Brief& b = brief_[p];
+    if (level != b.priority) {
+      level = b.priority;
       same_priority_holders = 0;
     }
-    if (s.outcome != Outcome::kAssigned && s.reason.empty()) {
+    if (s.outcome != Outcome::kAssigned && s.reason.empty() && !s.shared) {
       // Reasons many requests share are built once and pointed at.
       if (holders_ahead > 0 && FitsPhysically(slots_, idle, largest_free, need(p))) {
         const std::pair<int, bool> key{holders_ahead, by_priority && same_priority_holders == 0};
@@ -257,18 +286,18 @@ void PoolPass::Explain(bool by_priority) {
         s.shared = &it->second;
       }
     }
-    const bool excluded = s.outcome != Outcome::kAssigned && !r.excluded_agents.empty();
-    const bool container = s.outcome != Outcome::kAssigned && !CannotRun(p).empty() &&
+    const bool excluded = s.outcome != Outcome::kAssigned && b.excluded;
+    const bool container = s.outcome != Outcome::kAssigned && b.container && !CannotRun(p).empty() &&
                            CannotRun(p).size() < static_cast<size_t>(slots_.agent_count());
     if ((excluded || container) && s.shared) {
       s.reason = *s.shared;  // its own, with what it adds
       s.shared = nullptr;
     }
-    if (excluded) s.reason += ExcludedReason(r.excluded_agents);
+    if (excluded) s.reason += ExcludedReason(request(p).excluded_agents);
     if (container)
-      s.reason +=
-          ContainerAgentsReason(*r.container, slots_.agent_count() - static_cast<int>(CannotRun(p).size()),
-                                slots_.agent_count(), input_.pool);
+      s.reason += ContainerAgentsReason(*request(p).container,
+                                        slots_.agent_count() - static_cast<int>(CannotRun(p).size()),
+                                        slots_.agent_count(), input_.pool);
     if (s.holder) {
       ++holders_ahead;
       ++same_priority_holders;
@@ -276,8 +305,18 @@ void PoolPass::Explain(bool by_priority) {
   }
 }
 
+void PoolPass::FillPreemptedFor() {
+  // In victim id order, each at the map's end, so no insert walks the tree
+  // (of a victim named twice, the later one's stays, as assigning in turn).
+  std::stable_sort(preempted_for_.begin(), preempted_for_.end(),
+                   [](const auto& x, const auto& y) { return *x.first < *y.first; });
+  auto& out = decision_.preempted_for;
+  for (const auto& [victim, request] : preempted_for_) out.insert_or_assign(out.end(), *victim, *request);
+}
+
 PoolDecision PoolPass::Finish(bool by_priority) {
   Explain(by_priority);
+  FillPreemptedFor();
   // The reasons go into the map in id order, each at its end, so no insert
   // walks the tree (of an id given twice, the later one's stays).
   struct Waiting {
@@ -308,6 +347,7 @@ PoolDecision PoolPass::Finish(bool by_priority) {
 
 void PoolPass::FinishInto(bool by_priority, const std::vector<int>& by_id, PoolDecision& into) {
   Explain(by_priority);
+  FillPreemptedFor();
   into.assignments = std::move(decision_.assignments);
   into.preempt = std::move(decision_.preempt);
   into.preempted_for = std::move(decision_.preempted_for);

@@ -4,6 +4,7 @@
 // tried in, which running allocations a request may stop, and which blocked
 // requests hold agents; the pass places, waits, preempts, holds and explains.
 // Built, driven and discarded within one call of SchedulePool.
+#include <deque>
 #include <functional>
 #include <map>
 #include <optional>
@@ -24,7 +25,17 @@ class PoolPass {
 
   const PoolInput& input() const { return input_; }
   const PendingRequest& request(int p) const { return input_.pending[p]; }
-  Need need(int p) const { return NeedOf(input_.pending[p]); }
+  Need need(int p) const { return brief_[p].need; }
+  // What the pass reads of request p most often, kept together (the
+  // requests are large and scattered in memory).
+  struct Brief {
+    Need need;
+    int priority = 0;
+    std::optional<int> max_slots;
+    bool excluded = false;   // has excluded_agents
+    bool container = false;  // has a container need
+  };
+  const Brief& brief(int p) const { return brief_[p]; }
   const RunningAllocation& running(int i) const { return input_.running[i]; }
   const PoolSlots& slots() const { return slots_; }
   const Footprints& footprints() const { return where_; }
@@ -49,8 +60,7 @@ class PoolPass {
   // Asks the processor for what trying request p reads, ahead of it: the
   // requests come in scheduling order, scattered in memory.
   void Prefetch(int p) const {
-    __builtin_prefetch(&input_.pending[p]);
-    __builtin_prefetch(reinterpret_cast<const char*>(&input_.pending[p]) + 64);
+    __builtin_prefetch(&brief_[p]);
     __builtin_prefetch(&state_[p]);
     __builtin_prefetch(&request_experiment_[p]);
   }
@@ -69,10 +79,14 @@ class PoolPass {
   // Returns whether anything was held.
   bool HoldFor(int p);
   void SetReason(int p, std::string reason);
+  // Sets a reason many requests share: kept once by the pass and pointed
+  // at; returns it for the others.
+  const std::string* ShareReason(int p, std::string reason);
+  void ShareReason(int p, const std::string* reason);
   // Whether p avoids some agents (excluded_agents, or agents that cannot
   // run its container): what fails for it says nothing about other
   // requests of its size.
-  bool Restricted(int p) const { return !request(p).excluded_agents.empty() || !CannotRun(p).empty(); }
+  bool Restricted(int p) const { return brief_[p].excluded || !CannotRun(p).empty(); }
   // The agents (indexes) that cannot run p's container; empty for a
   // request without one.
   const std::vector<int>& CannotRun(int p) const;
@@ -126,8 +140,12 @@ class PoolPass {
   };
   // The reason of a request, for the decision (moved out of its state).
   static std::string Reason(RequestState& s) { return s.shared ? *s.shared : std::move(s.reason); }
-  void NumberExperiments();
-  void FindContainerAgents();
+  // One walk of the pending requests: briefs, experiment numbers, container
+  // agents.
+  void ReadRequests();
+  int ContainerEntry(const ContainerNeed& need, std::map<ContainerNeed, int>& entries);
+  // The decision's preempted_for, from preempted_for_.
+  void FillPreemptedFor();
   // Gives every request not assigned and not yet explained its reason.
   void Explain(bool by_priority);
   void Promise(int p, const Fit& fit);
@@ -149,9 +167,15 @@ class PoolPass {
   // cannot run it; per pending request: its entry, or -1 for none.
   std::vector<std::vector<int>> cannot_run_;
   std::vector<int> request_cannot_run_;
+  std::vector<Brief> brief_;  // per pending request
   std::vector<RequestState> state_;
-  std::map<Need, std::string> shape_reasons_;                   // Explain's, by need
-  std::map<std::pair<int, bool>, std::string> behind_reasons_;  // Explain's, by holders ahead
+  // (victim, request) of each preemption in order: the decision's
+  // preempted_for, built in id order at the end.
+  std::vector<std::pair<const std::string*, const std::string*>> preempted_for_;
+  std::map<std::pair<int, int>, std::string> max_slots_reasons_;  // by (slots, max_slots)
+  std::deque<std::string> shared_reasons_;                        // ShareReason's
+  std::map<Need, std::string> shape_reasons_;                     // Explain's, by need
+  std::map<std::pair<int, bool>, std::string> behind_reasons_;    // Explain's, by holders ahead
   std::vector<int> order_;
   PoolDecision decision_;
 };

@@ -76,7 +76,7 @@ void Decide(PoolPass& pass, const PoolInput& input, const std::vector<int>& orde
   for (size_t i = 0; i < order.size(); ++i) {
     if (i + kAhead < order.size()) pass.Prefetch(order[i + kAhead]);
     const int p = order[i];
-    const auto& r = input.pending[p];
+    const int priority = pass.brief(p).priority;
     RequestTrace& t = trace ? (*trace)[p] : ignored;
     pass.Consider(p);
     const PoolPass::Excluding excluding(pass, p);
@@ -84,12 +84,12 @@ void Decide(PoolPass& pass, const PoolInput& input, const std::vector<int>& orde
     if (!pass.Admissible(p) || pass.PlaceNow(p) || pass.WaitForLeaving(p)) continue;
     if (input.policy.preemption && !preemption_failed.count(pass.need(p))) {
       auto lower = std::partition_point(victim_levels.begin(), victim_levels.end(),
-                                        [&](int level) { return level > r.priority; });
+                                        [&](int level) { return level > priority; });
       victims.Retire(static_cast<int>(lower - victim_levels.begin()));
       if (pass.Preempt(p, victims, admit)) continue;
       if (!pass.Restricted(p)) t.failed_insert = preemption_failed.insert(pass.need(p)).second;
     }
-    if (reserved_levels.insert(r.priority).second) {
+    if (reserved_levels.insert(priority).second) {
       t.new_level = true;
       pass.HoldFor(p);
     }
