@@ -74,7 +74,14 @@ class Reclaim {
 // its offered candidates. A prefix changes when the experiment's staying
 // slots do (its victims go: the only way a candidate becomes gone) or when
 // one of its candidates stops being offered because its agents stopped
-// being usable (held); only those experiments are redone.
+// being usable (held); only those experiments are redone, and each from
+// where its walk can first differ. Before the first candidate whose offer
+// changed, and before the walk's budget (staying slots, old or new, less
+// the share) runs out, a candidate is admitted exactly when offered: the
+// walk kept, per index, the slots taken before it, and resumes from there.
+// A candidate past the prefix, of an experiment whose walk ran out of
+// budget before it, is not admitted whether offered or not: a change on
+// its agents changes nothing.
 class ReclaimMarks {
  public:
   ReclaimMarks(const PoolPass& pass, const std::vector<double>& shares, Candidates& candidates)
@@ -84,30 +91,40 @@ class ReclaimMarks {
         of_experiment_(shares.size()),
         staying_(shares.size(), -1),
         end_(shares.size(), 0),
-        dirty_(shares.size(), 1),
+        taken_(shares.size(), 0),
+        stop_(shares.size(), 0),
+        from_(shares.size(), 0),
+        taken_before_(shares.size()),
+        end_before_(shares.size()),
         experiment_at_(candidates.size()),
+        index_at_(candidates.size()),
         slots_at_(candidates.size()),
+        on_usable_(candidates.size()),
         changes_seen_(pass.slots().changes().size()),
         usable_(pass.slots().agent_count()) {
     for (int a = 0; a < pass.slots().agent_count(); ++a) usable_[a] = pass.slots().usable(a);
     for (int k = 0; k < candidates.size(); ++k) {
       const int x = pass.experiment_of_running(candidates.at(k));
       experiment_at_[k] = x;
+      index_at_[k] = of_experiment_[x].size();
       slots_at_[k] = pass.running(candidates.at(k)).slots;
+      on_usable_[k] = OnUsable(k);
       of_experiment_[x].push_back(k);
     }
     // Every position starts marked: the first Refresh goes through them all.
     for (int x = 0; x < static_cast<int>(shares.size()); ++x) {
       end_[x] = of_experiment_[x].size();
+      taken_before_[x].assign(of_experiment_[x].size() + 1, 0);
+      end_before_[x].assign(of_experiment_[x].size() + 1, 0);
       dirty_list_.push_back(x);
     }
   }
 
   // Before each search.
   void Refresh() {
-    auto mark = [&](int x) {
-      if (!dirty_[x]) dirty_list_.push_back(x);
-      dirty_[x] = 1;
+    auto mark = [&](int x, size_t from) {
+      if (from_[x] == kClean) dirty_list_.push_back(x);
+      from_[x] = std::min(from_[x], from);
     };
     // An agent that stops being usable (held) stops offering what runs on
     // it; a victim going lowers its experiment's staying slots.
@@ -116,32 +133,51 @@ class ReclaimMarks {
       const int a = changes[changes_seen_];
       if (a < 0 || a >= static_cast<int>(usable_.size()) || usable_[a] == pass_.slots().usable(a)) continue;
       usable_[a] = pass_.slots().usable(a);
-      for (const auto& [k, n] : candidates_.on_agent(a)) mark(experiment_at_[k]);
+      for (const auto& [k, n] : candidates_.on_agent(a)) {
+        on_usable_[k] = OnUsable(k);
+        const int x = experiment_at_[k];
+        if (index_at_[k] < end_[x] || staying_[x] - taken_[x] - shares_[x] > kEpsilon) mark(x, index_at_[k]);
+      }
     }
-    for (int x = 0; x < static_cast<int>(staying_.size()); ++x)
-      if (pass_.StayingSlots(x) != staying_[x]) mark(x);
+    for (int x = 0; x < static_cast<int>(staying_.size()); ++x) {
+      const int staying = pass_.StayingSlots(x);
+      if (staying != staying_[x]) mark(x, stop_[x]);
+    }
     for (int x : dirty_list_) Redo(x);
     dirty_list_.clear();
   }
 
  private:
-  bool Offered(int k) const {
-    if (pass_.gone(candidates_.at(k))) return false;
+  bool OnUsable(int k) const {
     for (const auto& [a, n] : candidates_.parts(k))
       if (a >= 0 && pass_.slots().usable(a)) return true;
     return false;
   }
+  bool Offered(int k) const { return on_usable_[k] && !pass_.gone(candidates_.at(k)); }
 
   // As Reclaim's verdicts in a walk: taken while above the share counting
   // the slots taken before.
   void Redo(int x) {
-    dirty_[x] = 0;
     const int staying = pass_.StayingSlots(x);
+    auto& taken_before = taken_before_[x];
+    auto& end_before = end_before_[x];
+    // Where the walk can first differ: at the first changed offer, where
+    // the smaller budget runs out, or where the last walk stopped.
+    const int budget = std::min(staying, staying_[x]);
+    const auto first = taken_before.begin();
+    const size_t out = static_cast<size_t>(
+        std::partition_point(first, first + static_cast<std::ptrdiff_t>(stop_[x]) + 1,
+                             [&](int taken) { return budget - taken - shares_[x] > kEpsilon; }) -
+        first);
+    const size_t from = std::min({from_[x], out, stop_[x]});
+    from_[x] = kClean;
     staying_[x] = staying;
     const auto& ks = of_experiment_[x];
-    int taken = 0;
-    size_t i = 0, end = 0;
+    int taken = taken_before[from];
+    size_t i = from, end = end_before[from];
     for (; i < ks.size(); ++i) {
+      taken_before[i] = taken;
+      end_before[i] = end;
       const int k = ks[i];
       const int slots = slots_at_[k];
       bool admit = false;
@@ -158,7 +194,11 @@ class ReclaimMarks {
         break;
       }
     }
+    taken_before[i] = taken;
+    end_before[i] = end;
+    stop_[x] = i;
     end_[x] = end;
+    taken_[x] = taken;
   }
 
   const PoolPass& pass_;
@@ -166,11 +206,24 @@ class ReclaimMarks {
   Candidates& candidates_;
   std::vector<std::vector<int>> of_experiment_;  // per experiment number: its positions, in order
   std::vector<int> staying_;                     // per experiment number: its staying slots when redone
-  std::vector<size_t> end_;                      // per experiment number: past its last admitted position
-  std::vector<char> dirty_;
+  static constexpr size_t kClean = std::numeric_limits<size_t>::max();
+  // Per experiment number, indexes in of_experiment_:
+  std::vector<size_t> end_;   // past its last admitted position
+  std::vector<int> taken_;    // the slots of its admitted positions
+  std::vector<size_t> stop_;  // where its last walk stopped
+  std::vector<size_t> from_;  // the first whose offer may have changed since (kClean: none, not to redo)
+  // Per experiment number, per index up to stop_ included, as the last walk
+  // found them: the slots admitted before it, and past the last admitted
+  // position before it.
+  std::vector<std::vector<int>> taken_before_;
+  std::vector<std::vector<size_t>> end_before_;
   std::vector<int> dirty_list_;
   std::vector<int> experiment_at_;  // per position: the experiment number
+  std::vector<size_t> index_at_;    // per position: its index in its experiment's
   std::vector<int> slots_at_;       // per position: its slots (the allocations are large)
+  // Per position: whether some agent of it is usable, as of the last
+  // Refresh (redone for the candidates on agents whose usability changed).
+  std::vector<char> on_usable_;
   size_t changes_seen_;
   std::vector<char> usable_;  // per agent, when last looked at
 };
