@@ -305,18 +305,32 @@ void PoolPass::Explain(bool by_priority) {
   }
 }
 
-void PoolPass::FillPreemptedFor() {
-  // In victim id order, each at the map's end, so no insert walks the tree
-  // (of a victim named twice, the later one's stays, as assigning in turn).
+void PoolPass::FillPreemptedFor(std::map<std::string, std::string>& out) {
+  // In victim id order (of a victim named twice, the later one's stays, as
+  // assigning in turn), walked beside what `out` holds: equal entries stay,
+  // others are replaced, added at their place or erased.
   std::stable_sort(preempted_for_.begin(), preempted_for_.end(),
                    [](const auto& x, const auto& y) { return *x.first < *y.first; });
-  auto& out = decision_.preempted_for;
-  for (const auto& [victim, request] : preempted_for_) out.insert_or_assign(out.end(), *victim, *request);
+  auto it = out.begin();
+  for (size_t i = 0; i < preempted_for_.size(); ++i) {
+    const std::string& victim = *preempted_for_[i].first;
+    if (i + 1 < preempted_for_.size() && *preempted_for_[i + 1].first == victim) continue;
+    const std::string& request = *preempted_for_[i].second;
+    int order = -1;
+    while (it != out.end() && (order = it->first.compare(victim)) < 0) it = out.erase(it);
+    if (it != out.end() && order == 0) {
+      if (it->second != request) it->second = request;
+      ++it;
+    } else {
+      out.emplace_hint(it, victim, request);
+    }
+  }
+  out.erase(it, out.end());
 }
 
 PoolDecision PoolPass::Finish(bool by_priority) {
   Explain(by_priority);
-  FillPreemptedFor();
+  FillPreemptedFor(decision_.preempted_for);
   // The reasons go into the map in id order, each at its end, so no insert
   // walks the tree (of an id given twice, the later one's stays).
   struct Waiting {
@@ -347,21 +361,24 @@ PoolDecision PoolPass::Finish(bool by_priority) {
 
 void PoolPass::FinishInto(bool by_priority, const std::vector<int>& by_id, PoolDecision& into) {
   Explain(by_priority);
-  FillPreemptedFor();
+  FillPreemptedFor(into.preempted_for);
   into.assignments = std::move(decision_.assignments);
   into.preempt = std::move(decision_.preempt);
-  into.preempted_for = std::move(decision_.preempted_for);
   std::vector<char> considered(input_.pending.size(), 0);
   for (int p : order_) considered[p] = 1;
   // One walk of the kept reasons and of the waiting requests, both in id
   // order: equal entries stay, others are replaced, added or erased.
   auto& reasons = into.pending_reasons;
   auto it = reasons.begin();
-  for (int p : by_id) {
+  constexpr size_t kAhead = 8;  // the requests are scattered: their ids are asked for ahead
+  for (size_t i = 0; i < by_id.size(); ++i) {
+    if (i + kAhead < by_id.size()) __builtin_prefetch(&input_.pending[by_id[i + kAhead]]);
+    const int p = by_id[i];
     if (!considered[p] || state_[p].outcome == Outcome::kAssigned) continue;
     const std::string& id = request(p).allocation_id;
-    while (it != reasons.end() && it->first < id) it = reasons.erase(it);
-    if (it != reasons.end() && it->first == id) {
+    int order = -1;
+    while (it != reasons.end() && (order = it->first.compare(id)) < 0) it = reasons.erase(it);
+    if (it != reasons.end() && order == 0) {
       if (it->second != state_[p].text()) it->second = Reason(state_[p]);
       ++it;
     } else {
@@ -371,6 +388,7 @@ void PoolPass::FinishInto(bool by_priority, const std::vector<int>& by_id, PoolD
   reasons.erase(it, reasons.end());
   into.order.resize(order_.size());
   for (size_t i = 0; i < order_.size(); ++i) {
+    if (i + kAhead < order_.size()) __builtin_prefetch(&input_.pending[order_[i + kAhead]]);
     const std::string& id = request(order_[i]).allocation_id;
     if (into.order[i] != id) into.order[i] = id;
   }

@@ -144,8 +144,8 @@ class PoolPass {
   // agents.
   void ReadRequests();
   int ContainerEntry(const ContainerNeed& need, std::map<ContainerNeed, int>& entries);
-  // The decision's preempted_for, from preempted_for_.
-  void FillPreemptedFor();
+  // Makes `out` the decision's preempted_for, from preempted_for_.
+  void FillPreemptedFor(std::map<std::string, std::string>& out);
   // Gives every request not assigned and not yet explained its reason.
   void Explain(bool by_priority);
   void Promise(int p, const Fit& fit);
