@@ -30,7 +30,9 @@ PoolPass::PoolPass(const PoolInput& input)
       gone_(input.running.size(), 0),
       search_(slots_, where_, gone_),
       leaving_on_(slots_.agent_count()),
-      state_(input.pending.size()) {
+      state_(input.pending.size()),
+      place_failed_(kFitKeySlots * 3, 0),
+      wait_failed_(kFitKeySlots * 3, 0) {
   ReadRequests();
   for (size_t i = 0; i < input.running.size(); ++i) {
     const auto& r = input.running[i];
@@ -55,10 +57,11 @@ void PoolPass::ReadRequests() {
   int last = -1;
   auto of = [&](int64_t id) {
     if (last >= 0 && id == last_id) return last;  // requests of an experiment often come together
-    auto [it, added] = number.emplace(id, static_cast<int>(experiment_ids_.size()));
-    if (added) experiment_ids_.push_back(id);
     last_id = id;
-    last = it->second;
+    if (auto it = number.find(id); it != number.end()) return last = it->second;  // no node made
+    last = static_cast<int>(experiment_ids_.size());
+    number.emplace(id, last);
+    experiment_ids_.push_back(id);
     return last;
   };
   running_experiment_.reserve(input_.running.size());
@@ -165,9 +168,15 @@ bool PoolPass::Admissible(int p) {
 }
 
 bool PoolPass::PlaceNow(int p) {
+  const Need n = need(p);
+  const int key = FitKey(n);
+  if (key >= 0 && place_failed_[key]) return false;
+  auto fit = slots_.FitNow(n, input_.policy.fit);
+  if (!fit) {
+    if (key >= 0 && !slots_.any_hidden()) place_failed_[key] = 1;
+    return false;
+  }
   const auto& r = request(p);
-  auto fit = slots_.FitNow(need(p), input_.policy.fit);
-  if (!fit) return false;
   decision_.assignments.push_back(slots_.Take(*fit, r.slots, r.allocation_id));
   capped_[request_experiment_[p]] += r.slots;
   staying_[request_experiment_[p]] += r.slots;
@@ -177,11 +186,11 @@ bool PoolPass::PlaceNow(int p) {
 
 void PoolPass::Promise(int p, const Fit& fit) {
   const auto& r = request(p);
-  std::vector<std::string> waiting_for;
+  std::vector<std::string_view> waiting_for;
   for (int a : fit.agents) {
     slots_.Hold(a);
     for (int i : leaving_on_[a]) {
-      const auto& id = input_.running[i].allocation_id;
+      const std::string_view id = input_.running[i].allocation_id;
       if (std::find(waiting_for.begin(), waiting_for.end(), id) == waiting_for.end())
         waiting_for.push_back(id);
     }
@@ -192,8 +201,15 @@ void PoolPass::Promise(int p, const Fit& fit) {
 }
 
 bool PoolPass::WaitForLeaving(int p) {
-  auto fit = slots_.FitWhenLeft(need(p), input_.policy.fit);
-  if (!fit) return false;
+  const Need n = need(p);
+  const int key = FitKey(n);
+  const int now = slots_.leaving_added() + 1;
+  if (key >= 0 && wait_failed_[key] == now) return false;
+  auto fit = slots_.FitWhenLeft(n, input_.policy.fit);
+  if (!fit) {
+    if (key >= 0 && !slots_.any_hidden()) wait_failed_[key] = now;
+    return false;
+  }
   Promise(p, *fit);
   return true;
 }
@@ -236,14 +252,21 @@ bool PoolPass::HoldFor(int p) {
     for (int g = 0; g < static_cast<int>(shapes.size()) && hold.empty(); ++g) {
       const int size = shapes[g].size;
       if (size >= need || need % size != 0) continue;
-      std::vector<int> members;
+      // Per count of free slots (0 .. size), the usable agents of the shape
+      // with it, ascending: the k with the most free slots, lowest id first,
+      // are taken from the largest count down.
+      std::vector<std::vector<int>> by_free(static_cast<size_t>(size) + 1);
+      size_t usable = 0;
       for (int a = 0; a < slots_.agent_count(); ++a)
-        if (slots_.shape(a) == g && slots_.usable(a)) members.push_back(a);
+        if (slots_.shape(a) == g && slots_.usable(a)) {
+          by_free[std::min(slots_.free(a), size)].push_back(a);
+          ++usable;
+        }
       const size_t k = static_cast<size_t>(need / size);
-      if (members.size() < k) continue;
-      std::stable_sort(members.begin(), members.end(),
-                       [&](int x, int y) { return slots_.free(x) > slots_.free(y); });
-      members.resize(k);
+      if (usable < k) continue;
+      std::vector<int> members;
+      for (int f = size; f >= 0 && members.size() < k; --f)
+        for (size_t i = 0; i < by_free[f].size() && members.size() < k; ++i) members.push_back(by_free[f][i]);
       if (std::none_of(members.begin(), members.end(), [&](int a) { return slots_.free(a) > 0; })) break;
       hold = std::move(members);
     }

@@ -169,6 +169,17 @@ class PoolPass {
   std::vector<int> request_cannot_run_;
   std::vector<Brief> brief_;  // per pending request
   std::vector<RequestState> state_;
+  // Needs a fit failed for with no agent hidden, by FitKey: within a pass
+  // free slots only shrink and agents only become held (hidden ones come
+  // back as they were), so FitNow fails again for every later request of
+  // the need (a restricted one sees fewer agents still); FitWhenLeft too
+  // until leaving slots are added.
+  static constexpr int kFitKeySlots = 256;
+  static int FitKey(const Need& n) {
+    return n.slots >= 0 && n.slots < kFitKeySlots ? n.slots * 3 + static_cast<int>(n.span) : -1;
+  }
+  std::vector<char> place_failed_;
+  std::vector<int> wait_failed_;  // PoolSlots::leaving_added() + 1 at the failure; 0: none
   // (victim, request) of each preemption in order: the decision's
   // preempted_for, built in id order at the end.
   std::vector<std::pair<const std::string*, const std::string*>> preempted_for_;

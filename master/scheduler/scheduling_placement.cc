@@ -6,8 +6,18 @@
 namespace ring::scheduling {
 
 PoolSlots::PoolSlots(const std::vector<AgentView>& agents) {
+  // By id: the views' order when their ids ascend (the usual case), else
+  // as std::sort orders them (sorting the indexes makes the same moves as
+  // sorting the agents would, so agents of a repeated id keep that order).
+  std::vector<int> order(agents.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+  bool ascending = true;
+  for (size_t i = 1; i < agents.size() && ascending; ++i) ascending = agents[i - 1].id < agents[i].id;
+  if (!ascending)
+    std::sort(order.begin(), order.end(), [&](int x, int y) { return agents[x].id < agents[y].id; });
   agents_.reserve(agents.size());
-  for (const auto& v : agents) {
+  for (int i : order) {
+    const auto& v = agents[i];
     Agent a;
     a.view = &v;
     a.enabled = v.enabled;
@@ -17,8 +27,6 @@ PoolSlots::PoolSlots(const std::vector<AgentView>& agents) {
     a.total = std::max(v.total_slots, static_cast<int>(a.free.size()));
     agents_.push_back(std::move(a));
   }
-  std::sort(agents_.begin(), agents_.end(),
-            [](const Agent& x, const Agent& y) { return x.view->id < y.view->id; });
   for (int i = 0; i < agent_count(); ++i) {
     usable_.push_back(agents_[i].enabled);
     rooms_.push_back({agents_[i].total, free(i)});
@@ -145,6 +153,7 @@ void PoolSlots::AddLeaving(int a, int slots) {
   auto& s = agents_[a];
   Unindex(a);
   s.leaving = std::min(s.leaving + slots, s.total - free(a));
+  ++leaving_added_;
   UpdateRoom(a);
   Index(a);
 }

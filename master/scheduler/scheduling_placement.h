@@ -157,6 +157,9 @@ class PoolSlots {
   const std::vector<int>& changes() const { return changes_; }
   // Whether some agents are hidden now (a restricted request is tried).
   bool any_hidden() const { return hidden_ > 0; }
+  // How many times leaving slots were added so far: the only change that
+  // can make a FitWhenLeft succeed that failed before.
+  int leaving_added() const { return leaving_added_; }
 
   // Physically free, held agents included (for pending reasons).
   int LargestFreeBlock() const;
@@ -203,6 +206,7 @@ class PoolSlots {
   std::vector<IndexSet> idle_when_left_;
   std::vector<int> changes_;  // see changes()
   int hidden_ = 0;            // agents hidden now
+  int leaving_added_ = 0;     // see leaving_added()
 };
 
 // Among agents with capacity >= slots in a set of (capacity, agent): the

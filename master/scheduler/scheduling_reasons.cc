@@ -70,14 +70,22 @@ std::string MaxSlotsReason(int slots, int max_slots) {
   return "experiment at max_slots (" + std::to_string(max_slots) + ")";
 }
 
-std::string WaitingReason(const std::vector<std::string>& allocation_ids) {
+std::string WaitingReason(const std::vector<std::string_view>& allocation_ids) {
+  // As AndList over the first kNamed ids and "N more", built in place: a
+  // pass says it for every request promised slots.
   constexpr size_t kNamed = 3;
-  std::vector<std::string> named(allocation_ids.begin(),
-                                 allocation_ids.begin() + std::min(kNamed, allocation_ids.size()));
-  if (allocation_ids.size() > kNamed)
-    named.push_back(std::to_string(allocation_ids.size() - kNamed) + " more");
-  return std::string("waiting for preempted ") +
-         (allocation_ids.size() == 1 ? "allocation " : "allocations ") + AndList(named) + " to stop";
+  const size_t named = std::min(kNamed, allocation_ids.size());
+  const std::string more =
+      allocation_ids.size() > kNamed ? std::to_string(allocation_ids.size() - kNamed) + " more" : "";
+  const size_t items = named + (more.empty() ? 0 : 1);
+  std::string out =
+      allocation_ids.size() == 1 ? "waiting for preempted allocation " : "waiting for preempted allocations ";
+  for (size_t i = 0; i < items; ++i) {
+    if (i > 0) out += i + 1 == items ? " and " : ", ";
+    out += i < named ? allocation_ids[i] : std::string_view(more);
+  }
+  out += " to stop";
+  return out;
 }
 
 std::string ExcludedReason(const std::vector<std::string>& agent_ids) {

@@ -3,6 +3,7 @@
 // Pure text from numbers the pass already has; no decisions are made here.
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "master/scheduler/scheduling_placement.h"
@@ -21,7 +22,7 @@ std::optional<std::string> NeverFitsIn(const std::vector<AgentView>& agents, con
 std::string MaxSlotsReason(int slots, int max_slots);
 
 // "waiting for preempted allocation 7.0 to stop", several named up to three.
-std::string WaitingReason(const std::vector<std::string>& allocation_ids);
+std::string WaitingReason(const std::vector<std::string_view>& allocation_ids);
 
 // "behind 3 higher-priority jobs" or "behind 2 jobs ahead of it in the queue".
 std::string BehindReason(int holders_ahead, bool all_higher_priority);
