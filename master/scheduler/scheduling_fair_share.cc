@@ -4,10 +4,10 @@
 #include <functional>
 #include <limits>
 #include <optional>
-#include <queue>
 #include <set>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 
 #include "master/scheduler/scheduling_pass.h"
 #include "master/scheduler/scheduling_reasons.h"
@@ -21,6 +21,48 @@ constexpr double kMinWeight = 1e-3;  // a non-positive weight still gets a slive
 // The order experiments take turns in: the smallest fraction of its share
 // used first, then the earliest next request, then the experiment id.
 using Turn = std::tuple<double, int64_t, int64_t, int>;  // (used/share, next seq, experiment, index)
+
+// The turns waiting, smallest first (a binary heap). The experiment whose
+// turn it is stays on top while its request is tried, and is then put back
+// with its next turn in one sift down instead of a pop and a push. No two
+// turns are equal (their queue indexes differ), so they come in the order
+// any priority queue gives.
+class Turns {
+ public:
+  bool empty() const { return heap_.empty(); }
+  const Turn& top() const { return heap_.front(); }
+  void Push(const Turn& t) {
+    heap_.push_back(t);
+    std::push_heap(heap_.begin(), heap_.end(), std::greater<>{});
+  }
+  void ReplaceTop(const Turn& t) {
+    heap_.front() = t;
+    SiftDown();
+  }
+  void Pop() {
+    heap_.front() = heap_.back();
+    heap_.pop_back();
+    if (!heap_.empty()) SiftDown();
+  }
+
+ private:
+  void SiftDown() {
+    const size_t n = heap_.size();
+    const Turn moving = heap_.front();
+    size_t i = 0;
+    for (;;) {
+      size_t child = 2 * i + 1;
+      if (child >= n) break;
+      if (child + 1 < n && heap_[child + 1] < heap_[child]) ++child;
+      if (!(heap_[child] < moving)) break;
+      heap_[i] = heap_[child];
+      i = child;
+    }
+    heap_[i] = moving;
+  }
+
+  std::vector<Turn> heap_;
+};
 
 // Admits, in one victim search, running allocations of experiments above
 // their share, each experiment only while it stays above its share counting
@@ -280,7 +322,9 @@ std::vector<ExperimentDemand> Demands(const PoolInput& input) {
     std::optional<int> max_slots;
     int demand = 0;
   };
-  std::map<int64_t, Acc> acc;
+  // By experiment id, hashed (each experiment's entry sees the same updates
+  // in the same order as in an ordered map), put in id order at the end.
+  std::unordered_map<int64_t, Acc> acc;
   auto note = [&](int64_t e, double weight, const std::optional<int>& max_slots) -> Acc& {
     auto& a = acc[e];
     a.weight = std::max(a.weight, weight);
@@ -300,8 +344,13 @@ std::vector<ExperimentDemand> Demands(const PoolInput& input) {
       it = placeable.emplace(need, r.slots > 0 && !NeverFitsIn(input.agents, need, input.pool)).first;
     if (it->second) a.demand += r.slots;
   }
+  std::vector<std::pair<int64_t, const Acc*>> by_id;
+  by_id.reserve(acc.size());
+  for (const auto& [e, a] : acc) by_id.push_back({e, &a});
+  std::sort(by_id.begin(), by_id.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
   std::vector<ExperimentDemand> out;
-  for (const auto& [e, a] : acc) {
+  for (const auto& [e, entry] : by_id) {
+    const Acc& a = *entry;
     const int demand = a.max_slots ? std::min(a.demand, *a.max_slots) : a.demand;
     if (demand > 0) out.push_back({e, a.weight, demand});
   }
@@ -322,19 +371,28 @@ void DecideFairShare(PoolPass& pass, const PoolInput& input) {
     }
   }
 
-  // Each experiment's requests, FIFO.
-  std::map<int64_t, std::vector<int>> by_experiment;
+  // Each experiment's requests, FIFO; the queues in experiment id order.
+  // Sorted by compact keys (the requests are large and scattered), which
+  // compare as the requests do, so the sort makes the same moves.
+  struct Queued {
+    int64_t seq;
+    int index;
+  };
+  std::vector<std::vector<Queued>> of_experiment(pass.experiment_count());
   for (int p = 0; p < static_cast<int>(input.pending.size()); ++p)
-    by_experiment[input.pending[p].experiment_id].push_back(p);
+    of_experiment[pass.experiment_of_request(p)].push_back({input.pending[p].queued_seq, p});
   std::vector<int> experiments;  // per queue: its experiment number
-  std::vector<std::vector<int>> queues;
-  for (auto& [e, q] : by_experiment) {
-    std::sort(q.begin(), q.end(), [&](int x, int y) {
-      const auto& a = input.pending[x];
-      const auto& b = input.pending[y];
-      return a.queued_seq != b.queued_seq ? a.queued_seq < b.queued_seq : a.allocation_id < b.allocation_id;
+  for (int e = 0; e < pass.experiment_count(); ++e)
+    if (!of_experiment[e].empty()) experiments.push_back(e);
+  std::sort(experiments.begin(), experiments.end(),
+            [&](int x, int y) { return pass.experiment_id(x) < pass.experiment_id(y); });
+  std::vector<std::vector<Queued>> queues;  // the turns read each one's seq
+  for (int e : experiments) {
+    auto& q = of_experiment[e];
+    std::sort(q.begin(), q.end(), [&](const Queued& a, const Queued& b) {
+      return a.seq != b.seq ? a.seq < b.seq
+                            : input.pending[a.index].allocation_id < input.pending[b.index].allocation_id;
     });
-    experiments.push_back(pass.experiment_of_request(q.front()));
     queues.push_back(std::move(q));
   }
   std::vector<size_t> next(queues.size(), 0);
@@ -344,10 +402,10 @@ void DecideFairShare(PoolPass& pass, const PoolInput& input) {
     const double share = shares[e];
     const double fraction =
         used == 0 ? 0.0 : (share > kEpsilon ? used / share : std::numeric_limits<double>::infinity());
-    return Turn{fraction, input.pending[queues[x][next[x]]].queued_seq, pass.experiment_id(e), x};
+    return Turn{fraction, queues[x][next[x]].seq, pass.experiment_id(e), x};
   };
-  std::priority_queue<Turn, std::vector<Turn>, std::greater<>> turns;
-  for (int x = 0; x < static_cast<int>(queues.size()); ++x) turns.push(turn(x));
+  Turns turns;
+  for (int x = 0; x < static_cast<int>(queues.size()); ++x) turns.Push(turn(x));
 
   Candidates victims(input.policy.preemption ? ReclaimOrder(input.running) : std::vector<int>{},
                      pass.footprints(), Candidates::Admission::kMarked);
@@ -356,12 +414,12 @@ void DecideFairShare(PoolPass& pass, const PoolInput& input) {
   const std::function<VictimSearch::Verdict(int)> admit = [&](int i) { return reclaim(i); };
 
   std::set<Need> preemption_failed;  // needs reclaim could not place (they stay so in this pass)
-  std::set<int64_t> reserved;        // experiments whose first blocked request has held agents
-  std::vector<int> beyond_share;     // requests tried again with the leftover slots
+  std::vector<char> reserved(pass.experiment_count(), 0);  // by experiment number: its first blocked
+                                                           // request has held agents
+  std::vector<int> beyond_share;                           // requests tried again with the leftover slots
   while (!turns.empty()) {
     const int x = std::get<3>(turns.top());
-    turns.pop();
-    const int p = queues[x][next[x]++];
+    const int p = queues[x][next[x]++].index;
     const int slots = pass.need(p).slots;
     pass.Consider(p);
     const PoolPass::Excluding excluding(pass, p);
@@ -378,30 +436,36 @@ void DecideFairShare(PoolPass& pass, const PoolInput& input) {
           preempted = pass.Preempt(p, victims, admit);
           if (!preempted && !pass.Restricted(p)) preemption_failed.insert(pass.need(p));
         }
-        if (!preempted && reserved.insert(input.pending[p].experiment_id).second) pass.HoldFor(p);
+        if (!preempted && !reserved[experiments[x]]) {
+          reserved[experiments[x]] = 1;
+          pass.HoldFor(p);
+        }
       }
     }
-    if (next[x] < queues[x].size()) turns.push(turn(x));
+    if (next[x] < queues[x].size())
+      turns.ReplaceTop(turn(x));
+    else
+      turns.Pop();
   }
 
   // Work conserving: slots nobody could use within their share go to the
   // requests beyond it, by the same turns (the experiment least over its
   // share first), each experiment's in FIFO order.
-  std::map<int64_t, std::vector<int>> extra;
-  for (int p : beyond_share) extra[input.pending[p].experiment_id].push_back(p);
+  std::vector<std::vector<Queued>> extra(pass.experiment_count());  // by experiment number
+  for (int p : beyond_share) extra[pass.experiment_of_request(p)].push_back({input.pending[p].queued_seq, p});
   experiments.clear();
   queues.clear();
-  for (auto& [e, q] : extra) {
-    experiments.push_back(pass.experiment_of_request(q.front()));
-    queues.push_back(std::move(q));
-  }
+  for (int e = 0; e < pass.experiment_count(); ++e)
+    if (!extra[e].empty()) experiments.push_back(e);
+  std::sort(experiments.begin(), experiments.end(),
+            [&](int x, int y) { return pass.experiment_id(x) < pass.experiment_id(y); });
+  for (int e : experiments) queues.push_back(std::move(extra[e]));
   next.assign(queues.size(), 0);
   std::vector<const std::string*> at_share(queues.size(), nullptr);  // per queue, built once
-  for (int x = 0; x < static_cast<int>(queues.size()); ++x) turns.push(turn(x));
+  for (int x = 0; x < static_cast<int>(queues.size()); ++x) turns.Push(turn(x));
   while (!turns.empty()) {
     const int x = std::get<3>(turns.top());
-    turns.pop();
-    const int p = queues[x][next[x]++];
+    const int p = queues[x][next[x]++].index;
     const PoolPass::Excluding excluding(pass, p);
     if (pass.Admissible(p) && !pass.PlaceNow(p)) {
       if (at_share[x])
@@ -409,7 +473,10 @@ void DecideFairShare(PoolPass& pass, const PoolInput& input) {
       else
         at_share[x] = pass.ShareReason(p, AtShareReason(shares[experiments[x]], capacity));
     }
-    if (next[x] < queues[x].size()) turns.push(turn(x));
+    if (next[x] < queues[x].size())
+      turns.ReplaceTop(turn(x));
+    else
+      turns.Pop();
   }
 }
 
