@@ -32,8 +32,10 @@ PoolPass::PoolPass(const PoolInput& input)
       leaving_on_(slots_.agent_count()),
       state_(input.pending.size()),
       place_failed_(kFitKeySlots * 3, 0),
+      never_fits_by_key_(kFitKeySlots * 3, nullptr),
       wait_failed_(kFitKeySlots * 3, 0) {
   ReadRequests();
+  order_.reserve(input.pending.size());
   for (size_t i = 0; i < input.running.size(); ++i) {
     const auto& r = input.running[i];
     capped_[running_experiment_[i]] += r.slots;
@@ -145,11 +147,19 @@ bool PoolPass::Admissible(int p) {
     SetReason(p, NoContainerAgentReason(*request(p).container, slots_.agent_count(), pool));
     return false;
   }
-  auto it = never_fits_.find(b.need);
-  if (it == never_fits_.end())
-    it = never_fits_.emplace(b.need, NeverFitsIn(input_.agents, b.need, pool)).first;
-  if (it->second) {
-    ShareReason(p, &*it->second);  // the same for every request of the need
+  // The same for every request of the need: looked up by FitKey when it
+  // has one (most requests), else in the map.
+  const int key = FitKey(b.need);
+  const std::optional<std::string>* never = key >= 0 ? never_fits_by_key_[key] : nullptr;
+  if (!never) {
+    auto it = never_fits_.find(b.need);
+    if (it == never_fits_.end())
+      it = never_fits_.emplace(b.need, NeverFitsIn(input_.agents, b.need, pool)).first;
+    never = &it->second;
+    if (key >= 0) never_fits_by_key_[key] = never;
+  }
+  if (*never) {
+    ShareReason(p, &**never);
     return false;
   }
   if (slots_.enabled_agents() == 0) {
@@ -331,21 +341,37 @@ void PoolPass::Explain(bool by_priority) {
 void PoolPass::FillPreemptedFor(std::map<std::string, std::string>& out) {
   // In victim id order (of a victim named twice, the later one's stays, as
   // assigning in turn), walked beside what `out` holds: equal entries stay,
-  // others are replaced, added at their place or erased.
-  std::stable_sort(preempted_for_.begin(), preempted_for_.end(),
-                   [](const auto& x, const auto& y) { return *x.first < *y.first; });
+  // others are replaced, added at their place or erased. Sorted by keys
+  // whose first bytes most comparisons end at, as Finish's reasons.
+  struct Victim {
+    uint64_t prefix;
+    uint64_t next;
+    std::string_view id;
+    int turn;  // in preempted_for_
+  };
+  std::vector<Victim> victims;
+  victims.reserve(preempted_for_.size());
+  for (int turn = 0; turn < static_cast<int>(preempted_for_.size()); ++turn) {
+    const std::string_view id = *preempted_for_[turn].first;
+    victims.push_back({IdPrefix(id, 0), IdPrefix(id, 8), id, turn});
+  }
+  std::sort(victims.begin(), victims.end(), [](const Victim& a, const Victim& b) {
+    if (a.prefix != b.prefix) return a.prefix < b.prefix;
+    if (a.next != b.next) return a.next < b.next;
+    return a.id != b.id ? a.id < b.id : a.turn < b.turn;
+  });
   auto it = out.begin();
-  for (size_t i = 0; i < preempted_for_.size(); ++i) {
-    const std::string& victim = *preempted_for_[i].first;
-    if (i + 1 < preempted_for_.size() && *preempted_for_[i + 1].first == victim) continue;
-    const std::string& request = *preempted_for_[i].second;
+  for (size_t i = 0; i < victims.size(); ++i) {
+    const std::string_view victim = victims[i].id;
+    if (i + 1 < victims.size() && victims[i + 1].id == victim) continue;
+    const std::string& request = *preempted_for_[victims[i].turn].second;
     int order = -1;
     while (it != out.end() && (order = it->first.compare(victim)) < 0) it = out.erase(it);
     if (it != out.end() && order == 0) {
       if (it->second != request) it->second = request;
       ++it;
     } else {
-      out.emplace_hint(it, victim, request);
+      out.emplace_hint(it, std::string(victim), request);
     }
   }
   out.erase(it, out.end());

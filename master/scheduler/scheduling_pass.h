@@ -179,6 +179,7 @@ class PoolPass {
     return n.slots >= 0 && n.slots < kFitKeySlots ? n.slots * 3 + static_cast<int>(n.span) : -1;
   }
   std::vector<char> place_failed_;
+  std::vector<const std::optional<std::string>*> never_fits_by_key_;  // never_fits_'s entries
   std::vector<int> wait_failed_;  // PoolSlots::leaving_added() + 1 at the failure; 0: none
   // (victim, request) of each preemption in order: the decision's
   // preempted_for, built in id order at the end.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 #include <set>
 
 #include "master/scheduler/scheduling_pass.h"
@@ -70,6 +71,7 @@ void Decide(PoolPass& pass, const PoolInput& input, const std::vector<int>& orde
   // lower priority) request.
   std::set<Need> preemption_failed;
   std::set<int> reserved_levels;  // priorities whose first blocked request has held agents
+  std::optional<int> last_level;  // the priority looked up last (in reserved_levels since)
   if (trace) trace->assign(input.pending.size(), RequestTrace{});
   RequestTrace ignored;
   constexpr size_t kAhead = 8;
@@ -89,10 +91,11 @@ void Decide(PoolPass& pass, const PoolInput& input, const std::vector<int>& orde
       if (pass.Preempt(p, victims, admit)) continue;
       if (!pass.Restricted(p)) t.failed_insert = preemption_failed.insert(pass.need(p)).second;
     }
-    if (reserved_levels.insert(priority).second) {
+    if (last_level != priority && reserved_levels.insert(priority).second) {
       t.new_level = true;
       pass.HoldFor(p);
     }
+    last_level = priority;
   }
   if (!trace) return;
   for (int p : order) {
