@@ -27,10 +27,23 @@ PoolSlots::PoolSlots(const std::vector<AgentView>& agents) {
     a.total = std::max(v.total_slots, static_cast<int>(a.free.size()));
     agents_.push_back(std::move(a));
   }
+  size_t table = 1;
+  while (table < 2 * agents_.size()) table *= 2;
+  by_id_.assign(table, IdSlot{});
   for (int i = 0; i < agent_count(); ++i) {
     usable_.push_back(agents_[i].enabled);
     rooms_.push_back({agents_[i].total, free(i)});
-    by_id_.emplace(agents_[i].view->id, i);  // of an id given twice, the first agent in order
+    // Of an id given twice, the first agent in order.
+    const std::string& id = agents_[i].view->id;
+    const size_t hash = std::hash<std::string_view>{}(id);
+    for (size_t at = hash & (table - 1);; at = (at + 1) & (table - 1)) {
+      IdSlot& slot = by_id_[at];
+      if (slot.agent < 0) {
+        slot = {hash, i};
+        break;
+      }
+      if (slot.hash == hash && agents_[slot.agent].view->id == id) break;
+    }
   }
 
   std::map<std::pair<int, std::string>, int> shape_of;  // (-size, slot type): largest first
@@ -61,8 +74,13 @@ PoolSlots::PoolSlots(const std::vector<AgentView>& agents) {
 }
 
 int PoolSlots::Find(const std::string& agent_id) const {
-  auto it = by_id_.find(agent_id);
-  return it == by_id_.end() ? -1 : it->second;
+  const size_t hash = std::hash<std::string_view>{}(agent_id);
+  const size_t mask = by_id_.size() - 1;
+  for (size_t at = hash & mask;; at = (at + 1) & mask) {
+    const IdSlot& slot = by_id_[at];
+    if (slot.agent < 0) return -1;
+    if (slot.hash == hash && agents_[slot.agent].view->id == agent_id) return slot.agent;
+  }
 }
 
 void PoolSlots::Index(int a) {

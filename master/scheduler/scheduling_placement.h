@@ -8,11 +8,11 @@
 // per count of free slots (AgentsBySize), so a best or worst fit costs
 // about O(sizes + agents / 4096); idle ones sit in per-shape sets, so a
 // whole-agent fit costs O(shapes + agents taken).
+#include <functional>
 #include <optional>
 #include <set>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -194,7 +194,14 @@ class PoolSlots {
     int free_or_leaving = 0;
   };
   std::vector<Room> rooms_;
-  std::unordered_map<std::string_view, int> by_id_;  // agent index by id
+  // Agent index by id: open addressing over (hash, index), a power of two
+  // long, so a lookup (one per placement of every running allocation)
+  // reads one slot and one id instead of a chain of nodes.
+  struct IdSlot {
+    size_t hash = 0;
+    int agent = -1;  // -1: empty
+  };
+  std::vector<IdSlot> by_id_;
   std::vector<Shape> shapes_;
   int enabled_agents_ = 0;
   int enabled_slots_ = 0;
