@@ -107,15 +107,6 @@ void PoolSlots::Unindex(int a) {
   }
 }
 
-std::optional<int> PickBySize(const std::set<std::pair<int, int>>& by_size, int slots,
-                              PoolPolicy::Fit policy) {
-  if (by_size.empty() || by_size.rbegin()->first < slots) return std::nullopt;
-  // Best: the smallest size that fits. Worst: the largest. Lowest agent first.
-  const int size =
-      policy == PoolPolicy::Fit::kBest ? by_size.lower_bound({slots, -1})->first : by_size.rbegin()->first;
-  return by_size.lower_bound({size, -1})->second;
-}
-
 std::optional<Fit> PoolSlots::WholeFit(int slots, bool count_leaving) const {
   for (int g = 0; g < static_cast<int>(shapes_.size()); ++g) {
     const int size = shapes_[g].size;

@@ -216,9 +216,4 @@ class PoolSlots {
   int leaving_added_ = 0;     // see leaving_added()
 };
 
-// Among agents with capacity >= slots in a set of (capacity, agent): the
-// smallest capacity (best fit) or the largest (worst fit), lowest agent first.
-std::optional<int> PickBySize(const std::set<std::pair<int, int>>& by_size, int slots,
-                              PoolPolicy::Fit policy);
-
 }  // namespace ring::scheduling

@@ -128,6 +128,25 @@ bool VictimSearch::CanHelp(const Candidates& candidates, int k, const Need& need
   return false;
 }
 
+int VictimSearch::PickAgent(const std::vector<int>& agents, int slots, PoolPolicy::Fit policy) const {
+  // Best fit: the smallest capacity >= slots; worst fit: the largest; the
+  // lowest agent of it (as AgentsBySize::Pick).
+  const bool best_fit = policy == PoolPolicy::Fit::kBest;
+  int chosen = -1;
+  int chosen_capacity = 0;
+  for (int a : agents) {
+    const int capacity = Capacity(a);
+    if (best_fit && capacity < slots) continue;
+    const bool better = chosen < 0 || (best_fit ? capacity < chosen_capacity : capacity > chosen_capacity) ||
+                        (capacity == chosen_capacity && a < chosen);
+    if (better) {
+      chosen = a;
+      chosen_capacity = capacity;
+    }
+  }
+  return chosen;
+}
+
 int VictimSearch::Capacity(int a) const {
   return std::min(slots_.total(a), slots_.free_or_leaving(a) + freed_[a]);
 }
@@ -189,9 +208,7 @@ std::optional<VictimSearch::Choice> VictimSearch::Find(const Need& need, PoolPol
       if (have >= static_cast<size_t>(slots / size) && (idle_shape < 0 || g < idle_shape)) idle_shape = g;
     }
     if (!reached.empty()) {
-      std::set<std::pair<int, int>> by_capacity;
-      for (int a : reached) by_capacity.insert({Capacity(a), a});
-      return SingleAgent(slots, *PickBySize(by_capacity, slots, policy), taken);
+      return SingleAgent(slots, PickAgent(reached, slots, policy), taken);
     }
     if (idle_shape >= 0) return WholeAgents(slots, idle_shape, taken);
   }
@@ -214,9 +231,7 @@ std::optional<VictimSearch::Choice> VictimSearch::FindIndexed(const Need& need, 
     touched_.push_back(a);
   }
   if (stop->shape < 0) {
-    std::set<std::pair<int, int>> by_capacity;
-    for (int a : stop->agents) by_capacity.insert({Capacity(a), a});
-    const int agent = *PickBySize(by_capacity, need.slots, policy);
+    const int agent = PickAgent(stop->agents, need.slots, policy);
     index.Freed(agent, stop->position, &positions);
     std::vector<int> taken;
     for (int k : positions) taken.push_back(candidates.at(k));

@@ -172,6 +172,8 @@ class VictimSearch {
 
  private:
   int Capacity(int a) const;
+  // Of agents that all reach `slots`, the one the fit policy picks.
+  int PickAgent(const std::vector<int>& agents, int slots, PoolPolicy::Fit policy) const;
   bool FreesUsable(std::span<const std::pair<int, int>> parts) const;
   // Usable, or hidden only for the searching request (enabled, not held).
   bool Open(int a) const;
