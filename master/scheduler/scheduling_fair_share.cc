@@ -7,7 +7,6 @@
 #include <set>
 #include <string>
 #include <tuple>
-#include <unordered_map>
 
 #include "master/scheduler/scheduling_pass.h"
 #include "master/scheduler/scheduling_reasons.h"
@@ -316,43 +315,52 @@ std::map<int64_t, double> FairShares(const std::vector<ExperimentDemand>& demand
   return shares;
 }
 
-std::vector<ExperimentDemand> Demands(const PoolInput& input) {
+std::vector<ExperimentDemand> Demands(const PoolPass& pass) {
+  const PoolInput& input = pass.input();
   struct Acc {
     double weight = 0;
     std::optional<int> max_slots;
     int demand = 0;
   };
-  // By experiment id, hashed (each experiment's entry sees the same updates
-  // in the same order as in an ordered map), put in id order at the end.
-  std::unordered_map<int64_t, Acc> acc;
-  auto note = [&](int64_t e, double weight, const std::optional<int>& max_slots) -> Acc& {
-    auto& a = acc[e];
+  // By experiment number (each entry sees the same updates, in the same
+  // order, as one by id would), put in id order at the end.
+  std::vector<Acc> acc(pass.experiment_count());
+  auto note = [&](int x, double weight, const std::optional<int>& max_slots) -> Acc& {
+    auto& a = acc[x];
     a.weight = std::max(a.weight, weight);
     if (max_slots) a.max_slots = a.max_slots ? std::min(*a.max_slots, *max_slots) : *max_slots;
     return a;
   };
-  for (const auto& r : input.running) {
-    auto& a = note(r.experiment_id, r.weight, r.max_slots);
+  for (int i = 0; i < static_cast<int>(input.running.size()); ++i) {
+    const auto& r = input.running[i];
+    auto& a = note(pass.experiment_of_running(i), r.weight, r.max_slots);
     if (!r.preempting) a.demand += r.slots;
   }
   std::map<Need, bool> placeable;
-  for (const auto& r : input.pending) {
-    auto& a = note(r.experiment_id, r.weight, r.max_slots);
-    const Need need = NeedOf(r);
-    auto it = placeable.find(need);
-    if (it == placeable.end())
-      it = placeable.emplace(need, r.slots > 0 && !NeverFitsIn(input.agents, need, input.pool)).first;
-    if (it->second) a.demand += r.slots;
+  std::optional<Need> last_need;  // and whether it is placeable, looked up last
+  bool last_placeable = false;
+  for (int p = 0; p < static_cast<int>(input.pending.size()); ++p) {
+    const PoolPass::Brief& b = pass.brief(p);
+    auto& a = note(pass.experiment_of_request(p), b.weight, b.max_slots);
+    if (last_need != b.need) {
+      auto it = placeable.find(b.need);
+      if (it == placeable.end())
+        it = placeable.emplace(b.need, b.need.slots > 0 && !NeverFitsIn(input.agents, b.need, input.pool))
+                 .first;
+      last_need = b.need;
+      last_placeable = it->second;
+    }
+    if (last_placeable) a.demand += b.need.slots;
   }
-  std::vector<std::pair<int64_t, const Acc*>> by_id;
-  by_id.reserve(acc.size());
-  for (const auto& [e, a] : acc) by_id.push_back({e, &a});
-  std::sort(by_id.begin(), by_id.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::vector<int> numbers(acc.size());
+  for (size_t x = 0; x < numbers.size(); ++x) numbers[x] = static_cast<int>(x);
+  std::sort(numbers.begin(), numbers.end(),
+            [&](int x, int y) { return pass.experiment_id(x) < pass.experiment_id(y); });
   std::vector<ExperimentDemand> out;
-  for (const auto& [e, entry] : by_id) {
-    const Acc& a = *entry;
+  for (int x : numbers) {
+    const Acc& a = acc[x];
     const int demand = a.max_slots ? std::min(a.demand, *a.max_slots) : a.demand;
-    if (demand > 0) out.push_back({e, a.weight, demand});
+    if (demand > 0) out.push_back({pass.experiment_id(x), a.weight, demand});
   }
   return out;
 }
@@ -364,7 +372,7 @@ void DecideFairShare(PoolPass& pass, const PoolInput& input) {
   const int capacity = pass.slots().enabled_slots();
   std::vector<double> shares(pass.experiment_count(), 0.0);  // by experiment number
   {
-    const auto by_id = FairShares(Demands(input), capacity);
+    const auto by_id = FairShares(Demands(pass), capacity);
     for (int x = 0; x < pass.experiment_count(); ++x) {
       auto it = by_id.find(pass.experiment_id(x));
       if (it != by_id.end()) shares[x] = it->second;

@@ -12,6 +12,8 @@
 
 namespace ring::scheduling {
 
+class PoolPass;
+
 struct ExperimentDemand {
   int64_t experiment_id = 0;
   double weight = 1;
@@ -27,8 +29,9 @@ std::map<int64_t, double> FairShares(const std::vector<ExperimentDemand>& demand
 // Each experiment's demand in a pool: slots of its running allocations that
 // are not stopping plus its pending requests that some agent shape takes,
 // capped by its max_slots; weight and max_slots as its requests carry them
-// (the largest weight and the smallest max_slots if they disagree).
-std::vector<ExperimentDemand> Demands(const PoolInput& input);
+// (the largest weight and the smallest max_slots if they disagree). In
+// experiment id order; read from a pass over the pool (its request briefs).
+std::vector<ExperimentDemand> Demands(const PoolPass& pass);
 
 PoolDecision ScheduleFairShare(const PoolInput& input);
 // The same decision written over `into`, a kept scheduler's previous one

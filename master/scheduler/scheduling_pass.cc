@@ -79,6 +79,7 @@ void PoolPass::ReadRequests() {
     auto& b = brief_[p];
     b.need = NeedOf(r);
     b.priority = r.priority;
+    b.weight = r.weight;
     b.max_slots = r.max_slots;
     b.excluded = !r.excluded_agents.empty();
     b.container = r.container.has_value();

@@ -34,6 +34,7 @@ class PoolPass {
     std::optional<int> max_slots;
     bool excluded = false;   // has excluded_agents
     bool container = false;  // has a container need
+    double weight = 1;
   };
   const Brief& brief(int p) const { return brief_[p]; }
   const RunningAllocation& running(int i) const { return input_.running[i]; }
