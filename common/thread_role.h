@@ -12,5 +12,9 @@ void MarkIoThread();
 bool OnIoThread();
 // Aborts, naming `what`, when called on an io thread.
 void CheckOffIoThread(const char* what);
+// Raises the calling thread's nice value by `nice` (0-19): under CPU
+// contention it gets a smaller share than the threads at the process's
+// own. Returns false (and changes nothing) where the system refuses.
+bool LowerThreadPriority(int nice);
 
 }  // namespace ring

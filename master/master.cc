@@ -53,6 +53,9 @@ struct Master::Parts {
   // First, so it is destroyed last: everything below may own sockets and
   // timers of it (the agents' registry holds their WebSocket sessions).
   net::io_context ioc;
+  // The agents' WebSocket connections (agent_threads), for the same
+  // reason as early: the registry holds their sessions.
+  net::io_context agent_ioc;
   MasterMetrics metrics;  // before the store and lifecycle, which report to it
   // Shells' terminals: each attached client's session, relayed to the agent
   // that runs the shell (terminal_relay.h). First, so that it outlives the
@@ -378,7 +381,8 @@ Status Master::Run() {
     p.metrics.ObserveRequest(method, route, status, seconds);
   });
   p.api->routing = p.routing;
-  p.agents = std::make_unique<AgentWsAcceptor>(*p.agent_rm, *p.enrolments, to_lifecycle, p.routing);
+  p.agents = std::make_unique<AgentWsAcceptor>(*p.agent_rm, *p.enrolments, to_lifecycle, p.routing,
+                                               config_.agent_threads > 0 ? &p.agent_ioc : nullptr);
 
   HttpServerOptions http;
   const auto colon = config_.listen.rfind(':');
@@ -451,6 +455,7 @@ Status Master::Run() {
     p.tick.cancel();
     p.retention_timer.cancel();
     p.notebook_timer.cancel();
+    p.agent_ioc.stop();
     p.ioc.stop();
   });
   p.ScheduleTick();
@@ -464,6 +469,16 @@ Status Master::Run() {
     }
 
   std::vector<std::thread> threads;
+  // The agents' connections: their own threads, below the users' requests
+  // when the master's cores are busy (heartbeats wait, requests do not).
+  auto agent_work = net::make_work_guard(p.agent_ioc);
+  for (int i = 0; i < config_.agent_threads; ++i)
+    threads.emplace_back([&] {
+      MarkIoThread();
+      if (!LowerThreadPriority(config_.agent_threads_nice))
+        spdlog::warn("[master] cannot raise the agent thread's nice value by {}", config_.agent_threads_nice);
+      p.agent_ioc.run();
+    });
   for (int i = 1; i < config_.threads; ++i)
     threads.emplace_back([&] {
       MarkIoThread();
@@ -471,6 +486,7 @@ Status Master::Run() {
     });
   MarkIoThread();
   p.ioc.run();
+  p.agent_ioc.stop();  // however the io threads ended
   for (auto& t : threads) t.join();
   p.lifecycle_thread.join();
   p.list_work.join();  // its build reads the agents through *p.api

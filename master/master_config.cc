@@ -352,6 +352,10 @@ Result<MasterConfig> MasterConfig::FromYamlFile(const std::string& path) {
         c.max_log_line_bytes = v.as<int64_t>();
       else if (key == "threads")
         c.threads = v.as<int>();
+      else if (key == "agent_threads")
+        c.agent_threads = v.as<int>();
+      else if (key == "agent_threads_nice")
+        c.agent_threads_nice = v.as<int>();
       else if (key == "tls") {
         auto tls = ParseTls(path, v);
         if (!tls.ok()) return tls.status();
@@ -452,6 +456,9 @@ Status MasterConfig::Finalize(const std::string& argv0) {
   if (max_streamed_answers < 1 || max_streamed_answers > 10000)
     return InvalidArgument("max_streamed_answers must be from 1 to 10000");
   if (threads < 1 || threads > 64) return InvalidArgument("threads must be from 1 to 64");
+  if (agent_threads < 0 || agent_threads > 64) return InvalidArgument("agent_threads must be from 0 to 64");
+  if (agent_threads_nice < 0 || agent_threads_nice > 19)
+    return InvalidArgument("agent_threads_nice must be from 0 to 19");
   if (tls.enabled() && tls.cert_file.empty())
     return InvalidArgument("tls.key_file (--tls-key) is set but tls.cert_file (--tls-cert) is not");
   if (tls.enabled() && tls.key_file.empty())

@@ -68,7 +68,13 @@ struct MasterConfig {
   double log_burst_bytes = 16 << 20;        // how far a burst may go above that rate
   int64_t max_log_page_bytes = 4 << 20;     // log text in one answer of GET /trials/{id}/logs
   int threads = 2;                          // io threads
-  MasterTlsConfig tls;                      // tls: {cert_file, key_file}; HTTPS only when set
+  // Threads of the agents' WebSocket connections (plain TCP; over TLS they
+  // stay on the io threads); 0: on the io threads. Their nice value is the
+  // master's plus agent_threads_nice, so heartbeats wait behind users'
+  // requests when the master's cores are full.
+  int agent_threads = 1;
+  int agent_threads_nice = 5;
+  MasterTlsConfig tls;  // tls: {cert_file, key_file}; HTTPS only when set
   std::vector<PoolSettings> resource_pools = DefaultPools();  // resource_pools: [...]
   // The pools whose resource_manager is slurm; the others run on our agents.
   std::vector<SlurmPoolOptions> slurm_pools;

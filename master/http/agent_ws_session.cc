@@ -3,12 +3,16 @@
 #include <cstring>
 #include <deque>
 
+#include <unistd.h>
+
 #include <utility>  // before Asio
 
 #include <spdlog/spdlog.h>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
+#include <boost/asio/io_context.hpp>
 #include <boost/asio/redirect_error.hpp>
+#include <boost/asio/strand.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/websocket.hpp>
@@ -177,8 +181,34 @@ Result<std::string> AgentWsAcceptor::Admit(const beast::http::request<beast::htt
                                   peer);
 }
 
+namespace {
+
+// The same plain-TCP connection on a strand of `channel`; `stream` itself
+// when it is TLS or the move fails (then it stays on its threads).
+AnyStream OnChannel(AnyStream stream, net::io_context& channel) {
+  if (stream.tls()) return stream;
+  auto& socket = stream.tcp().socket();
+  beast::error_code ec;
+  const auto protocol = socket.local_endpoint(ec).protocol();
+  if (ec) return stream;
+  // A connection nothing reads or writes: no operation is cut short.
+  const auto fd = socket.release(ec);
+  if (ec) return stream;
+  net::ip::tcp::socket moved(net::make_strand(channel));
+  moved.assign(protocol, fd, ec);
+  if (ec) {
+    spdlog::warn("[agent-ws] cannot move a connection to the agents' threads: {}", ec.message());
+    ::close(fd);
+    return stream;  // closed: the agent reconnects
+  }
+  return AnyStream(beast::tcp_stream(std::move(moved)));
+}
+
+}  // namespace
+
 void AgentWsAcceptor::Accept(AnyStream stream, beast::http::request<beast::http::string_body> request,
                              std::string agent_id) {
+  if (channel_) stream = OnChannel(std::move(stream), *channel_);
   AgentPeers& peers = jobs_ && agent_id.rfind(kJobAgentPrefix, 0) == 0 ? *jobs_ : agents_;
   auto session = std::make_shared<AgentWsSession>(std::move(stream), peers, defer_, std::move(agent_id));
   auto executor = session->executor();

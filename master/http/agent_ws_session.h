@@ -10,6 +10,10 @@
 
 #include "master/http/ws_upgrade.h"
 
+namespace boost::asio {
+class io_context;
+}
+
 namespace ring {
 
 class AgentPeers;
@@ -24,8 +28,12 @@ class JobAgentDoor;
 class AgentWsAcceptor : public AgentChannelAcceptor {
  public:
   using Defer = std::function<void(std::function<void()>)>;
-  AgentWsAcceptor(AgentPeers& agents, AgentEnrolments& enrolments, Defer defer, JobAgentDoor* jobs = nullptr)
-      : agents_(agents), enrolments_(enrolments), defer_(std::move(defer)), jobs_(jobs) {}
+  // `channel`: the io_context of the agents' own threads, to which a
+  // plain-TCP connection moves once admitted (null: it stays where it was
+  // accepted). A TLS connection stays: its stream cannot change executor.
+  AgentWsAcceptor(AgentPeers& agents, AgentEnrolments& enrolments, Defer defer, JobAgentDoor* jobs = nullptr,
+                  boost::asio::io_context* channel = nullptr)
+      : agents_(agents), enrolments_(enrolments), defer_(std::move(defer)), jobs_(jobs), channel_(channel) {}
   Result<std::string> Admit(const boost::beast::http::request<boost::beast::http::string_body>& request,
                             const std::string& peer) override;
   void Accept(AnyStream stream, boost::beast::http::request<boost::beast::http::string_body> request,
@@ -36,6 +44,7 @@ class AgentWsAcceptor : public AgentChannelAcceptor {
   AgentEnrolments& enrolments_;
   Defer defer_;
   JobAgentDoor* jobs_;
+  boost::asio::io_context* channel_;
 };
 
 }  // namespace ring

@@ -2,14 +2,19 @@
 // closes the connection of an agent that stops sending frames once its
 // heartbeat timeout passes (the session itself no longer times reads after
 // the hello), while an agent that heartbeats stays connected and its
-// last_seen_at moves on. Raw WebSocket clients (tests/support/fake_agent.h).
+// last_seen_at moves on. And the agents' connections run on the master's
+// agent thread, at its nice value, not on the thread that serves requests.
+// Raw WebSocket clients (tests/support/fake_agent.h).
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
+#include <sstream>
 #include <thread>
+#include <vector>
 
 #include "tests/support/fake_agent.h"
 #include "tests/support/raw_connection.h"
@@ -93,6 +98,84 @@ TEST(AgentSilenceTest, ASilentAgentIsClosedAfterItsHeartbeatTimeoutAndAHeartbeat
   const std::string last_seen = beating.value("last_seen_at", "");
   EXPECT_EQ(last_seen.size(), std::string("2026-01-01T00:00:00.000Z").size()) << last_seen;
   EXPECT_GT(last_seen, first_seen);
+}
+
+// One thread of a process, from /proc/<pid>/task/<tid>/{stat,status}.
+struct ThreadSample {
+  int tid = 0;
+  int nice = 0;
+  long wakeups = 0;  // voluntary context switches: each wait for the network ends in one
+};
+
+std::vector<ThreadSample> Threads(pid_t pid) {
+  std::vector<ThreadSample> threads;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task")) {
+    ThreadSample t;
+    t.tid = std::stoi(entry.path().filename().string());
+    std::ifstream stat(entry.path() / "stat");
+    std::string line;
+    std::getline(stat, line);
+    // Fields after the command's closing parenthesis: state is field 3, nice field 19.
+    std::istringstream rest(line.substr(line.rfind(')') + 2));
+    std::string field;
+    for (int i = 3; i <= 19 && rest >> field; ++i)
+      if (i == 19) t.nice = std::stoi(field);
+    std::ifstream status(entry.path() / "status");
+    while (std::getline(status, line))
+      if (line.rfind("voluntary_ctxt_switches:", 0) == 0)
+        t.wakeups = std::stol(line.substr(line.find(':') + 1));
+    threads.push_back(t);
+  }
+  return threads;
+}
+
+const ThreadSample* Find(const std::vector<ThreadSample>& threads, int tid) {
+  for (const auto& t : threads)
+    if (t.tid == tid) return &t;
+  return nullptr;
+}
+
+TEST(AgentSilenceTest, AgentsConnectionsRunOnTheAgentThreadAtItsNiceValue) {
+  TestCluster cluster;
+  TestCluster::MasterOptions options;
+  // One io thread (the main one) for requests; the agents' thread 7 nicer.
+  options.extra_args = {
+      "--config", cluster.WriteFile("master.yaml", "threads: 1\nagent_threads: 1\nagent_threads_nice: 7\n")};
+  cluster.StartMaster(options);
+  const pid_t pid = cluster.master()->pid();
+  const int own_nice = Find(Threads(pid), pid)->nice;
+  std::vector<int> agent_threads;
+  for (const auto& t : Threads(pid))
+    if (t.nice == own_nice + 7) agent_threads.push_back(t.tid);
+  ASSERT_EQ(agent_threads.size(), 1u) << "one thread at the master's nice value + 7";
+  const int agent_thread = agent_threads[0];
+
+  const int port = PortOf(cluster.url());
+  auto enrolled =
+      EnrolAgent(port, ClusterToken(cluster), {{"agent_id", "beating"}, {"pool", "fakes"}, {"slots", 1}});
+  ASSERT_EQ(enrolled.status, 201) << enrolled.body.dump();
+  FakeAgent agent(port, FakeAgent::Credentials("beating", enrolled.body.value("credential", "")));
+  ASSERT_TRUE(agent.upgraded()) << agent.status() << " " << agent.body();
+  ASSERT_TRUE(agent.Hello(HelloOf("beating")));
+  ASSERT_TRUE(TestCluster::WaitFor(
+      [&] { return AgentOf(cluster, "beating").value("state", "") == "connected"; }, 5s));
+
+  // 300 heartbeats a few milliseconds apart: the thread that reads them
+  // wakes for each; the requests' thread only for its timers.
+  const auto before = Threads(pid);
+  int sent = 0;
+  for (int i = 0; i < 300; ++i) {
+    if (agent.Send(proto::Heartbeat{})) ++sent;
+    std::this_thread::sleep_for(3ms);
+  }
+  std::this_thread::sleep_for(100ms);
+  const auto after = Threads(pid);
+  EXPECT_EQ(sent, 300);
+  const long agent_wakeups = Find(after, agent_thread)->wakeups - Find(before, agent_thread)->wakeups;
+  const long main_wakeups = Find(after, pid)->wakeups - Find(before, pid)->wakeups;
+  EXPECT_GE(agent_wakeups, 150) << "the agent thread did not read the heartbeats";
+  EXPECT_LT(main_wakeups, agent_wakeups / 2) << "the requests' thread woke for the heartbeats";
+  EXPECT_EQ(AgentOf(cluster, "beating").value("state", ""), "connected");
 }
 
 }  // namespace

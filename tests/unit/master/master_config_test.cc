@@ -89,6 +89,26 @@ TEST_F(MasterConfigTest, ConnectionCapExemptAddressesParseAndMistakesNameTheLine
       << word.status().message();
 }
 
+TEST_F(MasterConfigTest, AgentThreadsAndTheirNiceValueAreBounded) {
+  EXPECT_EQ(MasterConfig{}.agent_threads, 1);
+  EXPECT_EQ(MasterConfig{}.agent_threads_nice, 5);
+  auto c = Load("agent_threads: 0\nagent_threads_nice: 19\n");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->agent_threads, 0);  // on the io threads
+  EXPECT_EQ(c->agent_threads_nice, 19);
+  for (const auto& [yaml, message] : std::vector<std::pair<std::string, std::string>>{
+           {"agent_threads: -1\n", "agent_threads must be from 0 to 64"},
+           {"agent_threads: 65\n", "agent_threads must be from 0 to 64"},
+           {"agent_threads_nice: 20\n", "agent_threads_nice must be from 0 to 19"},
+           {"agent_threads_nice: -1\n", "agent_threads_nice must be from 0 to 19"}}) {
+    auto loaded = Load(yaml);
+    ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+    const Status bad = loaded->Finalize("ringmaster");  // where the ranges are checked
+    ASSERT_FALSE(bad.ok()) << yaml;
+    EXPECT_NE(bad.message().find(message), std::string::npos) << bad.message();
+  }
+}
+
 TEST_F(MasterConfigTest, SlurmPoolsParseAndAgentsStayTheDefault) {
   auto c = Load(
       "resource_pools:\n  - name: default\n  - name: hpc\n    resource_manager:\n      type: slurm\n"
