@@ -18,8 +18,21 @@ constexpr double kEpsilon = 1e-9;
 constexpr double kMinWeight = 1e-3;  // a non-positive weight still gets a sliver
 
 // The order experiments take turns in: the smallest fraction of its share
-// used first, then the earliest next request, then the experiment id.
-using Turn = std::tuple<double, int64_t, int64_t, int>;  // (used/share, next seq, experiment, index)
+// used first, then the earliest next request, then the experiment id (then
+// the queue index, which the id already decides). Compared field by field,
+// as a tuple of them would be.
+struct Turn {
+  double fraction;  // used / share
+  int64_t seq;      // of its next request
+  int64_t experiment;
+  int index;  // of its queue
+  bool operator<(const Turn& o) const {
+    if (fraction != o.fraction) return fraction < o.fraction;
+    if (seq != o.seq) return seq < o.seq;
+    if (experiment != o.experiment) return experiment < o.experiment;
+    return index < o.index;
+  }
+};
 
 // The turns waiting, smallest first (a binary heap). The experiment whose
 // turn it is stays on top while its request is tried, and is then put back
@@ -32,7 +45,7 @@ class Turns {
   const Turn& top() const { return heap_.front(); }
   void Push(const Turn& t) {
     heap_.push_back(t);
-    std::push_heap(heap_.begin(), heap_.end(), std::greater<>{});
+    std::push_heap(heap_.begin(), heap_.end(), [](const Turn& a, const Turn& b) { return b < a; });
   }
   void ReplaceTop(const Turn& t) {
     heap_.front() = t;
@@ -426,7 +439,7 @@ void DecideFairShare(PoolPass& pass, const PoolInput& input) {
                                                            // request has held agents
   std::vector<int> beyond_share;                           // requests tried again with the leftover slots
   while (!turns.empty()) {
-    const int x = std::get<3>(turns.top());
+    const int x = turns.top().index;
     const int p = queues[x][next[x]++].index;
     const int slots = pass.need(p).slots;
     pass.Consider(p);
@@ -472,7 +485,7 @@ void DecideFairShare(PoolPass& pass, const PoolInput& input) {
   std::vector<const std::string*> at_share(queues.size(), nullptr);  // per queue, built once
   for (int x = 0; x < static_cast<int>(queues.size()); ++x) turns.Push(turn(x));
   while (!turns.empty()) {
-    const int x = std::get<3>(turns.top());
+    const int x = turns.top().index;
     const int p = queues[x][next[x]++].index;
     const PoolPass::Excluding excluding(pass, p);
     if (pass.Admissible(p) && !pass.PlaceNow(p)) {
