@@ -16,5 +16,11 @@ void CheckOffIoThread(const char* what);
 // contention it gets a smaller share than the threads at the process's
 // own. Returns false (and changes nothing) where the system refuses.
 bool LowerThreadPriority(int nice);
+// Asks the kernel's fair scheduler (EEVDF, Linux 6.12 and later) for time
+// slices of `us` microseconds (100 to 100,000) for the calling thread: a
+// thread with a shorter slice than the one running preempts it when it
+// wakes, instead of waiting until that one's slice is used up. Returns false
+// where the kernel does not take it (older kernels: nothing changes).
+bool SetThreadSlice(int us);
 
 }  // namespace ring

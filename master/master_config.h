@@ -74,6 +74,10 @@ struct MasterConfig {
   // requests when the master's cores are full.
   int agent_threads = 1;
   int agent_threads_nice = 5;
+  // The io threads' time slice in microseconds (Linux 6.12+; 0: the
+  // kernel's): shorter than the agent threads', so a request that arrives
+  // while an agent thread runs preempts it.
+  int io_thread_slice_us = 100;
   MasterTlsConfig tls;  // tls: {cert_file, key_file}; HTTPS only when set
   std::vector<PoolSettings> resource_pools = DefaultPools();  // resource_pools: [...]
   // The pools whose resource_manager is slurm; the others run on our agents.

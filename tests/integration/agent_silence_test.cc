@@ -3,15 +3,18 @@
 // heartbeat timeout passes (the session itself no longer times reads after
 // the hello), while an agent that heartbeats stays connected and its
 // last_seen_at moves on. And the agents' connections run on the master's
-// agent thread, at its nice value, not on the thread that serves requests.
+// agent thread, at its nice value, not on the thread that serves requests,
+// which runs in the short time slices io_thread_slice_us asks for.
 // Raw WebSocket clients (tests/support/fake_agent.h).
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <thread>
 #include <vector>
@@ -135,12 +138,22 @@ const ThreadSample* Find(const std::vector<ThreadSample>& threads, int tid) {
   return nullptr;
 }
 
+// The fair scheduler's slice of a thread in ns (/proc/<pid>/task/<tid>/sched).
+std::optional<long> SliceNs(pid_t pid, int tid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/sched");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("se.slice", 0) == 0) return std::stol(line.substr(line.find(':') + 1));
+  return std::nullopt;
+}
+
 TEST(AgentSilenceTest, AgentsConnectionsRunOnTheAgentThreadAtItsNiceValue) {
   TestCluster cluster;
   TestCluster::MasterOptions options;
   // One io thread (the main one) for requests; the agents' thread 7 nicer.
-  options.extra_args = {
-      "--config", cluster.WriteFile("master.yaml", "threads: 1\nagent_threads: 1\nagent_threads_nice: 7\n")};
+  options.extra_args = {"--config", cluster.WriteFile("master.yaml",
+                                                      "threads: 1\nagent_threads: 1\nagent_threads_nice: 7\n"
+                                                      "io_thread_slice_us: 200\n")};
   cluster.StartMaster(options);
   const pid_t pid = cluster.master()->pid();
   const int own_nice = Find(Threads(pid), pid)->nice;
@@ -149,6 +162,14 @@ TEST(AgentSilenceTest, AgentsConnectionsRunOnTheAgentThreadAtItsNiceValue) {
     if (t.nice == own_nice + 7) agent_threads.push_back(t.tid);
   ASSERT_EQ(agent_threads.size(), 1u) << "one thread at the master's nice value + 7";
   const int agent_thread = agent_threads[0];
+  // The io thread's time slice, where the kernel shows it (6.12+: se.slice, ns).
+  const auto slice = SliceNs(pid, pid);
+  if (slice) {
+    EXPECT_EQ(*slice, 200000) << "the io thread's slice is not io_thread_slice_us";
+    EXPECT_GT(SliceNs(pid, agent_thread).value_or(0), 200000) << "the agent thread runs in longer slices";
+  } else {
+    std::fprintf(stderr, "this kernel shows no se.slice: the io thread's slice is not checked\n");
+  }
 
   const int port = PortOf(cluster.url());
   auto enrolled =
