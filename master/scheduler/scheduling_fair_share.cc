@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <iterator>
 #include <limits>
 #include <optional>
 #include <set>
@@ -282,16 +283,34 @@ class ReclaimMarks {
   std::vector<char> usable_;  // per agent, when last looked at
 };
 
+// Whether every element of [first, last) is before the next by `before`
+// (a strict weak order): then no two are equivalent, and it is the only
+// order std::sort can leave them in.
+template <typename It, typename Before>
+bool StrictlyOrdered(It first, It last, Before before) {
+  if (first == last) return true;
+  for (It next = std::next(first); next != last; first = next, ++next)
+    if (!before(*first, *next)) return false;
+  return true;
+}
+
 // Running allocations that may be reclaimed, newest started first (sorted
 // by compact keys: the allocations themselves are large).
 std::vector<int> ReclaimOrder(const std::vector<RunningAllocation>& running) {
   std::vector<std::pair<int64_t, int>> keys;  // (started_seq, index)
   for (int i = 0; i < static_cast<int>(running.size()); ++i)
     if (running[i].preemptible && !running[i].preempting) keys.push_back({running[i].started_seq, i});
-  std::sort(keys.begin(), keys.end(), [&](const auto& a, const auto& b) {
+  const auto newer = [&](const std::pair<int64_t, int>& a, const std::pair<int64_t, int>& b) {
     return a.first != b.first ? a.first > b.first
                               : running[a.second].allocation_id < running[b.second].allocation_id;
-  });
+  };
+  // The allocations usually come in the order they started: keys strictly
+  // in one order or the other have one sorted order, which the sort would
+  // make.
+  if (StrictlyOrdered(keys.rbegin(), keys.rend(), newer))
+    std::reverse(keys.begin(), keys.end());
+  else if (!StrictlyOrdered(keys.begin(), keys.end(), newer))
+    std::sort(keys.begin(), keys.end(), newer);
   std::vector<int> order;
   order.reserve(keys.size());
   for (const auto& k : keys) order.push_back(k.second);
@@ -410,10 +429,12 @@ void DecideFairShare(PoolPass& pass, const PoolInput& input) {
   std::vector<std::vector<Queued>> queues;  // the turns read each one's seq
   for (int e : experiments) {
     auto& q = of_experiment[e];
-    std::sort(q.begin(), q.end(), [&](const Queued& a, const Queued& b) {
+    const auto before = [&](const Queued& a, const Queued& b) {
       return a.seq != b.seq ? a.seq < b.seq
                             : input.pending[a.index].allocation_id < input.pending[b.index].allocation_id;
-    });
+    };
+    // Pending requests usually come in queue order: then so does each queue.
+    if (!StrictlyOrdered(q.begin(), q.end(), before)) std::sort(q.begin(), q.end(), before);
     queues.push_back(std::move(q));
   }
   std::vector<size_t> next(queues.size(), 0);
