@@ -154,8 +154,10 @@ class ReclaimMarks {
         experiment_at_(candidates.size()),
         index_at_(candidates.size()),
         slots_at_(candidates.size()),
+        running_at_(candidates.size()),
         on_usable_(candidates.size()),
         changes_seen_(pass.slots().changes().size()),
+        staying_seen_(pass.staying_changes().size()),
         usable_(pass.slots().agent_count()) {
     for (int a = 0; a < pass.slots().agent_count(); ++a) usable_[a] = pass.slots().usable(a);
     for (int k = 0; k < candidates.size(); ++k) {
@@ -163,6 +165,7 @@ class ReclaimMarks {
       experiment_at_[k] = x;
       index_at_[k] = of_experiment_[x].size();
       slots_at_[k] = pass.running(candidates.at(k)).slots;
+      running_at_[k] = candidates.at(k);
       on_usable_[k] = OnUsable(k);
       of_experiment_[x].push_back(k);
     }
@@ -194,7 +197,16 @@ class ReclaimMarks {
         if (index_at_[k] < end_[x] || staying_[x] - taken_[x] - shares_[x] > kEpsilon) mark(x, index_at_[k]);
       }
     }
-    for (int x = 0; x < static_cast<int>(staying_.size()); ++x) {
+    // Since the last Refresh, only experiments whose staying slots changed
+    // can differ from staying_ (every one was redone by the first): looked
+    // at in ascending order, as a walk over all of them would.
+    const auto& staying_changes = pass_.staying_changes();
+    changed_.assign(staying_changes.begin() + static_cast<std::ptrdiff_t>(staying_seen_),
+                    staying_changes.end());
+    staying_seen_ = staying_changes.size();
+    std::sort(changed_.begin(), changed_.end());
+    changed_.erase(std::unique(changed_.begin(), changed_.end()), changed_.end());
+    for (int x : changed_) {
       const int staying = pass_.StayingSlots(x);
       if (staying != staying_[x]) mark(x, stop_[x]);
     }
@@ -208,7 +220,6 @@ class ReclaimMarks {
       if (a >= 0 && pass_.slots().usable(a)) return true;
     return false;
   }
-  bool Offered(int k) const { return on_usable_[k] && !pass_.gone(candidates_.at(k)); }
 
   // As Reclaim's verdicts in a walk: taken while above the share counting
   // the slots taken before.
@@ -228,23 +239,37 @@ class ReclaimMarks {
     from_[x] = kClean;
     staying_[x] = staying;
     const auto& ks = of_experiment_[x];
-    int taken = taken_before[from];
-    size_t i = from, end = end_before[from];
-    for (; i < ks.size(); ++i) {
-      taken_before[i] = taken;
-      end_before[i] = end;
-      const int k = ks[i];
-      const int slots = slots_at_[k];
+    // What the walk reads, in locals: SetAdmitted's stores could otherwise
+    // be taken to change them.
+    const double share = shares_[x];
+    const bool at_share = staying - share <= kEpsilon;
+    const size_t size = ks.size();
+    const size_t old_end = end_[x];
+    const int* const positions = ks.data();
+    int* const taken_at = taken_before.data();
+    size_t* const end_at = end_before.data();
+    const int* const slots_at = slots_at_.data();
+    const char* const on_usable = on_usable_.data();
+    const int* const running_at = running_at_.data();
+    const char* const gone = pass_.gone_flags();
+    int taken = taken_at[from];
+    size_t i = from, end = end_at[from];
+    for (; i < size; ++i) {
+      taken_at[i] = taken;
+      end_at[i] = end;
+      const int k = positions[i];
+      const int slots = slots_at[k];
       bool admit = false;
-      if (Offered(k) && !(slots > 0 && staying - shares_[x] <= kEpsilon) &&
-          staying - taken - shares_[x] > kEpsilon) {
+      // Offered (on a usable agent, not gone), then Reclaim's verdict.
+      if (on_usable[k] && !gone[running_at[k]] && !(slots > 0 && at_share) &&
+          staying - taken - share > kEpsilon) {
         admit = true;
         taken += slots;
         end = i + 1;
       }
       candidates_.SetAdmitted(k, admit);
       // Past both the old and the new prefix nothing was or is admitted.
-      if (!admit && i + 1 >= end_[x] && staying - taken - shares_[x] <= kEpsilon) {
+      if (!admit && i + 1 >= old_end && staying - taken - share <= kEpsilon) {
         ++i;
         break;
       }
@@ -276,10 +301,13 @@ class ReclaimMarks {
   std::vector<int> experiment_at_;  // per position: the experiment number
   std::vector<size_t> index_at_;    // per position: its index in its experiment's
   std::vector<int> slots_at_;       // per position: its slots (the allocations are large)
+  std::vector<int> running_at_;     // per position: its running allocation (Candidates::at)
   // Per position: whether some agent of it is usable, as of the last
   // Refresh (redone for the candidates on agents whose usability changed).
   std::vector<char> on_usable_;
   size_t changes_seen_;
+  size_t staying_seen_;       // in PoolPass::staying_changes()
+  std::vector<int> changed_;  // Refresh's: experiment numbers whose staying slots changed
   std::vector<char> usable_;  // per agent, when last looked at
 };
 

@@ -190,7 +190,7 @@ bool PoolPass::PlaceNow(int p) {
   const auto& r = request(p);
   decision_.assignments.push_back(slots_.Take(*fit, r.slots, r.allocation_id));
   capped_[request_experiment_[p]] += r.slots;
-  staying_[request_experiment_[p]] += r.slots;
+  AddStaying(request_experiment_[p], r.slots);
   state_[p] = {Outcome::kAssigned, false, {}};
   return true;
 }
@@ -207,7 +207,7 @@ void PoolPass::Promise(int p, const Fit& fit) {
     }
   }
   capped_[request_experiment_[p]] += r.slots;
-  staying_[request_experiment_[p]] += r.slots;
+  AddStaying(request_experiment_[p], r.slots);
   state_[p] = {Outcome::kPromised, true, WaitingReason(waiting_for)};
 }
 
@@ -233,7 +233,7 @@ bool PoolPass::Preempt(int p, Candidates& candidates,
   for (int v : choice->victims) {
     const auto& victim = input_.running[v];
     MarkGone(v);
-    staying_[running_experiment_[v]] -= victim.slots;
+    AddStaying(running_experiment_[v], -victim.slots);
     decision_.preempt.push_back(victim.allocation_id);
     preempted_for_.push_back({&victim.allocation_id, &r.allocation_id});
   }

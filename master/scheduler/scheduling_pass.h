@@ -43,6 +43,8 @@ class PoolPass {
   // Running allocation i is stopping: it was preempting already, or is a
   // victim of this pass.
   bool gone(int i) const { return gone_[i]; }
+  // gone(i) for every running allocation i, for loops that read it often.
+  const char* gone_flags() const { return gone_.data(); }
 
   // Experiments with running or pending work, numbered 0.. in this pass.
   int experiment_count() const { return static_cast<int>(experiment_ids_.size()); }
@@ -55,6 +57,10 @@ class PoolPass {
   // Its slots for fair share: running ones that stay plus those given or
   // promised in this pass.
   int StayingSlots(int x) const { return staying_[x]; }
+  // The experiment numbers whose StayingSlots changed, in the order of the
+  // changes (may repeat): one that is not listed since some point has the
+  // staying slots it had then.
+  const std::vector<int>& staying_changes() const { return staying_changes_; }
 
   // Records that request p is considered now (PoolDecision::order).
   void Consider(int p);
@@ -151,6 +157,10 @@ class PoolPass {
   void Explain(bool by_priority);
   void Promise(int p, const Fit& fit);
   void MarkGone(int i);
+  void AddStaying(int x, int slots) {
+    staying_[x] += slots;
+    staying_changes_.push_back(x);
+  }
 
   const PoolInput& input_;
   PoolSlots slots_;
@@ -163,6 +173,7 @@ class PoolPass {
   std::vector<int> running_experiment_;       // per running allocation: its experiment number
   std::vector<int> capped_;                   // per experiment number: see CappedSlots
   std::vector<int> staying_;                  // per experiment number: see StayingSlots
+  std::vector<int> staying_changes_;          // see staying_changes()
   std::map<Need, std::optional<std::string>> never_fits_;
   // Per distinct ContainerNeed of the pending requests: the agents that
   // cannot run it; per pending request: its entry, or -1 for none.
