@@ -560,6 +560,7 @@ PoolDecision ScheduleFairShare(const PoolInput& input) {
 
 void ScheduleFairShare(const PoolInput& input, const std::vector<int>& by_id, PoolDecision& into) {
   PoolPass pass(input);
+  pass.ReuseAssignments(std::move(into.assignments));
   DecideFairShare(pass, input);
   pass.FinishInto(false, by_id, into);
 }

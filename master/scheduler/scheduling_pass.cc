@@ -115,6 +115,11 @@ void PoolPass::MarkGone(int i) {
   }
 }
 
+void PoolPass::ReuseAssignments(std::vector<Assignment>&& old) {
+  decision_.assignments = std::move(old);
+  assigned_ = 0;
+}
+
 void PoolPass::Consider(int p) {
   order_.push_back(p);
 }
@@ -188,7 +193,9 @@ bool PoolPass::PlaceNow(int p) {
     return false;
   }
   const auto& r = request(p);
-  decision_.assignments.push_back(slots_.Take(*fit, r.slots, r.allocation_id));
+  auto& assignments = decision_.assignments;
+  if (assigned_ == assignments.size()) assignments.emplace_back();
+  slots_.Take(*fit, r.slots, r.allocation_id, assignments[assigned_++]);
   capped_[request_experiment_[p]] += r.slots;
   AddStaying(request_experiment_[p], r.slots);
   state_[p] = {Outcome::kAssigned, false, {}};
@@ -381,6 +388,7 @@ void PoolPass::FillPreemptedFor(std::map<std::string, std::string>& out) {
 PoolDecision PoolPass::Finish(bool by_priority) {
   Explain(by_priority);
   FillPreemptedFor(decision_.preempted_for);
+  decision_.assignments.resize(assigned_);
   // The reasons go into the map in id order, each at its end, so no insert
   // walks the tree (of an id given twice, the later one's stays).
   struct Waiting {
@@ -412,6 +420,7 @@ PoolDecision PoolPass::Finish(bool by_priority) {
 void PoolPass::FinishInto(bool by_priority, const std::vector<int>& by_id, PoolDecision& into) {
   Explain(by_priority);
   FillPreemptedFor(into.preempted_for);
+  decision_.assignments.resize(assigned_);
   into.assignments = std::move(decision_.assignments);
   into.preempt = std::move(decision_.preempt);
   std::vector<char> considered(input_.pending.size(), 0);

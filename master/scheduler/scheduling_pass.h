@@ -62,6 +62,10 @@ class PoolPass {
   // staying slots it had then.
   const std::vector<int>& staying_changes() const { return staying_changes_; }
 
+  // Before any placement: the assignments are written over `old`'s (a
+  // previous decision's, by FinishInto's caller), reusing their storage;
+  // those left over are dropped at the end.
+  void ReuseAssignments(std::vector<Assignment>&& old);
   // Records that request p is considered now (PoolDecision::order).
   void Consider(int p);
   // Asks the processor for what trying request p reads, ahead of it: the
@@ -202,6 +206,7 @@ class PoolPass {
   std::map<std::pair<int, bool>, std::string> behind_reasons_;    // Explain's, by holders ahead
   std::vector<int> order_;
   PoolDecision decision_;
+  size_t assigned_ = 0;  // decision_.assignments given so far (the rest: storage to reuse)
 };
 
 }  // namespace ring::scheduling

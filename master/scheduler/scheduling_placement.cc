@@ -144,18 +144,21 @@ std::optional<Fit> PoolSlots::FitWhenLeft(const Need& need, PoolPolicy::Fit poli
   return WholeFit(need.slots, true);
 }
 
-Assignment PoolSlots::Take(const Fit& fit, int slots, const std::string& allocation_id) {
-  Assignment out{allocation_id, {}};
-  for (int a : fit.agents) {
+void PoolSlots::Take(const Fit& fit, int slots, const std::string& allocation_id, Assignment& out) {
+  out.allocation_id = allocation_id;
+  out.placements.resize(fit.agents.size());
+  for (size_t j = 0; j < fit.agents.size(); ++j) {
+    const int a = fit.agents[j];
     auto& s = agents_[a];
     const size_t n = fit.whole ? s.free.size() : static_cast<size_t>(slots);
     Unindex(a);
-    out.placements.push_back({s.view->id, {s.free.begin(), s.free.begin() + n}});
-    s.free.erase(s.free.begin(), s.free.begin() + n);
+    auto& placement = out.placements[j];
+    placement.agent_id = s.view->id;
+    placement.slot_ids.assign(s.free.begin(), s.free.begin() + static_cast<std::ptrdiff_t>(n));
+    s.free.erase(s.free.begin(), s.free.begin() + static_cast<std::ptrdiff_t>(n));
     UpdateRoom(a);
     Index(a);
   }
-  return out;
 }
 
 void PoolSlots::AddLeaving(int a, int slots) {

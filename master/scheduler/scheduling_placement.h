@@ -130,8 +130,14 @@ class PoolSlots {
   std::optional<Fit> FitNow(const Need& need, PoolPolicy::Fit policy) const;
   // The same, counting leaving slots as free; for requests FitNow refused.
   std::optional<Fit> FitWhenLeft(const Need& need, PoolPolicy::Fit policy) const;
-  // Gives the lowest free slot ids of a FitNow to an allocation.
-  Assignment Take(const Fit& fit, int slots, const std::string& allocation_id);
+  // Gives the lowest free slot ids of a FitNow to an allocation: written
+  // over `out`, whose strings and vectors keep their storage.
+  void Take(const Fit& fit, int slots, const std::string& allocation_id, Assignment& out);
+  Assignment Take(const Fit& fit, int slots, const std::string& allocation_id) {
+    Assignment out;
+    Take(fit, slots, allocation_id, out);
+    return out;
+  }
   // Slots of an allocation on agent `a` that has been asked to stop.
   void AddLeaving(int a, int slots);
   // Keeps agent `a` for an earlier blocked request: no placement, wait or

@@ -116,6 +116,7 @@ PoolDecision SchedulePriority(const PoolInput& input) {
 void SchedulePriority(const PoolInput& input, const KnownOrders& known, PoolDecision& into,
                       std::vector<RequestTrace>& trace) {
   PoolPass pass(input);
+  pass.ReuseAssignments(std::move(into.assignments));
   Decide(pass, input, known.order, input.policy.preemption ? known.victims : std::vector<int>{}, &trace);
   pass.FinishInto(true, known.by_id, into);
 }
