@@ -27,12 +27,13 @@ bool SameRunning(const RunningAllocation& a, const RunningAllocation& b) {
 }
 
 // Everything but the queued_seq, whose changes only move a request in the
-// order (checked apart).
-bool SameRequest(const PendingRequest& a, const PendingRequest& b) {
-  return a.allocation_id == b.allocation_id && a.experiment_id == b.experiment_id && a.slots == b.slots &&
-         a.priority == b.priority && a.weight == b.weight && a.max_slots == b.max_slots &&
-         a.single_node == b.single_node && a.excluded_agents == b.excluded_agents &&
-         a.container == b.container && a.one_process == b.one_process;
+// order (checked apart), and the allocation_id, equal already in every
+// pair Match compares.
+bool SameRequestOfId(const PendingRequest& a, const PendingRequest& b) {
+  return a.experiment_id == b.experiment_id && a.slots == b.slots && a.priority == b.priority &&
+         a.weight == b.weight && a.max_slots == b.max_slots && a.single_node == b.single_node &&
+         a.excluded_agents == b.excluded_agents && a.container == b.container &&
+         a.one_process == b.one_process;
 }
 
 template <typename T, typename Same>
@@ -146,7 +147,7 @@ void PoolScheduler::Match(const std::vector<PendingRequest>& now) {
   left_.clear();
   seq_moved_ = false;
   auto link = [&](int i, int k) {
-    if (!SameRequest(now[i], old[k])) return;  // changed: leaves and arrives
+    if (!SameRequestOfId(now[i], old[k])) return;  // changed: leaves and arrives
     old_of_new_[i] = k;
     new_of_old_[k] = i;
     if (now[i].queued_seq != old[k].queued_seq) seq_moved_ = true;

@@ -438,7 +438,9 @@ void PoolPass::FinishInto(bool by_priority, const std::vector<int>& by_id, PoolD
     int order = -1;
     while (it != reasons.end() && (order = it->first.compare(id)) < 0) it = reasons.erase(it);
     if (it != reasons.end() && order == 0) {
-      if (it->second != state_[p].text()) it->second = Reason(state_[p]);
+      // Copied over the kept text, whose storage stays: most changed
+      // reasons are shared ones, which Reason would copy into a new string.
+      if (it->second != state_[p].text()) it->second = state_[p].text();
       ++it;
     } else {
       reasons.emplace_hint(it, id, Reason(state_[p]));
