@@ -84,6 +84,7 @@ void PoolPass::ReadRequests() {
     b.excluded = !r.excluded_agents.empty();
     b.container = r.container.has_value();
     if (r.container) request_cannot_run_[p] = ContainerEntry(*r.container, entries);
+    b.restricted = b.excluded || !CannotRun(static_cast<int>(p)).empty();  // its entry is complete here
   }
   capped_.assign(experiment_ids_.size(), 0);
   staying_.assign(experiment_ids_.size(), 0);

@@ -32,8 +32,9 @@ class PoolPass {
     Need need;
     int priority = 0;
     std::optional<int> max_slots;
-    bool excluded = false;   // has excluded_agents
-    bool container = false;  // has a container need
+    bool excluded = false;    // has excluded_agents
+    bool container = false;   // has a container need
+    bool restricted = false;  // see Restricted
     double weight = 1;
   };
   const Brief& brief(int p) const { return brief_[p]; }
@@ -97,7 +98,7 @@ class PoolPass {
   // Whether p avoids some agents (excluded_agents, or agents that cannot
   // run its container): what fails for it says nothing about other
   // requests of its size.
-  bool Restricted(int p) const { return brief_[p].excluded || !CannotRun(p).empty(); }
+  bool Restricted(int p) const { return brief_[p].restricted; }
   // The agents (indexes) that cannot run p's container; empty for a
   // request without one.
   const std::vector<int>& CannotRun(int p) const;
