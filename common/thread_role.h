@@ -17,10 +17,11 @@ void CheckOffIoThread(const char* what);
 // own. Returns false (and changes nothing) where the system refuses.
 bool LowerThreadPriority(int nice);
 // Asks the kernel's fair scheduler (EEVDF, Linux 6.12 and later) for time
-// slices of `us` microseconds (100 to 100,000) for the calling thread: a
-// thread with a shorter slice than the one running preempts it when it
-// wakes, instead of waiting until that one's slice is used up. Returns false
-// where the kernel does not take it (older kernels: nothing changes).
+// slices of `us` microseconds (100 to 100,000; 0: the kernel's own) for
+// the calling thread and the threads it starts later: a thread with a
+// shorter slice than the one running preempts it when it wakes, instead of
+// waiting until that one's slice is used up. Returns false where the kernel
+// does not take it (older kernels: nothing changes).
 bool SetThreadSlice(int us);
 
 }  // namespace ring

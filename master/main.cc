@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include "common/log_format.h"
+#include "common/thread_role.h"
 #include "master/master.h"
 
 int main(int argc, char** argv) {
@@ -70,6 +71,11 @@ int main(int argc, char** argv) {
   }
   spdlog::set_level(spdlog::level::from_str(config.log_level));
 
+  // Every thread the master starts inherits this one's time slice: short,
+  // so that work for users preempts the agent threads (which go back to the
+  // kernel's slice) as soon as it wakes.
+  if (config.thread_slice_us > 0 && !ring::SetThreadSlice(config.thread_slice_us))
+    spdlog::debug("[master] the kernel keeps its own time slices");
   ring::Master master(std::move(config));
   if (auto s = master.Run(); !s.ok()) {
     spdlog::critical("[master] cannot start: {}", s.message());

@@ -477,21 +477,16 @@ Status Master::Run() {
       MarkIoThread();
       if (!LowerThreadPriority(config_.agent_threads_nice))
         spdlog::warn("[master] cannot raise the agent thread's nice value by {}", config_.agent_threads_nice);
+      // The kernel's time slice, longer than the other threads' (thread_slice_us).
+      SetThreadSlice(0);
       p.agent_ioc.run();
     });
-  // The io threads' time slices: shorter than the agent threads', so that a
-  // request that arrives while one runs preempts it at once.
-  auto io_thread = [this] {
-    MarkIoThread();
-    if (config_.io_thread_slice_us > 0 && !SetThreadSlice(config_.io_thread_slice_us))
-      spdlog::debug("[master] the kernel keeps its own time slice for the io threads");
-  };
   for (int i = 1; i < config_.threads; ++i)
     threads.emplace_back([&] {
-      io_thread();
+      MarkIoThread();
       p.ioc.run();
     });
-  io_thread();
+  MarkIoThread();
   p.ioc.run();
   p.agent_ioc.stop();  // however the io threads ended
   for (auto& t : threads) t.join();

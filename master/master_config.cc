@@ -356,8 +356,8 @@ Result<MasterConfig> MasterConfig::FromYamlFile(const std::string& path) {
         c.agent_threads = v.as<int>();
       else if (key == "agent_threads_nice")
         c.agent_threads_nice = v.as<int>();
-      else if (key == "io_thread_slice_us")
-        c.io_thread_slice_us = v.as<int>();
+      else if (key == "thread_slice_us")
+        c.thread_slice_us = v.as<int>();
       else if (key == "tls") {
         auto tls = ParseTls(path, v);
         if (!tls.ok()) return tls.status();
@@ -461,8 +461,8 @@ Status MasterConfig::Finalize(const std::string& argv0) {
   if (agent_threads < 0 || agent_threads > 64) return InvalidArgument("agent_threads must be from 0 to 64");
   if (agent_threads_nice < 0 || agent_threads_nice > 19)
     return InvalidArgument("agent_threads_nice must be from 0 to 19");
-  if (io_thread_slice_us != 0 && (io_thread_slice_us < 100 || io_thread_slice_us > 100000))
-    return InvalidArgument("io_thread_slice_us must be 0 (the kernel's) or from 100 to 100000");
+  if (thread_slice_us != 0 && (thread_slice_us < 100 || thread_slice_us > 100000))
+    return InvalidArgument("thread_slice_us must be 0 (the kernel's) or from 100 to 100000");
   if (tls.enabled() && tls.cert_file.empty())
     return InvalidArgument("tls.key_file (--tls-key) is set but tls.cert_file (--tls-cert) is not");
   if (tls.enabled() && tls.key_file.empty())

@@ -74,10 +74,10 @@ struct MasterConfig {
   // requests when the master's cores are full.
   int agent_threads = 1;
   int agent_threads_nice = 5;
-  // The io threads' time slice in microseconds (Linux 6.12+; 0: the
-  // kernel's): shorter than the agent threads', so a request that arrives
-  // while an agent thread runs preempts it.
-  int io_thread_slice_us = 100;
+  // The time slice in microseconds (Linux 6.12+; 0: the kernel's) of every
+  // thread of the master but the agent threads: shorter than theirs, so work
+  // for users (a request, a hop to the lifecycle thread) preempts them.
+  int thread_slice_us = 100;
   MasterTlsConfig tls;  // tls: {cert_file, key_file}; HTTPS only when set
   std::vector<PoolSettings> resource_pools = DefaultPools();  // resource_pools: [...]
   // The pools whose resource_manager is slurm; the others run on our agents.

@@ -92,8 +92,8 @@ TEST_F(MasterConfigTest, ConnectionCapExemptAddressesParseAndMistakesNameTheLine
 TEST_F(MasterConfigTest, AgentThreadsAndTheirNiceValueAreBounded) {
   EXPECT_EQ(MasterConfig{}.agent_threads, 1);
   EXPECT_EQ(MasterConfig{}.agent_threads_nice, 5);
-  EXPECT_EQ(MasterConfig{}.io_thread_slice_us, 100);
-  EXPECT_TRUE(Load("io_thread_slice_us: 0\n")->Finalize("ringmaster").ok());
+  EXPECT_EQ(MasterConfig{}.thread_slice_us, 100);
+  EXPECT_TRUE(Load("thread_slice_us: 0\n")->Finalize("ringmaster").ok());
   auto c = Load("agent_threads: 0\nagent_threads_nice: 19\n");
   ASSERT_TRUE(c.ok()) << c.status().message();
   EXPECT_EQ(c->agent_threads, 0);  // on the io threads
@@ -103,8 +103,8 @@ TEST_F(MasterConfigTest, AgentThreadsAndTheirNiceValueAreBounded) {
            {"agent_threads: 65\n", "agent_threads must be from 0 to 64"},
            {"agent_threads_nice: 20\n", "agent_threads_nice must be from 0 to 19"},
            {"agent_threads_nice: -1\n", "agent_threads_nice must be from 0 to 19"},
-           {"io_thread_slice_us: 99\n", "io_thread_slice_us must be 0 (the kernel's) or from 100 to 100000"},
-           {"io_thread_slice_us: 100001\n", "io_thread_slice_us must be 0"}}) {
+           {"thread_slice_us: 99\n", "thread_slice_us must be 0 (the kernel's) or from 100 to 100000"},
+           {"thread_slice_us: 100001\n", "thread_slice_us must be 0"}}) {
     auto loaded = Load(yaml);
     ASSERT_TRUE(loaded.ok()) << loaded.status().message();
     const Status bad = loaded->Finalize("ringmaster");  // where the ranges are checked
