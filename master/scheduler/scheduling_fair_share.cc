@@ -8,6 +8,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "master/scheduler/scheduling_pass.h"
 #include "master/scheduler/scheduling_reasons.h"
@@ -311,6 +312,33 @@ class ReclaimMarks {
   std::vector<char> usable_;  // per agent, when last looked at
 };
 
+// A set of needs: those of few slots (most) flagged by slots and span, the
+// others in a std::set.
+class NeedSet {
+ public:
+  bool contains(const Need& n) const {
+    const int key = Key(n);
+    return key >= 0 ? small_[key] != 0 : others_.count(n) != 0;
+  }
+  void insert(const Need& n) {
+    const int key = Key(n);
+    if (key >= 0)
+      small_[key] = 1;
+    else
+      others_.insert(n);
+  }
+
+ private:
+  static constexpr int kSlots = 64;
+  static constexpr int kSpans = 3;  // Span's values
+  static int Key(const Need& n) {
+    const int span = static_cast<int>(n.span);
+    return n.slots >= 0 && n.slots < kSlots && span >= 0 && span < kSpans ? n.slots * kSpans + span : -1;
+  }
+  std::vector<char> small_ = std::vector<char>(kSlots * kSpans, 0);
+  std::set<Need> others_;
+};
+
 // Whether every element of [first, last) is before the next by `before`
 // (a strict weak order): then no two are equivalent, and it is the only
 // order std::sort can leave them in.
@@ -483,7 +511,7 @@ void DecideFairShare(PoolPass& pass, const PoolInput& input) {
   ReclaimMarks marks(pass, shares, victims);
   const std::function<VictimSearch::Verdict(int)> admit = [&](int i) { return reclaim(i); };
 
-  std::set<Need> preemption_failed;  // needs reclaim could not place (they stay so in this pass)
+  NeedSet preemption_failed;  // needs reclaim could not place (they stay so in this pass)
   std::vector<char> reserved(pass.experiment_count(), 0);  // by experiment number: its first blocked
                                                            // request has held agents
   std::vector<int> beyond_share;                           // requests tried again with the leftover slots
@@ -500,7 +528,7 @@ void DecideFairShare(PoolPass& pass, const PoolInput& input) {
         beyond_share.push_back(p);
       } else if (!pass.PlaceNow(p) && !pass.WaitForLeaving(p)) {
         bool preempted = false;
-        if (input.policy.preemption && !preemption_failed.count(pass.need(p))) {
+        if (input.policy.preemption && !preemption_failed.contains(pass.need(p))) {
           reclaim.Reset();
           marks.Refresh();
           preempted = pass.Preempt(p, victims, admit);
