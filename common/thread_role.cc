@@ -30,18 +30,17 @@ void CheckOffIoThread(const char* what) {
   std::abort();
 }
 
-bool LowerThreadPriority(int nice) {
-  if (nice <= 0) return true;
-  // On Linux a nice value belongs to a thread: PRIO_PROCESS with a thread
-  // id changes that thread alone.
-  const auto tid = static_cast<id_t>(syscall(SYS_gettid));
-  errno = 0;
-  const int now = getpriority(PRIO_PROCESS, tid);
-  if (now == -1 && errno != 0) return false;
-  return setpriority(PRIO_PROCESS, tid, now + nice) == 0;
-}
-
 namespace {
+
+// The calling thread's id and nice value; false if it cannot be read. On
+// Linux a nice value belongs to a thread: PRIO_PROCESS with a thread id
+// reads (and sets) that thread's alone.
+bool OwnNice(pid_t& tid, int& nice) {
+  tid = static_cast<pid_t>(syscall(SYS_gettid));
+  errno = 0;
+  nice = getpriority(PRIO_PROCESS, static_cast<id_t>(tid));
+  return !(nice == -1 && errno != 0);
+}
 
 // The kernel's sched_setattr(2) argument (linux/sched/types.h, which
 // clashes with glibc's sched_param).
@@ -58,11 +57,18 @@ struct SchedAttr {
 
 }  // namespace
 
+bool LowerThreadPriority(int nice) {
+  if (nice <= 0) return true;
+  pid_t tid;
+  int now;
+  if (!OwnNice(tid, now)) return false;
+  return setpriority(PRIO_PROCESS, static_cast<id_t>(tid), now + nice) == 0;
+}
+
 bool SetThreadSlice(int us) {
-  const auto tid = static_cast<pid_t>(syscall(SYS_gettid));
-  errno = 0;
-  const int nice = getpriority(PRIO_PROCESS, static_cast<id_t>(tid));
-  if (nice == -1 && errno != 0) return false;
+  pid_t tid;
+  int nice;
+  if (!OwnNice(tid, nice)) return false;
   SchedAttr attr{};
   attr.size = sizeof(attr);
   attr.sched_policy = 0;                                  // SCHED_OTHER

@@ -455,8 +455,7 @@ Status Master::Run() {
     p.tick.cancel();
     p.retention_timer.cancel();
     p.notebook_timer.cancel();
-    p.agent_ioc.stop();
-    p.ioc.stop();
+    p.ioc.stop();  // then the agent threads, below
   });
   p.ScheduleTick();
   p.ScheduleRetention();
