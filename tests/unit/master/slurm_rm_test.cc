@@ -505,8 +505,8 @@ TEST_F(SlurmRmTest, AJobWhoseAgentsNeverConnectedFailsTheAttempt) {
 TEST_F(SlurmRmTest, AJobThatLeftTheQueueIsReportedWithAccountingsAnswer) {
   rm_->Launch(Spec("1.0", {{"hpc:n1", {0}}}));
   rm_->Launch(Spec("2.0", {{"hpc:n2", {0}}}));
-  rm_->PollOnce();
   slurm_.squeue = Squeue({{100, "RUNNING", "None"}, {101, "RUNNING", "None"}, {555, "RUNNING", "None"}});
+  rm_->PollOnce();  // sbatch, then the first squeue that must list them
   rm_->PollOnce();
   EXPECT_TRUE(slurm_.sacct_asked.empty()) << "both are in the queue";
   slurm_.sacct =
@@ -632,6 +632,62 @@ TEST_F(SlurmRmTest, ARestartedMasterReattachesToItsJobs) {
   after.Release("1.0");
   after.PollOnce();
   EXPECT_EQ(store.GetSlurmJob("1.0").status().code(), ErrorCode::kNotFound);
+}
+
+// A job that ended while the master was down is gone from squeue when the
+// restarted master adopts it: the first poll asks sacct, and the job is
+// reported with its answer, not as one that merely left the queue.
+TEST_F(SlurmRmTest, AnAdoptedJobThatEndedWhileTheMasterWasDownIsReportedWithAccountingsAnswer) {
+  MemoryStore store;
+  SlurmPoolOptions pool;
+  pool.pool = "hpc";
+  pool.partition = "p";
+  pool.slot_type = SlurmSlotType::kCpu;
+  pool.agent_binary = "/a";
+  SlurmRmSettings settings;
+  settings.master_url = "http://m:1";
+  settings.job_dir = dir_;
+  settings.store = &store;
+  auto before = std::make_unique<SlurmRm>(pool, settings, std::make_unique<FakeSlurm>(slurm_), events_);
+  before->PollOnce();
+  before->Launch(Spec("1.0", {{"hpc:n1", {0}}}));
+  slurm_.squeue = Squeue({{100, "RUNNING", "None"}});
+  before->PollOnce();
+  ASSERT_EQ(store.GetSlurmJob("1.0")->job_id, 100);
+  before.reset();  // the master goes; the job runs out of memory meanwhile
+
+  slurm_.squeue = Squeue({});
+  slurm_.sacct =
+      R"({"jobs":[{"job_id":100,"name":"ring-1.0","state":{"current":"OUT_OF_MEMORY","reason":"None"},)"
+      R"("exit_code":{"status":"FAILED","return_code":137}}]})";
+  SlurmRm after(pool, settings, std::make_unique<FakeSlurm>(slurm_), events_);
+  const auto now = std::chrono::steady_clock::now();
+  // As the master recovers: adopted before its first poll.
+  after.Adopt("1.0", {{"hpc:n1", {0}}}, "hpc", now + std::chrono::seconds(10));
+  after.Tick(now);
+  EXPECT_TRUE(events_.lost.empty()) << "nothing is judged before squeue and sacct were asked";
+  after.PollOnce();
+  ASSERT_EQ(slurm_.sacct_asked.size(), 1u) << "the first poll asks sacct about the missing job";
+  EXPECT_EQ(slurm_.sacct_asked[0], (std::vector<int64_t>{100}));
+  after.Tick(now);
+  ASSERT_EQ(events_.lost.size(), 1u);
+  EXPECT_EQ(events_.lost[0].first, "1.0");
+  EXPECT_NE(events_.lost[0].second.find("ended (OUT_OF_MEMORY, exit code 137, as sacct reports it)"),
+            std::string::npos)
+      << events_.lost[0].second;
+
+  // Adopted after a poll, the same: the next poll asks.
+  events_.lost.clear();
+  slurm_.sacct_asked.clear();
+  SlurmRm later(pool, settings, std::make_unique<FakeSlurm>(slurm_), events_);
+  later.PollOnce();
+  later.Adopt("1.0", {{"hpc:n1", {0}}}, "hpc", now + std::chrono::seconds(10));
+  later.Tick(now);
+  EXPECT_TRUE(events_.lost.empty());
+  later.PollOnce();
+  later.Tick(now);
+  ASSERT_EQ(events_.lost.size(), 1u);
+  EXPECT_NE(events_.lost[0].second.find("as sacct reports it"), std::string::npos) << events_.lost[0].second;
 }
 
 }  // namespace
