@@ -20,6 +20,19 @@ bool PlacedOn(const LiveAllocation& alloc, const std::string& node) {
   return false;
 }
 
+// Whether `rank` is one of the slots' ranks placed on `node` (ranks go
+// placement by placement, one per slot): the only ranks a line from that
+// node may be filed under.
+bool RankOnNode(const LiveAllocation& alloc, const std::string& node, int rank) {
+  int first = 0;
+  for (const auto& p : alloc.placements()) {
+    const int count = static_cast<int>(p.slot_ids.size());
+    if (p.agent_id == node && rank >= first && rank < first + count) return true;
+    first += count;
+  }
+  return false;
+}
+
 }  // namespace
 
 RankEvents::RankEvents(Store& store, Allocations& allocations, ExperimentSettings& settings,
@@ -97,9 +110,11 @@ void RankEvents::OnLogs(const std::string& node, const proto::LogBatch& batch) {
   std::vector<LogRecord> lines;
   lines.reserve(batch.lines.size());
   // Other users may read these lines: a token the trial printed is hidden. A
-  // line a per-node process's worker prefixed with its rank is that rank's.
+  // line a per-node process's worker prefixed with its rank is that rank's,
+  // if that rank runs on the node that sent it: a node cannot file lines
+  // under another node's ranks.
   auto rank_of = [&](const proto::LogLine& l) {
-    return l.rank && *l.rank >= 0 && *l.rank < alloc->world_size ? *l.rank : batch.rank;
+    return l.rank && RankOnNode(*alloc, node, *l.rank) ? *l.rank : batch.rank;
   };
   const bool trial = alloc->is_trial();
   for (const auto& l : batch.lines)

@@ -8,6 +8,8 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <functional>
+#include <optional>
 #include <regex>
 #include <sstream>
 #include <thread>
@@ -205,6 +207,89 @@ TEST_F(AgentIdentityTest, ReportsOnAnotherAgentsAllocationAreRefused) {
   auto trial_logs = cluster_.GetJson("/api/v1/trials/1/logs");
   EXPECT_EQ(trial_logs.dump().find("forged"), std::string::npos) << trial_logs.dump();
   EXPECT_NE(trial_logs.dump().find("started"), std::string::npos) << trial_logs.dump();
+}
+
+// One allocation of two ranks over the real agent and an enrolled fake: the
+// fake, holding rank 0, reports an exit and logs for rank 1, which runs on
+// the real agent, and files a line of its own batch under rank 1. The exit
+// and the batch are refused and counted; the trial runs on, and rank 1's
+// logs hold only what the real agent sent.
+TEST_F(AgentIdentityTest, ReportsOnARankPlacedOnAnotherAgentOfTheAllocationAreRefused) {
+  cluster_.StartAgent("real", 1);
+  FakeAgent fake(port_, FakeAgent::Credentials("liar", EnrolFake("liar", 1, "default")));
+  ASSERT_TRUE(fake.upgraded()) << fake.status() << " " << fake.body();
+  ASSERT_TRUE(fake.Hello(HelloOf("liar", 1, "default")));
+
+  auto model = cluster_.MakeModelDir("model", {{"train.sh", "#!/bin/sh\necho hi\n"}});
+  auto tar = PackDirectory(model);
+  ASSERT_TRUE(tar.ok());
+  std::string config = kSleeper;
+  config += "resources:\n  slots_per_trial: 2\n";
+  int status = 0;
+  auto created = cluster_.PostJson("/api/v1/experiments",
+                                   {{"config", config}, {"model_definition", Base64Encode(*tar)}}, &status);
+  ASSERT_EQ(status, 201) << created.dump();
+  // Ranks go by agent id among agents of one slot: "liar" holds rank 0.
+  std::optional<proto::Start> start;
+  for (int i = 0; i < 20 && !start; ++i) {
+    auto frame = fake.ReadOne(10s);
+    ASSERT_TRUE(frame) << "the master sent the fake agent no start";
+    if (auto* s = std::get_if<proto::Start>(&*frame)) start = *s;
+  }
+  ASSERT_TRUE(start);
+  ASSERT_EQ(start->rank, 0);
+  ASSERT_EQ(start->world_size, 2);
+  const std::string id = start->allocation_id;
+  ASSERT_TRUE(fake.Send(proto::StateChange{id, 0, proto::ProcessState::kRunning, {}, {}, ""}));
+  // The fake heartbeats as it waits: the master closes a silent connection.
+  auto wait = [&](const std::function<bool()>& done, std::chrono::milliseconds limit) {
+    const auto until = std::chrono::steady_clock::now() + limit;
+    while (std::chrono::steady_clock::now() < until) {
+      if (done()) return true;
+      EXPECT_TRUE(fake.Send(proto::Heartbeat{}));
+      std::this_thread::sleep_for(300ms);
+    }
+    return done();
+  };
+  nlohmann::json allocation;
+  ASSERT_TRUE(wait(
+      [&] {
+        auto allocs = cluster_.GetJson("/api/v1/trials/1/allocations")["allocations"];
+        if (!allocs.is_array() || allocs.empty() || allocs.back()["state"] != "RUNNING") return false;
+        allocation = allocs.back();
+        return true;
+      },
+      30s));
+  auto rank_one_started = [&] {
+    auto logs = cluster_.GetJson("/api/v1/trials/1/logs?limit=1000");
+    for (const auto& l : logs.value("logs", nlohmann::json::array()))
+      if (l.value("rank", -1) == 1 && l.value("line", "") == "started") return true;
+    return false;
+  };
+  ASSERT_TRUE(wait(rank_one_started, 30s)) << "the real agent's rank 1 did not print";
+
+  const double state_before = Refusals("foreign_state");
+  const double logs_before = Refusals("foreign_logs");
+  ASSERT_TRUE(fake.Send(proto::StateChange{id, 1, proto::ProcessState::kExited, 3, std::nullopt, "forged"}));
+  ASSERT_TRUE(fake.Send(proto::LogBatch{id, 1, 1000, {{0, "stdout", "forged batch", std::nullopt}}}));
+  ASSERT_TRUE(fake.Send(proto::LogBatch{id, 0, 1000, {{0, "stdout", "forged prefix", 1}}}));
+  EXPECT_TRUE(wait([&] { return Refusals("foreign_state") >= state_before + 1; }, 5s));
+  EXPECT_TRUE(wait([&] { return Refusals("foreign_logs") >= logs_before + 1; }, 5s));
+  wait([] { return false; }, 1s);
+
+  ExpectStillRunning(allocation);
+  EXPECT_TRUE(Connected("real"));
+  auto logs = cluster_.GetJson("/api/v1/trials/1/logs?limit=1000");
+  bool prefix_seen = false;
+  for (const auto& l : logs.value("logs", nlohmann::json::array())) {
+    const std::string line = l.value("line", "");
+    EXPECT_NE(line, "forged batch") << "a batch for rank 1 from the agent of rank 0 was stored";
+    if (line == "forged prefix") {
+      prefix_seen = true;
+      EXPECT_EQ(l.value("rank", -1), 0) << "the agent of rank 0 filed a line under rank 1";
+    }
+  }
+  EXPECT_TRUE(prefix_seen) << logs.dump();
 }
 
 // An agent enrolled with 1 slot says hello with 64: it gets 1. An admin's

@@ -55,13 +55,16 @@ class TestAccount {
 };
 
 // Prints who it runs as, its folder, its environment and whether it can read
-// the agent's; starts a process that leaves its process group (setsid) and
+// the agent's environment, its token file ($AGENT_TOKEN_FILE) and its
+// credential ($AGENT_CREDENTIAL); starts a process that leaves its process group (setsid) and
 // one that is orphaned (double fork), prints their pids, then waits.
 constexpr const char* kProbe = R"SH(echo "uid=$(id -u) gid=$(id -g)"
 echo "folder=$(stat -c '%u %g %a' .)"
 echo "model=$(stat -c '%u %g' run.sh)"
 env | sed 's/^/env:/'
 if cat /proc/$AGENT_PID/environ >/dev/null 2>&1; then echo "agent_environ=readable"; else echo "agent_environ=refused"; fi
+if cat "$AGENT_TOKEN_FILE" >/dev/null 2>&1; then echo "agent_token=readable"; else echo "agent_token=refused"; fi
+if cat "$AGENT_CREDENTIAL" >/dev/null 2>&1; then echo "agent_credential=readable"; else echo "agent_credential=refused"; fi
 grep -E '^Cap(Prm|Eff|Amb)' /proc/self/status | tr -d '\t' | tr ':' '='
 mkdir -p left/deep && echo x > left/deep/file && chmod 500 left/deep left
 setsid sh -c 'echo "escaped=$$"; exec sleep 300' &
@@ -83,21 +86,21 @@ class TrialIsolationTest : public ::testing::Test {
     if (HasFailure()) cluster_.DumpLogs();
   }
 
-  // Submits the probe; its trial gets AGENT_PID in its environment.
-  int64_t SubmitProbe(pid_t agent_pid) {
+  // Submits the probe; its trial gets AGENT_PID and `variables` (the agent's
+  // files it tries to read) in its environment.
+  int64_t SubmitProbe(pid_t agent_pid, const std::map<std::string, std::string>& variables = {}) {
     auto model =
         PackDirectory(cluster_.MakeModelDir("probe" + std::to_string(++models_), {{"run.sh", kProbe}}));
     EXPECT_TRUE(model.ok());
+    std::string config =
+        "name: probe\nentrypoint: sh run.sh\nsearcher:\n  name: single\n  metric: loss\n"
+        "  max_length:\n    batches: 1\nmax_restarts: 0\nenvironment:\n  variables:\n"
+        "    AGENT_PID: \"" +
+        std::to_string(agent_pid) + "\"\n";
+    for (const auto& [name, value] : variables) config += "    " + name + ": \"" + value + "\"\n";
     int status = 0;
-    auto created =
-        cluster_.PostJson("/api/v1/experiments",
-                          {{"config",
-                            "name: probe\nentrypoint: sh run.sh\nsearcher:\n  name: single\n  metric: loss\n"
-                            "  max_length:\n    batches: 1\nmax_restarts: 0\nenvironment:\n  variables:\n"
-                            "    AGENT_PID: \"" +
-                                std::to_string(agent_pid) + "\"\n"},
-                           {"model_definition", Base64Encode(*model)}},
-                          &status);
+    auto created = cluster_.PostJson(
+        "/api/v1/experiments", {{"config", config}, {"model_definition", Base64Encode(*model)}}, &status);
     EXPECT_EQ(status, 201) << created.dump();
     return created.value("id", int64_t{0});
   }
@@ -163,11 +166,22 @@ TEST_F(TrialIsolationTest, RankRunsAsItsAccountInItsOwnFolderSeesNoSecretAndTake
                  {"RING_SECRET_Y", kSecret},
                  {"AWS_SECRET_ACCESS_KEY", kSecret},
                  {"RING_AGENT_TOKEN_FILE", cluster_.cluster_token_file()}};
+  // Its token file as an operator keeps it (0400, the agent's account's) in a
+  // folder every account may pass through: only the trial's account keeps
+  // the trial out, not a folder on the way.
+  const std::string token = cluster_.dir() + "/owner-agent-token";
+  fs::copy_file(cluster_.cluster_token_file(), token);
+  ASSERT_EQ(::chmod(token.c_str(), 0400), 0);
+  options.token_file = token;
   auto& agent = cluster_.StartAgent("owner-agent", 2, options);
   EXPECT_NE(ReadFileText(agent.log_path()).find("runs each task as its owner's Unix account"),
             std::string::npos);
+  // The credential the master issued at enrolment, in the agent's state folder.
+  const std::string credential = cluster_.agent_state_dir("owner-agent") + "/credential";
+  ASSERT_TRUE(fs::exists(credential)) << "the probe must try a file that exists";
 
-  const int64_t experiment = SubmitProbe(agent.pid());
+  const int64_t experiment =
+      SubmitProbe(agent.pid(), {{"AGENT_TOKEN_FILE", token}, {"AGENT_CREDENTIAL", credential}});
   std::vector<std::string> env;
   auto probe = WaitForProbe(experiment, env);
 
@@ -196,6 +210,8 @@ TEST_F(TrialIsolationTest, RankRunsAsItsAccountInItsOwnFolderSeesNoSecretAndTake
   EXPECT_TRUE(vars.contains("RING_ALLOCATION_TOKEN"));
   EXPECT_EQ(vars["AGENT_PID"], std::to_string(agent.pid()));
   EXPECT_EQ(probe["agent_environ"], "refused");
+  EXPECT_EQ(probe["agent_token"], "refused") << "the trial read the agent's token file " << token;
+  EXPECT_EQ(probe["agent_credential"], "refused") << "the trial read the agent's credential " << credential;
   for (const auto* caps : {"CapPrm", "CapEff", "CapAmb"}) EXPECT_EQ(probe[caps], "0000000000000000") << caps;
 
   // The processes that left the process group run as the account too...

@@ -141,12 +141,15 @@ void SlurmRm::AskAccounting(std::vector<SlurmJob>& jobs) {
     std::lock_guard lock(mu_);
     std::set<int64_t> listed;
     for (const auto& j : jobs) listed.insert(j.id);
-    for (const auto& [id, alloc] : allocations_)
-      if (alloc.job_id && !listed.count(alloc.job_id) && !accounted_.count(alloc.job_id) &&
-          squeue_generation_ > alloc.submitted_generation) {
+    const uint64_t snapshot = squeue_generation_ + 1;  // `jobs`, once PollOnce counts it
+    for (auto& [id, alloc] : allocations_) {
+      if (!alloc.job_id || snapshot < alloc.listed_from) continue;
+      if (!alloc.looked_for_in) alloc.looked_for_in = snapshot;
+      if (!listed.count(alloc.job_id) && !accounted_.count(alloc.job_id)) {
         missing.push_back(alloc.job_id);
         accounted_.insert(alloc.job_id);
       }
+    }
   }
   if (missing.empty()) return;
   // Without accounting (no slurmdbd) sacct fails: the job is then "gone
@@ -304,7 +307,8 @@ void SlurmRm::Submit(SbatchJob job) {
         spdlog::warn("[slurmrm] allocation {}: cannot record its Slurm job: {}", allocation_id, s.message());
     }
     it->second.view.state = "PENDING";
-    it->second.submitted_generation = squeue_generation_;
+    // The next snapshot is taken after sbatch answered, on this thread.
+    it->second.listed_from = squeue_generation_ + 1;
     if (it->second.cancel_now) Cancel(allocation_id, *submitted);
   });
 }
@@ -347,7 +351,10 @@ void SlurmRm::Adopt(const std::string& allocation_id, const std::vector<Placemen
     alloc.job_id = stored->job_id;
     alloc.view.job_id = stored->job_id;
     alloc.grant = {allocation_id, stored->credential_hash, alloc.nodes};
-    alloc.submitted_generation = squeue_generation_;
+    // The job was submitted before the master started: the next snapshot
+    // must list it, and one that does not asks sacct how it ended while the
+    // master was down.
+    alloc.listed_from = squeue_generation_ + 1;
     spdlog::info("[slurmrm] allocation {}: waiting for the agents of Slurm job {} to come back",
                  allocation_id, stored->job_id);
   } else {
@@ -425,7 +432,7 @@ void SlurmRm::Tick(SteadyTime now) {
         alloc.lost_reported = true;
         continue;
       }
-      if (!alloc.job_id || squeue_generation_ <= alloc.submitted_generation) continue;
+      if (!alloc.job_id || !alloc.looked_for_in || alloc.looked_for_in > squeue_generation_) continue;
       auto job = jobs_.find(alloc.job_id);
       const bool gone = job == jobs_.end() || SlurmJobEnded(job->second.state);
       if (job != jobs_.end()) {

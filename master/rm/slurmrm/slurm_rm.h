@@ -164,9 +164,14 @@ class SlurmRm : public ResourceManager, public JobAgentDoor {
     std::vector<std::string> nodes;  // Slurm node names, placement order
     JobGrant grant;
     int64_t job_id = 0;
-    uint64_t submitted_generation = 0;  // squeue snapshots after this one must list the job
-    std::string submit_error;           // Slurm refused the job
-    std::string unknown_job;            // adopted without a stored job id: why it is lost
+    // The first squeue snapshot (by number: squeue_generation_ once it is
+    // taken) that must list the job, and the first that looked for it
+    // (asking sacct when it was missing). Tick judges whether the job left
+    // the queue only after one looked, so sacct's answer comes first.
+    uint64_t listed_from = 0;
+    uint64_t looked_for_in = 0;
+    std::string submit_error;  // Slurm refused the job
+    std::string unknown_job;   // adopted without a stored job id: why it is lost
     SlurmJobView view;
     std::map<std::string, JobAgent> agents;  // by Slurm node
     bool started = false;                    // the ranks' starts were sent
@@ -208,7 +213,7 @@ class SlurmRm : public ResourceManager, public JobAgentDoor {
   std::vector<SlurmNode> nodes_;      // of the partition, last sinfo
   std::map<int64_t, SlurmJob> jobs_;  // last squeue, with sacct's answers for ours that left it
   std::set<int64_t> accounted_;       // jobs sacct was asked about (once each)
-  uint64_t squeue_generation_ = 0;    // squeue snapshots taken
+  uint64_t squeue_generation_ = 0;    // squeue snapshots taken (the last one's number)
   std::string last_poll_error_;
   std::map<std::string, Allocation> allocations_;
   std::map<std::string, std::map<int, std::string>> holds_;  // Slurm node -> slot -> allocation

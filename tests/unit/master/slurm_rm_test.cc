@@ -2,7 +2,8 @@
 // and squeue, what it asks sbatch for, the job agents' admission (a
 // credential opens its own allocation's nodes only), and what a job's end
 // means for the lifecycle. The job scripts and the real commands are in
-// slurm_commands_test.cc.
+// slurm_commands_test.cc; a restarted master's jobs in
+// slurm_rm_restart_test.cc.
 #include "master/rm/slurmrm/slurm_rm.h"
 
 #include <gtest/gtest.h>
@@ -18,158 +19,11 @@
 #include "master/rm/slurmrm/slurm_job_script.h"
 #include "master/rm/slurmrm/slurm_state.h"
 #include "master/store/memory_store.h"
+#include "tests/unit/master/slurm_rm_fixture.h"
 
 namespace ring {
 namespace slurm_rm_test {
 namespace {
-
-std::string Sinfo(const std::string& n1_state = "idle") {
-  return R"({"meta":{},"errors":[],"nodes":[
-    {"name":"n1","state":")" +
-         n1_state + R"J(","state_flags":[],"partitions":["p"],"cpus":2,"gres":""},
-    {"name":"n2","state":"mixed","state_flags":[],"partitions":["p","q"],"cpus":2,"gres":"gpu:a100:4(S:0-1)"},
-    {"name":"x9","state":"idle","state_flags":[],"partitions":["other"],"cpus":64,"gres":""}]
-})J";
-}
-
-std::string Squeue(const std::vector<std::tuple<int, std::string, std::string>>& jobs) {
-  nlohmann::json list = nlohmann::json::array();
-  for (const auto& [id, state, reason] : jobs)
-    list.push_back(
-        {{"job_id", id}, {"name", "ring"}, {"job_state", state}, {"state_reason", reason}, {"nodes", ""}});
-  return nlohmann::json{
-      {"meta", nlohmann::json::object()}, {"errors", nlohmann::json::array()}, {"jobs", list}}
-      .dump();
-}
-
-class FakeSlurm : public SlurmCommands {
- public:
-  struct Shared {
-    std::string sinfo = Sinfo();
-    std::string squeue = Squeue({});
-    std::vector<std::vector<std::string>> submitted;
-    std::vector<std::string> scripts;
-    std::vector<int64_t> cancelled;
-    std::vector<SbatchJob> jobs;
-    std::string sacct;  // empty: no accounting
-    std::vector<std::vector<int64_t>> sacct_asked;
-    int64_t next_job = 100;
-  };
-  explicit FakeSlurm(Shared& shared) : s_(shared) {}
-  Result<std::string> SinfoJson() override { return s_.sinfo; }
-  Result<std::string> SqueueJson(const std::string&) override { return s_.squeue; }
-  Result<std::string> SacctJson(const std::vector<int64_t>& ids) override {
-    s_.sacct_asked.push_back(ids);
-    if (s_.sacct.empty()) return Unavailable("sacct exited 1: Slurm accounting storage is disabled");
-    return s_.sacct;
-  }
-  Result<int64_t> Sbatch(const SbatchJob& job) override {
-    // The folder and credential, as the real commands leave them.
-    std::filesystem::create_directories(job.folder);
-    std::ofstream(job.folder + "/credential") << job.credential << "\n";
-    s_.submitted.push_back(job.args);
-    s_.scripts.push_back(job.script);
-    s_.jobs.push_back(job);
-    return s_.next_job++;
-  }
-  Status Scancel(int64_t job, const std::string&) override {
-    s_.cancelled.push_back(job);
-    return Status::Ok();
-  }
-
- private:
-  Shared& s_;
-};
-
-class RecordingEvents : public RmEvents {
- public:
-  void OnRankState(const std::string& node, const proto::StateChange& c) override {
-    states.emplace_back(node, c);
-  }
-  void OnLogs(const std::string&, proto::LogBatch) override { ++logs; }
-  void OnNodeConnected(const std::string&, const std::vector<proto::RunningProcess>&, SteadyTime) override {}
-  void OnNodeLost(const std::string& node) override { nodes_lost.push_back(node); }
-  void OnAllocationLost(const std::string& id, const std::string& why) override {
-    lost.emplace_back(id, why);
-  }
-  void OnAllocationNeverStarted(const std::string& id, const std::string& why) override {
-    never_started.emplace_back(id, why);
-  }
-  void OnAllocationPreempted(const std::string& id, const std::string&) override { preempted.push_back(id); }
-  void OnNodeEvicted(const std::string&) override {}
-  void OnCapacityChanged() override { ++capacity; }
-  std::vector<std::string> preempted;
-  std::vector<std::pair<std::string, proto::StateChange>> states;
-  std::vector<std::string> nodes_lost;
-  std::vector<std::pair<std::string, std::string>> never_started;
-  std::vector<std::pair<std::string, std::string>> lost;
-  int logs = 0, capacity = 0;
-};
-
-class Channel : public AgentChannel {
- public:
-  void Send(std::string frame) override { frames.push_back(*proto::Decode(frame)); }
-  void Close(std::string reason) override { closed = reason; }
-  template <typename T>
-  std::vector<T> Of() const {
-    std::vector<T> out;
-    for (const auto& m : frames)
-      if (auto* t = std::get_if<T>(&m)) out.push_back(*t);
-    return out;
-  }
-  std::vector<proto::Message> frames;
-  std::string closed;
-};
-
-class SlurmRmTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = (std::filesystem::temp_directory_path() / ("slurm-rm-" + std::to_string(::getpid()))).string();
-    SlurmPoolOptions pool;
-    pool.pool = "hpc";
-    pool.partition = "p";
-    pool.slot_type = SlurmSlotType::kCpu;
-    pool.agent_binary = "/opt/ring/bin/ringagent";
-    pool.account = "ml";
-    SlurmRmSettings settings;
-    settings.master_url = "http://10.0.0.1:8080";
-    settings.job_dir = dir_;
-    rm_ = std::make_unique<SlurmRm>(pool, settings, std::make_unique<FakeSlurm>(slurm_), events_);
-    rm_->PollOnce();
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
-  LaunchSpec Spec(const std::string& id, std::vector<Placement> placements) {
-    LaunchSpec spec;
-    spec.allocation_id = id;
-    spec.token = "tok-" + id;
-    spec.trial_id = 1;
-    spec.experiment_id = 1;
-    spec.placements = std::move(placements);
-    int world = 0;
-    for (const auto& p : spec.placements) world += static_cast<int>(p.slot_ids.size());
-    spec.world_size = world;
-    spec.entrypoint = "sh run.sh";
-    return spec;
-  }
-  std::string Credential(const std::string& allocation) {
-    std::ifstream in(dir_ + "/" + allocation + "/credential");
-    std::string c;
-    in >> c;
-    return c;
-  }
-  proto::Hello Hello(const std::string& id) {
-    proto::Hello h;
-    h.agent_id = id;
-    h.address = "10.0.0.3";
-    return h;
-  }
-
-  std::string dir_;
-  FakeSlurm::Shared slurm_;
-  RecordingEvents events_;
-  std::unique_ptr<SlurmRm> rm_;
-};
 
 TEST(SlurmState, SinfoAndSqueueJsonAreRead) {
   auto nodes = ParseSinfoJson(Sinfo("down"));
@@ -505,8 +359,8 @@ TEST_F(SlurmRmTest, AJobWhoseAgentsNeverConnectedFailsTheAttempt) {
 TEST_F(SlurmRmTest, AJobThatLeftTheQueueIsReportedWithAccountingsAnswer) {
   rm_->Launch(Spec("1.0", {{"hpc:n1", {0}}}));
   rm_->Launch(Spec("2.0", {{"hpc:n2", {0}}}));
-  rm_->PollOnce();
   slurm_.squeue = Squeue({{100, "RUNNING", "None"}, {101, "RUNNING", "None"}, {555, "RUNNING", "None"}});
+  rm_->PollOnce();  // sbatch, then the first squeue that must list them
   rm_->PollOnce();
   EXPECT_TRUE(slurm_.sacct_asked.empty()) << "both are in the queue";
   slurm_.sacct =
@@ -577,61 +431,6 @@ TEST_F(SlurmRmTest, ExitsOfRanksStoppedWithTheirAgentAreHeldBack) {
   rm_->Tick(now + std::chrono::seconds(1));
   ASSERT_EQ(events_.lost.size(), 1u);
   EXPECT_NE(events_.lost[0].second.find("CANCELLED"), std::string::npos);
-}
-
-// A restarted master finds the job by the id it stored and lets the job's
-// agents back in with the credential they hold; a job whose agents do not
-// come back by the deadline is lost (and cancelled).
-TEST_F(SlurmRmTest, ARestartedMasterReattachesToItsJobs) {
-  MemoryStore store;
-  SlurmPoolOptions pool;
-  pool.pool = "hpc";
-  pool.partition = "p";
-  pool.slot_type = SlurmSlotType::kCpu;
-  pool.agent_binary = "/a";
-  SlurmRmSettings settings;
-  settings.master_url = "http://m:1";
-  settings.job_dir = dir_;
-  settings.store = &store;
-  auto before = std::make_unique<SlurmRm>(pool, settings, std::make_unique<FakeSlurm>(slurm_), events_);
-  before->PollOnce();
-  before->Launch(Spec("1.0", {{"hpc:n1", {0, 1}}}));
-  before->Launch(Spec("2.0", {{"hpc:n2", {0}}}));
-  before->PollOnce();
-  const std::string credential = Credential("1.0");
-  ASSERT_EQ(store.GetSlurmJob("1.0")->job_id, 100);
-  ASSERT_EQ(store.GetSlurmJob("2.0")->job_id, 101);
-  before.reset();  // the master goes; the jobs run on
-
-  SlurmRm after(pool, settings, std::make_unique<FakeSlurm>(slurm_), events_);
-  slurm_.squeue = Squeue({{100, "RUNNING", "None"}, {101, "RUNNING", "None"}});
-  after.PollOnce();
-  const auto now = std::chrono::steady_clock::now();
-  after.Adopt("1.0", {{"hpc:n1", {0, 1}}}, "hpc", now + std::chrono::seconds(10));
-  after.Adopt("2.0", {{"hpc:n2", {0}}}, "hpc", now + std::chrono::seconds(10));
-  after.Adopt("3.0", {{"hpc:n2", {1}}}, "hpc", now + std::chrono::seconds(10));  // never submitted
-  EXPECT_TRUE(after.Offers()[0].free_slots.empty());                             // held again
-  ASSERT_TRUE(after.Authenticate("Bearer " + credential, "slurm.100.n1", "peer").ok());
-  auto channel = std::make_shared<Channel>();
-  proto::Hello hello = Hello("slurm.100.n1");
-  hello.running = {{"1.0", 0, 10}, {"1.0", 1, 11}};
-  after.OnHello("slurm.100.n1", hello, channel, now);
-  EXPECT_TRUE(channel->closed.empty());
-  EXPECT_TRUE(channel->Of<proto::Start>().empty());  // its ranks run already
-  after.OnMessage("slurm.100.n1", proto::StateChange{"1.0", 1, proto::ProcessState::kRunning, {}, {}, ""},
-                  now);
-  ASSERT_EQ(events_.states.size(), 1u);
-
-  after.PollOnce();
-  after.Tick(now + std::chrono::seconds(11));
-  std::set<std::string> lost;
-  for (const auto& [id, why] : events_.lost) lost.insert(id);
-  EXPECT_EQ(lost, (std::set<std::string>{"2.0", "3.0"}));  // 1.0's agent is back
-  after.PollOnce();
-  EXPECT_NE(std::find(slurm_.cancelled.begin(), slurm_.cancelled.end(), 101), slurm_.cancelled.end());
-  after.Release("1.0");
-  after.PollOnce();
-  EXPECT_EQ(store.GetSlurmJob("1.0").status().code(), ErrorCode::kNotFound);
 }
 
 }  // namespace
