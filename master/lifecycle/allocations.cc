@@ -83,14 +83,17 @@ void Allocations::Hold(LiveAllocation& alloc) {
       {alloc.is_trial() ? alloc.trial_id() : 0, alloc.experiment_id, alloc.kind, alloc.record.task_id});
 }
 
-Result<std::string> Allocations::Assign(LiveAllocation& alloc, std::vector<Placement> placements) {
+Result<std::string> Allocations::Assign(LiveAllocation& alloc, std::vector<Placement> placements,
+                                        int processes) {
   const std::string token = NewToken();
   AllocationRecord next = alloc.record;
   next.state = AllocationState::kAssigned;
   next.token_hash = HashToken(token);
   next.placements = std::move(placements);
+  next.processes = processes;
   if (Status s = store_.UpdateAllocation(next); !s.ok()) return s;
   alloc.record = next;
+  alloc.processes = processes;
   std::erase(queue_, alloc.record.id);
   alloc.started_seq = next_started_seq_++;
   Hold(alloc);
@@ -157,7 +160,9 @@ void Allocations::RequestPreemption(LiveAllocation& alloc, EndCause why, SteadyT
   if (on_dirty_) on_dirty_(alloc.pool);  // it counts as leaving now
 }
 
-Status Allocations::Recover(const std::function<std::string(int64_t)>& pool_of, SteadyTime deadline) {
+Status Allocations::Recover(const std::function<std::string(int64_t)>& pool_of,
+                            const std::function<int(const LiveAllocation&)>& processes_of,
+                            SteadyTime deadline) {
   auto live = store_.ListLiveAllocations();
   if (!live.ok()) return live.status();
   for (auto& rec : *live) {
@@ -182,7 +187,9 @@ Status Allocations::Recover(const std::function<std::string(int64_t)>& pool_of, 
       // Its nodes get until the deadline to come back and claim it; its
       // rendezvous store is empty: ranks waiting on keys set before the
       // restart time out.
-      rm_.Adopt(rec.id, alloc.placements(), alloc.pool, deadline);
+      // Rows from before processes were recorded ask how it was launched.
+      alloc.processes = rec.processes > 0 ? rec.processes : processes_of(alloc);
+      rm_.Adopt(rec.id, alloc.placements(), alloc.adopted_processes(), alloc.pool, deadline);
       Hold(alloc);
     }
     spdlog::info("[allocations] recovered allocation {} in state {}", rec.id, ToString(rec.state));

@@ -41,6 +41,9 @@ struct LiveAllocation {
   // agent under per-node launch. Its ranks (0..processes-1) report exits.
   int processes = 0;
   int process_count() const { return processes > 0 ? processes : world_size; }
+  // What the resource manager's Adopt takes: 0 when each slot runs a rank,
+  // else the processes, one per placement.
+  int adopted_processes() const { return process_count() != world_size ? process_count() : 0; }
   std::set<int> exited_ranks;
   std::optional<int> failure_code;            // first non-zero exit of any rank
   std::string failure_detail;                 // "rank 1 exited with code 3"
@@ -72,7 +75,8 @@ class Allocations {
   Status QueueTask(const TaskRecord& task);
   // Records the scheduler's placements (in rank order), holds a port, opens
   // the rendezvous store and the token; returns the token for the ranks.
-  Result<std::string> Assign(LiveAllocation& alloc, std::vector<Placement> placements);
+  // `processes` as AllocationRecord::processes: 0 for one per slot.
+  Result<std::string> Assign(LiveAllocation& alloc, std::vector<Placement> placements, int processes);
   // Asks the ranks to stop; a queued allocation ends at once.
   void Stop(LiveAllocation& alloc, EndCause why);
   // Records the end (the cause and its detail for people), frees everything
@@ -85,7 +89,10 @@ class Allocations {
   // Rebuilds the table from the store after a master restart; placed
   // allocations' nodes have until `deadline` to come back. Trials' and
   // other tasks' alike: a task's pool and preemptibility are its spec's.
-  Status Recover(const std::function<std::string(int64_t experiment_id)>& pool_of, SteadyTime deadline);
+  // `processes_of` counts the processes of an allocation recorded before
+  // their number was.
+  Status Recover(const std::function<std::string(int64_t experiment_id)>& pool_of,
+                 const std::function<int(const LiveAllocation&)>& processes_of, SteadyTime deadline);
 
   LiveAllocation* Find(const std::string& allocation_id);
   // The live allocation a trial API call names (its token was checked on

@@ -105,9 +105,8 @@ Status Lifecycle::Recover(SteadyTime now) {
     const ExperimentConfig* config = settings_.Config(experiment_id);
     return config ? config->resources.resource_pool : std::string("default");
   };
-  if (Status s = allocations_.Recover(pool_of, deadline); !s.ok()) return s;
-  for (auto& [id, alloc] : allocations_.live())
-    if (!alloc.pending()) alloc.processes = scheduling_.ProcessCount(alloc);
+  auto processes_of = [this](const LiveAllocation& alloc) { return scheduling_.ProcessCount(alloc); };
+  if (Status s = allocations_.Recover(pool_of, processes_of, deadline); !s.ok()) return s;
   // Allocations of paused experiments were asked to stop before the restart.
   for (auto& [id, alloc] : allocations_.live()) {
     if (!alloc.is_trial()) continue;

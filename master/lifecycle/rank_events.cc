@@ -157,7 +157,7 @@ void RankEvents::OnNodeConnected(const std::string& node, const std::vector<prot
     std::vector<Placement> here;
     for (const auto& p : alloc.placements())
       if (p.agent_id == node) here.push_back(p);
-    rm_.Adopt(id, here, alloc.pool, now);
+    rm_.Adopt(id, here, alloc.adopted_processes(), alloc.pool, now);
   }
 }
 

@@ -166,7 +166,8 @@ void SchedulingDriver::Launch(LiveAllocation& alloc, const Assignment& assignmen
   }
   std::vector<Placement> placements = assignment.placements;
   OrderPlacementsForRanks(placements);  // recorded in rank order, so a recovery keeps it
-  auto token = allocations_.Assign(alloc, std::move(placements));
+  const int processes = spec->launch == LaunchMode::kPerNode ? static_cast<int>(placements.size()) : 0;
+  auto token = allocations_.Assign(alloc, std::move(placements), processes);
   if (!token.ok()) {
     spdlog::error("[scheduler] allocation {}: cannot record assignment: {}", alloc.record.id,
                   token.status().message());
@@ -176,8 +177,6 @@ void SchedulingDriver::Launch(LiveAllocation& alloc, const Assignment& assignmen
   spec->token = *token;
   spec->placements = alloc.placements();
   spec->master_port = alloc.master_port;
-  alloc.processes =
-      spec->launch == LaunchMode::kPerNode ? static_cast<int>(spec->placements.size()) : alloc.world_size;
   rm_.Launch(*spec);
 }
 

@@ -114,8 +114,10 @@ class ResourceManager {
   virtual void Launch(const LaunchSpec& spec) = 0;
   // Holds the slots of an allocation recovered from the store after a
   // master restart; its nodes have until `deadline` to come back.
+  // `processes` as recorded (AllocationRecord::processes): 0 for one rank
+  // per slot, else one per placement.
   virtual void Adopt(const std::string& allocation_id, const std::vector<Placement>& placements,
-                     const std::string& pool, SteadyTime deadline) = 0;
+                     int processes, const std::string& pool, SteadyTime deadline) = 0;
   // Asks every rank of the allocation to stop (SIGTERM, SIGKILL after the
   // grace); with `node` only the ranks there.
   virtual void Kill(const std::string& allocation_id, const std::vector<Placement>& placements, EndCause why,

@@ -82,9 +82,9 @@ void RoutingRm::Launch(const LaunchSpec& spec) {
 }
 
 void RoutingRm::Adopt(const std::string& allocation_id, const std::vector<Placement>& placements,
-                      const std::string& pool, SteadyTime deadline) {
-  if (SlurmRm* s = ByPool(pool)) return s->Adopt(allocation_id, placements, pool, deadline);
-  agents_->Adopt(allocation_id, placements, pool, deadline);
+                      int processes, const std::string& pool, SteadyTime deadline) {
+  if (SlurmRm* s = ByPool(pool)) return s->Adopt(allocation_id, placements, processes, pool, deadline);
+  agents_->Adopt(allocation_id, placements, processes, pool, deadline);
 }
 
 void RoutingRm::Kill(const std::string& allocation_id, const std::vector<Placement>& placements, EndCause why,

@@ -444,6 +444,7 @@ Status MemoryStore::UpdateAllocation(const AllocationRecord& a) {
   r.state = a.state;
   r.token_hash = a.token_hash;
   r.placements = a.placements;
+  r.processes = a.processes;
   r.end_cause = a.end_cause;
   r.exit_reason = a.exit_reason;
   r.exit_code = a.exit_code;

@@ -93,6 +93,10 @@ struct AllocationRecord {
   std::string token_hash;  // SHA-256 hex of the allocation token
   int64_t slots = 1;
   std::vector<Placement> placements;  // one per agent holding it, rank 0's first
+  // The processes its agents run, ranks 0..processes-1 in placement order:
+  // 0 for one per slot; one per agent under per-node launch and for tasks
+  // that are not trials. Recorded with the placements.
+  int processes = 0;
   std::optional<EndCause> end_cause;  // set when TERMINATED: what ended it
   std::string exit_reason;            // set when TERMINATED: its detail for people
   std::optional<int> exit_code;

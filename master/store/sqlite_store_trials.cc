@@ -39,7 +39,7 @@ Result<TrialRecord> ReadTrial(const Stmt& s) {
 constexpr const char* kAllocationColumns =
     "id, trial_id, state, token_hash, slots, agent_ids, exit_reason, exit_code, created_at, ended_at, "
     "end_cause, "
-    "task_id";
+    "task_id, processes";
 
 Result<AllocationRecord> ReadAllocation(const Stmt& s) {
   AllocationRecord a;
@@ -64,6 +64,7 @@ Result<AllocationRecord> ReadAllocation(const Stmt& s) {
     if (!a.end_cause) return Internal("allocation " + a.id + " has unknown end cause '" + cause + "'");
   }
   a.task_id = s.Int(11);
+  a.processes = static_cast<int>(s.Int(12));
   return a;
 }
 
@@ -168,7 +169,9 @@ Status SqliteStore::CreateAllocation(const AllocationRecord& a) {
   if (Status s = CheckAllocationTaskLocked(a); !s.ok()) return s;
   Result<Stmt> insert = db_->Prepare(
       "INSERT INTO allocations (id, trial_id, state, token_hash, slots, agent_ids, exit_reason, exit_code, "
-      "created_at, ended_at, end_cause, task_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
+      "created_at, ended_at, end_cause, task_id, processes) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
+      "?11, "
+      "?12, ?13)");
   if (!insert.ok()) return insert.status();
   const std::string now = NowRfc3339();
   insert->Bind(1, a.id).Bind(2, a.trial_id).Bind(3, ToString(a.state)).Bind(4, a.token_hash);
@@ -180,6 +183,7 @@ Status SqliteStore::CreateAllocation(const AllocationRecord& a) {
   }
   insert->Bind(9, now).BindTextOrNull(10, EndedAt(IsTerminal(a.state), a.ended_at, "", now));
   insert->BindTextOrNull(11, a.end_cause ? ToString(*a.end_cause) : std::string_view()).Bind(12, a.task_id);
+  insert->Bind(13, int64_t{a.processes});
   return WithContext(insert->Run(), "create allocation " + a.id);
 }
 
@@ -229,7 +233,9 @@ Status SqliteStore::UpdateAllocation(const AllocationRecord& a) {
   std::lock_guard lock(mu_);
   Result<Stmt> update = db_->Prepare(
       "UPDATE allocations SET state = ?2, token_hash = ?3, agent_ids = ?4, exit_reason = ?5, exit_code = ?6, "
-      "ended_at = COALESCE(?7, CASE WHEN ?8 THEN COALESCE(ended_at, ?9) END), end_cause = ?10 WHERE id = ?1");
+      "ended_at = COALESCE(?7, CASE WHEN ?8 THEN COALESCE(ended_at, ?9) END), end_cause = ?10, processes = "
+      "?11 "
+      "WHERE id = ?1");
   if (!update.ok()) return update.status();
   update->Bind(1, a.id)
       .Bind(2, ToString(a.state))
@@ -243,6 +249,7 @@ Status SqliteStore::UpdateAllocation(const AllocationRecord& a) {
   }
   update->BindTextOrNull(7, a.ended_at).Bind(8, int64_t{IsTerminal(a.state)}).Bind(9, NowRfc3339());
   update->BindTextOrNull(10, a.end_cause ? ToString(*a.end_cause) : std::string_view());
+  update->Bind(11, int64_t{a.processes});
   if (Status s = update->Run(); !s.ok()) return WithContext(s, "update allocation " + a.id);
   if (db_->Changes() == 0) return NotFound("allocation " + a.id + " not found");
   return Status::Ok();

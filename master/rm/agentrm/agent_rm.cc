@@ -343,7 +343,7 @@ void AgentRm::Launch(const LaunchSpec& spec) {
   }
 }
 
-void AgentRm::Adopt(const std::string& allocation_id, const std::vector<Placement>& placements,
+void AgentRm::Adopt(const std::string& allocation_id, const std::vector<Placement>& placements, int processes,
                     const std::string& pool, SteadyTime deadline) {
   std::lock_guard lock(mu_);
   int rank = 0;  // placements are in rank order; a reconnect adopts only its own (ranks known already)
@@ -355,8 +355,9 @@ void AgentRm::Adopt(const std::string& allocation_id, const std::vector<Placemen
       e.liveness = AgentState::kDisconnected;
     }
     registry_.Hold(p.agent_id, p.slot_ids, allocation_id);
-    // A task of no slot still runs one process there.
-    const int ranks = std::max(1, static_cast<int>(p.slot_ids.size()));
+    // One process per placement under per-node launch; a task of no slot
+    // still runs one process there.
+    const int ranks = processes > 0 ? 1 : std::max(1, static_cast<int>(p.slot_ids.size()));
     registry_.PlaceRanks(p.agent_id, allocation_id, rank, ranks, true);
     rank += ranks;
   }

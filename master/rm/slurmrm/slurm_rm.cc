@@ -325,7 +325,7 @@ void SlurmRm::Cancel(const std::string& allocation_id, int64_t job_id) {
   });
 }
 
-void SlurmRm::Adopt(const std::string& allocation_id, const std::vector<Placement>& placements,
+void SlurmRm::Adopt(const std::string& allocation_id, const std::vector<Placement>& placements, int,
                     const std::string&, SteadyTime deadline) {
   // After a master restart: the job runs on, and its agents reconnect with
   // the credential whose hash was stored at launch. Without a stored job

@@ -136,7 +136,7 @@ class SlurmRm : public ResourceManager, public JobAgentDoor {
   Status CheckFits(const ResourcesConfig& resources, const std::vector<std::string>& declared) const override;
   Status CheckContainers(const std::string& pool, const std::string& runtime) const override;
   void Launch(const LaunchSpec& spec) override;
-  void Adopt(const std::string& allocation_id, const std::vector<Placement>& placements,
+  void Adopt(const std::string& allocation_id, const std::vector<Placement>& placements, int processes,
              const std::string& pool, SteadyTime deadline) override;
   void Kill(const std::string& allocation_id, const std::vector<Placement>& placements, EndCause why,
             const std::string& node = "") override;

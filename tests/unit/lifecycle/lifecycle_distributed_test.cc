@@ -4,6 +4,8 @@
 // script that never talks to the master.
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include "master/scheduler/rank_order.h"
 #include "tests/support/lifecycle_driver.h"
 #include "tests/unit/lifecycle/lifecycle_test_fixture.h"
@@ -186,6 +188,40 @@ TEST_F(DistributedControllerTest, RecoveredMasterOpensEmptyStoresForRunningAlloc
   ASSERT_TRUE(got.ok()) << got.status().ToString();
   EXPECT_FALSE(got->value);  // in memory only: keys set before the restart are gone
   EXPECT_TRUE(recovered.RendezvousSet("1.0", start.allocation_token, "k", "after").ok());
+}
+
+// Per-node launch on two agents of two slots: one process per agent, ranks
+// 0 and 1. A restarted master adopts them as such, so the second agent's
+// process (rank 1, not rank 2) is heard, and both exits end the allocation.
+TEST_F(DistributedControllerTest, ARestartedMasterKnowsAPerNodeAllocationsRanks) {
+  auto a = ConnectAt("node-a", "10.0.0.3", 2);
+  auto b = ConnectAt("node-b", "10.0.0.4", 2);
+  CreateFrom(
+      "name: ddp\nentrypoint: /usr/bin/python3 train.py\nsearcher:\n  name: single\n  metric: "
+      "validation_loss\n"
+      "  max_length:\n    batches: 100\nresources:\n  slots_per_trial: 4\n  launch: per_node\n");
+  ASSERT_EQ(a->Of<proto::Start>().size(), 1u);
+  ASSERT_EQ(b->Of<proto::Start>().size(), 1u);
+  EXPECT_EQ(b->Of<proto::Start>().at(0).rank, 1);
+  EXPECT_EQ(store_.GetAllocation("1.0")->processes, 2);
+
+  testing::LifecycleDriver restarted(store_, options_);
+  ASSERT_TRUE(restarted.Recover(now_).ok());
+  for (const auto& [agent, address, rank] : std::vector<std::tuple<std::string, std::string, int>>{
+           {"node-a", "10.0.0.3", 0}, {"node-b", "10.0.0.4", 1}}) {
+    proto::Hello hello{
+        agent, "default", address, "test", {{0, "cpu", ""}, {1, "cpu", ""}}, {{"1.0", rank, 42}}};
+    restarted.OnAgentHello(hello, std::make_shared<RecordingChannel>(), now_);
+  }
+  restarted.OnAgentMessage("node-b", proto::StateChange{"1.0", 1, proto::ProcessState::kExited, 0, {}, ""},
+                           now_);
+  EXPECT_NE(store_.GetAllocation("1.0")->state, AllocationState::kTerminated);  // rank 0 still runs
+  restarted.OnAgentMessage("node-a", proto::StateChange{"1.0", 0, proto::ProcessState::kExited, 0, {}, ""},
+                           now_);
+  auto alloc = store_.GetAllocation("1.0");
+  EXPECT_EQ(alloc->state, AllocationState::kTerminated);
+  EXPECT_EQ(alloc->exit_code, 0);
+  EXPECT_EQ(store_.GetTrial(1)->state, RunState::kCompleted);
 }
 
 // A plain torch.distributed script: never asks for a searcher operation,

@@ -50,10 +50,10 @@ TEST_F(SlurmRestartTest, ARestartedMasterReattachesToItsJobs) {
   slurm_.squeue = Squeue({{100, "RUNNING", "None"}, {101, "RUNNING", "None"}});
   after.PollOnce();
   const auto now = std::chrono::steady_clock::now();
-  after.Adopt("1.0", {{"hpc:n1", {0, 1}}}, "hpc", now + std::chrono::seconds(10));
-  after.Adopt("2.0", {{"hpc:n2", {0}}}, "hpc", now + std::chrono::seconds(10));
-  after.Adopt("3.0", {{"hpc:n2", {1}}}, "hpc", now + std::chrono::seconds(10));  // never submitted
-  EXPECT_TRUE(after.Offers()[0].free_slots.empty());                             // held again
+  after.Adopt("1.0", {{"hpc:n1", {0, 1}}}, 0, "hpc", now + std::chrono::seconds(10));
+  after.Adopt("2.0", {{"hpc:n2", {0}}}, 0, "hpc", now + std::chrono::seconds(10));
+  after.Adopt("3.0", {{"hpc:n2", {1}}}, 0, "hpc", now + std::chrono::seconds(10));  // never submitted
+  EXPECT_TRUE(after.Offers()[0].free_slots.empty());                                // held again
   ASSERT_TRUE(after.Authenticate("Bearer " + credential, "slurm.100.n1", "peer").ok());
   auto channel = std::make_shared<Channel>();
   proto::Hello hello = Hello("slurm.100.n1");
@@ -97,7 +97,7 @@ TEST_F(SlurmRestartTest, AnAdoptedJobThatEndedWhileTheMasterWasDownIsReportedWit
   SlurmRm& after = *owned_after;
   const auto now = std::chrono::steady_clock::now();
   // As the master recovers: adopted before its first poll.
-  after.Adopt("1.0", {{"hpc:n1", {0}}}, "hpc", now + std::chrono::seconds(10));
+  after.Adopt("1.0", {{"hpc:n1", {0}}}, 0, "hpc", now + std::chrono::seconds(10));
   after.Tick(now);
   EXPECT_TRUE(events_.lost.empty()) << "nothing is judged before squeue and sacct were asked";
   after.PollOnce();
@@ -116,7 +116,7 @@ TEST_F(SlurmRestartTest, AnAdoptedJobThatEndedWhileTheMasterWasDownIsReportedWit
   auto owned_later = Master();
   SlurmRm& later = *owned_later;
   later.PollOnce();
-  later.Adopt("1.0", {{"hpc:n1", {0}}}, "hpc", now + std::chrono::seconds(10));
+  later.Adopt("1.0", {{"hpc:n1", {0}}}, 0, "hpc", now + std::chrono::seconds(10));
   later.Tick(now);
   EXPECT_TRUE(events_.lost.empty());
   later.PollOnce();

@@ -353,6 +353,7 @@ TYPED_TEST(StoreConformanceTest, UpdatesAllocationsAndListsLiveOnes) {
   b.state = AllocationState::kRunning;
   b.token_hash = "new-hash";
   b.placements = {{"agent-2", {0, 1}}, {"agent-3", {2}}};
+  b.processes = 2;  // one per agent
   ASSERT_TRUE(this->store_->UpdateAllocation(b).ok());
 
   auto ended = this->store_->GetAllocation("a.0");
@@ -366,6 +367,8 @@ TYPED_TEST(StoreConformanceTest, UpdatesAllocationsAndListsLiveOnes) {
   EXPECT_EQ(running->state, AllocationState::kRunning);
   EXPECT_EQ(running->token_hash, "new-hash");
   EXPECT_EQ(running->placements, (std::vector<Placement>{{"agent-2", {0, 1}}, {"agent-3", {2}}}));
+  EXPECT_EQ(running->processes, 2);
+  EXPECT_EQ(ended->processes, 0);  // one per slot, as before processes were recorded
   EXPECT_FALSE(running->exit_code.has_value());
 
   auto live = this->store_->ListLiveAllocations();
