@@ -158,6 +158,47 @@ TEST(ConfigAllErrorsTest, DeterminedKeysAreSupportedWarnedOrRefused) {
   EXPECT_EQ(check.warnings[1].path, "profiling");
 }
 
+// bracket_rungs: each a positive number of rungs, at most max_rungs; an
+// empty list leaves the brackets to mode, as in Determined. stop_once is
+// accepted and ignored with a warning, whatever the searcher.
+TEST(ConfigAllErrorsTest, BracketRungsAndStopOnce) {
+  const std::string head =
+      "name: x\nentrypoint: ./run\nsearcher:\n  name: adaptive_asha\n  metric: loss\n"
+      "  max_trials: 16\n  max_length: 256\n";
+  const ConfigCheck ok = CheckExperimentConfig(head + "  bracket_rungs: [2, 4]\n");
+  ASSERT_TRUE(ok.errors.empty()) << ok.ErrorText();
+  EXPECT_EQ(ok.config->searcher.bracket_rungs, (std::vector<int64_t>{2, 4}));
+  const ConfigCheck empty = CheckExperimentConfig(head + "  bracket_rungs: []\n");
+  ASSERT_TRUE(empty.errors.empty()) << empty.ErrorText();
+  EXPECT_TRUE(empty.config->searcher.bracket_rungs.empty());
+
+  const ConfigCheck bad = CheckExperimentConfig(head + "  bracket_rungs: [0, 6, -2]\n");
+  ASSERT_EQ(bad.errors.size(), 3u) << bad.ErrorText();
+  EXPECT_EQ(bad.errors[0].path, "searcher.bracket_rungs[0]");
+  EXPECT_EQ(bad.errors[0].line, 8);
+  EXPECT_EQ(bad.errors[1].path, "searcher.bracket_rungs[1]");
+  EXPECT_NE(bad.errors[1].message.find("more than searcher.max_rungs (5)"), std::string::npos)
+      << bad.errors[1].message;
+  EXPECT_EQ(bad.errors[2].path, "searcher.bracket_rungs[2]");
+  const ConfigCheck raised = CheckExperimentConfig(head + "  max_rungs: 6\n  bracket_rungs: [6]\n");
+  EXPECT_TRUE(raised.errors.empty()) << raised.ErrorText();
+  const ConfigCheck scalar = CheckExperimentConfig(head + "  bracket_rungs: 3\n");
+  ASSERT_EQ(scalar.errors.size(), 1u);
+  EXPECT_EQ(scalar.errors[0].path, "searcher.bracket_rungs");
+
+  for (const char* name : {"adaptive_asha", "single"}) {
+    const std::string yaml = std::string("name: x\nentrypoint: ./run\nsearcher:\n  name: ") + name +
+                             "\n  metric: loss\n  max_trials: 16\n  max_length: 256\n  stop_once: true\n";
+    const ConfigCheck once = CheckExperimentConfig(yaml);
+    ASSERT_TRUE(once.errors.empty()) << once.ErrorText();
+    ASSERT_EQ(once.warnings.size(), 1u) << name;
+    EXPECT_EQ(once.warnings[0].path, "searcher.stop_once");
+    EXPECT_EQ(once.warnings[0].line, 8);
+    EXPECT_NE(once.warnings[0].message.find("accepted and ignored, as in Determined 0.38"),
+              std::string::npos);
+  }
+}
+
 TEST(ConfigAllErrorsTest, SingleRandomGridNeedNoMaxLength) {
   for (const char* name : {"single", "random", "grid"}) {
     const std::string yaml = std::string("name: x\nentrypoint: ./run\nsearcher: {name: ") + name +
