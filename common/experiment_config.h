@@ -166,6 +166,11 @@ struct ExperimentConfig {
   std::string name;
   std::string description;
   std::vector<std::string> labels;
+  // The project the experiment goes to, by its workspace's name and its own
+  // (Determined's keys; both or neither). Empty: the submit's project_id or
+  // Uncategorized.
+  std::string workspace;
+  std::string project;
   // The command: a shell command line, or the list form run without a shell
   // (`entrypoint_argv` non-empty; `entrypoint` then shows it as one line).
   std::string entrypoint;

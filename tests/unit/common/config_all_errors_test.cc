@@ -158,6 +158,40 @@ TEST(ConfigAllErrorsTest, DeterminedKeysAreSupportedWarnedOrRefused) {
   EXPECT_EQ(check.warnings[1].path, "profiling");
 }
 
+// workspace and project place the experiment (both or neither); slurm is
+// set on a Slurm pool, so refused unless empty; pbs and integrations are
+// warned about with what Ringmaster has instead.
+TEST(ConfigAllErrorsTest, PlacementSlurmPbsAndIntegrationKeys) {
+  const std::string head = "name: x\nentrypoint: ./run\nsearcher: {name: single, metric: loss}\n";
+  const ConfigCheck placed = CheckExperimentConfig(head + "workspace: cv\nproject: mnist\n");
+  ASSERT_TRUE(placed.errors.empty()) << placed.ErrorText();
+  EXPECT_TRUE(placed.warnings.empty());
+  EXPECT_EQ(placed.config->workspace, "cv");
+  EXPECT_EQ(placed.config->project, "mnist");
+  const ConfigCheck alone = CheckExperimentConfig(head + "project: mnist\n");
+  ASSERT_EQ(alone.errors.size(), 1u);
+  EXPECT_EQ(alone.errors[0].path, "workspace");
+  EXPECT_EQ(alone.errors[0].line, 4);
+  EXPECT_NE(alone.errors[0].message.find("workspace is required with project"), std::string::npos);
+
+  const ConfigCheck slurm = CheckExperimentConfig(head + "slurm: {sbatch_args: [--time=1:00:00]}\n");
+  ASSERT_EQ(slurm.errors.size(), 1u);
+  EXPECT_EQ(slurm.errors[0].path, "slurm");
+  EXPECT_EQ(slurm.errors[0].line, 4);
+  EXPECT_NE(slurm.errors[0].message.find("resource_pools[].resource_manager.sbatch_args"), std::string::npos)
+      << slurm.errors[0].message;
+  const ConfigCheck empty_slurm = CheckExperimentConfig(head + "slurm: {}\n");
+  EXPECT_TRUE(empty_slurm.errors.empty()) << empty_slurm.ErrorText();
+  ASSERT_EQ(empty_slurm.warnings.size(), 1u);
+
+  const ConfigCheck warned =
+      CheckExperimentConfig(head + "pbs: {pbsbatch_args: [-l walltime=1:00:00]}\nintegrations: {}\n");
+  ASSERT_TRUE(warned.errors.empty()) << warned.ErrorText();
+  ASSERT_EQ(warned.warnings.size(), 2u);
+  EXPECT_NE(warned.warnings[0].message.find("no PBS resource manager"), std::string::npos);
+  EXPECT_NE(warned.warnings[1].message.find("ring webhook create"), std::string::npos);
+}
+
 // bracket_rungs: each a positive number of rungs, at most max_rungs; an
 // empty list leaves the brackets to mode, as in Determined. stop_once is
 // accepted and ignored with a warning, whatever the searcher.
