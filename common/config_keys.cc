@@ -36,8 +36,10 @@ const ForeignKey kForeignKeys[] = {
      "API scripts, which it does not affect"},
     {"", "tensorboard_storage", Handling::kWarn, "ignores: Ringmaster has no TensorBoard yet"},
     {"", "integrations", Handling::kWarn,
-     "ignores: it holds Pachyderm's settings and per-experiment webhooks; Ringmaster has no Pachyderm "
-     "integration, and its webhooks are set up with `ring webhook create`, not in the experiment config"},
+     "ignores: it holds Pachyderm's settings and which webhooks fire for this experiment (webhook_id, "
+     "webhook_name, exclude); Ringmaster has no Pachyderm integration, and its webhooks fire on their own "
+     "triggers for every experiment they cover (ring webhook create), which a config cannot opt into or "
+     "out of"},
     {"", "data_layer", Handling::kWarn,
      "ignores: it is deprecated in Determined and has no effect on Core API scripts"},
     {"", "internal", Handling::kWarn, "ignores: it holds Determined's internal settings"},
