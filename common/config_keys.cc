@@ -35,25 +35,26 @@ const ForeignKey kForeignKeys[] = {
      "ignores: only Determined's Trial APIs (PyTorchTrial, DeepSpeedTrial) read it and Ringmaster runs Core "
      "API scripts, which it does not affect"},
     {"", "tensorboard_storage", Handling::kWarn, "ignores: Ringmaster has no TensorBoard yet"},
-    {"", "integrations", Handling::kWarn, "ignores: Ringmaster has no Pachyderm or webhook integration"},
+    {"", "integrations", Handling::kWarn,
+     "ignores: it holds Pachyderm's settings and which webhooks fire for this experiment (webhook_id, "
+     "webhook_name, exclude); Ringmaster has no Pachyderm integration, and its webhooks fire on their own "
+     "triggers for every experiment they cover (ring webhook create), which a config cannot opt into or "
+     "out of"},
     {"", "data_layer", Handling::kWarn,
      "ignores: it is deprecated in Determined and has no effect on Core API scripts"},
     {"", "internal", Handling::kWarn, "ignores: it holds Determined's internal settings"},
     {"", "pbs", Handling::kWarn,
-     "ignores: Ringmaster's agents run the trials, there is no PBS launcher (Determined also ignores it "
-     "outside "
-     "PBS clusters)"},
-    {"", "slurm", Handling::kWarn,
-     "ignores: Ringmaster's agents run the trials, there is no Slurm launcher (Determined also ignores it "
-     "outside Slurm clusters)"},
+     "ignores: it holds options of Determined's PBS launcher, and Ringmaster has no PBS resource manager "
+     "(its pools are its own agents or Slurm partitions); Determined also ignores pbs outside PBS "
+     "clusters"},
+    {"", "slurm", Handling::kRefuseUnlessEmpty,
+     "does not support per experiment: Slurm options (sbatch_args, slots_per_node, gpu_type...) are set "
+     "on the Slurm pool in master.yaml (resource_pools[].resource_manager.sbatch_args and friends, "
+     "docs/slurm.md); choose that pool with resources.resource_pool and remove slurm here"},
     {"", "perform_initial_validation", Handling::kWarn,
      "ignores: only Determined's Trial APIs read it; a Core API script validates when it chooses"},
     {"", "scheduling_unit", Handling::kWarn,
      "ignores: only Determined's Trial APIs read it; a Core API script reports when it chooses"},
-    {"", "project", Handling::kWarn,
-     "ignores: Ringmaster has no workspaces or projects; use labels to group experiments"},
-    {"", "workspace", Handling::kWarn,
-     "ignores: Ringmaster has no workspaces or projects; use labels to group experiments"},
     {"", "security", Handling::kWarn, "ignores: Kerberos is part of Determined's enterprise edition"},
     {"", "idle_timeout", Handling::kRefuse,
      "does not support in an experiment config: it belongs to a shell or notebook config (ring shell start "
@@ -70,7 +71,8 @@ const ForeignKey kForeignKeys[] = {
      "with "
      "resources.resource_pool"},
     {"environment", "proxy_ports", Handling::kRefuseUnlessEmpty,
-     "does not support yet: the master has no proxy to a trial's ports; reach them on the trial's agent"},
+     "does not support yet: the master's task proxy serves the servers of commands and notebooks "
+     "(docs/interactive.md), not a trial's ports; reach them on the trial's agent"},
     {"environment", "ports", Handling::kRefuseUnlessEmpty,
      "does not support yet: ports are exposed by a container; a trial's process listens on its agent's host"},
     {"environment", "add_capabilities", Handling::kRefuseUnlessEmpty, kNoCapabilities},

@@ -66,6 +66,8 @@ ExperimentConfig ConfigParser::Parse(const YAML::Node& root) {
        {"name",
         "description",
         "labels",
+        "workspace",
+        "project",
         "entrypoint",
         "hyperparameters",
         "searcher",
@@ -100,6 +102,21 @@ ExperimentConfig ConfigParser::Parse(const YAML::Node& root) {
       Try("labels",
           [&] { c.labels.push_back(w_.String(labels[i], "labels[" + std::to_string(i) + "]", true)); });
   });
+  // Where the experiment goes, by names (the master resolves them at submit;
+  // an explicit project_id wins). As in Determined, both or neither.
+  Try("workspace", [&] {
+    if (Present(root["workspace"])) c.workspace = w_.String(root["workspace"], "workspace", true);
+  });
+  Try("project", [&] {
+    if (Present(root["project"])) c.project = w_.String(root["project"], "project", true);
+  });
+  if (Present(root["workspace"]) != Present(root["project"])) {
+    const char* given = Present(root["workspace"]) ? "workspace" : "project";
+    const char* missing = Present(root["workspace"]) ? "project" : "workspace";
+    w_.Error(root[given], missing,
+             std::string(missing) + " is required with " + given +
+                 ": an experiment goes to the project named by both (or give neither for Uncategorized)");
+  }
   Try("entrypoint", [&] { ParseEntrypoint(w_.Required(root, "", "entrypoint"), c); });
   Try("hyperparameters", [&] {
     const auto hp = root["hyperparameters"];

@@ -23,8 +23,9 @@ constexpr OtherSearcher kOtherSearchers[] = {
 };
 
 // Keys only adaptive_asha reads.
-constexpr std::string_view kAshaKeys[] = {"mode",        "divisor",  "max_rungs", "bracket_rungs",
-                                          "time_metric", "max_time", "stop_once"};
+// (stop_once has a warning of its own whatever the searcher.)
+constexpr std::string_view kAshaKeys[] = {"mode",          "divisor",     "max_rungs",
+                                          "bracket_rungs", "time_metric", "max_time"};
 
 }  // namespace
 
@@ -95,9 +96,18 @@ void ConfigParser::ParseSearcher(const YAML::Node& node, ExperimentConfig& c) {
     if (!v || v.IsNull()) return;
     if (!v.IsSequence())
       w_.Fail(v, p + ".bracket_rungs must be a list of positive integers, got " + YamlWalker::Show(v));
-    for (size_t i = 0; i < v.size(); ++i)
-      s.bracket_rungs.push_back(
-          w_.Int(v[i], p + ".bracket_rungs[" + std::to_string(i) + "]", 1, "a positive integer"));
+    // As in Determined, the list replaces the brackets mode would give; an
+    // empty one (Determined's default) leaves them to mode.
+    for (size_t i = 0; i < v.size(); ++i) {
+      const std::string at = p + ".bracket_rungs[" + std::to_string(i) + "]";
+      Try(at, [&] {
+        const int64_t rungs = w_.Int(v[i], at, 1, "a positive number of rungs");
+        if (rungs > s.max_rungs)
+          w_.Fail(v[i], at + " is " + std::to_string(rungs) + " rungs, more than " + p + ".max_rungs (" +
+                            std::to_string(s.max_rungs) + "); raise max_rungs or give fewer rungs");
+        s.bracket_rungs.push_back(rungs);
+      });
+    }
   });
   Try(p + ".time_metric", [&] {
     if (node["time_metric"] && !node["time_metric"].IsNull())
@@ -107,9 +117,14 @@ void ConfigParser::ParseSearcher(const YAML::Node& node, ExperimentConfig& c) {
     if (node["max_time"] && !node["max_time"].IsNull())
       s.max_time = w_.Int(node["max_time"], p + ".max_time", 1, "a positive integer");
   });
+  // Determined 0.38 deprecated stop_once: every ASHA search stops losing
+  // trials, whatever it says.
   Try(p + ".stop_once", [&] {
-    if (node["stop_once"] && !node["stop_once"].IsNull())
-      s.stop_once = w_.Bool(node["stop_once"], p + ".stop_once");
+    const auto v = node["stop_once"];
+    if (!v || v.IsNull()) return;
+    w_.Bool(v, p + ".stop_once");
+    w_.Warn(v, p + ".stop_once",
+            p + ".stop_once is accepted and ignored, as in Determined 0.38 (which deprecated it)");
   });
   Try(p + ".source_trial_id", [&] {
     if (node["source_trial_id"] && !node["source_trial_id"].IsNull()) {

@@ -65,13 +65,14 @@ struct SearcherConfig {
   std::string mode = "standard";  // aggressive | standard | conservative
   double divisor = 4;
   int64_t max_rungs = 5;
-  std::vector<int64_t> bracket_rungs;  // adaptive_asha: rungs per bracket
+  // adaptive_asha: the rungs of each bracket, replacing the brackets mode
+  // gives; empty: by mode (searcher.stop_once, deprecated, is not kept).
+  std::vector<int64_t> bracket_rungs;
   // Determined 0.38's trial-driven contract (docs/searchers.md): the
   // validation metric that counts training time, and the top rung in its
   // units. Both or neither.
   std::optional<std::string> time_metric;
   int64_t max_time = 0;
-  bool stop_once = false;  // adaptive_asha: stop a trial at its first losing rung
   // Warm start: every trial starts as if its latest checkpoint were the
   // latest of that trial, or that checkpoint (the master resolves and checks
   // it at submit: master/lifecycle/warm_start.h).
@@ -165,6 +166,11 @@ struct ExperimentConfig {
   std::string name;
   std::string description;
   std::vector<std::string> labels;
+  // The project the experiment goes to, by its workspace's name and its own
+  // (Determined's keys; both or neither). Empty: the submit's project_id or
+  // Uncategorized.
+  std::string workspace;
+  std::string project;
   // The command: a shell command line, or the list form run without a shell
   // (`entrypoint_argv` non-empty; `entrypoint` then shows it as one line).
   std::string entrypoint;

@@ -26,20 +26,47 @@ double Power(double d, int k) {
   return p;
 }
 
-std::vector<int> BracketRungs(const std::string& mode, int r) {
+// The rungs of each bracket: searcher.bracket_rungs when given (Determined
+// then ignores mode and max_rungs), else the list mode derives from R.
+std::vector<int> BracketRungs(const SearcherConfig& c) {
   std::vector<int> out;
-  if (mode == "aggressive") {
-    out.push_back(r);
-  } else if (mode == "conservative") {
-    for (int i = 1; i <= r; ++i) out.push_back(i);
-  } else {
-    for (int i = (r - 1) / 2 + 1; i <= r; ++i) out.push_back(i);
+  for (const int64_t r : c.bracket_rungs) out.push_back(static_cast<int>(r));
+  if (out.empty()) {
+    const int r = AshaRungs(c);
+    const int fewest = c.mode == "aggressive" ? r : c.mode == "conservative" ? 1 : (r - 1) / 2 + 1;
+    for (int i = fewest; i <= r; ++i) out.push_back(i);
   }
   std::sort(out.begin(), out.end(), std::greater<>());
   return out;
 }
 
+// Each bracket's weight d^(r-1)/r. Explicit bracket_rungs can make d^(r-1)
+// overflow a double; the weights are then taken relative to the largest
+// (the same shares, without infinities).
+std::vector<double> BracketWeights(const std::vector<int>& rungs, double d) {
+  std::vector<double> weight;
+  for (const int r : rungs) weight.push_back(Power(d, r - 1) / r);
+  for (const double w : weight)
+    if (!std::isfinite(w)) {
+      for (size_t i = 0; i < rungs.size(); ++i)
+        weight[i] = std::pow(d, rungs[i] - rungs.front()) / rungs[i];  // rungs.front() is the largest
+      break;
+    }
+  return weight;
+}
+
 }  // namespace
+
+Status CheckBracketRungs(int64_t rungs, int64_t max_rungs) {
+  if (rungs < 1) return InvalidArgument("must be a positive number of rungs, got " + std::to_string(rungs));
+  if (rungs > max_rungs)
+    return InvalidArgument("is " + std::to_string(rungs) + " rungs, more than searcher.max_rungs (" +
+                           std::to_string(max_rungs) + "); raise max_rungs or give fewer rungs");
+  if (rungs > kMaxAshaRungs)
+    return InvalidArgument("is " + std::to_string(rungs) + " rungs; adaptive_asha runs at most " +
+                           std::to_string(kMaxAshaRungs));
+  return Status::Ok();
+}
 
 int AshaRungs(const SearcherConfig& c) {
   const int limit = static_cast<int>(std::min<int64_t>(c.max_rungs, kMaxAshaRungs + 1));
@@ -50,13 +77,13 @@ int AshaRungs(const SearcherConfig& c) {
 
 std::vector<AshaBracketPlan> PlanAdaptiveAsha(const SearcherConfig& c) {
   const double d = c.divisor;
-  const std::vector<int> rungs = BracketRungs(c.mode, AshaRungs(c));
+  const std::vector<int> rungs = BracketRungs(c);
   const size_t n = rungs.size();
   std::vector<AshaBracketPlan> plans(n);
 
-  std::vector<double> weight(n);
+  const std::vector<double> weight = BracketWeights(rungs, d);
   double total = 0;
-  for (size_t i = 0; i < n; ++i) total += weight[i] = Power(d, rungs[i] - 1) / rungs[i];
+  for (const double w : weight) total += w;
   int64_t allocated = 0;
   for (size_t i = 0; i < n; ++i) {
     plans[i].rungs = rungs[i];

@@ -93,9 +93,12 @@ Status CheckSearcherConfig(const SearcherConfig& c, const std::map<std::string, 
       return Invalid("searcher.divisor must be greater than 1, got " + Num(c.divisor));
     if (c.max_rungs < 1)
       return Invalid("searcher.max_rungs must be a positive integer, got " + std::to_string(c.max_rungs));
-    if (AshaRungs(c) > kMaxAshaRungs)
+    if (c.bracket_rungs.empty() && AshaRungs(c) > kMaxAshaRungs)
       return Invalid("searcher.max_rungs: divisor " + Num(c.divisor) + " gives more than " +
                      std::to_string(kMaxAshaRungs) + " rungs; raise the divisor or lower max_rungs");
+    for (size_t i = 0; i < c.bracket_rungs.size(); ++i)
+      if (Status s = CheckBracketRungs(c.bracket_rungs[i], c.max_rungs); !s.ok())
+        return Invalid("searcher.bracket_rungs[" + std::to_string(i) + "] " + s.message());
   }
   const bool grid = name == "grid";
   if (Status s = CheckSpace(space, "hyperparameters", grid); !s.ok()) return s;

@@ -180,9 +180,15 @@ std::string FormatSimulation(const SearcherConfig& config, const Simulation& sim
   std::set<int> brackets;
   for (const auto& r : sim.rungs) brackets.insert(r.bracket);
   out << "Searcher " << config.name;
-  if (config.name == "adaptive_asha")
+  if (config.name == "adaptive_asha" && !config.bracket_rungs.empty()) {
+    out << " (bracket_rungs [";
+    for (size_t i = 0; i < config.bracket_rungs.size(); ++i)
+      out << (i ? ", " : "") << config.bracket_rungs[i];
+    out << "], divisor " << config.divisor << ")";
+  } else if (config.name == "adaptive_asha") {
     out << " (mode " << config.mode << ", divisor " << config.divisor << ", max_rungs " << config.max_rungs
         << ")";
+  }
   out << ": " << sim.trials << (sim.trials == 1 ? " trial" : " trials");
   if (brackets.size() > 1) out << " in " << brackets.size() << " brackets";
   if (trial_driven && config.time_metric)

@@ -1,8 +1,8 @@
 #pragma once
 // Where a submitted experiment goes: its project (POST /experiments
-// "project_id", the default project when absent), which the submitter must
-// belong to the workspace of, and the pool its workspace's default binding
-// gives a config that names none. Also the pools a user may submit to
+// "project_id", else the config's workspace and project, else the default
+// project), which the submitter must belong to the workspace of, and the
+// pool its workspace's default binding gives a config that names none. Also the pools a user may submit to
 // through the workspaces they belong to. Reads the store only.
 #include <cstdint>
 #include <optional>
@@ -20,10 +20,16 @@ struct SubmitPlace {
   WorkspaceRecord workspace;
 };
 
-// The project `project_id` names (the default one for nullopt) if `who`
-// may submit there: a member of its workspace or an admin, neither of them
-// archived. kInvalidArgument naming project_id otherwise.
-Result<SubmitPlace> PlaceSubmission(Store& store, const Principal& who, std::optional<int64_t> project_id);
+// The project `project_id` names, else the one the config names by its
+// `workspace` and `project` keys (Determined's), else the default one, if
+// `who` may submit there: a member of its workspace or an admin, neither
+// of them archived. kInvalidArgument naming project_id (or
+// workspace/project) otherwise.
+Result<SubmitPlace> PlaceSubmission(Store& store, const Principal& who, std::optional<int64_t> project_id,
+                                    const std::string& config_yaml);
+
+// Whether the experiment config names its project (workspace and project).
+bool ConfigNamesProject(const std::string& config_yaml);
 
 // Whether the experiment config names resources.resource_pool.
 bool ConfigNamesPool(const std::string& config_yaml);

@@ -106,7 +106,7 @@ boost::asio::awaitable<ApiResponse> CheckExperiment(ApiContext& ctx, ApiRequest&
   auto templated = WithTemplate(ctx, j, j["config"].get<std::string>());
   if (!templated.ok()) co_return ApiResponse::Error(templated.status());
   // Where it would go, and the pool its workspace would give it, as create does.
-  auto placed = PlaceSubmission(ctx.store, *req.principal, project_id);
+  auto placed = PlaceSubmission(ctx.store, *req.principal, project_id, *templated);
   if (!placed.ok()) co_return ApiResponse::Error(placed.status());
   auto with_pool = WithWorkspacePool(*templated, placed->workspace);
   if (!with_pool.ok()) co_return ApiResponse::Error(with_pool.status());
@@ -173,14 +173,15 @@ boost::asio::awaitable<ApiResponse> CreateExperiment(ApiContext& ctx, ApiRequest
       co_return ApiResponse::Error(InvalidArgument("project_id must be a project id"));
     project_id = p->get<int64_t>();
   }
-  if (parent && !project_id)
-    project_id = ctx.store.GetExperiment(*parent)->project_id;  // a fork stays beside it
   Result<std::string> model =
       parent ? ctx.store.GetModelDefinition(*parent) : Base64Decode(j["model_definition"].get<std::string>());
   if (!model.ok())
     co_return ApiResponse::Error(InvalidArgument("model_definition: " + model.status().message()));
   auto templated = WithTemplate(ctx, j, j["config"].get<std::string>());
   if (!templated.ok()) co_return ApiResponse::Error(templated.status());
+  // A fork stays beside its parent unless the request or its config names a project.
+  if (parent && !project_id && !ConfigNamesProject(*templated))
+    project_id = ctx.store.GetExperiment(*parent)->project_id;
   co_return co_await Submit(ctx, req, *templated, *model, j.value("activate", true), parent, project_id);
 }
 
@@ -191,7 +192,7 @@ boost::asio::awaitable<ApiResponse> Submit(ApiContext& ctx, const ApiRequest& re
   Submitter who = SubmitterOf(ctx, req);
   // Its project (the default one unless named) and the pool its workspace's
   // default binding gives a config that names none.
-  auto placed = PlaceSubmission(ctx.store, *req.principal, project_id);
+  auto placed = PlaceSubmission(ctx.store, *req.principal, project_id, submitted);
   if (!placed.ok()) co_return ApiResponse::Error(placed.status());
   who.project_id = placed->project.id;
   auto with_pool = WithWorkspacePool(submitted, placed->workspace);

@@ -240,8 +240,21 @@ TEST_F(DeterminedCoreApiE2E, Stage3AshaStopsTrialsByPreemption) {
     const int64_t id = t["id"].get<int64_t>();
     EXPECT_FALSE(Get(id, "/metrics?kind=validation")["metrics"].empty()) << t.dump();
     EXPECT_FALSE(Get(id, "/checkpoints")["checkpoints"].empty()) << t.dump();
+    // Every trial ends COMPLETED in one allocation whose process exited 0:
+    // none failed, none was paused and resumed.
+    EXPECT_EQ(t["state"], "COMPLETED") << t.dump();
+    EXPECT_EQ(t["restarts"], 0) << t.dump();
+    const auto allocations = Get(id, "/allocations")["allocations"];
+    ASSERT_EQ(allocations.size(), 1u) << "a stopped trial is not resumed: " << allocations.dump();
+    EXPECT_EQ(allocations[0]["exit_code"], 0) << allocations[0].dump();
     const auto validations = X(id, "validation");
-    if (!validations.empty() && validations.rbegin()->first < 100) ++stopped_early;
+    ASSERT_FALSE(validations.empty()) << t.dump();
+    if (validations.rbegin()->first >= 100) continue;  // trained to max_time
+    // Stopped before max_time: the searcher asked it to stop through
+    // preemption, the script saw should_preempt() and returned.
+    ++stopped_early;
+    EXPECT_EQ(allocations[0]["end_cause"], "SEARCHER_STOPPED") << allocations[0].dump();
+    EXPECT_EQ(t["total_batches"], validations.rbegin()->first) << "it stopped at its last validation";
   }
   EXPECT_GT(stopped_early, 0) << "ASHA stopped no trial before max_time: " << trials.dump();
 }

@@ -11,7 +11,8 @@
 //  - moving an experiment (its owner; not another member), and the list's
 //    project and workspace filters;
 //  - a team-readable master: everyone reads everything; a fork stays in its
-//    parent's project; a workspace that holds experiments is not deleted.
+//    parent's project; a workspace that holds experiments is not deleted;
+//  - a config's own workspace and project keys (Determined's) place it.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -299,6 +300,47 @@ TEST_F(WorkspacesE2E, TeamReadableMasterLetsEveryUserReadAndKeepsBusyWorkspaces)
   ASSERT_EQ(As("ada", {"project", "delete", "vision/mnist2"}).exit_code, 0);
   ASSERT_EQ(As("admin", {"workspace", "delete", "vision"}).exit_code, 0);
   EXPECT_EQ(StatusOf("admin", "/api/v1/workspaces/2"), 404);
+}
+
+// Determined's `workspace` and `project` keys place the experiment as
+// --project does; an explicit --project wins; a project that does not
+// exist, or one the user may not use, is refused naming the keys.
+TEST_F(WorkspacesE2E, ConfigNamesItsWorkspaceAndProject) {
+  Start("");
+  ASSERT_EQ(As("admin", {"workspace", "create", "cv"}).exit_code, 0);
+  ASSERT_EQ(As("admin", {"workspace", "member", "add", "cv", "ada"}).exit_code, 0);
+  ASSERT_EQ(As("ada", {"project", "create", "cv", "mnist"}).exit_code, 0);
+  ASSERT_EQ(As("ada", {"project", "create", "cv", "other"}).exit_code, 0);
+  const std::string named = Config("named", "workspace: cv\nproject: mnist\n");
+  auto project_of = [&](int64_t id) {
+    return cluster_.GetJson("/api/v1/experiments/" + std::to_string(id))["project"].get<std::string>();
+  };
+  const int64_t in_config = Submit("ada", named, {"--paused"});
+  ASSERT_GT(in_config, 0);
+  EXPECT_EQ(project_of(in_config), "mnist");
+  const int64_t by_flag = Submit("ada", named, {"--project", "cv/other", "--paused"});
+  ASSERT_GT(by_flag, 0);
+  EXPECT_EQ(project_of(by_flag), "other") << "the flag wins over the config";
+
+  auto refused = [&](const std::string& user, const std::string& yaml) {
+    auto made = As(user, {"experiment", "create", cluster_.WriteFile("r.yaml", yaml), Model(), "--paused"});
+    EXPECT_NE(made.exit_code, 0) << made.out;
+    return made.out + made.err;
+  };
+  const std::string stranger = refused("carol", named);
+  EXPECT_NE(stranger.find("workspace/project: project \"cv/mnist\" not found"), std::string::npos)
+      << stranger;
+  const std::string missing = refused("ada", Config("missing", "workspace: cv\nproject: nope\n"));
+  EXPECT_NE(missing.find("workspace/project: project \"cv/nope\" not found"), std::string::npos) << missing;
+  const std::string alone = refused("ada", Config("alone", "workspace: cv\n"));
+  EXPECT_NE(alone.find("project is required with workspace"), std::string::npos) << alone;
+  // The dry run answers the same, 400 naming the keys.
+  auto http = cluster_.NewClient();
+  http->SetBearerToken(tokens_.at("carol"));
+  auto check = http->Request("POST", "/api/v1/experiments/check", nlohmann::json{{"config", named}}.dump());
+  ASSERT_TRUE(check.ok());
+  EXPECT_EQ(check->status, 400) << check->body;
+  EXPECT_NE(check->body.find("workspace/project"), std::string::npos) << check->body;
 }
 
 }  // namespace

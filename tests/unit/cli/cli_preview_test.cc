@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -74,6 +75,27 @@ TEST_F(CliPreviewTest, AshaPlanShowsRungsAndTheSavingOverFullTraining) {
 
   // The same seed gives the same plan.
   EXPECT_EQ(Run({"--json", "preview-search", path}).out, j.out);
+}
+
+// searcher.bracket_rungs gives the brackets, whatever mode would.
+TEST_F(CliPreviewTest, AshaBracketRungsAreTheBrackets) {
+  auto path = Write("brackets.yaml", Config("  name: adaptive_asha\n  metric: loss\n  max_trials: 16\n"
+                                            "  max_length: 256\n  mode: aggressive\n  divisor: 4\n"
+                                            "  bracket_rungs: [2, 4]\n"));
+  auto r = Run({"preview-search", path});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("adaptive_asha (bracket_rungs [2, 4], divisor 4): 16 trials in 2 brackets"),
+            std::string::npos)
+      << r.out;
+  auto j = Run({"--json", "preview-search", path});
+  ASSERT_EQ(j.code, 0) << j.err;
+  // The first rung of each bracket: 256 / 4^3 for four rungs, 256 / 4 for two.
+  std::map<int64_t, int64_t> first_length;
+  const auto plan = nlohmann::json::parse(j.out);
+  for (const auto& rung : plan["rungs"])
+    if (rung["rung"].get<int64_t>() == 0)
+      first_length[rung["bracket"].get<int64_t>()] = rung["length"].get<int64_t>();
+  EXPECT_EQ(first_length, (std::map<int64_t, int64_t>{{0, 4}, {1, 64}})) << j.out;
 }
 
 TEST_F(CliPreviewTest, GridAndRandomTrainEveryTrialFully) {

@@ -24,7 +24,7 @@ const fs::path kRoot = fs::path(RING_SOURCE_DIR) / "tests/determined/configs";
 // Why a config may be refused: a feature Ringmaster does not have yet, as an
 // error message names it.
 const std::map<std::string, std::string> kMissingFeature = {
-    {"proxy", "the master has no proxy"},
+    {"proxy", "not a trial's ports"},
     {"notebooks", "notebook config"},
     {"zero-slot trials", "a trial that holds no slot"},
 };

@@ -158,6 +158,81 @@ TEST(ConfigAllErrorsTest, DeterminedKeysAreSupportedWarnedOrRefused) {
   EXPECT_EQ(check.warnings[1].path, "profiling");
 }
 
+// workspace and project place the experiment (both or neither); slurm is
+// set on a Slurm pool, so refused unless empty; pbs and integrations are
+// warned about with what Ringmaster has instead.
+TEST(ConfigAllErrorsTest, PlacementSlurmPbsAndIntegrationKeys) {
+  const std::string head = "name: x\nentrypoint: ./run\nsearcher: {name: single, metric: loss}\n";
+  const ConfigCheck placed = CheckExperimentConfig(head + "workspace: cv\nproject: mnist\n");
+  ASSERT_TRUE(placed.errors.empty()) << placed.ErrorText();
+  EXPECT_TRUE(placed.warnings.empty());
+  EXPECT_EQ(placed.config->workspace, "cv");
+  EXPECT_EQ(placed.config->project, "mnist");
+  const ConfigCheck alone = CheckExperimentConfig(head + "project: mnist\n");
+  ASSERT_EQ(alone.errors.size(), 1u);
+  EXPECT_EQ(alone.errors[0].path, "workspace");
+  EXPECT_EQ(alone.errors[0].line, 4);
+  EXPECT_NE(alone.errors[0].message.find("workspace is required with project"), std::string::npos);
+
+  const ConfigCheck slurm = CheckExperimentConfig(head + "slurm: {sbatch_args: [--time=1:00:00]}\n");
+  ASSERT_EQ(slurm.errors.size(), 1u);
+  EXPECT_EQ(slurm.errors[0].path, "slurm");
+  EXPECT_EQ(slurm.errors[0].line, 4);
+  EXPECT_NE(slurm.errors[0].message.find("resource_pools[].resource_manager.sbatch_args"), std::string::npos)
+      << slurm.errors[0].message;
+  const ConfigCheck empty_slurm = CheckExperimentConfig(head + "slurm: {}\n");
+  EXPECT_TRUE(empty_slurm.errors.empty()) << empty_slurm.ErrorText();
+  ASSERT_EQ(empty_slurm.warnings.size(), 1u);
+
+  const ConfigCheck warned =
+      CheckExperimentConfig(head + "pbs: {pbsbatch_args: [-l walltime=1:00:00]}\nintegrations: {}\n");
+  ASSERT_TRUE(warned.errors.empty()) << warned.ErrorText();
+  ASSERT_EQ(warned.warnings.size(), 2u);
+  EXPECT_NE(warned.warnings[0].message.find("no PBS resource manager"), std::string::npos);
+  EXPECT_NE(warned.warnings[1].message.find("ring webhook create"), std::string::npos);
+}
+
+// bracket_rungs: each a positive number of rungs, at most max_rungs; an
+// empty list leaves the brackets to mode, as in Determined. stop_once is
+// accepted and ignored with a warning, whatever the searcher.
+TEST(ConfigAllErrorsTest, BracketRungsAndStopOnce) {
+  const std::string head =
+      "name: x\nentrypoint: ./run\nsearcher:\n  name: adaptive_asha\n  metric: loss\n"
+      "  max_trials: 16\n  max_length: 256\n";
+  const ConfigCheck ok = CheckExperimentConfig(head + "  bracket_rungs: [2, 4]\n");
+  ASSERT_TRUE(ok.errors.empty()) << ok.ErrorText();
+  EXPECT_EQ(ok.config->searcher.bracket_rungs, (std::vector<int64_t>{2, 4}));
+  const ConfigCheck empty = CheckExperimentConfig(head + "  bracket_rungs: []\n");
+  ASSERT_TRUE(empty.errors.empty()) << empty.ErrorText();
+  EXPECT_TRUE(empty.config->searcher.bracket_rungs.empty());
+
+  const ConfigCheck bad = CheckExperimentConfig(head + "  bracket_rungs: [0, 6, -2]\n");
+  ASSERT_EQ(bad.errors.size(), 3u) << bad.ErrorText();
+  EXPECT_EQ(bad.errors[0].path, "searcher.bracket_rungs[0]");
+  EXPECT_EQ(bad.errors[0].line, 8);
+  EXPECT_EQ(bad.errors[1].path, "searcher.bracket_rungs[1]");
+  EXPECT_NE(bad.errors[1].message.find("more than searcher.max_rungs (5)"), std::string::npos)
+      << bad.errors[1].message;
+  EXPECT_EQ(bad.errors[2].path, "searcher.bracket_rungs[2]");
+  const ConfigCheck raised = CheckExperimentConfig(head + "  max_rungs: 6\n  bracket_rungs: [6]\n");
+  EXPECT_TRUE(raised.errors.empty()) << raised.ErrorText();
+  const ConfigCheck scalar = CheckExperimentConfig(head + "  bracket_rungs: 3\n");
+  ASSERT_EQ(scalar.errors.size(), 1u);
+  EXPECT_EQ(scalar.errors[0].path, "searcher.bracket_rungs");
+
+  for (const char* name : {"adaptive_asha", "single"}) {
+    const std::string yaml = std::string("name: x\nentrypoint: ./run\nsearcher:\n  name: ") + name +
+                             "\n  metric: loss\n  max_trials: 16\n  max_length: 256\n  stop_once: true\n";
+    const ConfigCheck once = CheckExperimentConfig(yaml);
+    ASSERT_TRUE(once.errors.empty()) << once.ErrorText();
+    ASSERT_EQ(once.warnings.size(), 1u) << name;
+    EXPECT_EQ(once.warnings[0].path, "searcher.stop_once");
+    EXPECT_EQ(once.warnings[0].line, 8);
+    EXPECT_NE(once.warnings[0].message.find("accepted and ignored, as in Determined 0.38"),
+              std::string::npos);
+  }
+}
+
 TEST(ConfigAllErrorsTest, SingleRandomGridNeedNoMaxLength) {
   for (const char* name : {"single", "random", "grid"}) {
     const std::string yaml = std::string("name: x\nentrypoint: ./run\nsearcher: {name: ") + name +

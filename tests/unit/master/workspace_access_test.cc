@@ -2,7 +2,8 @@
 // admins always read; every user while experiments are team-readable;
 // otherwise the members of the experiment's workspace, never through the
 // default workspace. Pools bound to a user's (unarchived) workspaces; the
-// project a submission names, checked against membership and archiving;
+// project a submission names (by id, or by the config's workspace and
+// project names), checked against membership and archiving;
 // a workspace's default pool for a config that names none.
 #include <gtest/gtest.h>
 
@@ -72,18 +73,44 @@ TEST_F(WorkspaceAccessTest, BoundPoolsAreThoseOfUnarchivedWorkspaces) {
   EXPECT_TRUE(PoolsBoundFor(store_, "bob")->empty());
 }
 
+const std::string kNoNames = "name: x\n";
+
 TEST_F(WorkspaceAccessTest, ASubmissionGoesToAProjectOfTheSubmittersWorkspace) {
   const Principal bob{2, "bob", UserRole::kUser}, carol{3, "carol", UserRole::kUser},
       admin{1, "admin", UserRole::kAdmin};
-  EXPECT_EQ(PlaceSubmission(store_, carol, std::nullopt)->project.id, kDefaultProjectId);
-  EXPECT_EQ(PlaceSubmission(store_, bob, project_)->workspace.name, "nlp");
-  auto refused = PlaceSubmission(store_, carol, project_);
+  EXPECT_EQ(PlaceSubmission(store_, carol, std::nullopt, kNoNames)->project.id, kDefaultProjectId);
+  EXPECT_EQ(PlaceSubmission(store_, bob, project_, kNoNames)->workspace.name, "nlp");
+  auto refused = PlaceSubmission(store_, carol, project_, kNoNames);
   EXPECT_EQ(refused.status().code(), ErrorCode::kInvalidArgument);
   EXPECT_NE(refused.status().message().find("project_id"), std::string::npos);
-  EXPECT_TRUE(PlaceSubmission(store_, admin, project_).ok());
-  EXPECT_EQ(PlaceSubmission(store_, bob, 99).status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_TRUE(PlaceSubmission(store_, admin, project_, kNoNames).ok());
+  EXPECT_EQ(PlaceSubmission(store_, bob, 99, kNoNames).status().code(), ErrorCode::kInvalidArgument);
   ASSERT_TRUE(store_.UpdateProject(project_, {.archived = true}).ok());
-  EXPECT_EQ(PlaceSubmission(store_, bob, project_).status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(PlaceSubmission(store_, bob, project_, kNoNames).status().code(), ErrorCode::kInvalidArgument);
+}
+
+// Determined's workspace and project keys name the project when the
+// request gives no project_id; the same membership and archiving rules.
+TEST_F(WorkspaceAccessTest, AConfigNamesItsProjectByWorkspaceAndName) {
+  const Principal bob{2, "bob", UserRole::kUser}, carol{3, "carol", UserRole::kUser};
+  const std::string named = "name: x\nworkspace: nlp\nproject: bert\n";
+  EXPECT_TRUE(ConfigNamesProject(named));
+  EXPECT_FALSE(ConfigNamesProject("name: x\nworkspace: nlp\n")) << "both or neither";
+  EXPECT_EQ(PlaceSubmission(store_, bob, std::nullopt, named)->project.id, project_);
+  EXPECT_EQ(PlaceSubmission(store_, bob, kDefaultProjectId, named)->project.id, kDefaultProjectId)
+      << "project_id wins";
+  const std::vector<std::pair<Principal, std::string>> refusals = {
+      {carol, named}, {bob, "workspace: nlp\nproject: gpt\n"}, {bob, "workspace: cv\nproject: bert\n"}};
+  for (const auto& [who, yaml] : refusals) {
+    auto refused = PlaceSubmission(store_, who, std::nullopt, yaml);
+    EXPECT_EQ(refused.status().code(), ErrorCode::kInvalidArgument) << yaml;
+    EXPECT_EQ(refused.status().message().rfind("workspace/project: project \"", 0), 0u)
+        << refused.status().message();
+  }
+  ASSERT_TRUE(store_.UpdateWorkspace(workspace_, {.archived = true}).ok());
+  auto archived = PlaceSubmission(store_, bob, std::nullopt, named);
+  EXPECT_NE(archived.status().message().find("is archived"), std::string::npos)
+      << archived.status().message();
 }
 
 TEST_F(WorkspaceAccessTest, TheWorkspacesDefaultPoolTakesAConfigThatNamesNone) {

@@ -2,6 +2,7 @@
 // adaptive ASHA plan (rungs, brackets, splits, lengths), and progress.
 #include <gtest/gtest.h>
 
+#include "common/experiment_config.h"
 #include "common/searcher/asha_plan.h"
 #include "common/searcher/searcher.h"
 #include "tests/unit/searcher/hyperparameter_range.h"
@@ -174,6 +175,59 @@ TEST(AshaPlanTest, BracketsSplitsAndLengths) {
   plans = PlanAdaptiveAsha(Asha(1000, 5, 1.5, 10, "aggressive"));
   EXPECT_EQ(plans[0].lengths.front(), 1);
   EXPECT_EQ(plans[0].lengths.back(), 5);
+}
+
+// searcher.bracket_rungs replaces the brackets mode gives (Determined's
+// makeBrackets): the same trial and concurrency splits over those rungs.
+TEST(AshaPlanTest, BracketRungsFromTheConfigAreTheBrackets) {
+  auto parsed = ParseExperimentConfig(
+      "name: x\nentrypoint: ./run\nsearcher:\n  name: adaptive_asha\n  metric: loss\n"
+      "  max_trials: 16\n  max_length: 256\n  mode: aggressive\n  max_concurrent_trials: 0\n"
+      "  bracket_rungs: [2, 4]\n");
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  const SearcherConfig& c = parsed->searcher;
+  // Without the list, aggressive mode gives one bracket of R = 3 rungs.
+  SearcherConfig by_mode = c;
+  by_mode.bracket_rungs.clear();
+  ASSERT_EQ(PlanAdaptiveAsha(by_mode).size(), 1u);
+  EXPECT_EQ(PlanAdaptiveAsha(by_mode)[0].rungs, 3);
+
+  const auto plans = PlanAdaptiveAsha(c);
+  ASSERT_EQ(plans.size(), 2u);
+  EXPECT_EQ(plans[0].rungs, 4);  // the most rungs first
+  EXPECT_EQ(plans[1].rungs, 2);
+  // Weights 4^3/4 = 16 and 4/2 = 2: floor(16/18 * 16) = 14 + the remainder 1,
+  // and floor(2/18 * 16) = 1; no concurrency limit: max(1, divisor) each.
+  EXPECT_EQ(plans[0].max_trials, 15);
+  EXPECT_EQ(plans[1].max_trials, 1);
+  EXPECT_EQ(plans[0].max_concurrent_trials, 4);
+  EXPECT_EQ(plans[1].max_concurrent_trials, 4);
+  EXPECT_EQ(plans[0].lengths, (std::vector<int64_t>{4, 16, 64, 256}));
+  EXPECT_EQ(plans[1].lengths, (std::vector<int64_t>{64, 256}));
+  EXPECT_EQ(CreateError(c), "accepted");
+
+  // Checked again where a config is not parsed from YAML.
+  SearcherConfig too_many = c;
+  too_many.bracket_rungs = {6};
+  EXPECT_EQ(CreateError(too_many),
+            "searcher.bracket_rungs[0] is 6 rungs, more than searcher.max_rungs (5); raise max_rungs or give "
+            "fewer rungs");
+  too_many.bracket_rungs = {0};
+  EXPECT_EQ(CreateError(too_many), "searcher.bracket_rungs[0] must be a positive number of rungs, got 0");
+  too_many.max_rungs = 200;
+  too_many.bracket_rungs = {101};
+  EXPECT_EQ(CreateError(too_many), "searcher.bracket_rungs[0] is 101 rungs; adaptive_asha runs at most 100");
+
+  // A divisor whose powers overflow a double still splits the trials.
+  SearcherConfig huge = c;
+  huge.divisor = 1e300;
+  huge.max_trials = 4;
+  huge.bracket_rungs = {3, 1};
+  const auto split = PlanAdaptiveAsha(huge);
+  ASSERT_EQ(split.size(), 2u);
+  EXPECT_EQ(split[0].max_trials, 4);
+  EXPECT_EQ(split[1].max_trials, 1);
+  EXPECT_EQ(split[0].lengths, (std::vector<int64_t>{1, 1, 256}));
 }
 
 TEST(SearcherProgressTest, CountsBatchesOfThePlan) {
