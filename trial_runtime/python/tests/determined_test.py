@@ -342,6 +342,47 @@ class ClusterModeTest(unittest.TestCase):
         self.assertIn("length 20", result.stdout)
         self.assertEqual(self.master.posted("/searcher/completed"), [{"length": 20, "metric": 1.5}])
 
+    def test_operation_lengths_are_in_the_configs_unit(self):
+        """max_length: {epochs: 20}: the master's 20 batches are ASHA's first rung, 1 epoch."""
+        code = """
+            import determined as det
+            with det.core.init() as core:
+                print("units", core.searcher.get_configured_units())
+                for op in core.searcher.operations():
+                    op.report_progress(op.length / 2)
+                    core.train.report_validation_metrics(20, {"x": 1.5})
+                    op.report_completed(1.5)
+                    print("length", op.length)
+        """
+        result = run(code, self.env(RING_MAX_LENGTH_BATCHES="18750", RING_MAX_LENGTH_UNIT="epochs",
+                                    RING_MAX_LENGTH_VALUE="20", RING_OPERATION_LENGTHS="20:1,80:5,18750:20"))
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("units Unit.EPOCHS", result.stdout)
+        self.assertIn("length 1\n", result.stdout)
+        # The master still counts the operation in batches.
+        self.assertEqual(self.master.posted("/searcher/completed"), [{"length": 20, "metric": 1.5}])
+
+        bare = run(code, self.env(RING_MAX_LENGTH_VALUE="20"))
+        self.assertEqual(bare.returncode, 0, bare.stderr)
+        self.assertIn("units None", bare.stdout)
+        self.assertIn("length 20\n", bare.stdout)
+
+    def test_a_length_the_master_cannot_count_gives_one_operation_of_it(self):
+        """{epochs: 20} without records_per_epoch (a config warning): no operations from
+        the master; one of 20 epochs, as Determined 0.38 makes it."""
+        result = run("""
+            import determined as det
+            with det.core.init() as core:
+                ops = []
+                for op in core.searcher.operations():
+                    op.report_completed(0.5)
+                    ops.append(op)
+                print("units", core.searcher.get_configured_units(), "lengths", [op.length for op in ops])
+        """, self.env(RING_MAX_LENGTH_BATCHES="0", RING_MAX_LENGTH_UNIT="epochs", RING_MAX_LENGTH_VALUE="20"))
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("units Unit.EPOCHS lengths [20]", result.stdout)
+        self.assertFalse([r for r in self.master.requests if r[1].startswith("/searcher")])
+
     def ranks(self, code, size, local_size, *args):
         """Runs `code` as `size` ranks in processes of their own; returns their results."""
         procs = []
