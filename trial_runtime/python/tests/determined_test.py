@@ -466,9 +466,13 @@ class ClusterModeTest(unittest.TestCase):
         member.close()
         hub["star"].close()
 
-    def test_sharded_checkpoint_merges_every_ranks_files(self):
+    def test_sharded_checkpoint_has_the_runtimes_format(self):
+        """Every rank writes rank-<r>/ and the metadata counts the parts, as
+        ringtrial.ShardedCheckpoints writes them: ringtrial restores each rank's
+        part of the package's checkpoint, and the package reads ringtrial's
+        merged, as Determined stores sharded checkpoints."""
         results = self.ranks("""
-            import json, determined as det
+            import json, os, ringtrial, determined as det
             d = det.core.DistributedContext.from_torch_distributed()
             with det.core.init(distributed=d) as core:
                 r = core.distributed.rank
@@ -482,25 +486,57 @@ class ClusterModeTest(unittest.TestCase):
                         (path / "same").write_text(str(r))
                 except RuntimeError as e:
                     print("refused", "both wrote 'same'" in str(e))
+                # The runtime reads this rank's part of the package's checkpoint.
+                root = os.path.dirname(os.path.dirname(str(path)))
+                sharded = ringtrial.ShardedCheckpoints(core._ctx, timeout_s=30)
+                mine = sharded.restore(ringtrial.CheckpointInfo(uuid, os.path.join(root, uuid)))
+                print("runtime read", open(os.path.join(mine.path, f"part-{r}")).read())
+                # The package reads the runtime's, merged.
+                def write(folder):
+                    with open(os.path.join(folder, f"w{r}.bin"), "w") as f:
+                        f.write(f"weights {r}")
+                theirs = sharded.save(9, write, {"by": "runtime"})
+                with core.checkpoint.restore_path(theirs) as merged:
+                    print("package read", sorted(os.listdir(merged)), (merged / "w1.bin").read_text())
+                if r == 0:
+                    core.checkpoint.download(theirs, os.path.join(root, "..", "copy"))
         """, 3, 3)
         uuids = set()
-        for code, stdout, stderr in results:
+        for rank, (code, stdout, stderr) in enumerate(results):
             self.assertEqual(code, 0, stderr)
             uuids.add(stdout.split("uuid ")[1].split()[0])
             self.assertIn("refused True", stdout)
+            self.assertIn(f"runtime read {rank}", stdout)
+            self.assertIn("package read ['w0.bin', 'w1.bin', 'w2.bin'] weights 1", stdout)
         self.assertEqual(len(uuids), 1)
         uuid_ = uuids.pop()
-        self.assertEqual(list(self.master.checkpoints), [uuid_])
+        self.assertEqual(len(self.master.checkpoints), 2, "the refused checkpoint registered nothing")
         directory = os.path.join(self.root, uuid_)
-        self.assertEqual(sorted(os.listdir(directory)), sorted([".determined-shards.json", ".ring-checkpoint.json",
-                                                                "common", "part-0", "part-1", "part-2"]))
-        with open(os.path.join(directory, ".determined-shards.json")) as f:
-            shards = json.load(f)
-        self.assertEqual(shards, {"format": 1, "shards": {"0": ["common", "part-0"], "1": ["part-1"],
-                                                          "2": ["part-2"]}})
-        registered = sorted(f["path"] for f in self.master.checkpoints[uuid_]["resources"])
-        self.assertEqual(registered, [".determined-shards.json", "common", "part-0", "part-1", "part-2"])
+        self.assertEqual(sorted(os.listdir(directory)), [".ring-checkpoint.json", "rank-0", "rank-1", "rank-2"])
+        record = self.master.checkpoints[uuid_]
+        self.assertEqual(record["metadata"]["ring_shards"], 3)
+        registered = sorted(f["path"] for f in record["resources"])
+        self.assertEqual(registered, ["rank-0/common", "rank-0/part-0", "rank-1/part-1", "rank-2/part-2"])
+        self.assertEqual(sorted(os.listdir(os.path.join(self.dir, "copy"))), ["w0.bin", "w1.bin", "w2.bin"])
 
+    def test_checkpoints_of_the_earlier_sharded_layout_are_read_as_they_are(self):
+        """Before the runtime's format the package merged every rank's files at the
+        checkpoint's top beside .determined-shards.json: such a checkpoint is read as it is."""
+        result = run("""
+            import json, os, sys, determined as det
+            with det.core.init() as core:
+                with core.checkpoint.store_path({"steps_completed": 5}) as (path, uuid):
+                    for name in ("common", "part-0", "part-1"):
+                        (path / name).write_text(name)
+                    (path / ".determined-shards.json").write_text(json.dumps(
+                        {"format": 1, "shards": {"0": ["common", "part-0"], "1": ["part-1"]}}))
+                with core.checkpoint.restore_path(uuid) as path:
+                    print("read", (path / "part-1").read_text())
+                core.checkpoint.download(uuid, sys.argv[1])
+        """, self.env(), os.path.join(self.dir, "copy"))
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("read part-1", result.stdout)
+        self.assertEqual(sorted(os.listdir(os.path.join(self.dir, "copy"))), ["common", "part-0", "part-1"])
 
     def test_tutorial_stage_4_on_two_nodes_as_per_node_launch_starts_it(self):
         """4_distributed.py, unmodified: one `launcher` process per node with the
