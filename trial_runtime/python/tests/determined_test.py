@@ -139,6 +139,11 @@ class FakeMaster:
             if method == "GET" and path.startswith("/checkpoints/"):
                 record = self.checkpoints.get(path[len("/checkpoints/"):])
                 return (200, record) if record else (404, {"error": {"code": "not_found", "message": "no"}})
+            if method == "POST" and path == "/searcher/invalid_hparams":
+                message = json.loads(body)
+                if set(message) - {"message"} or not isinstance(message.get("message", ""), str):
+                    return 400, {"error": {"code": "invalid_argument", "message": "body must be {message}"}}
+                return 200, {}
             if method == "POST" and path in ("/metrics", "/searcher/completed", "/preemption/ack"):
                 return 200, {"accepted": True}
         if method == "GET" and path == "/preemption":
@@ -382,6 +387,75 @@ class ClusterModeTest(unittest.TestCase):
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertIn("units Unit.EPOCHS lengths [20]", result.stdout)
         self.assertFalse([r for r in self.master.requests if r[1].startswith("/searcher")])
+
+    def test_invalid_hyperparameters_reach_the_master_and_the_trial_exits_0(self):
+        reported = run("""
+            import determined as det
+            with det.core.init() as core:
+                core.train.report_early_exit(det.core.EarlyExitReason.INVALID_HP)
+            print("after")
+        """, self.env())
+        self.assertEqual(reported.returncode, 0, reported.stderr)
+        self.assertIn("after", reported.stdout)
+        self.assertEqual(len(self.master.posted("/searcher/invalid_hparams")), 1)
+        raised = run("""
+            import determined as det
+            with det.core.init() as core:
+                core.train.report_training_metrics(5, {"x": 1})
+                raise det.InvalidHP("lr too large")
+            print("swallowed")
+        """, self.env())
+        self.assertEqual(raised.returncode, 0, raised.stderr)
+        self.assertIn("swallowed", raised.stdout)
+        bodies = self.master.posted("/searcher/invalid_hparams")
+        self.assertEqual(len(bodies), 2)
+        self.assertIsInstance(bodies[1].get("message"), str)
+
+    def test_upload_copies_the_files_the_selector_accepts(self):
+        source = os.path.join(self.dir, "src")
+        os.makedirs(os.path.join(source, "opt"))
+        for name in ("model.pt", "opt/0.pt", "notes.txt"):
+            with open(os.path.join(source, name), "w") as f:
+                f.write(name)
+        result = run("""
+            import sys, determined as det
+            with det.core.init() as core:
+                uuid = core.checkpoint.upload(sys.argv[1], {"steps_completed": 7},
+                                              selector=lambda p: p.endswith(".pt"))
+                print("uuid", uuid)
+                print("meta", core.checkpoint.get_metadata(uuid)["steps_completed"])
+        """, self.env(), source)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        uuid_ = result.stdout.split("uuid ")[1].split()[0]
+        self.assertIn("meta 7", result.stdout)
+        registered = sorted(f["path"] for f in self.master.checkpoints[uuid_]["resources"])
+        self.assertEqual(registered, ["model.pt", "opt/0.pt"])
+        with open(os.path.join(self.root, uuid_, "opt", "0.pt")) as f:
+            self.assertEqual(f.read(), "opt/0.pt")
+
+    def test_sharded_upload_every_rank_its_own_files(self):
+        for rank in range(2):
+            os.makedirs(os.path.join(self.dir, f"src{rank}"))
+            for name in (f"opt{rank}.pt", f"skip{rank}.tmp"):
+                with open(os.path.join(self.dir, f"src{rank}", name), "w") as f:
+                    f.write(name)
+        results = self.ranks("""
+            import os, sys, determined as det
+            d = det.core.DistributedContext.from_torch_distributed()
+            with det.core.init(distributed=d) as core:
+                r = core.distributed.rank
+                uuid = core.checkpoint.upload(os.path.join(sys.argv[1], f"src{r}"), {"steps_completed": 3},
+                                              shard=True, selector=lambda p: p.endswith(".pt"))
+                print("uuid", uuid)
+                with core.checkpoint.restore_path(uuid) as path:
+                    print("merged", sorted(os.listdir(path)))
+        """, 2, 2, self.dir)
+        for code, stdout, stderr in results:
+            self.assertEqual(code, 0, stderr)
+            self.assertIn("merged ['opt0.pt', 'opt1.pt']", stdout)
+        uuid_ = results[0][1].split("uuid ")[1].split()[0]
+        registered = sorted(f["path"] for f in self.master.checkpoints[uuid_]["resources"])
+        self.assertEqual(registered, ["rank-0/opt0.pt", "rank-1/opt1.pt"])
 
     def ranks(self, code, size, local_size, *args):
         """Runs `code` as `size` ranks in processes of their own; returns their results."""

@@ -22,7 +22,6 @@ with `.determined-shards.json` naming each rank's; they are read as they are.
 
 import contextlib
 import enum
-import json
 import logging
 import os
 import pathlib
