@@ -1,7 +1,7 @@
 """Tests of the `determined` compatibility package: cluster information from
 the environment, local mode, cluster mode against a fake master served from a
 thread of this process (trial API and rendezvous store), collectives between
-real processes, sharded checkpoints and the launchers.
+real processes and the launchers (checkpoints: determined_checkpoint_test.py).
 
     PYTHONPATH=build/python /usr/bin/python3 trial_runtime/python/tests/determined_test.py -v
 """
@@ -16,141 +16,10 @@ import textwrap
 import threading
 import time
 import unittest
-import uuid
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import parse_qs, urlparse
 
 import determined as det
 from determined.launch import torch_distributed, wrap_rank
-
-PYTHONPATH = os.pathsep.join(p for p in sys.path if os.path.exists(os.path.join(p, "determined", "__init__.py")))
-
-
-def _no_sleep_pythonpath():
-    """PYTHONPATH with a sitecustomize that makes time.sleep return at once.
-
-    The tutorial scripts sleep 0.1 s a step to look like training; these unit
-    tests check what the scripts call, not how long they take, so their
-    processes (and the ones they start) skip the sleeps. The e2e tests run the
-    scripts on a real cluster as they are."""
-    folder = tempfile.mkdtemp(prefix="ring-no-sleep-")
-    with open(os.path.join(folder, "sitecustomize.py"), "w") as f:
-        f.write("import time\n_sleep = time.sleep\ntime.sleep = lambda seconds: _sleep(0)\n")
-    return os.pathsep.join([PYTHONPATH, folder])
-
-
-NO_SLEEP_PYTHONPATH = _no_sleep_pythonpath()
-
-
-def run(code, env, *args, timeout=60):
-    """Runs `code` in a fresh interpreter with exactly `env` (plus PYTHONPATH)."""
-    env = dict(env, PYTHONPATH=PYTHONPATH, PATH=os.environ.get("PATH", "/usr/bin:/bin"))
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(code), *args], capture_output=True, text=True,
-                          timeout=timeout, env=env)
-
-
-class FakeMaster:
-    """One allocation's trial API and rendezvous store, as far as the package uses them."""
-
-    def __init__(self):
-        self.lock = threading.Condition()
-        self.requests = []  # (method, path, body)
-        self.checkpoints = {}
-        self.store = {}
-        self.issued = 0
-        self.preempt = False
-        master = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args):
-                pass
-
-            def body(self):
-                return self.rfile.read(int(self.headers.get("Content-Length", 0)))
-
-            def do_GET(self):
-                self.answer(*master.handle("GET", self.path, b""))
-
-            def do_POST(self):
-                self.answer(*master.handle("POST", self.path, self.body()))
-
-            def do_PUT(self):
-                self.answer(*master.handle("PUT", self.path, self.body()))
-
-            def answer(self, status, body):
-                raw = isinstance(body, bytes)
-                data = body if raw else json.dumps(body).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/octet-stream" if raw else "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        class Server(ThreadingHTTPServer):
-            daemon_threads = True
-
-            def handle_error(self, request, client_address):
-                pass  # a trial process that exited mid long poll
-
-        self.server = Server(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        self.url = "http://127.0.0.1:%d" % self.server.server_address[1]
-
-    def stop(self):
-        self.server.shutdown()
-        self.server.server_close()
-
-    def posted(self, path):
-        with self.lock:
-            return [json.loads(b) for m, p, b in self.requests if m == "POST" and p.endswith(path)]
-
-    def handle(self, method, path, body):
-        url = urlparse(path)
-        query = {k: v[0] for k, v in parse_qs(url.query).items()}
-        path = url.path[len("/api/v1/allocations/a-1"):]
-        with self.lock:
-            self.requests.append((method, path, body))
-            if path == "/rendezvous" and method == "PUT":
-                self.store[query["key"]] = body
-                self.lock.notify_all()
-                return 200, {}
-            if path == "/rendezvous" and method == "GET":
-                deadline = time.monotonic() + int(query.get("timeout_ms", "0")) / 1000
-                while query["key"] not in self.store and time.monotonic() < deadline:
-                    self.lock.wait(deadline - time.monotonic())
-                if query["key"] in self.store:
-                    return 200, self.store[query["key"]]
-                return 404, {"error": {"code": "not_found", "message": f"rendezvous key {query['key']} is not set"}}
-            if method == "GET" and path == "/searcher/operation":
-                if "after" in query:
-                    return 200, {"operation": None, "done": True}
-                return 200, {"operation": {"length": 20}, "done": False}
-            if method == "GET" and path == "/preemption":
-                preempt = self.preempt
-            if method == "POST" and path == "/checkpoints/prepare":
-                self.issued += 1
-                return 201, {"uuid": str(uuid.UUID(int=self.issued))}
-            if method == "POST" and path == "/checkpoints":
-                record = json.loads(body)
-                self.checkpoints[record["uuid"]] = record
-                return 200, {}
-            if method == "GET" and path.startswith("/checkpoints/"):
-                record = self.checkpoints.get(path[len("/checkpoints/"):])
-                return (200, record) if record else (404, {"error": {"code": "not_found", "message": "no"}})
-            if method == "POST" and path == "/searcher/invalid_hparams":
-                message = json.loads(body)
-                if set(message) - {"message"} or not isinstance(message.get("message", ""), str):
-                    return 400, {"error": {"code": "invalid_argument", "message": "body must be {message}"}}
-                return 200, {}
-            if method == "POST" and path in ("/metrics", "/searcher/completed", "/preemption/ack"):
-                return 200, {"accepted": True}
-        if method == "GET" and path == "/preemption":
-            if not preempt:
-                time.sleep(0.5)  # a short long poll
-            return 200, {"preempt": preempt}
-        return 404, {"error": {"code": "not_found", "message": path}}
+from determined_support import NO_SLEEP_PYTHONPATH, PYTHONPATH, ClusterTestCase, run
 
 
 class ClusterInfoTest(unittest.TestCase):
@@ -234,25 +103,7 @@ class LocalModeTest(unittest.TestCase):
         self.assertIn("validation batches=100 x=100", result.stdout + result.stderr)
 
 
-class ClusterModeTest(unittest.TestCase):
-    def setUp(self):
-        self.dir = tempfile.mkdtemp()
-        self.addCleanup(shutil.rmtree, self.dir)
-        self.master = FakeMaster()
-        self.addCleanup(self.master.stop)
-        self.root = os.path.join(self.dir, "ck")
-
-    def env(self, **extra):
-        storage = {"type": "shared_fs", "host_path": self.dir, "storage_path": "ck"}
-        env = {"RING_MASTER_URL": self.master.url, "RING_ALLOCATION_ID": "a-1", "RING_ALLOCATION_TOKEN": "tok",
-               "RING_TRIAL_ID": "4", "RING_EXPERIMENT_ID": "2", "RING_HPARAMS": '{"increment_by": 2}',
-               "RING_MAX_LENGTH_BATCHES": "20", "RING_SEARCHER_METRIC": "x",
-               "RING_CHECKPOINT_STORAGE": json.dumps(storage), "RING_API_RETRY_SECONDS": "3",
-               "RANK": "0", "WORLD_SIZE": "1", "LOCAL_RANK": "0", "LOCAL_WORLD_SIZE": "1",
-               "RING_AGENT_ADDR": "127.0.0.1", "MASTER_ADDR": "127.0.0.1"}
-        env.update(extra)
-        return env
-
+class ClusterModeTest(ClusterTestCase):
     def test_reports_checkpoints_and_preemption_reach_the_master(self):
         self.master.preempt = True
         result = run("""
@@ -293,46 +144,6 @@ class ClusterModeTest(unittest.TestCase):
         self.assertIn("raised", result.stdout)
         self.assertIn("preempt True", result.stdout)
         self.assertEqual(len(self.master.posted("/preemption/ack")), 1)
-
-    def test_resume_restores_the_latest_and_any_other_checkpoint_by_uuid(self):
-        first = run("""
-            import determined as det
-            with det.core.init() as core:
-                for steps in (10, 20):
-                    with core.checkpoint.store_path({"steps_completed": steps}) as (path, uuid):
-                        (path / "state").write_text(str(steps))
-                    print("uuid", uuid)
-        """, self.env())
-        self.assertEqual(first.returncode, 0, first.stderr)
-        old, latest = [line.split()[1] for line in first.stdout.splitlines() if line.startswith("uuid")]
-        second = run("""
-            import sys, determined as det
-            info = det.get_cluster_info()
-            with det.core.init() as core:
-                with core.checkpoint.restore_path(info.latest_checkpoint) as path:
-                    print("latest", info.latest_checkpoint, (path / "state").read_text())
-                with core.checkpoint.restore_path(sys.argv[1]) as path:
-                    print("old", (path / "state").read_text())
-                print("meta", core.checkpoint.get_metadata(sys.argv[1])["steps_completed"])
-                core.checkpoint.download(sys.argv[1], sys.argv[2])
-        """, self.env(RING_LATEST_CHECKPOINT=os.path.join(self.root, latest)), old,
-                     os.path.join(self.dir, "copy"))
-        self.assertEqual(second.returncode, 0, second.stderr)
-        self.assertIn(f"latest {latest} 20", second.stdout)
-        self.assertIn("old 10", second.stdout)
-        self.assertIn("meta 10", second.stdout)
-        self.assertEqual(os.listdir(os.path.join(self.dir, "copy")), ["state"])
-        # A changed file is caught before the script reads it.
-        with open(os.path.join(self.root, old, "state"), "w") as f:
-            f.write("99")
-        third = run("""
-            import sys, determined as det
-            with det.core.init() as core:
-                with core.checkpoint.restore_path(sys.argv[1]) as path:
-                    pass
-        """, self.env(), old)
-        self.assertNotEqual(third.returncode, 0)
-        self.assertIn("CheckpointError", third.stderr)
 
     def test_searcher_operations_of_the_older_contract(self):
         result = run("""
@@ -411,67 +222,6 @@ class ClusterModeTest(unittest.TestCase):
         self.assertEqual(len(bodies), 2)
         self.assertIsInstance(bodies[1].get("message"), str)
 
-    def test_upload_copies_the_files_the_selector_accepts(self):
-        source = os.path.join(self.dir, "src")
-        os.makedirs(os.path.join(source, "opt"))
-        for name in ("model.pt", "opt/0.pt", "notes.txt"):
-            with open(os.path.join(source, name), "w") as f:
-                f.write(name)
-        result = run("""
-            import sys, determined as det
-            with det.core.init() as core:
-                uuid = core.checkpoint.upload(sys.argv[1], {"steps_completed": 7},
-                                              selector=lambda p: p.endswith(".pt"))
-                print("uuid", uuid)
-                print("meta", core.checkpoint.get_metadata(uuid)["steps_completed"])
-        """, self.env(), source)
-        self.assertEqual(result.returncode, 0, result.stderr)
-        uuid_ = result.stdout.split("uuid ")[1].split()[0]
-        self.assertIn("meta 7", result.stdout)
-        registered = sorted(f["path"] for f in self.master.checkpoints[uuid_]["resources"])
-        self.assertEqual(registered, ["model.pt", "opt/0.pt"])
-        with open(os.path.join(self.root, uuid_, "opt", "0.pt")) as f:
-            self.assertEqual(f.read(), "opt/0.pt")
-
-    def test_sharded_upload_every_rank_its_own_files(self):
-        for rank in range(2):
-            os.makedirs(os.path.join(self.dir, f"src{rank}"))
-            for name in (f"opt{rank}.pt", f"skip{rank}.tmp"):
-                with open(os.path.join(self.dir, f"src{rank}", name), "w") as f:
-                    f.write(name)
-        results = self.ranks("""
-            import os, sys, determined as det
-            d = det.core.DistributedContext.from_torch_distributed()
-            with det.core.init(distributed=d) as core:
-                r = core.distributed.rank
-                uuid = core.checkpoint.upload(os.path.join(sys.argv[1], f"src{r}"), {"steps_completed": 3},
-                                              shard=True, selector=lambda p: p.endswith(".pt"))
-                print("uuid", uuid)
-                with core.checkpoint.restore_path(uuid) as path:
-                    print("merged", sorted(os.listdir(path)))
-        """, 2, 2, self.dir)
-        for code, stdout, stderr in results:
-            self.assertEqual(code, 0, stderr)
-            self.assertIn("merged ['opt0.pt', 'opt1.pt']", stdout)
-        uuid_ = results[0][1].split("uuid ")[1].split()[0]
-        registered = sorted(f["path"] for f in self.master.checkpoints[uuid_]["resources"])
-        self.assertEqual(registered, ["rank-0/opt0.pt", "rank-1/opt1.pt"])
-
-    def ranks(self, code, size, local_size, *args):
-        """Runs `code` as `size` ranks in processes of their own; returns their results."""
-        procs = []
-        for rank in range(size):
-            env = self.env(RANK=str(rank), WORLD_SIZE=str(size), LOCAL_RANK=str(rank % local_size),
-                           LOCAL_WORLD_SIZE=str(local_size), GROUP_RANK=str(rank // local_size),
-                           GROUP_WORLD_SIZE=str(size // local_size), PYTHONPATH=PYTHONPATH)
-            procs.append(subprocess.Popen([sys.executable, "-c", textwrap.dedent(code), *args], env=env,
-                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
-        out = []
-        for p in procs:
-            stdout, stderr = p.communicate(timeout=60)
-            out.append((p.returncode, stdout, stderr))
-        return out
-
     def test_collectives_between_four_ranks_on_two_nodes(self):
         results = self.ranks("""
             import json, determined as det
@@ -539,78 +289,6 @@ class ClusterModeTest(unittest.TestCase):
         stranger.close()
         member.close()
         hub["star"].close()
-
-    def test_sharded_checkpoint_has_the_runtimes_format(self):
-        """Every rank writes rank-<r>/ and the metadata counts the parts, as
-        ringtrial.ShardedCheckpoints writes them: ringtrial restores each rank's
-        part of the package's checkpoint, and the package reads ringtrial's
-        merged, as Determined stores sharded checkpoints."""
-        results = self.ranks("""
-            import json, os, ringtrial, determined as det
-            d = det.core.DistributedContext.from_torch_distributed()
-            with det.core.init(distributed=d) as core:
-                r = core.distributed.rank
-                with core.checkpoint.store_path({"steps_completed": 5}, shard=True) as (path, uuid):
-                    (path / f"part-{r}").write_text(str(r))
-                    if r == 0:
-                        (path / "common").write_text("c")
-                print("uuid", uuid)
-                try:
-                    with core.checkpoint.store_path({"steps_completed": 6}, shard=True) as (path, u2):
-                        (path / "same").write_text(str(r))
-                except RuntimeError as e:
-                    print("refused", "both wrote 'same'" in str(e))
-                # The runtime reads this rank's part of the package's checkpoint.
-                root = os.path.dirname(os.path.dirname(str(path)))
-                sharded = ringtrial.ShardedCheckpoints(core._ctx, timeout_s=30)
-                mine = sharded.restore(ringtrial.CheckpointInfo(uuid, os.path.join(root, uuid)))
-                print("runtime read", open(os.path.join(mine.path, f"part-{r}")).read())
-                # The package reads the runtime's, merged.
-                def write(folder):
-                    with open(os.path.join(folder, f"w{r}.bin"), "w") as f:
-                        f.write(f"weights {r}")
-                theirs = sharded.save(9, write, {"by": "runtime"})
-                with core.checkpoint.restore_path(theirs) as merged:
-                    print("package read", sorted(os.listdir(merged)), (merged / "w1.bin").read_text())
-                if r == 0:
-                    core.checkpoint.download(theirs, os.path.join(root, "..", "copy"))
-        """, 3, 3)
-        uuids = set()
-        for rank, (code, stdout, stderr) in enumerate(results):
-            self.assertEqual(code, 0, stderr)
-            uuids.add(stdout.split("uuid ")[1].split()[0])
-            self.assertIn("refused True", stdout)
-            self.assertIn(f"runtime read {rank}", stdout)
-            self.assertIn("package read ['w0.bin', 'w1.bin', 'w2.bin'] weights 1", stdout)
-        self.assertEqual(len(uuids), 1)
-        uuid_ = uuids.pop()
-        self.assertEqual(len(self.master.checkpoints), 2, "the refused checkpoint registered nothing")
-        directory = os.path.join(self.root, uuid_)
-        self.assertEqual(sorted(os.listdir(directory)), [".ring-checkpoint.json", "rank-0", "rank-1", "rank-2"])
-        record = self.master.checkpoints[uuid_]
-        self.assertEqual(record["metadata"]["ring_shards"], 3)
-        registered = sorted(f["path"] for f in record["resources"])
-        self.assertEqual(registered, ["rank-0/common", "rank-0/part-0", "rank-1/part-1", "rank-2/part-2"])
-        self.assertEqual(sorted(os.listdir(os.path.join(self.dir, "copy"))), ["w0.bin", "w1.bin", "w2.bin"])
-
-    def test_checkpoints_of_the_earlier_sharded_layout_are_read_as_they_are(self):
-        """Before the runtime's format the package merged every rank's files at the
-        checkpoint's top beside .determined-shards.json: such a checkpoint is read as it is."""
-        result = run("""
-            import json, os, sys, determined as det
-            with det.core.init() as core:
-                with core.checkpoint.store_path({"steps_completed": 5}) as (path, uuid):
-                    for name in ("common", "part-0", "part-1"):
-                        (path / name).write_text(name)
-                    (path / ".determined-shards.json").write_text(json.dumps(
-                        {"format": 1, "shards": {"0": ["common", "part-0"], "1": ["part-1"]}}))
-                with core.checkpoint.restore_path(uuid) as path:
-                    print("read", (path / "part-1").read_text())
-                core.checkpoint.download(uuid, sys.argv[1])
-        """, self.env(), os.path.join(self.dir, "copy"))
-        self.assertEqual(result.returncode, 0, result.stderr)
-        self.assertIn("read part-1", result.stdout)
-        self.assertEqual(sorted(os.listdir(os.path.join(self.dir, "copy"))), ["common", "part-0", "part-1"])
 
     def test_tutorial_stage_4_on_two_nodes_as_per_node_launch_starts_it(self):
         """4_distributed.py, unmodified: one `launcher` process per node with the
