@@ -143,15 +143,19 @@ def check_merge(file_lists: List[List[str]]) -> None:
             parent = os.path.dirname(parent)
 
 
-def merged_files(directory: str, shards: int) -> Dict[str, str]:
-    """Each file of a sharded checkpoint by its merged path: {"opt/1.pt": "<dir>/rank-1/opt/1.pt"}."""
+def merged_files(directory: str, shards: int, registered: List[str]) -> Dict[str, str]:
+    """Each registered file of a sharded checkpoint by its merged path:
+    {"opt/1.pt": "<dir>/rank-1/opt/1.pt"}."""
     out: Dict[str, str] = {}
-    for rank in range(shards):
-        part = os.path.join(directory, part_name(rank))
-        for rel in relative_files(part):
-            if rel in out:
-                raise ValueError(f"two parts of the sharded checkpoint in {directory} hold {rel!r}")
-            out[rel] = os.path.join(part, rel)
+    parts = {f"{part_name(rank)}/": rank for rank in range(shards)}
+    for path in registered:
+        prefix = path.split("/", 1)[0] + "/"
+        if prefix not in parts:
+            continue  # not a part's file
+        rel = path[len(prefix):]
+        if rel in out:
+            raise ValueError(f"two parts of the sharded checkpoint in {directory} hold {rel!r}")
+        out[rel] = os.path.join(directory, path)
     return out
 
 
@@ -274,7 +278,8 @@ class CheckpointContext:
             return
         view = tempfile.mkdtemp(prefix=f"determined-{storage_id}-")
         try:
-            for rel, source in merged_files(str(info.path), shards).items():
+            registered = [f["path"] for f in info.files]
+            for rel, source in merged_files(str(info.path), shards, registered).items():
                 if selector is not None and not selector(rel):
                     continue
                 target = os.path.join(view, rel)
