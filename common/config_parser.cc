@@ -58,6 +58,37 @@ std::optional<int64_t> ConfigParser::ToBatches(const Length& l, const Experiment
   return (records + *batch - 1) / *batch;
 }
 
+// searcher.max_length in batches, and how its unit counts in batches (the
+// trial gets lengths in the config's unit, as Determined gives them). A
+// length in records or epochs that cannot be counted is refused where
+// operations need it (adaptive_asha without time_metric) and a warning
+// elsewhere: those trials get no searcher operations from the master.
+void ConfigParser::CountMaxLength(const YAML::Node& node, ExperimentConfig& c) {
+  SearcherConfig& s = c.searcher;
+  const Length& l = *s.max_length;
+  std::string why;
+  const auto batches = ToBatches(l, c, &why);
+  if (batches) {
+    s.max_length_batches = *batches;
+    if (l.unit != Length::Unit::kBatches) {
+      s.records_per_unit = l.unit == Length::Unit::kRecords ? 1 : c.records_per_epoch;
+      s.global_batch_size = *GlobalBatchSize(c);
+    }
+    return;
+  }
+  const std::string unit = ToString(l.unit);
+  const std::string message =
+      "searcher.max_length in " + unit + " needs " + why + " to be counted in batches";
+  if (s.name == "adaptive_asha" && !s.time_metric)
+    w_.Error(node, "searcher.max_length", message + ": adaptive_asha cannot plan its rungs without it");
+  else
+    w_.Warn(node, "searcher.max_length",
+            message +
+                ": without it the master hands out no searcher operations and the trial trains as "
+                "long as it decides (the determined package's searcher.operations() yields one of " +
+                std::to_string(l.value) + " " + unit + ")");
+}
+
 ExperimentConfig ConfigParser::Parse(const YAML::Node& root) {
   ExperimentConfig c;
   w_.set_document(root);
@@ -141,11 +172,7 @@ ExperimentConfig ConfigParser::Parse(const YAML::Node& root) {
       Try("hyperparameters." + key, [&, key = key, &h = h] {
         RequireGridCount(root["hyperparameters"][key], "hyperparameters." + key, h);
       });
-  if (c.searcher.max_length) {
-    std::string why;
-    if (const auto batches = ToBatches(*c.searcher.max_length, c, &why))
-      c.searcher.max_length_batches = *batches;
-  }
+  if (c.searcher.max_length) CountMaxLength(root["searcher"]["max_length"], c);
   Try("resources", [&] {
     if (Present(root["resources"])) ParseResources(root["resources"], c.resources);
   });

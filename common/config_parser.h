@@ -72,6 +72,7 @@ class ConfigParser {
   void ParseLogPolicies(const YAML::Node& node, std::vector<LogPolicy>& out);
   // A Determined length: a bare integer or {batches|records|epochs: N}.
   Length ParseLength(const YAML::Node& node, const std::string& path, int64_t min);
+  void CountMaxLength(const YAML::Node& node, ExperimentConfig& c);
   // `length` in batches, or nullopt when records_per_epoch or a const
   // global_batch_size it needs is missing (`why` says which).
   static std::optional<int64_t> ToBatches(const Length& length, const ExperimentConfig& c, std::string* why);

@@ -59,6 +59,12 @@ struct SearcherConfig {
   // max_length in batches when it can be counted in batches (batches; records
   // or epochs with records_per_epoch and a const global_batch_size); else 0.
   int64_t max_length_batches = 0;
+  // How max_length's unit counts in batches when it is records or epochs:
+  // records_per_unit (1, or records_per_epoch) records per unit, batches of
+  // global_batch_size; both 0 for batches, a bare integer, or a length that
+  // cannot be counted. Searchers plan in the unit (ToBatches of each length).
+  int64_t records_per_unit = 0;
+  int64_t global_batch_size = 0;
   // 0 = no limit. A config without the key gets Determined's default, 16
   // (kDefaultMaxConcurrentTrials); a struct built in code has no limit.
   int64_t max_concurrent_trials = 0;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <map>
 
 namespace ring::search {
 namespace {
@@ -55,6 +56,48 @@ std::vector<double> BracketWeights(const std::vector<int>& rungs, double d) {
   return weight;
 }
 
+// Records or epochs that can be counted in batches (the bare conditions of
+// InUnit).
+bool Countable(const SearcherConfig& c) {
+  return c.records_per_unit > 0 && c.global_batch_size > 0 && c.max_length &&
+         ContractOf(c) == SearcherContract::kOperations;
+}
+
+int64_t Count(const SearcherConfig& c, int64_t length) {
+  return (length * c.records_per_unit + c.global_batch_size - 1) / c.global_batch_size;
+}
+
+int RungLimit(const SearcherConfig& c) {
+  return static_cast<int>(std::min<int64_t>(c.max_rungs, kMaxAshaRungs + 1));
+}
+
+// Whether ASHA's rungs in the unit stay distinct in batches (a few records
+// can round to the same batch): rung lengths are floor(V / d^j), j < R (or
+// below the most rungs of searcher.bracket_rungs).
+bool RungsStayApart(const SearcherConfig& c) {
+  if (c.name != "adaptive_asha") return true;
+  const int64_t v = c.max_length->value;
+  int rungs = FloorLog(static_cast<double>(v), c.divisor, RungLimit(c)) + 1;
+  for (const int64_t r : c.bracket_rungs)
+    rungs = std::max(rungs, static_cast<int>(r));  // their deepest rung too
+  int64_t previous_unit = 0, previous_batches = 0;
+  for (int j = rungs - 1; j >= 0; --j) {
+    const auto unit = std::clamp<int64_t>(static_cast<int64_t>(std::floor(v / Power(c.divisor, j))), 1, v);
+    const int64_t batches = Count(c, unit);
+    if (unit > previous_unit && batches <= previous_batches) return false;
+    previous_unit = unit;
+    previous_batches = batches;
+  }
+  return true;
+}
+
+// The length rungs are planned in: max_length in its own unit when that is
+// records or epochs (Determined plans rungs in the config's unit), else
+// PlannedLength (batches, or the time metric's units).
+int64_t UnitPlanned(const SearcherConfig& c) {
+  return InUnit(c) ? c.max_length->value : PlannedLength(c);
+}
+
 }  // namespace
 
 Status CheckBracketRungs(int64_t rungs, int64_t max_rungs) {
@@ -68,9 +111,17 @@ Status CheckBracketRungs(int64_t rungs, int64_t max_rungs) {
   return Status::Ok();
 }
 
+bool InUnit(const SearcherConfig& c) {
+  return Countable(c) && RungsStayApart(c);
+}
+
+int64_t UnitToBatches(const SearcherConfig& c, int64_t length) {
+  return InUnit(c) ? Count(c, length) : length;
+}
+
 int AshaRungs(const SearcherConfig& c) {
-  const int limit = static_cast<int>(std::min<int64_t>(c.max_rungs, kMaxAshaRungs + 1));
-  const int by_length = FloorLog(static_cast<double>(PlannedLength(c)), c.divisor, limit) + 1;
+  const int limit = RungLimit(c);
+  const int by_length = FloorLog(static_cast<double>(UnitPlanned(c)), c.divisor, limit) + 1;
   const int by_trials = FloorLog(static_cast<double>(c.max_trials), c.divisor, limit) + 1;
   return std::max(1, std::min({limit, by_length, by_trials}));
 }
@@ -106,17 +157,27 @@ std::vector<AshaBracketPlan> PlanAdaptiveAsha(const SearcherConfig& c) {
     plans[i].max_concurrent_trials = each + (static_cast<int64_t>(i) < remainder ? 1 : 0);
 
   for (auto& plan : plans) {
-    const int64_t max_length = PlannedLength(c);
+    const int64_t max_length = UnitPlanned(c);
     for (int k = 0; k < plan.rungs; ++k) {
       int64_t length = max_length;
       if (k < plan.rungs - 1) {
         const double scaled = std::floor(static_cast<double>(max_length) / Power(d, plan.rungs - 1 - k));
         length = std::clamp<int64_t>(static_cast<int64_t>(scaled), 1, max_length);
       }
-      plan.lengths.push_back(length);
+      plan.unit_lengths.push_back(length);
+      plan.lengths.push_back(UnitToBatches(c, length));
     }
   }
   return plans;
+}
+
+std::vector<std::pair<int64_t, int64_t>> OperationUnitLengths(const SearcherConfig& c) {
+  if (!InUnit(c)) return {};
+  std::map<int64_t, int64_t> lengths{{c.max_length_batches, c.max_length->value}};
+  if (c.name == "adaptive_asha")
+    for (const auto& plan : PlanAdaptiveAsha(c))
+      for (size_t k = 0; k < plan.lengths.size(); ++k) lengths.emplace(plan.lengths[k], plan.unit_lengths[k]);
+  return {lengths.begin(), lengths.end()};
 }
 
 }  // namespace ring::search

@@ -68,6 +68,10 @@ Status CheckSearcherConfig(const SearcherConfig& c, const std::map<std::string, 
   if (c.time_metric && (c.time_metric->empty() || c.max_time < 1))
     return Invalid("searcher.max_time must be a positive integer with searcher.time_metric, got " +
                    std::to_string(c.max_time));
+  if (trial_driven && name == "adaptive_asha" && !c.time_metric && c.max_length)
+    return Invalid(std::string("searcher.max_length in ") + ToString(c.max_length->unit) +
+                   " cannot be counted in batches: adaptive_asha needs records_per_epoch (for epochs) and a "
+                   "constant hyperparameters.global_batch_size");
   if (trial_driven && name == "adaptive_asha" && !c.time_metric)
     return Invalid(
         "searcher.time_metric and searcher.max_time are required by adaptive_asha without "

@@ -1,4 +1,5 @@
 // Searcher: construction from a config, and the snapshot round trip.
+#include "common/searcher/asha_plan.h"
 #include "common/searcher/config_check.h"
 #include "common/searcher/searcher_state.h"
 #include "common/searcher/snapshot_json.h"
@@ -23,15 +24,24 @@ Result<Searcher> Searcher::Create(const SearcherConfig& config,
 
 nlohmann::json Searcher::Snapshot() const {
   const State& s = *state_;
-  return {{"version", kSnapshotVersion}, {"searcher", s.config.name},     {"rng", s.rng.ToJson()},
-          {"table", s.trials.ToJson()},  {"started", s.started},          {"shutdown", s.shutdown},
-          {"failed", s.failed},          {"method", s.method->Snapshot()}};
+  return {{"version", kSnapshotVersion}, {"searcher", s.config.name},      {"rng", s.rng.ToJson()},
+          {"table", s.trials.ToJson()},  {"started", s.started},           {"shutdown", s.shutdown},
+          {"failed", s.failed},          {"method", s.method->Snapshot()}, {"in_unit", InUnit(s.config)}};
 }
 
 Result<Searcher> Searcher::Restore(const SearcherConfig& config,
                                    const std::map<std::string, Hyperparameter>& space,
                                    const nlohmann::json& snapshot) {
-  auto created = Create(config, space, 0);
+  // A search planned in batches (before searchers planned in max_length's
+  // unit) keeps planning in batches: its trials are at those rungs.
+  SearcherConfig planned = config;
+  if (snapshot.is_object()) {
+    const auto in_unit = snapshot.find("in_unit");
+    if (in_unit != snapshot.end() && !in_unit->is_boolean())
+      return InvalidArgument("searcher snapshot: in_unit must be a boolean, got " + in_unit->dump());
+    if (in_unit == snapshot.end() || !in_unit->get<bool>()) planned.records_per_unit = 0;
+  }
+  auto created = Create(planned, space, 0);
   if (!created.ok()) return created.status();
   Searcher searcher = std::move(created).value();
   State& s = *searcher.state_;

@@ -5,6 +5,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "common/searcher/asha_plan.h"
 #include "master/lifecycle/checkpoints.h"
 #include "master/lifecycle/log_policies.h"
 #include "master/lifecycle/rank_events.h"
@@ -13,6 +14,23 @@
 #include "master/scheduler/rank_order.h"
 
 namespace ring {
+namespace {
+
+// searcher.max_length as the config gives it (docs/environment.md): the
+// determined package hands out operation lengths in this unit, as Determined
+// does. RING_OPERATION_LENGTHS maps each operation length in batches to its
+// length in the unit ("938:1,4688:5,18750:20"): ASHA plans rungs in the unit.
+void AddLengthUnit(const SearcherConfig& searcher, std::map<std::string, std::string>& env) {
+  if (!searcher.max_length) return;
+  env["RING_MAX_LENGTH_VALUE"] = std::to_string(searcher.max_length->value);
+  if (!searcher.max_length->bare) env["RING_MAX_LENGTH_UNIT"] = ToString(searcher.max_length->unit);
+  std::string lengths;
+  for (const auto& [batches, length] : search::OperationUnitLengths(searcher))
+    lengths += (lengths.empty() ? "" : ",") + std::to_string(batches) + ":" + std::to_string(length);
+  if (!lengths.empty()) env["RING_OPERATION_LENGTHS"] = lengths;
+}
+
+}  // namespace
 
 SchedulingDriver::SchedulingDriver(Store& store, Allocations& allocations, ExperimentSettings& settings,
                                    Trials& trials, Tasks& tasks, RankEvents& ranks, LogPolicies& log_policies,
@@ -265,6 +283,7 @@ Result<LaunchSpec> SchedulingDriver::SpecFor(const LiveAllocation& alloc) {
   spec.environment["RING_MIN_VALIDATION_PERIOD_BATCHES"] =
       std::to_string(config->min_validation_period_batches);
   spec.environment["RING_MAX_LENGTH_BATCHES"] = std::to_string(config->searcher.max_length_batches);
+  AddLengthUnit(config->searcher, spec.environment);
   spec.environment["RING_SEARCHER_METRIC"] = config->searcher.metric;
   // Trial-driven contract (docs/searchers.md): the trial reports this metric
   // in its validations and may train up to max_time of it.

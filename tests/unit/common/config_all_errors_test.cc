@@ -246,5 +246,40 @@ TEST(ConfigAllErrorsTest, SingleRandomGridNeedNoMaxLength) {
   EXPECT_NE(asha.errors[0].message.find("max_time and time_metric are required"), std::string::npos);
 }
 
+// An epoch length without records_per_epoch (or without a constant
+// global_batch_size) cannot be counted in batches: refused under
+// adaptive_asha, which plans rungs with it, a warning elsewhere. Both name
+// the key that is missing.
+TEST(ConfigAllErrorsTest, UncountableMaxLengthNamesTheMissingKey) {
+  const ConfigCheck single = CheckExperimentConfig(
+      "name: x\nentrypoint: ./run\nsearcher:\n  name: single\n  metric: l\n  max_length: {epochs: 20}\n");
+  ASSERT_TRUE(single.errors.empty()) << single.ErrorText();
+  ASSERT_EQ(single.warnings.size(), 1u);
+  EXPECT_EQ(single.warnings[0].path, "searcher.max_length");
+  EXPECT_EQ(single.warnings[0].line, 6);
+  EXPECT_NE(single.warnings[0].message.find("needs records_per_epoch"), std::string::npos)
+      << single.warnings[0].message;
+  EXPECT_EQ(single.config->searcher.max_length_batches, 0);
+
+  const ConfigCheck asha = CheckExperimentConfig(
+      "name: x\nentrypoint: ./run\nrecords_per_epoch: 100\nsearcher:\n  name: adaptive_asha\n  metric: l\n"
+      "  max_trials: 4\n  max_length: {epochs: 20}\n");
+  ASSERT_FALSE(asha.errors.empty());
+  EXPECT_EQ(asha.errors[0].path, "searcher.max_length");
+  EXPECT_NE(asha.errors[0].message.find("needs a constant hyperparameters.global_batch_size"),
+            std::string::npos)
+      << asha.ErrorText();
+
+  // Counted: the unit's conversion is kept for the searcher.
+  const ConfigCheck counted = CheckExperimentConfig(
+      "name: x\nentrypoint: ./run\nrecords_per_epoch: 100\nhyperparameters: {global_batch_size: 10}\n"
+      "searcher: {name: single, metric: l, max_length: {epochs: 3}}\n");
+  ASSERT_TRUE(counted.errors.empty()) << counted.ErrorText();
+  EXPECT_TRUE(counted.warnings.empty());
+  EXPECT_EQ(counted.config->searcher.max_length_batches, 30);
+  EXPECT_EQ(counted.config->searcher.records_per_unit, 100);
+  EXPECT_EQ(counted.config->searcher.global_batch_size, 10);
+}
+
 }  // namespace
 }  // namespace ring

@@ -98,6 +98,33 @@ TEST_F(ControllerSearchTest, RandomSearchRunsMaxTrialsWithinTheConcurrencyLimit)
 // The first trial to finish rung 0 waits without its slot; the second one is
 // worse, so the first is promoted and restarts from its checkpoint, and the
 // second is closed.
+// The trial gets max_length as the config gives it, and what each operation
+// length in batches is in that unit: ASHA's rungs in epochs.
+TEST_F(ControllerSearchTest, TheTrialGetsMaxLengthInTheConfigsUnit) {
+  const int64_t exp = CreateFrom(
+      "name: search\nentrypoint: ./run.sh\nrecords_per_epoch: 60000\nhyperparameters:\n"
+      "  global_batch_size: 64\nsearcher:\n  name: adaptive_asha\n  metric: validation_loss\n"
+      "  max_trials: 16\n  mode: aggressive\n  max_concurrent_trials: 1\n  max_length:\n    epochs: 20\n");
+  auto agent = Connect("agent-1", 1);
+  auto starts = agent->Of<proto::Start>();
+  ASSERT_EQ(starts.size(), 1u);
+  const auto& env = starts[0].environment;
+  EXPECT_EQ(env.at("RING_MAX_LENGTH_BATCHES"), "18750");
+  EXPECT_EQ(env.at("RING_MAX_LENGTH_UNIT"), "epochs");
+  EXPECT_EQ(env.at("RING_MAX_LENGTH_VALUE"), "20");
+  EXPECT_EQ(env.at("RING_OPERATION_LENGTHS"), "938:1,4688:5,18750:20");
+  EXPECT_EQ(Op(starts[0])["operation"]["length"], 938);  // the first rung, 1 epoch
+  EXPECT_EQ(controller_.TrialOperation(exp, 1), 938);
+
+  // A bare integer counts batches and has no unit, as in Determined.
+  CreateFrom(SearchConfig("  name: single\n  metric: validation_loss\n  max_length: 30\n"));
+  auto second = Connect("agent-2", 1)->Of<proto::Start>();
+  ASSERT_EQ(second.size(), 1u);
+  EXPECT_EQ(second[0].environment.at("RING_MAX_LENGTH_VALUE"), "30");
+  EXPECT_EQ(second[0].environment.count("RING_MAX_LENGTH_UNIT"), 0u);
+  EXPECT_EQ(second[0].environment.count("RING_OPERATION_LENGTHS"), 0u);
+}
+
 TEST_F(ControllerSearchTest, AshaPromotesAWaitingTrialFromItsCheckpoint) {
   const int64_t exp = CreateFrom(SearchConfig(
       "  name: adaptive_asha\n  metric: validation_loss\n  max_trials: 2\n  max_concurrent_trials: 2\n"

@@ -230,6 +230,33 @@ TEST(AshaPlanTest, BracketRungsFromTheConfigAreTheBrackets) {
   EXPECT_EQ(split[0].lengths, (std::vector<int64_t>{1, 1, 256}));
 }
 
+// max_length: {epochs: 20} with 60000 records per epoch in batches of 64:
+// the rungs are Determined's in epochs (20 / 16, 20 / 4, 20), each counted
+// in batches for the operations.
+TEST(AshaPlanTest, EpochsArePlannedInEpochs) {
+  SearcherConfig c = Asha(16, 18750, 4, 5, "aggressive");
+  c.max_length = Length{Length::Unit::kEpochs, 20, false};
+  c.records_per_unit = 60000;
+  c.global_batch_size = 64;
+  EXPECT_EQ(AshaRungs(c), 3);  // floor(log4 20) + 1, not log4 of 18750 batches
+  auto plans = PlanAdaptiveAsha(c);
+  ASSERT_EQ(plans.size(), 1u);
+  EXPECT_EQ(plans[0].unit_lengths, (std::vector<int64_t>{1, 5, 20}));
+  EXPECT_EQ(plans[0].lengths, (std::vector<int64_t>{938, 4688, 18750}));
+  EXPECT_EQ(OperationUnitLengths(c),
+            (std::vector<std::pair<int64_t, int64_t>>{{938, 1}, {4688, 5}, {18750, 20}}));
+  // A few records round to the same batch: the rungs are planned in batches.
+  c = Asha(8, 1, 2, 5, "aggressive");
+  c.max_length = Length{Length::Unit::kRecords, 10, false};
+  c.records_per_unit = 1;
+  c.global_batch_size = 64;
+  EXPECT_FALSE(InUnit(c));
+  EXPECT_EQ(PlanAdaptiveAsha(c)[0].lengths, std::vector<int64_t>{1});
+  EXPECT_TRUE(OperationUnitLengths(c).empty());
+  // In batches nothing changes.
+  EXPECT_TRUE(OperationUnitLengths(Asha(16, 800, 4, 3, "aggressive")).empty());
+}
+
 TEST(SearcherProgressTest, CountsBatchesOfThePlan) {
   auto c = Config("random");
   c.max_trials = 2;

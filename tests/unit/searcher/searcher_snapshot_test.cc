@@ -8,6 +8,7 @@
 #include <cmath>
 #include <deque>
 
+#include "common/searcher/asha_plan.h"
 #include "common/searcher/searcher.h"
 #include "tests/unit/searcher/hyperparameter_range.h"
 
@@ -169,6 +170,38 @@ TEST(SearcherSnapshotTest, AdaptiveAshaWithoutConcurrencyLimitAndLargerIsBetter)
   c.mode = "conservative";
   c.smaller_is_better = false;
   ExpectRestoreEquivalentAtEveryStep(c, kSpace, 7, 16);
+}
+
+// max_length: {epochs: 16} of 1000 records in batches of 64: rungs planned
+// in epochs (3 of them; 4 in batches).
+SearcherConfig EpochAsha() {
+  auto c = Asha64();
+  c.max_length = Length{Length::Unit::kEpochs, 16, false};
+  c.max_length_batches = 250;
+  c.records_per_unit = 1000;
+  c.global_batch_size = 64;
+  return c;
+}
+
+TEST(SearcherSnapshotTest, AdaptiveAshaInEpochsRestoredAtEveryStepDecidesTheSame) {
+  ASSERT_EQ(AshaRungs(EpochAsha()), 3);
+  ExpectRestoreEquivalentAtEveryStep(EpochAsha(), kSpace, 11, 6);
+}
+
+// A search stored before rungs were planned in max_length's unit keeps its
+// rungs in batches: its trials are at those lengths.
+TEST(SearcherSnapshotTest, ASearchPlannedInBatchesStaysInBatches) {
+  SearcherConfig in_batches = EpochAsha();
+  in_batches.records_per_unit = 0;
+  ASSERT_EQ(AshaRungs(in_batches), 4);
+  auto s = std::move(Searcher::Create(in_batches, kSpace, 3)).value();
+  s.Start();
+  nlohmann::json before = s.Snapshot();
+  before.erase("in_unit");
+  auto restored = Searcher::Restore(EpochAsha(), kSpace, before);
+  ASSERT_TRUE(restored.ok()) << restored.status().message();
+  EXPECT_EQ(restored->Snapshot()["method"], before["method"]);
+  EXPECT_EQ(restored->Snapshot()["in_unit"], false);
 }
 
 TEST(SearcherSnapshotTest, RandomRestoredAtEveryStepDecidesTheSame) {

@@ -1,7 +1,7 @@
 """Tests of the `determined` compatibility package: cluster information from
 the environment, local mode, cluster mode against a fake master served from a
 thread of this process (trial API and rendezvous store), collectives between
-real processes, sharded checkpoints and the launchers.
+real processes and the launchers (checkpoints: determined_checkpoint_test.py).
 
     PYTHONPATH=build/python /usr/bin/python3 trial_runtime/python/tests/determined_test.py -v
 """
@@ -16,136 +16,10 @@ import textwrap
 import threading
 import time
 import unittest
-import uuid
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import parse_qs, urlparse
 
 import determined as det
 from determined.launch import torch_distributed, wrap_rank
-
-PYTHONPATH = os.pathsep.join(p for p in sys.path if os.path.exists(os.path.join(p, "determined", "__init__.py")))
-
-
-def _no_sleep_pythonpath():
-    """PYTHONPATH with a sitecustomize that makes time.sleep return at once.
-
-    The tutorial scripts sleep 0.1 s a step to look like training; these unit
-    tests check what the scripts call, not how long they take, so their
-    processes (and the ones they start) skip the sleeps. The e2e tests run the
-    scripts on a real cluster as they are."""
-    folder = tempfile.mkdtemp(prefix="ring-no-sleep-")
-    with open(os.path.join(folder, "sitecustomize.py"), "w") as f:
-        f.write("import time\n_sleep = time.sleep\ntime.sleep = lambda seconds: _sleep(0)\n")
-    return os.pathsep.join([PYTHONPATH, folder])
-
-
-NO_SLEEP_PYTHONPATH = _no_sleep_pythonpath()
-
-
-def run(code, env, *args, timeout=60):
-    """Runs `code` in a fresh interpreter with exactly `env` (plus PYTHONPATH)."""
-    env = dict(env, PYTHONPATH=PYTHONPATH, PATH=os.environ.get("PATH", "/usr/bin:/bin"))
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(code), *args], capture_output=True, text=True,
-                          timeout=timeout, env=env)
-
-
-class FakeMaster:
-    """One allocation's trial API and rendezvous store, as far as the package uses them."""
-
-    def __init__(self):
-        self.lock = threading.Condition()
-        self.requests = []  # (method, path, body)
-        self.checkpoints = {}
-        self.store = {}
-        self.issued = 0
-        self.preempt = False
-        master = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args):
-                pass
-
-            def body(self):
-                return self.rfile.read(int(self.headers.get("Content-Length", 0)))
-
-            def do_GET(self):
-                self.answer(*master.handle("GET", self.path, b""))
-
-            def do_POST(self):
-                self.answer(*master.handle("POST", self.path, self.body()))
-
-            def do_PUT(self):
-                self.answer(*master.handle("PUT", self.path, self.body()))
-
-            def answer(self, status, body):
-                raw = isinstance(body, bytes)
-                data = body if raw else json.dumps(body).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/octet-stream" if raw else "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        class Server(ThreadingHTTPServer):
-            daemon_threads = True
-
-            def handle_error(self, request, client_address):
-                pass  # a trial process that exited mid long poll
-
-        self.server = Server(("127.0.0.1", 0), Handler)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        self.url = "http://127.0.0.1:%d" % self.server.server_address[1]
-
-    def stop(self):
-        self.server.shutdown()
-        self.server.server_close()
-
-    def posted(self, path):
-        with self.lock:
-            return [json.loads(b) for m, p, b in self.requests if m == "POST" and p.endswith(path)]
-
-    def handle(self, method, path, body):
-        url = urlparse(path)
-        query = {k: v[0] for k, v in parse_qs(url.query).items()}
-        path = url.path[len("/api/v1/allocations/a-1"):]
-        with self.lock:
-            self.requests.append((method, path, body))
-            if path == "/rendezvous" and method == "PUT":
-                self.store[query["key"]] = body
-                self.lock.notify_all()
-                return 200, {}
-            if path == "/rendezvous" and method == "GET":
-                deadline = time.monotonic() + int(query.get("timeout_ms", "0")) / 1000
-                while query["key"] not in self.store and time.monotonic() < deadline:
-                    self.lock.wait(deadline - time.monotonic())
-                if query["key"] in self.store:
-                    return 200, self.store[query["key"]]
-                return 404, {"error": {"code": "not_found", "message": f"rendezvous key {query['key']} is not set"}}
-            if method == "GET" and path == "/searcher/operation":
-                if "after" in query:
-                    return 200, {"operation": None, "done": True}
-                return 200, {"operation": {"length": 20}, "done": False}
-            if method == "GET" and path == "/preemption":
-                preempt = self.preempt
-            if method == "POST" and path == "/checkpoints/prepare":
-                self.issued += 1
-                return 201, {"uuid": str(uuid.UUID(int=self.issued))}
-            if method == "POST" and path == "/checkpoints":
-                record = json.loads(body)
-                self.checkpoints[record["uuid"]] = record
-                return 200, {}
-            if method == "GET" and path.startswith("/checkpoints/"):
-                record = self.checkpoints.get(path[len("/checkpoints/"):])
-                return (200, record) if record else (404, {"error": {"code": "not_found", "message": "no"}})
-            if method == "POST" and path in ("/metrics", "/searcher/completed", "/preemption/ack"):
-                return 200, {"accepted": True}
-        if method == "GET" and path == "/preemption":
-            if not preempt:
-                time.sleep(0.5)  # a short long poll
-            return 200, {"preempt": preempt}
-        return 404, {"error": {"code": "not_found", "message": path}}
+from determined_support import NO_SLEEP_PYTHONPATH, PYTHONPATH, ClusterTestCase, run
 
 
 class ClusterInfoTest(unittest.TestCase):
@@ -229,25 +103,7 @@ class LocalModeTest(unittest.TestCase):
         self.assertIn("validation batches=100 x=100", result.stdout + result.stderr)
 
 
-class ClusterModeTest(unittest.TestCase):
-    def setUp(self):
-        self.dir = tempfile.mkdtemp()
-        self.addCleanup(shutil.rmtree, self.dir)
-        self.master = FakeMaster()
-        self.addCleanup(self.master.stop)
-        self.root = os.path.join(self.dir, "ck")
-
-    def env(self, **extra):
-        storage = {"type": "shared_fs", "host_path": self.dir, "storage_path": "ck"}
-        env = {"RING_MASTER_URL": self.master.url, "RING_ALLOCATION_ID": "a-1", "RING_ALLOCATION_TOKEN": "tok",
-               "RING_TRIAL_ID": "4", "RING_EXPERIMENT_ID": "2", "RING_HPARAMS": '{"increment_by": 2}',
-               "RING_MAX_LENGTH_BATCHES": "20", "RING_SEARCHER_METRIC": "x",
-               "RING_CHECKPOINT_STORAGE": json.dumps(storage), "RING_API_RETRY_SECONDS": "3",
-               "RANK": "0", "WORLD_SIZE": "1", "LOCAL_RANK": "0", "LOCAL_WORLD_SIZE": "1",
-               "RING_AGENT_ADDR": "127.0.0.1", "MASTER_ADDR": "127.0.0.1"}
-        env.update(extra)
-        return env
-
+class ClusterModeTest(ClusterTestCase):
     def test_reports_checkpoints_and_preemption_reach_the_master(self):
         self.master.preempt = True
         result = run("""
@@ -289,46 +145,6 @@ class ClusterModeTest(unittest.TestCase):
         self.assertIn("preempt True", result.stdout)
         self.assertEqual(len(self.master.posted("/preemption/ack")), 1)
 
-    def test_resume_restores_the_latest_and_any_other_checkpoint_by_uuid(self):
-        first = run("""
-            import determined as det
-            with det.core.init() as core:
-                for steps in (10, 20):
-                    with core.checkpoint.store_path({"steps_completed": steps}) as (path, uuid):
-                        (path / "state").write_text(str(steps))
-                    print("uuid", uuid)
-        """, self.env())
-        self.assertEqual(first.returncode, 0, first.stderr)
-        old, latest = [line.split()[1] for line in first.stdout.splitlines() if line.startswith("uuid")]
-        second = run("""
-            import sys, determined as det
-            info = det.get_cluster_info()
-            with det.core.init() as core:
-                with core.checkpoint.restore_path(info.latest_checkpoint) as path:
-                    print("latest", info.latest_checkpoint, (path / "state").read_text())
-                with core.checkpoint.restore_path(sys.argv[1]) as path:
-                    print("old", (path / "state").read_text())
-                print("meta", core.checkpoint.get_metadata(sys.argv[1])["steps_completed"])
-                core.checkpoint.download(sys.argv[1], sys.argv[2])
-        """, self.env(RING_LATEST_CHECKPOINT=os.path.join(self.root, latest)), old,
-                     os.path.join(self.dir, "copy"))
-        self.assertEqual(second.returncode, 0, second.stderr)
-        self.assertIn(f"latest {latest} 20", second.stdout)
-        self.assertIn("old 10", second.stdout)
-        self.assertIn("meta 10", second.stdout)
-        self.assertEqual(os.listdir(os.path.join(self.dir, "copy")), ["state"])
-        # A changed file is caught before the script reads it.
-        with open(os.path.join(self.root, old, "state"), "w") as f:
-            f.write("99")
-        third = run("""
-            import sys, determined as det
-            with det.core.init() as core:
-                with core.checkpoint.restore_path(sys.argv[1]) as path:
-                    pass
-        """, self.env(), old)
-        self.assertNotEqual(third.returncode, 0)
-        self.assertIn("CheckpointError", third.stderr)
-
     def test_searcher_operations_of_the_older_contract(self):
         result = run("""
             import determined as det
@@ -342,20 +158,69 @@ class ClusterModeTest(unittest.TestCase):
         self.assertIn("length 20", result.stdout)
         self.assertEqual(self.master.posted("/searcher/completed"), [{"length": 20, "metric": 1.5}])
 
-    def ranks(self, code, size, local_size, *args):
-        """Runs `code` as `size` ranks in processes of their own; returns their results."""
-        procs = []
-        for rank in range(size):
-            env = self.env(RANK=str(rank), WORLD_SIZE=str(size), LOCAL_RANK=str(rank % local_size),
-                           LOCAL_WORLD_SIZE=str(local_size), GROUP_RANK=str(rank // local_size),
-                           GROUP_WORLD_SIZE=str(size // local_size), PYTHONPATH=PYTHONPATH)
-            procs.append(subprocess.Popen([sys.executable, "-c", textwrap.dedent(code), *args], env=env,
-                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
-        out = []
-        for p in procs:
-            stdout, stderr = p.communicate(timeout=60)
-            out.append((p.returncode, stdout, stderr))
-        return out
+    def test_operation_lengths_are_in_the_configs_unit(self):
+        """max_length: {epochs: 20}: the master's 20 batches are ASHA's first rung, 1 epoch."""
+        code = """
+            import determined as det
+            with det.core.init() as core:
+                print("units", core.searcher.get_configured_units())
+                for op in core.searcher.operations():
+                    op.report_progress(op.length / 2)
+                    core.train.report_validation_metrics(20, {"x": 1.5})
+                    op.report_completed(1.5)
+                    print("length", op.length)
+        """
+        result = run(code, self.env(RING_MAX_LENGTH_BATCHES="18750", RING_MAX_LENGTH_UNIT="epochs",
+                                    RING_MAX_LENGTH_VALUE="20", RING_OPERATION_LENGTHS="20:1,80:5,18750:20"))
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("units Unit.EPOCHS", result.stdout)
+        self.assertIn("length 1\n", result.stdout)
+        # The master still counts the operation in batches.
+        self.assertEqual(self.master.posted("/searcher/completed"), [{"length": 20, "metric": 1.5}])
+
+        bare = run(code, self.env(RING_MAX_LENGTH_VALUE="20"))
+        self.assertEqual(bare.returncode, 0, bare.stderr)
+        self.assertIn("units None", bare.stdout)
+        self.assertIn("length 20\n", bare.stdout)
+
+    def test_a_length_the_master_cannot_count_gives_one_operation_of_it(self):
+        """{epochs: 20} without records_per_epoch (a config warning): no operations from
+        the master; one of 20 epochs, as Determined 0.38 makes it."""
+        result = run("""
+            import determined as det
+            with det.core.init() as core:
+                ops = []
+                for op in core.searcher.operations():
+                    op.report_completed(0.5)
+                    ops.append(op)
+                print("units", core.searcher.get_configured_units(), "lengths", [op.length for op in ops])
+        """, self.env(RING_MAX_LENGTH_BATCHES="0", RING_MAX_LENGTH_UNIT="epochs", RING_MAX_LENGTH_VALUE="20"))
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("units Unit.EPOCHS lengths [20]", result.stdout)
+        self.assertFalse([r for r in self.master.requests if r[1].startswith("/searcher")])
+
+    def test_invalid_hyperparameters_reach_the_master_and_the_trial_exits_0(self):
+        reported = run("""
+            import determined as det
+            with det.core.init() as core:
+                core.train.report_early_exit(det.core.EarlyExitReason.INVALID_HP)
+            print("after")
+        """, self.env())
+        self.assertEqual(reported.returncode, 0, reported.stderr)
+        self.assertIn("after", reported.stdout)
+        self.assertEqual(len(self.master.posted("/searcher/invalid_hparams")), 1)
+        raised = run("""
+            import determined as det
+            with det.core.init() as core:
+                core.train.report_training_metrics(5, {"x": 1})
+                raise det.InvalidHP("lr too large")
+            print("swallowed")
+        """, self.env())
+        self.assertEqual(raised.returncode, 0, raised.stderr)
+        self.assertIn("swallowed", raised.stdout)
+        bodies = self.master.posted("/searcher/invalid_hparams")
+        self.assertEqual(len(bodies), 2)
+        self.assertIsInstance(bodies[1].get("message"), str)
 
     def test_collectives_between_four_ranks_on_two_nodes(self):
         results = self.ranks("""
@@ -424,42 +289,6 @@ class ClusterModeTest(unittest.TestCase):
         stranger.close()
         member.close()
         hub["star"].close()
-
-    def test_sharded_checkpoint_merges_every_ranks_files(self):
-        results = self.ranks("""
-            import json, determined as det
-            d = det.core.DistributedContext.from_torch_distributed()
-            with det.core.init(distributed=d) as core:
-                r = core.distributed.rank
-                with core.checkpoint.store_path({"steps_completed": 5}, shard=True) as (path, uuid):
-                    (path / f"part-{r}").write_text(str(r))
-                    if r == 0:
-                        (path / "common").write_text("c")
-                print("uuid", uuid)
-                try:
-                    with core.checkpoint.store_path({"steps_completed": 6}, shard=True) as (path, u2):
-                        (path / "same").write_text(str(r))
-                except RuntimeError as e:
-                    print("refused", "both wrote 'same'" in str(e))
-        """, 3, 3)
-        uuids = set()
-        for code, stdout, stderr in results:
-            self.assertEqual(code, 0, stderr)
-            uuids.add(stdout.split("uuid ")[1].split()[0])
-            self.assertIn("refused True", stdout)
-        self.assertEqual(len(uuids), 1)
-        uuid_ = uuids.pop()
-        self.assertEqual(list(self.master.checkpoints), [uuid_])
-        directory = os.path.join(self.root, uuid_)
-        self.assertEqual(sorted(os.listdir(directory)), sorted([".determined-shards.json", ".ring-checkpoint.json",
-                                                                "common", "part-0", "part-1", "part-2"]))
-        with open(os.path.join(directory, ".determined-shards.json")) as f:
-            shards = json.load(f)
-        self.assertEqual(shards, {"format": 1, "shards": {"0": ["common", "part-0"], "1": ["part-1"],
-                                                          "2": ["part-2"]}})
-        registered = sorted(f["path"] for f in self.master.checkpoints[uuid_]["resources"])
-        self.assertEqual(registered, [".determined-shards.json", "common", "part-0", "part-1", "part-2"])
-
 
     def test_tutorial_stage_4_on_two_nodes_as_per_node_launch_starts_it(self):
         """4_distributed.py, unmodified: one `launcher` process per node with the

@@ -7,25 +7,26 @@ ends, so the checkpoint is made durable and registered when the block exits,
 and nothing is registered when the block raises. Keep ringtrial calls (metrics,
 should_preempt) out of that block: the Context serves one thread at a time.
 
-Sharded checkpoints (shard=True, every rank calls): one checkpoint directory
-holding the files of all ranks, merged at its top as Determined merges them,
-plus `.determined-shards.json`:
+Sharded checkpoints (shard=True, every rank calls) have the trial runtime's
+format (ringtrial.ShardedCheckpoints, docs/checkpoints.md): rank r writes its
+files into `rank-<r>/` of the checkpoint's temporary directory in checkpoint
+storage (a shared file system every agent mounts) and the checkpoint's
+metadata says how many parts it has ("ring_shards"). Determined merges the
+ranks' files into one directory; so do restore_path() (a view of links to
+every part's files) and download(), and store_path() refuses two ranks
+writing the same path, which no merged view could hold.
 
-    {"format": 1, "shards": {"0": ["model.pt", "opt/0.pt"], "1": ["opt/1.pt"]}}
-
-naming the files each rank wrote. Ranks write into `.shard-<rank>/` of the
-checkpoint's temporary directory in checkpoint storage (a shared file system
-every agent mounts); the chief then moves every file up, refusing two ranks
-writing the same path, and ringtrial's save() finishes as for one rank.
+Checkpoints written before that format held every rank's files at their top
+with `.determined-shards.json` naming each rank's; they are read as they are.
 """
 
 import contextlib
 import enum
-import json
 import logging
 import os
 import pathlib
 import shutil
+import tempfile
 import threading
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
@@ -33,7 +34,14 @@ from determined import _env
 
 logger = logging.getLogger("determined.core")
 
-SHARDS_FILE = ".determined-shards.json"
+# The metadata key holding the number of parts (ring::trial::kShardsKey).
+SHARDS_KEY = "ring_shards"
+# The part of rank r: the folder ring::trial::ShardPath names.
+PART_PREFIX = "rank-"
+# The listing the earlier sharded layout kept at the checkpoint's top.
+OLD_SHARDS_FILE = ".determined-shards.json"
+# ringtrial's own record of a checkpoint, inside its directory.
+MANIFEST = ".ring-checkpoint.json"
 
 
 class DownloadMode(enum.Enum):
@@ -107,27 +115,48 @@ class _Save:
         return self.uuid
 
 
-def merge_shards(directory: str, file_lists: List[List[str]]) -> None:
-    """Moves each rank's files from .shard-<rank>/ to the top, writes SHARDS_FILE."""
+def part_name(rank: int) -> str:
+    return f"{PART_PREFIX}{rank}"
+
+
+def shard_count(metadata: Dict[str, Any]) -> int:
+    """The number of parts of a sharded checkpoint; 0 when it is not sharded."""
+    n = metadata.get(SHARDS_KEY)
+    return n if isinstance(n, int) and not isinstance(n, bool) and n >= 1 else 0
+
+
+def check_merge(file_lists: List[List[str]]) -> None:
+    """Raises ValueError unless the ranks' files merge into one directory:
+    no path written twice, none a file on one rank and a folder on another."""
     owner: Dict[str, int] = {}
     for rank, files in enumerate(file_lists):
         for f in files:
-            if f == SHARDS_FILE:
-                raise ValueError(f"rank {rank} wrote {SHARDS_FILE}, a name sharded checkpoints keep for "
-                                 "themselves")
             if f in owner:
                 raise ValueError(f"ranks {owner[f]} and {rank} both wrote {f!r} into a sharded checkpoint")
             owner[f] = rank
-    for rank, files in enumerate(file_lists):
-        shard = os.path.join(directory, f".shard-{rank}")
-        for f in files:
-            target = os.path.join(directory, f)
-            os.makedirs(os.path.dirname(target), exist_ok=True)
-            os.rename(os.path.join(shard, f), target)
-        shutil.rmtree(shard, ignore_errors=True)
-    with open(os.path.join(directory, SHARDS_FILE), "w") as out:
-        json.dump({"format": 1, "shards": {str(r): files for r, files in enumerate(file_lists)}}, out,
-                  sort_keys=True)
+    for f, rank in owner.items():
+        parent = os.path.dirname(f)
+        while parent:
+            if parent in owner:
+                raise ValueError(f"rank {owner[parent]} wrote the file {parent!r} and rank {rank} the folder "
+                                 f"holding {f!r} into a sharded checkpoint")
+            parent = os.path.dirname(parent)
+
+
+def merged_files(directory: str, shards: int, registered: List[str]) -> Dict[str, str]:
+    """Each registered file of a sharded checkpoint by its merged path:
+    {"opt/1.pt": "<dir>/rank-1/opt/1.pt"}."""
+    out: Dict[str, str] = {}
+    parts = {f"{part_name(rank)}/": rank for rank in range(shards)}
+    for path in registered:
+        prefix = path.split("/", 1)[0] + "/"
+        if prefix not in parts:
+            continue  # not a part's file
+        rel = path[len(prefix):]
+        if rel in out:
+            raise ValueError(f"two parts of the sharded checkpoint in {directory} hold {rel!r}")
+        out[rel] = os.path.join(directory, path)
+    return out
 
 
 class CheckpointContext:
@@ -152,6 +181,9 @@ class CheckpointContext:
         """Yields (directory, uuid): write the checkpoint's files there; on exit
         it is made durable and registered. With shard=True every rank calls it."""
         metadata = dict(metadata or {})
+        if SHARDS_KEY in metadata:
+            raise ValueError(f"checkpoint metadata key {SHARDS_KEY!r} is kept for sharded checkpoints "
+                             "(shard=True), which set it themselves")
         if shard and self._dist.size > 1:
             with self._store_sharded(metadata) as out:
                 yield out
@@ -173,7 +205,7 @@ class CheckpointContext:
         save, error = None, None
         if chief:
             try:
-                save = _Save(self._ctx, self._batches(metadata), metadata)
+                save = _Save(self._ctx, self._batches(metadata), dict(metadata, **{SHARDS_KEY: self._dist.size}))
             except Exception as e:
                 error = e
         directory, problem = self._dist.broadcast(
@@ -182,26 +214,26 @@ class CheckpointContext:
             if error is not None:
                 raise error
             raise RuntimeError(f"the chief could not begin the sharded checkpoint: {problem}")
-        shard = os.path.join(directory, f".shard-{self._dist.rank}")
-        os.makedirs(shard, exist_ok=True)
+        part = os.path.join(directory, part_name(self._dist.rank))
         failed = None
         try:
-            yield pathlib.Path(shard), uuid_of(directory)
+            os.mkdir(part, 0o700)
+            yield pathlib.Path(part), uuid_of(directory)
         except BaseException as e:
             failed = e
-        listing = self._dist.gather(None if failed else relative_files(shard))
+        listing = self._dist.gather(None if failed else relative_files(part))
         outcome = None
         if chief:
             if any(files is None for files in listing):
                 save.end(failed=True)
-                outcome = "a rank failed while writing its shard"
+                outcome = "a rank failed while writing its part"
             else:
-                problems = []
                 try:
-                    save.end(failed=False, finish=lambda d: merge_shards(d, listing))
+                    check_merge(listing)
+                    save.end(failed=False)
                 except Exception as e:
-                    problems.append(repr(e))
-                outcome = problems[0] if problems else None
+                    save.end(failed=True)
+                    outcome = repr(e)
         outcome = self._dist.broadcast(outcome)
         if failed is not None:
             raise failed
@@ -236,15 +268,34 @@ class CheckpointContext:
     def restore_path(self, storage_id: str, download_mode: DownloadMode = DownloadMode.LocalWorkersShareDownload,
                      *, selector: Optional[Callable[[str], bool]] = None) -> Iterator[pathlib.Path]:
         """The checkpoint's directory in shared storage, its files first checked
-        against their registration (size and SHA-256)."""
-        yield pathlib.Path(self._verified(storage_id).path)
+        against their registration (size and SHA-256). A sharded checkpoint is
+        seen merged, as Determined stores it: a temporary directory of links to
+        every part's files, removed when the block ends."""
+        info = self._verified(storage_id)
+        shards = shard_count(dict(info.metadata))
+        if not shards:
+            yield pathlib.Path(info.path)
+            return
+        view = tempfile.mkdtemp(prefix=f"determined-{storage_id}-")
+        try:
+            registered = [f["path"] for f in info.files]
+            for rel, source in merged_files(str(info.path), shards, registered).items():
+                if selector is not None and not selector(rel):
+                    continue
+                target = os.path.join(view, rel)
+                os.makedirs(os.path.dirname(target), exist_ok=True)
+                os.symlink(source, target)
+            yield pathlib.Path(view)
+        finally:
+            shutil.rmtree(view, ignore_errors=True)
 
     def download(self, storage_id: str, ckpt_dir: os.PathLike,
                  download_mode: DownloadMode = DownloadMode.LocalWorkersShareDownload, *,
                  selector: Optional[Callable[[str], bool]] = None) -> None:
-        with self.restore_path(storage_id) as src:
+        """Copies the checkpoint's files (merged, when sharded) into ckpt_dir."""
+        with self.restore_path(storage_id, selector=selector) as src:
             for rel in relative_files(str(src)):
-                if rel == ".ring-checkpoint.json" or (selector is not None and not selector(rel)):
+                if rel in (MANIFEST, OLD_SHARDS_FILE) or (selector is not None and not selector(rel)):
                     continue
                 target = pathlib.Path(ckpt_dir) / rel
                 target.parent.mkdir(parents=True, exist_ok=True)
