@@ -191,7 +191,7 @@ function SaveTemplateForm({
   const nameOk = validTemplateName(name);
   return (
     <form aria-label="Save a template" onSubmit={submit}>
-      <label htmlFor={nameId}>
+      <label className="field" htmlFor={nameId}>
         Name
         <input
           id={nameId}
