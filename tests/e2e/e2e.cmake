@@ -1,7 +1,8 @@
 # Whole experiments on a real master, agents and trial processes, one binary:
 #   agent_loss_e2e_test       a trial that fails, an agent that dies under a running trial
 #   commands_e2e_test         `ring cmd`: exit codes, context, waiting, kill, preemption, master restart
-#   shell_e2e_test            `ring shell` in a real pseudo-terminal: type, resize, Ctrl-C, detach, reopen, refusals
+#   shell_e2e_test            `ring shell` in a real pseudo-terminal: type, resize, Ctrl-C, detach, reopen, refusals,
+#                             a master restart
 #   container_e2e_test        environment.image: pools that cannot run it refuse it; the quadratic
 #                             example in a small podman image, killed and resumed bit for bit; an
 #                             image that cannot be pulled; a mixed pool places images only on the
