@@ -1,6 +1,8 @@
 // The model registry (docs/rest.md "Models"): named models whose versions
 // are registered checkpoints, as Determined's. Any signed-in user reads
-// them and creates a model, which is theirs; its owner or an admin changes
+// them where experiments are team-readable (on a private master, a model
+// they own or one with a version they may read: SeenModel) and creates a
+// model, which is theirs; its owner or an admin changes
 // it, registers, edits and deletes its versions, and deletes it (with its
 // versions). Writes run on the lifecycle's thread, where garbage collection
 // runs too: a checkpoint is never collected between the check that it is
@@ -48,8 +50,54 @@ Status MayChange(const ApiRequest& req, const ModelRecord& m, const std::string&
                 "model " + m.name + " belongs to " + m.owner + "; only its owner or an admin may " + verb);
 }
 
+// Whether the caller may read version `v`: the reading rule of its
+// checkpoint's experiment (route_helpers CheckReads).
+Status CheckVersionReads(ApiContext& ctx, const ApiRequest& req, const ModelVersionRecord& v) {
+  auto c = ctx.store.GetCheckpoint(v.checkpoint_uuid);
+  if (!c.ok()) return c.status();
+  return CheckTrialReads(ctx, req, c->trial_id, "model versions");
+}
+
+// Model `m` as the caller sees it (docs/security.md "Who reads what"), or
+// nullopt when they may not see it: num_versions counts only the versions
+// they may read. Where experiments are team-readable, and for an admin,
+// that is every version and every model; on a private master a non-admin
+// sees a model they own or one with at least one version they may read.
+Result<std::optional<nlohmann::json>> SeenModel(ApiContext& ctx, const ApiRequest& req, ModelRecord m) {
+  if (!req.principal) return Status(ErrorCode::kUnauthenticated, "sign in first");
+  if (ctx.experiments_team_readable || req.principal->admin())
+    return std::optional<nlohmann::json>(ModelJson(m));
+  auto versions = ctx.store.ListModelVersions(m.name);
+  if (!versions.ok()) return versions.status();
+  int64_t readable = 0;
+  for (const auto& v : *versions) {
+    Status s = CheckVersionReads(ctx, req, v);
+    if (s.ok()) {
+      ++readable;
+    } else if (s.code() != ErrorCode::kPermissionDenied) {
+      return s;
+    }
+  }
+  if (readable == 0 && m.owner != req.principal->username) return std::optional<nlohmann::json>();
+  m.num_versions = readable;
+  return std::optional<nlohmann::json>(ModelJson(m));
+}
+
+// SeenModel, or a 403 naming the setting when the caller may not see it.
+Result<nlohmann::json> ReadModel(ApiContext& ctx, const ApiRequest& req, const ModelRecord& m) {
+  auto seen = SeenModel(ctx, req, m);
+  if (!seen.ok()) return seen.status();
+  if (!*seen)
+    return Status(ErrorCode::kPermissionDenied,
+                  "model " + m.name + " belongs to " + m.owner +
+                      "; only its owner, an admin or a user who may read one of its versions may read it "
+                      "(this master has experiments_team_readable: false)");
+  return std::move(**seen);
+}
+
 // GET /models?name=&label=&owner=&archived=&limit=&offset=: by name;
-// `name` matches any part of a name, ignoring case; `total` counts the matches.
+// `name` matches any part of a name, ignoring case; `total` counts the
+// matches the caller may see (SeenModel).
 ApiResponse List(ApiContext& ctx, const ApiRequest& req) {
   for (const auto& [key, value] : req.query)
     if (key != "name" && key != "label" && key != "owner" && key != "archived" && key != "limit" &&
@@ -83,7 +131,10 @@ ApiResponse List(ApiContext& ctx, const ApiRequest& req) {
       continue;
     if (auto it = req.query.find("owner"); it != req.query.end() && m.owner != it->second) continue;
     if (archived && m.archived != *archived) continue;
-    if (total++ >= *offset && static_cast<int64_t>(out.size()) < *limit) out.push_back(ModelJson(m));
+    auto seen = SeenModel(ctx, req, m);
+    if (!seen.ok()) return ApiResponse::Error(seen.status());
+    if (!*seen) continue;
+    if (total++ >= *offset && static_cast<int64_t>(out.size()) < *limit) out.push_back(std::move(**seen));
   }
   return ApiResponse::Json({{"models", std::move(out)}, {"total", total}});
 }
@@ -124,7 +175,9 @@ net::awaitable<ApiResponse> Patch(ApiContext& ctx, ApiRequest& req) {
     if (Status s = ctx.store.UpdateModel(name, *update); !s.ok()) return ApiResponse::Error(s);
     auto changed = ctx.store.GetModel(name);
     if (!changed.ok()) return ApiResponse::Error(changed.status());
-    return ApiResponse::Json(ModelJson(*changed));
+    auto seen = ReadModel(ctx, req, *changed);
+    if (!seen.ok()) return ApiResponse::Error(seen.status());
+    return ApiResponse::Json(std::move(*seen));
   });
 }
 
@@ -190,14 +243,6 @@ net::awaitable<ApiResponse> Register(ApiContext& ctx, ApiRequest& req) {
   });
 }
 
-// Whether the caller may read version `v`: the reading rule of its
-// checkpoint's experiment (route_helpers CheckReads).
-Status CheckVersionReads(ApiContext& ctx, const ApiRequest& req, const ModelVersionRecord& v) {
-  auto c = ctx.store.GetCheckpoint(v.checkpoint_uuid);
-  if (!c.ok()) return c.status();
-  return CheckTrialReads(ctx, req, c->trial_id, "model versions");
-}
-
 // The model of a version route, checked for `verb` by its owner or an admin.
 Result<ModelRecord> ChangeableModel(ApiContext& ctx, const ApiRequest& req, const std::string& verb) {
   auto m = ctx.store.GetModel(req.params[0]);
@@ -251,7 +296,9 @@ void RegisterModelRoutes(Router& router, ApiContext& ctx) {
   router.AddSync("GET", "/api/v1/models/{name}", Access::kUser, [&ctx](ApiRequest& r) {
     auto m = ctx.store.GetModel(r.params[0]);
     if (!m.ok()) return ApiResponse::Error(m.status());
-    return ApiResponse::Json(ModelJson(*m));
+    auto seen = models_api::ReadModel(ctx, r, *m);
+    if (!seen.ok()) return ApiResponse::Error(seen.status());
+    return ApiResponse::Json(std::move(*seen));
   });
   router.Add("PATCH", "/api/v1/models/{name}", Access::kUser,
              [&ctx](ApiRequest& r) { return models_api::Patch(ctx, r); });
@@ -260,6 +307,8 @@ void RegisterModelRoutes(Router& router, ApiContext& ctx) {
   router.AddSync("GET", "/api/v1/models/{name}/versions", Access::kUser, [&ctx](ApiRequest& r) {
     auto m = ctx.store.GetModel(r.params[0]);
     if (!m.ok()) return ApiResponse::Error(m.status());
+    auto seen = models_api::ReadModel(ctx, r, *m);
+    if (!seen.ok()) return ApiResponse::Error(seen.status());
     auto versions = ctx.store.ListModelVersions(r.params[0]);
     if (!versions.ok()) return ApiResponse::Error(versions.status());
     nlohmann::json out = nlohmann::json::array();
@@ -267,7 +316,7 @@ void RegisterModelRoutes(Router& router, ApiContext& ctx) {
     for (const auto& v : *versions)
       if (models_api::CheckVersionReads(ctx, r, v).ok()) out.push_back(models_api::VersionView(ctx.store, v));
     const auto total = out.size();
-    return ApiResponse::Json({{"model", ModelJson(*m)}, {"versions", std::move(out)}, {"total", total}});
+    return ApiResponse::Json({{"model", std::move(*seen)}, {"versions", std::move(out)}, {"total", total}});
   });
   router.Add("POST", "/api/v1/models/{name}/versions", Access::kUser,
              [&ctx](ApiRequest& r) { return models_api::Register(ctx, r); });

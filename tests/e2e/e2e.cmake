@@ -1,14 +1,16 @@
 # Whole experiments on a real master, agents and trial processes, one binary:
 #   agent_loss_e2e_test       a trial that fails, an agent that dies under a running trial
 #   commands_e2e_test         `ring cmd`: exit codes, context, waiting, kill, preemption, master restart
-#   shell_e2e_test            `ring shell` in a real pseudo-terminal: type, resize, Ctrl-C, detach, reopen, refusals
+#   shell_e2e_test            `ring shell` in a real pseudo-terminal: type, resize, Ctrl-C, detach, reopen, refusals,
+#                             a master restart
 #   container_e2e_test        environment.image: pools that cannot run it refuse it; the quadratic
 #                             example in a small podman image, killed and resumed bit for bit; an
 #                             image that cannot be pulled; a mixed pool places images only on the
 #                             agent with podman (these skip, saying why, where podman cannot run);
 #                             a slow pull (fake podman) keeps the agent serving, a kill ends it
 #   quadratic_e2e_test        `ring experiment create` to metrics in SQLite, the CLI and REST
-#   experiment_edit_e2e_test  name, description and labels edited after submit, the list's filters
+#   experiment_edit_e2e_test  name, description and labels edited after submit, the list's filters;
+#                             fork, templates, delete (no row left in the stopped master's SQLite)
 #   run_as_owner_e2e_test     `ring user link-unix`: a trial runs as another Unix account and owns
 #                             its files (skips when not root)
 #   fault_tolerance_e2e_test  kill -9 and SIGSTOP while the quadratic trial trains; same result
@@ -63,7 +65,7 @@ ring_add_test(e2e_tests LABEL e2e TIMEOUT 300
     e2e/trial_continue_e2e_test.cc
     e2e/trial_driven_e2e_test.cc
     e2e/warm_start_e2e_test.cc
-  LIBS ring_test_support ring_common)
+  LIBS ring_test_support ring_common SQLite::SQLite3)  # SQLite: a deleted experiment's rows, read back
 target_compile_definitions(e2e_tests PRIVATE RING_HAVE_TORCH=${ring_have_torch})
 add_dependencies(e2e_tests ringmaster ringagent ring quadratic_model quadratic_trial svm_model)
 foreach(model digits_model digits_pytorch_model ringtrial_python)

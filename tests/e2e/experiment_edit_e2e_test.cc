@@ -5,6 +5,7 @@
 // was set survives a master restart. The model folder comes back with
 // `ring experiment download-model`. Trials are killed one at a time, and
 // experiments deleted, files and all, even across a master crash.
+#include <sqlite3.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -185,10 +186,53 @@ std::vector<std::string> CheckpointFolders(TestCluster& cluster, int64_t exp) {
   return out;
 }
 
+// The trial ids of experiment `exp`, from the API.
+std::vector<int64_t> TrialIds(TestCluster& cluster, int64_t exp) {
+  std::vector<int64_t> ids;
+  const auto trials = cluster.GetJson("/api/v1/experiments/" + std::to_string(exp) + "/trials")["trials"];
+  for (const auto& t : trials) ids.push_back(t["id"].get<int64_t>());
+  return ids;
+}
+
+// Opens the stopped master's SQLite file read-only and counts what is left of
+// `exp` and its trials, table by table ("experiments: 1" and so on); empty
+// when nothing is.
+std::vector<std::string> RowsLeft(const std::string& db_file, int64_t exp,
+                                  const std::vector<int64_t>& trials) {
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(db_file.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+    sqlite3_close(db);
+    return {"cannot open " + db_file};
+  }
+  std::string in;
+  for (int64_t t : trials) in += (in.empty() ? "" : ",") + std::to_string(t);
+  const std::string by_trial = " WHERE trial_id IN (" + in + ")";
+  const std::vector<std::pair<std::string, std::string>> queries = {
+      {"experiments", "SELECT COUNT(*) FROM experiments WHERE id = " + std::to_string(exp)},
+      {"trials", "SELECT COUNT(*) FROM trials WHERE experiment_id = " + std::to_string(exp)},
+      {"metrics", "SELECT COUNT(*) FROM metrics" + by_trial},
+      {"logs", "SELECT COUNT(*) FROM logs" + by_trial},
+      {"checkpoints", "SELECT COUNT(*) FROM checkpoints" + by_trial},
+      {"allocations", "SELECT COUNT(*) FROM allocations" + by_trial}};
+  std::vector<std::string> left;
+  for (const auto& [table, sql] : queries) {
+    sqlite3_stmt* stmt = nullptr;
+    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr) != SQLITE_OK) {
+      left.push_back(table + ": " + sqlite3_errmsg(db));
+    } else if (sqlite3_step(stmt) == SQLITE_ROW && sqlite3_column_int64(stmt, 0) != 0) {
+      left.push_back(table + ": " + std::to_string(sqlite3_column_int64(stmt, 0)));
+    }
+    sqlite3_finalize(stmt);
+  }
+  sqlite3_close(db);
+  return left;
+}
+
 // Deleting removes an ended experiment's rows and checkpoint files; an
 // active one, or another user's, is refused. A deletion stopped halfway (a
 // checkpoint folder that cannot be removed, then the master killed) is
-// finished by the restarted master.
+// finished by the restarted master. Beyond the API's 404s, the stopped
+// master's SQLite file holds no row of a deleted experiment's trials.
 TEST(ExperimentEditE2E, ADeletedExperimentLeavesNoRowsOrFilesEvenAfterACrash) {
   TestCluster cluster;
   cluster.StartMaster();
@@ -199,6 +243,10 @@ TEST(ExperimentEditE2E, ADeletedExperimentLeavesNoRowsOrFilesEvenAfterACrash) {
     ASSERT_EQ(cluster.Ring({"experiment", "create", config, model, "--follow"}).exit_code, 0);
   const auto folders = CheckpointFolders(cluster, 1);
   ASSERT_FALSE(folders.empty());
+  const auto first_trials = TrialIds(cluster, 1), second_trials = TrialIds(cluster, 2);
+  ASSERT_FALSE(first_trials.empty());
+  ASSERT_FALSE(second_trials.empty());
+  const std::string db = cluster.dir() + "/master/ringmaster.db";
   for (const auto& f : folders) ASSERT_TRUE(std::filesystem::exists(f)) << f;
 
   // Not while it runs; not another user's.
@@ -229,11 +277,16 @@ TEST(ExperimentEditE2E, ADeletedExperimentLeavesNoRowsOrFilesEvenAfterACrash) {
   EXPECT_EQ(cluster.GetJson("/api/v1/experiments/2")["state"], "COMPLETED") << "another experiment is whole";
 
   // Halfway: a checkpoint folder that is a mount point cannot be removed.
-  if (::geteuid() != 0) GTEST_SKIP() << "the crash half of this test mounts a folder, which needs root";
   const auto second = CheckpointFolders(cluster, 2);
   ASSERT_GE(second.size(), 1u);
-  if (RunCommand({"mount", "-t", "tmpfs", "tmpfs", second.back()}).exit_code != 0)
-    GTEST_SKIP() << "cannot mount a tmpfs here";
+  const bool root = ::geteuid() == 0;
+  if (!root || RunCommand({"mount", "-t", "tmpfs", "tmpfs", second.back()}).exit_code != 0) {
+    cluster.StopMaster();
+    EXPECT_EQ(RowsLeft(db, 1, first_trials), std::vector<std::string>{});
+    EXPECT_FALSE(RowsLeft(db, 2, second_trials).empty()) << "the query finds no rows of a kept experiment";
+    GTEST_SKIP() << (root ? "cannot mount a tmpfs here"
+                          : "the crash half of this test mounts a folder, which needs root");
+  }
   auto stuck = cluster.client().Request("DELETE", "/api/v1/experiments/2", "");
   ASSERT_TRUE(stuck.ok());
   EXPECT_EQ(stuck->status, 202) << stuck->body;
@@ -259,6 +312,11 @@ TEST(ExperimentEditE2E, ADeletedExperimentLeavesNoRowsOrFilesEvenAfterACrash) {
       std::chrono::seconds(20)));
   for (const auto& f : second) EXPECT_FALSE(std::filesystem::exists(f)) << f;
   EXPECT_EQ(cluster.GetJson("/api/v1/experiments")["total"], 1);
+  const auto third_trials = TrialIds(cluster, 3);
+  cluster.StopMaster();
+  EXPECT_EQ(RowsLeft(db, 1, first_trials), std::vector<std::string>{});
+  EXPECT_EQ(RowsLeft(db, 2, second_trials), std::vector<std::string>{});
+  EXPECT_FALSE(RowsLeft(db, 3, third_trials).empty()) << "the query finds no rows of a kept experiment";
 }
 
 // Templates: set from a file, listed and described; an experiment created
@@ -308,7 +366,8 @@ TEST(ExperimentEditE2E, AnExperimentStartsFromATemplate) {
 }
 
 // A fork runs its parent's model folder with the parent's config and one
-// change; both show the link. Another user may fork what they may read,
+// change, or with a config file of the user's (--config-file); both show
+// the link. Another user may fork what they may read,
 // owning the fork; a parent deleted leaves the fork with no link.
 TEST(ExperimentEditE2E, AForkRunsItsParentsModelWithAChangedHyperparameter) {
   TestCluster cluster;
@@ -342,10 +401,35 @@ TEST(ExperimentEditE2E, AForkRunsItsParentsModelWithAChangedHyperparameter) {
       << no_parent.dump();
   EXPECT_EQ(cluster.GetJson("/api/v1/experiments")["total"], 2);
 
+  // --config-file: a config of the user's own instead of the parent's, with
+  // --config over it; the parent's model folder still runs.
+  std::string file_config = ReadFileText(SourceDir() + "/configs/experiments/quadratic.yaml");
+  const auto at = file_config.find("name: quadratic\n");
+  ASSERT_NE(at, std::string::npos);
+  file_config.replace(at, 16, "name: from-a-file\n");
+  const auto lr = file_config.find("val: 0.05");
+  ASSERT_NE(lr, std::string::npos);
+  file_config.replace(lr, 9, "val: 0.03");
+  auto from_file =
+      cluster.Ring({"experiment", "fork", "1", "--config-file", cluster.WriteFile("fork.yaml", file_config),
+                    "--config", "hyperparameters.batch_size.val=16", "--follow"});
+  ASSERT_EQ(from_file.exit_code, 0) << from_file.out << from_file.err;
+  EXPECT_NE(from_file.out.find("Forked experiment 1 as experiment 3"), std::string::npos) << from_file.out;
+  const auto third = cluster.GetJson("/api/v1/experiments/3");
+  EXPECT_EQ(third["state"], "COMPLETED") << third.dump();
+  EXPECT_EQ(third["name"], "from-a-file");
+  EXPECT_EQ(third["forked_from"], 1);
+  const auto third_trial = cluster.GetJson("/api/v1/experiments/3/trials")["trials"].at(0);
+  EXPECT_EQ(third_trial["hparams"]["learning_rate"], 0.03) << third_trial.dump();
+  EXPECT_EQ(third_trial["hparams"]["batch_size"], 16) << third_trial.dump();
+  auto missing = cluster.Ring({"experiment", "fork", "1", "--config-file", cluster.dir() + "/no-such.yaml"});
+  EXPECT_NE(missing.exit_code, 0);
+  EXPECT_NE(missing.err.find("cannot read the config"), std::string::npos) << missing.err;
+
   const std::string eve = cluster.CreateUser("eve", "eve-password");
   auto by_eve = cluster.RingAs("eve", eve, {"experiment", "fork", "1", "--paused"});
   ASSERT_EQ(by_eve.exit_code, 0) << by_eve.err;
-  EXPECT_EQ(cluster.GetJson("/api/v1/experiments/3")["owner"], "eve");
+  EXPECT_EQ(cluster.GetJson("/api/v1/experiments/4")["owner"], "eve");
   ASSERT_EQ(cluster.Ring({"experiment", "delete", "1", "--yes"}).exit_code, 0);
   EXPECT_TRUE(cluster.GetJson("/api/v1/experiments/2")["forked_from"].is_null()) << "its parent is gone";
 }

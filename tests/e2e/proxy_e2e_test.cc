@@ -348,6 +348,51 @@ TEST_F(ProxyE2E, TheOwnerOpensPagesAndWebSocketsThroughAOneTimeLink) {
   EXPECT_NE(gone.body.find("announced no service"), std::string::npos) << gone.body;
 }
 
+// The proxy's own answers (the link's redirect, its refusals and error
+// pages) carry headers of their own: nothing in them runs, is framed, is
+// cached or leaks a referrer. What the task's server answers passes as it
+// is: the web UI's Content-Security-Policy would break a notebook's pages,
+// and is not added.
+TEST_F(ProxyE2E, TheProxysOwnAnswersCarryItsHeadersAndProxiedOnesNotTheUis) {
+  const std::string ada = cluster_.CreateUser("ada", "ada-password");
+  const auto served = Serve("ada", ada);
+  ASSERT_TRUE(served.contains("task_id"));
+  const int64_t task = served["task_id"];
+  const std::string base = "/proxy/" + std::to_string(task);
+  auto [link_status, link] = Link(task, ada);
+  ASSERT_EQ(link_status, 200) << link.dump();
+  const std::string url = link["url"];
+  const int port = PortOf(url);
+  const auto expect_own = [](Answer a, const std::string& what) {
+    SCOPED_TRACE(what + ": HTTP " + std::to_string(a.status));
+    EXPECT_EQ(a.headers["content-security-policy"], "default-src 'none'; frame-ancestors 'none'");
+    EXPECT_EQ(a.headers["x-frame-options"], "DENY");
+    EXPECT_EQ(a.headers["x-content-type-options"], "nosniff");
+    EXPECT_EQ(a.headers["referrer-policy"], "no-referrer");
+    EXPECT_EQ(a.headers["cache-control"], "no-store");
+  };
+
+  // The link's redirect, which sets the cookie.
+  Answer redeemed = Exchange(port, "GET", url.substr(url.find('/', url.find("//") + 2)), {});
+  ASSERT_EQ(redeemed.status, 303) << redeemed.body;
+  expect_own(redeemed, "the link's redirect");
+  const std::string set = redeemed.headers["set-cookie"];
+  const std::string cookie = set.substr(11, set.find(';') - 11);
+  // Its refusals and error pages.
+  expect_own(Exchange(port, "GET", base + "/", {}), "no cookie");
+  expect_own(Exchange(port, "GET", base + "/", {{"Cookie", "ring_proxy=" + std::string(64, 'a')}}),
+             "a made-up cookie");
+  expect_own(Exchange(port, "GET", "/elsewhere", {}), "an unknown path");
+  expect_own(Exchange(port, "GET", url.substr(url.find('/', url.find("//") + 2)), {}), "a used link");
+
+  // A proxied answer: the server's headers, none of the UI's or the proxy's.
+  Answer page = Exchange(port, "GET", base + "/tree", {{"Cookie", "ring_proxy=" + cookie}});
+  ASSERT_EQ(page.status, 200) << page.body;
+  EXPECT_EQ(page.headers["content-type"], "application/json");
+  for (const char* header : {"content-security-policy", "x-frame-options", "referrer-policy"})
+    EXPECT_EQ(page.headers.count(header), 0u) << header << ": " << page.headers[header];
+}
+
 TEST_F(ProxyE2E, OnlyTheOwnerAndAdminsGetIn) {
   const std::string ada = cluster_.CreateUser("ada", "ada-password");
   const std::string bob = cluster_.CreateUser("bob", "bob-password");

@@ -3,9 +3,11 @@
 // emulator would): type a command and read its output, resize the window,
 // Ctrl-C a foreground job, detach and reopen (the shell ran on, its screen
 // comes back), kill it and see its slot freed. Another user is refused, and
-// an allocation token read from inside a task opens no shell.
+// an allocation token read from inside a task opens no shell. A master
+// killed and restarted keeps the shell: reopened, it is the same session.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <regex>
 #include <thread>
 
@@ -150,6 +152,67 @@ TEST(ShellE2E, AShellIdleForItsTimeoutEndsAndFreesItsSlot) {
   const int64_t command = std::atoll(waiting.out.c_str());
   ASSERT_TRUE(TestCluster::WaitFor(
       [&] { return cluster.GetJson("/api/v1/commands/" + std::to_string(command))["exit_code"] == 0; }, 30s));
+}
+
+TEST(ShellE2E, AMasterKilledAndRestartedKeepsTheShell) {
+  TestCluster cluster;
+  const TestCluster::MasterOptions master{.heartbeat_timeout_ms = 1500, .reconnect_window_ms = 1500};
+  cluster.StartMaster(master);
+  cluster.StartAgent("a1", 1);
+  auto started = cluster.Ring({"shell", "start", "--detach"});
+  ASSERT_EQ(started.exit_code, 0) << started.out << started.err;
+  const int64_t id = std::atoll(started.out.c_str());
+  ASSERT_GT(id, 0) << started.out;
+  ASSERT_TRUE(TestCluster::WaitFor([&] { return Shell(cluster, id)["state"] == "RUNNING"; }, 30s))
+      << Shell(cluster, id).dump();
+  const std::map<std::string, std::string> env = {{"XDG_CONFIG_HOME", cluster.dir() + "/config"}};
+  const auto open = [&] {
+    return std::vector<std::string>{BinDir() + "/ring", "-m", cluster.url(), "shell", "open",
+                                    std::to_string(id)};
+  };
+  const std::string file = cluster.dir() + "/written-by-the-shell";
+  {
+    RingInATerminal ring(open(), env);
+    ASSERT_TRUE(ring.WaitFor("Ctrl-\\] detaches")) << ring.screen();
+    ring.Type("export MARK=kept-$((6*7)); echo $$ > " + file + "\r");
+    ASSERT_TRUE(TestCluster::WaitFor([&] { return !ReadFileText(file).empty(); }, 10s)) << ring.screen();
+    ring.Type("\x1d");
+    EXPECT_EQ(ring.Wait(), 0) << ring.screen();
+  }
+  const std::string pid = ReadFileText(file).substr(0, ReadFileText(file).find('\n'));
+  ASSERT_FALSE(pid.empty());
+  const std::string allocation = Shell(cluster, id)["allocation_id"];
+
+  cluster.KillMaster();
+  std::this_thread::sleep_for(1s);
+  cluster.StartMaster(master);
+  EXPECT_EQ(Shell(cluster, id)["state"], "RUNNING") << Shell(cluster, id).dump();
+  // The agent comes back and the master adopts its allocation, not a new one.
+  ASSERT_TRUE(TestCluster::WaitFor(
+      [&] {
+        const auto agents = cluster.GetJson("/api/v1/agents")["agents"];  // a copy: the answer is a temporary
+        for (const auto& a : agents)
+          if (a.value("state", "") == "connected") return true;
+        return false;
+      },
+      30s))
+      << cluster.GetJson("/api/v1/agents").dump();
+  EXPECT_EQ(Shell(cluster, id)["allocation_id"], allocation);
+  cluster.Ring({"user", "whoami"});  // signs the CLI in to the new master's address
+
+  // Reopened: the same shell process, its variable still set.
+  {
+    RingInATerminal ring(open(), env);
+    ASSERT_TRUE(ring.WaitFor("Ctrl-\\] detaches")) << ring.screen();
+    ring.Type("echo \"$MARK pid=$$\"\r");
+    ASSERT_TRUE(ring.WaitFor("kept-42 pid=" + pid)) << ring.screen();
+    ring.Type("\x1d");
+    EXPECT_EQ(ring.Wait(), 0) << ring.screen();
+  }
+  EXPECT_EQ(Shell(cluster, id)["state"], "RUNNING");
+  ASSERT_EQ(cluster.Ring({"shell", "kill", std::to_string(id)}).exit_code, 0);
+  ASSERT_TRUE(TestCluster::WaitFor([&] { return !Shell(cluster, id)["ended_at"].is_null(); }, 30s))
+      << Shell(cluster, id).dump();
 }
 
 }  // namespace

@@ -4,7 +4,8 @@
 //    workspace nlp is read (experiment, trials, logs, metrics, checkpoints,
 //    the model version registered from it) by its members and admins, and
 //    refused to everyone else; the default workspace widens nothing; users
-//    list only the workspaces they belong to;
+//    list only the workspaces they belong to; a model is listed to those who
+//    own it or may read one of its versions, counting only those versions;
 //  - a pool kept for named users is open to the members of a workspace
 //    bound to it (experiments and commands), and its default binding places
 //    configs that name no pool;
@@ -19,6 +20,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <string>
 
 #include "tests/support/test_cluster.h"
@@ -140,10 +142,48 @@ TEST_F(WorkspacesE2E, PrivateMasterReadsByWorkspaceAndOpensPoolsByBinding) {
   EXPECT_EQ(listed["total"], 0) << "carol lists none of it";
   ASSERT_EQ(StatusOf("bob", "/api/v1/experiments", &listed), 200);
   EXPECT_EQ(listed["total"], 1);
-  ASSERT_EQ(StatusOf("carol", "/api/v1/models/bert-model/versions", &listed), 200);
-  EXPECT_TRUE(listed["versions"].empty()) << listed.dump();
   auto download = As("carol", {"checkpoint", "download", uuid, cluster_.dir() + "/carol-download"});
   EXPECT_NE(download.exit_code, 0) << download.out;
+
+  // Models: a non-admin sees one they own or with a version they may read,
+  // and its num_versions counts only those. carol's own experiment (in the
+  // default workspace: hers and the admins' only) gives the admin's model
+  // "mixed" a second version beside nlp's.
+  EXPECT_EQ(StatusOf("carol", "/api/v1/models/bert-model"), 403);
+  EXPECT_EQ(StatusOf("carol", "/api/v1/models/bert-model/versions"), 403);
+  EXPECT_EQ(StatusOf("bob", "/api/v1/models/bert-model"), 200);
+  const int64_t carols = Submit("carol", Config("carols"), {"--follow"});
+  ASSERT_GT(carols, 0);
+  const std::string carols_uuid = cluster_
+                                      .GetJson("/api/v1/experiments/" + std::to_string(carols) +
+                                               "/trials")["trials"][0]["latest_checkpoint"]
+                                      .get<std::string>();
+  ASSERT_EQ(As("carol", {"model", "create", "carol-empty"}).exit_code, 0);
+  ASSERT_EQ(As("admin", {"model", "create", "mixed"}).exit_code, 0);
+  ASSERT_EQ(As("admin", {"model", "register-version", "mixed", uuid}).exit_code, 0);
+  ASSERT_EQ(As("admin", {"model", "register-version", "mixed", carols_uuid}).exit_code, 0);
+  const auto models_of = [&](const std::string& user) {
+    nlohmann::json list;
+    EXPECT_EQ(StatusOf(user, "/api/v1/models", &list), 200);
+    std::map<std::string, int64_t> seen;  // name: num_versions
+    for (const auto& m : list["models"]) seen[m["name"]] = m["num_versions"].get<int64_t>();
+    EXPECT_EQ(list["total"], seen.size()) << user << ": " << list.dump();
+    return seen;
+  };
+  using Seen = std::map<std::string, int64_t>;
+  EXPECT_EQ(models_of("admin"), (Seen{{"bert-model", 1}, {"carol-empty", 0}, {"mixed", 2}}));
+  EXPECT_EQ(models_of("bob"), (Seen{{"bert-model", 1}, {"mixed", 1}}));
+  EXPECT_EQ(models_of("carol"), (Seen{{"carol-empty", 0}, {"mixed", 1}}));
+  nlohmann::json one;
+  ASSERT_EQ(StatusOf("carol", "/api/v1/models/mixed", &one), 200);
+  EXPECT_EQ(one["num_versions"], 1) << one.dump();
+  ASSERT_EQ(StatusOf("carol", "/api/v1/models/mixed/versions", &one), 200);
+  EXPECT_EQ(one["total"], 1) << one.dump();
+  EXPECT_EQ(one["model"]["num_versions"], 1) << one.dump();
+  EXPECT_EQ(StatusOf("bob", "/api/v1/models/carol-empty"), 403);
+  EXPECT_EQ(StatusOf("carol", "/api/v1/models/carol-empty"), 200);
+  auto carol_cli = As("carol", {"model", "list"});
+  EXPECT_EQ(carol_cli.out.find("bert-model"), std::string::npos) << carol_cli.out;
 
   // The pool kept for "nobody": refused until a cluster admin binds it to nlp.
   const std::string in_reserved = Config("reserved", "resources:\n  resource_pool: reserved\n");
@@ -182,15 +222,15 @@ TEST_F(WorkspacesE2E, PrivateMasterReadsByWorkspaceAndOpensPoolsByBinding) {
   ASSERT_EQ(cli_list.exit_code, 0) << cli_list.err;
   EXPECT_EQ(nlohmann::json::parse(cli_list.out)["total"], 2) << cli_list.out;
   cli_list = As("admin", {"--json", "experiment", "list", "--project", "1"});
-  EXPECT_EQ(nlohmann::json::parse(cli_list.out)["total"], 2) << cli_list.out;
+  EXPECT_EQ(nlohmann::json::parse(cli_list.out)["total"], 3) << "elsewhere, named, carols: " << cli_list.out;
 
   // A new member lists the workspace's experiments at once (the cached list
-  // follows membership).
+  // follows membership); carol's own is listed before and after.
   ASSERT_EQ(StatusOf("carol", "/api/v1/experiments", &listed), 200);
-  EXPECT_EQ(listed["total"], 0) << listed.dump();
+  EXPECT_EQ(listed["total"], 1) << listed.dump();
   ASSERT_EQ(As("ada", {"workspace", "member", "add", "nlp", "carol"}).exit_code, 0);
   ASSERT_EQ(StatusOf("carol", "/api/v1/experiments", &listed), 200);
-  EXPECT_EQ(listed["total"], 2) << listed.dump();
+  EXPECT_EQ(listed["total"], 3) << listed.dump();
 
   // Moving: not by another member; by the owner, to the default project,
   // where the default workspace widens nothing: bob reads it no more.

@@ -965,6 +965,25 @@ max_restarts: 0
   await shot('webhooks', { fullPage: true });
   await a11y('the webhooks page');
 
+  // 21b. Templates: a template saved from the page's YAML editor is listed,
+  // and the master has it as written.
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Templates' }).click();
+  await page.waitForURL(`${url}/templates`);
+  await page.getByText('No templates yet.').waitFor({ timeout: 20000 });
+  const templateForm = page.getByRole('form', { name: 'Save a template' });
+  await templateForm.getByLabel('Name').fill('team-default');
+  await editor.waitFor({ timeout: 20000 });
+  const templateText = 'max_restarts: 7\nlabels: [team]\n';
+  await setEditor(templateText);
+  await templateForm.getByRole('button', { name: 'Save template' }).click();
+  await templateForm.getByRole('status').waitFor({ timeout: 20000 });
+  await page.locator('tr[data-template="team-default"]').waitFor({ timeout: 20000 });
+  const storedTemplate = await getJson(`${url}/api/v1/templates/team-default`);
+  check(storedTemplate.config === templateText, `the master has the template: ${JSON.stringify(storedTemplate)}`);
+  check(storedTemplate.owner === 'admin', `the template is its creator's: ${storedTemplate.owner}`);
+  await shot('templates', { fullPage: true });
+  await a11y('the templates page');
+
   // 22. Workspaces: admin creates one (a taken name is refused at the
   // field first), a project in it, adds bob as a member and binds the
   // default pool; the bulk Move puts the continued experiment into the

@@ -97,6 +97,11 @@ export function App() {
                   Webhooks
                 </Link>
               </li>
+              <li>
+                <Link to={paths.templates()} aria-current={current('templates')}>
+                  Templates
+                </Link>
+              </li>
               {session.role === 'admin' && (
                 <li>
                   <Link to={paths.users()} aria-current={current('users')}>

@@ -14,6 +14,7 @@ export const paths = {
   models: (search = '') => `/models${search}`,
   model: (name: string) => `/models/${encodeURIComponent(name)}`,
   webhooks: () => '/webhooks',
+  templates: () => '/templates',
   workspaces: (search = '') => `/workspaces${search}`,
   workspace: (id: number) => `/workspaces/${id}`,
 };

@@ -23,6 +23,7 @@ describe('routes', () => {
     expect(sectionOf('/notebooks/')).toBe('notebooks');
     expect(sectionOf('/models/mnist')).toBe('models');
     expect(sectionOf('/webhooks')).toBe('webhooks');
+    expect(sectionOf('/templates')).toBe('templates');
     expect(sectionOf('/workspaces/3')).toBe('workspaces');
     expect(sectionOf('/nowhere')).toBe('other');
   });

@@ -1,7 +1,7 @@
 // The pages and their URLs (react-router). Pages that take an id get it from
 // the URL here, checked to be a number, so a page never sees a bad one. The
-// fork editor (CodeMirror) and the Compare page are loaded only when
-// opened, and the workspace pages when they are visited.
+// fork editor (CodeMirror), the Templates page (the same editor) and the
+// Compare page are loaded only when opened, and the workspace pages when they are visited.
 import { lazy, Suspense, type ComponentType } from 'react';
 import { Link, Route, Routes, useLocation, useParams } from 'react-router';
 import { Loading } from './components/DataState';
@@ -18,6 +18,7 @@ import { UsersPage } from './pages/UsersPage';
 import { WebhooksPage } from './pages/WebhooksPage';
 
 const ForkPage = lazy(() => import('./pages/ForkPage').then((m) => ({ default: m.ForkPage })));
+const TemplatesPage = lazy(() => import('./pages/TemplatesPage').then((m) => ({ default: m.TemplatesPage })));
 const ComparePage = lazy(() => import('./pages/ComparePage').then((m) => ({ default: m.ComparePage })));
 const WorkspacesPage = lazy(() => import('./pages/WorkspacesPage').then((m) => ({ default: m.WorkspacesPage })));
 const WorkspacePage = lazy(() => import('./pages/WorkspacePage').then((m) => ({ default: m.WorkspacePage })));
@@ -31,6 +32,7 @@ export type Section =
   | 'cluster'
   | 'models'
   | 'webhooks'
+  | 'templates'
   | 'users'
   | 'workspaces'
   | 'other';
@@ -45,6 +47,7 @@ export function sectionOf(pathname: string): Section {
     first === 'cluster' ||
     first === 'models' ||
     first === 'webhooks' ||
+    first === 'templates' ||
     first === 'users' ||
     first === 'workspaces'
   )
@@ -110,6 +113,14 @@ export function AppRoutes() {
       <Route path="/models" element={<ModelsPage />} />
       <Route path="/models/:name" element={<WithName page={ModelPage} />} />
       <Route path="/webhooks" element={<WebhooksPage />} />
+      <Route
+        path="/templates"
+        element={
+          <Suspense fallback={<Loading what="templates" />}>
+            <TemplatesPage />
+          </Suspense>
+        }
+      />
       <Route
         path="/workspaces"
         element={

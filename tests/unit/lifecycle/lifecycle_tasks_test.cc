@@ -3,7 +3,8 @@
 // and is never restarted; a non-preemptible command is never a victim and
 // a preemptible one is stopped (PREEMPTED) for higher-priority work;
 // recovery reattaches its allocation; zero-slot commands need a pool that
-// allows them; a command's token makes no trial call.
+// allows them; a command's token makes no trial call; in a fair_share pool
+// a command is a group of its own with its own weight beside experiments.
 #include <gtest/gtest.h>
 
 #include "tests/unit/lifecycle/lifecycle_test_fixture.h"
@@ -201,6 +202,85 @@ TEST_F(LifecycleTasksTest, ACommandsTokenMakesNoTrialCall) {
   EXPECT_EQ(prepared.status().code(), ErrorCode::kPermissionDenied);
   auto asked = controller_.PreemptionRequested(start.allocation_id, start.allocation_token);
   EXPECT_FALSE(asked.ok());
+}
+
+// A fair_share pool of 4 slots, all held by an experiment of weight 1 (four
+// one-slot trials). A 3-slot command of weight 3 is owed 3 of the 4 slots:
+// three trials are stopped for it and the experiment keeps one. The same
+// command of weight 1/3 is owed 1: nothing is stopped and it waits.
+TEST(LifecycleTaskFairShare, ACommandAndAnExperimentSplitTheSlotsByWeight) {
+  for (const double weight : {3.0, 1.0 / 3}) {
+    SCOPED_TRACE("command weight " + std::to_string(weight));
+    MemoryStore store;
+    testing::DriverOptions options;
+    options.pools = DefaultPools();
+    options.pools[0].scheduler = "fair_share";
+    options.pools[0].preemption = true;
+    testing::LifecycleDriver controller(store, options);
+    const auto now = std::chrono::steady_clock::now();
+    auto agent = std::make_shared<testing::RecordingChannel>();
+    proto::Hello hello{"agent-1", "default", "10.0.0.1", "test", {}, {}};
+    for (int i = 0; i < 4; ++i) hello.slots.push_back({i, "cpu", ""});
+    controller.OnAgentHello(hello, agent, now);
+    const auto dir = std::filesystem::temp_directory_path() / ("ctl-fair-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    std::ofstream(dir / "run.sh") << "#!/bin/sh\n";
+    const std::string model = *PackDirectory(dir.string());
+    std::filesystem::remove_all(dir);
+    auto exp = controller.CreateExperiment(
+        "name: light\nentrypoint: ./run.sh\nsearcher:\n  name: random\n  metric: loss\n  max_trials: 8\n"
+        "  max_concurrent_trials: 4\n  max_length:\n    batches: 10\nhyperparameters:\n  x:\n"
+        "    type: double\n    minval: 0\n    maxval: 1\nresources:\n  weight: 1\n",
+        model, true, "alice");
+    ASSERT_TRUE(exp.ok()) << exp.status().ToString();
+    auto starts = agent->Of<proto::Start>();
+    ASSERT_EQ(starts.size(), 4u);
+    for (const auto& s : starts)
+      controller.OnAgentMessage(
+          "agent-1", proto::StateChange{s.allocation_id, 0, proto::ProcessState::kRunning, {}, {}, ""}, now);
+
+    TaskSpec spec;
+    spec.argv = {"sleep", "100"};
+    spec.slots = 3;
+    spec.weight = weight;
+    auto task = controller.lifecycle().Run([&](Lifecycle& l) {
+      return l.tasks().Create(TaskKind::kCommand, TaskOwner{"bob", false}, spec, "");
+    });
+    ASSERT_TRUE(task.ok()) << task.status().ToString();
+    const std::string command = "command-" + std::to_string(task->id) + ".0";
+    // Which trials were asked to checkpoint and stop for it.
+    std::vector<proto::Start> asked;
+    for (const auto& s : starts)
+      if (controller.PreemptionRequested(s.allocation_id, s.allocation_token).value()) asked.push_back(s);
+    if (weight < 1) {
+      EXPECT_TRUE(asked.empty()) << "a command owed one slot stopped trials for three";
+      EXPECT_TRUE(agent->Of<proto::Kill>().empty());
+      bool waits = false;
+      const auto jobs = controller.JobsJson();
+      for (const auto& j : jobs)
+        if (j["kind"] == "COMMAND") waits = j["state"] == "PENDING" && j["pending_reason"].is_string();
+      EXPECT_TRUE(waits) << jobs.dump();
+      continue;
+    }
+    ASSERT_EQ(asked.size(), 3u) << "the command's weight did not give it three slots";
+    for (const auto& s : asked) {
+      ASSERT_TRUE(controller.AcknowledgePreemption(s.allocation_id, s.allocation_token).ok());
+      controller.OnAgentMessage(
+          "agent-1", proto::StateChange{s.allocation_id, 0, proto::ProcessState::kExited, 0, {}, ""}, now);
+    }
+    starts = agent->Of<proto::Start>();
+    ASSERT_EQ(starts.back().allocation_id, command);
+    EXPECT_EQ(starts.back().slot_ids.size(), 3u);
+    // The experiment keeps one slot and no more: its waiting trials stay
+    // queued beside the running command.
+    int trial_slots = 0, command_slots = 0;
+    for (const auto& j : controller.JobsJson()) {
+      if (j["state"] == "PENDING") continue;
+      (j["kind"] == "COMMAND" ? command_slots : trial_slots) += j["slots"].get<int>();
+    }
+    EXPECT_EQ(command_slots, 3);
+    EXPECT_EQ(trial_slots, 1);
+  }
 }
 
 TEST(LifecycleTaskPools, APoolsAllowedUsersAndItsSlotsAreCheckedBeforeAnythingIsWritten) {

@@ -108,6 +108,12 @@ export function createApi(options: TransportOptions = {}) {
     moveExperiment: (n: number, projectId: number) =>
       body(rest.POST('/api/v1/experiments/{id}/move', { ...id(n), body: { project_id: projectId } })),
     templates: (signal?: AbortSignal) => body(rest.GET('/api/v1/templates', { signal })),
+    template: (name: string, signal?: AbortSignal) =>
+      body(rest.GET('/api/v1/templates/{name}', { params: { path: { name } }, signal })),
+    // Creates the template (201, the caller's) or replaces it (its owner or an admin).
+    putTemplate: (name: string, config: string) =>
+      body(rest.PUT('/api/v1/templates/{name}', { params: { path: { name } }, body: { config } })),
+    deleteTemplate: (name: string) => body(rest.DELETE('/api/v1/templates/{name}', { params: { path: { name } } })),
     // A file the master sends (tar.gz), whole.
     download: async (path: string): Promise<Blob> => {
       const res = await transport.fetch(new Request(ORIGIN + path, { headers: { Accept: 'application/gzip' } }));
