@@ -29,18 +29,19 @@ TEST(LogPoliciesE2E, ExcludeNodeMovesTheRestartAndCancelRetriesEndsTheTrial) {
   cluster.StartAgent("a1", 1);
   cluster.StartAgent("a2", 1);
   // The first attempt of each trial prints its trouble and fails; a later one succeeds.
-  auto model = cluster.MakeModelDir(
-      "model", {{"train.sh",
-                 "#!/bin/sh\n"
-                 "case \"$RING_ALLOCATION_ID\" in\n"
-                 "  *.0) echo \"step 3: $TROUBLE\"; exit 1 ;;\n"
-                 "esac\n"
-                 "echo fine on $RING_AGENT_ID\n"}});
+  auto model = cluster.MakeModelDir("model", {{"train.sh",
+                                               "#!/bin/sh\n"
+                                               "case \"$RING_ALLOCATION_ID\" in\n"
+                                               "  *.0) echo \"step 3: $TROUBLE\"; exit 1 ;;\n"
+                                               "esac\n"
+                                               "echo fine on $RING_AGENT_ID\n"}});
 
   auto ecc = cluster.WriteFile(
-      "ecc.yaml", Config("ecc", "  - name: ECC Error\n    pattern: uncorrectable ECC error\n"
-                                "    action: exclude_node\n") +
-                      "environment:\n  variables:\n    TROUBLE: uncorrectable ECC error encountered on GPU 0\n");
+      "ecc.yaml",
+      Config("ecc",
+             "  - name: ECC Error\n    pattern: uncorrectable ECC error\n"
+             "    action: exclude_node\n") +
+          "environment:\n  variables:\n    TROUBLE: uncorrectable ECC error encountered on GPU 0\n");
   auto created = cluster.Ring({"experiment", "create", ecc, model});
   ASSERT_EQ(created.exit_code, 0) << created.out << created.err;
   cluster.Ring({"experiment", "wait", "1"});
@@ -59,9 +60,11 @@ TEST(LogPoliciesE2E, ExcludeNodeMovesTheRestartAndCancelRetriesEndsTheTrial) {
   EXPECT_EQ(trial["log_policy_matches"][0]["line"], "step 3: uncorrectable ECC error encountered on GPU 0");
 
   auto oom = cluster.WriteFile(
-      "oom.yaml", Config("oom", "  - name: CUDA OOM\n    pattern: CUDA out of memory\n"
-                                "    action: cancel_retries\n") +
-                      "environment:\n  variables:\n    TROUBLE: \"torch.OutOfMemoryError: CUDA out of memory.\"\n");
+      "oom.yaml",
+      Config("oom",
+             "  - name: CUDA OOM\n    pattern: CUDA out of memory\n"
+             "    action: cancel_retries\n") +
+          "environment:\n  variables:\n    TROUBLE: \"torch.OutOfMemoryError: CUDA out of memory.\"\n");
   created = cluster.Ring({"experiment", "create", oom, model});
   ASSERT_EQ(created.exit_code, 0) << created.out << created.err;
   auto waited = cluster.Ring({"experiment", "wait", "2"});
