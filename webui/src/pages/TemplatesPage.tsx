@@ -11,7 +11,7 @@ import { api, failureText } from '../api/client';
 import { keys, queries } from '../api/queries';
 import type { Template } from '../api/types';
 import { useSession } from '../auth/session';
-import { ConfirmDialog } from '../components/ConfirmDialog';
+import { ConfirmButton } from '../components/ConfirmButton';
 import { Empty, ErrorMessage, Loading, StaleNotice } from '../components/DataState';
 import { YamlEditor } from '../components/YamlEditor';
 import { formatDateTime } from '../lib/format';
@@ -232,42 +232,21 @@ function SaveTemplateForm({
 }
 
 function DeleteTemplate({ template: t, onDeleted }: { template: Template; onDeleted: () => void }) {
-  const [asking, setAsking] = useState(false);
   const queryClient = useQueryClient();
-  const remove = useMutation({
-    mutationFn: () => api.deleteTemplate(t.name),
-    onSuccess: () => {
-      setAsking(false);
-      onDeleted();
-      void queryClient.invalidateQueries({ queryKey: keys.templates });
-    },
-  });
   return (
-    <>
-      <button
-        type="button"
-        className="btn btn-small btn-danger-outline"
-        aria-label={`Delete template ${t.name}`}
-        onClick={() => {
-          remove.reset();
-          setAsking(true);
-        }}
-      >
-        Delete
-      </button>
-      {asking && (
-        <ConfirmDialog
-          title={`Delete template ${t.name}?`}
-          confirmLabel="Delete"
-          danger
-          busy={remove.isPending}
-          error={remove.error ? failureText(remove.error) : null}
-          onConfirm={() => remove.mutate()}
-          onCancel={() => setAsking(false)}
-        >
-          <p>Experiments created from it keep their configs; new ones can no longer name it.</p>
-        </ConfirmDialog>
-      )}
-    </>
+    <ConfirmButton
+      label="Delete"
+      name={`Delete template ${t.name}`}
+      title={`Delete template ${t.name}?`}
+      danger
+      small
+      run={() => api.deleteTemplate(t.name)}
+      onDone={() => {
+        onDeleted();
+        void queryClient.invalidateQueries({ queryKey: keys.templates });
+      }}
+    >
+      <p>Experiments created from it keep their configs; new ones can no longer name it.</p>
+    </ConfirmButton>
   );
 }
