@@ -452,7 +452,18 @@ int RunCli(std::vector<std::string> args, std::ostream& out, std::ostream& err) 
                                  "Print every error and warning of CONFIG; offline unless the "
                                  "master is given (-m/RING_MASTER), which also "
                                  "checks storage roots, the pool and its slots, and a warm start's source");
-  check->add_option("CONFIG", config_check.config_path, "Experiment config (YAML)")->required();
+  check
+      ->add_option("CONFIG", config_check.config_path, "Experiment, command, shell or notebook config (YAML)")
+      ->required();
+  check
+      ->add_option("--kind", config_check.kind,
+                   "experiment, or task (a command, shell or notebook config); default: a config without a "
+                   "searcher that parses as a task config, or has idle_timeout, notebook_idle_type or "
+                   "work_dir, is one")
+      ->transform(
+          CLI::CheckedTransformer(std::map<std::string, ConfigKind>{{"experiment", ConfigKind::kExperiment},
+                                                                    {"task", ConfigKind::kTask}},
+                                  CLI::ignore_case));
   check
       ->add_option("--config", config_check.overrides,
                    "Override a key first: key=value (as experiment create)")
