@@ -9,7 +9,9 @@
 
 #include <fstream>
 #include <regex>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "tests/support/ring_in_a_terminal.h"
 #include "tests/support/test_cluster.h"
@@ -23,16 +25,28 @@ nlohmann::json Shell(TestCluster& cluster, int64_t id) {
   return cluster.GetJson("/api/v1/shells/" + std::to_string(id));
 }
 
+// Starts a detached shell (with `extra` flags) and waits for it to run; its
+// id, or 0 after a failure said why.
+int64_t StartRunningShell(TestCluster& cluster, std::vector<std::string> extra = {}) {
+  std::vector<std::string> args = {"shell", "start", "--detach"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  auto started = cluster.Ring(args);
+  EXPECT_EQ(started.exit_code, 0) << started.out << started.err;
+  const int64_t id = std::atoll(started.out.c_str());
+  EXPECT_GT(id, 0) << started.out;
+  if (id <= 0) return 0;
+  const bool running = TestCluster::WaitFor([&] { return Shell(cluster, id)["state"] == "RUNNING"; },
+                                            std::chrono::seconds(30));
+  EXPECT_TRUE(running) << Shell(cluster, id).dump();
+  return running ? id : 0;
+}
+
 TEST(ShellE2E, ATerminalTypesResizesInterruptsDetachesAndComesBack) {
   TestCluster cluster;
   cluster.StartMaster();
   cluster.StartAgent("a1", 1);
-  auto started = cluster.Ring({"shell", "start", "--detach"});
-  ASSERT_EQ(started.exit_code, 0) << started.out << started.err;
-  const int64_t id = std::atoll(started.out.c_str());
-  ASSERT_GT(id, 0) << started.out;
-  ASSERT_TRUE(TestCluster::WaitFor([&] { return Shell(cluster, id)["state"] == "RUNNING"; }, 30s))
-      << Shell(cluster, id).dump();
+  const int64_t id = StartRunningShell(cluster);
+  ASSERT_GT(id, 0);
   const std::vector<std::string> open = {BinDir() + "/ring", "-m", cluster.url(), "shell", "open",
                                          std::to_string(id)};
   const std::map<std::string, std::string> env = {{"XDG_CONFIG_HOME", cluster.dir() + "/config"}};
@@ -128,10 +142,8 @@ TEST(ShellE2E, AShellIdleForItsTimeoutEndsAndFreesItsSlot) {
   cluster.StartMaster();
   cluster.StartAgent("a1", 1);
   const std::string config = cluster.WriteFile("shell.yaml", "idle_timeout: 3s\n");
-  auto started = cluster.Ring({"shell", "start", "--detach", "--config-file", config});
-  ASSERT_EQ(started.exit_code, 0) << started.err;
-  const int64_t id = std::atoll(started.out.c_str());
-  ASSERT_TRUE(TestCluster::WaitFor([&] { return Shell(cluster, id)["state"] == "RUNNING"; }, 30s));
+  const int64_t id = StartRunningShell(cluster, {"--config-file", config});
+  ASSERT_GT(id, 0);
   // Attached, it is not idle however long nothing is typed.
   {
     RingInATerminal ring({BinDir() + "/ring", "-m", cluster.url(), "shell", "open", std::to_string(id)},
@@ -159,12 +171,8 @@ TEST(ShellE2E, AMasterKilledAndRestartedKeepsTheShell) {
   const TestCluster::MasterOptions master{.heartbeat_timeout_ms = 1500, .reconnect_window_ms = 1500};
   cluster.StartMaster(master);
   cluster.StartAgent("a1", 1);
-  auto started = cluster.Ring({"shell", "start", "--detach"});
-  ASSERT_EQ(started.exit_code, 0) << started.out << started.err;
-  const int64_t id = std::atoll(started.out.c_str());
-  ASSERT_GT(id, 0) << started.out;
-  ASSERT_TRUE(TestCluster::WaitFor([&] { return Shell(cluster, id)["state"] == "RUNNING"; }, 30s))
-      << Shell(cluster, id).dump();
+  const int64_t id = StartRunningShell(cluster);
+  ASSERT_GT(id, 0);
   const std::map<std::string, std::string> env = {{"XDG_CONFIG_HOME", cluster.dir() + "/config"}};
   const auto open = [&] {
     return std::vector<std::string>{BinDir() + "/ring", "-m", cluster.url(), "shell", "open",
