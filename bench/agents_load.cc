@@ -168,9 +168,15 @@ net::awaitable<void> Agent(const Settings& settings, int index, Totals& totals) 
       std::chrono::milliseconds(std::get<ring::proto::Welcome>(*welcome).heartbeat_interval_ms);
   net::co_spawn(executor, Reader(ws), net::detached);
   const std::string beat = ring::proto::Encode(ring::proto::Heartbeat{});
+  // Each agent keeps its own phase, as agents on machines of their own do:
+  // a beat this process sends late (behind its other agents, or waiting for
+  // its core) does not move the next one, so late beats do not gather the
+  // agents into bursts that beat together from then on.
   net::steady_timer timer(executor);
+  auto due = std::chrono::steady_clock::now();
   while (std::chrono::steady_clock::now() < settings.until) {
-    timer.expires_after(interval);
+    due += interval;
+    timer.expires_at(due);
     co_await timer.async_wait(net::redirect_error(use_awaitable, ec));
     co_await ws->async_write(net::buffer(beat), net::redirect_error(use_awaitable, ec));
     if (ec) {

@@ -206,24 +206,27 @@ int main(int argc, char** argv) {
                 Percentile(v, 0.99), Percentile(v, 0.999), v.empty() ? 0.0 : v.back(),
                 static_cast<long long>(results.non2xx), static_cast<long long>(results.errors + unanswered));
   std::cout << line << std::endl;
-  std::cerr << nlohmann::json{{"rate", schedule.rate},
-                              {"seconds", seconds},
-                              {"connections", connections},
-                              {"opened", results.ready},
-                              {"sent", sent},
-                              {"answered", v.size()},
-                              {"unanswered", unanswered},
-                              {"non2xx", results.non2xx},
-                              {"p99_ms_by_route",
-                               {{"experiments", RouteP99(results.by_route_ms[0])},
-                                {"experiment", RouteP99(results.by_route_ms[1])},
-                                {"jobs", RouteP99(results.by_route_ms[2])}}},
-                              {"send_lag_ms_p50", Percentile(lag, 0.5)},
-                              {"send_lag_ms_p99", Percentile(lag, 0.99)},
-                              {"send_lag_ms_max", lag.empty() ? 0.0 : lag.back()},
-                              {"errors", results.errors},
-                              {"last_error", results.last_error}}
-                   .dump()
-            << "\n";
+  std::cerr
+      << nlohmann::json{{"rate", schedule.rate},
+                        {"seconds", seconds},
+                        {"connections", connections},
+                        {"opened", results.ready},
+                        {"sent", sent},
+                        {"answered", v.size()},
+                        {"unanswered", unanswered},
+                        {"non2xx", results.non2xx},
+                        {"p99_ms_by_route",
+                         {{"experiments", RouteP99(results.by_route_ms[0])},
+                          {"experiment", RouteP99(results.by_route_ms[1])},
+                          {"jobs", RouteP99(results.by_route_ms[2])}}},
+                        {"window_opened_monotonic_s",  // to line the trace up with others
+                         std::chrono::duration<double>(schedule.measured_from.time_since_epoch()).count()},
+                        {"send_lag_ms_p50", Percentile(lag, 0.5)},
+                        {"send_lag_ms_p99", Percentile(lag, 0.99)},
+                        {"send_lag_ms_max", lag.empty() ? 0.0 : lag.back()},
+                        {"errors", results.errors},
+                        {"last_error", results.last_error}}
+             .dump()
+      << "\n";
   return results.errors + unanswered == 0 ? 0 : 1;
 }
