@@ -96,3 +96,14 @@ p = {q: ms(v, u) for q, v, u in re.findall(r"^\s+(50|99)%\s+([\d.]+)(us|ms|s)\s*
 bad = re.search(r"Non-2xx or 3xx responses: (\d+)", text)
 print("%.0f %.2f %.2f %s" % (rps, p["50"], p["99"], bad.group(1) if bad else 0))'
 }
+
+# bench_pin_agent_thread CORE: the master's agent thread (ring-agents) on
+# CORE, after the master was pinned whole to another: on a master machine of
+# two cores or more the agents' connections do not share the requests' core.
+bench_pin_agent_thread() {
+  local t
+  for t in /proc/"$master"/task/*; do
+    [ "$(cat "$t/comm" 2>/dev/null)" = ring-agents ] && taskset -p -c "$1" "${t##*/}" >/dev/null
+  done
+  return 0
+}

@@ -32,7 +32,10 @@
 #   (BUILD_DIR, default build/)
 # On a machine of two cores or more the master runs on core 0 and the load
 # generators (the simulated agents, wrk and rest_open_loop) on core 1
-# (taskset), so what they cost does not show as the master's latency. The
+# (taskset), so what they cost does not show as the master's latency; the
+# master's agent thread (ring-agents) runs on core 1 too, as on a master
+# machine of two cores its connections would not share the requests' core
+# (SCALE_AGENT_CPU=0 keeps it on core 0, with the requests). The
 # simulator runs at nice 10 there: its bursts of heartbeat writes would
 # otherwise hold up the open-loop generator's sends, which count in the
 # latency it measures. The simulated agents
@@ -79,7 +82,7 @@ bench_master_yaml="connection_cap_exempt_addresses: [$agent_address]
 threads: ${SCALE_MASTER_THREADS:-1}
 agent_threads: ${SCALE_AGENT_THREADS:-1}"
 bench_start_master 1024  # wrk: 200 API clients from 127.0.0.1
-master_cpu="" load_cpu=() open_prio=()
+master_cpu="" agent_cpu="" load_cpu=() open_prio=()
 # The open-loop generator times every answer when it reads it, so a wait for
 # its core (behind the simulator) would count as the master's latency: it
 # runs in a real-time class where the system allows (root or CAP_SYS_NICE).
@@ -88,6 +91,8 @@ if [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null; then
   master_cpu=0
   load_cpu=(taskset -c 1)
   taskset -a -p -c "$master_cpu" "$master" >/dev/null
+  agent_cpu=${SCALE_AGENT_CPU:-1}
+  bench_pin_agent_thread "$agent_cpu"
 fi
 
 bench_store_experiments 100  # paused: nothing runs on the simulated agents
@@ -201,7 +206,7 @@ acpu=$(percent "$t0" "$t1")
 read -r arss ahwm < <(memory)
 still_after=$(connected_agents)
 
-pinning="master on core $master_cpu, agents_load, wrk and rest_open_loop on core 1"
+pinning="master on core $master_cpu (its agent thread on core $agent_cpu), agents_load, wrk and rest_open_loop on core 1"
 [ -n "$master_cpu" ] || pinning="not pinned (one core)"
 echo "Pinning: $pinning. The simulated agents said hello with $slots slot(s) each; all $agents were welcomed $welcome_s s after they started."
 echo

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include <pthread.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -75,6 +76,10 @@ bool SetThreadSlice(int us) {
   attr.sched_nice = nice;                                 // sched_setattr sets it too: keep the thread's own
   attr.sched_runtime = static_cast<uint64_t>(us) * 1000;  // the slice, in ns
   return syscall(SYS_sched_setattr, tid, &attr, 0) == 0;
+}
+
+bool SetThreadName(const char* name) {
+  return pthread_setname_np(pthread_self(), name) == 0;
 }
 
 }  // namespace ring

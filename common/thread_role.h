@@ -23,5 +23,9 @@ bool LowerThreadPriority(int nice);
 // waiting until that one's slice is used up. Returns false where the kernel
 // does not take it (older kernels: nothing changes).
 bool SetThreadSlice(int us);
+// Names the calling thread (at most 15 characters), as top -H, ps -L and
+// perf show it and taskset can find it (/proc/<pid>/task/<tid>/comm).
+// Returns false where the system refuses.
+bool SetThreadName(const char* name);
 
 }  // namespace ring

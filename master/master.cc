@@ -467,12 +467,20 @@ Status Master::Run() {
       StartExperimentDeletion(*p.api, id);
     }
 
+  // The one-thread pools' threads by name, for top -H, ps -L and perf (the
+  // main thread keeps the program's name, which pgrep and systemd see).
+  for (auto [pool, name] :
+       {std::pair{&p.lifecycle_thread, "ring-lifecycle"}, std::pair{&p.slow_work, "ring-sign-ins"},
+        std::pair{&p.maintenance, "ring-retention"}, std::pair{&p.webhook_work, "ring-hook-work"},
+        std::pair{&p.list_work, "ring-agent-list"}})
+    net::post(*pool, [name] { SetThreadName(name); });
   std::vector<std::thread> threads;
   // The agents' connections: their own threads, below the users' requests
   // when the master's cores are busy (heartbeats wait, requests do not).
   auto agent_work = net::make_work_guard(p.agent_ioc);
   for (int i = 0; i < config_.agent_threads; ++i)
     threads.emplace_back([&] {
+      SetThreadName("ring-agents");
       MarkIoThread();
       if (!LowerThreadPriority(config_.agent_threads_nice))
         spdlog::warn("[master] cannot raise the agent thread's nice value by {}", config_.agent_threads_nice);
@@ -482,6 +490,7 @@ Status Master::Run() {
     });
   for (int i = 1; i < config_.threads; ++i)
     threads.emplace_back([&] {
+      SetThreadName("ring-io");
       MarkIoThread();
       p.ioc.run();
     });

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "common/http_client.h"
+#include "common/thread_role.h"
 #include "master/notifications/webhook_signature.h"
 
 namespace ring {
@@ -68,7 +69,11 @@ WebhookSender::~WebhookSender() {
 }
 
 Status WebhookSender::Start() {
-  for (int i = 0; i < settings_.workers; ++i) workers_.emplace_back([this] { Work(); });
+  for (int i = 0; i < settings_.workers; ++i)
+    workers_.emplace_back([this] {
+      SetThreadName("ring-webhooks");
+      Work();
+    });
   auto pending = store_.ListPendingWebhookDeliveries();
   if (!pending.ok()) return pending.status();
   if (!pending->empty()) spdlog::info("[webhooks] {} pending deliveries resumed", pending->size());

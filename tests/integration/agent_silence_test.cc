@@ -104,9 +104,10 @@ TEST(AgentSilenceTest, ASilentAgentIsClosedAfterItsHeartbeatTimeoutAndAHeartbeat
   EXPECT_GT(last_seen, first_seen);
 }
 
-// One thread of a process, from /proc/<pid>/task/<tid>/{stat,status}.
+// One thread of a process, from /proc/<pid>/task/<tid>/{comm,stat,status}.
 struct ThreadSample {
   int tid = 0;
+  std::string name;
   int nice = 0;
   long wakeups = 0;  // voluntary context switches: each wait for the network ends in one
 };
@@ -116,6 +117,7 @@ std::vector<ThreadSample> Threads(pid_t pid) {
   for (const auto& entry : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task")) {
     ThreadSample t;
     t.tid = std::stoi(entry.path().filename().string());
+    std::ifstream(entry.path() / "comm") >> t.name;
     std::ifstream stat(entry.path() / "stat");
     std::string line;
     std::getline(stat, line);
@@ -163,6 +165,18 @@ TEST(AgentSilenceTest, AgentsConnectionsRunOnTheAgentThreadAtItsNiceValue) {
     if (t.nice == own_nice + 7) agent_threads.push_back(t.tid);
   ASSERT_EQ(agent_threads.size(), 1u) << "one thread at the master's nice value + 7";
   const int agent_thread = agent_threads[0];
+  // Named, so an operator finds it (top -H, taskset); the main thread keeps
+  // the program's name and the lifecycle thread has its own.
+  EXPECT_EQ(Find(Threads(pid), agent_thread)->name, "ring-agents");
+  EXPECT_EQ(Find(Threads(pid), pid)->name, "ringmaster");
+  EXPECT_TRUE(TestCluster::WaitFor(
+      [&] {
+        for (const auto& t : Threads(pid))
+          if (t.name == "ring-lifecycle") return true;
+        return false;
+      },
+      5s))
+      << "no thread named ring-lifecycle";
   // Time slices, where the kernel shows them (6.12+: se.slice, ns): every
   // thread but the agent thread's is thread_slice_us (the lifecycle thread
   // answers requests too), the agent thread's the kernel's, longer.

@@ -8,6 +8,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "common/thread_role.h"
 #include "master/auth/tokens.h"
 #include "master/rm/rank_starts.h"
 #include "master/rm/slurmrm/slurm_job_script.h"
@@ -67,7 +68,10 @@ SlurmRm::~SlurmRm() {
 }
 
 void SlurmRm::Start() {
-  thread_ = std::thread([this] { Loop(); });
+  thread_ = std::thread([this] {
+    SetThreadName("ring-slurm");
+    Loop();
+  });
 }
 
 void SlurmRm::Enqueue(Work work) {
