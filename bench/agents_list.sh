@@ -3,7 +3,8 @@
 # (bench/agents_load.cc), then `GET /api/v1/agents` timed alone (whole,
 # gzip, one page of 100) and under 16 readers of it (wrk), while 50 readers
 # of `GET /api/v1/health` on other connections show whether the list holds
-# up the network threads. Prints one Markdown table.
+# up the network threads; and `GET /api/v1/pools` and `/metrics`, which
+# count the agents instead of listing them. Prints a Markdown table and a line.
 #
 #   bench/agents_list.sh [--agents N] [--slots N] [--seconds N]   (BUILD_DIR, default build/)
 #
@@ -57,6 +58,16 @@ get() {  # QUERY [curl options]: "bytes seconds"
 read -r bytes whole_s < <(get "")
 read -r gz_bytes gz_s < <(get "" -H "Accept-Encoding: gzip")
 read -r page_bytes page_s < <(get "?limit=100&offset=5000")
+# What counts the agents instead of listing them (the pools and the
+# Prometheus gauges): the median of five answers, in ms.
+median_ms() {  # PATH
+  local _
+  for _ in 1 2 3 4 5; do
+    curl -fsS -o /dev/null -w '%{time_total}\n' -H "Authorization: Bearer $token" "$url$1"
+  done | sort -n | awk 'NR == 3 {printf "%.1f", $1 * 1000}'
+}
+pools_ms=$(median_ms /api/v1/pools)
+metrics_ms=$(median_ms /metrics)
 # 16 readers of the list, and beside them 50 of /health on the same master.
 "${load_cpu[@]}" wrk -t1 -c50 -d"${seconds}s" --timeout 30s --latency \
   -H "Authorization: Bearer $token" "$url/api/v1/health" >"$work/health.txt" &
@@ -71,3 +82,5 @@ connected=$(curl -fsS -H "Authorization: Bearer $token" "$url/api/v1/agents" |
 echo "| agents connected | whole list | gzip | one page of 100 | 16 list readers: req/s, p50, p99 ms | 50 /health readers beside them: req/s, p50, p99 ms |"
 echo "| ---: | --- | --- | --- | --- | --- |"
 echo "| $connected | $((bytes / 1024)) KiB in $whole_s s | $((gz_bytes / 1024)) KiB in $gz_s s | $((page_bytes / 1024)) KiB in $page_s s | $arps, $ap50, $ap99 | $hrps, $hp50, $hp99 |"
+echo
+echo "GET /api/v1/pools: $pools_ms ms, GET /metrics: $metrics_ms ms (medians of five), against the whole list's $whole_s s."

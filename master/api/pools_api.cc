@@ -17,17 +17,16 @@ struct PoolCounts {
 };
 
 ApiResponse ListPools(ApiContext& ctx, const nlohmann::json& jobs) {
-  const auto agents = ctx.agents.AgentsJson();
   std::map<std::string, PoolCounts> counts;
   for (const auto& p : ctx.lifecycle.scheduling().pools()) counts[p.name];
-  for (const auto& a : agents) {
-    auto& c = counts[a.value("pool", "default")];
-    ++c.agents;
-    if (a.value("state", "") == "connected") ++c.agents_connected;
-    for (const auto& s : a["slots"]) {
-      ++c.slots;
-      if (!s["allocation_id"].is_null()) ++c.slots_used;
+  for (const auto& [pool, n] : ctx.agents.CountAgents()) {  // counted, not listed
+    auto& c = counts[pool];
+    for (const auto& [state, k] : n.agents) {
+      c.agents += k;
+      if (state == AgentState::kConnected) c.agents_connected += k;
     }
+    c.slots += n.slots;
+    c.slots_used += n.slots_used;
   }
   // A Slurm pool's nodes count as its agents, their slots as its slots.
   if (ctx.routing)

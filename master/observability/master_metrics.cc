@@ -112,21 +112,14 @@ void MasterMetrics::CountTrialRestart() {
   impl_->restarts.Increment();
 }
 
-void MasterMetrics::SetClusterGauges(const nlohmann::json& agents, const nlohmann::json& jobs) {
+void MasterMetrics::SetClusterGauges(const PoolStateCounts& agents, const PoolStateCounts& slots,
+                                     const nlohmann::json& jobs) {
   std::lock_guard lock(impl_->mu);
   for (auto& [key, gauge] : impl_->gauges) gauge->Set(0);
-  std::map<std::pair<std::string, std::string>, int> counts, slot_counts, job_counts;
-  for (const auto& a : agents) {
-    const std::string pool = a.value("pool", "");
-    const std::string state = a.value("state", "");
-    ++counts[{pool, state}];
-    if (state != "connected") continue;
-    for (const auto& s : a.value("slots", nlohmann::json::array()))
-      ++slot_counts[{pool, s.contains("allocation_id") && !s["allocation_id"].is_null() ? "used" : "free"}];
-  }
+  std::map<std::pair<std::string, std::string>, int> job_counts;
   for (const auto& j : jobs) ++job_counts[{j.value("pool", ""), j.value("state", "")}];
-  for (const auto& [k, n] : counts) impl_->Set(impl_->agents, k.first, k.second, n);
-  for (const auto& [k, n] : slot_counts) impl_->Set(impl_->slots, k.first, k.second, n);
+  for (const auto& [k, n] : agents) impl_->Set(impl_->agents, k.first, k.second, static_cast<double>(n));
+  for (const auto& [k, n] : slots) impl_->Set(impl_->slots, k.first, k.second, static_cast<double>(n));
   for (const auto& [k, n] : job_counts) impl_->Set(impl_->jobs, k.first, k.second, n);
 }
 

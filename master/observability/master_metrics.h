@@ -5,8 +5,11 @@
 // agents sent that was refused (by reason), and
 // gauges of the job queue, agents and slots read from the controller when
 // scraped. Only counts and timings: no names, ids or secrets. Thread-safe.
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -28,10 +31,13 @@ class MasterMetrics {
   // ringmaster_agent_refusals_total{reason}: one series per AgentRefusal,
   // all present from the start (at 0).
   void CountAgentRefusal(AgentRefusal why);
-  // Sets the gauges from the controller's views: AgentsJson() ({"agents":
-  // [{pool, state, slots: [{allocation_id}]}]}) and JobsJson() ({"jobs":
-  // [{pool, state}]}).
-  void SetClusterGauges(const nlohmann::json& agents, const nlohmann::json& jobs);
+  // Counts by (pool, state): agents by their state, connected agents'
+  // slots as "used" or "free".
+  using PoolStateCounts = std::map<std::pair<std::string, std::string>, int64_t>;
+  // Sets the gauges from the agents and slots counted and the jobs
+  // (JobsJson(): [{pool, state}]); what is not counted now reads 0.
+  void SetClusterGauges(const PoolStateCounts& agents, const PoolStateCounts& slots,
+                        const nlohmann::json& jobs);
   // Everything in the Prometheus text exposition format.
   std::string Render() const;
 

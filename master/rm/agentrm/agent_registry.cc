@@ -147,6 +147,23 @@ std::vector<AgentView> AgentRegistry::SchedulableViews() const {
   return views;
 }
 
+std::map<std::string, PoolAgentCounts> AgentRegistry::CountByPool() const {
+  std::map<std::string, PoolAgentCounts> out;
+  for (const auto& [id, e] : agents_) {
+    PoolAgentCounts& c = out[e.pool];
+    ++c.agents[e.liveness];
+    const auto slots = static_cast<int64_t>(e.slots.size());
+    int64_t used = 0;
+    for (const auto& s : e.slots) used += e.slot_owner.count(s.id) > 0 ? 1 : 0;
+    c.slots += slots;
+    c.slots_used += used;
+    if (e.liveness != AgentState::kConnected) continue;
+    c.connected_slots += slots;
+    c.connected_slots_used += used;
+  }
+  return out;
+}
+
 std::vector<AgentEntry> AgentRegistry::Snapshot() const {
   std::vector<AgentEntry> out;
   out.reserve(agents_.size());

@@ -46,6 +46,14 @@ struct AgentEntry {
   std::vector<proto::ContainerRuntime> container_runtimes;  // from its hello
 };
 
+// One pool's agents counted, not listed (GET /api/v1/pools, /metrics): with
+// 10,000 agents a count takes a walk of the registry, a list 0.3 s of JSON.
+struct PoolAgentCounts {
+  std::map<AgentState, int64_t> agents;                   // by state
+  int64_t slots = 0, slots_used = 0;                      // every agent's
+  int64_t connected_slots = 0, connected_slots_used = 0;  // connected agents' alone
+};
+
 class AgentRegistry {
  public:
   // Adds or refreshes an agent after its hello.
@@ -98,6 +106,8 @@ class AgentRegistry {
   // under the controller's lock and turned into JSON after it is released.
   std::vector<AgentEntry> Snapshot() const;
   static nlohmann::json AgentsJson(const std::vector<AgentEntry>& agents);
+  // Each pool's agents by state and their slots, by pool name.
+  std::map<std::string, PoolAgentCounts> CountByPool() const;
   const std::map<std::string, AgentEntry>& agents() const { return agents_; }
 
  private:

@@ -216,6 +216,11 @@ Status AgentRm::Remove(const std::string& agent_id) {
   return Status::Ok();
 }
 
+std::map<std::string, PoolAgentCounts> AgentRm::CountAgents() const {
+  std::lock_guard lock(mu_);
+  return registry_.CountByPool();
+}
+
 nlohmann::json AgentRm::AgentsJson() const {
   std::vector<AgentEntry> agents;
   {

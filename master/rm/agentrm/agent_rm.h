@@ -84,6 +84,8 @@ class AgentRm : public ResourceManager, public AgentPeers {
   Status Remove(const std::string& agent_id);
   // GET /api/v1/agents: copied under mu_, turned into JSON after it.
   nlohmann::json AgentsJson() const;
+  // Each pool's agents and slots counted under the lock, without listing them.
+  std::map<std::string, PoolAgentCounts> CountAgents() const;
   const AgentRmOptions& options() const { return options_; }
 
   // ResourceManager.

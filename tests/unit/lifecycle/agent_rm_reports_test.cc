@@ -53,6 +53,32 @@ TEST(AgentRegistryJudgeReport, OnlyTheRanksPlacedOnTheAgent) {
   EXPECT_EQ(registry.JudgeReport("a1", "1.0", 1), R::kNotLive);
 }
 
+// GET /api/v1/pools and /metrics count the agents instead of listing them:
+// by pool and state, with every agent's slots and the connected ones' apart
+// (a lost agent's slots are not free to use).
+TEST(AgentRegistryCountByPool, AgentsByStateAndTheirSlots) {
+  AgentRegistry registry;
+  const auto now = std::chrono::steady_clock::now();
+  registry.Connect({"a1", "cpu", "", "", {{0, "cpu", ""}, {1, "cpu", ""}}, {}}, nullptr, now + 10s);
+  registry.Connect({"a2", "cpu", "", "", {{0, "cpu", ""}}, {}}, nullptr, now + 10s);
+  registry.Connect({"g1", "gpu", "", "", {{0, "cuda", "u0"}}, {}}, nullptr, now + 10s);
+  registry.Hold("a1", {1}, "1.0");
+  registry.Hold("a2", {0}, "2.0");
+  registry.Disconnect("a2", nullptr, now + 1s);
+  registry.ExpireDeadlines(now + 2s, 0ms);  // a2's reconnect window is over: lost
+  const auto counts = registry.CountByPool();
+  ASSERT_EQ(counts.size(), 2u);
+  const PoolAgentCounts& cpu = counts.at("cpu");
+  EXPECT_EQ(cpu.agents.at(AgentState::kConnected), 1);
+  EXPECT_EQ(cpu.agents.at(AgentState::kLost), 1);
+  EXPECT_EQ(cpu.slots, 3);
+  EXPECT_EQ(cpu.slots_used, 2);
+  EXPECT_EQ(cpu.connected_slots, 2);
+  EXPECT_EQ(cpu.connected_slots_used, 1);
+  EXPECT_EQ(counts.at("gpu").agents.at(AgentState::kConnected), 1);
+  EXPECT_EQ(counts.at("gpu").connected_slots_used, 0);
+}
+
 TEST(AgentRmReports, StatesAndLogsOfARankOnAnotherAgentOfTheAllocationAreRefused) {
   MemoryStore store;
   RecordingEvents events;

@@ -39,24 +39,20 @@ TEST(MasterMetricsTest, RendersRequestsPassesWritesAndRestarts) {
 
 TEST(MasterMetricsTest, ClusterGaugesFollowTheLatestScrape) {
   MasterMetrics m;
-  nlohmann::json agents = nlohmann::json::array(
-      {{{"pool", "cpu"},
-        {"state", "connected"},
-        {"slots", {{{"allocation_id", "3.0"}}, {{"allocation_id", nullptr}}}}},
-       {{"pool", "cpu"}, {"state", "lost"}, {"slots", {{{"allocation_id", nullptr}}}}}});
+  MasterMetrics::PoolStateCounts agents = {{{"cpu", "connected"}, 1}, {{"cpu", "lost"}, 1}};
+  MasterMetrics::PoolStateCounts slots = {{{"cpu", "used"}, 1}, {{"cpu", "free"}, 1}};
   nlohmann::json jobs = nlohmann::json::array({{{"pool", "cpu"}, {"state", "RUNNING"}},
                                                {{"pool", "cpu"}, {"state", "PENDING"}},
                                                {{"pool", "cpu"}, {"state", "PENDING"}}});
-  m.SetClusterGauges(agents, jobs);
+  m.SetClusterGauges(agents, slots, jobs);
   std::string text = m.Render();
   EXPECT_TRUE(Has(text, R"(ringmaster_agents{pool="cpu",state="connected"} 1)")) << text;
   EXPECT_TRUE(Has(text, R"(ringmaster_agents{pool="cpu",state="lost"} 1)"));
   EXPECT_TRUE(Has(text, R"(ringmaster_slots{pool="cpu",state="used"} 1)"));
-  EXPECT_TRUE(
-      Has(text, R"(ringmaster_slots{pool="cpu",state="free"} 1)"));  // a lost agent's slots do not count
+  EXPECT_TRUE(Has(text, R"(ringmaster_slots{pool="cpu",state="free"} 1)"));
   EXPECT_TRUE(Has(text, R"(ringmaster_jobs{pool="cpu",state="PENDING"} 2)"));
 
-  m.SetClusterGauges(nlohmann::json::array(), nlohmann::json::array());
+  m.SetClusterGauges({}, {}, nlohmann::json::array());
   text = m.Render();
   EXPECT_TRUE(Has(text, R"(ringmaster_agents{pool="cpu",state="connected"} 0)")) << text;
   EXPECT_TRUE(Has(text, R"(ringmaster_jobs{pool="cpu",state="PENDING"} 0)"));
