@@ -57,7 +57,7 @@ def table(work, agents, rate):
               f"| {r['max']:.2f} | {r['lag']} | {r['cpu']} | {load_cpu} | {r['steal']} ({100 * r['steal_share']:.1f}%) |")
 
 
-def ratios(rows, kind_rows):
+def ratios(kind_rows):
     p99 = {k: [r["p99"] for r in v] for k, v in kind_rows.items()}
     p50 = {k: [r["p50"] for r in v] for k, v in kind_rows.items()}
     med = {k: statistics.median(v) for k, v in p99.items()}
@@ -69,14 +69,14 @@ def summary(work, agents, rate):
     rows = load(work)
     every = {k: [r for r in rows if r["tag"].startswith(k + "-")] for k in ("peer", "agents")}
     quiet = {k: [r for r in v if r["steal_share"] <= QUIET] for k, v in every.items()}
-    med, med50 = ratios(rows, every)
+    med, med50 = ratios(every)
     all_ = {k: pooled(work, rows, k) for k in ("peer", "agents")}
     n = len(every["peer"])
     line = (f"\nOpen loop (latency, the figure the goal is judged on): at {rate} requests/s the median of the "
             f"{n} windows' p99 with the agents was {med['agents'] / med['peer']:.2f}× that without "
             f"({med['agents']:.2f} ms against {med['peer']:.2f} ms; p50 {med50['agents'] / med50['peer']:.2f}×). ")
     if quiet["peer"] and quiet["agents"]:
-        qmed, qmed50 = ratios(rows, quiet)
+        qmed, qmed50 = ratios(quiet)
         line += (f"Over the quiet windows alone (the host's steal at most {100 * QUIET:.0f}% of the cores' time: "
                  f"{len(quiet['peer'])} without agents, {len(quiet['agents'])} with): "
                  f"{qmed['agents'] / qmed['peer']:.2f}× ({qmed['agents']:.2f} ms against {qmed['peer']:.2f} ms). ")
